@@ -1,0 +1,70 @@
+/* base.h: what every strata core module shares: the allocator hook, the
+ * error record, and checked-arithmetic helpers.
+ *
+ * The core is portable C11: no platform calls, no globals, no I/O, no clock.
+ * Memory comes from an st_alloc given by the caller (a zeroed st_alloc means
+ * the C library's realloc/free). Every fallible call reports an st_error:
+ * a code tests can assert on, the byte offset in the (decoded) input where
+ * the problem is, and a one-line human message.
+ *
+ *   st_alloc a = {0};                 // default: realloc/free
+ *   void *p = st_malloc(&a, 64);      // NULL on failure, never aborts
+ *   st_free(&a, p);
+ */
+#ifndef STRATA_BASE_H
+#define STRATA_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* realloc-shaped allocator: fn(ud, ptr, 0) frees and returns NULL;
+ * fn(ud, NULL, n) allocates. A zeroed struct means realloc/free. */
+typedef struct st_alloc {
+  void *(*fn)(void *ud, void *ptr, size_t size);
+  void *ud;
+} st_alloc;
+
+void *st_malloc(const st_alloc *a, size_t size);
+void *st_calloc(const st_alloc *a, size_t count, size_t size); /* overflow-checked */
+void *st_realloc(const st_alloc *a, void *ptr, size_t size);
+void *st_realloc_array(const st_alloc *a, void *ptr, size_t count, size_t size);
+void st_free(const st_alloc *a, void *ptr);
+
+typedef enum st_code {
+  ST_OK = 0,
+  ST_ERR_NOMEM,      /* an allocation failed or a size would overflow */
+  ST_ERR_EMPTY,      /* no bytes at all */
+  ST_ERR_FORMAT,     /* not a format strata reads (PNG, HTML, random bytes) */
+  ST_ERR_GZIP,       /* corrupt or truncated gzip/zlib stream */
+  ST_ERR_JSON,       /* JSON syntax error */
+  ST_ERR_TRUNCATED,  /* input ended inside a value/record */
+  ST_ERR_PROTO,      /* protobuf wire error */
+  ST_ERR_LIMIT,      /* a hard cap (depth, size, count) was hit */
+  ST_ERR_ARG         /* bad argument from the caller */
+} st_code;
+
+typedef struct st_error {
+  st_code code;
+  uint64_t offset; /* byte offset in the input where the problem is */
+  uint32_t line;   /* 1-based line for text formats, 0 if not applicable */
+  uint32_t column; /* 1-based column for text formats, 0 if not applicable */
+  char msg[200];   /* one line, no trailing newline */
+} st_error;
+
+/* Sets err (if non-NULL) and returns code. printf-style message. */
+st_code st_error_set(st_error *err, st_code code, uint64_t offset, const char *fmt, ...);
+const char *st_code_name(st_code code);
+
+/* Checked arithmetic: return 0 on overflow (result untouched), 1 on success. */
+static inline int st_add_size(size_t a, size_t b, size_t *out) {
+  if (a > SIZE_MAX - b) return 0;
+  *out = a + b;
+  return 1;
+}
+static inline int st_mul_size(size_t a, size_t b, size_t *out) {
+  if (a != 0 && b > SIZE_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+
+#endif

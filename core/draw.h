@@ -1,0 +1,110 @@
+/* draw.h: turns (trace, lod, layout, view) into a backend-neutral draw list:
+ * rect instances, glyph quads and lines, grouped into commands with a clip
+ * rectangle each. The WebGL renderer in wasm/ only uploads and draws it, so
+ * everything here is testable natively and headless.
+ *
+ * Units are CSS pixels (origin top-left); the renderer scales by dpr.
+ * Colours are packed 0xAABBGGRR (bytes R, G, B, A in memory), which GL takes
+ * as normalised unsigned bytes.
+ *
+ * Text: the caller supplies an st_font whose glyph() returns metrics and
+ * atlas coordinates for a code point (the page rasterises glyphs on demand
+ * with the system UI font at the device pixel ratio). Labels are elided with
+ * an ellipsis to fit and never overflow their slice.
+ *
+ *   st_drawlist dl = {0};
+ *   st_draw_input in = {trace, lod, layout, &view, &font};
+ *   st_draw_frame(&dl, &in, &alloc);   // reuses dl's buffers frame to frame
+ *   ... st_drawlist_free(&dl, &alloc);
+ */
+#ifndef STRATA_DRAW_H
+#define STRATA_DRAW_H
+
+#include "lod.h"
+#include "view.h"
+
+enum {
+  ST_RECT_MERGED = 1u << 0,   /* a merged LOD block (renderer shows density) */
+  ST_RECT_SELECTED = 1u << 1,
+  ST_RECT_DIMMED = 1u << 2,
+  ST_RECT_UNFINISHED = 1u << 3
+};
+
+typedef struct st_rect {
+  float x, y, w, h;
+  uint32_t rgba;
+  uint32_t flags; /* ST_RECT_*; low 8 bits of `flags >> 8` = density 0..255 for merged */
+} st_rect;
+
+typedef struct st_glyph_quad {
+  float x, y, w, h;       /* CSS px */
+  float u0, v0, u1, v1;   /* atlas texture coordinates, 0..1 */
+  uint32_t rgba;
+} st_glyph_quad;
+
+typedef struct st_line {
+  float x0, y0, x1, y1;
+  float width; /* CSS px */
+  uint32_t rgba;
+} st_line;
+
+typedef enum st_draw_kind { ST_DRAW_RECTS = 0, ST_DRAW_GLYPHS = 1, ST_DRAW_LINES = 2 } st_draw_kind;
+
+typedef struct st_draw_cmd {
+  uint32_t kind;  /* st_draw_kind */
+  uint32_t first; /* index into the array of that kind */
+  uint32_t count;
+  float clip_x, clip_y, clip_w, clip_h; /* CSS px */
+} st_draw_cmd;
+
+typedef struct st_drawlist {
+  st_rect *rects;
+  uint32_t rect_count, rect_cap;
+  st_glyph_quad *glyphs;
+  uint32_t glyph_count, glyph_cap;
+  st_line *lines;
+  uint32_t line_count, line_cap;
+  st_draw_cmd *cmds;
+  uint32_t cmd_count, cmd_cap;
+  uint32_t clear_rgba; /* background */
+} st_drawlist;
+
+typedef struct st_glyph {
+  float advance;          /* pen advance, CSS px */
+  float x0, y0, x1, y1;   /* quad relative to the pen on the baseline, CSS px (y down) */
+  float u0, v0, u1, v1;   /* atlas coordinates; x0 == x1 for blank glyphs */
+} st_glyph;
+
+typedef struct st_font {
+  float size;    /* CSS px */
+  float ascent;  /* CSS px above the baseline */
+  float descent; /* CSS px below the baseline */
+  /* Fill *out for code point cp; return 0 if it cannot be shown (the caller
+   * then uses U+FFFD or '?'). */
+  int (*glyph)(void *ud, uint32_t cp, st_glyph *out);
+  void *ud;
+} st_font;
+
+typedef struct st_draw_input {
+  const st_trace *trace;
+  const st_lod *lod;
+  const st_layout *layout;
+  const st_view *view;
+  const st_font *font;
+} st_draw_input;
+
+st_code st_draw_frame(st_drawlist *dl, const st_draw_input *in, const st_alloc *a);
+void st_drawlist_free(st_drawlist *dl, const st_alloc *a);
+
+/* Stable colour for a name (same name -> same colour in every session). */
+uint32_t st_color_for_name(const char *s, size_t len);
+
+/* Time-axis tick step (ns) for a scale: a round 1/2/5 x 10^k value giving
+ * ticks at least min_px apart. */
+double st_axis_tick_step(double ns_per_px, double min_px);
+/* Formats a time offset (ns from trace start) in adaptive units
+ * ("0", "250 ns", "1.5 us", "12 ms", "3.25 s") given the tick step; returns
+ * the length written (NUL-terminated, truncated to cap). */
+size_t st_format_time(double t_ns, double step_ns, char *buf, size_t cap);
+
+#endif

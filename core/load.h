@@ -1,0 +1,43 @@
+/* load.h: the one entry point front ends use to read a trace file.
+ *
+ * Bytes arrive in chunks of any size (down to 1 byte); the loader sniffs
+ * compression (gzip, incl. concatenated members, or zlib) and format from
+ * content, inflates as it goes, and streams into the right importer. The
+ * whole file is never held in memory.
+ *
+ *   st_load_desc d = {0};                  // zeroed fields mean defaults
+ *   d.file_name = "run.trace.json.gz";     // only a hint (e.g. *.xplane.pb)
+ *   st_loader *l = st_loader_create(&d);
+ *   while (more) if (st_loader_push(l, buf, n) != ST_OK) break;
+ *   st_error err;
+ *   st_trace *t = st_loader_finish(l, &err);
+ *   // t == NULL: nothing usable; err says why and where (one line).
+ *   // t != NULL and err.code != ST_OK: damaged part-way; t holds what was
+ *   //   read before the damage and err says where it stopped.
+ *   const st_stats *s = st_loader_stats(l);  // valid until destroy
+ *   st_loader_destroy(l);
+ */
+#ifndef STRATA_LOAD_H
+#define STRATA_LOAD_H
+
+#include "base.h"
+#include "stats.h"
+#include "trace.h"
+
+typedef struct st_load_desc {
+  st_alloc alloc;        /* zero: realloc/free */
+  const char *file_name; /* may be NULL; used for hints and messages only */
+} st_load_desc;
+
+typedef struct st_loader st_loader;
+
+st_loader *st_loader_create(const st_load_desc *desc);
+/* Feed the next chunk. Returns ST_OK, or the code of the first error (then
+ * later pushes do nothing). */
+st_code st_loader_push(st_loader *l, const void *data, size_t len);
+/* End of input. Ownership of the returned trace passes to the caller. */
+st_trace *st_loader_finish(st_loader *l, st_error *err);
+const st_stats *st_loader_stats(const st_loader *l);
+void st_loader_destroy(st_loader *l);
+
+#endif

@@ -1,0 +1,53 @@
+/* lod.h: level-of-detail queries over the trace's rows, so that drawing any
+ * viewport costs O(visible pixel columns x visible rows), never O(events).
+ *
+ * For one row and a window [t0, t1) at a resolution of ns_per_px, a query
+ * yields every event at least `min_px` wide as itself, and folds runs of
+ * narrower events into merged blocks (count, busy fraction, dominant name)
+ * at most about one per pixel column. Nothing that exists disappears: a 10 ns
+ * event in a 10 s view still yields a block >= 1 px wide. Rows are per depth,
+ * so merged blocks never hide their parents.
+ *
+ * Counters: a query yields, per pixel column, the min/max/last value.
+ *
+ *   st_lod *lod = st_lod_build(&alloc, trace, &err);
+ *   st_lod_query_row(lod, row, t0, t1, nspp, 1.0, visit, ud);
+ */
+#ifndef STRATA_LOD_H
+#define STRATA_LOD_H
+
+#include "trace.h"
+
+typedef struct st_lod st_lod;
+
+typedef struct st_lod_item {
+  int64_t start, end;  /* ns from trace start; a merged block spans its events */
+  uint32_t index;      /* first event's index in the row */
+  uint32_t count;      /* 1: a real event; > 1: a merged block */
+  uint32_t name;       /* the event's name, or the block's dominant name */
+  float busy;          /* fraction of [start, end) covered by events (1 for an event) */
+  uint8_t flags;       /* ST_EV_* of the event (0 for merged blocks) */
+} st_lod_item;
+
+typedef struct st_lod_sample {
+  int64_t start, end;  /* the pixel column's time range */
+  double min, max, last;
+} st_lod_sample;
+
+typedef void (*st_lod_item_fn)(void *ud, const st_lod_item *item);
+typedef void (*st_lod_sample_fn)(void *ud, const st_lod_sample *sample);
+
+st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err);
+void st_lod_destroy(st_lod *lod);
+size_t st_lod_bytes(const st_lod *lod);
+
+/* Items of `row` that intersect [t0, t1), in time order. Returns the number
+ * of items visited. */
+uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t1,
+                          double ns_per_px, double min_px, st_lod_item_fn fn, void *ud);
+/* Counter samples of counter `counter` over [t0, t1), one per pixel column
+ * that holds samples (plus the value carried in from the left). */
+uint32_t st_lod_query_counter(const st_lod *lod, uint32_t counter, int64_t t0, int64_t t1,
+                              double ns_per_px, st_lod_sample_fn fn, void *ud);
+
+#endif

@@ -1,0 +1,132 @@
+/* trace.h: the in-memory model of one loaded trace, and the builder that
+ * importers fill it through.
+ *
+ * Shape: processes (sections) -> tracks (a thread's slices, an async group's
+ * lanes, instant markers, one counter series) -> rows (one lane each: events
+ * that do not overlap, sorted by start, stored struct-of-arrays). Times are
+ * int64 nanoseconds relative to the trace's first timestamp (origin_ns is the
+ * absolute value of time zero as written in the file, in ns). Names are
+ * strtab ids. Args are not resident: each event keeps `src`, the byte offset
+ * of its first byte in the decoded input, so a viewer can re-read them.
+ *
+ * Building: an importer creates an st_builder, interns strings through
+ * st_builder_strings(), creates processes/tracks by key and adds complete
+ * events (absolute ns) in any order. st_builder_finish() sorts, nests slices
+ * into depth rows (a slice that partially overlaps its parent is moved to an
+ * overflow track of the same thread, so nothing is dropped or hidden), packs
+ * async events into non-overlapping lanes, orders tracks for display and
+ * rebases time to the first timestamp.
+ *
+ *   st_builder *b = st_builder_create(&alloc);
+ *   uint32_t p = st_builder_process(b, 42);
+ *   uint32_t t = st_builder_track(b, p, ST_TRACK_SLICES, 7, ST_STR_EMPTY);
+ *   st_builder_slice(b, t, 1000, 500, name_id, cat_id, src_offset, 0);
+ *   st_trace *tr = st_builder_finish(b, &err);   // b is consumed
+ *   ... st_trace_destroy(tr);
+ */
+#ifndef STRATA_TRACE_H
+#define STRATA_TRACE_H
+
+#include "base.h"
+#include "strtab.h"
+
+typedef enum st_track_kind {
+  ST_TRACK_SLICES = 0, /* a thread/stream/line: rows are nesting depths */
+  ST_TRACK_ASYNC = 1,  /* async events: rows are lanes packed without overlap */
+  ST_TRACK_INSTANTS = 2, /* instant markers (dur 0) in one or more rows */
+  ST_TRACK_COUNTER = 3 /* one counter series; no rows */
+} st_track_kind;
+
+enum {
+  ST_EV_UNFINISHED = 1u << 0, /* B without E (or X without dur): ends at trace end */
+  ST_EV_INSTANT = 1u << 1,    /* zero-length marker */
+  ST_EV_OVERLAP = 1u << 2,    /* moved to an overflow track (misnested) */
+  ST_EV_HAS_END = 1u << 3     /* B/E pair: args also at the E (see st_trace_end_src) */
+};
+
+typedef struct st_process {
+  int64_t pid;          /* as in the file; string pids get keys from the importer */
+  uint32_t name;        /* strtab id, "" if unnamed */
+  uint32_t labels;      /* strtab id, "" if none */
+  int32_t sort_index;   /* lower draws higher; ties by pid */
+  uint32_t first_track; /* this process's tracks, in display order */
+  uint32_t track_count;
+} st_process;
+
+typedef struct st_track {
+  uint8_t kind; /* st_track_kind */
+  uint8_t overflow; /* 1 if this is the overflow lane set of another track */
+  uint16_t reserved;
+  uint32_t process;   /* index into st_trace_processes() */
+  int64_t key;        /* tid for thread tracks; importer-defined otherwise */
+  uint32_t name;      /* strtab id: thread name / lane group / series name */
+  int32_t sort_index;
+  uint32_t first_row; /* rows [first_row, first_row + row_count) */
+  uint32_t row_count;
+  uint32_t counter;   /* ST_TRACK_COUNTER: index into st_trace_counters() */
+} st_track;
+
+typedef struct st_row {
+  uint32_t track;
+  uint32_t depth;
+  uint32_t count;
+  const int64_t *start; /* ns from trace start, ascending */
+  const int64_t *dur;   /* ns, >= 0; start[i] + dur[i] <= start[i + 1] */
+  const uint32_t *name;
+  const uint32_t *cat;
+  const uint64_t *src;  /* byte offset of the event in the decoded input */
+  const uint8_t *flags; /* ST_EV_* */
+} st_row;
+
+typedef struct st_counter {
+  uint32_t track;
+  uint32_t count;
+  const int64_t *ts;    /* ns from trace start, ascending */
+  const double *value;
+  double min, max;
+} st_counter;
+
+typedef struct st_trace st_trace;
+
+void st_trace_destroy(st_trace *t);
+const st_strtab *st_trace_strings(const st_trace *t);
+const st_process *st_trace_processes(const st_trace *t, uint32_t *count);
+const st_track *st_trace_tracks(const st_trace *t, uint32_t *count);
+const st_row *st_trace_rows(const st_trace *t, uint32_t *count);
+const st_counter *st_trace_counters(const st_trace *t, uint32_t *count);
+int64_t st_trace_origin_ns(const st_trace *t);   /* absolute time of t = 0 */
+int64_t st_trace_duration_ns(const st_trace *t); /* last end - first start */
+uint64_t st_trace_event_count(const st_trace *t); /* events in rows + counter samples */
+size_t st_trace_bytes(const st_trace *t);        /* resident memory of the model */
+
+/* ---- building ------------------------------------------------------------ */
+typedef struct st_builder st_builder;
+
+st_builder *st_builder_create(const st_alloc *a);
+void st_builder_destroy(st_builder *b); /* only if never finished */
+st_strtab *st_builder_strings(st_builder *b);
+
+/* Find-or-create. Return an index, or UINT32_MAX on allocation failure. */
+uint32_t st_builder_process(st_builder *b, int64_t pid);
+/* Tracks are keyed by (process, kind, key); `name` is used when created
+ * (and may be changed later with st_builder_track_name). */
+uint32_t st_builder_track(st_builder *b, uint32_t process, st_track_kind kind, int64_t key,
+                          uint32_t name);
+void st_builder_process_name(st_builder *b, uint32_t process, uint32_t name);
+void st_builder_process_labels(st_builder *b, uint32_t process, uint32_t labels);
+void st_builder_process_sort(st_builder *b, uint32_t process, int32_t sort_index);
+void st_builder_track_name(st_builder *b, uint32_t track, uint32_t name);
+void st_builder_track_sort(st_builder *b, uint32_t track, int32_t sort_index);
+
+/* Add one complete event; times absolute ns. With ST_EV_UNFINISHED in flags
+ * the event ends at the trace's last timestamp (dur_ns is ignored); otherwise
+ * dur < 0 is clamped to 0 (the importer warns). Returns ST_OK or ST_ERR_NOMEM. */
+st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_t dur_ns,
+                         uint32_t name, uint32_t cat, uint64_t src, uint8_t flags);
+st_code st_builder_counter(st_builder *b, uint32_t track, int64_t ts_ns, double value);
+
+/* Sort, lay out and freeze. Consumes b (also on failure). NULL + err on
+ * allocation failure. */
+st_trace *st_builder_finish(st_builder *b, st_error *err);
+
+#endif

@@ -1,0 +1,72 @@
+/* view.h: the viewport (time window, vertical scroll, canvas size) and the
+ * vertical layout of sections and tracks, plus hit testing.
+ *
+ * Coordinates are CSS pixels with the origin at the canvas's top-left; the
+ * renderer multiplies by dpr. The canvas is split into the label gutter on
+ * the left (ST_VIEW_GUTTER_W wide), the time axis at the top
+ * (ST_VIEW_AXIS_H high) and the timeline area (the rest). Time runs along x:
+ *   x = gutter + (t_ns - t0_ns) / ns_per_px
+ *
+ *   st_layout *lay = st_layout_create(&alloc, trace);
+ *   st_view v; st_view_fit(&v, trace, 1280, 800, 2.0f);
+ *   st_view_zoom(&v, 2.0, mouse_x);   // zoom in 2x around the mouse
+ */
+#ifndef STRATA_VIEW_H
+#define STRATA_VIEW_H
+
+#include "trace.h"
+
+#define ST_VIEW_GUTTER_W 220.0f /* label column */
+#define ST_VIEW_AXIS_H 28.0f    /* time axis */
+#define ST_VIEW_ROW_H 20.0f     /* one slice row */
+#define ST_VIEW_SECTION_H 24.0f /* process header */
+#define ST_VIEW_COUNTER_H 40.0f /* counter track */
+#define ST_VIEW_TRACK_GAP 4.0f  /* space after a track */
+
+typedef struct st_view {
+  double t0_ns;      /* time at the left edge of the timeline area */
+  double ns_per_px;  /* horizontal scale (CSS px) */
+  float width, height; /* canvas, CSS px */
+  float dpr;         /* device pixels per CSS px */
+  float scroll_y;    /* vertical scroll of the track area, CSS px */
+} st_view;
+
+/* Show the whole trace (with a small margin) in a canvas of w x h CSS px. */
+void st_view_fit(st_view *v, const st_trace *t, float w, float h, float dpr);
+/* Zoom by `factor` (> 1 zooms in) keeping the time under x fixed; x outside
+ * the timeline area zooms around its centre. Scale clamped to [1e-3, 1e15]. */
+void st_view_zoom(st_view *v, double factor, float x);
+void st_view_pan_px(st_view *v, float dx_px); /* positive: later times */
+double st_view_time_at(const st_view *v, float x);
+float st_view_x_of(const st_view *v, double t_ns);
+float st_view_timeline_w(const st_view *v);
+
+typedef enum st_layout_kind {
+  ST_LAYOUT_SECTION = 0, /* process header (clickable to collapse) */
+  ST_LAYOUT_ROW = 1,     /* one row of a slice/async/instant track */
+  ST_LAYOUT_COUNTER = 2  /* a counter track */
+} st_layout_kind;
+
+typedef struct st_layout_item {
+  uint8_t kind;       /* st_layout_kind */
+  uint8_t first_of_track; /* 1 on the first row of a track (draws its label) */
+  uint16_t reserved;
+  uint32_t process;
+  uint32_t track;     /* UINT32_MAX for sections */
+  uint32_t row;       /* global row index (ROW) or counter index (COUNTER) */
+  float y, h;         /* content y (before scroll; add ST_VIEW_AXIS_H - scroll_y) */
+} st_layout_item;
+
+typedef struct st_layout st_layout;
+
+st_layout *st_layout_create(const st_alloc *a, const st_trace *t);
+void st_layout_destroy(st_layout *l);
+void st_layout_set_collapsed(st_layout *l, uint32_t process, int collapsed);
+int st_layout_collapsed(const st_layout *l, uint32_t process);
+/* Items in top-to-bottom order, for the current collapse state. */
+const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count);
+float st_layout_height(const st_layout *l);
+/* Index of the first item whose bottom is below content y (binary search). */
+uint32_t st_layout_first_at(const st_layout *l, float content_y);
+
+#endif
