@@ -200,8 +200,8 @@ static const int64_t op_dur[OP_KINDS][2] = {{2000, 60000},   {50000, 400000}, {2
                                             {1000, 8000},    {10000, 80000},  {2000, 20000}};
 static const char *const kernel_name[OP_KINDS] = {
     "loop_fusion",
-    "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_"
-    "stage4_warpsize2x2x1_g1_tensor16x8x8",
+    ("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_"
+     "stage4_warpsize2x2x1_g1_tensor16x8x8"),
     "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4",
     "cublasLt::gemm_bf16_splitK",
     "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
