@@ -1,0 +1,8 @@
+#version 300 es
+// line.frag: flat colour.
+precision highp float;
+
+in vec4 v_color;
+out vec4 o_color;
+
+void main() { o_color = v_color; }

@@ -1,0 +1,76 @@
+/* api.c: the functions web/app.js calls (listed in wasm/exports.json). Thin
+ * wrappers over st_app: numbers and C strings cross the boundary, never
+ * pointers into the model. Strings returned are valid until the next call
+ * of the same function.
+ *
+ * Loading (the page streams a file in slices through one reused buffer):
+ *   st_wasm_load_begin(name)          -> 1 ok, 0 failed (see st_wasm_error)
+ *   st_wasm_load_push(ptr, len)       -> 0 ok, else an st_code (stop pushing)
+ *   st_wasm_load_finish()             -> 0 ok, 1 partial (shown, error set),
+ *                                        2 failed (previous trace kept)
+ *   st_wasm_load_abort()              -> drop the load (the page could not read on)
+ *   st_wasm_load_demo()               -> same as finish, for the built-in demo
+ * After 0 or 1, Module.strataOnLoaded() is called once the new trace's first
+ * frame is drawn; st_wasm_stats_json() then has the final load_ms.
+ */
+#include <emscripten.h>
+#include <stdio.h>
+
+#include "app.h"
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin(const char *name) {
+  return st_app_load_begin(st_app_get(), name);
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_push(const void *data, size_t len) {
+  return (int)st_app_load_push(st_app_get(), data, len);
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_finish(void) { return st_app_load_finish(st_app_get()); }
+
+EMSCRIPTEN_KEEPALIVE void st_wasm_load_abort(void) { st_app_load_abort(st_app_get()); }
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_demo(void) { return st_app_load_demo(st_app_get()); }
+
+/* 1 once the WebGL2 renderer is up (0: the browser has no WebGL2). */
+EMSCRIPTEN_KEEPALIVE int st_wasm_gfx_ok(void) { return st_app_get()->renderer != NULL; }
+
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_error(void) { return st_app_get()->error; }
+
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_stats_json(void) {
+  return st_app_stats_json(st_app_get());
+}
+
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_name(void) { return st_app_get()->trace_name; }
+
+/* {"start_us":..,"end_us":..,"scroll_y":..} in the file's timebase. */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_view_json(void) {
+  static char buf[160];
+  st_app *app = st_app_get();
+  if (!app->trace) return "null";
+  double s, e, y;
+  st_app_view_get(app, &s, &e, &y);
+  snprintf(buf, sizeof buf, "{\"start_us\":%.17g,\"end_us\":%.17g,\"scroll_y\":%.9g}", s, e, y);
+  return buf;
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_view_set(double start_us, double end_us) {
+  return st_app_view_set(st_app_get(), start_us, end_us);
+}
+
+EMSCRIPTEN_KEEPALIVE void st_wasm_view_fit(void) { st_app_fit(st_app_get()); }
+
+EMSCRIPTEN_KEEPALIVE void st_wasm_resize(double css_w, double css_h, double dpr) {
+  st_app_resize(st_app_get(), (float)css_w, (float)css_h, (float)dpr);
+}
+
+EMSCRIPTEN_KEEPALIVE void st_wasm_redraw(void) { st_app_request_redraw(st_app_get()); }
+
+/* {"frames":..,"last_frame_ms":..,"rects":..,"glyphs":..} */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_frame_stats_json(void) {
+  static char buf[160];
+  st_app *app = st_app_get();
+  snprintf(buf, sizeof buf, "{\"frames\":%llu,\"last_frame_ms\":%.4f,\"rects\":%u,\"glyphs\":%u}",
+           (unsigned long long)app->frames, app->last_frame_ms, app->last_rects, app->last_glyphs);
+  return buf;
+}

@@ -1,0 +1,109 @@
+/* app.h: the page application's state and the operations every front part
+ * (the exported API, input handlers, the main loop) performs on it.
+ *
+ * There is exactly one app per page (one canvas, one GL context), so the
+ * state lives in one struct reached through st_app_get(). Nothing here talks
+ * to the browser directly: platform calls live in main.c (SDL/GL),
+ * input.c (DOM events), js_bridge.c (the named JS functions) and
+ * gl_renderer.c / glyphs.c (GL).
+ *
+ * Loading is incremental and never disturbs what is shown: a new trace is
+ * built beside the current one and swapped in only when its load succeeds;
+ * a failed load keeps the previous trace on screen.
+ *
+ *   st_app *app = st_app_get();
+ *   st_app_load_begin(app, "run.json.gz");
+ *   st_app_load_push(app, bytes, n);          // any number of times
+ *   int status = st_app_load_finish(app);     // ST_APP_LOAD_*
+ *   st_app_request_redraw(app);
+ */
+#ifndef STRATA_WASM_APP_H
+#define STRATA_WASM_APP_H
+
+#include "draw.h"
+#include "load.h"
+#include "lod.h"
+#include "stats.h"
+#include "trace.h"
+#include "view.h"
+
+#include "glyphs.h"
+#include "gl_renderer.h"
+
+/* st_app_load_finish() results. */
+enum {
+  ST_APP_LOAD_OK = 0,      /* new trace shown */
+  ST_APP_LOAD_PARTIAL = 1, /* new trace shown, but the input was damaged part-way (see error) */
+  ST_APP_LOAD_FAILED = 2   /* nothing usable; the previous trace stays (see error) */
+};
+
+typedef struct st_app {
+  st_alloc alloc;
+
+  /* the trace on screen (all NULL before the first successful load) */
+  st_trace *trace;
+  st_lod *lod;
+  st_layout *layout;
+  st_stats stats;
+  int has_stats;
+  char trace_name[256];
+
+  /* the load in progress */
+  st_loader *loader;
+  double load_t0_ms; /* emscripten_get_now() at load begin */
+  char load_name[256];
+  st_code push_code; /* first error a push reported */
+
+  char error[320]; /* last load error, one line */
+
+  /* viewport */
+  st_view view;
+  float css_w, css_h, dpr;
+
+  /* rendering */
+  st_drawlist dl;
+  st_glyphs *glyphs;
+  st_gl_renderer *renderer;
+  int dirty;          /* something changed: draw on the next animation frame */
+  int loaded_pending; /* a new trace was swapped in: report after its first frame */
+  uint64_t frames;
+  double last_frame_ms;
+  uint32_t last_rects, last_glyphs;
+} st_app;
+
+st_app *st_app_get(void);
+
+/* Sets up the renderer and glyph atlas once the GL context is current. */
+int st_app_init_gfx(st_app *app);
+
+int st_app_load_begin(st_app *app, const char *name);
+st_code st_app_load_push(st_app *app, const void *data, size_t len);
+int st_app_load_finish(st_app *app);
+/* Drops the load in progress (read error in the page); the shown trace stays. */
+void st_app_load_abort(st_app *app);
+/* Loads the built-in demo trace through the same path as a user's file. */
+int st_app_load_demo(st_app *app);
+
+/* Canvas size in CSS px and the device pixel ratio. */
+void st_app_resize(st_app *app, float css_w, float css_h, float dpr);
+void st_app_request_redraw(st_app *app);
+/* Draws if dirty; called once per animation frame. */
+void st_app_frame(st_app *app);
+
+/* ---- navigation (CSS px) ---- */
+void st_app_fit(st_app *app);
+void st_app_zoom(st_app *app, double factor, float x);
+void st_app_pan_px(st_app *app, float dx);
+void st_app_scroll_px(st_app *app, float dy);
+/* Click at (x, y): collapses/expands a section whose header is there. */
+int st_app_click(st_app *app, float x, float y);
+
+/* View in microseconds of the file's own timebase (as ts is written). */
+void st_app_view_get(const st_app *app, double *start_us, double *end_us, double *scroll_y);
+int st_app_view_set(st_app *app, double start_us, double end_us);
+
+/* The stats JSON of the trace on screen (st_stats_json shape); "null"
+ * before any load. The returned text is valid until the next call. */
+const char *st_app_stats_json(st_app *app);
+
+#endif

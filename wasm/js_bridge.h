@@ -1,0 +1,39 @@
+/* js_bridge.h: every call from C into the page's JavaScript, in one place.
+ * The bodies are EM_JS functions in js_bridge.c; nothing else in wasm/ uses
+ * EM_JS or EM_ASM, so the whole JS surface of the C side is reviewable here.
+ *
+ * JS calls C only through the functions exported in wasm/exports.json
+ * (api.c); C calls JS only through these.
+ */
+#ifndef STRATA_WASM_JS_BRIDGE_H
+#define STRATA_WASM_JS_BRIDGE_H
+
+#include <stdint.h>
+
+/* Indices into the metrics array st_js_glyph_raster fills (device px). */
+enum {
+  ST_GM_ADVANCE = 0, /* pen advance */
+  ST_GM_LEFT = 1,    /* bitmap left edge relative to the pen */
+  ST_GM_TOP = 2,     /* bitmap top edge relative to the baseline (negative: above) */
+  ST_GM_W = 3,       /* bitmap size; 0 x 0 for blank glyphs (space) */
+  ST_GM_H = 4,
+  ST_GM_COUNT = 5
+};
+
+/* Rasterises code point cp with the system UI font at px device pixels into
+ * out (coverage, one byte per pixel, rows of metrics[ST_GM_W] bytes, at most
+ * cap x cap). Returns 1 on success, 0 if it cannot be drawn. */
+int st_js_glyph_raster(uint32_t cp, float px, uint8_t *out, int cap, float *metrics);
+
+/* Ascent and descent (CSS px) of the UI font at px CSS px. */
+void st_js_font_metrics(float px, float *ascent, float *descent);
+
+/* Tells the page that the trace swapped in by the last load has completed
+ * its first frame (Module.strataOnLoaded). */
+void st_js_notify_loaded(void);
+
+/* 1 if keyboard focus is in a text field of the page, so key presses belong
+ * to it and not to navigation. */
+int st_js_focus_in_text_field(void);
+
+#endif

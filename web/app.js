@@ -1,0 +1,420 @@
+// app.js: the page's glue between the DOM and the wasm module (strata.js).
+// It reads files and URLs in slices into one reused wasm buffer, reports
+// progress and errors, and exposes window.strata (DESIGN.md contract 2).
+// Everything else (parsing, layout, drawing, input) happens in C.
+//
+// Event names and args come from untrusted files: they only ever reach the
+// DOM through textContent, never as HTML.
+
+const CHUNK = 4 << 20; // bytes per slice pushed into the loader (4 MiB)
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  canvas: $('canvas'),
+  name: $('trace-name'),
+  open: $('open-button'),
+  file: $('file-input'),
+  progress: $('progress'),
+  status: $('status'),
+  error: $('error'),
+  errorClose: $('error-close'),
+  empty: $('empty'),
+  drop: $('drop-overlay'),
+};
+
+let M = null; // the wasm module
+let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
+let queue = Promise.resolve(); // loads run one after another
+let onFrameLoaded = null; // resolves when C reports the new trace's first frame
+let hashApplied = false;
+
+// ---- small helpers ------------------------------------------------------
+
+const str = (ptr) => M.UTF8ToString(ptr);
+const oneLine = (s) => String(s).replace(/\s+/g, ' ').trim();
+
+function withCString(s, fn) {
+  const n = M.lengthBytesUTF8(s) + 1;
+  const p = M._malloc(n);
+  try {
+    M.stringToUTF8(s, p, n);
+    return fn(p);
+  } finally {
+    M._free(p);
+  }
+}
+
+function emit(type, detail) {
+  window.dispatchEvent(new CustomEvent(type, { detail }));
+}
+
+function showError(message, warning = false) {
+  ui.error.textContent = message;
+  ui.error.classList.toggle('warning', warning);
+  ui.error.hidden = false;
+  ui.errorClose.hidden = false;
+}
+
+function hideError() {
+  ui.error.hidden = true;
+  ui.errorClose.hidden = true;
+  ui.error.textContent = '';
+}
+
+function setProgress(done, total) {
+  ui.progress.hidden = false;
+  if (total > 0) {
+    ui.progress.value = Math.min(1, done / total);
+    ui.status.textContent = `Reading… ${Math.floor((100 * Math.min(done, total)) / total)}%`;
+  } else {
+    ui.progress.removeAttribute('value'); // indeterminate
+    ui.status.textContent = `Reading… ${(done / 1048576).toFixed(1)} MiB`;
+  }
+}
+
+function fmtCount(n) {
+  return Number(n).toLocaleString('en-US');
+}
+
+function showLoaded(name, stats) {
+  ui.name.textContent = name;
+  ui.name.title = name;
+  document.title = `${name} – strata`;
+  ui.empty.hidden = true;
+  ui.progress.hidden = true;
+  const parts = [];
+  if (stats) {
+    parts.push(`${fmtCount(stats.events)} events`);
+    parts.push(`${fmtCount(stats.processes)} processes`);
+    parts.push(`${fmtCount(stats.threads)} threads`);
+    if (stats.format) parts.push(stats.format + (stats.compressed ? ' (gzip)' : ''));
+    if (typeof stats.load_ms === 'number') parts.push(`loaded in ${Math.round(stats.load_ms)} ms`);
+  }
+  ui.status.textContent = parts.join(' · ');
+}
+
+const nextTick = () => new Promise((r) => setTimeout(r, 0));
+
+// ---- sources: each yields Uint8Array chunks ------------------------------
+
+async function* blobChunks(blob) {
+  for (let off = 0; off < blob.size; off += CHUNK) {
+    yield new Uint8Array(await blob.slice(off, off + CHUNK).arrayBuffer());
+  }
+}
+
+async function* bytesChunks(u8) {
+  for (let off = 0; off < u8.length; off += CHUNK) {
+    yield u8.subarray(off, off + CHUNK);
+    await nextTick(); // let the progress bar paint
+  }
+}
+
+async function* streamChunks(body, url) {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let r;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        throw new Error(`Could not read ${url}: the download failed part-way (${oneLine(e.message || e)})`);
+      }
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function nameFromUrl(url) {
+  try {
+    const u = new URL(url, document.baseURI);
+    const last = u.pathname.split('/').filter(Boolean).pop();
+    return last ? decodeURIComponent(last) : u.host || url;
+  } catch {
+    return url;
+  }
+}
+
+async function fetchSource(url) {
+  let resp;
+  try {
+    resp = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer' });
+  } catch (e) {
+    throw new Error(
+      `Could not fetch ${url}: the request failed (offline, wrong address, or the server ` +
+        `does not allow this page to read it: CORS)`,
+    );
+  }
+  if (!resp.ok) throw new Error(`Could not fetch ${url}: HTTP ${resp.status} ${oneLine(resp.statusText)}`.trim());
+  // With Content-Encoding the length is of the compressed body: no percentage.
+  const len = resp.headers.get('Content-Encoding') ? 0 : Number(resp.headers.get('Content-Length')) || 0;
+  if (!resp.body) {
+    const u8 = new Uint8Array(await resp.arrayBuffer());
+    return { total: u8.length, chunks: bytesChunks(u8) };
+  }
+  return { total: len, chunks: streamChunks(resp.body, url) };
+}
+
+async function resolveSource(source, opts) {
+  if (typeof source === 'string' || source instanceof URL) {
+    const url = String(source);
+    const { total, chunks } = await fetchSource(url);
+    return { name: opts.name || nameFromUrl(url), total, chunks };
+  }
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source) };
+  }
+  if (source instanceof ArrayBuffer) {
+    return { name: opts.name || 'trace', total: source.byteLength, chunks: bytesChunks(new Uint8Array(source)) };
+  }
+  if (ArrayBuffer.isView(source)) {
+    const u8 = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    return { name: opts.name || 'trace', total: u8.length, chunks: bytesChunks(u8) };
+  }
+  throw new Error('strata.open: expected a File, Blob, ArrayBuffer, Uint8Array or URL string');
+}
+
+// ---- loading --------------------------------------------------------------
+
+function statsNow() {
+  return M ? JSON.parse(str(M._st_wasm_stats_json())) : null;
+}
+
+// Resolves after the C side has drawn the first frame of the trace just
+// swapped in (Module.strataOnLoaded), so stats.load_ms covers that frame.
+function waitFirstFrame() {
+  return new Promise((resolve) => {
+    onFrameLoaded = resolve;
+    M._st_wasm_redraw();
+  });
+}
+
+// Finishes a load whose bytes have all been pushed; resolves with stats.
+async function finish(name) {
+  const frame = waitFirstFrame();
+  const status = M._st_wasm_load_finish();
+  if (status === 2) {
+    onFrameLoaded = null;
+    throw new Error(oneLine(str(M._st_wasm_error())));
+  }
+  await frame;
+  const stats = statsNow();
+  showLoaded(name, stats);
+  if (status === 1) showError(oneLine(str(M._st_wasm_error())), true);
+  applyHashOnce();
+  return stats;
+}
+
+async function doOpen(source, opts) {
+  const prevStatus = ui.status.textContent;
+  try {
+    if (!M) throw new Error('strata is not ready yet');
+    hideError();
+    ui.status.textContent = 'Opening…';
+    const { name, total, chunks } = await resolveSource(source, opts || {});
+    setProgress(0, total);
+    if (!withCString(name, (p) => M._st_wasm_load_begin(p))) throw new Error(oneLine(str(M._st_wasm_error())));
+    let done = 0;
+    let code = 0;
+    try {
+      for await (const chunk of chunks) {
+        for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
+          const part = chunk.subarray(off, off + CHUNK);
+          M.HEAPU8.set(part, buf); // HEAPU8 is re-read: the heap may have grown
+          code = M._st_wasm_load_push(buf, part.length);
+        }
+        done += chunk.length;
+        setProgress(done, total);
+        if (code !== 0) break; // the loader has seen enough to fail: finish says why
+      }
+    } catch (e) {
+      M._st_wasm_load_abort();
+      throw e;
+    }
+    const stats = await finish(name);
+    emit('strata:loaded', stats);
+    return stats;
+  } catch (e) {
+    const message = oneLine(e && e.message ? e.message : e);
+    ui.progress.hidden = true;
+    ui.status.textContent = ui.name.textContent ? prevStatus : '';
+    if (!ui.name.textContent) ui.empty.hidden = false;
+    showError(message);
+    emit('strata:error', message);
+    throw new Error(message);
+  }
+}
+
+function open(source, opts) {
+  const p = queue.then(() => doOpen(source, opts));
+  queue = p.catch(() => {});
+  return p;
+}
+
+// Opens from a user action: failures are already shown in the banner.
+const openFromUi = (source, opts) => open(source, opts).catch(() => {});
+
+// ---- view <-> location hash (#t=<start_us>,<end_us>) -----------------------
+
+function applyHashOnce() {
+  if (hashApplied) return;
+  hashApplied = true;
+  const m = /(?:^#|&)t=(-?[\d.e+]+),(-?[\d.e+]+)/.exec(location.hash);
+  if (m) M._st_wasm_view_set(Number(m[1]), Number(m[2]));
+}
+
+let lastHashFrames = -1;
+function syncHash() {
+  if (!M || !hashApplied) return;
+  const frames = JSON.parse(str(M._st_wasm_frame_stats_json())).frames;
+  if (frames === lastHashFrames) return;
+  lastHashFrames = frames;
+  const v = JSON.parse(str(M._st_wasm_view_json()));
+  if (!v) return;
+  const h = `#t=${+v.start_us.toFixed(3)},${+v.end_us.toFixed(3)}`;
+  if (location.hash !== h) history.replaceState(null, '', h);
+}
+
+// ---- canvas size ------------------------------------------------------------
+
+function resize() {
+  if (!M) return;
+  const r = ui.canvas.getBoundingClientRect();
+  M._st_wasm_resize(r.width, r.height, window.devicePixelRatio || 1);
+}
+
+function watchDpr() {
+  const mq = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+  mq.addEventListener(
+    'change',
+    () => {
+      resize();
+      watchDpr();
+    },
+    { once: true },
+  );
+}
+
+// ---- page wiring --------------------------------------------------------------
+
+function wireUi() {
+  ui.open.addEventListener('click', () => ui.file.click());
+  ui.file.addEventListener('change', () => {
+    const f = ui.file.files && ui.file.files[0];
+    if (f) openFromUi(f);
+    ui.file.value = ''; // the same file can be chosen again
+  });
+  ui.errorClose.addEventListener('click', hideError);
+
+  const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
+  let depth = 0;
+  window.addEventListener('dragenter', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    depth++;
+    ui.drop.hidden = false;
+  });
+  window.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  });
+  window.addEventListener('dragleave', (e) => {
+    if (!hasFiles(e)) return;
+    depth = Math.max(0, depth - 1);
+    if (depth === 0) ui.drop.hidden = true;
+  });
+  window.addEventListener('drop', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    depth = 0;
+    ui.drop.hidden = true;
+    const f = e.dataTransfer.files[0];
+    if (f) openFromUi(f);
+  });
+
+  new ResizeObserver(resize).observe(ui.canvas);
+  window.addEventListener('resize', resize);
+  watchDpr();
+  setInterval(syncHash, 500);
+
+  // Embedding: a parent window may post a trace (strata's own message, or
+  // Perfetto's for compatibility, with its PING -> PONG handshake).
+  window.addEventListener('message', (e) => {
+    const d = e.data;
+    if (d === 'PING' && e.source) {
+      e.source.postMessage('PONG', e.origin === 'null' ? '*' : e.origin);
+      return;
+    }
+    if (!d || typeof d !== 'object') return;
+    if (d.strata && d.strata.buffer) openFromUi(d.strata.buffer, { name: d.strata.name });
+    else if (d.perfetto && d.perfetto.buffer) openFromUi(d.perfetto.buffer, { name: d.perfetto.title });
+  });
+}
+
+// ---- start ------------------------------------------------------------------
+
+async function start() {
+  if (typeof window.createStrataModule !== 'function') {
+    showError('Could not start strata: strata.js did not load.');
+    return;
+  }
+  try {
+    M = await window.createStrataModule({
+      canvas: ui.canvas,
+      locateFile: (path) => new URL(path, import.meta.url).href,
+      print: (t) => console.log(t),
+      printErr: (t) => console.warn(t),
+      strataOnLoaded: () => {
+        const r = onFrameLoaded;
+        onFrameLoaded = null;
+        if (r) r();
+      },
+    });
+  } catch (e) {
+    showError(`Could not start strata: ${oneLine(e && e.message ? e.message : e)}`);
+    return;
+  }
+  buf = M._malloc(CHUNK);
+  resize();
+  if (!M._st_wasm_gfx_ok()) showError('This browser cannot show the timeline: WebGL2 is not available.');
+
+  window.strata = Object.freeze({
+    open,
+    stats: statsNow,
+    view: () => JSON.parse(str(M._st_wasm_view_json())),
+    setView: (v) => {
+      if (!v || !M._st_wasm_view_set(Number(v.start_us), Number(v.end_us))) {
+        throw new Error('strata.setView: needs a loaded trace and finite start_us < end_us');
+      }
+      return JSON.parse(str(M._st_wasm_view_json()));
+    },
+    frameStats: () => JSON.parse(str(M._st_wasm_frame_stats_json())),
+  });
+  wireUi();
+
+  const url = new URLSearchParams(location.search).get('url');
+  if (!url) {
+    // The built-in demo, through the same loader as a user's file.
+    await (queue = queue.then(async () => {
+      const frame = waitFirstFrame();
+      const status = M._st_wasm_load_demo();
+      if (status === 2) {
+        onFrameLoaded = null;
+        showError(oneLine(str(M._st_wasm_error())));
+        ui.empty.hidden = false;
+        return;
+      }
+      await frame;
+      showLoaded('Demo trace (built in)', statsNow());
+      applyHashOnce();
+    }));
+  }
+  emit('strata:ready', {});
+  if (url) openFromUi(url);
+}
+
+start();
