@@ -1,0 +1,91 @@
+// The page as a user first meets it: it loads cleanly, exposes window.strata,
+// shows the built-in demo, and works from a sub-path (static hosts).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  useBrowser, startServer, newApp, DIST, looksRendered, privacyReport,
+} from './harness.mjs';
+
+const ctx = useBrowser({ before, after });
+
+test('page loads with no console errors or page errors; window.strata and strata:ready', async (t) => {
+  const app = await ctx.app();
+  t.after(() => app.close());
+  // Let the start-up trace finish loading so errors from that phase count too.
+  await app.demoLoaded();
+  const api = await app.page.evaluate(() => {
+    const s = window.strata;
+    return Object.fromEntries(['open', 'stats', 'view', 'setView', 'frameStats'].map((k) => [k, typeof s[k]]));
+  });
+  assert.deepEqual(api, { open: 'function', stats: 'function', view: 'function', setView: 'function', frameStats: 'function' },
+    'window.strata must expose open/stats/view/setView/frameStats as functions');
+  const readyEvents = (await app.events()).filter((e) => e.type === 'strata:ready');
+  assert.ok(readyEvents.length >= 1, 'strata:ready must fire');
+  for (const id of ['#canvas', '#file-input', '#error', '#progress', '#open-button']) {
+    assert.equal(await app.page.locator(id).count(), 1, `element ${id} must exist exactly once`);
+  }
+  assert.equal(await app.page.locator('#file-input').getAttribute('type'), 'file', '#file-input is an <input type=file>');
+  assert.equal(await app.page.locator('#canvas').evaluate((e) => e.tagName), 'CANVAS');
+  assert.deepEqual(app.pageErrors, [], `page errors:\n${app.pageErrors.join('\n')}`);
+  assert.deepEqual(app.failedResponses, [], 'no request of the page may fail (HTTP >= 400)');
+  assert.deepEqual(app.consoleErrors, [], `console errors:\n${app.consoleErrors.join('\n')}`);
+  assert.equal(await app.page.locator('#error').isVisible(), false, '#error must be hidden when nothing went wrong');
+});
+
+test('window.strata also has selection() and search() (contract 2)', async (t) => {
+  const app = await ctx.app();
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const r = await app.page.evaluate(() => ({
+    selection: typeof window.strata.selection, search: typeof window.strata.search,
+    sel: typeof window.strata.selection === 'function' ? window.strata.selection() : null,
+  }));
+  assert.equal(r.selection, 'function');
+  assert.equal(r.search, 'function');
+  assert.ok(Array.isArray(r.sel), 'selection() returns an array');
+});
+
+test('the built-in demo renders: > 10000 events and a non-blank timeline', async (t) => {
+  const app = await ctx.app();
+  t.after(() => app.close());
+  const s = await app.demoLoaded();
+  assert.ok(s.events > 10000, `demo stats().events = ${s.events}, expected > 10000`);
+  assert.equal(s.format, 'chrome-json');
+  const v = await app.view();
+  assert.ok(Number.isFinite(v.start_us) && Number.isFinite(v.end_us) && v.end_us > v.start_us,
+    `view() must be a non-empty window, got ${JSON.stringify(v)}`);
+  const f0 = (await app.frameStats()).frames;
+  await app.framesAfter(0, 1);
+  const fs = await app.frameStats();
+  assert.ok(fs.frames >= 1 && fs.rects > 0, `frameStats() after the demo: ${JSON.stringify(fs)} (frames before: ${f0})`);
+  const shot = await app.timelineShot('demo');
+  if (!looksRendered(shot.analysis)) {
+    const p = await shot.save();
+    assert.fail(`timeline area looks blank: ${JSON.stringify(shot.analysis)} (screenshot: ${p})`);
+  }
+});
+
+test('served from a sub-path (e.g. GitHub Pages /user/repo/) it loads all assets relative to it', async (t) => {
+  const sub = await startServer({ root: DIST, prefix: '/some/sub/path/' });
+  t.after(() => sub.close());
+  const app = await newApp(ctx.browser, sub, { allRequests: [] });
+  t.after(() => app.close());
+  await app.goto();
+  await app.ready();
+  const s = await app.demoLoaded();
+  assert.ok(s.events > 10000);
+  const outside = app.requests.filter((u) => u.startsWith(sub.origin + '/') && !u.startsWith(sub.url));
+  assert.deepEqual(outside, [], 'requests outside the sub-path');
+  assert.deepEqual(app.failedResponses, [], 'no request may fail under a sub-path');
+  assert.deepEqual(app.pageErrors, []);
+  const { bad, message } = privacyReport(app.requests, sub.origin);
+  assert.deepEqual(bad, [], message);
+});
+
+test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {
+  const origin = ctx.server.origin;
+  assert.ok(ctx.requests.some((u) => u === `${origin}/` || u.endsWith('/index.html')), 'the recorder saw the page itself');
+  assert.ok(ctx.requests.some((u) => u.endsWith('.wasm')), 'the recorder saw the .wasm');
+  const { bad, message } = privacyReport(ctx.requests, origin);
+  assert.deepEqual(bad, [], message);
+});
