@@ -1,0 +1,462 @@
+/* lod.c: level-of-detail queries over a trace's rows and counters (see lod.h).
+ *
+ * Contents
+ *   1. structures and memory layout
+ *   2. range summaries (implicit multi-level trees over fixed-size leaves)
+ *   3. build
+ *   4. row queries
+ *   5. counter queries
+ *
+ * Rows. A row's events are sorted by start and do not overlap, so their ends
+ * are sorted too: the first event intersecting a window is one binary search
+ * away. Per row the index keeps
+ *   - psum[n + 1]: prefix sums of durations, so the busy time of any index
+ *     range is one subtraction (8 bytes/event);
+ *   - a name summary: level 0 holds, per aligned group of LEAF events, the
+ *     name with the largest weight (dur + 1 ns, so instants count too) and
+ *     that weight; level k + 1 merges pairs of level-k nodes (same name: add,
+ *     else keep the heavier). 8 bytes per node, about n / LEAF * 2 nodes:
+ *     2 bytes/event with LEAF = 8. The merge is a heavy-hitter heuristic, not
+ *     an exact arg-max, which is all a colour needs.
+ *   Total about 10 bytes/event (plus 24 bytes per row), reported by
+ *   st_lod_bytes().
+ *
+ * Query walk (per row, window [t0, t1), scale nspp): pixel columns are
+ * anchored at time 0 (column c = [c * nspp, (c + 1) * nspp)), so blocks stay
+ * put while panning. An event at least min_px wide is yielded as itself; a
+ * narrow one opens a block that takes every following event starting in the
+ * same column (found by galloping binary search on start[]), except a wide
+ * last one. Since min_px >= 1, a wide event starting in the column ends past
+ * it, so it can only be the last one. The next item starts in a later column,
+ * so a row yields at most (columns + 1) blocks plus (window / min_px + 2)
+ * events, and costs O(log n) per item: never O(events).
+ *
+ * Counters: per aligned group of LEAF samples (and pairs of groups above)
+ * the min and max, so the min/max of any column costs O(log n) nodes.
+ */
+#include "lod.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ==== 1. structures ====================================================== */
+
+#define LEAF 8u        /* events per level-0 summary node */
+#define MAX_LEVELS 64u /* more than enough for 2^32 events */
+#define CANDIDATES 8u  /* names tracked while summarising a range */
+
+typedef struct name_node {
+  uint32_t name;
+  float w;
+} name_node;
+
+typedef struct mm_node {
+  double min, max;
+} mm_node;
+
+typedef struct lrow {
+  size_t psum; /* offset of this row's psum[count + 1] */
+  size_t node; /* offset of this row's level-0 name nodes */
+} lrow;
+
+struct st_lod {
+  st_alloc alloc;
+  const st_trace *trace;
+  const st_row *rows;
+  uint32_t row_count;
+  const st_counter *counters;
+  uint32_t counter_count;
+  lrow *lrows;
+  int64_t *psum;
+  name_node *nodes;
+  size_t *cnode_off; /* per counter: offset of its level-0 min/max nodes */
+  mm_node *cnodes;
+  size_t bytes;
+};
+
+/* ==== 2. range summaries ================================================= */
+
+/* Nodes of all levels above `n` leaves-of-LEAF: level k has ceil(n / (LEAF << k))
+ * nodes; levels stop at the first with one node. */
+static size_t tree_nodes(size_t n) {
+  size_t total = 0;
+  if (n <= LEAF) return 0;
+  for (size_t span = LEAF;; span *= 2) {
+    size_t c = (n + span - 1) / span;
+    total += c;
+    if (c <= 1 || span > SIZE_MAX / 4) break;
+  }
+  return total;
+}
+
+/* Offsets of each level relative to the first node; returns the level count. */
+static uint32_t tree_levels(size_t n, size_t off[MAX_LEVELS]) {
+  uint32_t k = 0;
+  size_t at = 0;
+  if (n <= LEAF) return 0;
+  for (size_t span = LEAF; k < MAX_LEVELS; span *= 2) {
+    size_t c = (n + span - 1) / span;
+    off[k++] = at;
+    at += c;
+    if (c <= 1 || span > SIZE_MAX / 4) break;
+  }
+  return k;
+}
+
+/* Visits [a, b) as single elements and whole tree nodes, O(LEAF + log n)
+ * pieces: elem(ud, i) / node(ud, index into the node array). */
+typedef struct range_visit {
+  void (*elem)(void *ud, size_t i);
+  void (*node)(void *ud, size_t node);
+  void *ud;
+} range_visit;
+
+static void visit_range(size_t n, size_t a, size_t b, const range_visit *v) {
+  size_t off[MAX_LEVELS];
+  uint32_t levels = tree_levels(n, off);
+  size_t p = a;
+  if (levels == 0) {
+    for (; p < b; p++) v->elem(v->ud, p);
+    return;
+  }
+  while (p < b && p % LEAF) v->elem(v->ud, p++);
+  while (p + LEAF <= b) {
+    uint32_t k = 0;
+    while (k + 1 < levels) {
+      size_t span = (size_t)LEAF << (k + 1);
+      if (p % span || p + span > b) break;
+      k++;
+    }
+    size_t span = (size_t)LEAF << k;
+    v->node(v->ud, off[k] + p / span);
+    p += span;
+  }
+  for (; p < b; p++) v->elem(v->ud, p);
+}
+
+static name_node merge_names(name_node x, name_node y) {
+  if (x.name == y.name) return (name_node){x.name, x.w + y.w};
+  return y.w > x.w ? y : x;
+}
+
+static double dmin(double a, double b) { return b < a || a != a ? b : a; } /* NaN-skipping */
+static double dmax(double a, double b) { return b > a || a != a ? b : a; }
+
+/* ==== 3. build =========================================================== */
+
+static float weight_of(int64_t dur) { return (float)dur + 1.0f; }
+
+static void build_row_names(const st_row *r, name_node *nodes) {
+  size_t n = r->count, off[MAX_LEVELS];
+  uint32_t levels = tree_levels(n, off);
+  if (!levels) return;
+  /* level 0: exact arg-max of weight per group of LEAF events */
+  for (size_t g = 0, a = 0; a < n; g++, a += LEAF) {
+    size_t b = a + LEAF < n ? a + LEAF : n;
+    name_node cand[LEAF];
+    size_t nc = 0;
+    for (size_t i = a; i < b; i++) {
+      size_t c = 0;
+      while (c < nc && cand[c].name != r->name[i]) c++;
+      if (c == nc) cand[nc++] = (name_node){r->name[i], 0};
+      cand[c].w += weight_of(r->dur[i]);
+    }
+    name_node best = cand[0];
+    for (size_t c = 1; c < nc; c++)
+      if (cand[c].w > best.w) best = cand[c];
+    nodes[off[0] + g] = best;
+  }
+  for (uint32_t k = 1; k < levels; k++) {
+    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
+    size_t cnt = (child + 1) / 2;
+    for (size_t j = 0; j < cnt; j++) {
+      name_node x = nodes[off[k - 1] + 2 * j];
+      nodes[off[k] + j] = 2 * j + 1 < child ? merge_names(x, nodes[off[k - 1] + 2 * j + 1]) : x;
+    }
+  }
+}
+
+static void build_counter(const st_counter *c, mm_node *nodes) {
+  size_t n = c->count, off[MAX_LEVELS];
+  uint32_t levels = tree_levels(n, off);
+  if (!levels) return;
+  for (size_t g = 0, a = 0; a < n; g++, a += LEAF) {
+    size_t b = a + LEAF < n ? a + LEAF : n;
+    mm_node m = {c->value[a], c->value[a]};
+    for (size_t i = a + 1; i < b; i++) {
+      m.min = dmin(m.min, c->value[i]);
+      m.max = dmax(m.max, c->value[i]);
+    }
+    nodes[off[0] + g] = m;
+  }
+  for (uint32_t k = 1; k < levels; k++) {
+    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
+    size_t cnt = (child + 1) / 2;
+    for (size_t j = 0; j < cnt; j++) {
+      mm_node x = nodes[off[k - 1] + 2 * j];
+      if (2 * j + 1 < child) {
+        mm_node y = nodes[off[k - 1] + 2 * j + 1];
+        x.min = dmin(x.min, y.min);
+        x.max = dmax(x.max, y.max);
+      }
+      nodes[off[k] + j] = x;
+    }
+  }
+}
+
+st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
+  st_alloc al = a ? *a : (st_alloc){0};
+  if (!t) {
+    st_error_set(err, ST_ERR_ARG, 0, "no trace");
+    return NULL;
+  }
+  st_lod *lod = st_calloc(&al, 1, sizeof *lod);
+  if (!lod) goto nomem;
+  lod->alloc = al;
+  lod->trace = t;
+  lod->rows = st_trace_rows(t, &lod->row_count);
+  lod->counters = st_trace_counters(t, &lod->counter_count);
+
+  size_t npsum = 0, nnodes = 0, ncnodes = 0;
+  for (uint32_t r = 0; r < lod->row_count; r++) {
+    /* each term < 2^33 and rows < 2^32: checked anyway for 32-bit size_t */
+    if (!st_add_size(npsum, (size_t)lod->rows[r].count + 1, &npsum) ||
+        !st_add_size(nnodes, tree_nodes(lod->rows[r].count), &nnodes))
+      goto nomem;
+  }
+  for (uint32_t c = 0; c < lod->counter_count; c++)
+    if (!st_add_size(ncnodes, tree_nodes(lod->counters[c].count), &ncnodes)) goto nomem;
+
+  lod->lrows = st_calloc(&al, (size_t)lod->row_count + 1, sizeof *lod->lrows);
+  lod->psum = st_calloc(&al, npsum + 1, sizeof *lod->psum);
+  lod->nodes = st_calloc(&al, nnodes + 1, sizeof *lod->nodes);
+  lod->cnode_off = st_calloc(&al, (size_t)lod->counter_count + 1, sizeof *lod->cnode_off);
+  lod->cnodes = st_calloc(&al, ncnodes + 1, sizeof *lod->cnodes);
+  if (!lod->lrows || !lod->psum || !lod->nodes || !lod->cnode_off || !lod->cnodes) goto nomem;
+  lod->bytes = sizeof *lod + ((size_t)lod->row_count + 1) * sizeof *lod->lrows +
+               (npsum + 1) * sizeof *lod->psum + (nnodes + 1) * sizeof *lod->nodes +
+               ((size_t)lod->counter_count + 1) * sizeof *lod->cnode_off +
+               (ncnodes + 1) * sizeof *lod->cnodes;
+
+  size_t ps = 0, nd = 0;
+  for (uint32_t r = 0; r < lod->row_count; r++) {
+    const st_row *row = &lod->rows[r];
+    lod->lrows[r] = (lrow){ps, nd};
+    int64_t *p = lod->psum + ps, acc = 0;
+    p[0] = 0;
+    for (uint32_t i = 0; i < row->count; i++) {
+      /* rows do not overlap, so the sum is at most the row's span */
+      acc = row->dur[i] > INT64_MAX - acc ? INT64_MAX : acc + row->dur[i];
+      p[i + 1] = acc;
+    }
+    build_row_names(row, lod->nodes + nd);
+    ps += (size_t)row->count + 1;
+    nd += tree_nodes(row->count);
+  }
+  size_t cn = 0;
+  for (uint32_t c = 0; c < lod->counter_count; c++) {
+    lod->cnode_off[c] = cn;
+    build_counter(&lod->counters[c], lod->cnodes + cn);
+    cn += tree_nodes(lod->counters[c].count);
+  }
+  return lod;
+
+nomem:
+  st_lod_destroy(lod);
+  st_error_set(err, ST_ERR_NOMEM, 0, "out of memory building the level-of-detail index");
+  return NULL;
+}
+
+void st_lod_destroy(st_lod *lod) {
+  if (!lod) return;
+  st_alloc a = lod->alloc;
+  st_free(&a, lod->lrows);
+  st_free(&a, lod->psum);
+  st_free(&a, lod->nodes);
+  st_free(&a, lod->cnode_off);
+  st_free(&a, lod->cnodes);
+  st_free(&a, lod);
+}
+
+size_t st_lod_bytes(const st_lod *lod) { return lod ? lod->bytes : 0; }
+
+/* ==== 4. row queries ===================================================== */
+
+/* First index in [lo, n) with a[index] >= v: gallop from lo, then bisect, so
+ * the cost is O(log(distance)). */
+static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
+  size_t step = 1, hi = lo;
+  while (hi < n && a[hi] < v) {
+    lo = hi + 1;
+    hi = step < n - hi ? hi + step : n;
+    step *= 2;
+  }
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (a[m] < v)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
+/* Time of the end of the pixel column holding t (columns anchored at 0);
+ * always > t. */
+static int64_t column_end(int64_t t, double nspp) {
+  double e = (floor((double)t / nspp) + 1.0) * nspp;
+  if (e >= 9.2e18) return INT64_MAX;
+  int64_t ei = (int64_t)ceil(e);
+  return ei > t ? ei : t + 1;
+}
+static int64_t column_start(int64_t t, double nspp) {
+  double s = floor((double)t / nspp) * nspp;
+  if (s <= -9.2e18) return INT64_MIN;
+  int64_t si = (int64_t)ceil(s);
+  return si <= t ? si : t;
+}
+
+typedef struct name_acc {
+  const st_row *row;
+  const name_node *nodes;
+  name_node cand[CANDIDATES];
+  uint32_t n;
+} name_acc;
+
+static void acc_add(name_acc *acc, name_node x) {
+  uint32_t lightest = 0;
+  for (uint32_t c = 0; c < acc->n; c++) {
+    if (acc->cand[c].name == x.name) {
+      acc->cand[c].w += x.w;
+      return;
+    }
+    if (acc->cand[c].w < acc->cand[lightest].w) lightest = c;
+  }
+  if (acc->n < CANDIDATES)
+    acc->cand[acc->n++] = x;
+  else if (x.w > acc->cand[lightest].w)
+    acc->cand[lightest] = x;
+}
+static void acc_elem(void *ud, size_t i) {
+  name_acc *acc = ud;
+  acc_add(acc, (name_node){acc->row->name[i], weight_of(acc->row->dur[i])});
+}
+static void acc_node(void *ud, size_t k) {
+  name_acc *acc = ud;
+  acc_add(acc, acc->nodes[k]);
+}
+
+static uint32_t dominant_name(const st_lod *lod, uint32_t row, size_t a, size_t b) {
+  name_acc acc = {&lod->rows[row], lod->nodes + lod->lrows[row].node, {{0, 0}}, 0};
+  range_visit v = {acc_elem, acc_node, &acc};
+  visit_range(lod->rows[row].count, a, b, &v);
+  name_node best = acc.cand[0];
+  for (uint32_t c = 1; c < acc.n; c++)
+    if (acc.cand[c].w > best.w) best = acc.cand[c];
+  return best.name;
+}
+
+uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t1, double ns_per_px,
+                          double min_px, st_lod_item_fn fn, void *ud) {
+  if (!lod || row >= lod->row_count || t1 <= t0 || !(ns_per_px > 0) || !fn) return 0;
+  if (!(min_px >= 1.0)) min_px = 1.0; /* see the header comment: blocks rely on it */
+  const st_row *r = &lod->rows[row];
+  const int64_t *psum = lod->psum + lod->lrows[row].psum;
+  size_t n = r->count;
+  double min_ns = min_px * ns_per_px;
+  int64_t px_ns = ns_per_px >= 9.2e18 ? INT64_MAX : (int64_t)ceil(ns_per_px);
+
+  /* first event that ends after t0 or starts at/after it (monotone in i) */
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (r->start[m] + r->dur[m] > t0 || r->start[m] >= t0)
+      hi = m;
+    else
+      lo = m + 1;
+  }
+  uint32_t items = 0;
+  for (size_t i = lo; i < n && r->start[i] < t1;) {
+    int64_t s = r->start[i];
+    if ((double)r->dur[i] >= min_ns) {
+      st_lod_item it = {s, s + r->dur[i], (uint32_t)i, 1, r->name[i], 1.0f, r->flags[i], 0};
+      fn(ud, &it);
+      items++;
+      i++;
+      continue;
+    }
+    size_t j = gallop_ge(r->start, i + 1, n, column_end(s, ns_per_px));
+    if (j - 1 > i && (double)r->dur[j - 1] >= min_ns) j--; /* a wide last event stays itself */
+    int64_t last_end = r->start[j - 1] + r->dur[j - 1];
+    int64_t next = j < n ? r->start[j] : INT64_MAX;
+    int64_t e = s > INT64_MAX - px_ns ? INT64_MAX : s + px_ns;
+    if (e > next) e = next;
+    if (e < last_end) e = last_end;
+    st_lod_item it = {s, e, (uint32_t)i, (uint32_t)(j - i), 0, 1.0f, 0, 1};
+    it.name = j - i == 1 ? r->name[i] : dominant_name(lod, row, i, j);
+    if (j - i == 1) it.flags = r->flags[i];
+    if (e > s) {
+      double busy = (double)(psum[j] - psum[i]) / (double)(e - s);
+      it.busy = busy > 1.0 ? 1.0f : (float)busy;
+    }
+    fn(ud, &it);
+    items++;
+    i = j;
+  }
+  return items;
+}
+
+/* ==== 5. counter queries ================================================= */
+
+typedef struct mm_acc {
+  const double *value;
+  const mm_node *nodes;
+  double min, max;
+  int any;
+} mm_acc;
+
+static void mm_elem(void *ud, size_t i) {
+  mm_acc *m = ud;
+  double v = m->value[i];
+  m->min = m->any ? dmin(m->min, v) : v;
+  m->max = m->any ? dmax(m->max, v) : v;
+  m->any = 1;
+}
+static void mm_node_fn(void *ud, size_t k) {
+  mm_acc *m = ud;
+  const mm_node *x = &m->nodes[k];
+  m->min = m->any ? dmin(m->min, x->min) : x->min;
+  m->max = m->any ? dmax(m->max, x->max) : x->max;
+  m->any = 1;
+}
+
+uint32_t st_lod_query_counter(const st_lod *lod, uint32_t counter, int64_t t0, int64_t t1,
+                              double ns_per_px, st_lod_sample_fn fn, void *ud) {
+  if (!lod || counter >= lod->counter_count || t1 <= t0 || !(ns_per_px > 0) || !fn) return 0;
+  const st_counter *c = &lod->counters[counter];
+  size_t n = c->count;
+  size_t k = gallop_ge(c->ts, 0, n, t0);
+  uint32_t items = 0;
+  if (k > 0) {
+    /* the value in force at t0, up to the column of the next sample */
+    int64_t e = k < n && c->ts[k] < t1 ? column_start(c->ts[k], ns_per_px) : t1;
+    if (e < t0) e = t0;
+    double v = c->value[k - 1];
+    st_lod_sample smp = {t0, e, v, v, v};
+    fn(ud, &smp);
+    items++;
+  }
+  while (k < n && c->ts[k] < t1) {
+    int64_t cs = column_start(c->ts[k], ns_per_px);
+    size_t j = gallop_ge(c->ts, k + 1, n, column_end(c->ts[k], ns_per_px));
+    mm_acc m = {c->value, lod->cnodes + lod->cnode_off[counter], 0, 0, 0};
+    range_visit v = {mm_elem, mm_node_fn, &m};
+    visit_range(n, k, j, &v);
+    int64_t e = j < n && c->ts[j] < t1 ? column_start(c->ts[j], ns_per_px) : t1;
+    st_lod_sample smp = {cs, e, m.min, m.max, c->value[j - 1]};
+    fn(ud, &smp);
+    items++;
+    k = j;
+  }
+  return items;
+}
