@@ -6,17 +6,18 @@
  * Loading (the page streams a file in slices through one reused buffer):
  *   st_wasm_load_begin(name)          -> 1 ok, 0 failed (see st_wasm_error)
  *   st_wasm_load_push(ptr, len)       -> 0 ok, else an st_code (stop pushing)
- *   st_wasm_load_finish()             -> 0 ok, 1 partial (shown, error set),
- *                                        2 failed (previous trace kept)
+ *   st_wasm_load_finish()             -> 0 ok, 2 failed (previous trace kept;
+ *                                        st_wasm_error says why and where)
  *   st_wasm_load_abort()              -> drop the load (the page could not read on)
  *   st_wasm_load_demo()               -> same as finish, for the built-in demo
- * After 0 or 1, Module.strataOnLoaded() is called once the new trace's first
+ * After 0, Module.strataOnLoaded() is called once the new trace's first
  * frame is drawn; st_wasm_stats_json() then has the final load_ms.
  */
 #include <emscripten.h>
 #include <stdio.h>
 
 #include "app.h"
+#include "search.h"
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin(const char *name) {
   return st_app_load_begin(st_app_get(), name);
@@ -73,4 +74,10 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_frame_stats_json(void) {
   snprintf(buf, sizeof buf, "{\"frames\":%llu,\"last_frame_ms\":%.4f,\"rects\":%u,\"glyphs\":%u}",
            (unsigned long long)app->frames, app->last_frame_ms, app->last_rects, app->last_glyphs);
   return buf;
+}
+
+/* Number of events whose name contains text (ASCII case-insensitive). */
+EMSCRIPTEN_KEEPALIVE double st_wasm_search(const char *text) {
+  st_app *app = st_app_get();
+  return app->trace ? (double)st_search_count(app->trace, text) : 0;
 }

@@ -220,9 +220,12 @@ int st_app_load_finish(st_app *app) {
   st_stats stats = *st_loader_stats(app->loader);
   st_loader_destroy(app->loader);
   app->loader = NULL;
-  if (!t) {
+  if (!t || err.code != ST_OK) {
+    /* A file damaged part-way is refused like the CLI refuses it: the page
+     * keeps what it showed rather than a silently incomplete trace. */
     if (err.code == ST_OK) st_error_set(&err, ST_ERR_FORMAT, 0, "no trace data");
     set_error(app, &err);
+    st_trace_destroy(t);
     return ST_APP_LOAD_FAILED;
   }
   st_error lerr;
@@ -250,10 +253,6 @@ int st_app_load_finish(st_app *app) {
   app->view.height = app->css_h;
   st_app_fit(app);
   app->loaded_pending = 1;
-  if (err.code != ST_OK) {
-    set_error(app, &err);
-    return ST_APP_LOAD_PARTIAL;
-  }
   app->error[0] = 0;
   return ST_APP_LOAD_OK;
 }

@@ -1,6 +1,9 @@
 /* js_bridge.c: the EM_JS functions through which C calls the page (see
  * js_bridge.h). Keep these few, named and small: the page's own logic lives
  * in web/app.js, the engine's in core/ and the rest of wasm/.
+ *
+ * EM_JS bodies pass through the C preprocessor: use == and != (the
+ * preprocessor splits === into "==") and double-quoted strings only.
  */
 #include "js_bridge.h"
 
@@ -13,8 +16,8 @@ EM_JS(int, st_js_glyph_raster, (uint32_t cp, float px, uint8_t *out, int cap, fl
   var m = metrics >> 2;
   var g = Module.stGlyphCtx;
   if (!g) {
-    var c = (typeof OffscreenCanvas != = "undefined") ? new OffscreenCanvas(64, 64)
-                                                      : document.createElement("canvas");
+    var c = (typeof OffscreenCanvas != "undefined") ? new OffscreenCanvas(64, 64)
+                                                    : document.createElement("canvas");
     g = Module.stGlyphCtx = c.getContext("2d", {willReadFrequently : true});
     if (!g) return 0;
   }
@@ -64,8 +67,8 @@ EM_JS(int, st_js_glyph_raster, (uint32_t cp, float px, uint8_t *out, int cap, fl
 });
 
 EM_JS(void, st_js_font_metrics, (float px, float *ascent, float *descent), {
-  var c = (typeof OffscreenCanvas != = "undefined") ? new OffscreenCanvas(8, 8)
-                                                    : document.createElement("canvas");
+  var c = (typeof OffscreenCanvas != "undefined") ? new OffscreenCanvas(8, 8)
+                                                  : document.createElement("canvas");
   var g = c.getContext("2d");
   g.font = px + "px system-ui, -apple-system, 'Segoe UI', Roboto, Ubuntu, 'Noto Sans', " +
            "'DejaVu Sans', sans-serif";
@@ -77,17 +80,17 @@ EM_JS(void, st_js_font_metrics, (float px, float *ascent, float *descent), {
 });
 
 EM_JS(void, st_js_notify_loaded, (void), {
-  if (typeof Module.strataOnLoaded == = "function") Module.strataOnLoaded();
+  if (typeof Module.strataOnLoaded == "function") Module.strataOnLoaded();
 });
 
 EM_JS(int, st_js_focus_in_text_field, (void), {
-  var e = typeof document != = "undefined" ? document.activeElement : null;
+  var e = typeof document != "undefined" ? document.activeElement : null;
   if (!e) return 0;
   var t = e.tagName;
-  if (t == = "TEXTAREA" || e.isContentEditable) return 1;
-  if (t == = "INPUT") {
+  if (t == "TEXTAREA" || e.isContentEditable) return 1;
+  if (t == "INPUT") {
     var ty = (e.type || "").toLowerCase();
-    return (ty == = "file" || ty == = "button" || ty == = "checkbox" || ty == = "radio") ? 0 : 1;
+    return (ty == "file" || ty == "button" || ty == "checkbox" || ty == "radio") ? 0 : 1;
   }
   return 0;
 });

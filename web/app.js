@@ -48,9 +48,8 @@ function emit(type, detail) {
   window.dispatchEvent(new CustomEvent(type, { detail }));
 }
 
-function showError(message, warning = false) {
+function showError(message) {
   ui.error.textContent = message;
-  ui.error.classList.toggle('warning', warning);
   ui.error.hidden = false;
   ui.errorClose.hidden = false;
 }
@@ -196,14 +195,13 @@ function waitFirstFrame() {
 async function finish(name) {
   const frame = waitFirstFrame();
   const status = M._st_wasm_load_finish();
-  if (status === 2) {
+  if (status !== 0) {
     onFrameLoaded = null;
     throw new Error(oneLine(str(M._st_wasm_error())));
   }
   await frame;
   const stats = statsNow();
   showLoaded(name, stats);
-  if (status === 1) showError(oneLine(str(M._st_wasm_error())), true);
   applyHashOnce();
   return stats;
 }
@@ -393,6 +391,9 @@ async function start() {
       return JSON.parse(str(M._st_wasm_view_json()));
     },
     frameStats: () => JSON.parse(str(M._st_wasm_frame_stats_json())),
+    // Selecting events is not implemented yet: nothing is ever selected.
+    selection: () => [],
+    search: (text) => ({ matches: withCString(String(text ?? ''), (p) => M._st_wasm_search(p)) }),
   });
   wireUi();
 
@@ -402,7 +403,7 @@ async function start() {
     await (queue = queue.then(async () => {
       const frame = waitFirstFrame();
       const status = M._st_wasm_load_demo();
-      if (status === 2) {
+      if (status !== 0) {
         onFrameLoaded = null;
         showError(oneLine(str(M._st_wasm_error())));
         ui.empty.hidden = false;
