@@ -38,6 +38,16 @@ st_code st_loader_push(st_loader *l, const void *data, size_t len);
 /* End of input. Ownership of the returned trace passes to the caller. */
 st_trace *st_loader_finish(st_loader *l, st_error *err);
 const st_stats *st_loader_stats(const st_loader *l);
+/* The trace's free-form top-level JSON (metadata, otherData,
+ * displayTimeUnit and other keys besides the event list) as one JSON object
+ * text {"key": <raw value>, ...}, for a trace-info panel; "{}" if none or
+ * not JSON. Valid after st_loader_finish, until destroy. */
+const char *st_loader_metadata_json(const st_loader *l);
 void st_loader_destroy(st_loader *l);
+
+/* The one-line diagnosis front ends print for err:
+ * "<file>: <msg> (at byte N[, line L, column C])" (file omitted if NULL).
+ * Returns the length the full text needs, like snprintf. */
+size_t st_load_error_line(const st_error *err, const char *file_name, char *buf, size_t cap);
 
 #endif

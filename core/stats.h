@@ -27,12 +27,18 @@ typedef struct st_stats {
   uint64_t phases[129];  /* count per ph letter (ASCII); [128] = missing/empty ph */
   uint64_t phases_other; /* ph not ASCII or longer than one char (counted by first byte otherwise) */
   uint64_t slices;       /* X events + matched B/E pairs (+ unclosed B) */
-  uint64_t instants;
-  uint64_t counter_samples;
-  uint64_t async_slices;
-  uint64_t flows;
-  uint64_t processes;    /* distinct pids */
-  uint64_t threads;      /* distinct pid+tid pairs that carry events */
+  uint64_t instants;     /* i/I/R markers + async instants (n) */
+  uint64_t counter_samples; /* values added to counter series (one per args key) */
+  uint64_t async_slices; /* slices put on async tracks: b/e pairs (+ unclosed b),
+                            legacy S/F pairs and their T/p steps (+ unclosed S) */
+  uint64_t flows;        /* flow arrows whose two ends were both read: v1, each
+                            t/f after an s/t with the same (cat, name, id); v2,
+                            each flow_in event whose bind_id had a flow_out
+                            producer. Not bound to slices yet. */
+  uint64_t processes;    /* distinct pids of events that have a pid (or are
+                            placed on a process: pid 0 when absent) */
+  uint64_t threads;      /* distinct pid+tid pairs that carry non-M events
+                            (a thread-track event without tid uses tid = pid) */
   int has_ts;            /* ts_min/max valid */
   int64_t ts_min_ns;     /* smallest timestamp as in the file, ns */
   int64_t ts_max_ns;     /* largest end (ts + dur) as in the file, ns */

@@ -1,0 +1,434 @@
+/* json_scan.c: JSON scanning, string decoding and exact decimal numbers
+ * (see json_scan.h).
+ *
+ * Contents
+ *   1. strings: find the closing quote (memchr), decode escapes, repair UTF-8
+ *   2. skipping values structurally (table-driven scan, memchr in strings)
+ *   3. numbers: exact decimal -> scaled int64, doubles
+ *   4. the resumable skipper
+ */
+#include "json_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== 1. strings ========================================================= */
+
+st_json_status st_json_string(const char *p, const char *end, const char **close, int *esc) {
+  const char *start = p;
+  int has_esc = 0;
+  for (;;) {
+    const char *q = memchr(p, '"', (size_t)(end - p));
+    if (!q) return ST_JSON_INCOMPLETE;
+    /* an escaped quote has an odd number of backslashes right before it */
+    const char *b = q;
+    while (b > start && b[-1] == '\\') b--;
+    if (b != q) has_esc = 1;
+    if (((q - b) & 1) == 0) {
+      if (!has_esc && memchr(start, '\\', (size_t)(q - start))) has_esc = 1;
+      *close = q;
+      *esc = has_esc;
+      return ST_JSON_OK;
+    }
+    p = q + 1;
+  }
+}
+
+static int hex4(const char *s, unsigned *out) {
+  unsigned v = 0;
+  for (int i = 0; i < 4; i++) {
+    unsigned c = (unsigned char)s[i], d;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return 0;
+    v = v << 4 | d;
+  }
+  *out = v;
+  return 1;
+}
+
+static size_t put_utf8(char *o, unsigned cp) {
+  if (cp < 0x80) {
+    o[0] = (char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    o[0] = (char)(0xC0 | cp >> 6);
+    o[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    o[0] = (char)(0xE0 | cp >> 12);
+    o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+    o[2] = (char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  o[0] = (char)(0xF0 | cp >> 18);
+  o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+  o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+  o[3] = (char)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
+    if (c == 0xED && s[1] >= 0xA0) return 0; /* encoded surrogate */
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) return 0;
+    if (c == 0xF0 && s[1] < 0x90) return 0;
+    if (c == 0xF4 && s[1] >= 0x90) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+int st_json_plain_utf8(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    unsigned c = u[i];
+    if (c == '\\') return 0;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t k = utf8_seq(u + i, n - i);
+    if (!k) return 0;
+    i += k;
+  }
+  return 1;
+}
+
+size_t st_json_unescape(const char *s, size_t n, char *out) {
+  const unsigned char *u = (const unsigned char *)s;
+  char *o = out;
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = u[i];
+    if (c != '\\') {
+      if (c < 0x80) {
+        *o++ = (char)c;
+        i++;
+        continue;
+      }
+      size_t k = utf8_seq(u + i, n - i);
+      if (k) {
+        memcpy(o, u + i, k);
+        o += k;
+        i += k;
+      } else {
+        o += put_utf8(o, 0xFFFD);
+        i++;
+      }
+      continue;
+    }
+    if (i + 1 >= n) { /* a lone trailing backslash: keep it */
+      *o++ = '\\';
+      i++;
+      continue;
+    }
+    unsigned e = u[i + 1];
+    i += 2;
+    switch (e) {
+    case '"': *o++ = '"'; break;
+    case '\\': *o++ = '\\'; break;
+    case '/': *o++ = '/'; break;
+    case 'b': *o++ = '\b'; break;
+    case 'f': *o++ = '\f'; break;
+    case 'n': *o++ = '\n'; break;
+    case 'r': *o++ = '\r'; break;
+    case 't': *o++ = '\t'; break;
+    case 'u': {
+      unsigned cp, lo;
+      if (i + 4 > n || !hex4(s + i, &cp)) {
+        o += put_utf8(o, 0xFFFD); /* malformed \u: replace, keep going */
+        break;
+      }
+      i += 4;
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        if (i + 6 <= n && u[i] == '\\' && u[i + 1] == 'u' && hex4(s + i + 2, &lo) && lo >= 0xDC00 &&
+            lo <= 0xDFFF) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          i += 6;
+        } else {
+          cp = 0xFFFD;
+        }
+      } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        cp = 0xFFFD;
+      }
+      o += put_utf8(o, cp);
+      break;
+    }
+    default: /* unknown escape: keep the character */
+      if (e < 0x80)
+        *o++ = (char)e;
+      else
+        o += put_utf8(o, 0xFFFD);
+      break;
+    }
+  }
+  return (size_t)(o - out);
+}
+
+/* ==== 2. skipping values ================================================= */
+
+/* 1 for the bytes a structural scan must stop at */
+static const unsigned char k_structural[256] = {
+    ['"'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1,
+};
+
+const char *st_json_number_end(const char *p, const char *end) {
+  while (p < end) {
+    unsigned c = (unsigned char)*p;
+    if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')
+      p++;
+    else
+      break;
+  }
+  return p;
+}
+
+static st_json_status skip_literal(const char *p, const char *end, const char *lit, size_t n,
+                                   const char **out) {
+  size_t have = (size_t)(end - p);
+  if (have < n) {
+    if (memcmp(p, lit, have) == 0) return ST_JSON_INCOMPLETE;
+    *out = p;
+    return ST_JSON_BAD;
+  }
+  if (memcmp(p, lit, n) != 0) {
+    *out = p;
+    return ST_JSON_BAD;
+  }
+  *out = p + n;
+  return ST_JSON_OK;
+}
+
+st_json_status st_json_skip_value(const char *p, const char *end, const char **out) {
+  if (p >= end) return ST_JSON_INCOMPLETE;
+  unsigned c = (unsigned char)*p;
+  if (c == '"') {
+    const char *q;
+    int esc;
+    st_json_status s = st_json_string(p + 1, end, &q, &esc);
+    if (s == ST_JSON_OK) *out = q + 1;
+    return s;
+  }
+  if (c == '-' || (c >= '0' && c <= '9')) {
+    const char *q = st_json_number_end(p, end);
+    if (q == end) return ST_JSON_INCOMPLETE;
+    *out = q;
+    return ST_JSON_OK;
+  }
+  if (c == 't') return skip_literal(p, end, "true", 4, out);
+  if (c == 'f') return skip_literal(p, end, "false", 5, out);
+  if (c == 'n') return skip_literal(p, end, "null", 4, out);
+  if (c != '{' && c != '[') {
+    *out = p;
+    return ST_JSON_BAD;
+  }
+  uint64_t depth = 0;
+  for (;;) {
+    while (p < end && !k_structural[(unsigned char)*p]) p++;
+    if (p >= end) return ST_JSON_INCOMPLETE;
+    c = (unsigned char)*p;
+    if (c == '"') {
+      const char *q;
+      int esc;
+      if (st_json_string(p + 1, end, &q, &esc) != ST_JSON_OK) return ST_JSON_INCOMPLETE;
+      p = q + 1;
+    } else if (c == '{' || c == '[') {
+      depth++;
+      p++;
+    } else {
+      depth--;
+      p++;
+      if (depth == 0) {
+        *out = p;
+        return ST_JSON_OK;
+      }
+    }
+  }
+}
+
+/* ==== 3. numbers ========================================================= */
+
+typedef struct decimal {
+  int neg;
+  const char *ip; /* integer digits */
+  size_t ni;
+  const char *fp; /* fraction digits */
+  size_t nf;
+  int64_t exp;
+} decimal;
+
+static int parse_decimal(const char *p, size_t n, decimal *d) {
+  const char *e = p + n;
+  memset(d, 0, sizeof *d);
+  if (p < e && (*p == '-' || *p == '+')) d->neg = *p++ == '-';
+  d->ip = p;
+  while (p < e && *p >= '0' && *p <= '9') p++;
+  d->ni = (size_t)(p - d->ip);
+  d->fp = p;
+  if (p < e && *p == '.') {
+    d->fp = ++p;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+    d->nf = (size_t)(p - d->fp);
+  }
+  if (d->ni + d->nf == 0) return 0;
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    p++;
+    int eneg = 0;
+    if (p < e && (*p == '-' || *p == '+')) eneg = *p++ == '-';
+    if (p >= e || *p < '0' || *p > '9') return 0;
+    int64_t x = 0;
+    while (p < e && *p >= '0' && *p <= '9') {
+      if (x < 100000) x = x * 10 + (*p - '0');
+      p++;
+    }
+    d->exp = eneg ? -x : x;
+  }
+  return p == e;
+}
+
+static unsigned digit_at(const decimal *d, int64_t i) {
+  if (i < 0) return 0;
+  if ((uint64_t)i < d->ni) return (unsigned)(d->ip[i] - '0');
+  uint64_t f = (uint64_t)i - d->ni;
+  return f < d->nf ? (unsigned)(d->fp[f] - '0') : 0;
+}
+
+/* magnitude of d * 10^scale, rounded; 0 on overflow of uint64 */
+static int decimal_magnitude(const decimal *d, int scale, uint64_t *out) {
+  /* skip leading zeros so a long run of them cannot overflow the loop */
+  int64_t first = 0, total = (int64_t)(d->ni + d->nf);
+  while (first < total && digit_at(d, first) == 0) first++;
+  if (first == total) {
+    *out = 0;
+    return 1;
+  }
+  int64_t point = (int64_t)d->ni + d->exp + scale; /* digits left of the point */
+  if (point - first > 20) return 0;
+  uint64_t v = 0;
+  for (int64_t i = first; i < point; i++) {
+    unsigned dg = digit_at(d, i);
+    if (v > (UINT64_MAX - dg) / 10) return 0;
+    v = v * 10 + dg;
+  }
+  if (point >= first && digit_at(d, point) >= 5) {
+    if (v == UINT64_MAX) return 0;
+    v++;
+  }
+  *out = v;
+  return 1;
+}
+
+int st_json_decimal_scaled(const char *p, size_t n, int scale, int64_t *out) {
+  decimal d;
+  uint64_t v;
+  if (!parse_decimal(p, n, &d) || !decimal_magnitude(&d, scale, &v)) return 0;
+  if (d.neg) {
+    if (v > (uint64_t)INT64_MAX + 1) return 0;
+    *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+  } else {
+    if (v > (uint64_t)INT64_MAX) return 0;
+    *out = (int64_t)v;
+  }
+  return 1;
+}
+
+int st_json_int_key(const char *p, size_t n, int64_t *out) {
+  decimal d;
+  uint64_t v;
+  if (!parse_decimal(p, n, &d) || !decimal_magnitude(&d, 0, &v)) return 0;
+  *out = d.neg ? (int64_t)(0 - v) : (int64_t)v; /* wraps: keeps distinct values distinct */
+  return 1;
+}
+
+int st_json_double(const char *p, size_t n, double *out) {
+  char buf[72];
+  if (n == 0 || n >= sizeof buf) return 0;
+  memcpy(buf, p, n);
+  buf[n] = 0;
+  char *e;
+  double v = strtod(buf, &e);
+  if (e != buf + n) return 0;
+  *out = v;
+  return 1;
+}
+
+/* ==== 4. resumable skipper ============================================== */
+
+st_json_status st_json_skipper_run(st_json_skipper *s, const char *p, const char *end,
+                                   const char **out) {
+  if (!s->started) {
+    if (p >= end) {
+      *out = p;
+      return ST_JSON_INCOMPLETE;
+    }
+    char c = *p;
+    if (c != '"' && c != '[' && c != '{') {
+      *out = p;
+      return ST_JSON_BAD;
+    }
+    s->started = 1;
+    if (c == '"')
+      s->in_string = 1;
+    else
+      s->depth = 1;
+    p++;
+  }
+  while (p < end) {
+    if (s->in_string) {
+      if (s->escape) {
+        s->escape = 0;
+        p++;
+        continue;
+      }
+      /* jump to the next quote or backslash */
+      const char *q = p;
+      while (q < end && *q != '"' && *q != '\\') q++;
+      if (q >= end) {
+        p = end;
+        break;
+      }
+      if (*q == '\\') {
+        s->escape = 1;
+        p = q + 1;
+        continue;
+      }
+      s->in_string = 0;
+      p = q + 1;
+      if (s->depth == 0) {
+        *out = p;
+        return ST_JSON_OK;
+      }
+      continue;
+    }
+    while (p < end && !k_structural[(unsigned char)*p]) p++;
+    if (p >= end) break;
+    char c = *p++;
+    if (c == '"')
+      s->in_string = 1;
+    else if (c == '{' || c == '[')
+      s->depth++;
+    else if (--s->depth == 0) {
+      *out = p;
+      return ST_JSON_OK;
+    }
+  }
+  *out = end;
+  return ST_JSON_INCOMPLETE;
+}

@@ -1,0 +1,290 @@
+/* load.c: the chunk-fed loading pipeline (see load.h):
+ *
+ *   raw chunks -> source (sniff gzip/zlib, inflate) -> format sniff on the
+ *   first decoded bytes -> one importer -> st_builder -> st_trace
+ *
+ * An importer is a small table of functions (create/push/finish/...); adding
+ * a format means writing one and choosing it in pick_importer(). Formats
+ * recognised but not read yet (protobuf, zstd, zip) fail cleanly with
+ * ST_ERR_FORMAT and a message saying so.
+ */
+#include "load.h"
+
+#include "import_chrome.h"
+#include "source.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SNIFF_BYTES 64
+
+typedef struct importer_vt {
+  const char *format;
+  void *(*create)(const st_alloc *a, st_builder *b, st_stats *stats);
+  void (*destroy)(void *im);
+  st_code (*push)(void *im, const uint8_t *data, size_t len, st_error *err);
+  st_code (*finish)(void *im, st_error *err);
+  int (*has_trace)(const void *im);
+  const char *(*metadata_json)(const void *im);
+} importer_vt;
+
+/* ---- Chrome JSON adapter -------------------------------------------------- */
+static void *chrome_create(const st_alloc *a, st_builder *b, st_stats *s) {
+  return st_chrome_create(a, b, s);
+}
+static void chrome_destroy(void *im) { st_chrome_destroy(im); }
+static st_code chrome_push(void *im, const uint8_t *d, size_t n, st_error *e) {
+  return st_chrome_push(im, d, n, e);
+}
+static st_code chrome_finish(void *im, st_error *e) { return st_chrome_finish(im, e); }
+static int chrome_has_trace(const void *im) { return st_chrome_has_trace(im); }
+static const char *chrome_meta(const void *im) { return st_chrome_metadata_json(im); }
+
+static const importer_vt k_chrome = {"chrome-json", chrome_create,    chrome_destroy, chrome_push,
+                                     chrome_finish, chrome_has_trace, chrome_meta};
+
+struct st_loader {
+  st_alloc alloc;
+  int hint_xplane; /* file name ends in .xplane.pb: name the format "xplane" */
+  st_source *source;
+  st_builder *builder;
+  st_stats stats;
+  uint8_t sniff[SNIFF_BYTES];
+  size_t nsniff;
+  int decided, finished;
+  const importer_vt *vt;
+  void *imp;
+  st_code code;
+  st_error err;
+};
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  if (m > n) return 0;
+  for (size_t i = 0; i < m; i++) {
+    char a = s[n - m + i], b = suffix[i];
+    if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+    if (a != b) return 0;
+  }
+  return 1;
+}
+
+st_loader *st_loader_create(const st_load_desc *desc) {
+  st_alloc al = desc ? desc->alloc : (st_alloc){0};
+  st_loader *l = st_calloc(&al, 1, sizeof *l);
+  if (!l) return NULL;
+  l->alloc = al;
+  l->stats.format = "unknown";
+  const char *name = desc && desc->file_name ? desc->file_name : "";
+  l->hint_xplane = ends_with(name, ".xplane.pb") || ends_with(name, ".xspace.pb");
+  l->builder = st_builder_create(&al);
+  if (!l->builder) {
+    st_free(&al, l);
+    return NULL;
+  }
+  return l;
+}
+
+void st_loader_destroy(st_loader *l) {
+  if (!l) return;
+  if (l->vt && l->imp) l->vt->destroy(l->imp);
+  st_source_destroy(l->source);
+  st_builder_destroy(l->builder);
+  st_alloc a = l->alloc;
+  st_free(&a, l);
+}
+
+const st_stats *st_loader_stats(const st_loader *l) { return l ? &l->stats : NULL; }
+
+const char *st_loader_metadata_json(const st_loader *l) {
+  if (!l || !l->vt || !l->imp || !l->vt->metadata_json) return "{}";
+  return l->vt->metadata_json(l->imp);
+}
+
+static st_code fail(st_loader *l, st_code code, uint64_t offset, const char *msg) {
+  if (l->code == ST_OK) {
+    st_error_set(&l->err, code, offset, "%s", msg);
+    l->code = code;
+  }
+  return l->code;
+}
+
+/* Decides the format from the first decoded bytes. final: no more will come.
+ * Returns 1 once decided (or failed), 0 to wait for more bytes. */
+static int pick_importer(st_loader *l, int final) {
+  const uint8_t *s = l->sniff;
+  size_t n = l->nsniff, i = 0;
+  static const uint8_t bom[3] = {0xEF, 0xBB, 0xBF};
+  if (n < 3 && !final && memcmp(s, bom, n) == 0) return 0;
+  if (n >= 3 && memcmp(s, bom, 3) == 0) i = 3;
+  while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) i++;
+  if (i == n && !final && n < SNIFF_BYTES) return 0;
+  if (n == 0) {
+    fail(l, ST_ERR_EMPTY, 0,
+         l->stats.compressed ? "empty input: no bytes after decompression" : "empty input");
+    return 1;
+  }
+  if (i < n && (s[i] == '{' || s[i] == '[')) {
+    l->vt = &k_chrome;
+  } else if (i == n && n == SNIFF_BYTES) {
+    l->vt = &k_chrome; /* a long run of whitespace: let the JSON reader judge */
+  } else if (l->hint_xplane || s[0] == 0x0A) {
+    l->stats.format = l->hint_xplane ? "xplane" : "perfetto-proto";
+    fail(l, ST_ERR_FORMAT, 0, "Perfetto/XSpace protobuf is not supported yet");
+    return 1;
+  } else if (n >= 4 && !memcmp(s, "\x28\xB5\x2F\xFD", 4)) {
+    fail(l, ST_ERR_FORMAT, 0, "zstd compression is not supported yet");
+    return 1;
+  } else if (n >= 4 && !memcmp(s, "PK\x03\x04", 4)) {
+    fail(l, ST_ERR_FORMAT, 0, "zip archives are not supported; extract the trace first");
+    return 1;
+  } else if (i == n) {
+    fail(l, ST_ERR_FORMAT, n, "not a trace: only whitespace");
+    return 1;
+  } else {
+    char msg[96];
+    snprintf(msg, sizeof msg, "not a trace: expected '{' or '[' (found 0x%02X)", s[i]);
+    fail(l, ST_ERR_FORMAT, i, msg);
+    return 1;
+  }
+  l->stats.format = l->vt->format;
+  l->imp = l->vt->create(&l->alloc, l->builder, &l->stats);
+  if (!l->imp) {
+    fail(l, ST_ERR_NOMEM, 0, "out of memory");
+    return 1;
+  }
+  return 1;
+}
+
+static st_code feed(st_loader *l, const uint8_t *data, size_t len) {
+  st_error e;
+  memset(&e, 0, sizeof e);
+  st_code c = l->vt->push(l->imp, data, len, &e);
+  if (c != ST_OK && l->code == ST_OK) {
+    l->err = e;
+    l->code = c;
+  }
+  return c;
+}
+
+/* The source's sink: decoded bytes. */
+static st_code on_decoded(void *ud, const uint8_t *data, size_t len) {
+  st_loader *l = ud;
+  if (l->code != ST_OK) return l->code;
+  if (!l->decided) {
+    size_t take = SNIFF_BYTES - l->nsniff < len ? SNIFF_BYTES - l->nsniff : len;
+    memcpy(l->sniff + l->nsniff, data, take);
+    l->nsniff += take;
+    data += take;
+    len -= take;
+    if (!pick_importer(l, 0)) return ST_OK;
+    l->decided = 1;
+    if (l->code != ST_OK) return l->code;
+    st_code c = feed(l, l->sniff, l->nsniff);
+    if (c != ST_OK) return c;
+  }
+  return len ? feed(l, data, len) : ST_OK;
+}
+
+static void sync_source_stats(st_loader *l) {
+  const st_source_info *si = st_source_get_info(l->source);
+  if (!si) return;
+  l->stats.bytes_in = si->bytes_in;
+  l->stats.bytes_decoded = si->bytes_out;
+  l->stats.compressed =
+      si->compression == ST_COMPRESSION_GZIP || si->compression == ST_COMPRESSION_ZLIB;
+}
+
+st_code st_loader_push(st_loader *l, const void *data, size_t len) {
+  if (!l) return ST_ERR_ARG;
+  if (l->code != ST_OK || l->finished) return l->code;
+  if (!l->source) {
+    l->source = st_source_create(&l->alloc, on_decoded, l);
+    if (!l->source) return fail(l, ST_ERR_NOMEM, 0, "out of memory");
+  }
+  st_error e;
+  memset(&e, 0, sizeof e);
+  st_code c = st_source_push(l->source, data, len, &e);
+  sync_source_stats(l);
+  if (c != ST_OK && l->code == ST_OK) {
+    l->err = e;
+    l->code = c;
+  }
+  return l->code;
+}
+
+st_trace *st_loader_finish(st_loader *l, st_error *err) {
+  st_error local;
+  if (!err) err = &local;
+  memset(err, 0, sizeof *err);
+  if (!l) {
+    st_error_set(err, ST_ERR_ARG, 0, "no loader");
+    return NULL;
+  }
+  if (l->finished) {
+    st_error_set(err, ST_ERR_ARG, 0, "loader already finished");
+    return NULL;
+  }
+  l->finished = 1;
+  if (!l->source) l->source = st_source_create(&l->alloc, on_decoded, l);
+  if (!l->source) fail(l, ST_ERR_NOMEM, 0, "out of memory");
+  if (l->code == ST_OK || l->code == ST_ERR_GZIP || l->code == ST_ERR_JSON ||
+      l->code == ST_ERR_LIMIT) {
+    if (l->code == ST_OK) {
+      st_error e;
+      memset(&e, 0, sizeof e);
+      st_code c = st_source_finish(l->source, &e);
+      if (c != ST_OK && l->code == ST_OK) {
+        l->err = e;
+        l->code = c;
+      }
+    }
+    sync_source_stats(l);
+    const st_source_info *si = st_source_get_info(l->source);
+    if (si && si->trailing_garbage)
+      st_stats_warn(&l->stats, "compressed_trailing_garbage", si->trailing_offset);
+    /* a stream cut or corrupt part-way still hands over what was decoded */
+    if (!l->decided && l->code == ST_OK) {
+      pick_importer(l, 1);
+      l->decided = 1;
+      if (l->code == ST_OK) feed(l, l->sniff, l->nsniff);
+    } else if (!l->decided && l->nsniff > 0 && l->code == ST_ERR_GZIP && pick_importer(l, 1)) {
+      l->decided = 1;
+      if (l->vt) feed(l, l->sniff, l->nsniff);
+    }
+    if (l->vt && l->imp) {
+      st_error e;
+      memset(&e, 0, sizeof e);
+      st_code c = l->vt->finish(l->imp, &e);
+      if (c != ST_OK && l->code == ST_OK) {
+        l->err = e;
+        l->code = c;
+      }
+    }
+  }
+  *err = l->err;
+  err->code = l->code;
+  if (l->code == ST_ERR_NOMEM || !l->vt || !l->imp || !l->vt->has_trace(l->imp)) return NULL;
+  st_error be;
+  memset(&be, 0, sizeof be);
+  st_builder *b = l->builder;
+  l->builder = NULL; /* consumed by finish, also on failure */
+  st_trace *t = st_builder_finish(b, &be);
+  if (!t) *err = be;
+  return t;
+}
+
+size_t st_load_error_line(const st_error *err, const char *file_name, char *buf, size_t cap) {
+  char where[96];
+  if (!err) return 0;
+  if (err->line)
+    snprintf(where, sizeof where, " (at byte %" PRIu64 ", line %u, column %u)", err->offset,
+             (unsigned)err->line, (unsigned)err->column);
+  else
+    snprintf(where, sizeof where, " (at byte %" PRIu64 ")", err->offset);
+  const char *msg = err->msg[0] ? err->msg : st_code_name(err->code);
+  int n =
+      snprintf(buf, cap, "%s%s%s%s", file_name ? file_name : "", file_name ? ": " : "", msg, where);
+  return n < 0 ? 0 : (size_t)n;
+}

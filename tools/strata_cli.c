@@ -1,0 +1,208 @@
+/* strata_cli.c: the `strata` command line (DESIGN.md contract 1).
+ *
+ *   strata stats FILE [--json]
+ *
+ * Reads FILE with stdio in 1 MiB chunks and streams them into the core's
+ * loader, timing the load with CLOCK_MONOTONIC and measuring the peak heap
+ * through a counting allocator handed to the loader. On a file it cannot
+ * read it prints one line, `strata: FILE: <what> (at byte N[, line L,
+ * column C])`, and exits 1. A trace damaged part-way still prints its
+ * statistics, plus a one-line warning on stderr, and exits 0.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "load.h"
+#include "stats.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHUNK_BYTES (1u << 20)
+
+/* ---- counting allocator: a size header in front of every block ---------- */
+typedef struct heap_count {
+  size_t current, peak;
+} heap_count;
+
+#define HEADER 16 /* keeps the payload 16-byte aligned */
+
+static void *counting_alloc(void *ud, void *ptr, size_t size) {
+  heap_count *h = ud;
+  size_t old = 0;
+  char *base = ptr ? (char *)ptr - HEADER : NULL;
+  if (base) memcpy(&old, base, sizeof old);
+  if (size == 0) {
+    free(base);
+    h->current -= old;
+    return NULL;
+  }
+  if (size > SIZE_MAX - HEADER) return NULL;
+  char *nb = realloc(base, size + HEADER);
+  if (!nb) return NULL;
+  memcpy(nb, &size, sizeof size);
+  h->current = h->current - old + size;
+  if (h->current > h->peak) h->peak = h->current;
+  return nb + HEADER;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int usage(void) {
+  fprintf(stderr, "usage: strata stats FILE [--json]\n");
+  return 2;
+}
+
+static const st_warning *find_warning(const st_stats *s, const char *kind) {
+  for (uint32_t i = 0; i < s->warning_count; i++)
+    if (strcmp(s->warnings[i].kind, kind) == 0) return &s->warnings[i];
+  return NULL;
+}
+
+static void print_text(const char *file, const st_stats *s, const st_trace *t) {
+  char json[16384];
+  printf("file:            %s\n", file);
+  printf("format:          %s%s\n", s->format, s->compressed ? " (compressed)" : "");
+  printf("bytes:           %llu in, %llu decoded\n", (unsigned long long)s->bytes_in,
+         (unsigned long long)s->bytes_decoded);
+  printf("events:          %llu\n", (unsigned long long)s->events);
+  printf("phases:         ");
+  for (int c = 0; c <= 128; c++)
+    if (s->phases[c])
+      printf(" %s%c=%llu", c == 128 ? "(none)" : "", c == 128 ? ' ' : c,
+             (unsigned long long)s->phases[c]);
+  printf("\n");
+  printf("slices:          %llu\n", (unsigned long long)s->slices);
+  printf("instants:        %llu\n", (unsigned long long)s->instants);
+  printf("counter samples: %llu\n", (unsigned long long)s->counter_samples);
+  printf("async slices:    %llu\n", (unsigned long long)s->async_slices);
+  printf("flows:           %llu\n", (unsigned long long)s->flows);
+  printf("processes:       %llu\n", (unsigned long long)s->processes);
+  printf("threads:         %llu\n", (unsigned long long)s->threads);
+  /* reuse the JSON writer's exact decimals for the time range */
+  st_stats_json(s, json, sizeof json);
+  const char *a = strstr(json, "\"ts_min_us\":"), *b = strstr(json, "\"ts_max_us\":");
+  if (a && b) {
+    int na = (int)strcspn(a + 12, ","), nb = (int)strcspn(b + 12, ",");
+    printf("time range (us): %.*s .. %.*s\n", na, a + 12, nb, b + 12);
+  }
+  for (uint32_t i = 0; i < s->warning_count; i++)
+    printf("warning:         %s x%llu (first at byte %llu)\n", s->warnings[i].kind,
+           (unsigned long long)s->warnings[i].count,
+           (unsigned long long)s->warnings[i].first_offset);
+  if (t) {
+    uint32_t np, nt;
+    st_trace_processes(t, &np);
+    st_trace_tracks(t, &nt);
+    printf("model:           %u processes, %u tracks, %llu bytes\n", np, nt,
+           (unsigned long long)st_trace_bytes(t));
+  }
+  printf("load:            %.3f ms, peak heap %llu bytes\n", s->load_ms,
+         (unsigned long long)s->heap_bytes);
+}
+
+static int cmd_stats(const char *file, int json) {
+  heap_count heap = {0, 0};
+  st_load_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.alloc.fn = counting_alloc;
+  desc.alloc.ud = &heap;
+  desc.file_name = file;
+
+  FILE *f = fopen(file, "rb");
+  if (!f) {
+    fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));
+    return 1;
+  }
+  unsigned char *buf = malloc(CHUNK_BYTES);
+  double t0 = now_ms();
+  st_loader *l = st_loader_create(&desc);
+  if (!buf || !l) {
+    fprintf(stderr, "strata: %s: out of memory\n", file);
+    fclose(f);
+    free(buf);
+    st_loader_destroy(l);
+    return 1;
+  }
+  int read_error = 0;
+  for (;;) {
+    size_t n = fread(buf, 1, CHUNK_BYTES, f);
+    if (n > 0 && st_loader_push(l, buf, n) != ST_OK) break;
+    if (n < CHUNK_BYTES) {
+      read_error = ferror(f);
+      break;
+    }
+  }
+  fclose(f);
+  free(buf);
+  if (read_error) {
+    fprintf(stderr, "strata: %s: read error\n", file);
+    st_loader_destroy(l);
+    return 1;
+  }
+  st_error err;
+  st_trace *t = st_loader_finish(l, &err);
+  double t1 = now_ms();
+  st_stats s = *st_loader_stats(l);
+  s.load_ms = t1 - t0;
+  s.heap_bytes = heap.peak;
+
+  char line[512];
+  if (!t) {
+    st_load_error_line(&err, file, line, sizeof line);
+    fprintf(stderr, "strata: %s\n", line);
+    st_loader_destroy(l);
+    return 1;
+  }
+  if (json) {
+    size_t need = st_stats_json(&s, NULL, 0) + 1;
+    char *out = malloc(need);
+    if (out) {
+      st_stats_json(&s, out, need);
+      printf("%s\n", out);
+      free(out);
+    }
+  } else {
+    print_text(file, &s, t);
+  }
+  if (err.code != ST_OK) {
+    st_load_error_line(&err, NULL, line, sizeof line);
+    fprintf(stderr, "strata: %s: warning: %s; kept what was read before it\n", file, line);
+  } else {
+    const st_warning *w = find_warning(&s, "truncated");
+    if (w)
+      fprintf(stderr,
+              "strata: %s: warning: truncated trace: the event list ends without ']' (at byte "
+              "%llu); complete events kept\n",
+              file, (unsigned long long)w->first_offset);
+  }
+  st_trace_destroy(t);
+  st_loader_destroy(l);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return usage();
+  if (strcmp(argv[1], "stats") == 0) {
+    const char *file = NULL;
+    int json = 0;
+    for (int i = 2; i < argc; i++) {
+      if (strcmp(argv[i], "--json") == 0)
+        json = 1;
+      else if (!file)
+        file = argv[i];
+      else
+        return usage();
+    }
+    if (!file) return usage();
+    return cmd_stats(file, json);
+  }
+  return usage();
+}
