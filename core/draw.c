@@ -1,0 +1,602 @@
+/* draw.c: builds one frame's draw list from (trace, lod, layout, view, font)
+ * (see draw.h).
+ *
+ * Contents
+ *   1. colours, time formatting, axis steps
+ *   2. draw-list buffers (growable, capped per frame) and clipped pushes
+ *   3. text: UTF-8 decoding, measuring, eliding with U+2026
+ *   4. timeline pass: grid, rows via the lod, instants, counters, labels
+ *   5. gutter pass: section headers and track labels
+ *   6. axis pass: ticks and time labels
+ *   7. st_draw_frame
+ *
+ * Cost per frame: only layout items inside the vertical window are visited
+ * (found with st_layout_first_at), and each visible row asks the lod for
+ * [t0, t1), which yields O(pixel columns) items; nothing here is O(events).
+ * Everything pushed is clamped to its command's clip rectangle (glyphs that
+ * would cross it are dropped), so no primitive draws outside its area even
+ * without the renderer's scissor.
+ */
+#include "draw.h"
+
+#include <math.h>
+#include <stdio.h> /* snprintf only */
+#include <string.h>
+
+/* Per-frame caps: a 4K canvas at 1 px per item needs far fewer; they only
+ * bound memory if something upstream misbehaves. */
+#define MAX_RECTS (1u << 21)
+#define MAX_GLYPHS (1u << 19)
+#define MAX_LINES (1u << 19)
+#define MAX_CMDS 64u
+#define MAX_TICKS 512
+#define MAX_LABEL_CPS 256 /* code points considered per label */
+
+#define PAD 4.0f
+#define TICK_MIN_PX 90.0
+#define MIN_LABEL_PX 14.0f
+
+static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
+  return (uint32_t)r | (uint32_t)g << 8 | (uint32_t)b << 16 | (uint32_t)a << 24;
+}
+
+#define COL_BG rgba(250, 250, 251, 255)
+#define COL_GUTTER rgba(242, 243, 246, 255)
+#define COL_SECTION rgba(226, 229, 235, 255)
+#define COL_SECTION_TEXT rgba(24, 26, 32, 255)
+#define COL_TRACK_TEXT rgba(62, 66, 76, 255)
+#define COL_AXIS rgba(255, 255, 255, 255)
+#define COL_AXIS_TEXT rgba(62, 66, 76, 255)
+#define COL_TICK rgba(150, 152, 160, 255)
+#define COL_GRID rgba(0, 0, 0, 18)
+#define COL_SEPARATOR rgba(208, 211, 218, 255)
+#define COL_DARK_TEXT rgba(20, 20, 24, 255)
+#define COL_LIGHT_TEXT rgba(255, 255, 255, 255)
+
+/* ==== 1. colours, time formatting, axis steps ============================ */
+
+static float hue_to(float p, float q, float t) {
+  if (t < 0) t += 1;
+  if (t > 1) t -= 1;
+  if (t < 1.0f / 6) return p + (q - p) * 6 * t;
+  if (t < 0.5f) return q;
+  if (t < 2.0f / 3) return p + (q - p) * (2.0f / 3 - t) * 6;
+  return p;
+}
+
+uint32_t st_color_for_name(const char *s, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; s && i < len; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+  h ^= h >> 15; /* FNV's low bits are weak for short strings */
+  h *= 0x2c1b3c6du;
+  h ^= h >> 12;
+  float hue = (float)(h % 360u) / 360.0f;
+  float sat = 0.42f + (float)((h >> 9) % 24u) / 100.0f;    /* 0.42 .. 0.65 */
+  float light = 0.56f + (float)((h >> 17) % 14u) / 100.0f; /* 0.56 .. 0.69 */
+  float q = light < 0.5f ? light * (1 + sat) : light + sat - light * sat;
+  float p = 2 * light - q;
+  float r = hue_to(p, q, hue + 1.0f / 3), g = hue_to(p, q, hue), b = hue_to(p, q, hue - 1.0f / 3);
+  return rgba((unsigned)(r * 255 + 0.5f), (unsigned)(g * 255 + 0.5f), (unsigned)(b * 255 + 0.5f),
+              255);
+}
+
+static uint32_t text_color_on(uint32_t bg) {
+  float r = (float)(bg & 255), g = (float)(bg >> 8 & 255), b = (float)(bg >> 16 & 255);
+  float lum = (0.299f * r + 0.587f * g + 0.114f * b) / 255.0f;
+  return lum > 0.55f ? COL_DARK_TEXT : COL_LIGHT_TEXT;
+}
+
+double st_axis_tick_step(double ns_per_px, double min_px) {
+  double raw = ns_per_px * min_px;
+  if (!(raw > 0) || !isfinite(raw)) return 1;
+  double p = pow(10.0, floor(log10(raw)));
+  static const double mult[] = {1, 2, 5, 10};
+  for (int i = 0; i < 4; i++)
+    if (mult[i] * p >= raw * (1 - 1e-9)) return mult[i] * p;
+  return 10 * p;
+}
+
+size_t st_format_time(double t_ns, double step_ns, char *buf, size_t cap) {
+  if (!buf || !cap) return 0;
+  if (!isfinite(t_ns)) t_ns = 0;
+  if (!(step_ns > 0) || !isfinite(step_ns)) step_ns = 1;
+  /* snap to the step so 2.9999999 prints as 3 */
+  double snapped = round(t_ns / step_ns) * step_ns;
+  if (fabs(snapped - t_ns) < step_ns * 1e-6) t_ns = snapped;
+  if (fabs(t_ns) < step_ns * 1e-6) {
+    int n = snprintf(buf, cap, "0");
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+  }
+  double m = fabs(t_ns) > step_ns ? fabs(t_ns) : step_ns;
+  double unit;
+  const char *name;
+  if (m >= 1e9)
+    unit = 1e9, name = "s";
+  else if (m >= 1e6)
+    unit = 1e6, name = "ms";
+  else if (m >= 1e3)
+    unit = 1e3, name = "us";
+  else
+    unit = 1, name = "ns";
+  int dec = (int)ceil(-log10(step_ns / unit) - 1e-9);
+  if (dec < 0) dec = 0;
+  if (dec > 9) dec = 9;
+  char num[64];
+  snprintf(num, sizeof num, "%.*f", dec, t_ns / unit);
+  if (dec > 0) { /* trim trailing zeros: 3.20 -> 3.2, 3.00 -> 3 */
+    size_t n = strlen(num);
+    while (n > 1 && num[n - 1] == '0') num[--n] = 0;
+    if (n > 1 && num[n - 1] == '.') num[--n] = 0;
+  }
+  if (!strcmp(num, "-0")) strcpy(num, "0");
+  int n = snprintf(buf, cap, "%s %s", num, name);
+  if (n < 0) return 0;
+  return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* ==== 2. draw-list buffers =============================================== */
+
+typedef struct clip {
+  float x0, y0, x1, y1;
+} clip;
+
+typedef struct dctx {
+  st_drawlist *dl;
+  const st_alloc *a;
+  const st_draw_input *in;
+  const st_view *v;
+  const st_strtab *strs;
+  st_code err;
+  clip c;
+  /* per visible row */
+  float row_y;
+  uint8_t row_kind;
+  /* counters */
+  float plot_top, plot_bot;
+  double lo, hi;
+  uint32_t series_rgba;
+  float prev_y;
+  int have_prev;
+} dctx;
+
+static int grow(dctx *d, void **p, uint32_t *cap, uint32_t count, size_t elem, uint32_t max) {
+  if (count < *cap) return 1;
+  if (count >= max) return 0; /* per-frame cap: drop silently */
+  uint32_t ncap = *cap ? *cap * 2 : 1024;
+  if (ncap > max) ncap = max;
+  void *np = st_realloc_array(d->a, *p, ncap, elem);
+  if (!np) {
+    d->err = ST_ERR_NOMEM;
+    return 0;
+  }
+  *p = np;
+  *cap = ncap;
+  return 1;
+}
+
+static void push_rect(dctx *d, float x, float y, float w, float h, uint32_t col, uint32_t flags) {
+  float x0 = x > d->c.x0 ? x : d->c.x0, y0 = y > d->c.y0 ? y : d->c.y0;
+  float x1 = x + w < d->c.x1 ? x + w : d->c.x1, y1 = y + h < d->c.y1 ? y + h : d->c.y1;
+  if (!(x1 > x0) || !(y1 > y0)) return;
+  st_drawlist *dl = d->dl;
+  void *p = dl->rects;
+  if (!grow(d, &p, &dl->rect_cap, dl->rect_count, sizeof(st_rect), MAX_RECTS)) return;
+  dl->rects = p;
+  dl->rects[dl->rect_count++] = (st_rect){x0, y0, x1 - x0, y1 - y0, col, flags};
+}
+
+static void push_line(dctx *d, float x0, float y0, float x1, float y1, float width, uint32_t col) {
+  /* axis-aligned lines are clamped; others must lie inside (diamonds) */
+  float hw = width / 2;
+  if (y0 == y1) {
+    if (x0 > x1) {
+      float t = x0;
+      x0 = x1;
+      x1 = t;
+    }
+    if (x0 < d->c.x0) x0 = d->c.x0;
+    if (x1 > d->c.x1) x1 = d->c.x1;
+    if (!(x1 > x0) || y0 - hw < d->c.y0 || y0 + hw > d->c.y1) return;
+  } else if (x0 == x1) {
+    if (y0 > y1) {
+      float t = y0;
+      y0 = y1;
+      y1 = t;
+    }
+    if (y0 < d->c.y0) y0 = d->c.y0;
+    if (y1 > d->c.y1) y1 = d->c.y1;
+    if (!(y1 > y0) || x0 - hw < d->c.x0 || x0 + hw > d->c.x1) return;
+  } else {
+    float ext = width / 2; /* the quad extends at most width / 2 across the segment */
+    float lx = x0 < x1 ? x0 : x1, hx = x0 < x1 ? x1 : x0;
+    float ly = y0 < y1 ? y0 : y1, hy = y0 < y1 ? y1 : y0;
+    if (lx - ext < d->c.x0 || hx + ext > d->c.x1 || ly - ext < d->c.y0 || hy + ext > d->c.y1)
+      return;
+  }
+  st_drawlist *dl = d->dl;
+  void *p = dl->lines;
+  if (!grow(d, &p, &dl->line_cap, dl->line_count, sizeof(st_line), MAX_LINES)) return;
+  dl->lines = p;
+  dl->lines[dl->line_count++] = (st_line){x0, y0, x1, y1, width, col};
+}
+
+static void push_glyph(dctx *d, const st_glyph_quad *q) {
+  st_drawlist *dl = d->dl;
+  void *p = dl->glyphs;
+  if (!grow(d, &p, &dl->glyph_cap, dl->glyph_count, sizeof(st_glyph_quad), MAX_GLYPHS)) return;
+  dl->glyphs = p;
+  dl->glyphs[dl->glyph_count++] = *q;
+}
+
+static void push_cmd(dctx *d, st_draw_kind kind, uint32_t first, uint32_t end) {
+  if (end <= first) return;
+  st_drawlist *dl = d->dl;
+  void *p = dl->cmds;
+  if (!grow(d, &p, &dl->cmd_cap, dl->cmd_count, sizeof(st_draw_cmd), MAX_CMDS)) return;
+  dl->cmds = p;
+  dl->cmds[dl->cmd_count++] = (st_draw_cmd){
+      (uint32_t)kind, first, end - first, d->c.x0, d->c.y0, d->c.x1 - d->c.x0, d->c.y1 - d->c.y0};
+}
+
+/* ==== 3. text ============================================================ */
+
+/* Decodes one UTF-8 sequence at s[*i]; invalid or truncated input yields
+ * U+FFFD and consumes one byte (so decoding always makes progress). */
+static uint32_t utf8_next(const unsigned char *s, size_t n, size_t *i) {
+  unsigned c = s[*i];
+  if (c < 0x80) {
+    (*i)++;
+    return c;
+  }
+  int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (!len || *i + (size_t)len > n) {
+    (*i)++;
+    return 0xFFFD;
+  }
+  uint32_t cp = c & (0x3Fu >> (len - 1));
+  for (int k = 1; k < len; k++) {
+    unsigned cc = s[*i + (size_t)k];
+    if ((cc & 0xC0) != 0x80) {
+      (*i)++;
+      return 0xFFFD;
+    }
+    cp = cp << 6 | (cc & 0x3F);
+  }
+  /* overlong, surrogate or out of range */
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF)) {
+    (*i)++;
+    return 0xFFFD;
+  }
+  *i += (size_t)len;
+  return cp;
+}
+
+static int get_glyph(const st_font *f, uint32_t cp, st_glyph *g) {
+  if (cp < 0x20 || cp == 0x7F) cp = 0xFFFD; /* controls never reach the atlas */
+  if (f->glyph(f->ud, cp, g)) return 1;
+  if (cp != 0xFFFD && f->glyph(f->ud, 0xFFFD, g)) return 1;
+  return f->glyph(f->ud, '?', g);
+}
+
+/* Draws s in [x, x + max_w) on `baseline`, elided with an ellipsis when it
+ * does not fit; draws nothing if not even one character and the ellipsis
+ * fit. Returns the width used. */
+static float draw_text(dctx *d, const char *s, size_t n, float x, float baseline, float max_w,
+                       uint32_t col) {
+  const st_font *f = d->in->font;
+  if (!f || !f->glyph || !(max_w > 0) || !n) return 0;
+  /* the text's vertical extent must lie inside the clip */
+  if (baseline - f->ascent < d->c.y0 || baseline + f->descent > d->c.y1) return 0;
+  st_glyph gl[MAX_LABEL_CPS];
+  size_t ng = 0, i = 0;
+  float total = 0;
+  while (i < n && ng < MAX_LABEL_CPS && total <= max_w) {
+    uint32_t cp = utf8_next((const unsigned char *)s, n, &i);
+    if (!get_glyph(f, cp, &gl[ng])) continue;
+    total += gl[ng].advance;
+    ng++;
+  }
+  int elide = i < n || total > max_w;
+  st_glyph ell[3];
+  int nell = 0;
+  float ell_w = 0;
+  if (elide) {
+    if (f->glyph(f->ud, 0x2026, &ell[0]))
+      nell = 1;
+    else if (f->glyph(f->ud, '.', &ell[0]))
+      ell[1] = ell[2] = ell[0], nell = 3;
+    for (int k = 0; k < nell; k++) ell_w += ell[k].advance;
+    /* keep the longest prefix that leaves room for the ellipsis */
+    float w = 0;
+    size_t keep = 0;
+    while (keep < ng && w + gl[keep].advance + ell_w <= max_w) w += gl[keep++].advance;
+    if (keep == 0 || !nell) return 0;
+    ng = keep;
+  }
+  float pen = x, right = x + max_w;
+  for (size_t k = 0; k < ng + (elide ? (size_t)nell : 0); k++) {
+    const st_glyph *g = k < ng ? &gl[k] : &ell[k - ng];
+    if (g->x1 > g->x0 && g->y1 > g->y0) {
+      st_glyph_quad q = {
+          pen + g->x0, baseline + g->y0, g->x1 - g->x0, g->y1 - g->y0, g->u0, g->v0, g->u1, g->v1,
+          col};
+      if (q.x >= x && q.x + q.w <= right && q.x >= d->c.x0 && q.x + q.w <= d->c.x1 &&
+          q.y >= d->c.y0 && q.y + q.h <= d->c.y1)
+        push_glyph(d, &q);
+    }
+    pen += g->advance;
+  }
+  return pen - x;
+}
+
+static float baseline_for(const dctx *d, float top, float h) {
+  const st_font *f = d->in->font;
+  if (!f) return top + h / 2;
+  return top + (h + f->ascent - f->descent) / 2;
+}
+
+/* ==== 4. timeline pass =================================================== */
+
+static void diamond(dctx *d, float x, float yc, float half, uint32_t col) {
+  /* a square rotated 45 degrees: a diagonal segment as wide as it is long */
+  push_line(d, x - half / 2, yc - half / 2, x + half / 2, yc + half / 2, half * 1.41421356f, col);
+}
+
+static void on_item(void *ud, const st_lod_item *it) {
+  dctx *d = ud;
+  const st_view *v = d->v;
+  float x0 = st_view_x_of(v, (double)it->start), x1 = st_view_x_of(v, (double)it->end);
+  size_t len;
+  const char *name = st_strtab_get(d->strs, it->name, &len);
+  uint32_t col = st_color_for_name(name, len);
+  float y = d->row_y + 1, h = ST_VIEW_ROW_H - 2;
+  int instant_row = d->row_kind == ST_TRACK_INSTANTS;
+  if ((instant_row || (it->flags & ST_EV_INSTANT)) && it->count == 1) {
+    diamond(d, x0, d->row_y + ST_VIEW_ROW_H / 2, 6.0f, col);
+    return;
+  }
+  uint32_t flags = 0;
+  if (it->merged && it->count > 1) {
+    float busy = it->busy < 0 ? 0 : it->busy > 1 ? 1 : it->busy;
+    unsigned density = (unsigned)(busy * 255 + 0.5f);
+    flags |= ST_RECT_MERGED | density << 8;
+    col = (col & 0x00FFFFFFu) | (uint32_t)(110 + (unsigned)(145 * busy)) << 24;
+  }
+  if (it->flags & ST_EV_UNFINISHED) flags |= ST_RECT_UNFINISHED;
+  if (x1 - x0 < 1) x1 = x0 + 1; /* nothing that exists disappears */
+  push_rect(d, x0, y, x1 - x0, h, col, flags);
+  if (it->merged) return;
+  /* label inside the visible part of the slice */
+  float vx0 = x0 > d->c.x0 ? x0 : d->c.x0, vx1 = x1 < d->c.x1 ? x1 : d->c.x1;
+  if (vx1 - vx0 < MIN_LABEL_PX) return;
+  draw_text(d, name, len, vx0 + PAD, baseline_for(d, d->row_y, ST_VIEW_ROW_H), vx1 - vx0 - 2 * PAD,
+            text_color_on(col));
+}
+
+static float value_y(const dctx *d, double v) {
+  double f = (v - d->lo) / (d->hi - d->lo);
+  if (f < 0) f = 0;
+  if (f > 1) f = 1;
+  return d->plot_bot - (float)f * (d->plot_bot - d->plot_top);
+}
+
+static void on_sample(void *ud, const st_lod_sample *s) {
+  dctx *d = ud;
+  if (s->last != s->last || s->min != s->min) return; /* NaN */
+  float xs = st_view_x_of(d->v, (double)s->start), xe = st_view_x_of(d->v, (double)s->end);
+  if (xe < xs) xe = xs;
+  float yl = value_y(d, s->last), yb = value_y(d, d->lo <= 0 && d->hi >= 0 ? 0 : d->lo);
+  float ymax = value_y(d, s->max), ymin = value_y(d, s->min);
+  uint32_t fill = (d->series_rgba & 0x00FFFFFFu) | 0x55u << 24;
+  push_rect(d, xs, yl < yb ? yl : yb, xe - xs, fabsf(yb - yl), fill, 0);
+  float bh = ymin - ymax;
+  push_rect(d, xs, ymax - (bh < 1 ? 0.5f : 0), 1, bh < 1 ? 1 : bh, d->series_rgba, 0);
+  if (d->have_prev && d->prev_y != ymax) push_line(d, xs, d->prev_y, xs, yl, 1, d->series_rgba);
+  push_line(d, xs, yl, xe, yl, 1, d->series_rgba);
+  d->prev_y = yl;
+  d->have_prev = 1;
+}
+
+static void draw_counter(dctx *d, const st_layout_item *it, float sy, int64_t t0, int64_t t1) {
+  uint32_t nc;
+  const st_counter *cs = st_trace_counters(d->in->trace, &nc);
+  const st_track *tracks = st_trace_tracks(d->in->trace, NULL);
+  if (it->row >= nc) return;
+  const st_counter *c = &cs[it->row];
+  size_t len;
+  const char *name = st_strtab_get(d->strs, tracks[it->track].name, &len);
+  d->series_rgba = st_color_for_name(name, len);
+  d->lo = c->min < 0 ? c->min : 0;
+  d->hi = c->max;
+  if (!(d->hi > d->lo)) d->hi = d->lo + 1;
+  d->plot_top = sy + 4;
+  d->plot_bot = sy + ST_VIEW_COUNTER_H - 2;
+  d->have_prev = 0;
+  st_lod_query_counter(d->in->lod, it->row, t0, t1, d->v->ns_per_px, on_sample, d);
+  /* the scale: max value at the top left */
+  char buf[48];
+  int n = snprintf(buf, sizeof buf, "%.4g", c->max);
+  if (n > 0 && d->in->font)
+    draw_text(d, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, d->c.x0 + PAD,
+              sy + 2 + d->in->font->ascent, 120, COL_TRACK_TEXT);
+}
+
+static void timeline_pass(dctx *d, const double *ticks, int nticks) {
+  const st_view *v = d->v;
+  const st_layout *lay = d->in->layout;
+  uint32_t lines0 = d->dl->line_count;
+  for (int k = 0; k < nticks; k++) {
+    float x = st_view_x_of(v, ticks[k]);
+    push_line(d, x, d->c.y0, x, d->c.y1, 1, COL_GRID);
+  }
+  push_cmd(d, ST_DRAW_LINES, lines0, d->dl->line_count);
+  if (!lay || !d->in->trace) return;
+
+  uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
+  uint32_t n;
+  const st_layout_item *items = st_layout_items(lay, &n);
+  const st_track *tracks = st_trace_tracks(d->in->trace, NULL);
+  double tw = st_view_timeline_w(v);
+  double ft0 = floor(v->t0_ns), ft1 = ceil(v->t0_ns + tw * v->ns_per_px) + 1;
+  int64_t t0 = ft0 < -9.2e18 ? INT64_MIN + 1 : ft0 > 9.2e18 ? INT64_MAX - 1 : (int64_t)ft0;
+  int64_t t1 = ft1 > 9.2e18 ? INT64_MAX : ft1 < -9.2e18 ? INT64_MIN + 2 : (int64_t)ft1;
+  float top = v->scroll_y, bottom = v->scroll_y + (v->height - ST_VIEW_AXIS_H);
+  for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
+    const st_layout_item *it = &items[i];
+    float sy = ST_VIEW_AXIS_H + it->y - v->scroll_y;
+    if (it->kind == ST_LAYOUT_SECTION) {
+      push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_SECTION, 0);
+    } else if (it->kind == ST_LAYOUT_ROW) {
+      if (!d->in->lod) continue;
+      d->row_y = sy;
+      d->row_kind = tracks[it->track].kind;
+      st_lod_query_row(d->in->lod, it->row, t0, t1, v->ns_per_px, 1.0, on_item, d);
+    } else {
+      if (d->in->lod) draw_counter(d, it, sy, t0, t1);
+    }
+  }
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
+  push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+}
+
+/* ==== 5. gutter pass ===================================================== */
+
+static void gutter_pass(dctx *d) {
+  const st_view *v = d->v;
+  const st_layout *lay = d->in->layout;
+  uint32_t r0 = d->dl->rect_count, g0 = d->dl->glyph_count;
+  push_rect(d, d->c.x0, d->c.y0, d->c.x1 - d->c.x0, d->c.y1 - d->c.y0, COL_GUTTER, 0);
+  if (lay && d->in->trace) {
+    uint32_t n, np, nt;
+    const st_layout_item *items = st_layout_items(lay, &n);
+    const st_process *ps = st_trace_processes(d->in->trace, &np);
+    const st_track *ts = st_trace_tracks(d->in->trace, &nt);
+    float top = v->scroll_y, bottom = v->scroll_y + (v->height - ST_VIEW_AXIS_H);
+    char buf[320];
+    for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
+      const st_layout_item *it = &items[i];
+      float sy = ST_VIEW_AXIS_H + it->y - v->scroll_y;
+      float x = d->c.x0 + PAD, w = d->c.x1 - d->c.x0 - 2 * PAD;
+      if (it->kind == ST_LAYOUT_SECTION) {
+        if (it->process >= np) continue;
+        const st_process *p = &ps[it->process];
+        push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_SECTION, 0);
+        size_t len;
+        const char *name = st_strtab_get(d->strs, p->name, &len);
+        /* U+25B8 / U+25BE: collapsed / expanded marker */
+        const char *mark =
+            st_layout_collapsed(lay, it->process) ? "\xE2\x96\xB8 " : "\xE2\x96\xBE ";
+        int m = len ? snprintf(buf, sizeof buf, "%s%.*s (pid %lld)", mark,
+                               (int)(len > 200 ? 200 : len), name, (long long)p->pid)
+                    : snprintf(buf, sizeof buf, "%spid %lld", mark, (long long)p->pid);
+        if (m > 0)
+          draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x,
+                    baseline_for(d, sy, it->h), w, COL_SECTION_TEXT);
+        continue;
+      }
+      if (!it->first_of_track || it->track >= nt) continue;
+      const st_track *tr = &ts[it->track];
+      size_t len;
+      const char *name = st_strtab_get(d->strs, tr->name, &len);
+      int m;
+      const char *suffix = tr->overflow ? " (overlaps)" : "";
+      if (len)
+        m = snprintf(buf, sizeof buf, "%.*s%s", (int)(len > 256 ? 256 : len), name, suffix);
+      else if (tr->kind == ST_TRACK_SLICES)
+        m = snprintf(buf, sizeof buf, "tid %lld%s", (long long)tr->key, suffix);
+      else if (tr->kind == ST_TRACK_ASYNC)
+        m = snprintf(buf, sizeof buf, "async %lld", (long long)tr->key);
+      else if (tr->kind == ST_TRACK_INSTANTS)
+        m = snprintf(buf, sizeof buf, "instants");
+      else
+        m = snprintf(buf, sizeof buf, "counter %lld", (long long)tr->key);
+      float lh = it->kind == ST_LAYOUT_COUNTER ? ST_VIEW_ROW_H : it->h;
+      if (m > 0)
+        draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x + 2 * PAD,
+                  baseline_for(d, sy, lh), w - 2 * PAD, COL_TRACK_TEXT);
+    }
+  }
+  /* the separator between gutter and timeline */
+  push_rect(d, d->c.x1 - 1, d->c.y0, 1, d->c.y1 - d->c.y0, COL_SEPARATOR, 0);
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+}
+
+/* ==== 6. axis pass ======================================================= */
+
+static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
+  const st_view *v = d->v;
+  uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
+  push_rect(d, d->c.x0, d->c.y0, d->c.x1 - d->c.x0, d->c.y1 - d->c.y0, COL_AXIS, 0);
+  push_rect(d, d->c.x0, d->c.y1 - 1, d->c.x1 - d->c.x0, 1, COL_SEPARATOR, 0);
+  char buf[64];
+  for (int k = 0; k < nticks; k++) {
+    float x = st_view_x_of(v, ticks[k]);
+    push_line(d, x, d->c.y1 - 8, x, d->c.y1, 1, COL_TICK);
+    float next = k + 1 < nticks ? st_view_x_of(v, ticks[k + 1]) : d->c.x1;
+    size_t m = st_format_time(ticks[k], step, buf, sizeof buf);
+    draw_text(d, buf, m, x + 3, baseline_for(d, d->c.y0, d->c.y1 - d->c.y0 - 8), next - x - 6,
+              COL_AXIS_TEXT);
+  }
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
+  push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+}
+
+/* ==== 7. frame =========================================================== */
+
+st_code st_draw_frame(st_drawlist *dl, const st_draw_input *in, const st_alloc *a) {
+  if (!dl || !in || !in->view) return ST_ERR_ARG;
+  dl->rect_count = dl->glyph_count = dl->line_count = dl->cmd_count = 0;
+  dl->clear_rgba = COL_BG;
+  const st_view *v = in->view;
+  if (!(v->width > 0) || !(v->height > 0) || !(v->ns_per_px > 0) || !isfinite(v->t0_ns))
+    return ST_OK;
+  dctx d = {0};
+  d.dl = dl;
+  d.a = a;
+  d.in = in;
+  d.v = v;
+  d.strs = in->trace ? st_trace_strings(in->trace) : NULL;
+
+  /* ticks: round multiples of the step across the timeline */
+  double step = st_axis_tick_step(v->ns_per_px, TICK_MIN_PX);
+  double ticks[MAX_TICKS];
+  int nticks = 0;
+  double tw = st_view_timeline_w(v);
+  double tend = v->t0_ns + tw * v->ns_per_px;
+  for (double k = ceil(v->t0_ns / step); nticks < MAX_TICKS; k += 1) {
+    double t = k * step;
+    if (t >= tend) break;
+    ticks[nticks++] = t;
+  }
+
+  float W = v->width, H = v->height, G = ST_VIEW_GUTTER_W < W ? ST_VIEW_GUTTER_W : W;
+  float A = ST_VIEW_AXIS_H < H ? ST_VIEW_AXIS_H : H;
+  d.c = (clip){G, A, W, H};
+  if (W > G && H > A) timeline_pass(&d, ticks, nticks);
+  d.c = (clip){0, A, G, H};
+  if (G > 0 && H > A) gutter_pass(&d);
+  d.c = (clip){0, 0, W, A};
+  if (A > 0) {
+    /* the corner above the gutter is plain; ticks only over the timeline */
+    uint32_t r0 = dl->rect_count;
+    push_rect(&d, 0, 0, G, A, COL_AXIS, 0);
+    push_rect(&d, G - 1, 0, 1, A, COL_SEPARATOR, 0);
+    push_cmd(&d, ST_DRAW_RECTS, r0, dl->rect_count);
+    d.c = (clip){G, 0, W, A};
+    if (W > G) axis_pass(&d, ticks, nticks, step);
+  }
+  return d.err;
+}
+
+void st_drawlist_free(st_drawlist *dl, const st_alloc *a) {
+  if (!dl) return;
+  st_free(a, dl->rects);
+  st_free(a, dl->glyphs);
+  st_free(a, dl->lines);
+  st_free(a, dl->cmds);
+  memset(dl, 0, sizeof *dl);
+}

@@ -1,0 +1,175 @@
+/* view.c: viewport arithmetic and the vertical track layout (see view.h).
+ *
+ * The layout is a flat, top-to-bottom array of items (section headers, slice
+ * rows, counter tracks) with content y positions, rebuilt only when a
+ * process is collapsed or expanded, so a frame finds its first visible item
+ * with one binary search and walks only what is on screen.
+ */
+#include "view.h"
+
+#include <math.h>
+
+/* ==== viewport =========================================================== */
+
+#define MIN_NSPP 1e-3
+#define MAX_NSPP 1e15
+
+static double clamp_nspp(double v) {
+  if (!(v >= MIN_NSPP)) return MIN_NSPP; /* also NaN */
+  return v > MAX_NSPP ? MAX_NSPP : v;
+}
+
+float st_view_timeline_w(const st_view *v) {
+  float w = v ? v->width - ST_VIEW_GUTTER_W : 0;
+  return w > 0 ? w : 0;
+}
+
+void st_view_fit(st_view *v, const st_trace *t, float w, float h, float dpr) {
+  if (!v) return;
+  v->width = w > 0 ? w : 1;
+  v->height = h > 0 ? h : 1;
+  v->dpr = dpr > 0 ? dpr : 1;
+  v->scroll_y = 0;
+  double tw = st_view_timeline_w(v);
+  if (tw < 1) tw = 1;
+  double dur = (double)st_trace_duration_ns(t);
+  if (!(dur > 0)) dur = 1000; /* empty or instantaneous trace: show 1 us */
+  double margin = dur * 0.02;
+  v->ns_per_px = clamp_nspp((dur + 2 * margin) / tw);
+  v->t0_ns = -margin;
+}
+
+double st_view_time_at(const st_view *v, float x) {
+  return v->t0_ns + ((double)x - ST_VIEW_GUTTER_W) * v->ns_per_px;
+}
+
+float st_view_x_of(const st_view *v, double t_ns) {
+  return (float)(ST_VIEW_GUTTER_W + (t_ns - v->t0_ns) / v->ns_per_px);
+}
+
+void st_view_zoom(st_view *v, double factor, float x) {
+  if (!v || !(factor > 0) || !isfinite(factor)) return;
+  if (!(x >= ST_VIEW_GUTTER_W && x < v->width)) x = ST_VIEW_GUTTER_W + st_view_timeline_w(v) / 2;
+  double t = st_view_time_at(v, x);
+  v->ns_per_px = clamp_nspp(v->ns_per_px / factor);
+  v->t0_ns = t - ((double)x - ST_VIEW_GUTTER_W) * v->ns_per_px;
+}
+
+void st_view_pan_px(st_view *v, float dx_px) {
+  if (v && isfinite(dx_px)) v->t0_ns += (double)dx_px * v->ns_per_px;
+}
+
+/* ==== layout ============================================================= */
+
+struct st_layout {
+  st_alloc alloc;
+  const st_trace *trace;
+  uint8_t *collapsed; /* per process */
+  uint32_t proc_count;
+  st_layout_item *items;
+  uint32_t count, cap;
+  float height;
+};
+
+static int rebuild(st_layout *l) {
+  uint32_t np, nt;
+  const st_process *ps = st_trace_processes(l->trace, &np);
+  const st_track *ts = st_trace_tracks(l->trace, &nt);
+  /* worst case: every section, row and counter expanded */
+  size_t need = np;
+  for (uint32_t i = 0; i < nt; i++) need += ts[i].kind == ST_TRACK_COUNTER ? 1u : ts[i].row_count;
+  if (need > UINT32_MAX - 1) return 0;
+  if (need > l->cap) {
+    st_layout_item *ni = st_realloc_array(&l->alloc, l->items, need, sizeof *ni);
+    if (!ni) return 0;
+    l->items = ni;
+    l->cap = (uint32_t)need;
+  }
+  uint32_t n = 0;
+  float y = 0;
+  for (uint32_t p = 0; p < np; p++) {
+    l->items[n++] =
+        (st_layout_item){ST_LAYOUT_SECTION, 0, 0, p, UINT32_MAX, 0, y, ST_VIEW_SECTION_H};
+    y += ST_VIEW_SECTION_H;
+    if (l->collapsed[p]) continue;
+    for (uint32_t k = 0; k < ps[p].track_count; k++) {
+      uint32_t ti = ps[p].first_track + k;
+      if (ti >= nt) break;
+      const st_track *tr = &ts[ti];
+      if (tr->kind == ST_TRACK_COUNTER) {
+        l->items[n++] =
+            (st_layout_item){ST_LAYOUT_COUNTER, 1, 0, p, ti, tr->counter, y, ST_VIEW_COUNTER_H};
+        y += ST_VIEW_COUNTER_H + ST_VIEW_TRACK_GAP;
+        continue;
+      }
+      if (!tr->row_count) continue;
+      for (uint32_t r = 0; r < tr->row_count; r++) {
+        l->items[n++] = (st_layout_item){
+            ST_LAYOUT_ROW, (uint8_t)(r == 0), 0, p, ti, tr->first_row + r, y, ST_VIEW_ROW_H};
+        y += ST_VIEW_ROW_H;
+      }
+      y += ST_VIEW_TRACK_GAP;
+    }
+  }
+  l->count = n;
+  l->height = y;
+  return 1;
+}
+
+st_layout *st_layout_create(const st_alloc *a, const st_trace *t) {
+  st_alloc al = a ? *a : (st_alloc){0};
+  if (!t) return NULL;
+  st_layout *l = st_calloc(&al, 1, sizeof *l);
+  if (!l) return NULL;
+  l->alloc = al;
+  l->trace = t;
+  st_trace_processes(t, &l->proc_count);
+  l->collapsed = st_calloc(&al, (size_t)l->proc_count + 1, 1);
+  if (!l->collapsed || !rebuild(l)) {
+    st_layout_destroy(l);
+    return NULL;
+  }
+  return l;
+}
+
+void st_layout_destroy(st_layout *l) {
+  if (!l) return;
+  st_alloc a = l->alloc;
+  st_free(&a, l->collapsed);
+  st_free(&a, l->items);
+  st_free(&a, l);
+}
+
+void st_layout_set_collapsed(st_layout *l, uint32_t process, int collapsed) {
+  if (!l || process >= l->proc_count) return;
+  uint8_t c = collapsed ? 1 : 0;
+  if (l->collapsed[process] == c) return;
+  l->collapsed[process] = c;
+  /* collapsing only shrinks the list; expanding fits in the capacity sized
+   * for everything expanded, so this cannot fail after create */
+  rebuild(l);
+}
+
+int st_layout_collapsed(const st_layout *l, uint32_t process) {
+  return l && process < l->proc_count ? l->collapsed[process] : 0;
+}
+
+const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count) {
+  if (count) *count = l ? l->count : 0;
+  return l ? l->items : NULL;
+}
+
+float st_layout_height(const st_layout *l) { return l ? l->height : 0; }
+
+uint32_t st_layout_first_at(const st_layout *l, float content_y) {
+  if (!l) return 0;
+  uint32_t lo = 0, hi = l->count;
+  while (lo < hi) {
+    uint32_t m = lo + (hi - lo) / 2;
+    if (l->items[m].y + l->items[m].h > content_y)
+      hi = m;
+    else
+      lo = m + 1;
+  }
+  return lo;
+}
