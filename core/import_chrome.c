@@ -1518,12 +1518,13 @@ static st_code run(st_chrome_importer *im) {
   for (;;) {
     if (im->state == T_FAILED) return im->code;
     if (im->state != T_OBJ_SKIP) p = st_json_ws(p, end);
-    if (im->state == T_START && im->base == 0 && p == im->buf && end - p >= 3 &&
-        !memcmp(p, "\xEF\xBB\xBF", 3))
-      p += 3; /* UTF-8 byte order mark */
     if (p >= end && im->state != T_OBJ_SKIP) break;
     switch (im->state) {
     case T_START:
+      if (im->base == 0 && p == im->buf && end - p >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) {
+        p += 3; /* UTF-8 byte order mark; whitespace may follow */
+        break;
+      }
       if (*p == '\xEF' && im->base == 0 && p == im->buf && end - p < 3 && !im->final) {
         im->pos = (size_t)(p - im->buf);
         return ST_OK; /* maybe a BOM: wait */

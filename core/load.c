@@ -120,6 +120,8 @@ static int pick_importer(st_loader *l, int final) {
   if (n >= 3 && memcmp(s, bom, 3) == 0) i = 3;
   while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) i++;
   if (i == n && !final && n < SNIFF_BYTES) return 0;
+  /* a verdict other than JSON waits for 4 bytes (zstd/zip magic) */
+  if (i < n && s[i] != '{' && s[i] != '[' && n < 4 && !final) return 0;
   if (n == 0) {
     fail(l, ST_ERR_EMPTY, 0,
          l->stats.compressed ? "empty input: no bytes after decompression" : "empty input");

@@ -149,6 +149,8 @@ static st_code inflate_some(st_source *s, st_error *err, const uint8_t *p, size_
       }
       if (r != Z_OK && r != Z_BUF_ERROR) {
         char msg[160];
+        /* hand over what was decoded before the damage */
+        if (r != Z_MEM_ERROR && emit(s, err, s->out, produced) != ST_OK) return s->failed;
         uint64_t at = s->member_start + s->zs.total_in;
         const char *why = s->zs.msg ? s->zs.msg : (r == Z_MEM_ERROR ? "out of memory" : "bad data");
         snprintf(msg, sizeof msg, "corrupt %s data at compressed byte %llu: %s", kind,
