@@ -32,6 +32,8 @@
 #define MAX_TICKS 512
 #define MAX_LABEL_CPS 256 /* code points considered per label */
 
+#define COLOR_CACHE_BITS 9
+#define COLOR_CACHE (1u << COLOR_CACHE_BITS)
 #define PAD 4.0f
 #define TICK_MIN_PX 90.0
 #define MIN_LABEL_PX 14.0f
@@ -157,7 +159,19 @@ typedef struct dctx {
   uint32_t series_rgba;
   float prev_y;
   int have_prev;
+  /* name id -> colour, direct-mapped, per frame: hashing the name and the
+   * HSL conversion were the largest cost per rect */
+  uint32_t color_id[COLOR_CACHE], color_rgba[COLOR_CACHE];
 } dctx;
+
+static uint32_t name_color(dctx *d, uint32_t id, const char *s, size_t len) {
+  uint32_t slot = (id * 2654435761u) >> (32 - COLOR_CACHE_BITS);
+  if (d->color_id[slot] == id + 1) return d->color_rgba[slot];
+  uint32_t c = st_color_for_name(s, len);
+  d->color_id[slot] = id + 1;
+  d->color_rgba[slot] = c;
+  return c;
+}
 
 static int grow(dctx *d, void **p, uint32_t *cap, uint32_t count, size_t elem, uint32_t max) {
   if (count < *cap) return 1;
@@ -349,7 +363,7 @@ static void on_item(void *ud, const st_lod_item *it) {
   float x0 = st_view_x_of(v, (double)it->start), x1 = st_view_x_of(v, (double)it->end);
   size_t len;
   const char *name = st_strtab_get(d->strs, it->name, &len);
-  uint32_t col = st_color_for_name(name, len);
+  uint32_t col = name_color(d, it->name, name, len);
   float y = d->row_y + 1, h = ST_VIEW_ROW_H - 2;
   int instant_row = d->row_kind == ST_TRACK_INSTANTS;
   if ((instant_row || (it->flags & ST_EV_INSTANT)) && it->count == 1) {

@@ -111,9 +111,14 @@ typedef struct range_visit {
   void *ud;
 } range_visit;
 
-static void visit_range(size_t n, size_t a, size_t b, const range_visit *v) {
+typedef struct tree_shape {
   size_t off[MAX_LEVELS];
-  uint32_t levels = tree_levels(n, off);
+  uint32_t levels;
+} tree_shape;
+
+static void visit_range(const tree_shape *sh, size_t a, size_t b, const range_visit *v) {
+  const size_t *off = sh->off;
+  uint32_t levels = sh->levels;
   size_t p = a;
   if (levels == 0) {
     for (; p < b; p++) v->elem(v->ud, p);
@@ -153,7 +158,7 @@ static void build_row_names(const st_row *r, name_node *nodes) {
   /* level 0: exact arg-max of weight per group of LEAF events */
   for (size_t g = 0, a = 0; a < n; g++, a += LEAF) {
     size_t b = a + LEAF < n ? a + LEAF : n;
-    name_node cand[LEAF];
+    name_node cand[LEAF] = {{0, 0}};
     size_t nc = 0;
     for (size_t i = a; i < b; i++) {
       size_t c = 0;
@@ -346,10 +351,11 @@ static void acc_node(void *ud, size_t k) {
   acc_add(acc, acc->nodes[k]);
 }
 
-static uint32_t dominant_name(const st_lod *lod, uint32_t row, size_t a, size_t b) {
+static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape *sh, size_t a,
+                              size_t b) {
   name_acc acc = {&lod->rows[row], lod->nodes + lod->lrows[row].node, {{0, 0}}, 0};
   range_visit v = {acc_elem, acc_node, &acc};
-  visit_range(lod->rows[row].count, a, b, &v);
+  visit_range(sh, a, b, &v);
   name_node best = acc.cand[0];
   for (uint32_t c = 1; c < acc.n; c++)
     if (acc.cand[c].w > best.w) best = acc.cand[c];
@@ -376,6 +382,8 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
       lo = m + 1;
   }
   uint32_t items = 0;
+  tree_shape sh;
+  sh.levels = tree_levels(n, sh.off); /* once per query, not per block */
   for (size_t i = lo; i < n && r->start[i] < t1;) {
     int64_t s = r->start[i];
     if ((double)r->dur[i] >= min_ns) {
@@ -393,7 +401,7 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
     if (e > next) e = next;
     if (e < last_end) e = last_end;
     st_lod_item it = {s, e, (uint32_t)i, (uint32_t)(j - i), 0, 1.0f, 0, 1};
-    it.name = j - i == 1 ? r->name[i] : dominant_name(lod, row, i, j);
+    it.name = j - i == 1 ? r->name[i] : dominant_name(lod, row, &sh, i, j);
     if (j - i == 1) it.flags = r->flags[i];
     if (e > s) {
       double busy = (double)(psum[j] - psum[i]) / (double)(e - s);
@@ -437,6 +445,8 @@ uint32_t st_lod_query_counter(const st_lod *lod, uint32_t counter, int64_t t0, i
   size_t n = c->count;
   size_t k = gallop_ge(c->ts, 0, n, t0);
   uint32_t items = 0;
+  tree_shape sh;
+  sh.levels = tree_levels(n, sh.off);
   if (k > 0) {
     /* the value in force at t0, up to the column of the next sample */
     int64_t e = k < n && c->ts[k] < t1 ? column_start(c->ts[k], ns_per_px) : t1;
@@ -451,7 +461,7 @@ uint32_t st_lod_query_counter(const st_lod *lod, uint32_t counter, int64_t t0, i
     size_t j = gallop_ge(c->ts, k + 1, n, column_end(c->ts[k], ns_per_px));
     mm_acc m = {c->value, lod->cnodes + lod->cnode_off[counter], 0, 0, 0};
     range_visit v = {mm_elem, mm_node_fn, &m};
-    visit_range(n, k, j, &v);
+    visit_range(&sh, k, j, &v);
     int64_t e = j < n && c->ts[j] < t1 ? column_start(c->ts[j], ns_per_px) : t1;
     st_lod_sample smp = {cs, e, m.min, m.max, c->value[j - 1]};
     fn(ud, &smp);
