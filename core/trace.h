@@ -120,7 +120,10 @@ void st_builder_track_sort(st_builder *b, uint32_t track, int32_t sort_index);
 
 /* Add one complete event; times absolute ns. With ST_EV_UNFINISHED in flags
  * the event ends at the trace's last timestamp (dur_ns is ignored); otherwise
- * dur < 0 is clamped to 0 (the importer warns). Returns ST_OK or ST_ERR_NOMEM. */
+ * dur < 0 is clamped to 0 (the importer warns). Returns ST_OK, ST_ERR_NOMEM,
+ * ST_ERR_ARG (unknown track, or a counter track) or ST_ERR_LIMIT (a track
+ * already holds 2^32 - 2 events). st_builder_counter: same, for counter
+ * tracks only. */
 st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_t dur_ns,
                          uint32_t name, uint32_t cat, uint64_t src, uint8_t flags);
 st_code st_builder_counter(st_builder *b, uint32_t track, int64_t ts_ns, double value);
