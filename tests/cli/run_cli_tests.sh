@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# run_cli_tests.sh STRATA [STRATA_GEN]
+# Drives the `strata` binary as a user would: `strata stats FILE --json` on
+# the fixtures, on gzip'd copies made here with python3 (one and several
+# members), on every file of ../shared/corpus and, if strata-gen is given,
+# on generated traces. Checks exact numbers: hand-derived ones for the
+# fixtures, and for real traces an independent count done by python's json
+# module (events, phases, exact ts_min_us/ts_max_us with decimal
+# arithmetic). Refused files must exit 1 with one stderr line naming the
+# file and the byte offset. Prints "N passed, N failed"; exits 1 on failure.
+set -u
+strata=${1:?usage: run_cli_tests.sh STRATA [STRATA_GEN]}
+gen=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export STRATA_BIN=$strata STRATA_GEN=$gen STRATA_ROOT=$root
+exec python3 - <<'PY'
+import collections, decimal, gzip, json, os, re, subprocess, sys, tempfile
+
+D = decimal.Decimal
+strata = os.environ["STRATA_BIN"]
+gen = os.environ.get("STRATA_GEN", "")
+root = os.environ["STRATA_ROOT"]
+fix = os.path.join(root, "tests", "fixtures")
+corpus = os.path.normpath(os.path.join(root, "..", "shared", "corpus"))
+tmp = tempfile.mkdtemp(prefix="strata-cli-")
+passed = failed = 0
+
+
+def report(ok, name, why=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, why))
+
+
+def run(path):
+    p = subprocess.run([strata, "stats", path, "--json"], capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def stats_of(name, path, expect_rc=0):
+    rc, out, err = run(path)
+    if rc != expect_rc:
+        report(False, name, "exit %d (want %d): %s" % (rc, expect_rc, err.strip()))
+        return None, err
+    if rc != 0:
+        return None, err
+    try:
+        return json.loads(out, parse_float=D), err
+    except ValueError as e:
+        report(False, name, "stdout is not JSON: %s" % e)
+        return None, err
+
+
+def check_subset(name, got, want):
+    bad = []
+    for k, v in want.items():
+        g = got.get(k)
+        if isinstance(v, float):
+            v = D(repr(v))
+        if g != v:
+            bad.append("%s: got %r want %r" % (k, g, v))
+    report(not bad, name, "; ".join(bad))
+
+
+def warnings_of(s):
+    return {w["kind"]: w["count"] for w in s["warnings"]}
+
+
+# ---- 1. fixtures, exact hand-derived numbers ------------------------------------
+FIXTURES = {
+    "array_basic.json": dict(events=8, slices=2, instants=1, counter_samples=1, processes=1,
+                             threads=1, ts_min_us=100, ts_max_us=150,
+                             phases={"B": 1, "C": 1, "E": 1, "M": 2, "X": 1, "i": 1, "": 1}),
+    "object_keys_any_order.json": dict(events=1, slices=1, ts_min_us=1, ts_max_us=3),
+    "truncated_mid_event.json": dict(events=2, slices=2),
+    "truncated_trailing_comma.json": dict(events=2, slices=2),
+    "trailing_comma_closed.json": dict(events=2, slices=2),
+    "object_truncated.json": dict(events=2, slices=2),
+    "syntax_error.json": dict(events=1, slices=1),
+    "strings_escapes.json": dict(events=7, slices=7),
+    "invalid_utf8.json": dict(events=1, slices=1),
+    "string_pid_tid.json": dict(events=4, slices=3, processes=2, threads=2),
+    "timestamps.json": dict(events=7, slices=5, threads=6, ts_min_us=10,
+                            ts_max_us=D("1735632360000000.125")),
+    "begin_end.json": dict(events=8, slices=4, threads=3, ts_min_us=1, ts_max_us=9),
+    "async_nestable.json": dict(events=10, async_slices=4, instants=1, processes=2),
+    "async_legacy.json": dict(events=6, async_slices=5),
+    "counters.json": dict(events=6, counter_samples=11, processes=2, threads=0, ts_max_us=8),
+    "flows.json": dict(events=7, flows=3, slices=3),
+    "instants.json": dict(events=5, instants=5, processes=2),
+    "phases_misc.json": dict(events=14, slices=1),
+    "bom.json": dict(events=1, slices=1),
+    "empty_array.json": dict(events=0, ts_min_us=None, ts_max_us=None),
+    "empty_object.json": dict(events=0),
+    "trailing_garbage.json": dict(events=1),
+    "object_cut_in_metadata.json": dict(events=1),
+}
+WARNINGS = {
+    "begin_end.json": {"end_name_mismatch": 1, "unmatched_end": 1, "unclosed_begin": 1,
+                       "negative_duration": 1},
+    "truncated_mid_event.json": {"truncated": 1},
+    "phases_misc.json": {"skipped_phase": 9, "unknown_phase": 1, "missing_ph": 2,
+                         "non_object_event": 1},
+    "object_keys_any_order.json": {"stack_frames_skipped": 1, "samples_skipped": 1,
+                                   "system_trace_events_ignored": 1},
+}
+# partial traces: exit 0, stats, and one warning line on stderr
+PARTIAL = {"truncated_mid_event.json", "truncated_trailing_comma.json", "object_truncated.json",
+           "syntax_error.json", "object_cut_in_metadata.json"}
+REFUSED = {  # file -> (byte offset, message part)
+    "empty_file.json": (0, "empty input"),
+    "whitespace_only.json": (6, "only whitespace"),
+    "not_trace.html": (0, "expected '{' or '[' (found 0x3C)"),
+    "not_trace.png": (0, "expected '{' or '[' (found 0x89)"),
+    "not_trace_cpuprofile.json": (0, "no traceEvents"),
+}
+
+for name, want in sorted(FIXTURES.items()):
+    path = os.path.join(fix, name)
+    s, err = stats_of(name, path)
+    if s is None:
+        continue
+    check_subset(name, s, want)
+    if name in WARNINGS:
+        w = warnings_of(s)
+        bad = {k: (w.get(k), v) for k, v in WARNINGS[name].items() if w.get(k) != v}
+        report(not bad, name + " warnings", repr(bad))
+    lines = [l for l in err.splitlines() if l.strip()]
+    if name in PARTIAL:
+        report(len(lines) == 1 and "warning" in lines[0] and name in lines[0],
+               name + " stderr", repr(err))
+    else:
+        report(len(lines) == 0, name + " stderr", repr(err))
+    # the same bytes gzip'd (one member, and split in two members) give the same numbers
+    data = open(path, "rb").read()
+    one = os.path.join(tmp, name + ".gz")
+    with open(one, "wb") as f:
+        f.write(gzip.compress(data))
+    two = os.path.join(tmp, name + ".2.gz")
+    with open(two, "wb") as f:
+        f.write(gzip.compress(data[: len(data) // 2]) + gzip.compress(data[len(data) // 2:]))
+    for gz in (one, two):
+        g, _ = stats_of(os.path.basename(gz), gz)
+        if g is None:
+            continue
+        same = {k: s[k] for k in s if k not in ("compressed", "bytes_in", "load_ms", "heap_bytes")}
+        check_subset(os.path.basename(gz), g, dict(same, compressed=True))
+
+for name, (offset, part) in sorted(REFUSED.items()):
+    rc, out, err = run(os.path.join(fix, name))
+    lines = err.strip().splitlines()
+    ok = (rc == 1 and out == "" and len(lines) == 1 and lines[0].startswith("strata: ")
+          and name in lines[0] and part in lines[0] and ("(at byte %d" % offset) in lines[0])
+    report(ok, name + " refused", "rc=%d err=%r" % (rc, err))
+
+# ---- 2. the corpus, checked against python's own reading -------------------------
+def us_to_ns(v):
+    """microseconds (number or numeric string) -> int ns, rounded half away from 0"""
+    d = D(str(v)) * 1000
+    return int(d.to_integral_value(rounding=decimal.ROUND_HALF_UP))
+
+
+def independent(events):
+    phases = collections.Counter()
+    lo = hi = None
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        ph = e.get("ph", "")
+        phases[ph if isinstance(ph, str) else ""] += 1
+        if ph == "M" or "ts" not in e:
+            continue
+        try:
+            ts = us_to_ns(e["ts"])
+        except (decimal.InvalidOperation, ValueError):
+            continue
+        end = ts
+        if ph == "X" and "dur" in e:
+            try:
+                end = ts + max(0, us_to_ns(e["dur"]))
+            except (decimal.InvalidOperation, ValueError):
+                pass
+        lo = ts if lo is None else min(lo, ts)
+        hi = end if hi is None else max(hi, end)
+    n = sum(1 for e in events if isinstance(e, dict))
+    fmt = lambda ns: None if ns is None else D(ns) / 1000
+    return n, dict(phases), fmt(lo), fmt(hi)
+
+
+CORPUS_REFUSED = {
+    "perfetto__nested_tracks.perfetto-trace": "not supported yet",
+    "xprof-head__tpu_inference_2.xplane.pb": "not supported yet",
+    "xprof__34.83.195.179_6003.xplane.pb": "not supported yet",
+    "speedscope__example.cpuprofile": "not a trace",
+}
+README_EVENTS = {}
+readme = os.path.join(corpus, "README.md")
+if os.path.exists(readme):
+    for line in open(readme, encoding="utf-8"):
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) > 9 and cols[1].startswith("`") and cols[8].isdigit():
+            README_EVENTS[cols[1].strip("`")] = int(cols[8])
+
+for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
+    path = os.path.join(corpus, name)
+    if name == "README.md" or not os.path.isfile(path):
+        continue
+    if name in CORPUS_REFUSED:
+        rc, out, err = run(path)
+        lines = err.strip().splitlines()
+        report(rc == 1 and len(lines) == 1 and name in lines[0] and CORPUS_REFUSED[name] in lines[0]
+               and "(at byte " in lines[0], name + " refused", "rc=%d err=%r" % (rc, err))
+        continue
+    s, err = stats_of(name, path)
+    if s is None:
+        continue
+    raw = open(path, "rb").read()
+    compressed = raw[:2] == b"\x1f\x8b"
+    text = gzip.decompress(raw) if compressed else raw
+    try:
+        doc = json.loads(text.decode("utf-8", "replace"), parse_float=D)
+    except ValueError:
+        doc = None  # truncated files: python cannot read them; README counts only
+    want = dict(bytes_in=len(raw), bytes_decoded=len(text), compressed=compressed,
+                format="chrome-json")
+    if name in README_EVENTS:
+        want["events"] = README_EVENTS[name]
+    if doc is not None:
+        events = doc["traceEvents"] if isinstance(doc, dict) else doc
+        n, phases, lo, hi = independent(events)
+        want.update(events=n, phases=phases, ts_min_us=lo, ts_max_us=hi)
+    check_subset(name, s, want)
+
+# ---- 3. generated traces -----------------------------------------------------------
+if gen and os.path.exists(gen):
+    for n, gz in ((20000, False), (50000, True)):
+        out = os.path.join(tmp, "gen-%d.json%s" % (n, ".gz" if gz else ""))
+        r = subprocess.run([gen, "-n", str(n), "-o", out, "--seed", "7"] + (["--gz"] if gz else []),
+                           capture_output=True)
+        if r.returncode != 0:
+            report(False, "strata-gen -n %d" % n, r.stderr.decode())
+            continue
+        s, err = stats_of(os.path.basename(out), out)
+        if s is None:
+            continue
+        text = gzip.open(out).read() if gz else open(out, "rb").read()
+        doc = json.loads(text, parse_float=D)
+        events = doc["traceEvents"] if isinstance(doc, dict) else doc
+        cnt, phases, lo, hi = independent(events)
+        check_subset(os.path.basename(out), s, dict(events=cnt, phases=phases, ts_min_us=lo,
+                                                    ts_max_us=hi, compressed=gz))
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
+PY
