@@ -311,6 +311,11 @@ static float draw_text(dctx *d, const char *s, size_t n, float x, float baseline
     total += gl[ng].advance;
     ng++;
   }
+  /* a glyph may reach left of its pen (bearing, atlas padding): start the
+   * pen far enough in that the first glyph stays inside the box */
+  float lead = ng && gl[0].x1 > gl[0].x0 && gl[0].x0 < 0 ? -gl[0].x0 : 0;
+  max_w -= lead;
+  if (!(max_w > 0)) return 0;
   int elide = i < n || total > max_w;
   st_glyph ell[3];
   int nell = 0;
@@ -328,7 +333,7 @@ static float draw_text(dctx *d, const char *s, size_t n, float x, float baseline
     if (keep == 0 || !nell) return 0;
     ng = keep;
   }
-  float pen = x, right = x + max_w;
+  float pen = x + lead, right = x + max_w + lead;
   for (size_t k = 0; k < ng + (elide ? (size_t)nell : 0); k++) {
     const st_glyph *g = k < ng ? &gl[k] : &ell[k - ng];
     if (g->x1 > g->x0 && g->y1 > g->y0) {

@@ -146,6 +146,42 @@ static void test_frames_in_bounds(void) {
 }
 
 /* Every slice label glyph lies inside a slice rect of the same row. */
+/* Real glyphs (atlas padding, italic bearings) reach left of the pen: the
+ * first character of a label must still be drawn, inside its box. */
+static int bearing_glyph(void *ud, uint32_t cp, st_glyph *g) {
+  (void)ud;
+  *g = (st_glyph){7, -1.0f, -9, 6.0f, 2, (float)cp, 0, (float)cp, 1};
+  return 1;
+}
+
+static void test_first_glyph_with_left_bearing(void) {
+  st_font font = {12, 10, 3, bearing_glyph, NULL};
+  st_trace *t = test_trace();
+  st_lod *lod = st_lod_build(NULL, t, NULL);
+  st_layout *lay = st_layout_create(NULL, t);
+  st_view v;
+  st_drawlist dl = {0};
+  st_view_fit(&v, t, 1280, 800, 1);
+  st_draw_input in = {t, lod, lay, &v, &font};
+  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  int found = 0; /* "python3" in the gutter, starting with its 'p' */
+  for (uint32_t c = 0; c < dl.cmd_count; c++) {
+    const st_draw_cmd *gc = &dl.cmds[c];
+    if (gc->kind != ST_DRAW_GLYPHS || gc->clip_x != 0) continue;
+    for (uint32_t i = gc->first; i + 6 < gc->first + gc->count; i++) {
+      if (dl.glyphs[i].u0 != 'p' || dl.glyphs[i + 1].u0 != 'y' || dl.glyphs[i + 6].u0 != '3')
+        continue;
+      found = 1;
+      CHECK(dl.glyphs[i].x >= gc->clip_x);
+    }
+  }
+  CHECK(found);
+  st_drawlist_free(&dl, NULL);
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
 static void test_labels_inside_slices(void) {
   st_trace *t = test_trace();
   st_lod *lod = st_lod_build(NULL, t, NULL);
@@ -396,6 +432,7 @@ static void test_colours(void) {
 int main(void) {
   RUN(test_frames_in_bounds);
   RUN(test_labels_inside_slices);
+  RUN(test_first_glyph_with_left_bearing);
   RUN(test_elision);
   RUN(test_utf8_fallback);
   RUN(test_collapse_hides_rows);
