@@ -22,7 +22,7 @@
 #include "platform.h"
 
 #define LABEL_FONT_PX 12.0f
-#define BACKGROUND_RGBA 0xFF1D1B19u /* before any trace: matches web/style.css */
+#define BACKGROUND_RGBA 0xFFFBFAFAu /* before any trace: matches web/style.css */
 
 /* ---- state --------------------------------------------------------------- */
 

@@ -31,7 +31,11 @@ EM_JS(int, st_js_glyph_raster, (uint32_t cp, float px, uint8_t *out, int cap, fl
     return 0;
   }
   var mt = g.measureText(s);
-  var left = Math.ceil(mt.actualBoundingBoxLeft || 0);
+  /* Ink left of the pen (at most a pixel for UI fonts) is cropped: the
+   * bitmap starts at or right of the pen, because draw.c keeps only quads
+   * that start inside their label's box. One pixel of padding on the other
+   * sides keeps anti-aliased fringes. */
+  var left = Math.min(0, Math.ceil(mt.actualBoundingBoxLeft || 0));
   var right = Math.ceil(mt.actualBoundingBoxRight || 0);
   var asc = Math.ceil(mt.actualBoundingBoxAscent || 0);
   var desc = Math.ceil(mt.actualBoundingBoxDescent || 0);
@@ -43,8 +47,7 @@ EM_JS(int, st_js_glyph_raster, (uint32_t cp, float px, uint8_t *out, int cap, fl
     HEAPF32[m + 4] = 0;
     return 1;
   }
-  /* one pixel of padding on each side so bilinear sampling never bleeds */
-  var w = Math.min(left + right + 2, cap);
+  var w = Math.min(left + right + 1, cap);
   var h = Math.min(asc + desc + 2, cap);
   var cv = g.canvas;
   if (cv.width < w || cv.height < h) {
@@ -56,10 +59,10 @@ EM_JS(int, st_js_glyph_raster, (uint32_t cp, float px, uint8_t *out, int cap, fl
   g.fillStyle = "#fff";
   g.textBaseline = "alphabetic";
   g.textAlign = "left";
-  g.fillText(s, 1 + left, 1 + asc);
+  g.fillText(s, left, 1 + asc);
   var d = g.getImageData(0, 0, w, h).data;
   for (var i = 0, n = w * h; i < n; i++) HEAPU8[out + i] = d[i * 4 + 3];
-  HEAPF32[m + 1] = -(left + 1);
+  HEAPF32[m + 1] = -left;
   HEAPF32[m + 2] = -(asc + 1);
   HEAPF32[m + 3] = w;
   HEAPF32[m + 4] = h;
