@@ -1740,7 +1740,7 @@ st_code st_chrome_push(st_chrome_importer *im, const uint8_t *data, size_t len, 
   if (len > im->cap - im->len) {
     /* make room: drop consumed bytes, then grow */
     count_lines(im, im->base + im->pos);
-    memmove(im->buf, im->buf + im->pos, im->len - im->pos);
+    if (im->pos) memmove(im->buf, im->buf + im->pos, im->len - im->pos);
     im->len -= im->pos;
     im->base += im->pos;
     im->pos = 0;
@@ -1772,6 +1772,11 @@ st_code st_chrome_push(st_chrome_importer *im, const uint8_t *data, size_t len, 
 
 st_code st_chrome_finish(st_chrome_importer *im, st_error *err) {
   if (!im) return ST_ERR_ARG;
+  if (!im->buf) { /* no bytes at all: give the window a body so offsets are defined */
+    im->buf = st_malloc(&im->alloc, 16);
+    im->cap = im->buf ? 16 : 0;
+    if (!im->buf) set_error(im, ST_ERR_NOMEM, 0, "out of memory%s", "");
+  }
   if (im->code == ST_OK) {
     im->final = 1;
     im->need_abs = 0;

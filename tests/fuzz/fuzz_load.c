@@ -35,9 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (t) {
     uint32_t nrows;
     const st_row *rows = st_trace_rows(t, &nrows);
-    volatile int64_t sink = 0;
+    volatile uint64_t sink = 0; /* touch every event (unsigned: wraps, no UB) */
     for (uint32_t r = 0; r < nrows; r++)
-      for (uint32_t k = 0; k < rows[r].count; k++) sink += rows[r].start[k] + rows[r].dur[k];
+      for (uint32_t k = 0; k < rows[r].count; k++)
+        sink += (uint64_t)rows[r].start[k] + (uint64_t)rows[r].dur[k];
     (void)sink;
     st_trace_destroy(t);
   }
