@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   useBrowser, startServer, newApp, DIST, looksRendered, privacyReport,
+  decodePng, saveArtifact, GUTTER_PX, AXIS_PX,
 } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
@@ -62,6 +63,46 @@ test('the built-in demo renders: > 10000 events and a non-blank timeline', async
   if (!looksRendered(shot.analysis)) {
     const p = await shot.save();
     assert.fail(`timeline area looks blank: ${JSON.stringify(shot.analysis)} (screenshot: ${p})`);
+  }
+});
+
+// Labels must be drawn whole. Threads named "Steps", "Xteps", "Cteps" differ
+// only in their first character, so the label gutter must look different for
+// each; if the first glyph of a label is lost they render identically.
+test('track labels are drawn whole: names differing only in the first character look different', async (t) => {
+  const app = await ctx.app();
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const crops = [];
+  for (const first of ['S', 'X', 'C']) {
+    const ev = [{ ph: 'M', name: 'process_name', pid: 1, tid: 1, args: { name: 'Proc' } }];
+    for (let tid = 1; tid <= 3; tid++) {
+      ev.push({ ph: 'M', name: 'thread_name', pid: 1, tid, args: { name: `${first}teps ${tid}` } });
+      ev.push({ ph: 'X', name: 'work', cat: 'c', pid: 1, tid, ts: 0, dur: 1000 });
+    }
+    const r = await app.openBuffer(Buffer.from(JSON.stringify({ traceEvents: ev })));
+    assert.ok(r.ok, `open() rejected: ${r.message}`);
+    await app.page.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
+    const box = await app.page.locator('#canvas').boundingBox();
+    const clip = { x: Math.ceil(box.x), y: Math.ceil(box.y + AXIS_PX), width: GUTTER_PX, height: Math.min(200, Math.floor(box.height - AXIS_PX)) };
+    const png = await app.page.screenshot({ clip });
+    crops.push({ first, png, px: decodePng(png).data });
+  }
+  for (let i = 0; i < crops.length; i++) {
+    for (let j = i + 1; j < crops.length; j++) {
+      // A different first glyph in three labels changes far more than 20 pixels strongly.
+      const a = crops[i].px, b = crops[j].px;
+      let strong = 0;
+      for (let k = 0; k < a.length; k += 4) {
+        if (Math.abs(a[k] - b[k]) + Math.abs(a[k + 1] - b[k + 1]) + Math.abs(a[k + 2] - b[k + 2]) > 48) strong++;
+      }
+      if (strong < 20) {
+        for (const c of crops) await saveArtifact(`labels_${c.first}.png`, c.png);
+        const [a, b] = [crops[i], crops[j]].map((c) => `artifacts/labels_${c.first}.png`);
+        assert.fail(`threads named "${crops[i].first}teps N" and "${crops[j].first}teps N" draw the same labels (${strong} px differ): ` +
+          `the first character of each label is not drawn (see ${a}, ${b})`);
+      }
+    }
   }
 });
 
