@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "cli.h"
 #include "load.h"
 #include "stats.h"
 #include "trace.h"
@@ -190,6 +191,7 @@ static int cmd_stats(const char *file, int json) {
 
 int main(int argc, char **argv) {
   if (argc < 2) return usage();
+  if (strcmp(argv[1], "bench") == 0) return strata_cmd_bench(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
     int json = 0;

@@ -1,0 +1,11 @@
+/* cli.h: commands of the `strata` CLI that live in their own file
+ * (tools/cli_<command>.c); tools/strata_cli.c's main() dispatches to them.
+ * Each takes the arguments after the command name's position as main() got
+ * them (argv[0] = "strata", argv[1] = the command) and returns the exit code. */
+#ifndef STRATA_CLI_H
+#define STRATA_CLI_H
+
+/* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli_bench.c */
+int strata_cmd_bench(int argc, char **argv);
+
+#endif
