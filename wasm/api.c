@@ -6,11 +6,13 @@
  * Loading (the page streams a file in slices through one reused buffer):
  *   st_wasm_load_begin(name)          -> 1 ok, 0 failed (see st_wasm_error)
  *   st_wasm_load_push(ptr, len)       -> 0 ok, else an st_code (stop pushing)
- *   st_wasm_load_finish()             -> 0 ok, 2 failed (previous trace kept;
- *                                        st_wasm_error says why and where)
+ *   st_wasm_load_finish()             -> 0 ok; 1 damaged part-way: shown, as the
+ *                                        CLI keeps it (st_wasm_error has the
+ *                                        warning); 2 failed: previous trace kept,
+ *                                        st_wasm_error says why and where
  *   st_wasm_load_abort()              -> drop the load (the page could not read on)
  *   st_wasm_load_demo()               -> same as finish, for the built-in demo
- * After 0, Module.strataOnLoaded() is called once the new trace's first
+ * After 0 or 1, Module.strataOnLoaded() is called once the new trace's first
  * frame is drawn; st_wasm_stats_json() then has the final load_ms.
  */
 #include <emscripten.h>

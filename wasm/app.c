@@ -199,14 +199,10 @@ st_code st_app_load_push(st_app *app, const void *data, size_t len) {
   return app->push_code;
 }
 
+/* The same one-line diagnosis as the CLI: "<file>: <what> (at byte N[, line
+ * L, column C])". */
 static void set_error(st_app *app, const st_error *err) {
-  const char *msg = err->msg[0] ? err->msg : st_code_name(err->code);
-  /* the core's messages may or may not name the file: name it once */
-  size_t n = strlen(app->load_name);
-  if (n && strncmp(msg, app->load_name, n) == 0)
-    snprintf(app->error, sizeof app->error, "%s", msg);
-  else
-    snprintf(app->error, sizeof app->error, "%s: %s", app->load_name, msg);
+  st_load_error_line(err, app->load_name, app->error, sizeof app->error);
 }
 
 int st_app_load_finish(st_app *app) {
@@ -220,12 +216,9 @@ int st_app_load_finish(st_app *app) {
   st_stats stats = *st_loader_stats(app->loader);
   st_loader_destroy(app->loader);
   app->loader = NULL;
-  if (!t || err.code != ST_OK) {
-    /* A file damaged part-way is refused like the CLI refuses it: the page
-     * keeps what it showed rather than a silently incomplete trace. */
+  if (!t) {
     if (err.code == ST_OK) st_error_set(&err, ST_ERR_FORMAT, 0, "no trace data");
     set_error(app, &err);
-    st_trace_destroy(t);
     return ST_APP_LOAD_FAILED;
   }
   st_error lerr;
@@ -253,6 +246,14 @@ int st_app_load_finish(st_app *app) {
   app->view.height = app->css_h;
   st_app_fit(app);
   app->loaded_pending = 1;
+  if (err.code != ST_OK) {
+    /* damaged part-way: shown, with the CLI's warning line */
+    char line[sizeof app->error];
+    st_load_error_line(&err, NULL, line, sizeof line);
+    snprintf(app->error, sizeof app->error, "%s: warning: %s; kept what was read before it",
+             app->load_name, line);
+    return ST_APP_LOAD_PARTIAL;
+  }
   app->error[0] = 0;
   return ST_APP_LOAD_OK;
 }

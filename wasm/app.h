@@ -32,8 +32,10 @@
 
 /* st_app_load_finish() results. */
 enum {
-  ST_APP_LOAD_OK = 0,    /* new trace shown */
-  ST_APP_LOAD_FAILED = 2 /* unreadable or damaged; the previous trace stays (see error) */
+  ST_APP_LOAD_OK = 0,      /* new trace shown */
+  ST_APP_LOAD_PARTIAL = 1, /* damaged part-way: what was read before the damage is
+                            * shown, and error holds the CLI's warning line */
+  ST_APP_LOAD_FAILED = 2   /* nothing usable; the previous trace stays (see error) */
 };
 
 typedef struct st_app {

@@ -48,8 +48,9 @@ function emit(type, detail) {
   window.dispatchEvent(new CustomEvent(type, { detail }));
 }
 
-function showError(message) {
+function showError(message, warning = false) {
   ui.error.textContent = message;
+  ui.error.classList.toggle('warning', warning);
   ui.error.hidden = false;
   ui.errorClose.hidden = false;
 }
@@ -195,13 +196,15 @@ function waitFirstFrame() {
 async function finish(name) {
   const frame = waitFirstFrame();
   const status = M._st_wasm_load_finish();
-  if (status !== 0) {
+  if (status === 2) {
     onFrameLoaded = null;
     throw new Error(oneLine(str(M._st_wasm_error())));
   }
   await frame;
   const stats = statsNow();
   showLoaded(name, stats);
+  // 1: damaged part-way; shown like the CLI keeps it, with its warning line
+  if (status === 1) showError(oneLine(str(M._st_wasm_error())), true);
   applyHashOnce();
   return stats;
 }
@@ -403,7 +406,7 @@ async function start() {
     await (queue = queue.then(async () => {
       const frame = waitFirstFrame();
       const status = M._st_wasm_load_demo();
-      if (status !== 0) {
+      if (status === 2) {
         onFrameLoaded = null;
         showError(oneLine(str(M._st_wasm_error())));
         ui.empty.hidden = false;
