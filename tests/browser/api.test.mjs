@@ -112,18 +112,18 @@ test('open() of garbage rejects with an Error carrying the one-line diagnosis; s
 // A file damaged part-way: the CLI and the page share the core, so they must
 // make the same call (both refuse it, or both keep what was read, with the
 // same stats). Which call is right is a product decision; disagreeing is a bug.
-test('a truncated gzip: open() and `strata stats --json` agree (both refuse, or both keep the same stats)', { skip: NO_CLI }, async (t) => {
+test('a gzip damaged part-way: open() and `strata stats --json` agree (both refuse, or both keep the same stats)', { skip: NO_CLI }, async (t) => {
   const app = await ctx.app();
   t.after(() => app.close());
   await app.demoLoaded();
   let cli;
   try {
-    const { stdout, stderr } = await run(CLI, ['stats', fx.paths.truncatedGz, '--json']);
+    const { stdout, stderr } = await run(CLI, ['stats', fx.paths.damagedGz, '--json']);
     cli = { ok: true, stats: JSON.parse(stdout), stderr: stderr.trim() };
   } catch (e) {
     cli = { ok: false, stderr: String(e.stderr || '').trim() };
   }
-  const page = await app.openBuffer(fs.readFileSync(fx.paths.truncatedGz));
+  const page = await app.openBuffer(fs.readFileSync(fx.paths.damagedGz));
   const say = (r) => r.ok ? `keeps it (${r.stats.events} events)` : `refuses it (${JSON.stringify(r.message ?? r.stderr)})`;
   assert.equal(page.ok, cli.ok, `the page ${say(page)} but the CLI ${cli.ok ? `exits 0 and keeps it (${cli.stats.events} events; stderr ${JSON.stringify(cli.stderr)})` : `refuses it (${JSON.stringify(cli.stderr)})`}`);
   if (cli.ok) assert.deepEqual(strip(page.stats), strip(cli.stats));

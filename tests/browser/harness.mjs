@@ -496,21 +496,26 @@ export async function writeFixtures() {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-fixtures-'));
   const trace = smallTrace();
   const gz = zlib.gzipSync(trace.bytes, { level: 9 });
-  // A bigger trace so a truncated gzip cuts through the middle of the event list.
+  // A bigger trace (3000 X events), gzip'd, cut two ways:
+  //  truncatedGz: 24 bytes, inside the first deflate block's header: nothing
+  //    decodes, so there is no trace at all and the file must be refused;
+  //  damagedGz: half the bytes: about half the events decode before the cut
+  //    (a file "damaged part-way": see open.test.mjs and api.test.mjs).
   const big = bigTrace(3000);
   const bigGz = zlib.gzipSync(big, { level: 6 });
-  const truncated = bigGz.subarray(0, Math.floor(bigGz.length / 2));
   const paths = {
     json: path.join(dir, 'small.trace.json'),
     gz: path.join(dir, 'small.trace.json.gz'),
     garbage: path.join(dir, 'garbage.json'),
     truncatedGz: path.join(dir, 'truncated.trace.json.gz'),
+    damagedGz: path.join(dir, 'damaged.trace.json.gz'),
   };
   await fsp.writeFile(paths.json, trace.bytes);
   await fsp.writeFile(paths.gz, gz);
   await fsp.writeFile(paths.garbage, garbageBytes());
-  await fsp.writeFile(paths.truncatedGz, truncated);
-  return { dir, paths, trace, gz, cleanup: () => fsp.rm(dir, { recursive: true, force: true }) };
+  await fsp.writeFile(paths.truncatedGz, bigGz.subarray(0, 24));
+  await fsp.writeFile(paths.damagedGz, bigGz.subarray(0, Math.floor(bigGz.length / 2)));
+  return { dir, paths, trace, gz, bigEvents: 3000, cleanup: () => fsp.rm(dir, { recursive: true, force: true }) };
 }
 
 export function bigTrace(n) {

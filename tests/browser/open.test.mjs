@@ -133,8 +133,33 @@ test('file input: random bytes are refused with a one-line error; the demo stays
   await corruptCase(t, fx.paths.garbage, 'garbage');
 });
 
-test('file input: a truncated gzip is refused with a one-line error; the demo stays usable', async (t) => {
+test('file input: a gzip truncated inside its first block is refused with a one-line error; the demo stays usable', async (t) => {
   await corruptCase(t, fx.paths.truncatedGz, 'truncated_gz');
+});
+
+// Cut half-way, about half the events are readable. Refusing the file and
+// keeping what was read are both defensible (api.test.mjs checks the page
+// makes the same call as the CLI); showing a partial trace silently is not.
+test('file input: a gzip damaged part-way is refused, or kept with a visible one-line warning naming the byte offset', async (t) => {
+  const app = await ctx.app();
+  t.after(() => app.close());
+  const s0 = await app.demoLoaded();
+  const ev = await app.openViaInput(fx.paths.damagedGz);
+  const err = app.page.locator('#error');
+  await err.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {});
+  assert.ok(await err.isVisible(), `#error must tell the user the file is damaged (outcome: ${ev.type})`);
+  const shown = (await err.innerText()).trim();
+  assert.ok(shown.split('\n').some((l) => OFFSET_RE.test(l)), `#error names the byte offset: ${JSON.stringify(shown)}`);
+  const s1 = await app.stats();
+  if (ev.type === 'strata:error') {
+    assert.equal(s1.events, s0.events, 'refused: the previous trace stays');
+  } else {
+    assert.ok(s1.events > 0 && s1.events < fx.bigEvents, `kept: part of the events (${s1.events} of ${fx.bigEvents})`);
+    assert.ok(Array.isArray(s1.warnings) && s1.warnings.length > 0, `kept: stats().warnings records the damage: ${JSON.stringify(s1.warnings)}`);
+    const shot = await app.timelineShot('damaged_kept');
+    if (!looksRendered(shot.analysis)) assert.fail(`kept trace not drawn: ${JSON.stringify(shot.analysis)} (${await shot.save()})`);
+  }
+  assert.deepEqual(app.pageErrors, []);
 });
 
 test('drag-and-drop: dropping a .json.gz on the page opens it', async (t) => {
