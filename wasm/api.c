@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "app.h"
+#include "bench.h"
 #include "search.h"
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin(const char *name) {
@@ -82,4 +83,9 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_frame_stats_json(void) {
 EMSCRIPTEN_KEEPALIVE double st_wasm_search(const char *text) {
   st_app *app = st_app_get();
   return app->trace ? (double)st_search_count(app->trace, text) : 0;
+}
+
+/* Replays the bench navigation script on the trace shown (see bench.h). */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_bench_json(void) {
+  return st_bench_run_json(st_app_get());
 }

@@ -397,6 +397,8 @@ async function start() {
     // Selecting events is not implemented yet: nothing is ever selected.
     selection: () => [],
     search: (text) => ({ matches: withCString(String(text ?? ''), (p) => M._st_wasm_search(p)) }),
+    // The `strata bench` navigation script, drawn for real at the canvas size.
+    bench: () => JSON.parse(str(M._st_wasm_bench_json())),
   });
   wireUi();
 
