@@ -1,0 +1,95 @@
+/* import_perfetto.h: Perfetto protobuf traces (`.perfetto-trace`,
+ * `.pftrace`) -> st_builder, the TrackEvent subset (FORMATS.md §3), fed
+ * with decoded bytes in chunks of any size.
+ *
+ * A trace is a run of `Trace.packet` records; each TracePacket is framed by
+ * pb_stream (held whole, capped at ST_PERFETTO_PACKET_MAX), decoded and
+ * dropped, so memory stays at one packet plus the model and the per-track
+ * and per-sequence state.
+ *
+ * Mapping:
+ *   - TrackDescriptor: a track with `process` is a process track (its pid
+ *     names a process: process_name, else the track name); with `thread`, a
+ *     thread track: ST_TRACK_SLICES keyed by tid in the process of its pid;
+ *     with `counter`, a counter series (ST_TRACK_COUNTER; unit_multiplier
+ *     applied, is_incremental values accumulated); otherwise a custom track.
+ *     Custom and counter tracks belong to the process of their nearest
+ *     process/thread ancestor (parent_uuid), shown there as sibling tracks
+ *     as the proto documents. A tree of custom tracks with no such ancestor
+ *     becomes one process (section) named after its root, holding the
+ *     root's and every descendant's track. Tracks are ordered by the order
+ *     their descriptors appear (writers emit parents before children, so
+ *     nested tracks come out depth-first). A track used before or without a
+ *     descriptor gets one named "track <uuid>" (uuid 0: the sequence's
+ *     legacy thread if it sent a ThreadDescriptor, else "default track").
+ *   - TrackEvent: SLICE_BEGIN pushes on its track's stack and SLICE_END pops
+ *     the innermost (an END on an empty stack: warning `unmatched_end`);
+ *     unclosed BEGINs end at the trace end (ST_EV_UNFINISHED). INSTANT is a
+ *     zero-length slice (ST_EV_INSTANT) on the same track. COUNTER adds
+ *     counter_value / double_counter_value to its counter track, and
+ *     extra_(double_)counter_values to the extra tracks (uuids from the event
+ *     or the sequence's TrackEventDefaults). Names: `name` or interned
+ *     `name_iid`; categories joined with ",". Flows: events sharing a flow id
+ *     (flow_ids, flow_ids_old) form a chain, each later event counts one
+ *     arrow in `flows`; terminating_flow_ids ends the chain.
+ *   - Interning (event_names, event_categories) and TracePacketDefaults
+ *     (track_uuid, extra counter uuids, timestamp_clock_id) are kept per
+ *     trusted_packet_sequence_id and wiped by SEQ_INCREMENTAL_STATE_CLEARED
+ *     (or incremental_state_cleared) before the packet's own data applies.
+ *     After data loss (previous_packet_dropped) or before any clear, packets
+ *     flagged SEQ_NEEDS_INCREMENTAL_STATE are skipped (warning), as Perfetto
+ *     does.
+ *   - Clocks: timestamps are in the trace clock (BOOTTIME, or a snapshot's
+ *     primary_trace_clock). Other clocks are converted with the latest
+ *     ClockSnapshot that has both (sequence-scoped clocks 64..127 per
+ *     sequence, incremental clocks accumulated, unit_multiplier_ns applied);
+ *     without one the raw value is used (warning).
+ *   - compressed_packets (field 50) is inflated (zlib or gzip, at most
+ *     ST_PERFETTO_INFLATE_MAX bytes each) and its packets decoded in place;
+ *     their events' src is the offset of the compressed packet.
+ *   - Any other packet content (ftrace, process_tree, ...) is counted:
+ *     warning `perfetto_packets_skipped`, per field number in
+ *     st_perfetto_metadata_json(). Never an error.
+ *   - Args (debug annotations) are not resident: an event's src is the
+ *     absolute offset of its TracePacket record's tag (of the BEGIN for a
+ *     slice). Decoding them on selection needs the sequence's interned
+ *     debug_annotation_names as of that packet, i.e. a re-read from the last
+ *     incremental-state clear of the sequence (not implemented yet).
+ *   - stats: `events` = packets (inside compressed_packets too); `phases`
+ *     counts B, E, i, C by TrackEvent type; `threads` = distinct slice
+ *     tracks (thread tracks by pid/tid, custom tracks each) carrying events.
+ *
+ *   st_perfetto_importer *im = st_perfetto_create(&alloc, builder, &stats);
+ *   st_perfetto_push(im, bytes, n, &err); ... st_perfetto_finish(im, &err);
+ *   if (st_perfetto_has_trace(im)) ... st_builder_finish(builder, ...)
+ *   st_perfetto_destroy(im);
+ */
+#ifndef STRATA_IMPORT_PERFETTO_H
+#define STRATA_IMPORT_PERFETTO_H
+
+#include "base.h"
+#include "stats.h"
+#include "trace.h"
+
+/* one TracePacket larger than this is refused (ST_ERR_LIMIT) */
+#define ST_PERFETTO_PACKET_MAX ((uint64_t)64u * 1024u * 1024u)
+/* one compressed_packets blob may inflate to at most this */
+#define ST_PERFETTO_INFLATE_MAX ((size_t)64u * 1024u * 1024u)
+/* processes made for trees of custom tracks: pid = base - root number */
+#define ST_PERFETTO_TRACK_PID_BASE ((int64_t)-0x2000000000000000LL)
+
+typedef struct st_perfetto_importer st_perfetto_importer;
+
+st_perfetto_importer *st_perfetto_create(const st_alloc *a, st_builder *b, st_stats *stats);
+void st_perfetto_destroy(st_perfetto_importer *im);
+/* Returns ST_OK or the first error (ST_ERR_PROTO with the absolute offset
+ * stops the import; what was read before stays in the builder). */
+st_code st_perfetto_push(st_perfetto_importer *im, const uint8_t *data, size_t len, st_error *err);
+/* End of input: closes open slices; ST_ERR_TRUNCATED if it ended inside a
+ * packet. */
+st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err);
+int st_perfetto_has_trace(const st_perfetto_importer *im);
+/* {"skipped_packet_fields": {"<field number>": count, ...}} or "{}". */
+const char *st_perfetto_metadata_json(const st_perfetto_importer *im);
+
+#endif

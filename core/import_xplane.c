@@ -1,0 +1,1051 @@
+/* import_xplane.c: XSpace -> st_builder (see import_xplane.h for the
+ * mapping rules).
+ *
+ * Contents
+ *   1. state
+ *   2. helpers: errors, interning, time conversion, metadata texts
+ *   3. plane metadata: stat metadata, event metadata (and their stats)
+ *   4. events and lines
+ *   5. planes -> processes
+ *   6. the XSpace stream and public API
+ *   7. args on selection
+ *
+ * A plane is walked three times over its top-level fields (stat metadata,
+ * then event metadata, then lines), because protobuf writers emit fields in
+ * number order (lines = 3 come before the metadata maps = 4, 5); a line is
+ * walked twice (its display id/name, 10/11, come after its events, 4).
+ * Skipping a field is O(1), so this costs little next to decoding events.
+ */
+#include "import_xplane.h"
+
+#include "pb_stream.h"
+#include "pb_wire.h"
+#include "u64map.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== 1. state =========================================================== */
+
+enum { SK_OTHER = 0, SK_STEP_NAME, SK_FLOW, SK_ASYNC };
+
+typedef struct statmeta {
+  const uint8_t *name; /* into the current plane */
+  uint32_t len;
+  uint8_t kind;
+} statmeta;
+
+typedef struct evmeta {
+  const uint8_t *name, *disp; /* into the current plane */
+  uint32_t name_len, disp_len;
+  uint32_t id;        /* interned display-or-name, UINT32_MAX until used */
+  uint32_t step_name; /* from a metadata stat, UINT32_MAX if none */
+  uint8_t async, has_flow;
+  uint64_t flow;
+} evmeta;
+
+typedef struct strbuf {
+  char *p;
+  size_t len, cap;
+  uint32_t items;
+} strbuf;
+
+typedef struct flag_array { /* one byte per builder index */
+  uint8_t *v;
+  size_t n;
+} flag_array;
+
+typedef struct line_key {
+  const uint8_t *name;
+  size_t len;
+  uint32_t index;
+} line_key;
+
+struct st_xplane_importer {
+  st_alloc alloc;
+  st_builder *b;
+  st_stats *stats;
+  st_strtab *strs;
+  st_pb_stream *stream;
+  /* per plane */
+  statmeta *sm;
+  uint32_t nsm, cap_sm;
+  st_u64map sm_map;
+  evmeta *ev;
+  uint32_t nev, cap_ev;
+  st_u64map ev_map;
+  uint32_t special_stats; /* stat metadata of a special kind in this plane */
+  uint32_t proc;          /* builder process of the current plane, lazily */
+  int64_t pid;
+  uint32_t plane_name;
+  line_key *lines;
+  uint32_t *ranks; /* by line index: 1-based rank in name order (host planes) */
+  size_t cap_lines;
+  /* whole import */
+  st_u64map flows;
+  flag_array proc_seen, track_seen;
+  uint32_t host_planes;
+  uint32_t *procs; /* builder processes made (for hostname labels) */
+  uint32_t nprocs, cap_procs;
+  strbuf hostnames, errors, warnings;
+  uint32_t hostname; /* interned first hostname */
+  char *meta_json;
+  int has_trace, nomem;
+  st_code code;
+  st_error err;
+};
+
+/* ==== 2. helpers ========================================================= */
+
+static st_code nomem(st_xplane_importer *im, uint64_t at, st_error *err) {
+  im->nomem = 1;
+  return st_error_set(err, ST_ERR_NOMEM, at, "out of memory");
+}
+
+static uint32_t intern(st_xplane_importer *im, const uint8_t *s, size_t n) {
+  uint32_t id = st_strtab_intern(im->strs, (const char *)s, n);
+  if (id == ST_STR_NONE) {
+    im->nomem = 1;
+    return ST_STR_EMPTY;
+  }
+  return id;
+}
+
+static int starts_with(const uint8_t *s, size_t n, const char *prefix) {
+  size_t m = strlen(prefix);
+  return n >= m && memcmp(s, prefix, m) == 0;
+}
+
+static int flag_test_set(st_xplane_importer *im, flag_array *f, uint32_t i) {
+  if (i >= f->n) {
+    size_t n = f->n ? f->n : 64;
+    while (n <= i) n *= 2;
+    uint8_t *v = st_realloc(&im->alloc, f->v, n);
+    if (!v) {
+      im->nomem = 1;
+      return 1;
+    }
+    memset(v + f->n, 0, n - f->n);
+    f->v = v;
+    f->n = n;
+  }
+  if (f->v[i]) return 1;
+  f->v[i] = 1;
+  return 0;
+}
+
+/* ps -> ns, flooring both ends (see the header). 0 if out of int64 range. */
+static int xp_time(int64_t line_ns, int64_t off_ps, int64_t dur_ps, int64_t *start, int64_t *dur) {
+  int64_t q = off_ps / 1000, r = off_ps % 1000;
+  if (r < 0) {
+    r += 1000;
+    q -= 1;
+  }
+  if ((q > 0 && line_ns > INT64_MAX - q) || (q < 0 && line_ns < INT64_MIN - q)) return 0;
+  int64_t s = line_ns + q;
+  if (dur_ps < 0) dur_ps = 0;
+  int64_t d = dur_ps / 1000 + (r + dur_ps % 1000) / 1000;
+  if (s > INT64_MAX - d) return 0;
+  *start = s;
+  *dur = d;
+  return 1;
+}
+
+static void sb_put(strbuf *sb, st_xplane_importer *im, const char *s, size_t n) {
+  if (sb->len + n + 1 > ST_XPLANE_META_MAX) return;
+  if (sb->len + n + 1 > sb->cap) {
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + n + 1) cap *= 2;
+    char *p = st_realloc(&im->alloc, sb->p, cap);
+    if (!p) {
+      im->nomem = 1;
+      return;
+    }
+    sb->p = p;
+    sb->cap = cap;
+  }
+  memcpy(sb->p + sb->len, s, n);
+  sb->len += n;
+  sb->p[sb->len] = 0;
+}
+
+/* Appends a JSON string literal (control characters escaped; other bytes
+ * as they are). Whole items only: an item that does not fit is dropped. */
+static void sb_json_string(strbuf *sb, st_xplane_importer *im, const uint8_t *s, size_t n) {
+  size_t need = 3;
+  for (size_t i = 0; i < n; i++) need += s[i] < 0x20 ? 6 : (s[i] == '"' || s[i] == '\\') ? 2 : 1;
+  if (sb->len + need + 1 > ST_XPLANE_META_MAX) return;
+  if (sb->items++) sb_put(sb, im, ",", 1);
+  sb_put(sb, im, "\"", 1);
+  for (size_t i = 0; i < n; i++) {
+    char esc[8];
+    if (s[i] < 0x20) {
+      snprintf(esc, sizeof esc, "\\u%04x", s[i]);
+      sb_put(sb, im, esc, 6);
+    } else if (s[i] == '"' || s[i] == '\\') {
+      esc[0] = '\\';
+      esc[1] = (char)s[i];
+      sb_put(sb, im, esc, 2);
+    } else {
+      sb_put(sb, im, (const char *)s + i, 1);
+    }
+  }
+  sb_put(sb, im, "\"", 1);
+}
+
+/* ==== 3. plane metadata ================================================== */
+
+static int stat_kind(const uint8_t *s, size_t n) {
+  if (n == 9 && !memcmp(s, "step_name", 9)) return SK_STEP_NAME;
+  if (n == 4 && !memcmp(s, "flow", 4)) return SK_FLOW;
+  if (n == 2 && !memcmp(s, "_a", 2)) return SK_ASYNC;
+  return SK_OTHER;
+}
+
+/* plane field 5: {1: key, 2: XStatMetadata {1 id, 2 name, 3 description}} */
+static st_code read_stat_meta(st_xplane_importer *im, st_pb_reader *pr, const st_pb_field *ef,
+                              st_error *err) {
+  st_pb_reader er, vr;
+  st_pb_field f;
+  uint64_t key = 0;
+  const uint8_t *name = NULL;
+  size_t len = 0;
+  int k;
+  if (st_pb_enter(pr, ef, &er, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&er, &f, err)) > 0) {
+    if (f.num == 1 && f.wire == ST_PB_VARINT) {
+      key = f.u;
+    } else if (f.num == 2 && f.wire == ST_PB_LEN) {
+      if (st_pb_enter(&er, &f, &vr, err) != ST_OK) return err->code;
+      st_pb_field g;
+      int j;
+      while ((j = st_pb_next(&vr, &g, err)) > 0)
+        if (g.num == 2 && g.wire == ST_PB_LEN) {
+          name = g.data;
+          len = g.len;
+        }
+      if (j < 0) return ST_ERR_PROTO;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (im->nsm == im->cap_sm) {
+    uint32_t cap = im->cap_sm ? im->cap_sm * 2 : 64;
+    statmeta *p = st_realloc_array(&im->alloc, im->sm, cap, sizeof *p);
+    if (!p || cap < im->cap_sm) return nomem(im, ef->offset, err);
+    im->sm = p;
+    im->cap_sm = cap;
+  }
+  statmeta *m = &im->sm[im->nsm];
+  m->name = name;
+  m->len = (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len);
+  m->kind = (uint8_t)stat_kind(name, len);
+  if (m->kind != SK_OTHER) im->special_stats++;
+  if (!st_u64map_put(&im->sm_map, &im->alloc, key, im->nsm)) return nomem(im, ef->offset, err);
+  im->nsm++;
+  return ST_OK;
+}
+
+static const statmeta *stat_meta(const st_xplane_importer *im, uint64_t id) {
+  uint32_t i = st_u64map_get(&im->sm_map, id);
+  return i == ST_U64MAP_NONE ? NULL : &im->sm[i];
+}
+
+/* The special meaning of one XStat, if any. */
+typedef struct special {
+  uint8_t has_step, async, has_flow;
+  uint32_t step_name;
+  uint64_t flow;
+} special;
+
+static st_code read_special_stat(st_xplane_importer *im, st_pb_reader *r, const st_pb_field *sf,
+                                 special *sp, st_error *err) {
+  st_pb_reader sr;
+  st_pb_field f;
+  uint64_t mid = 0, u = 0;
+  const uint8_t *str = NULL;
+  size_t slen = 0;
+  int kind_v = -1, k;
+  if (st_pb_enter(r, sf, &sr, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&sr, &f, err)) > 0) {
+    switch (f.num) {
+    case 1: mid = f.u; break;
+    case 3:
+    case 4:
+    case 7:
+      u = f.u;
+      kind_v = (int)f.num;
+      break;
+    case 5:
+      str = f.data;
+      slen = f.len;
+      kind_v = 5;
+      break;
+    default: break;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  const statmeta *m = stat_meta(im, mid);
+  if (!m || m->kind == SK_OTHER) return ST_OK;
+  if (m->kind == SK_ASYNC) {
+    sp->async = 1;
+  } else if (m->kind == SK_FLOW && (kind_v == 3 || kind_v == 4)) {
+    sp->has_flow = 1;
+    sp->flow = u;
+  } else if (m->kind == SK_STEP_NAME) {
+    if (kind_v == 5) {
+      sp->has_step = 1;
+      sp->step_name = intern(im, str, slen);
+    } else if (kind_v == 7) {
+      const statmeta *ref = stat_meta(im, u);
+      sp->has_step = 1;
+      sp->step_name = ref ? intern(im, ref->name, ref->len) : ST_STR_EMPTY;
+    }
+  }
+  return ST_OK;
+}
+
+/* plane field 4: {1: key, 2: XEventMetadata {1 id, 2 name, 4 display_name,
+ * 5 stats, ...}} */
+static st_code read_event_meta(st_xplane_importer *im, st_pb_reader *pr, const st_pb_field *ef,
+                               st_error *err) {
+  st_pb_reader er, vr;
+  st_pb_field f;
+  uint64_t key = 0;
+  evmeta m;
+  memset(&m, 0, sizeof m);
+  m.id = UINT32_MAX;
+  m.step_name = UINT32_MAX;
+  int k;
+  if (st_pb_enter(pr, ef, &er, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&er, &f, err)) > 0) {
+    if (f.num == 1 && f.wire == ST_PB_VARINT) {
+      key = f.u;
+    } else if (f.num == 2 && f.wire == ST_PB_LEN) {
+      if (st_pb_enter(&er, &f, &vr, err) != ST_OK) return err->code;
+      st_pb_field g;
+      int j;
+      while ((j = st_pb_next(&vr, &g, err)) > 0) {
+        if (g.wire != ST_PB_LEN) continue;
+        if (g.num == 2) {
+          m.name = g.data;
+          m.name_len = (uint32_t)(g.len > UINT32_MAX ? UINT32_MAX : g.len);
+        } else if (g.num == 4) {
+          m.disp = g.data;
+          m.disp_len = (uint32_t)(g.len > UINT32_MAX ? UINT32_MAX : g.len);
+        } else if (g.num == 5 && im->special_stats) {
+          special sp;
+          memset(&sp, 0, sizeof sp);
+          if (read_special_stat(im, &vr, &g, &sp, err) != ST_OK) return err->code;
+          if (sp.has_step) m.step_name = sp.step_name;
+          if (sp.async) m.async = 1;
+          if (sp.has_flow) {
+            m.has_flow = 1;
+            m.flow = sp.flow;
+          }
+        }
+      }
+      if (j < 0) return ST_ERR_PROTO;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (im->nev == im->cap_ev) {
+    uint32_t cap = im->cap_ev ? im->cap_ev * 2 : 256;
+    evmeta *p = st_realloc_array(&im->alloc, im->ev, cap, sizeof *p);
+    if (!p || cap < im->cap_ev) return nomem(im, ef->offset, err);
+    im->ev = p;
+    im->cap_ev = cap;
+  }
+  im->ev[im->nev] = m;
+  if (!st_u64map_put(&im->ev_map, &im->alloc, key, im->nev)) return nomem(im, ef->offset, err);
+  im->nev++;
+  return ST_OK;
+}
+
+static uint32_t event_name(st_xplane_importer *im, evmeta *m) {
+  if (m->id == UINT32_MAX)
+    m->id = m->disp_len ? intern(im, m->disp, m->disp_len) : intern(im, m->name, m->name_len);
+  return m->id;
+}
+
+/* ==== 4. events and lines ================================================ */
+
+typedef struct line_ctx {
+  int64_t tid, ts_ns;
+  uint32_t name;
+  int32_t sort;
+  int counters;
+  uint32_t track, async_track;
+} line_ctx;
+
+static uint32_t plane_process(st_xplane_importer *im) {
+  if (im->proc != UINT32_MAX) return im->proc;
+  uint32_t p = st_builder_process(im->b, im->pid);
+  if (p == UINT32_MAX) {
+    im->nomem = 1;
+    return p;
+  }
+  st_builder_process_name(im->b, p, im->plane_name);
+  st_builder_process_sort(im->b, p, (int32_t)im->pid);
+  if (im->nprocs == im->cap_procs) {
+    uint32_t cap = im->cap_procs ? im->cap_procs * 2 : 16;
+    uint32_t *v = st_realloc_array(&im->alloc, im->procs, cap, sizeof *v);
+    if (!v) {
+      im->nomem = 1;
+      return UINT32_MAX;
+    }
+    im->procs = v;
+    im->cap_procs = cap;
+  }
+  im->procs[im->nprocs++] = p;
+  im->proc = p;
+  if (!flag_test_set(im, &im->proc_seen, p)) im->stats->processes++;
+  return p;
+}
+
+static uint32_t line_track(st_xplane_importer *im, line_ctx *lc, st_track_kind kind) {
+  uint32_t *slot = kind == ST_TRACK_ASYNC ? &lc->async_track : &lc->track;
+  if (*slot != UINT32_MAX) return *slot;
+  uint32_t p = plane_process(im);
+  if (p == UINT32_MAX) return UINT32_MAX;
+  uint32_t t = st_builder_track(im->b, p, kind, lc->tid, lc->name);
+  if (t == UINT32_MAX) {
+    im->nomem = 1;
+    return t;
+  }
+  st_builder_track_sort(im->b, t, lc->sort);
+  if (kind == ST_TRACK_SLICES && !flag_test_set(im, &im->track_seen, t)) im->stats->threads++;
+  *slot = t;
+  return t;
+}
+
+static void emit(st_xplane_importer *im, uint32_t track, int64_t ts, int64_t dur, uint32_t name,
+                 uint64_t src, uint8_t flags) {
+  if (track == UINT32_MAX) return;
+  st_code c = st_builder_slice(im->b, track, ts, dur, name, ST_STR_EMPTY, src, flags);
+  if (c == ST_ERR_NOMEM)
+    im->nomem = 1;
+  else if (c != ST_OK)
+    st_stats_warn(im->stats, "track_event_limit", src);
+}
+
+static void count_flow(st_xplane_importer *im, uint64_t flow_stat) {
+  uint64_t id = (flow_stat >> 2) & ((1ull << 56) - 1);
+  if (st_u64map_get(&im->flows, id) != ST_U64MAP_NONE) {
+    im->stats->flows++;
+  } else if (!st_u64map_put(&im->flows, &im->alloc, id, 1)) {
+    im->nomem = 1;
+  }
+}
+
+/* One sample per numeric stat of a `_counters_` event. */
+static st_code counter_event(st_xplane_importer *im, st_pb_reader *er, uint32_t name, int64_t ts,
+                             uint64_t src, st_error *err) {
+  st_pb_reader r = *er, sr;
+  st_pb_field f, g;
+  int numeric = 0, k, j;
+  for (int pass = 0; pass < 2; pass++) {
+    r = *er;
+    while ((k = st_pb_next(&r, &f, err)) > 0) {
+      if (f.num != 4 || f.wire != ST_PB_LEN) continue;
+      if (st_pb_enter(&r, &f, &sr, err) != ST_OK) return err->code;
+      uint64_t mid = 0;
+      double v = 0;
+      int has = 0;
+      while ((j = st_pb_next(&sr, &g, err)) > 0) {
+        if (g.num == 1)
+          mid = g.u;
+        else if (g.num == 2 && g.wire == ST_PB_I64)
+          v = st_pb_double(g.u), has = 1;
+        else if (g.num == 3 && g.wire == ST_PB_VARINT)
+          v = (double)g.u, has = 1;
+        else if (g.num == 4 && g.wire == ST_PB_VARINT)
+          v = (double)st_pb_i64(g.u), has = 1;
+      }
+      if (j < 0) return ST_ERR_PROTO;
+      if (!has) continue;
+      if (pass == 0) {
+        numeric++;
+        continue;
+      }
+      uint32_t series = name;
+      if (numeric > 1) {
+        const statmeta *m = stat_meta(im, mid);
+        size_t n1, n2 = m ? m->len : 0;
+        const char *s1 = st_strtab_get(im->strs, name, &n1);
+        char tmp[512];
+        if (n1 + 1 + n2 < sizeof tmp) {
+          memcpy(tmp, s1, n1);
+          tmp[n1] = ' ';
+          if (n2) memcpy(tmp + n1 + 1, m->name, n2);
+          series = intern(im, (const uint8_t *)tmp, n1 + 1 + n2);
+        }
+      }
+      uint32_t p = plane_process(im);
+      if (p == UINT32_MAX) return nomem(im, src, err);
+      uint32_t t = st_builder_track(im->b, p, ST_TRACK_COUNTER, (int64_t)series, series);
+      if (t == UINT32_MAX) return nomem(im, src, err);
+      st_code c = st_builder_counter(im->b, t, ts, v);
+      if (c == ST_ERR_NOMEM) return nomem(im, src, err);
+      im->stats->counter_samples++;
+    }
+    if (k < 0) return ST_ERR_PROTO;
+    if (numeric == 0) break;
+  }
+  return ST_OK;
+}
+
+static st_code read_event(st_xplane_importer *im, st_pb_reader *lr, const st_pb_field *ef,
+                          line_ctx *lc, st_error *err) {
+  st_pb_reader er;
+  st_pb_field f;
+  uint64_t mid = 0;
+  int64_t off_ps = 0, dur_ps = 0;
+  int aggregate = 0, has_stats = 0, k;
+  im->stats->events++;
+  if (st_pb_enter(lr, ef, &er, err) != ST_OK) return err->code;
+  st_pb_reader start = er;
+  while ((k = st_pb_next(&er, &f, err)) > 0) {
+    switch (f.num) {
+    case 1: mid = f.u; break;
+    case 2: off_ps = st_pb_i64(f.u); break;
+    case 3: dur_ps = st_pb_i64(f.u); break;
+    case 4: has_stats = 1; break;
+    case 5: aggregate = 1; break;
+    default: break;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  uint64_t src = ef->offset;
+  if (aggregate) {
+    st_stats_warn(im->stats, "xplane_aggregate_events_skipped", src);
+    return ST_OK;
+  }
+  int64_t ts, dur;
+  if (dur_ps < 0) st_stats_warn(im->stats, "negative_duration", src);
+  if (!xp_time(lc->ts_ns, off_ps, dur_ps, &ts, &dur)) {
+    st_stats_warn(im->stats, "xplane_time_out_of_range", src);
+    return ST_OK;
+  }
+  uint32_t mi = st_u64map_get(&im->ev_map, mid);
+  evmeta *m = mi == ST_U64MAP_NONE ? NULL : &im->ev[mi];
+  uint32_t name = ST_STR_EMPTY;
+  if (m)
+    name = event_name(im, m);
+  else
+    st_stats_warn(im->stats, "xplane_unknown_event_metadata", src);
+  if (lc->counters) {
+    im->stats->phases['C']++;
+    st_stats_time(im->stats, ts, ts);
+    return counter_event(im, &start, name, ts, src, err);
+  }
+  special sp;
+  memset(&sp, 0, sizeof sp);
+  if (m) {
+    if (m->step_name != UINT32_MAX) sp.has_step = 1, sp.step_name = m->step_name;
+    sp.async = m->async;
+    sp.has_flow = m->has_flow;
+    sp.flow = m->flow;
+  }
+  if (has_stats && im->special_stats) {
+    er = start;
+    while ((k = st_pb_next(&er, &f, err)) > 0)
+      if (f.num == 4 && f.wire == ST_PB_LEN && read_special_stat(im, &er, &f, &sp, err) != ST_OK)
+        return err->code;
+    if (k < 0) return ST_ERR_PROTO;
+  }
+  if (sp.has_step) name = sp.step_name;
+  if (sp.has_flow) count_flow(im, sp.flow);
+  st_stats_time(im->stats, ts, ts + dur);
+  if (sp.async && sp.has_flow) {
+    im->stats->phases['b']++;
+    im->stats->async_slices++;
+    emit(im, line_track(im, lc, ST_TRACK_ASYNC), ts, dur, name, src,
+         dur_ps == 0 ? ST_EV_INSTANT : 0);
+  } else {
+    im->stats->phases['X']++;
+    im->stats->slices++;
+    if (dur_ps == 0) im->stats->instants++;
+    emit(im, line_track(im, lc, ST_TRACK_SLICES), ts, dur, name, src,
+         dur_ps == 0 ? ST_EV_INSTANT : 0);
+  }
+  return im->nomem ? nomem(im, src, err) : ST_OK;
+}
+
+/* XLine: 1 id, 2 name, 3 timestamp_ns, 4 events, 9 duration_ps,
+ * 10 display_id, 11 display_name. */
+static st_code read_line(st_xplane_importer *im, st_pb_reader *pr, const st_pb_field *lf, int drawn,
+                         int host, int32_t host_rank, st_error *err) {
+  st_pb_reader lr;
+  st_pb_field f;
+  uint64_t id = 0, display_id = 0;
+  const uint8_t *name = NULL, *disp = NULL;
+  size_t name_len = 0, disp_len = 0;
+  int64_t ts_ns = 0;
+  int k;
+  if (st_pb_enter(pr, lf, &lr, err) != ST_OK) return err->code;
+  st_pb_reader start = lr;
+  while ((k = st_pb_next(&lr, &f, err)) > 0) {
+    switch (f.num) {
+    case 1: id = f.u; break;
+    case 10: display_id = f.u; break;
+    case 3: ts_ns = st_pb_i64(f.u); break;
+    case 2:
+      if (f.wire == ST_PB_LEN) name = f.data, name_len = f.len;
+      break;
+    case 11:
+      if (f.wire == ST_PB_LEN) disp = f.data, disp_len = f.len;
+      break;
+    case 4:
+      if (!drawn) im->stats->events++;
+      break;
+    default: break;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (!drawn) return ST_OK;
+  line_ctx lc;
+  memset(&lc, 0, sizeof lc);
+  lc.tid = (int64_t)(uint32_t)(display_id ? display_id : id);
+  lc.ts_ns = ts_ns;
+  lc.track = lc.async_track = UINT32_MAX;
+  if (name && starts_with(name, name_len, "counters_")) {
+    int any = 0;
+    lr = start;
+    while ((k = st_pb_next(&lr, &f, err)) > 0)
+      if (f.num == 4) im->stats->events++, any = 1;
+    if (any) st_stats_warn(im->stats, "xplane_counters_line_skipped", lf->offset);
+    return k < 0 ? ST_ERR_PROTO : ST_OK;
+  }
+  lc.counters = name && name_len == 10 && !memcmp(name, "_counters_", 10);
+  lc.name = disp_len ? intern(im, disp, disp_len) : intern(im, name, name_len);
+  lc.sort = host ? host_rank : (int32_t)((int64_t)lc.tid - 2147483648LL);
+  lr = start;
+  while ((k = st_pb_next(&lr, &f, err)) > 0) {
+    if (f.num != 4 || f.wire != ST_PB_LEN) continue;
+    st_code c = read_event(im, &lr, &f, &lc, err);
+    if (c != ST_OK) return c;
+  }
+  return k < 0 ? ST_ERR_PROTO : ST_OK;
+}
+
+/* ==== 5. planes -> processes ============================================= */
+
+static int cmp_line_key(const void *a, const void *b) {
+  const line_key *x = a, *y = b;
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = n ? memcmp(x->name, y->name, n) : 0;
+  if (c) return c;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Host threads are ordered by name: rank of each line (by index) -> sort. */
+static st_code host_line_ranks(st_xplane_importer *im, const st_pb_reader *plane, size_t *count,
+                               st_error *err) {
+  st_pb_reader r = *plane, lr;
+  st_pb_field f, g;
+  size_t n = 0;
+  int k, j;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num != 3 || f.wire != ST_PB_LEN) continue;
+    if (n == im->cap_lines) {
+      size_t cap = im->cap_lines ? im->cap_lines * 2 : 64;
+      line_key *p = st_realloc_array(&im->alloc, im->lines, cap, sizeof *p);
+      if (p) im->lines = p;
+      uint32_t *q = p ? st_realloc_array(&im->alloc, im->ranks, cap, sizeof *q) : NULL;
+      if (!q) return nomem(im, f.offset, err);
+      im->ranks = q;
+      im->cap_lines = cap;
+    }
+    line_key *lk = &im->lines[n];
+    lk->name = NULL;
+    lk->len = 0;
+    lk->index = (uint32_t)n;
+    const uint8_t *disp = NULL;
+    size_t disp_len = 0;
+    if (st_pb_enter(&r, &f, &lr, err) != ST_OK) return err->code;
+    while ((j = st_pb_next(&lr, &g, err)) > 0) {
+      if (g.wire != ST_PB_LEN) continue;
+      if (g.num == 2) lk->name = g.data, lk->len = g.len;
+      if (g.num == 11) disp = g.data, disp_len = g.len;
+    }
+    if (j < 0) return ST_ERR_PROTO;
+    if (disp_len) lk->name = disp, lk->len = disp_len;
+    n++;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (n > 1) qsort(im->lines, n, sizeof *im->lines, cmp_line_key);
+  for (size_t i = 0; i < n; i++)
+    im->ranks[im->lines[i].index] = (uint32_t)(i + 1 > INT32_MAX ? INT32_MAX : i + 1);
+  *count = n;
+  return ST_OK;
+}
+
+static st_code read_plane(st_xplane_importer *im, const uint8_t *data, size_t len, uint64_t origin,
+                          st_error *err) {
+  st_pb_reader pr, r;
+  st_pb_field f;
+  int k;
+  st_pb_reader_init(&pr, data, len, origin);
+  pr.depth = 1;
+  im->nsm = im->nev = im->special_stats = 0;
+  st_u64map_clear(&im->sm_map);
+  st_u64map_clear(&im->ev_map);
+  im->proc = UINT32_MAX;
+  /* pass 1: id, name, stat metadata */
+  int64_t id = 0;
+  const uint8_t *name = NULL;
+  size_t name_len = 0;
+  r = pr;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num == 1 && f.wire == ST_PB_VARINT)
+      id = st_pb_i64(f.u);
+    else if (f.num == 2 && f.wire == ST_PB_LEN)
+      name = f.data, name_len = f.len;
+    else if (f.num == 5 && f.wire == ST_PB_LEN) {
+      st_code c = read_stat_meta(im, &r, &f, err);
+      if (c != ST_OK) return c;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  /* which process */
+  int drawn = 1, host = 0;
+  if (name && starts_with(name, name_len, "/host:CPU")) {
+    host = 1;
+    im->pid = 701 + (int64_t)im->host_planes++;
+  } else if (name && (starts_with(name, name_len, "/device:GPU:") ||
+                      starts_with(name, name_len, "/device:TPU:"))) {
+    im->pid = (id >= 0 && id < 500) ? 1 + id : 1;
+  } else if (name && starts_with(name, name_len, "/device:CUSTOM:")) {
+    im->pid = (id >= 0 && id < 200) ? 501 + id : 501;
+  } else {
+    drawn = 0;
+  }
+  im->plane_name = drawn ? intern(im, name, name_len) : ST_STR_EMPTY;
+  /* pass 2: event metadata */
+  if (drawn) {
+    r = pr;
+    while ((k = st_pb_next(&r, &f, err)) > 0) {
+      if (f.num == 4 && f.wire == ST_PB_LEN) {
+        st_code c = read_event_meta(im, &r, &f, err);
+        if (c != ST_OK) return c;
+      }
+    }
+    if (k < 0) return ST_ERR_PROTO;
+  }
+  size_t nlines = 0;
+  if (drawn && host) {
+    st_code c = host_line_ranks(im, &pr, &nlines, err);
+    if (c != ST_OK) return c;
+  }
+  /* pass 3: lines */
+  uint64_t events_before = im->stats->events;
+  uint32_t line_index = 0;
+  r = pr;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num != 3 || f.wire != ST_PB_LEN) continue;
+    int32_t rank = host && line_index < nlines ? (int32_t)im->ranks[line_index] : 0;
+    line_index++;
+    st_code c = read_line(im, &r, &f, drawn, host, rank, err);
+    if (c != ST_OK) return c;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (!drawn && im->stats->events > events_before)
+    st_stats_warn(im->stats, "xplane_plane_not_drawn", origin);
+  return im->nomem ? nomem(im, origin, err) : ST_OK;
+}
+
+/* ==== 6. the XSpace stream and public API ================================ */
+
+static st_code on_space_field(void *ud, const st_pb_field *f, uint64_t data_offset, st_error *err) {
+  st_xplane_importer *im = ud;
+  if (f->wire != ST_PB_LEN || f->num > 4) {
+    st_stats_warn(im->stats, "xplane_unknown_field", f->offset);
+    return ST_OK;
+  }
+  im->has_trace = 1;
+  switch (f->num) {
+  case 1: return read_plane(im, f->data, f->len, data_offset, err);
+  case 2:
+    st_stats_warn(im->stats, "xplane_space_error", f->offset);
+    sb_json_string(&im->errors, im, f->data, f->len);
+    break;
+  case 3:
+    st_stats_warn(im->stats, "xplane_space_warning", f->offset);
+    sb_json_string(&im->warnings, im, f->data, f->len);
+    break;
+  case 4:
+    if (!im->hostnames.items) im->hostname = intern(im, f->data, f->len);
+    sb_json_string(&im->hostnames, im, f->data, f->len);
+    break;
+  }
+  return im->nomem ? nomem(im, f->offset, err) : ST_OK;
+}
+
+st_xplane_importer *st_xplane_create(const st_alloc *a, st_builder *b, st_stats *stats) {
+  if (!b || !stats) return NULL;
+  st_xplane_importer *im = st_calloc(a, 1, sizeof *im);
+  if (!im) return NULL;
+  im->alloc = a ? *a : (st_alloc){0};
+  im->b = b;
+  im->stats = stats;
+  im->strs = st_builder_strings(b);
+  im->stream = st_pb_stream_create(&im->alloc, ST_XPLANE_PLANE_MAX, on_space_field, im, "plane");
+  if (!im->stream) {
+    st_free(&im->alloc, im);
+    return NULL;
+  }
+  return im;
+}
+
+void st_xplane_destroy(st_xplane_importer *im) {
+  if (!im) return;
+  st_alloc a = im->alloc;
+  st_pb_stream_destroy(im->stream);
+  st_free(&a, im->sm);
+  st_free(&a, im->ev);
+  st_u64map_free(&im->sm_map, &a);
+  st_u64map_free(&im->ev_map, &a);
+  st_u64map_free(&im->flows, &a);
+  st_free(&a, im->lines);
+  st_free(&a, im->ranks);
+  st_free(&a, im->proc_seen.v);
+  st_free(&a, im->track_seen.v);
+  st_free(&a, im->procs);
+  st_free(&a, im->hostnames.p);
+  st_free(&a, im->errors.p);
+  st_free(&a, im->warnings.p);
+  st_free(&a, im->meta_json);
+  st_free(&a, im);
+}
+
+static st_code record(st_xplane_importer *im, st_code c, const st_error *e, st_error *err) {
+  if (c != ST_OK && im->code == ST_OK) {
+    im->code = c;
+    im->err = *e;
+  }
+  if (err && im->code != ST_OK) *err = im->err;
+  return im->code;
+}
+
+st_code st_xplane_push(st_xplane_importer *im, const uint8_t *data, size_t len, st_error *err) {
+  if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
+  if (im->code != ST_OK) return record(im, ST_OK, NULL, err);
+  st_error e;
+  memset(&e, 0, sizeof e);
+  return record(im, st_pb_stream_push(im->stream, data, len, &e), &e, err);
+}
+
+st_code st_xplane_finish(st_xplane_importer *im, st_error *err) {
+  if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
+  if (im->code == ST_OK) {
+    st_error e;
+    memset(&e, 0, sizeof e);
+    record(im, st_pb_stream_finish(im->stream, &e), &e, err);
+  }
+  /* one host: its name labels every process (XProf prefixes it) */
+  if (im->hostnames.items == 1)
+    for (uint32_t i = 0; i < im->nprocs; i++)
+      st_builder_process_labels(im->b, im->procs[i], im->hostname);
+  return record(im, ST_OK, NULL, err);
+}
+
+int st_xplane_has_trace(const st_xplane_importer *im) { return im && im->has_trace; }
+
+const char *st_xplane_metadata_json(const st_xplane_importer *im) {
+  if (!im) return "{}";
+  st_xplane_importer *m = (st_xplane_importer *)im; /* caches the text */
+  if (m->meta_json) return m->meta_json;
+  const strbuf *parts[3] = {&im->hostnames, &im->errors, &im->warnings};
+  const char *keys[3] = {"hostnames", "errors", "warnings"};
+  size_t need = 3;
+  for (int i = 0; i < 3; i++) need += parts[i]->len + strlen(keys[i]) + 8;
+  char *out = st_malloc(&m->alloc, need);
+  if (!out) return "{}";
+  size_t n = 0;
+  out[n++] = '{';
+  for (int i = 0; i < 3; i++) {
+    if (!parts[i]->items) continue;
+    n += (size_t)snprintf(out + n, need - n, "%s\"%s\": [%s]", n > 1 ? ", " : "", keys[i],
+                          parts[i]->p ? parts[i]->p : "");
+  }
+  out[n++] = '}';
+  out[n] = 0;
+  m->meta_json = out;
+  return out;
+}
+
+/* ==== 7. args on selection =============================================== */
+
+typedef struct jout {
+  char *buf;
+  size_t cap, len;
+} jout;
+
+static void jput(jout *o, const char *s, size_t n) {
+  if (o->len < o->cap) {
+    size_t room = o->cap - o->len;
+    memcpy(o->buf + o->len, s, n < room ? n : room);
+  }
+  o->len += n;
+}
+
+static void jstr(jout *o, const uint8_t *s, size_t n) {
+  jput(o, "\"", 1);
+  for (size_t i = 0; i < n; i++) {
+    char esc[8];
+    if (s[i] < 0x20) {
+      snprintf(esc, sizeof esc, "\\u%04x", s[i]);
+      jput(o, esc, 6);
+    } else if (s[i] == '"' || s[i] == '\\') {
+      esc[0] = '\\';
+      esc[1] = (char)s[i];
+      jput(o, esc, 2);
+    } else {
+      jput(o, (const char *)s + i, 1);
+    }
+  }
+  jput(o, "\"", 1);
+}
+
+/* One XStat as "name": value. Numbers are written as JSON strings, as the
+ * XLA/XProf JSON writers do (64-bit integers survive JavaScript). */
+static st_code arg_stat(st_xplane_importer *im, st_pb_reader *r, const st_pb_field *sf, jout *o,
+                        int *first, st_error *err) {
+  st_pb_reader sr;
+  st_pb_field f;
+  uint64_t mid = 0;
+  st_pb_field val;
+  int has = 0, k;
+  if (st_pb_enter(r, sf, &sr, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&sr, &f, err)) > 0) {
+    if (f.num == 1)
+      mid = f.u;
+    else if (f.num >= 2 && f.num <= 8)
+      val = f, has = 1;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (!has) return ST_OK;
+  const statmeta *m = stat_meta(im, mid);
+  char num[40];
+  if (!*first) jput(o, ", ", 2);
+  *first = 0;
+  if (m)
+    jstr(o, m->name, m->len);
+  else {
+    snprintf(num, sizeof num, "stat %llu", (unsigned long long)mid);
+    jstr(o, (const uint8_t *)num, strlen(num));
+  }
+  jput(o, ": ", 2);
+  switch (val.num) {
+  case 2: snprintf(num, sizeof num, "%.17g", st_pb_double(val.u)); break;
+  case 3: snprintf(num, sizeof num, "%llu", (unsigned long long)val.u); break;
+  case 4: snprintf(num, sizeof num, "%lld", (long long)st_pb_i64(val.u)); break;
+  case 5: jstr(o, val.data, val.len); return ST_OK;
+  case 7: {
+    const statmeta *ref = stat_meta(im, val.u);
+    if (ref)
+      jstr(o, ref->name, ref->len);
+    else
+      jstr(o, (const uint8_t *)"", 0);
+    return ST_OK;
+  }
+  default: snprintf(num, sizeof num, "<%zu bytes>", val.len); break;
+  }
+  jstr(o, (const uint8_t *)num, strlen(num));
+  return ST_OK;
+}
+
+size_t st_xplane_event_args_json(const uint8_t *plane, size_t len, uint64_t plane_offset,
+                                 uint64_t src, char *buf, size_t cap, st_error *err) {
+  st_xplane_importer im;
+  memset(&im, 0, sizeof im);
+  st_stats scratch;
+  memset(&scratch, 0, sizeof scratch);
+  im.stats = &scratch;
+  st_pb_reader pr, r, lr;
+  st_pb_field f, g;
+  int k, j;
+  size_t result = 0;
+  st_pb_reader_init(&pr, plane, len, plane_offset);
+  r = pr;
+  while ((k = st_pb_next(&r, &f, err)) > 0)
+    if (f.num == 5 && f.wire == ST_PB_LEN && read_stat_meta(&im, &r, &f, err) != ST_OK) goto done;
+  if (k < 0) goto done;
+  /* find the event: the XEvent field whose tag is at src */
+  r = pr;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num != 3 || f.wire != ST_PB_LEN) continue;
+    uint64_t start = st_pb_offset(&r, f.data);
+    if (src < start || src >= start + f.len) continue;
+    if (st_pb_enter(&r, &f, &lr, err) != ST_OK) goto done;
+    while ((j = st_pb_next(&lr, &g, err)) > 0) {
+      if (g.offset != src) continue;
+      if (g.num != 4 || g.wire != ST_PB_LEN) break;
+      /* its metadata: display name -> long_name, metadata stats first */
+      st_pb_reader er, mr;
+      st_pb_field h;
+      uint64_t mid = 0;
+      if (st_pb_enter(&lr, &g, &er, err) != ST_OK) goto done;
+      st_pb_reader ev0 = er;
+      while (st_pb_next(&er, &h, err) > 0)
+        if (h.num == 1) mid = h.u;
+      jout o = {buf, cap, 0};
+      int first = 1;
+      jput(&o, "{", 1);
+      st_pb_reader pm = pr;
+      while (st_pb_next(&pm, &h, err) > 0) {
+        if (h.num != 4 || h.wire != ST_PB_LEN) continue;
+        st_pb_reader entry;
+        st_pb_field e2;
+        uint64_t key = 0;
+        const st_pb_field *value = NULL;
+        st_pb_field vf;
+        if (st_pb_enter(&pm, &h, &entry, err) != ST_OK) goto done;
+        while (st_pb_next(&entry, &e2, err) > 0) {
+          if (e2.num == 1) key = e2.u;
+          if (e2.num == 2 && e2.wire == ST_PB_LEN) vf = e2, value = &vf;
+        }
+        if (key != mid || !value) continue;
+        if (st_pb_enter(&entry, value, &mr, err) != ST_OK) goto done;
+        const uint8_t *nm = NULL;
+        size_t nl = 0;
+        int has_disp = 0;
+        st_pb_reader m0 = mr;
+        while (st_pb_next(&mr, &e2, err) > 0) {
+          if (e2.num == 2 && e2.wire == ST_PB_LEN) nm = e2.data, nl = e2.len;
+          if (e2.num == 4 && e2.wire == ST_PB_LEN && e2.len) has_disp = 1;
+        }
+        if (has_disp) {
+          jstr(&o, (const uint8_t *)"long_name", 9);
+          jput(&o, ": ", 2);
+          jstr(&o, nm, nl);
+          first = 0;
+        }
+        mr = m0;
+        while (st_pb_next(&mr, &e2, err) > 0)
+          if (e2.num == 5 && e2.wire == ST_PB_LEN &&
+              arg_stat(&im, &mr, &e2, &o, &first, err) != ST_OK)
+            goto done;
+        break;
+      }
+      er = ev0;
+      while (st_pb_next(&er, &h, err) > 0)
+        if (h.num == 4 && h.wire == ST_PB_LEN && arg_stat(&im, &er, &h, &o, &first, err) != ST_OK)
+          goto done;
+      jput(&o, "}", 1);
+      if (cap) buf[o.len < cap ? o.len : cap - 1] = 0;
+      result = o.len;
+      goto done;
+    }
+    break;
+  }
+  if (k >= 0)
+    st_error_set(err, ST_ERR_ARG, src, "no XEvent record starts at byte %llu",
+                 (unsigned long long)src);
+done:
+  st_free(&im.alloc, im.sm);
+  st_u64map_free(&im.sm_map, &im.alloc);
+  return result;
+}
