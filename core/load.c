@@ -5,12 +5,17 @@
  *
  * An importer is a small table of functions (create/push/finish/...); adding
  * a format means writing one and choosing it in pick_importer(). Formats
- * recognised but not read yet (protobuf, zstd, zip) fail cleanly with
- * ST_ERR_FORMAT and a message saying so.
+ * recognised but not read yet (zstd, zip) fail cleanly with ST_ERR_FORMAT
+ * and a message saying so. Protobuf (first byte 0x0A): a `*.xplane.pb` /
+ * `*.xspace.pb` name means XSpace; without the hint pb_sniff.h decides
+ * between Perfetto and XSpace by content.
  */
 #include "load.h"
 
 #include "import_chrome.h"
+#include "import_perfetto.h"
+#include "import_xplane.h"
+#include "pb_sniff.h"
 #include "source.h"
 
 #include <inttypes.h>
@@ -43,6 +48,36 @@ static const char *chrome_meta(const void *im) { return st_chrome_metadata_json(
 
 static const importer_vt k_chrome = {"chrome-json", chrome_create,    chrome_destroy, chrome_push,
                                      chrome_finish, chrome_has_trace, chrome_meta};
+
+/* ---- protobuf adapters: XSpace and Perfetto ------------------------------ */
+static void *xplane_create(const st_alloc *a, st_builder *b, st_stats *s) {
+  return st_xplane_create(a, b, s);
+}
+static void xplane_destroy(void *im) { st_xplane_destroy(im); }
+static st_code xplane_push(void *im, const uint8_t *d, size_t n, st_error *e) {
+  return st_xplane_push(im, d, n, e);
+}
+static st_code xplane_finish(void *im, st_error *e) { return st_xplane_finish(im, e); }
+static int xplane_has_trace(const void *im) { return st_xplane_has_trace(im); }
+static const char *xplane_meta(const void *im) { return st_xplane_metadata_json(im); }
+
+static const importer_vt k_xplane = {"xplane",      xplane_create,    xplane_destroy, xplane_push,
+                                     xplane_finish, xplane_has_trace, xplane_meta};
+
+static void *perfetto_create(const st_alloc *a, st_builder *b, st_stats *s) {
+  return st_perfetto_create(a, b, s);
+}
+static void perfetto_destroy(void *im) { st_perfetto_destroy(im); }
+static st_code perfetto_push(void *im, const uint8_t *d, size_t n, st_error *e) {
+  return st_perfetto_push(im, d, n, e);
+}
+static st_code perfetto_finish(void *im, st_error *e) { return st_perfetto_finish(im, e); }
+static int perfetto_has_trace(const void *im) { return st_perfetto_has_trace(im); }
+static const char *perfetto_meta(const void *im) { return st_perfetto_metadata_json(im); }
+
+static const importer_vt k_perfetto = {
+    "perfetto-proto", perfetto_create,    perfetto_destroy, perfetto_push,
+    perfetto_finish,  perfetto_has_trace, perfetto_meta};
 
 struct st_loader {
   st_alloc alloc;
@@ -131,10 +166,12 @@ static int pick_importer(st_loader *l, int final) {
     l->vt = &k_chrome;
   } else if (i == n && n == SNIFF_BYTES) {
     l->vt = &k_chrome; /* a long run of whitespace: let the JSON reader judge */
-  } else if (l->hint_xplane || s[0] == 0x0A) {
-    l->stats.format = l->hint_xplane ? "xplane" : "perfetto-proto";
-    fail(l, ST_ERR_FORMAT, 0, "Perfetto/XSpace protobuf is not supported yet");
-    return 1;
+  } else if (l->hint_xplane) {
+    l->vt = &k_xplane;
+  } else if (s[0] == 0x0A) {
+    /* the XPlane header fits in the sniff window; wait for it unless final */
+    if (n < SNIFF_BYTES && !final) return 0;
+    l->vt = st_pb_sniff(s, n) == ST_PB_XSPACE ? &k_xplane : &k_perfetto;
   } else if (n >= 4 && !memcmp(s, "\x28\xB5\x2F\xFD", 4)) {
     fail(l, ST_ERR_FORMAT, 0, "zstd compression is not supported yet");
     return 1;
@@ -232,7 +269,7 @@ st_trace *st_loader_finish(st_loader *l, st_error *err) {
   if (!l->source) l->source = st_source_create(&l->alloc, on_decoded, l);
   if (!l->source) fail(l, ST_ERR_NOMEM, 0, "out of memory");
   if (l->code == ST_OK || l->code == ST_ERR_GZIP || l->code == ST_ERR_JSON ||
-      l->code == ST_ERR_LIMIT) {
+      l->code == ST_ERR_LIMIT || l->code == ST_ERR_PROTO || l->code == ST_ERR_TRUNCATED) {
     if (l->code == ST_OK) {
       st_error e;
       memset(&e, 0, sizeof e);

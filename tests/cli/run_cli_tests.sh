@@ -192,9 +192,7 @@ def independent(events):
 
 
 CORPUS_REFUSED = {
-    "perfetto__nested_tracks.perfetto-trace": "not supported yet",
-    "xprof-head__tpu_inference_2.xplane.pb": "not supported yet",
-    "xprof__34.83.195.179_6003.xplane.pb": "not supported yet",
+    "xprof-head__tpu_inference_2.xplane.pb": "(corrupt file?)",
     "speedscope__example.cpuprofile": "not a trace",
 }
 README_EVENTS = {}
@@ -225,8 +223,9 @@ for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
         doc = json.loads(text.decode("utf-8", "replace"), parse_float=D)
     except ValueError:
         doc = None  # truncated files: python cannot read them; README counts only
-    want = dict(bytes_in=len(raw), bytes_decoded=len(text), compressed=compressed,
-                format="chrome-json")
+    proto = {".perfetto-trace": "perfetto-proto", ".xplane.pb": "xplane"}
+    fmt = next((f for suffix, f in proto.items() if name.endswith(suffix)), "chrome-json")
+    want = dict(bytes_in=len(raw), bytes_decoded=len(text), compressed=compressed, format=fmt)
     if name in README_EVENTS:
         want["events"] = README_EVENTS[name]
     if doc is not None:
