@@ -45,6 +45,14 @@
 #define MAX_LEVELS 64u /* more than enough for 2^32 events */
 #define CANDIDATES 8u  /* names tracked while summarising a range */
 
+/* A hint only: portable C11 elsewhere, GCC/Clang builtin where available
+ * (a no-op in wasm). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
 typedef struct name_node {
   uint32_t name;
   float w;
@@ -306,6 +314,34 @@ static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
   return lo;
 }
 
+/* Same result as gallop_ge(a, lo, n, v), searched outward from the guess
+ * lo + guess: consecutive blocks of a row hold similar numbers of events,
+ * so the answer is usually a few entries (one cache line) away, where a
+ * gallop from lo would probe log2(block size) lines of a[]. */
+static size_t gallop_guess(const int64_t *a, size_t lo, size_t n, int64_t v, size_t guess) {
+  size_t p = guess < n - lo ? lo + guess : n;
+  if (p < n && a[p] < v) return gallop_ge(a, p + 1, n, v);
+  /* the answer is in [lo, p]: gallop down from p */
+  size_t hi = p, step = 1;
+  while (hi > lo) {
+    size_t q = step < hi - lo ? hi - step : lo;
+    if (a[q] < v) {
+      lo = q + 1;
+      break;
+    }
+    hi = q;
+    step *= 2;
+  }
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (a[m] < v)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
 /* Time of the end of the pixel column holding t (columns anchored at 0);
  * always > t. */
 static int64_t column_end(int64_t t, double nspp) {
@@ -351,11 +387,38 @@ static void acc_node(void *ud, size_t k) {
   acc_add(acc, acc->nodes[k]);
 }
 
+/* Blocks spanning at least this many whole leaves take their name from the
+ * larger summary nodes inside them only: those of at least 1/MIN_PIECE of
+ * the block (the greedy decomposition leaves at most two nodes per level,
+ * so the skipped smaller nodes and ragged edges hold at most about 1/8 of
+ * the block's events). That bounds a block to about 8 node reads, mostly
+ * in the small, cached upper levels, where the full decomposition read
+ * ~2 log2(block / LEAF) nodes plus up to 2 (LEAF - 1) events, each a
+ * likely cache miss, for a colour the rest rarely changes. */
+#define INTERIOR_LEAVES 4u
+#define MIN_PIECE 16u
+
 static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape *sh, size_t a,
                               size_t b) {
   name_acc acc = {&lod->rows[row], lod->nodes + lod->lrows[row].node, {{0, 0}}, 0};
-  range_visit v = {acc_elem, acc_node, &acc};
-  visit_range(sh, a, b, &v);
+  size_t ia = (a + LEAF - 1) / LEAF * LEAF, ib = b / LEAF * LEAF;
+  if (sh->levels && ib > ia && ib - ia >= INTERIOR_LEAVES * LEAF) {
+    size_t min_span = (b - a) / MIN_PIECE, p = ia;
+    while (p < ib) {
+      uint32_t k = 0;
+      while (k + 1 < sh->levels) {
+        size_t span = (size_t)LEAF << (k + 1);
+        if (p % span || p + span > ib) break;
+        k++;
+      }
+      size_t span = (size_t)LEAF << k;
+      if (span >= min_span || acc.n == 0) acc_add(&acc, acc.nodes[sh->off[k] + p / span]);
+      p += span;
+    }
+  } else {
+    range_visit v = {acc_elem, acc_node, &acc};
+    visit_range(sh, a, b, &v);
+  }
   name_node best = acc.cand[0];
   for (uint32_t c = 1; c < acc.n; c++)
     if (acc.cand[c].w > best.w) best = acc.cand[c];
@@ -383,19 +446,39 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
   }
   uint32_t items = 0;
   tree_shape sh;
-  sh.levels = tree_levels(n, sh.off); /* once per query, not per block */
+  sh.levels = tree_levels(n, sh.off);  /* once per query, not per block */
+  size_t guess = 1, prev_j = SIZE_MAX; /* last block's size and end */
+  int64_t prev_psum = 0;               /* psum[prev_j] */
   for (size_t i = lo; i < n && r->start[i] < t1;) {
     int64_t s = r->start[i];
-    if ((double)r->dur[i] >= min_ns) {
-      st_lod_item it = {s, s + r->dur[i], (uint32_t)i, 1, r->name[i], 1.0f, r->flags[i], 0};
+    /* right after a block, psum[i] is at hand and psum[i + 1] shares its
+     * line: no miss in dur[] */
+    int64_t d = i == prev_j && psum[i + 1] != INT64_MAX ? psum[i + 1] - prev_psum : r->dur[i];
+    if ((double)d >= min_ns) {
+      st_lod_item it = {s, s + d, (uint32_t)i, 1, r->name[i], 1.0f, r->flags[i], 0};
       fn(ud, &it);
       items++;
       i++;
       continue;
     }
-    size_t j = gallop_ge(r->start, i + 1, n, column_end(s, ns_per_px));
-    if (j - 1 > i && (double)r->dur[j - 1] >= min_ns) j--; /* a wide last event stays itself */
-    int64_t last_end = r->start[j - 1] + r->dur[j - 1];
+    size_t j = gallop_guess(r->start, i + 1, n, column_end(s, ns_per_px), guess - 1);
+    guess = j - i;
+    /* the next block most likely ends about as far on: start its loads now
+     * (a full view is bound by these misses, not by arithmetic) */
+    if (guess < n - j) {
+      PREFETCH(&r->start[j + guess]);
+      PREFETCH(&psum[j + guess]);
+    }
+    /* dur[j - 1] read from psum, whose line the busy fraction needs anyway,
+     * saves a miss in dur[] per block (psum saturates only past INT64_MAX) */
+    int64_t pj = psum[j];
+    int64_t dlast = pj == INT64_MAX ? r->dur[j - 1] : pj - psum[j - 1];
+    if (j - 1 > i && (double)dlast >= min_ns) { /* a wide last event stays itself */
+      j--;
+      pj = psum[j];
+      dlast = pj == INT64_MAX ? r->dur[j - 1] : pj - psum[j - 1];
+    }
+    int64_t last_end = r->start[j - 1] + dlast;
     int64_t next = j < n ? r->start[j] : INT64_MAX;
     int64_t e = s > INT64_MAX - px_ns ? INT64_MAX : s + px_ns;
     if (e > next) e = next;
@@ -404,9 +487,12 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
     it.name = j - i == 1 ? r->name[i] : dominant_name(lod, row, &sh, i, j);
     if (j - i == 1) it.flags = r->flags[i];
     if (e > s) {
-      double busy = (double)(psum[j] - psum[i]) / (double)(e - s);
+      int64_t pi = i == prev_j ? prev_psum : psum[i];
+      double busy = (double)(pj - pi) / (double)(e - s);
       it.busy = busy > 1.0 ? 1.0f : (float)busy;
     }
+    prev_j = j;
+    prev_psum = pj;
     fn(ud, &it);
     items++;
     i = j;
