@@ -222,7 +222,8 @@ int strata_cmd_bench(int argc, char **argv) {
   st_code rc = ST_OK;
   for (long p = 0; p < passes && rc == ST_OK; p++) {
     for (uint32_t i = 0; i < nsteps; i++) {
-      st_draw_input in = {t, lod, lay, &steps[i].view, &font};
+      st_draw_input in = {
+          .trace = t, .lod = lod, .layout = lay, .view = &steps[i].view, .font = &font};
       double f0 = now_ms();
       rc = st_draw_frame(&dl, &in, &alloc);
       double f1 = now_ms();
