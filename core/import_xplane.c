@@ -438,61 +438,52 @@ static void count_flow(st_xplane_importer *im, uint64_t flow_stat) {
   }
 }
 
-/* One sample per numeric stat of a `_counters_` event. */
+/* One sample per numeric stat (with known metadata) of a `_counters_`
+ * event: series "<event> <stat>", or "<event>" when the stat is named like
+ * the event (a stable name per (event, stat), whatever else the event has). */
 static st_code counter_event(st_xplane_importer *im, st_pb_reader *er, uint32_t name, int64_t ts,
                              uint64_t src, st_error *err) {
   st_pb_reader r = *er, sr;
   st_pb_field f, g;
-  int numeric = 0, k, j;
-  for (int pass = 0; pass < 2; pass++) {
-    r = *er;
-    while ((k = st_pb_next(&r, &f, err)) > 0) {
-      if (f.num != 4 || f.wire != ST_PB_LEN) continue;
-      if (st_pb_enter(&r, &f, &sr, err) != ST_OK) return err->code;
-      uint64_t mid = 0;
-      double v = 0;
-      int has = 0;
-      while ((j = st_pb_next(&sr, &g, err)) > 0) {
-        if (g.num == 1)
-          mid = g.u;
-        else if (g.num == 2 && g.wire == ST_PB_I64)
-          v = st_pb_double(g.u), has = 1;
-        else if (g.num == 3 && g.wire == ST_PB_VARINT)
-          v = (double)g.u, has = 1;
-        else if (g.num == 4 && g.wire == ST_PB_VARINT)
-          v = (double)st_pb_i64(g.u), has = 1;
-      }
-      if (j < 0) return ST_ERR_PROTO;
-      if (!has) continue;
-      if (pass == 0) {
-        numeric++;
-        continue;
-      }
-      uint32_t series = name;
-      if (numeric > 1) {
-        const statmeta *m = stat_meta(im, mid);
-        size_t n1, n2 = m ? m->len : 0;
-        const char *s1 = st_strtab_get(im->strs, name, &n1);
-        char tmp[512];
-        if (n1 + 1 + n2 < sizeof tmp) {
-          memcpy(tmp, s1, n1);
-          tmp[n1] = ' ';
-          if (n2) memcpy(tmp + n1 + 1, m->name, n2);
-          series = intern(im, (const uint8_t *)tmp, n1 + 1 + n2);
-        }
-      }
-      uint32_t p = plane_process(im);
-      if (p == UINT32_MAX) return nomem(im, src, err);
-      uint32_t t = st_builder_track(im->b, p, ST_TRACK_COUNTER, (int64_t)series, series);
-      if (t == UINT32_MAX) return nomem(im, src, err);
-      st_code c = st_builder_counter(im->b, t, ts, v);
-      if (c == ST_ERR_NOMEM) return nomem(im, src, err);
-      im->stats->counter_samples++;
+  int k, j;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num != 4 || f.wire != ST_PB_LEN) continue;
+    if (st_pb_enter(&r, &f, &sr, err) != ST_OK) return err->code;
+    uint64_t mid = 0;
+    double v = 0;
+    int has = 0;
+    while ((j = st_pb_next(&sr, &g, err)) > 0) {
+      if (g.num == 1)
+        mid = g.u;
+      else if (g.num == 2 && g.wire == ST_PB_I64)
+        v = st_pb_double(g.u), has = 1;
+      else if (g.num == 3 && g.wire == ST_PB_VARINT)
+        v = (double)g.u, has = 1;
+      else if (g.num == 4 && g.wire == ST_PB_VARINT)
+        v = (double)st_pb_i64(g.u), has = 1;
     }
-    if (k < 0) return ST_ERR_PROTO;
-    if (numeric == 0) break;
+    if (j < 0) return ST_ERR_PROTO;
+    const statmeta *m = stat_meta(im, mid);
+    if (!has || !m) continue;
+    size_t n1;
+    const char *s1 = st_strtab_get(im->strs, name, &n1);
+    uint32_t series = name;
+    char tmp[512];
+    if (!(m->len == n1 && !memcmp(s1, m->name, n1)) && n1 + 1 + m->len < sizeof tmp) {
+      memcpy(tmp, s1, n1);
+      tmp[n1] = ' ';
+      if (m->len) memcpy(tmp + n1 + 1, m->name, m->len);
+      series = intern(im, (const uint8_t *)tmp, n1 + 1 + m->len);
+    }
+    uint32_t p = plane_process(im);
+    if (p == UINT32_MAX) return nomem(im, src, err);
+    uint32_t t = st_builder_track(im->b, p, ST_TRACK_COUNTER, (int64_t)series, series);
+    if (t == UINT32_MAX) return nomem(im, src, err);
+    st_code c = st_builder_counter(im->b, t, ts, v);
+    if (c == ST_ERR_NOMEM) return nomem(im, src, err);
+    im->stats->counter_samples++;
   }
-  return ST_OK;
+  return k < 0 ? ST_ERR_PROTO : ST_OK;
 }
 
 static st_code read_event(st_xplane_importer *im, st_pb_reader *lr, const st_pb_field *ef,
@@ -764,9 +755,17 @@ static st_code on_space_field(void *ud, const st_pb_field *f, uint64_t data_offs
     st_stats_warn(im->stats, "xplane_unknown_field", f->offset);
     return ST_OK;
   }
+  if (f->num == 1) {
+    /* a plane damaged part-way still hands over the events read before */
+    uint64_t before = im->stats->slices + im->stats->async_slices + im->stats->counter_samples;
+    st_code c = read_plane(im, f->data, f->len, data_offset, err);
+    if (c == ST_OK ||
+        im->stats->slices + im->stats->async_slices + im->stats->counter_samples > before)
+      im->has_trace = 1;
+    return c;
+  }
   im->has_trace = 1;
   switch (f->num) {
-  case 1: return read_plane(im, f->data, f->len, data_offset, err);
   case 2:
     st_stats_warn(im->stats, "xplane_space_error", f->offset);
     sb_json_string(&im->errors, im, f->data, f->len);

@@ -22,8 +22,8 @@
  *     tid as an unsigned 32-bit number (streams, then derived lines from
  *     0xdeadbeef: Steps, Name Scope, Ops, ...). Lines named `counters_*`
  *     are skipped (warning); the line `_counters_` holds counter samples:
- *     one ST_TRACK_COUNTER series per (event name, numeric stat), named like
- *     the event, or "<event> <stat>" when the event has several.
+ *     one ST_TRACK_COUNTER series per (event name, numeric stat), named
+ *     "<event> <stat>" (just "<event>" if the stat has the event's name).
  *   - Events: start = line.timestamp_ns * 1000 + offset_ps (picoseconds),
  *     end = start + duration_ps; both are floored to ns (start_ns =
  *     floor(start/1000), end_ns = floor(end/1000)), which is monotonic, so
