@@ -20,6 +20,8 @@
 #include "draw.h"
 
 #include <math.h>
+
+#include "query.h" /* st_format_dur */
 #include <stdio.h> /* snprintf only */
 #include <string.h>
 
@@ -54,6 +56,13 @@ static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
 #define COL_SEPARATOR rgba(208, 211, 218, 255)
 #define COL_DARK_TEXT rgba(20, 20, 24, 255)
 #define COL_LIGHT_TEXT rgba(255, 255, 255, 255)
+#define COL_SEL_EDGE rgba(13, 13, 20, 255)
+#define COL_MARK_BAND rgba(66, 133, 244, 40)
+#define COL_MARK_EDGE rgba(40, 100, 220, 255)
+#define COL_MARK_TEXT rgba(255, 255, 255, 255)
+#define COL_BOX_FILL rgba(66, 133, 244, 36)
+#define COL_BOX_EDGE rgba(40, 100, 220, 230)
+#define COL_RANGE_FILL rgba(20, 20, 30, 40)
 
 /* ==== 1. colours, time formatting, axis steps ============================ */
 
@@ -153,6 +162,8 @@ typedef struct dctx {
   /* per visible row */
   float row_y;
   uint8_t row_kind;
+  uint32_t row;
+  const st_draw_overlay *ov;
   /* counters */
   float plot_top, plot_bot;
   double lo, hi;
@@ -371,11 +382,19 @@ static void on_item(void *ud, const st_lod_item *it) {
   uint32_t col = name_color(d, it->name, name, len);
   float y = d->row_y + 1, h = ST_VIEW_ROW_H - 2;
   int instant_row = d->row_kind == ST_TRACK_INSTANTS;
+  uint32_t flags = 0;
+  const st_draw_overlay *ov = d->ov;
+  if (ov) {
+    uint32_t cnt = it->count ? it->count : 1;
+    if (ov->matches && !ov->matches(ov->ud, d->row, it->index, cnt)) flags |= ST_RECT_DIMMED;
+    if (ov->selected && ov->selected(ov->ud, d->row, it->index, cnt)) flags |= ST_RECT_SELECTED;
+  }
   if ((instant_row || (it->flags & ST_EV_INSTANT)) && it->count == 1) {
+    if (flags & ST_RECT_SELECTED) diamond(d, x0, d->row_y + ST_VIEW_ROW_H / 2, 9.0f, COL_SEL_EDGE);
+    if (flags & ST_RECT_DIMMED) col = (col & 0x00FFFFFFu) | 0x4Cu << 24;
     diamond(d, x0, d->row_y + ST_VIEW_ROW_H / 2, 6.0f, col);
     return;
   }
-  uint32_t flags = 0;
   if (it->merged && it->count > 1) {
     float busy = it->busy < 0 ? 0 : it->busy > 1 ? 1 : it->busy;
     unsigned density = (unsigned)(busy * 255 + 0.5f);
@@ -389,8 +408,10 @@ static void on_item(void *ud, const st_lod_item *it) {
   /* label inside the visible part of the slice */
   float vx0 = x0 > d->c.x0 ? x0 : d->c.x0, vx1 = x1 < d->c.x1 ? x1 : d->c.x1;
   if (vx1 - vx0 < MIN_LABEL_PX) return;
+  uint32_t tc = text_color_on(col);
+  if (flags & ST_RECT_DIMMED) tc = (tc & 0x00FFFFFFu) | 0x60u << 24;
   draw_text(d, name, len, vx0 + PAD, baseline_for(d, d->row_y, ST_VIEW_ROW_H), vx1 - vx0 - 2 * PAD,
-            text_color_on(col));
+            tc);
 }
 
 static float value_y(const dctx *d, double v) {
@@ -441,6 +462,59 @@ static void draw_counter(dctx *d, const st_layout_item *it, float sy, int64_t t0
               sy + 2 + d->in->font->ascent, 120, COL_TRACK_TEXT);
 }
 
+/* Clamps a time's x to a little beyond the clip, so huge zooms do not
+ * produce float overflow. */
+static float clamped_x(const dctx *d, double t) {
+  float x = st_view_x_of(d->v, t);
+  if (!(x > d->c.x0 - 10)) x = d->c.x0 - 10; /* also NaN */
+  if (x > d->c.x1 + 10) x = d->c.x1 + 10;
+  return x;
+}
+
+/* Timing mark band, zoom range and selection box, over the rows. */
+static void overlay_pass(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count;
+  if (ov->has_mark) {
+    float xa = clamped_x(d, ov->mark_t0_ns), xb = clamped_x(d, ov->mark_t1_ns);
+    if (xb < xa) {
+      float t = xa;
+      xa = xb;
+      xb = t;
+    }
+    push_rect(d, xa, d->c.y0, xb - xa, d->c.y1 - d->c.y0, COL_MARK_BAND, 0);
+    push_line(d, xa, d->c.y0, xa, d->c.y1, 1, COL_MARK_EDGE);
+    push_line(d, xb, d->c.y0, xb, d->c.y1, 1, COL_MARK_EDGE);
+  }
+  if (ov->has_range) {
+    float xa = clamped_x(d, ov->range_t0_ns), xb = clamped_x(d, ov->range_t1_ns);
+    if (xb < xa) {
+      float t = xa;
+      xa = xb;
+      xb = t;
+    }
+    push_rect(d, xa, d->c.y0, xb - xa, d->c.y1 - d->c.y0, COL_RANGE_FILL, 0);
+    push_line(d, xa, d->c.y0, xa, d->c.y1, 1, COL_BOX_EDGE);
+    push_line(d, xb, d->c.y0, xb, d->c.y1, 1, COL_BOX_EDGE);
+  }
+  if (ov->has_box) {
+    float xa = fminf(ov->box_x0, ov->box_x1), xb = fmaxf(ov->box_x0, ov->box_x1);
+    float ya = fminf(ov->box_y0, ov->box_y1), yb = fmaxf(ov->box_y0, ov->box_y1);
+    push_rect(d, xa, ya, xb - xa, yb - ya, COL_BOX_FILL, 0);
+    /* the outline, clamped to the clip so edges outside it still frame the part inside */
+    float cx0 = fmaxf(xa, d->c.x0), cx1 = fminf(xb, d->c.x1);
+    float cy0 = fmaxf(ya, d->c.y0 + 0.5f), cy1 = fminf(yb, d->c.y1 - 0.5f);
+    if (cx1 > cx0 && cy1 > cy0) {
+      if (ya >= d->c.y0) push_line(d, cx0, cy0, cx1, cy0, 1, COL_BOX_EDGE);
+      if (yb <= d->c.y1) push_line(d, cx0, cy1, cx1, cy1, 1, COL_BOX_EDGE);
+      if (xa >= d->c.x0 + 0.5f) push_line(d, xa, cy0, xa, cy1, 1, COL_BOX_EDGE);
+      if (xb <= d->c.x1 - 0.5f) push_line(d, xb, cy0, xb, cy1, 1, COL_BOX_EDGE);
+    }
+  }
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
+}
+
 static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   const st_view *v = d->v;
   const st_layout *lay = d->in->layout;
@@ -470,6 +544,7 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
       if (!d->in->lod) continue;
       d->row_y = sy;
       d->row_kind = tracks[it->track].kind;
+      d->row = it->row;
       st_lod_query_row(d->in->lod, it->row, t0, t1, v->ns_per_px, 1.0, on_item, d);
     } else {
       if (d->in->lod) draw_counter(d, it, sy, t0, t1);
@@ -478,6 +553,7 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+  if (d->ov) overlay_pass(d);
 }
 
 /* ==== 5. gutter pass ===================================================== */
@@ -545,6 +621,40 @@ static void gutter_pass(dctx *d) {
 
 /* ==== 6. axis pass ======================================================= */
 
+/* The timing mark on the axis: a bar over its extent with the duration
+ * ("1.25 ms") centred in it, or beside it when the bar is too narrow. */
+static void axis_mark(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  double t0 = fmin(ov->mark_t0_ns, ov->mark_t1_ns), t1 = fmax(ov->mark_t0_ns, ov->mark_t1_ns);
+  float xa = clamped_x(d, t0), xb = clamped_x(d, t1);
+  if (xb - xa < 1) xb = xa + 1;
+  float y = d->c.y0 + 2, h = d->c.y1 - d->c.y0 - 4;
+  push_rect(d, xa, y, xb - xa, h, COL_MARK_EDGE, 0);
+  char buf[64];
+  size_t n = st_format_dur(t1 - t0, buf, sizeof buf);
+  const st_font *f = d->in->font;
+  if (!f || !f->glyph || !n) return;
+  float w = 0;
+  for (size_t i = 0; i < n; i++) {
+    st_glyph g;
+    if (get_glyph(f, (unsigned char)buf[i], &g)) w += g.advance;
+  }
+  float vx0 = fmaxf(xa, d->c.x0), vx1 = fminf(xb, d->c.x1);
+  float base = baseline_for(d, y, h);
+  if (vx1 - vx0 >= w + 2 * PAD) {
+    draw_text(d, buf, n, (vx0 + vx1 - w) / 2, base, w + 1, COL_MARK_TEXT);
+  } else { /* beside the bar, on the side with room */
+    float rx = vx1 + PAD;
+    if (rx + w <= d->c.x1) {
+      push_rect(d, rx - 2, y, w + 4, h, COL_MARK_EDGE, 0);
+      draw_text(d, buf, n, rx, base, w + 1, COL_MARK_TEXT);
+    } else if (vx0 - PAD - w >= d->c.x0) {
+      push_rect(d, vx0 - PAD - w - 2, y, w + 4, h, COL_MARK_EDGE, 0);
+      draw_text(d, buf, n, vx0 - PAD - w, base, w + 1, COL_MARK_TEXT);
+    }
+  }
+}
+
 static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
   const st_view *v = d->v;
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
@@ -559,6 +669,7 @@ static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
     draw_text(d, buf, m, x + 3, baseline_for(d, d->c.y0, d->c.y1 - d->c.y0 - 8), next - x - 6,
               COL_AXIS_TEXT);
   }
+  if (d->ov && d->ov->has_mark) axis_mark(d);
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
@@ -567,6 +678,11 @@ static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
 /* ==== 7. frame =========================================================== */
 
 st_code st_draw_frame(st_drawlist *dl, const st_draw_input *in, const st_alloc *a) {
+  return st_draw_frame_overlay(dl, in, NULL, a);
+}
+
+st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st_draw_overlay *ov,
+                              const st_alloc *a) {
   if (!dl || !in || !in->view) return ST_ERR_ARG;
   dl->rect_count = dl->glyph_count = dl->line_count = dl->cmd_count = 0;
   dl->clear_rgba = COL_BG;
@@ -579,6 +695,7 @@ st_code st_draw_frame(st_drawlist *dl, const st_draw_input *in, const st_alloc *
   d.in = in;
   d.v = v;
   d.strs = in->trace ? st_trace_strings(in->trace) : NULL;
+  d.ov = ov;
 
   /* ticks: round multiples of the step across the timeline */
   double step = st_axis_tick_step(v->ns_per_px, TICK_MIN_PX);

@@ -85,6 +85,27 @@ typedef struct st_font {
   void *ud;
 } st_font;
 
+/* Interaction state drawn over the timeline (all optional; a zeroed struct
+ * draws nothing extra). Ranges of events are row[index, index + count)
+ * (count > 1 for a merged LOD block); the callbacks must be O(log n). */
+typedef struct st_draw_overlay {
+  /* 1 if any event of the range is selected (ST_RECT_SELECTED outline) */
+  int (*selected)(void *ud, uint32_t row, uint32_t index, uint32_t count);
+  /* 1 if any event of the range matches the active search; NULL when no
+   * search is active. Ranges without a match are dimmed (ST_RECT_DIMMED). */
+  int (*matches)(void *ud, uint32_t row, uint32_t index, uint32_t count);
+  void *ud;
+  /* the timing mark: a band over the timeline, its duration on the axis */
+  int has_mark;
+  double mark_t0_ns, mark_t1_ns;
+  /* the box being dragged by the selection tool (canvas CSS px) */
+  int has_box;
+  float box_x0, box_y0, box_x1, box_y1;
+  /* the time range being dragged by the zoom tool */
+  int has_range;
+  double range_t0_ns, range_t1_ns;
+} st_draw_overlay;
+
 typedef struct st_draw_input {
   const st_trace *trace;
   const st_lod *lod;
@@ -94,6 +115,11 @@ typedef struct st_draw_input {
 } st_draw_input;
 
 st_code st_draw_frame(st_drawlist *dl, const st_draw_input *in, const st_alloc *a);
+/* The same, with interaction state drawn in (selection outlines, search
+ * dimming, the timing mark on the axis, the box / zoom range being
+ * dragged); ov may be NULL. */
+st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st_draw_overlay *ov,
+                              const st_alloc *a);
 void st_drawlist_free(st_drawlist *dl, const st_alloc *a);
 
 /* Stable colour for a name (same name -> same colour in every session). */

@@ -1,0 +1,453 @@
+/* args.c: the "args" of one event object as compact, valid JSON (see
+ * args.h).
+ *
+ * A small recursive-descent reader over pointer + length. Emitting recurses
+ * at most ST_ARGS_MAX_DEPTH levels; anything deeper, and every member other
+ * than "args", is skipped by an iterative scanner, so hostile nesting cannot
+ * exhaust the stack. Output goes through a writer that keeps back room for
+ * closing every open container and for cutting a string with an ellipsis;
+ * a member or element that does not fit is rolled back whole, so the text
+ * stays valid JSON.
+ */
+#include "args.h"
+
+#include <string.h>
+
+#define ELLIPSIS "\xE2\x80\xA6"
+#define RESERVE (ST_ARGS_MAX_DEPTH + 2 + 8) /* closers + a cut string's tail */
+
+typedef struct rd {
+  const unsigned char *s;
+  size_t n, i;
+  int eof; /* ran off the end */
+  int bad; /* malformed */
+  size_t bad_at;
+} rd;
+
+typedef struct wr {
+  char *out;
+  size_t n, limit; /* limit: bytes usable before the reserve */
+  int full;        /* something did not fit: emit nothing more */
+} wr;
+
+static void fail(rd *r) {
+  if (!r->bad && !r->eof) {
+    r->bad = 1;
+    r->bad_at = r->i;
+  }
+}
+
+static int ws(rd *r) {
+  while (r->i < r->n) {
+    unsigned char c = r->s[r->i];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return 1;
+    r->i++;
+  }
+  r->eof = 1;
+  return 0;
+}
+
+/* Writes bytes if they fit below the limit. */
+static int put(wr *w, const char *p, size_t k) {
+  if (w->full || w->n > w->limit || k > w->limit - w->n) {
+    w->full = 1;
+    return 0;
+  }
+  memcpy(w->out + w->n, p, k);
+  w->n += k;
+  return 1;
+}
+
+/* Writes into the reserve (closers, a cut string's tail): always fits. */
+static void put_reserved(wr *w, const char *p, size_t k) {
+  memcpy(w->out + w->n, p, k);
+  w->n += k;
+}
+
+/* ---- skipping (iterative) ------------------------------------------------ */
+
+static void skip_string(rd *r) { /* at the opening quote */
+  r->i++;
+  while (r->i < r->n) {
+    unsigned char c = r->s[r->i++];
+    if (c == '"') return;
+    if (c == '\\') r->i++;
+  }
+  r->eof = 1;
+}
+
+static void skip_value(rd *r) {
+  if (!ws(r)) return;
+  unsigned char c = r->s[r->i];
+  if (c == '"') {
+    skip_string(r);
+    return;
+  }
+  if (c == '{' || c == '[') {
+    size_t depth = 0;
+    while (r->i < r->n) {
+      c = r->s[r->i];
+      if (c == '"') {
+        skip_string(r);
+        if (r->eof) return;
+        continue;
+      }
+      r->i++;
+      if (c == '{' || c == '[') depth++;
+      if (c == '}' || c == ']') {
+        if (--depth == 0) return;
+      }
+    }
+    r->eof = 1;
+    return;
+  }
+  size_t start = r->i;
+  while (r->i < r->n) {
+    c = r->s[r->i];
+    if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r') break;
+    r->i++;
+  }
+  if (r->i == r->n) r->eof = 1;
+  if (r->i == start) fail(r);
+}
+
+/* ---- emitting ------------------------------------------------------------ */
+
+static int hexval(unsigned char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+static long hex4(rd *r, size_t at) {
+  if (at + 4 > r->n) return -2;
+  long v = 0;
+  for (int k = 0; k < 4; k++) {
+    int h = hexval(r->s[at + (size_t)k]);
+    if (h < 0) return -1;
+    v = v * 16 + h;
+  }
+  return v;
+}
+
+/* Length of a valid UTF-8 sequence at s[i] (2-4), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n, size_t i) {
+  unsigned c = s[i];
+  size_t len = c >= 0xF0 && c <= 0xF4   ? 4
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xC2 && c < 0xE0  ? 2
+                                        : 0;
+  if (!len || i + len > n) return 0;
+  uint32_t cp = c & (0x3Fu >> (len - 1));
+  for (size_t k = 1; k < len; k++) {
+    unsigned cc = s[i + k];
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (cc & 0x3F);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return len;
+}
+
+/* Emits a string, cutting it with an ellipsis when room runs out (then the
+ * writer is full but the string is complete). 0 if not even the opening
+ * quote fit (caller rolls back). */
+static int emit_string(rd *r, wr *w) {
+  if (!put(w, "\"", 1)) {
+    skip_string(r);
+    return 0;
+  }
+  r->i++;
+  char tmp[16];
+  while (r->i < r->n) {
+    unsigned char c = r->s[r->i];
+    const char *p = (const char *)&r->s[r->i];
+    size_t in = 1, k = 1;
+    if (c == '"') {
+      r->i++;
+      if (!put(w, "\"", 1)) goto cut_done;
+      return 1;
+    }
+    if (c == '\\') {
+      if (r->i + 1 >= r->n) {
+        r->eof = 1;
+        return 0;
+      }
+      unsigned char e = r->s[r->i + 1];
+      if (e == 'u') {
+        long v = hex4(r, r->i + 2);
+        if (v == -2) {
+          r->eof = 1;
+          return 0;
+        }
+        if (v < 0) {
+          fail(r);
+          return 0;
+        }
+        in = k = 6;
+        if (v >= 0xD800 && v <= 0xDBFF) {
+          long lo = r->i + 8 <= r->n && r->s[r->i + 6] == '\\' && r->s[r->i + 7] == 'u'
+                        ? hex4(r, r->i + 8)
+                        : -1;
+          if (lo >= 0xDC00 && lo <= 0xDFFF)
+            in = k = 12; /* a valid pair: keep as written */
+          else
+            p = "\\ufffd";
+        } else if (v >= 0xDC00 && v <= 0xDFFF) {
+          p = "\\ufffd";
+        }
+      } else if (strchr("\"\\/bfnrt", e) && e) {
+        in = k = 2;
+      } else {
+        fail(r);
+        return 0;
+      }
+    } else if (c < 0x20) {
+      static const char hx[] = "0123456789abcdef";
+      memcpy(tmp, "\\u00", 4);
+      tmp[4] = hx[c >> 4];
+      tmp[5] = hx[c & 15];
+      p = tmp;
+      k = 6;
+    } else if (c >= 0x80) {
+      size_t l = utf8_len(r->s, r->n, r->i);
+      if (l)
+        in = k = l;
+      else
+        p = "\xEF\xBF\xBD", k = 3; /* U+FFFD, one byte consumed */
+    }
+    if (!put(w, p, k)) goto cut;
+    r->i += in;
+  }
+  r->eof = 1;
+  return 0;
+cut:
+  /* skip the rest of the input string, then close the cut one */
+  while (r->i < r->n) {
+    unsigned char c = r->s[r->i++];
+    if (c == '"') break;
+    if (c == '\\') r->i++;
+    if (r->i >= r->n) {
+      r->eof = 1;
+      return 0;
+    }
+  }
+  put_reserved(w, ELLIPSIS "\"", sizeof ELLIPSIS);
+  return 1;
+cut_done:
+  put_reserved(w, "\"", 1);
+  return 1;
+}
+
+static int emit_value(rd *r, wr *w, int depth);
+
+/* Members of an object or elements of an array; at the opening bracket. */
+static int emit_container(rd *r, wr *w, int depth, int object) {
+  char close = object ? '}' : ']';
+  if (!put(w, object ? "{" : "[", 1)) {
+    skip_value(r);
+    return 0;
+  }
+  r->i++;
+  int first = 1;
+  for (;;) {
+    if (!ws(r)) return 0;
+    if (r->s[r->i] == (unsigned char)close) {
+      r->i++;
+      break;
+    }
+    if (!first) {
+      if (r->s[r->i] != ',') {
+        fail(r);
+        return 0;
+      }
+      r->i++;
+      if (!ws(r)) return 0;
+    }
+    size_t mark = w->n;
+    int ok = !w->full;
+    if (ok && !first) ok = put(w, ",", 1);
+    if (object) {
+      if (r->s[r->i] != '"') {
+        fail(r);
+        return 0;
+      }
+      if (ok)
+        ok = emit_string(r, w) && !w->full; /* a cut key is no key */
+      else
+        skip_string(r);
+      if (r->eof || r->bad || !ws(r)) return 0;
+      if (r->s[r->i] != ':') {
+        fail(r);
+        return 0;
+      }
+      r->i++;
+      if (ok) ok = put(w, ":", 1);
+    }
+    if (ok)
+      ok = emit_value(r, w, depth + 1);
+    else
+      skip_value(r);
+    if (r->eof || r->bad) return 0;
+    if (!ok) { /* drop the member that did not fit; emit nothing more */
+      w->n = mark;
+      w->full = 1;
+    }
+    first = 0;
+  }
+  put_reserved(w, &close, 1);
+  return 1;
+}
+
+static int emit_literal(rd *r, wr *w) {
+  static const char *lits[] = {"true", "false", "null"};
+  for (int k = 0; k < 3; k++) {
+    size_t l = strlen(lits[k]);
+    if (r->n - r->i >= l && !memcmp(r->s + r->i, lits[k], l)) {
+      r->i += l;
+      return put(w, lits[k], l);
+    }
+    if (r->n - r->i < l && !memcmp(r->s + r->i, lits[k], r->n - r->i)) {
+      r->eof = 1;
+      return 0;
+    }
+  }
+  fail(r);
+  return 0;
+}
+
+static int emit_number(rd *r, wr *w) {
+  size_t a = r->i;
+  unsigned char c = r->s[a];
+  if (c != '-' && !(c >= '0' && c <= '9')) {
+    fail(r);
+    return 0;
+  }
+  while (r->i < r->n) {
+    c = r->s[r->i];
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
+      break;
+    r->i++;
+  }
+  if (r->i == r->n) {
+    r->eof = 1;
+    return 0;
+  }
+  c = r->s[r->i - 1];
+  if (!(c >= '0' && c <= '9')) { /* "-", "1.", "1e" */
+    fail(r);
+    return 0;
+  }
+  return put(w, (const char *)r->s + a, r->i - a);
+}
+
+static int emit_value(rd *r, wr *w, int depth) {
+  if (!ws(r)) return 0;
+  unsigned char c = r->s[r->i];
+  if ((c == '{' || c == '[') && depth > ST_ARGS_MAX_DEPTH) {
+    skip_value(r);
+    return put(w, "\"" ELLIPSIS "\"", sizeof ELLIPSIS + 1);
+  }
+  if (c == '{') return emit_container(r, w, depth, 1);
+  if (c == '[') return emit_container(r, w, depth, 0);
+  if (c == '"') return emit_string(r, w);
+  if (c == 't' || c == 'f' || c == 'n') return emit_literal(r, w);
+  return emit_number(r, w);
+}
+
+/* Reads a key at the opening quote; 1 if it is exactly "args" (escapes
+ * decoded). */
+static int key_is_args(rd *r) {
+  char buf[5];
+  size_t k = 0;
+  int ok = 1;
+  r->i++;
+  while (r->i < r->n) {
+    unsigned char c = r->s[r->i++];
+    if (c == '"') return ok && k == 4 && !memcmp(buf, "args", 4);
+    if (c == '\\') {
+      if (r->i >= r->n) break;
+      unsigned char e = r->s[r->i++];
+      if (e == 'u') {
+        long v = hex4(r, r->i);
+        if (v == -2) break;
+        r->i += 4;
+        c = v > 0 && v < 0x80 ? (unsigned char)v : 0;
+      } else {
+        c = e;
+      }
+    }
+    if (k < 4 && c)
+      buf[k++] = (char)c;
+    else
+      ok = 0;
+  }
+  r->eof = 1;
+  return 0;
+}
+
+st_code st_args_extract(const char *json, size_t len, char *out, size_t cap, size_t *out_len,
+                        int *truncated, st_error *err) {
+  if (truncated) *truncated = 0;
+  if (out_len) *out_len = 0;
+  if (!out || cap < 64 || (!json && len)) {
+    if (out && cap) out[0] = 0;
+    return st_error_set(err, ST_ERR_ARG, 0, "args: bad arguments");
+  }
+  rd r = {(const unsigned char *)json, len, 0, 0, 0, 0};
+  wr w = {out, 0, cap > RESERVE + 1 ? cap - 1 - RESERVE : 0, 0};
+  int found = 0;
+  if (ws(&r) && r.s[r.i] != '{') fail(&r);
+  if (!r.eof && !r.bad) {
+    r.i++;
+    int first = 1;
+    while (!found && ws(&r)) {
+      if (r.s[r.i] == '}') break;
+      if (!first) {
+        if (r.s[r.i] != ',') {
+          fail(&r);
+          break;
+        }
+        r.i++;
+        if (!ws(&r)) break;
+      }
+      first = 0;
+      if (r.s[r.i] != '"') {
+        fail(&r);
+        break;
+      }
+      int is_args = key_is_args(&r);
+      if (r.eof || !ws(&r)) break;
+      if (r.s[r.i] != ':') {
+        fail(&r);
+        break;
+      }
+      r.i++;
+      if (is_args) {
+        if (!ws(&r)) break;
+        emit_value(&r, &w, 1);
+        found = !r.eof && !r.bad;
+        if (found && w.n == 0) put_reserved(&w, "\"" ELLIPSIS "\"", sizeof ELLIPSIS + 1);
+      } else {
+        skip_value(&r);
+      }
+      if (r.eof || r.bad) break;
+    }
+  }
+  if (found) {
+    out[w.n] = 0;
+    if (out_len) *out_len = w.n;
+    if (truncated) *truncated = w.full;
+    if (err) memset(err, 0, sizeof *err);
+    return ST_OK;
+  }
+  memcpy(out, "{}", 3);
+  if (out_len) *out_len = 2;
+  if (r.bad)
+    return st_error_set(err, ST_ERR_JSON, r.bad_at, "args: malformed JSON at byte %zu", r.bad_at);
+  if (r.eof) return st_error_set(err, ST_ERR_TRUNCATED, len, "args: the event object is cut short");
+  if (err) memset(err, 0, sizeof *err);
+  return ST_OK; /* an object without args */
+}

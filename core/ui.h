@@ -1,0 +1,169 @@
+/* ui.h: the viewer's interaction state and the semantic input calls that
+ * change it. Front ends (the page, a native window, tests) translate their
+ * events into these calls and render from the state; nothing about
+ * interaction is decided outside the core.
+ *
+ * State: the view and layout (collapse), the tool (select / pan / zoom /
+ * timing), the selection (spans of events), hover, the timing mark, the
+ * search (query, matches, current match; non-matches are dimmed), held
+ * navigation keys, the help overlay flag.
+ *
+ * Input (coordinates in canvas CSS px, see view.h):
+ *   pointer_down/move/up(x, y, buttons, mods), pointer_leave, double_click
+ *   wheel(dx, dy, mods, x, y): ctrl/cmd (and a trackpad pinch, which
+ *       browsers send as ctrl+wheel) zoom at the cursor; shift pans; plain
+ *       wheel scrolls the tracks (dx pans). Deltas in CSS px.
+ *   key_down/key_up(key, mods): key is a DOM KeyboardEvent.key value
+ *       ("w", "W", "Escape", "ArrowLeft", "!" ...). W/S zoom around the mouse
+ *       (the centre if the mouse is outside the timeline), A/D pan: a press
+ *       moves at once, and holding keeps moving, faster the longer it is
+ *       held, as st_ui_tick(dt_ms) advances time (the core has no clock).
+ *       0 fits the trace; 1-4 and ! @ # $ pick a tool; m marks the
+ *       selection's time span; f fits the view to it; Esc cancels a drag,
+ *       else clears selection, mark and current match; / and ctrl/cmd+F ask
+ *       for the search box (ST_UI_FOCUS_SEARCH); ? toggles help.
+ * Every call returns ST_UI_* bits saying what changed, so the front end
+ * redraws only when needed and refreshes only the panels concerned;
+ * ST_UI_HANDLED means the event was used (the page then preventDefault()s).
+ *
+ * Tools (a drag with the left button; a click selects in every tool, and a
+ * click on a section header collapses or expands it):
+ *   select: drag selects every event in the box (ctrl/cmd/shift: adds)
+ *   pan:    drag moves the view in time and vertically (also: middle button)
+ *   zoom:   drag a time range to zoom into it
+ *   timing: drag marks an interval (also: a drag on the time axis, any tool)
+ *
+ *   st_ui *ui = st_ui_create(&alloc, trace, 1280, 800, 2.0f);
+ *   unsigned ch = st_ui_pointer_down(ui, x, y, ST_BUTTON_LEFT, 0);
+ *   if (ch & ST_UI_REDRAW) { st_draw_overlay ov; st_ui_overlay(ui, &ov); ... }
+ *   st_ui_destroy(ui);
+ */
+#ifndef STRATA_UI_H
+#define STRATA_UI_H
+
+#include "draw.h"
+#include "hit.h"
+#include "query.h"
+#include "select.h"
+
+typedef enum st_tool {
+  ST_TOOL_SELECT = 0,
+  ST_TOOL_PAN = 1,
+  ST_TOOL_ZOOM = 2,
+  ST_TOOL_TIMING = 3
+} st_tool;
+
+enum { ST_MOD_SHIFT = 1, ST_MOD_CTRL = 2, ST_MOD_ALT = 4, ST_MOD_META = 8 };
+enum { ST_BUTTON_LEFT = 1, ST_BUTTON_RIGHT = 2, ST_BUTTON_MIDDLE = 4 };
+
+/* What an input call changed. */
+enum {
+  ST_UI_HANDLED = 1u << 0,      /* the event was used */
+  ST_UI_REDRAW = 1u << 1,       /* the timeline must be redrawn */
+  ST_UI_VIEW = 1u << 2,         /* time window or scroll changed */
+  ST_UI_SELECTION = 1u << 3,    /* the selection changed */
+  ST_UI_HOVER = 1u << 4,        /* the hovered thing changed */
+  ST_UI_TOOL = 1u << 5,         /* the tool changed */
+  ST_UI_MARK = 1u << 6,         /* the timing mark changed */
+  ST_UI_SEARCH = 1u << 7,       /* search query, matches or current match changed */
+  ST_UI_FOCUS_SEARCH = 1u << 8, /* the user asked for the search box */
+  ST_UI_HELP = 1u << 9,         /* the help overlay was toggled */
+  ST_UI_ANIMATING = 1u << 10,   /* keys are held: call st_ui_tick on the next frame */
+  ST_UI_LAYOUT = 1u << 11       /* sections were collapsed or expanded */
+};
+
+typedef struct st_ui st_ui;
+
+/* The trace must outlive the ui. NULL on allocation failure. */
+st_ui *st_ui_create(const st_alloc *a, const st_trace *t, float w, float h, float dpr);
+void st_ui_destroy(st_ui *ui);
+
+const st_view *st_ui_view(const st_ui *ui);
+const st_layout *st_ui_layout(const st_ui *ui);
+const st_trace *st_ui_trace(const st_ui *ui);
+
+/* ---- view ---------------------------------------------------------------- */
+unsigned st_ui_resize(st_ui *ui, float w, float h, float dpr);
+unsigned st_ui_fit(st_ui *ui);
+/* Shows [t0_ns, t1_ns) (ns from trace start) across the timeline. */
+unsigned st_ui_set_view(st_ui *ui, double t0_ns, double t1_ns);
+unsigned st_ui_zoom(st_ui *ui, double factor, float x);
+unsigned st_ui_pan_px(st_ui *ui, float dx);
+unsigned st_ui_scroll_px(st_ui *ui, float dy); /* clamped to the layout */
+/* Visible time window [t0, t1) in ns from trace start. */
+void st_ui_window(const st_ui *ui, double *t0_ns, double *t1_ns);
+
+/* ---- input --------------------------------------------------------------- */
+unsigned st_ui_pointer_down(st_ui *ui, float x, float y, unsigned buttons, unsigned mods);
+unsigned st_ui_pointer_move(st_ui *ui, float x, float y, unsigned buttons, unsigned mods);
+unsigned st_ui_pointer_up(st_ui *ui, float x, float y, unsigned buttons, unsigned mods);
+unsigned st_ui_pointer_leave(st_ui *ui);
+unsigned st_ui_double_click(st_ui *ui, float x, float y, unsigned mods);
+unsigned st_ui_wheel(st_ui *ui, float dx, float dy, unsigned mods, float x, float y);
+unsigned st_ui_key_down(st_ui *ui, const char *key, unsigned mods);
+unsigned st_ui_key_up(st_ui *ui, const char *key, unsigned mods);
+/* The window lost focus: held keys are released, a drag is cancelled. */
+unsigned st_ui_blur(st_ui *ui);
+/* Advances held-key motion by dt_ms (clamped to 100 ms per call). */
+unsigned st_ui_tick(st_ui *ui, double dt_ms);
+int st_ui_animating(const st_ui *ui);
+
+/* ---- tool, hover, help ---------------------------------------------------- */
+unsigned st_ui_set_tool(st_ui *ui, st_tool tool);
+st_tool st_ui_tool(const st_ui *ui);
+const char *st_ui_tool_name(st_tool tool); /* "select", "pan", "zoom", "timing" */
+st_hit st_ui_hover(const st_ui *ui);
+/* A CSS cursor name for the pointer's position and the tool. */
+const char *st_ui_cursor(const st_ui *ui);
+int st_ui_help_visible(const st_ui *ui);
+unsigned st_ui_set_help(st_ui *ui, int visible);
+
+/* ---- selection and marks ------------------------------------------------- */
+const st_selection *st_ui_selection(const st_ui *ui);
+/* The one selected event (if exactly one is selected). */
+int st_ui_selected_one(const st_ui *ui, st_event_ref *out);
+/* Replaces the selection with ref (add != 0: toggles it in the selection). */
+unsigned st_ui_select(st_ui *ui, st_event_ref ref, int add);
+/* Selects every event of rows in content y [y0, y1) intersecting
+ * [t0, t1] (add != 0: adds to the selection). */
+unsigned st_ui_select_box(st_ui *ui, double t0_ns, double t1_ns, float y0, float y1, int add);
+/* Narrows the selection (window != 0: the events intersecting the visible
+ * time window) to the events named `name`. */
+unsigned st_ui_select_name(st_ui *ui, uint32_t name, int window);
+unsigned st_ui_clear(st_ui *ui); /* what Esc does when not dragging */
+/* The time span of the selection; 0 if it is empty. */
+int st_ui_selection_span(const st_ui *ui, int64_t *t0_ns, int64_t *t1_ns);
+unsigned st_ui_mark_selection(st_ui *ui); /* m */
+unsigned st_ui_fit_selection(st_ui *ui);  /* f */
+unsigned st_ui_set_mark(st_ui *ui, double t0_ns, double t1_ns);
+unsigned st_ui_clear_mark(st_ui *ui);
+int st_ui_mark(const st_ui *ui, double *t0_ns, double *t1_ns);
+/* Scrolls / pans (and expands a collapsed section) so the event is shown,
+ * centred in time; zooms out if it is wider than most of the window. */
+unsigned st_ui_reveal(st_ui *ui, st_event_ref ref);
+
+/* ---- search -------------------------------------------------------------- */
+unsigned st_ui_search(st_ui *ui, const char *text, size_t len);
+const st_find *st_ui_find(const st_ui *ui);
+/* Next (dir > 0) / previous match in time order after the current one
+ * (wrapping): selects it and reveals it. */
+unsigned st_ui_search_step(st_ui *ui, int dir);
+st_event_ref st_ui_search_current(const st_ui *ui);
+
+/* ---- sections ------------------------------------------------------------ */
+unsigned st_ui_toggle_section(st_ui *ui, uint32_t process);
+/* Collapses every section, or expands them all if all are collapsed. */
+unsigned st_ui_collapse_all(st_ui *ui);
+int st_ui_all_collapsed(const st_ui *ui);
+
+/* ---- summary ------------------------------------------------------------- */
+/* Aggregates the selection (window != 0: every event intersecting the
+ * visible time window) into g (reset first). */
+st_code st_ui_summarize(const st_ui *ui, st_agg *g, int window);
+
+/* ---- drawing ------------------------------------------------------------- */
+/* Fills the overlay for st_draw_input: selection, search dimming, mark,
+ * box / zoom range being dragged. Valid until the next ui call. */
+void st_ui_overlay(const st_ui *ui, st_draw_overlay *out);
+
+#endif
