@@ -1,0 +1,294 @@
+/* panel.c: ui state as JSON for front ends (see panel.h). */
+#include "panel.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h> /* snprintf / vsnprintf only */
+#include <string.h>
+
+typedef struct jw {
+  st_panel_buf *b;
+  const st_alloc *a;
+  int err;
+} jw;
+
+void st_panel_buf_free(st_panel_buf *b, const st_alloc *a) {
+  if (!b) return;
+  st_free(a, b->text);
+  memset(b, 0, sizeof *b);
+}
+
+static int reserve(jw *w, size_t extra) {
+  if (w->err) return 0;
+  st_panel_buf *b = w->b;
+  size_t need;
+  if (!st_add_size(b->len, extra + 1, &need)) return w->err = 1, 0;
+  if (need <= b->cap) return 1;
+  size_t nc = b->cap ? b->cap : 256;
+  while (nc < need) {
+    if (nc > SIZE_MAX / 2) return w->err = 1, 0;
+    nc *= 2;
+  }
+  char *t = st_realloc(w->a, b->text, nc);
+  if (!t) return w->err = 1, 0;
+  b->text = t;
+  b->cap = nc;
+  return 1;
+}
+
+static void raw(jw *w, const char *s, size_t n) {
+  if (!reserve(w, n)) return;
+  memcpy(w->b->text + w->b->len, s, n);
+  w->b->len += n;
+  w->b->text[w->b->len] = 0;
+}
+
+static void lit(jw *w, const char *s) { raw(w, s, strlen(s)); }
+
+static void fmt(jw *w, const char *f, ...) {
+  char tmp[256];
+  va_list ap;
+  va_start(ap, f);
+  int n = vsnprintf(tmp, sizeof tmp, f, ap);
+  va_end(ap);
+  if (n < 0) return;
+  raw(w, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void num(jw *w, double v) {
+  if (!isfinite(v))
+    lit(w, "null");
+  else
+    fmt(w, "%.17g", v);
+}
+
+static size_t utf8_len(const unsigned char *s, size_t n, size_t i) {
+  unsigned c = s[i];
+  size_t len = c >= 0xF0 && c <= 0xF4   ? 4
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xC2 && c < 0xE0  ? 2
+                                        : 0;
+  if (!len || i + len > n) return 0;
+  uint32_t cp = c & (0x3Fu >> (len - 1));
+  for (size_t k = 1; k < len; k++) {
+    unsigned cc = s[i + k];
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (cc & 0x3F);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return len;
+}
+
+static void str(jw *w, const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  raw(w, "\"", 1);
+  size_t i = 0, run = 0;
+  while (i < n) {
+    unsigned char c = u[i];
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      i++;
+      run++;
+      continue;
+    }
+    raw(w, s + i - run, run);
+    run = 0;
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      raw(w, e, 2);
+      i++;
+    } else if (c < 0x20) {
+      fmt(w, "\\u%04x", c);
+      i++;
+    } else {
+      size_t l = utf8_len(u, n, i);
+      if (l) {
+        raw(w, s + i, l);
+        i += l;
+      } else {
+        raw(w, "\xEF\xBF\xBD", 3);
+        i++;
+      }
+    }
+  }
+  raw(w, s + i - run, run);
+  raw(w, "\"", 1);
+}
+
+static void str_id(jw *w, const st_trace *t, uint32_t id) {
+  size_t n;
+  const char *s = st_strtab_get(st_trace_strings(t), id, &n);
+  str(w, s, n);
+}
+
+static void dur_text(jw *w, double ns) {
+  char b[48];
+  size_t n = st_format_dur(ns, b, sizeof b);
+  str(w, b, n);
+}
+
+static st_code done(jw *w) {
+  if (w->err) return ST_ERR_NOMEM;
+  if (!reserve(w, 0)) return ST_ERR_NOMEM;
+  w->b->text[w->b->len] = 0;
+  return ST_OK;
+}
+
+static double us_of(const st_trace *t, double ns) {
+  return ((double)st_trace_origin_ns(t) + ns) / 1000.0;
+}
+
+st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a) {
+  if (!b || !ui) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  const st_trace *t = st_ui_trace(ui);
+  lit(&w, "{\"tool\":");
+  str(&w, st_ui_tool_name(st_ui_tool(ui)), strlen(st_ui_tool_name(st_ui_tool(ui))));
+  fmt(&w, ",\"selected\":%llu", (unsigned long long)st_selection_count(st_ui_selection(ui)));
+  double m0, m1;
+  lit(&w, ",\"mark\":");
+  if (st_ui_mark(ui, &m0, &m1)) {
+    lit(&w, "{\"start_us\":");
+    num(&w, us_of(t, m0));
+    lit(&w, ",\"end_us\":");
+    num(&w, us_of(t, m1));
+    lit(&w, ",\"dur_ns\":");
+    num(&w, m1 - m0);
+    lit(&w, ",\"dur_text\":");
+    dur_text(&w, m1 - m0);
+    lit(&w, "}");
+  } else {
+    lit(&w, "null");
+  }
+  const st_find *f = st_ui_find(ui);
+  lit(&w, ",\"search\":{\"text\":");
+  str(&w, st_find_text(f), strlen(st_find_text(f)));
+  st_event_ref cur = st_ui_search_current(ui);
+  fmt(&w, ",\"active\":%d,\"matches\":%llu,\"current\":%lld}", st_find_active(f),
+      (unsigned long long)st_find_count(f),
+      st_ref_valid(t, cur) ? (long long)st_find_rank(f, cur) : -1LL);
+  fmt(&w, ",\"help\":%d,\"all_collapsed\":%d,\"animating\":%d,\"cursor\":", st_ui_help_visible(ui),
+      st_ui_all_collapsed(ui), st_ui_animating(ui));
+  str(&w, st_ui_cursor(ui), strlen(st_ui_cursor(ui)));
+  lit(&w, "}");
+  return done(&w);
+}
+
+static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
+  const st_trace *t = st_ui_trace(ui);
+  st_event_info in;
+  if (!st_event_get(t, ref, &in)) {
+    lit(w, "null");
+    return;
+  }
+  lit(w, "{\"name\":");
+  str_id(w, t, in.name);
+  lit(w, ",\"cat\":");
+  str_id(w, t, in.cat);
+  lit(w, ",\"ts_us\":");
+  num(w, us_of(t, (double)in.start_ns));
+  lit(w, ",\"dur_us\":");
+  num(w, (double)in.dur_ns / 1000.0);
+  fmt(w, ",\"pid\":%lld,\"tid\":%lld,\"row\":%u,\"index\":%u,\"src\":%llu", (long long)in.pid,
+      (long long)in.tid, ref.row, ref.index, (unsigned long long)in.src);
+  if (full) {
+    lit(w, ",\"process\":");
+    str_id(w, t, in.process_name);
+    lit(w, ",\"thread\":");
+    str_id(w, t, in.thread_name);
+    fmt(w, ",\"start_ns\":%lld,\"dur_ns\":%lld,\"self_ns\":%lld,\"flags\":%u,\"depth\":%u",
+        (long long)in.start_ns, (long long)in.dur_ns, (long long)in.self_ns, in.flags, in.depth);
+    char b[64];
+    size_t n = st_format_time((double)in.start_ns, 1, b, sizeof b);
+    /* start: adaptive units at ns resolution, e.g. "1.234567 ms" */
+    lit(w, ",\"start_text\":");
+    str(w, b, n);
+    lit(w, ",\"dur_text\":");
+    dur_text(w, (double)in.dur_ns);
+    lit(w, ",\"self_text\":");
+    dur_text(w, (double)in.self_ns);
+  }
+  lit(w, "}");
+}
+
+st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_events,
+                                const st_alloc *a) {
+  if (!b || !ui) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  lit(&w, "[");
+  uint32_t ns, k = 0;
+  const st_sel_span *sp = st_selection_spans(st_ui_selection(ui), &ns);
+  for (uint32_t s = 0; s < ns && k < max_events && !w.err; s++)
+    for (uint32_t i = sp[s].lo; i < sp[s].hi && k < max_events; i++, k++) {
+      if (k) lit(&w, ",");
+      event_obj(&w, ui, (st_event_ref){sp[s].row, i}, 0);
+    }
+  lit(&w, "]");
+  return done(&w);
+}
+
+st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, const st_alloc *a) {
+  if (!b || !ui) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  event_obj(&w, ui, ref, 1);
+  return done(&w);
+}
+
+st_code st_panel_summary_json(st_panel_buf *b, const st_ui *ui, st_agg *g, int window,
+                              st_agg_col col, int descending, uint32_t max_rows,
+                              const st_alloc *a) {
+  if (!b || !ui || !g) return ST_ERR_ARG;
+  st_code c = st_ui_summarize(ui, g, window);
+  if (c != ST_OK) return c;
+  st_agg_sort(g, col, descending);
+  jw w = {b, a, 0};
+  b->len = 0;
+  uint32_t n;
+  const st_agg_row *rows = st_agg_rows(g, &n);
+  const st_trace *t = st_ui_trace(ui);
+  fmt(&w, "{\"source\":\"%s\",\"events\":%llu,\"names\":%u,\"rows\":[",
+      window ? "window" : "selection", (unsigned long long)st_agg_events(g), n);
+  for (uint32_t i = 0; i < n && i < max_rows && !w.err; i++) {
+    const st_agg_row *r = &rows[i];
+    lit(&w, i ? ",{\"name\":" : "{\"name\":");
+    str_id(&w, t, r->name);
+    fmt(&w,
+        ",\"name_id\":%u,\"count\":%llu,\"total_ns\":%lld,\"self_ns\":%lld,\"min_ns\":%lld,"
+        "\"max_ns\":%lld,\"avg_ns\":",
+        r->name, (unsigned long long)r->count, (long long)r->total_ns, (long long)r->self_ns,
+        (long long)r->min_ns, (long long)r->max_ns);
+    num(&w, r->avg_ns);
+    lit(&w, "}");
+  }
+  lit(&w, "]}");
+  return done(&w);
+}
+
+st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a) {
+  if (!b || !ui) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  st_hit h = st_ui_hover(ui);
+  const st_trace *t = st_ui_trace(ui);
+  if (h.kind == ST_HIT_EVENT) {
+    const st_row *r = &st_trace_rows(t, NULL)[h.row];
+    lit(&w, "{\"kind\":\"event\",\"name\":");
+    str_id(&w, t, r->name[h.index]);
+    fmt(&w, ",\"dur_ns\":%lld,\"dur_text\":", (long long)r->dur[h.index]);
+    dur_text(&w, (double)r->dur[h.index]);
+    fmt(&w, ",\"row\":%u,\"index\":%u}", h.row, h.index);
+  } else if (h.kind == ST_HIT_COUNTER && h.index != UINT32_MAX) {
+    lit(&w, "{\"kind\":\"counter\",\"name\":");
+    str_id(&w, t, st_trace_tracks(t, NULL)[h.track].name);
+    lit(&w, ",\"value\":");
+    num(&w, h.value);
+    lit(&w, "}");
+  } else {
+    lit(&w, "null");
+  }
+  return done(&w);
+}

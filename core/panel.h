@@ -1,0 +1,49 @@
+/* panel.h: the ui state as JSON text, for front ends that build their
+ * panels from it (the page's details pane, summary table, search box, tool
+ * selector, tooltip; window.strata's answers; the CLI). All strings from the
+ * trace are escaped and invalid UTF-8 becomes U+FFFD, so the text always
+ * parses. Times are given both in the file's own microseconds (ts_us, as the
+ * file wrote them: origin + offset) and in ns from the trace start.
+ *
+ *   st_panel_buf b = {0};
+ *   st_panel_state_json(&b, ui, &alloc);     // b.text, NUL-terminated
+ *   ... st_panel_buf_free(&b, &alloc);
+ */
+#ifndef STRATA_PANEL_H
+#define STRATA_PANEL_H
+
+#include "ui.h"
+
+typedef struct st_panel_buf {
+  char *text; /* NUL-terminated after every successful call */
+  size_t len, cap;
+} st_panel_buf;
+
+void st_panel_buf_free(st_panel_buf *b, const st_alloc *a);
+
+/* {"tool":"select","selected":N,"mark":null|{"start_us","end_us","dur_ns","dur_text"},
+ *  "search":{"text","matches","current":-1|rank},"help":0|1,"all_collapsed":0|1,
+ *  "cursor":"default","animating":0|1} */
+st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
+
+/* The selected events in (row, index) order, at most max_events of them:
+ * [{"name","cat","ts_us","dur_us","pid","tid","row","index","src"}] */
+st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_events,
+                                const st_alloc *a);
+
+/* One event: {"name","cat","process","pid","thread","tid","start_ns","start_text","ts_us",
+ * "dur_ns","dur_text","self_ns","self_text","src","row","index","flags","depth"}; "null"
+ * for an invalid ref. */
+st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, const st_alloc *a);
+
+/* The summary (st_ui_summarize) sorted by col:
+ * {"source":"selection"|"window","events":N,"names":N,"rows":[{"name","name_id","count",
+ *  "total_ns","self_ns","avg_ns","min_ns","max_ns"}]} with at most max_rows rows. */
+st_code st_panel_summary_json(st_panel_buf *b, const st_ui *ui, st_agg *g, int window,
+                              st_agg_col col, int descending, uint32_t max_rows, const st_alloc *a);
+
+/* The hovered event or counter: {"kind":"event","name","dur_ns","dur_text"} /
+ * {"kind":"counter","name","value"} / null. */
+st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
+
+#endif

@@ -1,0 +1,69 @@
+/* test_panel.c: the ui state as JSON: state, selection, one event's
+ * details, summary, hover; hostile names (quotes, backslashes, control
+ * characters, invalid UTF-8) come out escaped. Validity of the text is
+ * checked with st_args_extract, which re-emits valid JSON unchanged. */
+#include "args.h"
+#include "check.h"
+#include "panel.h"
+
+#include <stdlib.h>
+
+static uint32_t S(st_builder *b, const char *s) {
+  return st_strtab_intern(st_builder_strings(b), s, strlen(s));
+}
+
+static int valid(const char *json) {
+  size_t n = strlen(json);
+  char *in = malloc(n + 16), *out = malloc(n + 256);
+  sprintf(in, "{\"args\":%s}", json);
+  int cut = 0;
+  int ok = st_args_extract(in, n + 9, out, n + 256, NULL, &cut, NULL) == ST_OK && !cut &&
+           !strcmp(out, json);
+  if (!ok) fprintf(stderr, "invalid JSON: %s\n  -> %s\n", json, out);
+  free(in);
+  free(out);
+  return ok;
+}
+
+static void test_panels(void) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 7);
+  st_builder_process_name(b, p, S(b, "host \"1\""));
+  uint32_t t = st_builder_track(b, p, ST_TRACK_SLICES, 3, S(b, "main\\thread"));
+  st_builder_slice(b, t, 5000, 9000, S(b, "evil \"name\" \x01 \xff"), S(b, "cat"), 42, 0);
+  st_builder_slice(b, t, 6000, 1000, S(b, "child"), 0, 43, 0);
+  st_trace *tr = st_builder_finish(b, NULL);
+  st_ui *ui = st_ui_create(NULL, tr, 1220, 700, 1);
+  st_panel_buf pb = {0};
+  CHECK(st_panel_state_json(&pb, ui, NULL) == ST_OK);
+  CHECK(valid(pb.text));
+  CHECK(strstr(pb.text, "\"tool\":\"select\"") && strstr(pb.text, "\"mark\":null"));
+  st_ui_select(ui, (st_event_ref){0, 0}, 0);
+  st_ui_mark_selection(ui);
+  st_ui_search(ui, "CHILD", 5);
+  st_ui_search_step(ui, 1);
+  CHECK(st_panel_state_json(&pb, ui, NULL) == ST_OK && valid(pb.text));
+  CHECK(strstr(pb.text, "\"dur_text\":\"9 us\"") != NULL);
+  CHECK(strstr(pb.text, "\"matches\":1,\"current\":0") != NULL);
+  st_ui_select(ui, (st_event_ref){0, 0}, 0);
+  CHECK(st_panel_selection_json(&pb, ui, 100, NULL) == ST_OK && valid(pb.text));
+  CHECK(strstr(pb.text, "\"name\":\"evil \\\"name\\\" \\u0001 \xEF\xBF\xBD\"") != NULL);
+  CHECK(strstr(pb.text, "\"ts_us\":5,") != NULL);
+  CHECK(st_panel_event_json(&pb, ui, (st_event_ref){0, 0}, NULL) == ST_OK && valid(pb.text));
+  CHECK(strstr(pb.text, "\"self_ns\":8000") && strstr(pb.text, "\"thread\":\"main\\\\thread\""));
+  CHECK(strstr(pb.text, "\"process\":\"host \\\"1\\\"\"") && strstr(pb.text, "\"src\":42"));
+  CHECK(st_panel_event_json(&pb, ui, ST_REF_NONE, NULL) == ST_OK && !strcmp(pb.text, "null"));
+  st_agg *g = st_agg_create(NULL, tr);
+  CHECK(st_panel_summary_json(&pb, ui, g, 1, ST_AGG_TOTAL, 1, 100, NULL) == ST_OK);
+  CHECK(valid(pb.text) && strstr(pb.text, "\"events\":2,\"names\":2"));
+  CHECK(st_panel_hover_json(&pb, ui, NULL) == ST_OK && !strcmp(pb.text, "null"));
+  st_agg_destroy(g);
+  st_panel_buf_free(&pb, NULL);
+  st_ui_destroy(ui);
+  st_trace_destroy(tr);
+}
+
+int main(void) {
+  RUN(test_panels);
+  return check_report();
+}
