@@ -917,6 +917,7 @@ static st_code arg_stat(st_xplane_importer *im, st_pb_reader *r, const st_pb_fie
   uint64_t mid = 0;
   st_pb_field val;
   int has = 0, k;
+  memset(&val, 0, sizeof val);
   if (st_pb_enter(r, sf, &sr, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&sr, &f, err)) > 0) {
     if (f.num == 1)

@@ -181,6 +181,7 @@ st_code st_pb_repeated(const st_pb_reader *r, const st_pb_field *f, st_pb_wire w
     return ST_OK;
   }
   st_pb_reader sub;
+  memset(&sub, 0, sizeof sub);
   st_code c = st_pb_packed_init(r, f, &sub, err);
   if (c != ST_OK) return c;
   uint64_t v;
