@@ -126,9 +126,10 @@ static int parse_head(st_pb_stream *s, const uint8_t *p, size_t n, st_pb_field *
       return -1;
     }
     if (len > s->max_len || len > (uint64_t)SIZE_MAX) {
-      st_error_set(e, ST_ERR_LIMIT, at + (uint64_t)(q - p),
-                   "protobuf: a %s of %llu bytes is larger than the %llu-byte limit", s->what,
-                   (unsigned long long)len, (unsigned long long)s->max_len);
+      st_error_set(
+          e, ST_ERR_LIMIT, at + (uint64_t)(q - p),
+          "protobuf: a %s claims %llu bytes, more than the %llu-byte limit (corrupt file?)",
+          s->what, (unsigned long long)len, (unsigned long long)s->max_len);
       return -1;
     }
     f->len = (size_t)len;
