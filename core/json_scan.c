@@ -14,24 +14,55 @@
 
 /* ==== 1. strings ========================================================= */
 
-st_json_status st_json_string(const char *p, const char *end, const char **close, int *esc) {
+/* Word-at-a-time scanning (SWAR): 8 bytes per step with plain 64-bit
+ * arithmetic, so it is portable C (wasm included). has_byte() is non-zero
+ * iff some byte of x equals the byte b was made from (the lowest flagged
+ * byte is exact; higher flags may be false after a true one, so callers
+ * only use "some byte matched" and then look byte by byte). */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+static uint64_t load8(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+static uint64_t has_byte(uint64_t x, uint64_t b) {
+  uint64_t y = x ^ b;
+  return (y - ONES) & ~y & HIGHS;
+}
+
+/* 1 if [p, end) holds a backslash (short strings: no library call). */
+static int has_backslash(const char *p, const char *end) {
+  for (; end - p >= 8; p += 8)
+    if (has_byte(load8(p), ONES * '\\')) return 1;
+  for (; p < end; p++)
+    if (*p == '\\') return 1;
+  return 0;
+}
+
+/* The closing quote of the string whose body starts at p, or NULL if it is
+ * not in [p, end). memchr is the fastest way over long strings (args); an
+ * escaped quote has an odd number of backslashes right before it. */
+static const char *closing_quote(const char *p, const char *end) {
   const char *start = p;
-  int has_esc = 0;
   for (;;) {
     const char *q = memchr(p, '"', (size_t)(end - p));
-    if (!q) return ST_JSON_INCOMPLETE;
-    /* an escaped quote has an odd number of backslashes right before it */
+    if (!q) return NULL;
     const char *b = q;
     while (b > start && b[-1] == '\\') b--;
-    if (b != q) has_esc = 1;
-    if (((q - b) & 1) == 0) {
-      if (!has_esc && memchr(start, '\\', (size_t)(q - start))) has_esc = 1;
-      *close = q;
-      *esc = has_esc;
-      return ST_JSON_OK;
-    }
+    if (((q - b) & 1) == 0) return q;
     p = q + 1;
   }
+}
+
+st_json_status st_json_string(const char *p, const char *end, const char **close, int *esc) {
+  const char *q = closing_quote(p, end);
+  if (!q) return ST_JSON_INCOMPLETE;
+  *close = q;
+  *esc = has_backslash(p, q);
+  return ST_JSON_OK;
 }
 
 static int hex4(const char *s, unsigned *out) {
@@ -97,7 +128,13 @@ static size_t utf8_seq(const unsigned char *s, size_t n) {
 
 int st_json_plain_utf8(const char *s, size_t n) {
   const unsigned char *u = (const unsigned char *)s;
-  for (size_t i = 0; i < n;) {
+  size_t i = 0;
+  /* ASCII without backslashes, 8 bytes at a time */
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w = load8(s + i);
+    if ((w & HIGHS) | has_byte(w, ONES * '\\')) break;
+  }
+  while (i < n) {
     unsigned c = u[i];
     if (c == '\\') return 0;
     if (c < 0x80) {
@@ -189,6 +226,19 @@ static const unsigned char k_structural[256] = {
     ['"'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1,
 };
 
+/* First of '"' '[' ']' '{' '}' in [p, end), or end. Brackets and braces
+ * differ only in bit 0x20 ('[' 0x5B / '{' 0x7B, ']' 0x5D / '}' 0x7D), so
+ * masking it out leaves two bytes to look for, plus the quote. */
+static const char *next_structural(const char *p, const char *end) {
+  while (end - p >= 8) {
+    uint64_t w = load8(p), m = w & (ONES * 0xDF);
+    if (has_byte(w, ONES * '"') | has_byte(m, ONES * 0x5B) | has_byte(m, ONES * 0x5D)) break;
+    p += 8;
+  }
+  while (p < end && !k_structural[(unsigned char)*p]) p++;
+  return p;
+}
+
 const char *st_json_number_end(const char *p, const char *end) {
   while (p < end) {
     unsigned c = (unsigned char)*p;
@@ -241,13 +291,12 @@ st_json_status st_json_skip_value(const char *p, const char *end, const char **o
   }
   uint64_t depth = 0;
   for (;;) {
-    while (p < end && !k_structural[(unsigned char)*p]) p++;
+    p = next_structural(p, end);
     if (p >= end) return ST_JSON_INCOMPLETE;
     c = (unsigned char)*p;
     if (c == '"') {
-      const char *q;
-      int esc;
-      if (st_json_string(p + 1, end, &q, &esc) != ST_JSON_OK) return ST_JSON_INCOMPLETE;
+      const char *q = closing_quote(p + 1, end); /* no need to know about escapes */
+      if (!q) return ST_JSON_INCOMPLETE;
       p = q + 1;
     } else if (c == '{' || c == '[') {
       depth++;
@@ -335,9 +384,46 @@ static int decimal_magnitude(const decimal *d, int scale, uint64_t *out) {
   return 1;
 }
 
+/* The common case of the two functions below: [-]digits[.digits], no
+ * exponent, few enough digits that nothing can overflow. Returns 1 with
+ * *out set, or 0 to leave the text to the general path (same rounding: the
+ * first dropped digit, half away from zero). */
+static int decimal_fast(const char *p, size_t n, int scale, int64_t *out) {
+  static const uint64_t pow10[10] = {1,      10,      100,      1000,      10000,
+                                     100000, 1000000, 10000000, 100000000, 1000000000};
+  const char *e = p + n;
+  int neg = 0;
+  if (scale < 0 || scale > 9 || n == 0 || n > 24) return 0;
+  if (*p == '-') neg = 1, p++;
+  const char *d0 = p;
+  uint64_t v = 0;
+  while (p < e && (unsigned)(*p - '0') < 10) v = v * 10 + (unsigned)(*p++ - '0');
+  size_t ni = (size_t)(p - d0);
+  if (ni == 0 || ni + (size_t)scale > 18) return 0;
+  int kept = 0;
+  unsigned dropped = 0;
+  if (p < e && *p == '.') {
+    const char *f0 = ++p;
+    while (p < e && (unsigned)(*p - '0') < 10) {
+      unsigned dg = (unsigned)(*p - '0');
+      if (kept < scale)
+        v = v * 10 + dg, kept++;
+      else if (p - f0 == scale)
+        dropped = dg;
+      p++;
+    }
+    if (p == f0) return 0;
+  }
+  if (p != e) return 0; /* exponent, '+', junk: the general path decides */
+  v = v * pow10[scale - kept] + (dropped >= 5);
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return 1;
+}
+
 int st_json_decimal_scaled(const char *p, size_t n, int scale, int64_t *out) {
   decimal d;
   uint64_t v;
+  if (decimal_fast(p, n, scale, out)) return 1;
   if (!parse_decimal(p, n, &d) || !decimal_magnitude(&d, scale, &v)) return 0;
   if (d.neg) {
     if (v > (uint64_t)INT64_MAX + 1) return 0;
@@ -352,6 +438,7 @@ int st_json_decimal_scaled(const char *p, size_t n, int scale, int64_t *out) {
 int st_json_int_key(const char *p, size_t n, int64_t *out) {
   decimal d;
   uint64_t v;
+  if (decimal_fast(p, n, 0, out)) return 1;
   if (!parse_decimal(p, n, &d) || !decimal_magnitude(&d, 0, &v)) return 0;
   *out = d.neg ? (int64_t)(0 - v) : (int64_t)v; /* wraps: keeps distinct values distinct */
   return 1;
