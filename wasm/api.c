@@ -17,10 +17,11 @@
  */
 #include <emscripten.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "app.h"
 #include "bench.h"
-#include "search.h"
+#include "panel.h"
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin(const char *name) {
   return st_app_load_begin(st_app_get(), name);
@@ -79,10 +80,72 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_frame_stats_json(void) {
   return buf;
 }
 
-/* Number of events whose name contains text (ASCII case-insensitive). */
+/* ---- interaction state (core/ui.h, as JSON from core/panel.h) ------------ */
+
+static st_panel_buf g_panel;
+
+static const char *panel_text(st_code c) {
+  return c == ST_OK && g_panel.text ? g_panel.text : "null";
+}
+
+/* Runs a whole-trace name search (empty text clears it); returns the number
+ * of matching events. Non-matches are dimmed on the timeline. */
 EMSCRIPTEN_KEEPALIVE double st_wasm_search(const char *text) {
   st_app *app = st_app_get();
-  return app->trace ? (double)st_search_count(app->trace, text) : 0;
+  if (!app->ui) return 0;
+  st_app_apply(app, st_ui_search(app->ui, text, strlen(text)));
+  return (double)st_find_count(st_ui_find(app->ui));
+}
+
+/* Selects and reveals the next (dir > 0) / previous match. */
+EMSCRIPTEN_KEEPALIVE void st_wasm_search_step(int dir) {
+  st_app *app = st_app_get();
+  if (app->ui) st_app_apply(app, st_ui_search_step(app->ui, dir));
+}
+
+/* {"tool","selected","mark","search":{...},"help","all_collapsed","cursor","animating"} */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_ui_state_json(void) {
+  st_app *app = st_app_get();
+  if (!app->ui) return "null";
+  return panel_text(st_panel_state_json(&g_panel, app->ui, &app->alloc));
+}
+
+/* The selected events (at most max): [{"name","cat","ts_us","dur_us","pid","tid",...}] */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_selection_json(int max) {
+  st_app *app = st_app_get();
+  if (!app->ui) return "[]";
+  return panel_text(
+      st_panel_selection_json(&g_panel, app->ui, max > 0 ? (uint32_t)max : 0, &app->alloc));
+}
+
+/* Details of the one selected event, or null. */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_selected_event_json(void) {
+  st_app *app = st_app_get();
+  st_event_ref ref;
+  if (!app->ui || !st_ui_selected_one(app->ui, &ref)) return "null";
+  return panel_text(st_panel_event_json(&g_panel, app->ui, ref, &app->alloc));
+}
+
+/* The hovered event or counter, or null (tooltip). */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_hover_json(void) {
+  st_app *app = st_app_get();
+  if (!app->ui) return "null";
+  return panel_text(st_panel_hover_json(&g_panel, app->ui, &app->alloc));
+}
+
+/* 0 select, 1 pan, 2 zoom, 3 timing. */
+EMSCRIPTEN_KEEPALIVE void st_wasm_set_tool(int tool) {
+  st_app *app = st_app_get();
+  if (tool >= 0 && tool <= 3) {
+    app->tool = tool;
+    if (app->ui) st_app_apply(app, st_ui_set_tool(app->ui, (st_tool)tool));
+  }
+}
+
+/* Shows or hides the help overlay state (the page draws the panel). */
+EMSCRIPTEN_KEEPALIVE void st_wasm_set_help(int visible) {
+  st_app *app = st_app_get();
+  if (app->ui) st_app_apply(app, st_ui_set_help(app->ui, visible));
 }
 
 /* Replays the bench navigation script on the trace shown (see bench.h). */

@@ -35,6 +35,7 @@ int st_app_init_gfx(st_app *app) {
   app->renderer = st_gl_renderer_create();
   app->glyphs = st_glyphs_create(LABEL_FONT_PX, app->dpr);
   app->dl.clear_rgba = BACKGROUND_RGBA;
+  app->tool = ST_TOOL_PAN;
   app->dirty = 1;
   return app->renderer && app->glyphs;
 }
@@ -50,99 +51,35 @@ static void copy_str(char *dst, size_t cap, const char *src) {
     if (dst[i] == '\n' || dst[i] == '\r') dst[i] = ' ';
 }
 
-/* ---- view helpers -------------------------------------------------------- */
+/* ---- view ---------------------------------------------------------------- */
 
-static float timeline_h(const st_app *app) {
-  float h = app->view.height - ST_VIEW_AXIS_H;
-  return h > 0 ? h : 0;
-}
-
-/* Keeps the view on the trace: the window overlaps the trace's time range,
- * it is not wider than a few trace lengths, and the scroll stays within the
- * track area. */
-static void clamp_view(st_app *app) {
-  st_view *v = &app->view;
-  if (!app->trace) return;
-  double dur = (double)st_trace_duration_ns(app->trace);
-  if (dur < 1000) dur = 1000;
-  double tw = st_view_timeline_w(v);
-  if (tw < 1) tw = 1;
-  double max_nspp = dur * 4 / tw;
-  if (v->ns_per_px > max_nspp) v->ns_per_px = max_nspp;
-  double win = tw * v->ns_per_px;
-  double lo = -0.9 * win, hi = dur - 0.1 * win;
-  if (v->t0_ns < lo) v->t0_ns = lo;
-  if (v->t0_ns > hi) v->t0_ns = hi;
-  float max_scroll = app->layout ? st_layout_height(app->layout) - timeline_h(app) + 8 : 0;
-  if (max_scroll < 0) max_scroll = 0;
-  if (v->scroll_y > max_scroll) v->scroll_y = max_scroll;
-  if (v->scroll_y < 0) v->scroll_y = 0;
+void st_app_apply(st_app *app, unsigned ch) {
+  if (ch & ST_UI_REDRAW) app->dirty = 1;
+  if (ch & ST_UI_ANIMATING) {
+    if (!app->animating) app->last_tick_ms = st_platform_now_ms();
+    app->animating = 1;
+    app->dirty = 1;
+  }
+  app->ui_changes |= ch & ~(unsigned)(ST_UI_HANDLED | ST_UI_REDRAW | ST_UI_ANIMATING);
 }
 
 void st_app_fit(st_app *app) {
-  if (!app->trace) return;
-  st_view_fit(&app->view, app->trace, app->css_w, app->css_h, app->dpr);
-  app->view.scroll_y = 0;
-  clamp_view(app);
-  st_app_request_redraw(app);
-}
-
-void st_app_zoom(st_app *app, double factor, float x) {
-  if (!app->trace || !(factor > 0)) return;
-  st_view_zoom(&app->view, factor, x);
-  clamp_view(app);
-  st_app_request_redraw(app);
-}
-
-void st_app_pan_px(st_app *app, float dx) {
-  if (!app->trace) return;
-  st_view_pan_px(&app->view, dx);
-  clamp_view(app);
-  st_app_request_redraw(app);
-}
-
-void st_app_scroll_px(st_app *app, float dy) {
-  if (!app->trace) return;
-  app->view.scroll_y += dy;
-  clamp_view(app);
-  st_app_request_redraw(app);
-}
-
-int st_app_click(st_app *app, float x, float y) {
-  if (!app->layout || y < ST_VIEW_AXIS_H || x < 0 || x >= app->view.width) return 0;
-  float cy = y - ST_VIEW_AXIS_H + app->view.scroll_y;
-  uint32_t n = 0;
-  const st_layout_item *items = st_layout_items(app->layout, &n);
-  uint32_t i = st_layout_first_at(app->layout, cy);
-  if (i >= n) return 0;
-  const st_layout_item *it = &items[i];
-  if (it->kind != ST_LAYOUT_SECTION || cy < it->y || cy >= it->y + it->h) return 0;
-  int c = st_layout_collapsed(app->layout, it->process);
-  st_layout_set_collapsed(app->layout, it->process, !c);
-  clamp_view(app);
-  st_app_request_redraw(app);
-  return 1;
+  if (app->ui) st_app_apply(app, st_ui_fit(app->ui));
 }
 
 void st_app_view_get(const st_app *app, double *start_us, double *end_us, double *scroll_y) {
-  const st_view *v = &app->view;
+  double t0 = 0, t1 = 0;
   double origin = app->trace ? (double)st_trace_origin_ns(app->trace) : 0;
-  double t1 = v->t0_ns + (double)st_view_timeline_w(v) * v->ns_per_px;
-  *start_us = (origin + v->t0_ns) / 1000.0;
+  if (app->ui) st_ui_window(app->ui, &t0, &t1);
+  *start_us = (origin + t0) / 1000.0;
   *end_us = (origin + t1) / 1000.0;
-  *scroll_y = v->scroll_y;
+  *scroll_y = app->ui ? st_ui_view(app->ui)->scroll_y : 0;
 }
 
 int st_app_view_set(st_app *app, double start_us, double end_us) {
-  if (!app->trace || !isfinite(start_us) || !isfinite(end_us) || !(end_us > start_us)) return 0;
+  if (!app->ui || !isfinite(start_us) || !isfinite(end_us) || !(end_us > start_us)) return 0;
   double origin = (double)st_trace_origin_ns(app->trace);
-  double tw = st_view_timeline_w(&app->view);
-  if (tw < 1) tw = 1;
-  app->view.t0_ns = start_us * 1000.0 - origin;
-  app->view.ns_per_px = (end_us - start_us) * 1000.0 / tw;
-  if (app->view.ns_per_px < 1e-3) app->view.ns_per_px = 1e-3;
-  clamp_view(app);
-  st_app_request_redraw(app);
+  st_app_apply(app, st_ui_set_view(app->ui, start_us * 1000.0 - origin, end_us * 1000.0 - origin));
   return 1;
 }
 
@@ -150,25 +87,12 @@ void st_app_resize(st_app *app, float css_w, float css_h, float dpr) {
   if (!(css_w >= 1)) css_w = 1;
   if (!(css_h >= 1)) css_h = 1;
   if (!(dpr > 0)) dpr = 1;
-  int had = app->css_w > 0 && app->trace;
-  /* keep the visible time range across a resize */
-  double t0 = app->view.t0_ns;
-  double t1 = t0 + (double)st_view_timeline_w(&app->view) * app->view.ns_per_px;
   app->css_w = css_w;
   app->css_h = css_h;
   app->dpr = dpr;
-  app->view.width = css_w;
-  app->view.height = css_h;
-  app->view.dpr = dpr;
   st_platform_canvas_size((int)lroundf(css_w * dpr), (int)lroundf(css_h * dpr));
   if (app->glyphs) st_glyphs_set_dpr(app->glyphs, dpr);
-  if (had) {
-    double tw = st_view_timeline_w(&app->view);
-    if (tw >= 1 && t1 > t0) app->view.ns_per_px = (t1 - t0) / tw;
-    clamp_view(app);
-  } else if (app->trace) {
-    st_app_fit(app);
-  }
+  if (app->ui) st_app_apply(app, st_ui_resize(app->ui, css_w, css_h, dpr));
   st_app_request_redraw(app);
 }
 
@@ -224,27 +148,28 @@ int st_app_load_finish(st_app *app) {
   st_error lerr;
   memset(&lerr, 0, sizeof lerr);
   st_lod *lod = st_lod_build(&app->alloc, t, &lerr);
-  st_layout *layout = lod ? st_layout_create(&app->alloc, t) : NULL;
-  if (!lod || !layout) {
+  st_ui *ui = lod ? st_ui_create(&app->alloc, t, app->css_w, app->css_h, app->dpr) : NULL;
+  if (!lod || !ui) {
     if (lerr.code == ST_OK) st_error_set(&lerr, ST_ERR_NOMEM, 0, "out of memory");
     set_error(app, &lerr);
     st_lod_destroy(lod);
     st_trace_destroy(t);
     return ST_APP_LOAD_FAILED;
   }
-  /* success: swap in */
-  st_layout_destroy(app->layout);
+  /* success: swap in (the ui and the lod point into the trace: free them first) */
+  st_ui_destroy(app->ui);
   st_lod_destroy(app->lod);
   st_trace_destroy(app->trace);
   app->trace = t;
   app->lod = lod;
-  app->layout = layout;
+  app->ui = ui;
   app->stats = stats;
   app->has_stats = 1;
+  app->animating = 0;
+  st_ui_set_tool(ui, (st_tool)app->tool);
   copy_str(app->trace_name, sizeof app->trace_name, app->load_name);
-  app->view.width = app->css_w;
-  app->view.height = app->css_h;
-  st_app_fit(app);
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH | ST_UI_MARK |
+                        ST_UI_TOOL | ST_UI_LAYOUT);
   app->loaded_pending = 1;
   if (err.code != ST_OK) {
     /* damaged part-way: shown, with the CLI's warning line */
@@ -279,15 +204,33 @@ int st_app_load_demo(st_app *app) {
 /* ---- frame --------------------------------------------------------------- */
 
 static st_code build(st_app *app) {
-  st_draw_input in = {app->trace, app->lod, app->layout, &app->view, st_glyphs_font(app->glyphs)};
-  return st_draw_frame(&app->dl, &in, &app->alloc);
+  st_draw_input in = {.trace = app->trace,
+                      .lod = app->lod,
+                      .layout = st_ui_layout(app->ui),
+                      .view = st_ui_view(app->ui),
+                      .font = st_glyphs_font(app->glyphs)};
+  st_draw_overlay ov;
+  st_ui_overlay(app->ui, &ov);
+  return st_draw_frame_overlay(&app->dl, &in, &ov, &app->alloc);
 }
 
 void st_app_frame(st_app *app) {
+  if (app->animating && app->ui) {
+    /* held navigation keys: the core moves by elapsed time */
+    double now = st_platform_now_ms();
+    st_app_apply(app, st_ui_tick(app->ui, now - app->last_tick_ms));
+    app->last_tick_ms = now;
+    app->animating = st_ui_animating(app->ui);
+  }
+  if (app->ui_changes) {
+    unsigned ch = app->ui_changes;
+    app->ui_changes = 0;
+    st_js_ui_changed(ch);
+  }
   if (!app->dirty || !app->renderer || !app->glyphs || !st_platform_gl_ready()) return;
   app->dirty = 0;
   double t0 = st_platform_now_ms();
-  if (app->trace) {
+  if (app->ui) {
     st_code c = build(app);
     /* atlas full: this frame missed glyphs; start the atlas over and redo
      * the frame once (a single frame never needs a whole atlas) */

@@ -1,6 +1,11 @@
 /* app.h: the page application's state and the operations every front part
  * (the exported API, input handlers, the main loop) performs on it.
  *
+ * Interaction (view, layout and collapse, tools, selection, search, marks,
+ * held keys) is the core's st_ui (core/ui.h): input.c translates DOM events
+ * into st_ui calls and hands their ST_UI_* change bits to st_app_apply(),
+ * which schedules a redraw and tells the page which panels to refresh.
+ *
  * There is exactly one app per page (one canvas, one GL context), so the
  * state lives in one struct reached through st_app_get(). Nothing here talks
  * to the browser directly: platform calls live in main.c (SDL/GL),
@@ -25,7 +30,7 @@
 #include "lod.h"
 #include "stats.h"
 #include "trace.h"
-#include "view.h"
+#include "ui.h"
 
 #include "glyphs.h"
 #include "gl_renderer.h"
@@ -44,7 +49,8 @@ typedef struct st_app {
   /* the trace on screen (all NULL before the first successful load) */
   st_trace *trace;
   st_lod *lod;
-  st_layout *layout;
+  st_ui *ui; /* view, layout, selection, search: see core/ui.h */
+  int tool;  /* st_tool kept across loads; starts as pan (drag pans) */
   st_stats stats;
   int has_stats;
   char trace_name[256];
@@ -57,15 +63,17 @@ typedef struct st_app {
 
   char error[320]; /* last load error, one line */
 
-  /* viewport */
-  st_view view;
+  /* canvas */
   float css_w, css_h, dpr;
 
   /* rendering */
   st_drawlist dl;
   st_glyphs *glyphs;
   st_gl_renderer *renderer;
-  int dirty;          /* something changed: draw on the next animation frame */
+  int dirty;           /* something changed: draw on the next animation frame */
+  unsigned ui_changes; /* ST_UI_* bits not yet reported to the page */
+  int animating;       /* held keys: st_ui_tick every frame */
+  double last_tick_ms;
   int loaded_pending; /* a new trace was swapped in: report after its first frame */
   uint64_t frames;
   double last_frame_ms;
@@ -91,13 +99,10 @@ void st_app_request_redraw(st_app *app);
 /* Draws if dirty; called once per animation frame. */
 void st_app_frame(st_app *app);
 
-/* ---- navigation (CSS px) ---- */
+/* Takes the ST_UI_* bits an st_ui call returned: schedules a redraw, keeps
+ * held-key animation going, and queues a panel refresh for the page. */
+void st_app_apply(st_app *app, unsigned changes);
 void st_app_fit(st_app *app);
-void st_app_zoom(st_app *app, double factor, float x);
-void st_app_pan_px(st_app *app, float dx);
-void st_app_scroll_px(st_app *app, float dy);
-/* Click at (x, y): collapses/expands a section whose header is there. */
-int st_app_click(st_app *app, float x, float y);
 
 /* View in microseconds of the file's own timebase (as ts is written). */
 void st_app_view_get(const st_app *app, double *start_us, double *end_us, double *scroll_y);

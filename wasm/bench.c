@@ -25,17 +25,21 @@ static double pct(const double *v, uint32_t n, double p) {
 
 const char *st_bench_run_json(st_app *app) {
   static char buf[512];
-  if (!app->trace || !app->renderer || !app->glyphs) return "null";
+  if (!app->ui || !app->renderer || !app->glyphs) return "null";
   static st_bench_step steps[ST_BENCH_FRAMES];
   st_bench_desc d = {app->css_w, app->css_h, app->dpr};
-  uint32_t n = st_bench_script(&d, app->trace, app->lod, app->layout, steps, ST_BENCH_FRAMES);
+  uint32_t n =
+      st_bench_script(&d, app->trace, app->lod, st_ui_layout(app->ui), steps, ST_BENCH_FRAMES);
   if (n > ST_BENCH_FRAMES) n = ST_BENCH_FRAMES;
   double frame[ST_BENCH_FRAMES], build[ST_BENCH_FRAMES];
   uint32_t rects_max = 0, glyphs_max = 0;
   int fb_w = (int)lroundf(app->css_w * app->dpr), fb_h = (int)lroundf(app->css_h * app->dpr);
   for (uint32_t i = 0; i < n; i++) {
-    st_draw_input in = {app->trace, app->lod, app->layout, &steps[i].view,
-                        st_glyphs_font(app->glyphs)};
+    st_draw_input in = {.trace = app->trace,
+                        .lod = app->lod,
+                        .layout = st_ui_layout(app->ui),
+                        .view = &steps[i].view,
+                        .font = st_glyphs_font(app->glyphs)};
     double t0 = st_platform_now_ms();
     if (st_draw_frame(&app->dl, &in, &app->alloc) != ST_OK) return "null";
     double t1 = st_platform_now_ms();

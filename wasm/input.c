@@ -1,36 +1,46 @@
-/* input.c: DOM input -> st_app navigation (bindings in input.h).
+/* input.c: DOM events -> st_ui calls (see input.h).
  *
  * Why DOM events rather than SDL's: SDL's wheel event drops ctrlKey (and a
  * trackpad pinch arrives as ctrl+wheel with no key events at all) and
  * quantises deltas; SDL's mouse coordinates are scaled by its own idea of the
  * window size. Here every position is in CSS px relative to the canvas,
- * which is what st_view expects.
+ * which is what the core expects. Returning EM_TRUE makes the browser
+ * preventDefault() the event: done only when the core used it.
  */
 #include "input.h"
 
 #include <emscripten/html5.h>
-#include <math.h>
 #include <string.h>
 
 #include "js_bridge.h"
 
 #define CANVAS "#canvas"
-#define CLICK_SLOP_PX 4.0f     /* a press that moves less than this is a click */
-#define WHEEL_ZOOM_RATE 0.0025 /* zoom factor e^(rate * px): 100 px notch = 1.28x */
-#define KEY_ZOOM 1.25
-#define KEY_PAN_FRACTION 0.1f /* of the timeline width per key press */
 
 typedef struct input_state {
   st_app *app;
-  int dragging;
-  float down_x, down_y;  /* canvas CSS px at press */
-  long last_cx, last_cy; /* client px of the last drag event */
-  float travel;          /* total drag distance, CSS px */
-  int hover;             /* pointer over the canvas */
-  float hover_x, hover_y;
+  int dragging; /* a button went down on the canvas and is still down */
+  /* the canvas's top-left in client px, taken at the press (clientX -
+   * targetX): document events of the drag are made canvas-relative with it.
+   * (EmscriptenMouseEvent.canvasX is not filled by this Emscripten.) */
+  long origin_x, origin_y;
 } input_state;
 
 static input_state g_in;
+
+static unsigned mods_of(int shift, int ctrl, int alt, int meta) {
+  return (shift ? ST_MOD_SHIFT : 0u) | (ctrl ? ST_MOD_CTRL : 0u) | (alt ? ST_MOD_ALT : 0u) |
+         (meta ? ST_MOD_META : 0u);
+}
+
+static unsigned mouse_mods(const EmscriptenMouseEvent *e) {
+  return mods_of(e->shiftKey, e->ctrlKey, e->altKey, e->metaKey);
+}
+
+/* Applies what an st_ui call changed; returns whether it used the event. */
+static EM_BOOL apply(st_app *app, unsigned ch) {
+  st_app_apply(app, ch);
+  return (ch & ST_UI_HANDLED) ? EM_TRUE : EM_FALSE;
+}
 
 static double wheel_px(double d, unsigned long mode, float page) {
   switch (mode) {
@@ -43,99 +53,97 @@ static double wheel_px(double d, unsigned long mode, float page) {
 static EM_BOOL on_wheel(int type, const EmscriptenWheelEvent *e, void *ud) {
   input_state *in = ud;
   st_app *app = in->app;
-  double dy = wheel_px(e->deltaY, e->deltaMode, app->css_h);
-  double dx = wheel_px(e->deltaX, e->deltaMode, app->css_w);
-  float x = (float)e->mouse.targetX;
-  if (e->mouse.ctrlKey || e->mouse.metaKey) {
-    st_app_zoom(app, exp(-dy * WHEEL_ZOOM_RATE), x);
-  } else if (e->mouse.shiftKey) {
-    /* some platforms turn shift+wheel into a horizontal wheel themselves */
-    st_app_pan_px(app, (float)(dy != 0 ? dy : dx));
-  } else {
-    if (dy != 0) st_app_scroll_px(app, (float)dy);
-    if (dx != 0) st_app_pan_px(app, (float)dx);
-  }
-  return EM_TRUE; /* keep the page (and browser zoom) from scrolling */
+  if (!app->ui) return EM_FALSE;
+  float dy = (float)wheel_px(e->deltaY, e->deltaMode, app->css_h);
+  float dx = (float)wheel_px(e->deltaX, e->deltaMode, app->css_w);
+  return apply(app, st_ui_wheel(app->ui, dx, dy, mouse_mods(&e->mouse), (float)e->mouse.targetX,
+                                (float)e->mouse.targetY));
 }
 
 static EM_BOOL on_down(int type, const EmscriptenMouseEvent *e, void *ud) {
   input_state *in = ud;
-  if (e->button != 0) return EM_FALSE;
-  in->dragging = 1;
-  in->down_x = (float)e->targetX;
-  in->down_y = (float)e->targetY;
-  in->last_cx = e->clientX;
-  in->last_cy = e->clientY;
-  in->travel = 0;
-  return EM_TRUE; /* no text selection while dragging */
+  st_app *app = in->app;
+  if (!app->ui) return EM_FALSE;
+  unsigned b = (unsigned)e->buttons & 7u;
+  /* DOM `buttons` uses the ST_BUTTON_* bits (1 left, 2 right, 4 middle) */
+  if (!b) b = e->button == 0 ? ST_BUTTON_LEFT : e->button == 1 ? ST_BUTTON_MIDDLE : ST_BUTTON_RIGHT;
+  unsigned ch = st_ui_pointer_down(app->ui, (float)e->targetX, (float)e->targetY, b, mouse_mods(e));
+  if (ch & ST_UI_HANDLED) {
+    in->dragging = 1;
+    in->origin_x = e->clientX - e->targetX;
+    in->origin_y = e->clientY - e->targetY;
+  }
+  return apply(app, ch); /* also keeps the browser from selecting text while dragging */
 }
 
 static EM_BOOL on_canvas_move(int type, const EmscriptenMouseEvent *e, void *ud) {
   input_state *in = ud;
-  in->hover = 1;
-  in->hover_x = (float)e->targetX;
-  in->hover_y = (float)e->targetY;
+  st_app *app = in->app;
+  if (!app->ui || in->dragging) return EM_FALSE; /* drags are followed on the document */
+  apply(app, st_ui_pointer_move(app->ui, (float)e->targetX, (float)e->targetY, (unsigned)e->buttons,
+                                mouse_mods(e)));
   return EM_FALSE;
 }
 
 static EM_BOOL on_canvas_leave(int type, const EmscriptenMouseEvent *e, void *ud) {
   input_state *in = ud;
-  in->hover = 0;
+  if (in->app->ui && !in->dragging) apply(in->app, st_ui_pointer_leave(in->app->ui));
   return EM_FALSE;
 }
 
 static EM_BOOL on_doc_move(int type, const EmscriptenMouseEvent *e, void *ud) {
   input_state *in = ud;
-  if (!in->dragging) return EM_FALSE;
-  if (!(e->buttons & 1)) { /* released outside the window */
-    in->dragging = 0;
-    return EM_FALSE;
-  }
-  float dx = (float)(e->clientX - in->last_cx), dy = (float)(e->clientY - in->last_cy);
-  in->last_cx = e->clientX;
-  in->last_cy = e->clientY;
-  in->travel += fabsf(dx) + fabsf(dy);
-  if (in->travel >= CLICK_SLOP_PX) {
-    if (dx != 0) st_app_pan_px(in->app, -dx);
-    if (dy != 0) st_app_scroll_px(in->app, -dy);
-  }
+  st_app *app = in->app;
+  if (!app->ui || !in->dragging) return EM_FALSE;
+  unsigned ch =
+      st_ui_pointer_move(app->ui, (float)(e->clientX - in->origin_x),
+                         (float)(e->clientY - in->origin_y), (unsigned)e->buttons, mouse_mods(e));
+  if (!(e->buttons & 7)) in->dragging = 0; /* released outside the window */
+  apply(app, ch);
   return EM_FALSE;
 }
 
 static EM_BOOL on_doc_up(int type, const EmscriptenMouseEvent *e, void *ud) {
   input_state *in = ud;
-  if (!in->dragging || e->button != 0) return EM_FALSE;
-  in->dragging = 0;
-  if (in->travel < CLICK_SLOP_PX) st_app_click(in->app, in->down_x, in->down_y);
+  st_app *app = in->app;
+  if (!app->ui || !in->dragging) return EM_FALSE;
+  if (!(e->buttons & 7)) in->dragging = 0;
+  apply(app,
+        st_ui_pointer_up(app->ui, (float)(e->clientX - in->origin_x),
+                         (float)(e->clientY - in->origin_y), (unsigned)e->buttons, mouse_mods(e)));
   return EM_FALSE;
 }
 
-static EM_BOOL on_key(int type, const EmscriptenKeyboardEvent *e, void *ud) {
+static EM_BOOL on_dblclick(int type, const EmscriptenMouseEvent *e, void *ud) {
+  input_state *in = ud;
+  if (!in->app->ui) return EM_FALSE;
+  return apply(in->app, st_ui_double_click(in->app->ui, (float)e->targetX, (float)e->targetY,
+                                           mouse_mods(e)));
+}
+
+static EM_BOOL on_key_down(int type, const EmscriptenKeyboardEvent *e, void *ud) {
   input_state *in = ud;
   st_app *app = in->app;
-  if (e->ctrlKey || e->metaKey || e->altKey) return EM_FALSE; /* browser shortcuts */
-  if (st_js_focus_in_text_field()) return EM_FALSE;
-  float x = in->hover ? in->hover_x : -1.0f; /* -1: zoom around the centre */
-  float pan = st_view_timeline_w(&app->view) * KEY_PAN_FRACTION;
-  const char *k = e->key;
-  if (!strcmp(k, "w") || !strcmp(k, "W") || !strcmp(k, "+") || !strcmp(k, "=")) {
-    st_app_zoom(app, KEY_ZOOM, x);
-  } else if (!strcmp(k, "s") || !strcmp(k, "S") || !strcmp(k, "-")) {
-    st_app_zoom(app, 1.0 / KEY_ZOOM, x);
-  } else if (!strcmp(k, "a") || !strcmp(k, "A") || !strcmp(k, "ArrowLeft")) {
-    st_app_pan_px(app, -pan);
-  } else if (!strcmp(k, "d") || !strcmp(k, "D") || !strcmp(k, "ArrowRight")) {
-    st_app_pan_px(app, pan);
-  } else if (!strcmp(k, "ArrowUp")) {
-    st_app_scroll_px(app, -ST_VIEW_ROW_H * 3);
-  } else if (!strcmp(k, "ArrowDown")) {
-    st_app_scroll_px(app, ST_VIEW_ROW_H * 3);
-  } else if (!strcmp(k, "0")) {
-    st_app_fit(app);
-  } else {
-    return EM_FALSE;
-  }
-  return EM_TRUE;
+  if (!app->ui || st_js_focus_in_text_field()) return EM_FALSE;
+  unsigned mods = mods_of(e->shiftKey, e->ctrlKey, e->altKey, e->metaKey);
+  return apply(app, st_ui_key_down(app->ui, e->key, mods));
+}
+
+static EM_BOOL on_key_up(int type, const EmscriptenKeyboardEvent *e, void *ud) {
+  input_state *in = ud;
+  st_app *app = in->app;
+  if (!app->ui) return EM_FALSE;
+  /* always: a held key must be released even if focus moved meanwhile */
+  apply(app,
+        st_ui_key_up(app->ui, e->key, mods_of(e->shiftKey, e->ctrlKey, e->altKey, e->metaKey)));
+  return EM_FALSE;
+}
+
+static EM_BOOL on_blur(int type, const EmscriptenFocusEvent *e, void *ud) {
+  input_state *in = ud;
+  in->dragging = 0;
+  if (in->app->ui) apply(in->app, st_ui_blur(in->app->ui));
+  return EM_FALSE;
 }
 
 void st_input_install(st_app *app) {
@@ -145,7 +153,10 @@ void st_input_install(st_app *app) {
   emscripten_set_mousedown_callback(CANVAS, &g_in, EM_FALSE, on_down);
   emscripten_set_mousemove_callback(CANVAS, &g_in, EM_FALSE, on_canvas_move);
   emscripten_set_mouseleave_callback(CANVAS, &g_in, EM_FALSE, on_canvas_leave);
+  emscripten_set_dblclick_callback(CANVAS, &g_in, EM_FALSE, on_dblclick);
   emscripten_set_mousemove_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, &g_in, EM_FALSE, on_doc_move);
   emscripten_set_mouseup_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, &g_in, EM_FALSE, on_doc_up);
-  emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, &g_in, EM_FALSE, on_key);
+  emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, &g_in, EM_FALSE, on_key_down);
+  emscripten_set_keyup_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, &g_in, EM_FALSE, on_key_up);
+  emscripten_set_blur_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, &g_in, EM_FALSE, on_blur);
 }

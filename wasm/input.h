@@ -1,14 +1,9 @@
-/* input.h: mouse, wheel and keyboard navigation, read from DOM events on the
- * canvas (and the document, so a drag continues outside the canvas):
- *   ctrl/cmd + wheel    zoom at the cursor (also trackpad pinch)
- *   wheel               scroll tracks vertically (horizontal wheel pans)
- *   shift + wheel       pan in time
- *   drag                pan and scroll
- *   click               on a section header: collapse / expand it
- *   W / S, + / -        zoom in / out (at the cursor if over the canvas)
- *   A / D, arrows       pan / scroll
- *   0                   fit the whole trace
- * Keys typed into a text field of the page are left alone.
+/* input.h: DOM input on the canvas (and the document, so a drag continues
+ * outside the canvas) translated into the core's semantic input calls
+ * (core/ui.h: pointer, wheel, keys, blur). The bindings themselves (wheel
+ * zoom/scroll/pan, drag per tool, W/S/A/D with held-key motion, 0 fit,
+ * 1-4 tools, click to select or collapse a section, ...) are the core's.
+ * Keys typed into a text field of the page are left to it.
  */
 #ifndef STRATA_WASM_INPUT_H
 #define STRATA_WASM_INPUT_H

@@ -86,6 +86,10 @@ EM_JS(void, st_js_notify_loaded, (void), {
   if (typeof Module.strataOnLoaded == "function") Module.strataOnLoaded();
 });
 
+EM_JS(void, st_js_ui_changed, (unsigned bits), {
+  if (typeof Module.strataOnUi == "function") Module.strataOnUi(bits);
+});
+
 EM_JS(int, st_js_focus_in_text_field, (void), {
   var e = typeof document != "undefined" ? document.activeElement : null;
   if (!e) return 0;

@@ -32,6 +32,11 @@ void st_js_font_metrics(float px, float *ascent, float *descent);
  * its first frame (Module.strataOnLoaded). */
 void st_js_notify_loaded(void);
 
+/* Tells the page which parts of the interaction state changed (ST_UI_*
+ * bits, coalesced per frame), so it refreshes only those panels
+ * (Module.strataOnUi(bits)). */
+void st_js_ui_changed(unsigned bits);
+
 /* 1 if keyboard focus is in a text field of the page, so key presses belong
  * to it and not to navigation. */
 int st_js_focus_in_text_field(void);

@@ -20,7 +20,17 @@ const ui = {
   errorClose: $('error-close'),
   empty: $('empty'),
   drop: $('drop-overlay'),
+  search: $('search'),
+  searchCount: $('search-count'),
+  tool: $('tool'),
+  helpButton: $('help-button'),
+  help: $('help'),
+  details: $('details'),
+  tooltip: $('tooltip'),
 };
+
+// ST_UI_* change bits (core/ui.h) that Module.strataOnUi receives.
+const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9 };
 
 let M = null; // the wasm module
 let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
@@ -279,6 +289,96 @@ function syncHash() {
   if (location.hash !== h) history.replaceState(null, '', h);
 }
 
+// ---- panels: built from the core's interaction state (JSON, textContent only) --
+
+const json = (ptr) => JSON.parse(str(ptr));
+let pointer = { x: 0, y: 0 };
+
+function fillDetails(ev, count) {
+  ui.details.replaceChildren();
+  if (!ev) {
+    if (count > 1) {
+      const h = document.createElement('h2');
+      h.textContent = `${fmtCount(count)} events selected`;
+      ui.details.append(h);
+    }
+    ui.details.hidden = count < 2;
+    return;
+  }
+  const h = document.createElement('h2');
+  h.textContent = ev.name || '(unnamed)';
+  const table = document.createElement('table');
+  const rows = [
+    ['category', ev.cat],
+    ['start', ev.start_text],
+    ['duration', ev.dur_text],
+    ['self time', ev.self_text],
+    ['process', `${ev.process || ''} (pid ${ev.pid})`],
+    ['thread', `${ev.thread || ''} (tid ${ev.tid})`],
+    ['ts (file)', ev.ts_us != null ? `${ev.ts_us} us` : ''],
+  ];
+  for (const [k, v] of rows) {
+    if (v === undefined || v === null || v === '') continue;
+    const tr = document.createElement('tr');
+    const th = document.createElement('th');
+    const td = document.createElement('td');
+    th.textContent = k;
+    td.textContent = String(v);
+    tr.append(th, td);
+    table.append(tr);
+  }
+  ui.details.append(h, table);
+  ui.details.hidden = false;
+}
+
+function onUi(bits) {
+  const st = json(M._st_wasm_ui_state_json());
+  if (!st) return;
+  ui.canvas.style.cursor = st.cursor || 'default';
+  if (bits & UI.TOOL) ui.tool.value = String(['select', 'pan', 'zoom', 'timing'].indexOf(st.tool));
+  if (bits & UI.HELP) ui.help.hidden = !st.help;
+  if (bits & UI.SEARCH) {
+    const s = st.search || {};
+    if (document.activeElement !== ui.search && s.text !== undefined) ui.search.value = s.text;
+    ui.searchCount.textContent = s.text ? `${fmtCount(s.matches)} match${s.matches === 1 ? '' : 'es'}` : '';
+  }
+  if (bits & UI.FOCUS_SEARCH) {
+    ui.search.focus();
+    ui.search.select();
+  }
+  if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
+  if (bits & (UI.HOVER | UI.VIEW)) {
+    const h = json(M._st_wasm_hover_json());
+    if (!h) {
+      ui.tooltip.hidden = true;
+    } else {
+      ui.tooltip.textContent = h.kind === 'counter' ? `${h.name}: ${h.value}` : `${h.name}  ${h.dur_text || ''}`;
+      ui.tooltip.style.left = `${Math.round(pointer.x + 14)}px`;
+      ui.tooltip.style.top = `${Math.round(pointer.y + 16)}px`;
+      ui.tooltip.hidden = false;
+    }
+  }
+}
+
+function wirePanels() {
+  ui.canvas.addEventListener('mousemove', (e) => { pointer = { x: e.offsetX, y: e.offsetY }; }, { passive: true });
+  ui.canvas.addEventListener('mouseleave', () => { ui.tooltip.hidden = true; }, { passive: true });
+  ui.search.addEventListener('input', () => withCString(ui.search.value, (p) => M._st_wasm_search(p)));
+  ui.search.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      M._st_wasm_search_step(e.shiftKey ? -1 : 1);
+    } else if (e.key === 'Escape') {
+      ui.search.value = '';
+      withCString('', (p) => M._st_wasm_search(p));
+      ui.search.blur();
+      ui.canvas.focus();
+    }
+  });
+  ui.tool.addEventListener('change', () => { M._st_wasm_set_tool(Number(ui.tool.value)); ui.canvas.focus(); });
+  ui.helpButton.addEventListener('click', () => M._st_wasm_set_help(ui.help.hidden ? 1 : 0));
+}
+
 // ---- canvas size ------------------------------------------------------------
 
 function resize() {
@@ -369,6 +469,13 @@ async function start() {
       locateFile: (path) => new URL(path, import.meta.url).href,
       print: (t) => console.log(t),
       printErr: (t) => console.warn(t),
+      strataOnUi: (bits) => {
+        try {
+          onUi(bits);
+        } catch (e) {
+          console.warn('strata: panel update failed', e);
+        }
+      },
       strataOnLoaded: () => {
         const r = onFrameLoaded;
         onFrameLoaded = null;
@@ -394,13 +501,19 @@ async function start() {
       return JSON.parse(str(M._st_wasm_view_json()));
     },
     frameStats: () => JSON.parse(str(M._st_wasm_frame_stats_json())),
-    // Selecting events is not implemented yet: nothing is ever selected.
-    selection: () => [],
-    search: (text) => ({ matches: withCString(String(text ?? ''), (p) => M._st_wasm_search(p)) }),
+    // The selected events (at most 10000). Args are not decoded here yet.
+    selection: () => json(M._st_wasm_selection_json(10000)).map((e) => ({ args: null, ...e })),
+    // Whole-trace name search (case-insensitive); non-matches are dimmed.
+    search: (text) => {
+      const t = String(text ?? '');
+      ui.search.value = t;
+      return { matches: withCString(t, (p) => M._st_wasm_search(p)) };
+    },
     // The `strata bench` navigation script, drawn for real at the canvas size.
     bench: () => JSON.parse(str(M._st_wasm_bench_json())),
   });
   wireUi();
+  wirePanels();
 
   const url = new URLSearchParams(location.search).get('url');
   if (!url) {
