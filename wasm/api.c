@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "args_reader.h"
 #include "bench.h"
 #include "panel.h"
 
@@ -152,3 +153,22 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_set_help(int visible) {
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_bench_json(void) {
   return st_bench_run_json(st_app_get());
 }
+
+/* ---- args of one event, re-read from the file (see args_reader.h) -------- */
+
+EMSCRIPTEN_KEEPALIVE void st_wasm_args_reset(void) { st_argsrd_reset(); }
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_ready(void) { return st_argsrd_index_ready(); }
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_push(const void *data, size_t len) {
+  return st_argsrd_index_push(data, len);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_finish(void) { return st_argsrd_index_finish(); }
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_extract(const void *data, size_t len) {
+  return st_argsrd_extract(data, len);
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_args_gz_begin(double src, double len) {
+  return st_argsrd_gz_begin(src, len);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_gz_push(const void *data, size_t len) {
+  return st_argsrd_gz_push(data, len);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_gz_extract(void) { return st_argsrd_gz_extract(); }

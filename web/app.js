@@ -175,14 +175,15 @@ async function resolveSource(source, opts) {
     return { name: opts.name || nameFromUrl(url), total, chunks };
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
-    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source) };
+    const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
+    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source), read };
   }
-  if (source instanceof ArrayBuffer) {
-    return { name: opts.name || 'trace', total: source.byteLength, chunks: bytesChunks(new Uint8Array(source)) };
-  }
-  if (ArrayBuffer.isView(source)) {
-    const u8 = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-    return { name: opts.name || 'trace', total: u8.length, chunks: bytesChunks(u8) };
+  let u8 = null;
+  if (source instanceof ArrayBuffer) u8 = new Uint8Array(source);
+  else if (ArrayBuffer.isView(source)) u8 = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (u8) {
+    const read = async (off, n) => u8.subarray(Math.min(off, u8.length), Math.min(off + n, u8.length));
+    return { name: opts.name || 'trace', total: u8.length, chunks: bytesChunks(u8), read };
   }
   throw new Error('strata.open: expected a File, Blob, ArrayBuffer, Uint8Array or URL string');
 }
@@ -225,7 +226,7 @@ async function doOpen(source, opts) {
     if (!M) throw new Error('strata is not ready yet');
     hideError();
     ui.status.textContent = 'Opening…';
-    const { name, total, chunks } = await resolveSource(source, opts || {});
+    const { name, total, chunks, read } = await resolveSource(source, opts || {});
     setProgress(0, total);
     if (!withCString(name, (p) => M._st_wasm_load_begin(p))) throw new Error(oneLine(str(M._st_wasm_error())));
     let done = 0;
@@ -246,6 +247,7 @@ async function doOpen(source, opts) {
       throw e;
     }
     const stats = await finish(name);
+    setShownFile(read ? { read, size: total, compressed: !!stats.compressed } : null);
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
@@ -289,6 +291,69 @@ function syncHash() {
   if (location.hash !== h) history.replaceState(null, '', h);
 }
 
+// ---- args: re-read from the file on demand (wasm/args_reader.h) ------------------
+
+let shownFile = null; // {read(off, n) -> Promise<Uint8Array>, size, compressed} of the trace shown
+const argsCache = new Map(); // src -> {args} | {error}
+
+function setShownFile(f) {
+  shownFile = f;
+  argsCache.clear();
+  M._st_wasm_args_reset();
+}
+
+// Streams the compressed file once through the gzip index builder.
+async function buildGzIndex(f) {
+  for (let off = 0; off < f.size; off += CHUNK) {
+    const part = await f.read(off, CHUNK);
+    M.HEAPU8.set(part, buf);
+    if (M._st_wasm_args_index_push(buf, part.length) !== 0) return false;
+  }
+  return M._st_wasm_args_index_finish() === 0;
+}
+
+async function readArgs(f, src) {
+  // Most event objects are small: read 64 KiB first, more if the object goes on.
+  for (const n of [64 << 10, CHUNK]) {
+    let res;
+    if (!f.compressed) {
+      const part = await f.read(src, n);
+      M.HEAPU8.set(part, buf);
+      res = json(M._st_wasm_args_extract(buf, part.length));
+    } else {
+      if (!M._st_wasm_args_index_ready() && !(await buildGzIndex(f))) {
+        return { error: 'the compressed file could not be indexed' };
+      }
+      let off = M._st_wasm_args_gz_begin(src, n);
+      if (off < 0) return { error: 'the event could not be located in the compressed file' };
+      for (let r = 0; r === 0 && off < f.size; off += CHUNK) {
+        const part = await f.read(off, CHUNK);
+        M.HEAPU8.set(part, buf);
+        r = M._st_wasm_args_gz_push(buf, part.length);
+        if (r < 0) return { error: 'the compressed file could not be read' };
+      }
+      res = json(M._st_wasm_args_gz_extract());
+    }
+    if (!res.more) return res;
+  }
+  return { error: 'the event is too large to show its args' };
+}
+
+// Resolves {args, truncated} or {error}; shares the load queue (and buffer).
+function argsFor(src) {
+  if (argsCache.has(src)) return Promise.resolve(argsCache.get(src));
+  const f = shownFile;
+  if (!f) return Promise.resolve({ error: 'args are shown for traces opened from a file' });
+  const p = queue.then(async () => {
+    if (f !== shownFile) return { error: 'another trace was opened' };
+    const res = await readArgs(f, src);
+    if (f === shownFile) argsCache.set(src, res);
+    return res;
+  });
+  queue = p.catch(() => {});
+  return p.catch((e) => ({ error: oneLine(e && e.message ? e.message : e) }));
+}
+
 // ---- panels: built from the core's interaction state (JSON, textContent only) --
 
 const json = (ptr) => JSON.parse(str(ptr));
@@ -327,8 +392,16 @@ function fillDetails(ev, count) {
     tr.append(th, td);
     table.append(tr);
   }
-  ui.details.append(h, table);
+  const args = document.createElement('pre');
+  args.className = 'args';
+  args.textContent = 'args: reading…';
+  ui.details.append(h, table, args);
   ui.details.hidden = false;
+  const src = ev.src;
+  argsFor(src).then((res) => {
+    if (!args.isConnected) return; // another selection replaced the panel
+    args.textContent = res.error ? `args: ${res.error}` : `args: ${JSON.stringify(res.args, null, 2)}${res.truncated ? '\n(cut short)' : ''}`;
+  });
 }
 
 function onUi(bits) {
@@ -501,8 +574,12 @@ async function start() {
       return JSON.parse(str(M._st_wasm_view_json()));
     },
     frameStats: () => JSON.parse(str(M._st_wasm_frame_stats_json())),
-    // The selected events (at most 10000). Args are not decoded here yet.
-    selection: () => json(M._st_wasm_selection_json(10000)).map((e) => ({ args: null, ...e })),
+    // The selected events (at most 10000). args: decoded once the event has
+    // been shown in the details panel (or fetched with argsOf), else null.
+    selection: () =>
+      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(e.src)?.args ?? null })),
+    // The args of the event at decoded offset src, re-read from the file.
+    argsOf: (src) => argsFor(Number(src)),
     // Whole-trace name search (case-insensitive); non-matches are dimmed.
     search: (text) => {
       const t = String(text ?? '');
@@ -529,6 +606,7 @@ async function start() {
       }
       await frame;
       showLoaded('Demo trace (built in)', statsNow());
+      setShownFile(null);
       applyHashOnce();
     }));
   }

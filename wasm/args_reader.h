@@ -1,0 +1,38 @@
+/* args_reader.h: an event's args for the page, decoded on demand from the
+ * bytes of its JSON object (core/args.h). The model keeps only `src`, the
+ * event's offset in the decoded input; the page re-reads the file around it
+ * (Blob.slice) and hands the bytes here.
+ *
+ * Plain files: the page reads [src, src + n) and calls st_argsrd_extract.
+ * Compressed files: once per trace the page streams the whole file through
+ * st_argsrd_index_push (a zran index, core/gzindex.h: ~0.8% of the decoded
+ * size); then for each event st_argsrd_gz_begin says from which compressed
+ * byte to read, st_argsrd_gz_push takes bytes until it has n decoded ones,
+ * and st_argsrd_gz_extract decodes them.
+ *
+ * Results are JSON text valid until the next call:
+ *   {"args": <value>, "truncated": 0|1}  or  {"error": "<one line>", "more": 0|1}
+ * where more = 1 asks for a larger read (the object went on beyond n bytes).
+ */
+#ifndef STRATA_WASM_ARGS_READER_H
+#define STRATA_WASM_ARGS_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Drops the index (a new trace was loaded). */
+void st_argsrd_reset(void);
+int st_argsrd_index_ready(void);
+/* 0 ok, else an st_code (the index is then unusable). */
+int st_argsrd_index_push(const void *data, size_t len);
+int st_argsrd_index_finish(void);
+
+const char *st_argsrd_extract(const void *data, size_t len);
+
+/* The compressed offset to read from, or -1 (no index / bad arguments). */
+double st_argsrd_gz_begin(double src, double len);
+/* 1 when enough was collected (call st_argsrd_gz_extract), 0 for more, -1 on error. */
+int st_argsrd_gz_push(const void *data, size_t len);
+const char *st_argsrd_gz_extract(void);
+
+#endif
