@@ -35,7 +35,7 @@ int st_app_init_gfx(st_app *app) {
   app->renderer = st_gl_renderer_create();
   app->glyphs = st_glyphs_create(LABEL_FONT_PX, app->dpr);
   app->dl.clear_rgba = BACKGROUND_RGBA;
-  app->tool = ST_TOOL_PAN;
+  app->tool = ST_TOOL_SELECT; /* the core's default; 2 / middle drag pan */
   app->dirty = 1;
   return app->renderer && app->glyphs;
 }
@@ -60,7 +60,10 @@ void st_app_apply(st_app *app, unsigned ch) {
     app->animating = 1;
     app->dirty = 1;
   }
-  app->ui_changes |= ch & ~(unsigned)(ST_UI_HANDLED | ST_UI_REDRAW | ST_UI_ANIMATING);
+  /* at once, not at the next frame: the page's panels (tool, search box
+   * focus, details) must agree with the state as soon as the event is done */
+  unsigned panels = ch & ~(unsigned)(ST_UI_HANDLED | ST_UI_REDRAW | ST_UI_ANIMATING);
+  if (panels) st_js_ui_changed(panels);
 }
 
 void st_app_fit(st_app *app) {
@@ -221,11 +224,6 @@ void st_app_frame(st_app *app) {
     st_app_apply(app, st_ui_tick(app->ui, now - app->last_tick_ms));
     app->last_tick_ms = now;
     app->animating = st_ui_animating(app->ui);
-  }
-  if (app->ui_changes) {
-    unsigned ch = app->ui_changes;
-    app->ui_changes = 0;
-    st_js_ui_changed(ch);
   }
   if (!app->dirty || !app->renderer || !app->glyphs || !st_platform_gl_ready()) return;
   app->dirty = 0;

@@ -4,7 +4,8 @@
  * Interaction (view, layout and collapse, tools, selection, search, marks,
  * held keys) is the core's st_ui (core/ui.h): input.c translates DOM events
  * into st_ui calls and hands their ST_UI_* change bits to st_app_apply(),
- * which schedules a redraw and tells the page which panels to refresh.
+ * which schedules a redraw and tells the page at once which panels to
+ * refresh.
  *
  * There is exactly one app per page (one canvas, one GL context), so the
  * state lives in one struct reached through st_app_get(). Nothing here talks
@@ -50,7 +51,7 @@ typedef struct st_app {
   st_trace *trace;
   st_lod *lod;
   st_ui *ui; /* view, layout, selection, search: see core/ui.h */
-  int tool;  /* st_tool kept across loads; starts as pan (drag pans) */
+  int tool;  /* st_tool, kept across loads */
   st_stats stats;
   int has_stats;
   char trace_name[256];
@@ -70,9 +71,8 @@ typedef struct st_app {
   st_drawlist dl;
   st_glyphs *glyphs;
   st_gl_renderer *renderer;
-  int dirty;           /* something changed: draw on the next animation frame */
-  unsigned ui_changes; /* ST_UI_* bits not yet reported to the page */
-  int animating;       /* held keys: st_ui_tick every frame */
+  int dirty;     /* something changed: draw on the next animation frame */
+  int animating; /* held keys: st_ui_tick every frame */
   double last_tick_ms;
   int loaded_pending; /* a new trace was swapped in: report after its first frame */
   uint64_t frames;
