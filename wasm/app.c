@@ -1,13 +1,13 @@
 /* app.c: the page application's state machine (see app.h): loading and
- * swapping traces, the viewport, and producing a frame when something
- * changed. Browser specifics stay behind platform.h, js_bridge.h, the GL
- * renderer and the glyph atlas.
+ * swapping traces, routing the core ui's change bits, and producing a frame
+ * when something changed. Browser specifics stay behind platform.h,
+ * js_bridge.h, the GL renderer and the glyph atlas.
  *
  * Contents:
  *   state     the one st_app
- *   loading   begin / push / finish / demo
- *   view      fit, zoom, pan, scroll, click, get/set in file microseconds
- *   frame     draw list -> GL, load-completion report
+ *   view      change bits, fit, view get/set in file microseconds, resize
+ *   loading   begin / push / finish / abort / demo
+ *   frame     held-key ticks, draw list (+ ui overlay) -> GL, load report
  *   stats     JSON for the page
  */
 #include "app.h"

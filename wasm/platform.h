@@ -13,7 +13,7 @@ void st_platform_canvas_size(int w_px, int h_px);
 double st_platform_now_ms(void);
 /* Current size of the wasm heap (linear memory), bytes. */
 uint64_t st_platform_heap_bytes(void);
-/* Makes the GL context current and draws nothing else; 0 if there is none. */
+/* 1 once the WebGL2 context exists (0: the browser has none). */
 int st_platform_gl_ready(void);
 
 #endif
