@@ -16,12 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* the generated banner comment names the shaders folder with a glob, which
- * -Wcomment flags; the header itself is fine */
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wcomment"
 #include "shaders.h"
-#pragma clang diagnostic pop
 
 typedef struct pipeline {
   GLuint prog, vao, buf;
