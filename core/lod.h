@@ -47,7 +47,10 @@ size_t st_lod_bytes(const st_lod *lod);
 /* Items of `row` that intersect [t0, t1), in time order. Returns the number
  * of items visited. Pixel columns are anchored at t = 0 (column c covers
  * [c * ns_per_px, (c + 1) * ns_per_px)) so blocks do not shimmer while
- * panning; min_px < 1 is treated as 1. At most about columns + 1 blocks plus
+ * panning; a block holds the events starting in its column and, zoomed out
+ * on a big row, possibly some starting less than 1/4 px after it (the
+ * index's time cells are at most 1/4 px wide); blocks never share a
+ * column. min_px < 1 is treated as 1. At most about columns + 1 blocks plus
  * window / min_px + 2 events per row; O(log n) work per item.
  * The lod keeps pointers into the trace: the trace must outlive it. */
 uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t1,
