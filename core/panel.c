@@ -245,13 +245,20 @@ st_code st_panel_summary_json(st_panel_buf *b, const st_ui *ui, st_agg *g, int w
   st_code c = st_ui_summarize(ui, g, window);
   if (c != ST_OK) return c;
   st_agg_sort(g, col, descending);
+  return st_panel_agg_json(b, ui, g, window ? "window" : "selection", max_rows, a);
+}
+
+st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, const char *source,
+                          uint32_t max_rows, const st_alloc *a) {
+  if (!b || !ui || !g) return ST_ERR_ARG;
   jw w = {b, a, 0};
   b->len = 0;
   uint32_t n;
   const st_agg_row *rows = st_agg_rows(g, &n);
   const st_trace *t = st_ui_trace(ui);
-  fmt(&w, "{\"source\":\"%s\",\"events\":%llu,\"names\":%u,\"rows\":[",
-      window ? "window" : "selection", (unsigned long long)st_agg_events(g), n);
+  lit(&w, "{\"source\":");
+  str(&w, source ? source : "", source ? strlen(source) : 0);
+  fmt(&w, ",\"events\":%llu,\"names\":%u,\"rows\":[", (unsigned long long)st_agg_events(g), n);
   for (uint32_t i = 0; i < n && i < max_rows && !w.err; i++) {
     const st_agg_row *r = &rows[i];
     lit(&w, i ? ",{\"name\":" : "{\"name\":");

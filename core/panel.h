@@ -42,6 +42,12 @@ st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, 
 st_code st_panel_summary_json(st_panel_buf *b, const st_ui *ui, st_agg *g, int window,
                               st_agg_col col, int descending, uint32_t max_rows, const st_alloc *a);
 
+/* The same text for an aggregation the caller filled (and sorted) itself,
+ * e.g. one kept while the selection changes; source names where it came
+ * from ("selection" or "window"). */
+st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, const char *source,
+                          uint32_t max_rows, const st_alloc *a);
+
 /* The hovered event or counter: {"kind":"event","name","dur_ns","dur_text"} /
  * {"kind":"counter","name","value"} / null. */
 st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);

@@ -306,6 +306,11 @@ unsigned st_ui_select_name(st_ui *ui, uint32_t name, int window) {
   return ST_UI_HANDLED | ST_UI_SELECTION | ST_UI_REDRAW;
 }
 
+unsigned st_ui_set_selection(st_ui *ui, const st_selection *s) {
+  if (!ui || !s || st_selection_copy(ui->sel, s) != ST_OK) return 0;
+  return ST_UI_HANDLED | ST_UI_SELECTION | ST_UI_REDRAW;
+}
+
 unsigned st_ui_clear(st_ui *ui) {
   if (!ui) return 0;
   unsigned ch = ST_UI_HANDLED;

@@ -130,6 +130,10 @@ unsigned st_ui_select_box(st_ui *ui, double t0_ns, double t1_ns, float y0, float
 /* Narrows the selection (window != 0: the events intersecting the visible
  * time window) to the events named `name`. */
 unsigned st_ui_select_name(st_ui *ui, uint32_t name, int window);
+/* Replaces the selection with a copy of s (a set the front end kept, e.g.
+ * the one a summary table was built from). 0 on allocation failure (then
+ * the selection is unchanged). */
+unsigned st_ui_set_selection(st_ui *ui, const st_selection *s);
 unsigned st_ui_clear(st_ui *ui); /* what Esc does when not dragging */
 /* The time span of the selection; 0 if it is empty. */
 int st_ui_selection_span(const st_ui *ui, int64_t *t0_ns, int64_t *t1_ns);

@@ -56,6 +56,11 @@ static void test_panels(void) {
   st_agg *g = st_agg_create(NULL, tr);
   CHECK(st_panel_summary_json(&pb, ui, g, 1, ST_AGG_TOTAL, 1, 100, NULL) == ST_OK);
   CHECK(valid(pb.text) && strstr(pb.text, "\"events\":2,\"names\":2"));
+  /* a kept aggregation, re-sorted and written without re-summarising */
+  st_agg_sort(g, ST_AGG_NAME, 0);
+  CHECK(st_panel_agg_json(&pb, ui, g, "window", 1, NULL) == ST_OK && valid(pb.text));
+  CHECK(strstr(pb.text, "{\"source\":\"window\",\"events\":2,\"names\":2,\"rows\":[{") != NULL);
+  CHECK(strstr(pb.text, "},{") == NULL); /* max_rows 1 */
   CHECK(st_panel_hover_json(&pb, ui, NULL) == ST_OK && !strcmp(pb.text, "null"));
   st_agg_destroy(g);
   st_panel_buf_free(&pb, NULL);

@@ -258,6 +258,13 @@ static void test_box_select(void) {
   uint32_t tiny = st_trace_rows(t, NULL)[T.row].name[0];
   st_ui_select_name(ui, tiny, 0);
   CHECK(!selected(ui, E) && st_selection_count(st_ui_selection(ui)) == brute);
+  /* a kept set comes back whole (what the page's summary rows start from) */
+  st_selection *kept = st_selection_create(NULL);
+  st_selection_add(kept, E.row, E.index, E.index + 1);
+  CHECK(st_ui_set_selection(ui, kept) & ST_UI_SELECTION);
+  CHECK(selected(ui, E) && st_selection_count(st_ui_selection(ui)) == 1);
+  CHECK(st_ui_set_selection(ui, NULL) == 0 && st_selection_count(st_ui_selection(ui)) == 1);
+  st_selection_destroy(kept);
   st_agg_destroy(g);
   st_ui_destroy(ui);
   st_trace_destroy(t);
