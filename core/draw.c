@@ -34,7 +34,7 @@
 #define MAX_TICKS 512
 #define MAX_LABEL_CPS 256 /* code points considered per label */
 
-#define COLOR_CACHE_BITS 9
+#define COLOR_CACHE_BITS 12
 #define COLOR_CACHE (1u << COLOR_CACHE_BITS)
 #define PAD 4.0f
 #define TICK_MIN_PX 90.0
@@ -170,18 +170,48 @@ typedef struct dctx {
   uint32_t series_rgba;
   float prev_y;
   int have_prev;
-  /* name id -> colour, direct-mapped, per frame: hashing the name and the
-   * HSL conversion were the largest cost per rect */
-  uint32_t color_id[COLOR_CACHE], color_rgba[COLOR_CACHE];
+  /* name id -> colour, direct-mapped: pairs (id + 1, rgba) in
+   * dl->color_cache, kept from frame to frame while the trace is the same
+   * (a zoomed-out frame of a big trace shows thousands of distinct names;
+   * hashing a name and the HSL conversion cost more than the rect) */
+  uint32_t *colors;
 } dctx;
 
-static uint32_t name_color(dctx *d, uint32_t id, const char *s, size_t len) {
+static uint32_t name_color(dctx *d, uint32_t id) {
   uint32_t slot = (id * 2654435761u) >> (32 - COLOR_CACHE_BITS);
-  if (d->color_id[slot] == id + 1) return d->color_rgba[slot];
+  if (d->colors && d->colors[2 * slot] == id + 1) return d->colors[2 * slot + 1];
+  size_t len;
+  const char *s = st_strtab_get(d->strs, id, &len);
   uint32_t c = st_color_for_name(s, len);
-  d->color_id[slot] = id + 1;
-  d->color_rgba[slot] = c;
+  if (d->colors) {
+    d->colors[2 * slot] = id + 1;
+    d->colors[2 * slot + 1] = c;
+  }
   return c;
+}
+
+/* The colour cache of dl for this trace: reset when the trace changes (the
+ * key mixes its address with its shape, so a new trace at a freed one's
+ * address is not taken for it). NULL (no caching) if it cannot be had. */
+static uint32_t *color_cache(st_drawlist *dl, const st_trace *t, const st_alloc *a) {
+  if (!t) return NULL;
+  uint32_t np, nt;
+  st_trace_processes(t, &np);
+  st_trace_tracks(t, &nt);
+  uint64_t key = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull;
+  key ^= (uint64_t)st_trace_origin_ns(t) + 0x632be59bd9b4e019ull * st_trace_event_count(t);
+  key ^= ((uint64_t)st_trace_duration_ns(t) << 7) ^ ((uint64_t)np << 40) ^ ((uint64_t)nt << 20);
+  key ^= (uint64_t)st_strtab_count(st_trace_strings(t)) * 0xc2b2ae3d27d4eb4full;
+  if (key == 0) key = 1;
+  if (!dl->color_cache) {
+    dl->color_cache = st_calloc(a, 2 * (size_t)COLOR_CACHE, sizeof *dl->color_cache);
+    if (!dl->color_cache) return NULL;
+    dl->color_key = key;
+  } else if (dl->color_key != key) {
+    memset(dl->color_cache, 0, 2 * (size_t)COLOR_CACHE * sizeof *dl->color_cache);
+    dl->color_key = key;
+  }
+  return dl->color_cache;
 }
 
 static int grow(dctx *d, void **p, uint32_t *cap, uint32_t count, size_t elem, uint32_t max) {
@@ -377,9 +407,7 @@ static void on_item(void *ud, const st_lod_item *it) {
   dctx *d = ud;
   const st_view *v = d->v;
   float x0 = st_view_x_of(v, (double)it->start), x1 = st_view_x_of(v, (double)it->end);
-  size_t len;
-  const char *name = st_strtab_get(d->strs, it->name, &len);
-  uint32_t col = name_color(d, it->name, name, len);
+  uint32_t col = name_color(d, it->name); /* the string only on a cache miss or for a label */
   float y = d->row_y + 1, h = ST_VIEW_ROW_H - 2;
   int instant_row = d->row_kind == ST_TRACK_INSTANTS;
   uint32_t flags = 0;
@@ -408,6 +436,8 @@ static void on_item(void *ud, const st_lod_item *it) {
   /* label inside the visible part of the slice */
   float vx0 = x0 > d->c.x0 ? x0 : d->c.x0, vx1 = x1 < d->c.x1 ? x1 : d->c.x1;
   if (vx1 - vx0 < MIN_LABEL_PX) return;
+  size_t len;
+  const char *name = st_strtab_get(d->strs, it->name, &len);
   uint32_t tc = text_color_on(col);
   if (flags & ST_RECT_DIMMED) tc = (tc & 0x00FFFFFFu) | 0x60u << 24;
   draw_text(d, name, len, vx0 + PAD, baseline_for(d, d->row_y, ST_VIEW_ROW_H), vx1 - vx0 - 2 * PAD,
@@ -695,6 +725,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
   d.in = in;
   d.v = v;
   d.strs = in->trace ? st_trace_strings(in->trace) : NULL;
+  d.colors = color_cache(dl, in->trace, a);
   d.ov = ov;
 
   /* ticks: round multiples of the step across the timeline */
@@ -734,5 +765,6 @@ void st_drawlist_free(st_drawlist *dl, const st_alloc *a) {
   st_free(a, dl->glyphs);
   st_free(a, dl->lines);
   st_free(a, dl->cmds);
+  st_free(a, dl->color_cache);
   memset(dl, 0, sizeof *dl);
 }

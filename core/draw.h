@@ -24,7 +24,7 @@
 #include "view.h"
 
 enum {
-  ST_RECT_MERGED = 1u << 0,   /* a merged LOD block (renderer shows density) */
+  ST_RECT_MERGED = 1u << 0, /* a merged LOD block (renderer shows density) */
   ST_RECT_SELECTED = 1u << 1,
   ST_RECT_DIMMED = 1u << 2,
   ST_RECT_UNFINISHED = 1u << 3
@@ -37,8 +37,8 @@ typedef struct st_rect {
 } st_rect;
 
 typedef struct st_glyph_quad {
-  float x, y, w, h;       /* CSS px */
-  float u0, v0, u1, v1;   /* atlas texture coordinates, 0..1 */
+  float x, y, w, h;     /* CSS px */
+  float u0, v0, u1, v1; /* atlas texture coordinates, 0..1 */
   uint32_t rgba;
 } st_glyph_quad;
 
@@ -67,12 +67,16 @@ typedef struct st_drawlist {
   st_draw_cmd *cmds;
   uint32_t cmd_count, cmd_cap;
   uint32_t clear_rgba; /* background */
+  /* internal: name id -> colour, kept across the frames of one trace
+   * (freed by st_drawlist_free; zero-initialise the struct) */
+  uint32_t *color_cache;
+  uint64_t color_key;
 } st_drawlist;
 
 typedef struct st_glyph {
-  float advance;          /* pen advance, CSS px */
-  float x0, y0, x1, y1;   /* quad relative to the pen on the baseline, CSS px (y down) */
-  float u0, v0, u1, v1;   /* atlas coordinates; x0 == x1 for blank glyphs */
+  float advance;        /* pen advance, CSS px */
+  float x0, y0, x1, y1; /* quad relative to the pen on the baseline, CSS px (y down) */
+  float u0, v0, u1, v1; /* atlas coordinates; x0 == x1 for blank glyphs */
 } st_glyph;
 
 typedef struct st_font {
