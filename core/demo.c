@@ -50,6 +50,8 @@ typedef struct writer {
   int failed;
   size_t len;
   uint64_t events; /* event objects written (M events and the sentinel included) */
+  int lean;        /* st_demo_desc.lean: slice args are not written */
+  int mute;        /* inside args that lean mode leaves out */
   char buf[BUF_SIZE];
 } writer;
 
@@ -59,6 +61,7 @@ static void w_flush(writer *w) {
 }
 
 static void w_bytes(writer *w, const char *s, size_t n) {
+  if (w->mute) return;
   while (n) {
     if (w->len == BUF_SIZE) w_flush(w);
     size_t k = BUF_SIZE - w->len;
@@ -70,6 +73,17 @@ static void w_bytes(writer *w, const char *s, size_t n) {
   }
 }
 static void w_str(writer *w, const char *s) { w_bytes(w, s, strlen(s)); }
+
+/* A slice's args object: `,"args":{...}}` closes the event too. Lean mode
+ * writes only the closing brace of the event. */
+static void w_args_open(writer *w) {
+  if (w->lean) w->mute = 1;
+  else w_str(w, ",\"args\":");
+}
+static void w_args_close(writer *w) {
+  w->mute = 0;
+  w_str(w, w->lean ? "}" : "}}");
+}
 
 static void w_u64(writer *w, uint64_t v) {
   char tmp[24];
@@ -323,9 +337,9 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *
   char buf[64];
   int64_t h2d = rng_range(&g->r, 40000, 90000);
   x_event(w, pid, TID_H2D, t, h2d, "MemcpyH2D", "memcpy");
-  w_str(w, ",\"args\":");
+  w_args_open(w);
   w_arg_u64(w, 1, "bytes", (uint64_t)h2d * 12000);
-  w_str(w, "}}");
+  w_args_close(w);
   int64_t m0 = t + h2d + rng_range(&g->r, 3000, 9000), cur = m0;
   int64_t step_t0 = t;
   w_begin(w, 'C', pid, 0, t, "Memory usage (GB)");
@@ -350,18 +364,18 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *
   int64_t d2h = rng_range(&g->r, 5000, 20000);
   int64_t step_end = m1 + d2h + 2000;
   x_event(w, pid, TID_STEPS, step_t0, step_end - step_t0, buf, NULL);
-  w_str(w, ",\"args\":");
+  w_args_open(w);
   w_arg_u64(w, 1, "step_num", step);
-  w_str(w, "}}");
+  w_args_close(w);
   x_event(w, pid, TID_MODULES, m0, m1 - m0, "jit_train_step(8415209361)", NULL);
-  w_str(w, ",\"args\":");
+  w_args_open(w);
   w_arg_str(w, 1, "long_name", "jit_train_step(8415209361)");
   w_arg_u64(w, 0, "run_id", 4000 + step);
-  w_str(w, "}}");
+  w_args_close(w);
   for (uint32_t i = 0; i < g->nops; i++) {
     const op *o = &g->ops[i];
     x_event(w, pid, TID_OPS, starts[i], ends[i] - starts[i], o->name, NULL);
-    w_str(w, ",\"args\":");
+    w_args_open(w);
     w_arg_str(w, 1, "long_name", o->long_name);
     w_arg_str(w, 0, "hlo_op", o->name);
     w_arg_str(w, 0, "hlo_module", "jit_train_step");
@@ -369,25 +383,25 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *
     w_arg_str(w, 0, "source", o->source);
     w_arg_u64(w, 0, "flops", o->flops);
     w_arg_u64(w, 0, "bytes_accessed", o->bytes);
-    w_str(w, "}}");
+    w_args_close(w);
     /* the kernel(s): memcpy ops go to the D2H stream */
     int64_t ks = starts[i] + rng_range(&g->r, 200, 800), kd = ends[i] - ks - 100;
     if (kd < 100) kd = 100;
     int64_t stream = o->kind == OP_COPY_START || o->kind == OP_COPY_DONE ? TID_D2H : TID_COMPUTE;
     x_event(w, pid, stream, ks, kd, kernel_name[o->kind], "kernel");
-    w_str(w, ",\"args\":");
+    w_args_open(w);
     w_arg_u64(w, 1, "correlation_id", (uint64_t)step * 1000 + i);
     w_arg_str(w, 0, "hlo_op", o->name);
     if (stream == TID_COMPUTE) {
       w_arg_str(w, 0, "grid", "120,1,1");
       w_arg_str(w, 0, "block", "256,1,1");
     }
-    w_str(w, "}}");
+    w_args_close(w);
   }
   x_event(w, pid, TID_D2H, m1, d2h, "MemcpyD2H", "memcpy");
-  w_str(w, ",\"args\":");
+  w_args_open(w);
   w_arg_u64(w, 1, "bytes", (uint64_t)d2h * 4000);
-  w_str(w, "}}");
+  w_args_close(w);
   /* memory peaks mid-step, falls back at the end */
   double peak = *mem + (double)rng_range(&g->r, 200, 600) / 100.0;
   w_begin(w, 'C', pid, 0, (m0 + m1) / 2, "Memory usage (GB)");
@@ -419,9 +433,9 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
   int64_t p0 = t + 5000 + dl + 20000;
   int64_t disp = rng_range(&g->r, 150000, 300000);
   x_event(w, HOST_PID, TID_PY, p0, disp, "PjitFunction(train_step)", "python");
-  w_str(w, ",\"args\":");
+  w_args_open(w);
   w_arg_str(w, 1, "source", "train.py:214");
-  w_str(w, "}}");
+  w_args_close(w);
   x_event(w, HOST_PID, TID_PY, p0 + 10000, disp - 30000,
           "jax._src.interpreters.pxla.ExecuteReplicated", "python");
   w_end(w);
@@ -434,9 +448,9 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
   for (uint32_t k = 0; k < g->gpus; k++) {
     x_event(w, HOST_PID, TID_PJRT, dev0 - 15000 + (int64_t)k * 6000, 5000,
             "PjRtStreamExecutorClient::ExecuteHelper", "runtime");
-    w_str(w, ",\"args\":");
+    w_args_open(w);
     w_arg_u64(w, 1, "device", k);
-    w_str(w, "}}");
+    w_args_close(w);
   }
   for (uint32_t k = 0; k < CPU_THREADS; k++) {
     int64_t s = dev0 + rng_range(&g->r, 0, 100000);
@@ -483,6 +497,7 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   if (!g) return ST_ERR_NOMEM;
   g->w.fn = write;
   g->w.ud = ud;
+  g->w.lean = dd.lean != 0;
   g->r.s = dd.seed * 0x2545f4914f6cdd1dull;
   g->gpus = dd.gpus;
   /* ops per step: aim for >= ~50 steps, within [MIN_OPS, MAX_OPS] */
