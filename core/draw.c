@@ -34,8 +34,6 @@
 #define MAX_TICKS 512
 #define MAX_LABEL_CPS 256 /* code points considered per label */
 
-#define COLOR_CACHE_BITS 12
-#define COLOR_CACHE (1u << COLOR_CACHE_BITS)
 #define PAD 4.0f
 #define TICK_MIN_PX 90.0
 #define MIN_LABEL_PX 14.0f
@@ -170,47 +168,50 @@ typedef struct dctx {
   uint32_t series_rgba;
   float prev_y;
   int have_prev;
-  /* name id -> colour, direct-mapped: pairs (id + 1, rgba) in
-   * dl->color_cache, kept from frame to frame while the trace is the same
-   * (a zoomed-out frame of a big trace shows thousands of distinct names;
-   * hashing a name and the HSL conversion cost more than the rect) */
+  /* name id -> colour (0: not computed yet), in dl->color_cache, kept from
+   * frame to frame while the trace is the same: a zoomed-out frame of a big
+   * trace shows thousands of distinct names, and hashing a name and the HSL
+   * conversion cost more than the rect */
   uint32_t *colors;
+  uint32_t ncolors;
 } dctx;
 
 static uint32_t name_color(dctx *d, uint32_t id) {
-  uint32_t slot = (id * 2654435761u) >> (32 - COLOR_CACHE_BITS);
-  if (d->colors && d->colors[2 * slot] == id + 1) return d->colors[2 * slot + 1];
+  if (id < d->ncolors && d->colors[id]) return d->colors[id];
   size_t len;
   const char *s = st_strtab_get(d->strs, id, &len);
-  uint32_t c = st_color_for_name(s, len);
-  if (d->colors) {
-    d->colors[2 * slot] = id + 1;
-    d->colors[2 * slot + 1] = c;
-  }
+  uint32_t c = st_color_for_name(s, len); /* alpha 255: never 0 */
+  if (id < d->ncolors) d->colors[id] = c;
   return c;
 }
 
-/* The colour cache of dl for this trace: reset when the trace changes (the
- * key mixes its address with its shape, so a new trace at a freed one's
- * address is not taken for it). NULL (no caching) if it cannot be had. */
-static uint32_t *color_cache(st_drawlist *dl, const st_trace *t, const st_alloc *a) {
+/* The colour cache of dl for this trace, one entry per string: reset when
+ * the trace changes (the key mixes its address with its shape, so a new
+ * trace at a freed one's address is not taken for it). NULL (no caching)
+ * if it cannot be had. */
+static uint32_t *color_cache(st_drawlist *dl, const st_trace *t, const st_alloc *a,
+                             uint32_t *count) {
+  *count = 0;
   if (!t) return NULL;
-  uint32_t np, nt;
+  uint32_t np, nt, ns = st_strtab_count(st_trace_strings(t));
   st_trace_processes(t, &np);
   st_trace_tracks(t, &nt);
   uint64_t key = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull;
   key ^= (uint64_t)st_trace_origin_ns(t) + 0x632be59bd9b4e019ull * st_trace_event_count(t);
   key ^= ((uint64_t)st_trace_duration_ns(t) << 7) ^ ((uint64_t)np << 40) ^ ((uint64_t)nt << 20);
-  key ^= (uint64_t)st_strtab_count(st_trace_strings(t)) * 0xc2b2ae3d27d4eb4full;
+  key ^= (uint64_t)ns * 0xc2b2ae3d27d4eb4full;
   if (key == 0) key = 1;
-  if (!dl->color_cache) {
-    dl->color_cache = st_calloc(a, 2 * (size_t)COLOR_CACHE, sizeof *dl->color_cache);
-    if (!dl->color_cache) return NULL;
-    dl->color_key = key;
-  } else if (dl->color_key != key) {
-    memset(dl->color_cache, 0, 2 * (size_t)COLOR_CACHE * sizeof *dl->color_cache);
+  if (dl->color_key != key || dl->color_cap < ns) {
+    if (dl->color_cap < ns) {
+      uint32_t *c = st_realloc_array(a, dl->color_cache, ns, sizeof *c);
+      if (!c) return NULL;
+      dl->color_cache = c;
+      dl->color_cap = ns;
+    }
+    memset(dl->color_cache, 0, (size_t)ns * sizeof *dl->color_cache);
     dl->color_key = key;
   }
+  *count = ns;
   return dl->color_cache;
 }
 
@@ -725,7 +726,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
   d.in = in;
   d.v = v;
   d.strs = in->trace ? st_trace_strings(in->trace) : NULL;
-  d.colors = color_cache(dl, in->trace, a);
+  d.colors = color_cache(dl, in->trace, a, &d.ncolors);
   d.ov = ov;
 
   /* ticks: round multiples of the step across the timeline */

@@ -70,6 +70,7 @@ typedef struct st_drawlist {
   /* internal: name id -> colour, kept across the frames of one trace
    * (freed by st_drawlist_free; zero-initialise the struct) */
   uint32_t *color_cache;
+  uint32_t color_cap;
   uint64_t color_key;
 } st_drawlist;
 
