@@ -172,3 +172,17 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_args_gz_push(const void *data, size_t len) {
   return st_argsrd_gz_push(data, len);
 }
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_gz_extract(void) { return st_argsrd_gz_extract(); }
+
+/* ---- links: the page's #sel=<row>:<index> (web/embed.js) ------------------ */
+
+/* Selects the one event at (row, index) of the trace shown, as a click would;
+ * 1 done, 0 no such event (another trace, or a stale link). */
+EMSCRIPTEN_KEEPALIVE int st_wasm_select(double row, double index) {
+  st_app *app = st_app_get();
+  if (!app->ui || !app->trace || !(row >= 0 && row < 4294967295.0) || !(index >= 0 && index < 4294967295.0))
+    return 0;
+  st_event_ref ref = {(uint32_t)row, (uint32_t)index};
+  if (!st_ref_valid(app->trace, ref)) return 0;
+  st_app_apply(app, st_ui_select(app->ui, ref, 0));
+  return 1;
+}

@@ -5,6 +5,13 @@
 //
 // Event names and args come from untrusted files: they only ever reach the
 // DOM through textContent, never as HTML.
+//
+// Sharing and embedding (?url=, #t=..&sel=.., ?embed=1, postMessage,
+// standalone files) live in embed.js; this file calls its hooks.
+
+import { embedSetup } from './embed.js';
+
+const embed = embedSetup();
 
 const CHUNK = 4 << 20; // bytes per slice pushed into the loader (4 MiB)
 
@@ -36,7 +43,6 @@ let M = null; // the wasm module
 let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
 let queue = Promise.resolve(); // loads run one after another
 let onFrameLoaded = null; // resolves when C reports the new trace's first frame
-let hashApplied = false;
 
 // ---- small helpers ------------------------------------------------------
 
@@ -216,7 +222,7 @@ async function finish(name) {
   showLoaded(name, stats);
   // 1: damaged part-way; shown like the CLI keeps it, with its warning line
   if (status === 1) showError(oneLine(str(M._st_wasm_error())), true);
-  applyHashOnce();
+  embed.loaded();
   return stats;
 }
 
@@ -248,6 +254,7 @@ async function doOpen(source, opts) {
     }
     const stats = await finish(name);
     setShownFile(read ? { read, size: total, compressed: !!stats.compressed } : null);
+    embed.opened(source, name);
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
@@ -269,27 +276,6 @@ function open(source, opts) {
 
 // Opens from a user action: failures are already shown in the banner.
 const openFromUi = (source, opts) => open(source, opts).catch(() => {});
-
-// ---- view <-> location hash (#t=<start_us>,<end_us>) -----------------------
-
-function applyHashOnce() {
-  if (hashApplied) return;
-  hashApplied = true;
-  const m = /(?:^#|&)t=(-?[\d.e+]+),(-?[\d.e+]+)/.exec(location.hash);
-  if (m) M._st_wasm_view_set(Number(m[1]), Number(m[2]));
-}
-
-let lastHashFrames = -1;
-function syncHash() {
-  if (!M || !hashApplied) return;
-  const frames = JSON.parse(str(M._st_wasm_frame_stats_json())).frames;
-  if (frames === lastHashFrames) return;
-  lastHashFrames = frames;
-  const v = JSON.parse(str(M._st_wasm_view_json()));
-  if (!v) return;
-  const h = `#t=${+v.start_us.toFixed(3)},${+v.end_us.toFixed(3)}`;
-  if (location.hash !== h) history.replaceState(null, '', h);
-}
 
 // ---- args: re-read from the file on demand (wasm/args_reader.h) ------------------
 
@@ -513,20 +499,6 @@ function wireUi() {
   new ResizeObserver(resize).observe(ui.canvas);
   window.addEventListener('resize', resize);
   watchDpr();
-  setInterval(syncHash, 500);
-
-  // Embedding: a parent window may post a trace (strata's own message, or
-  // Perfetto's for compatibility, with its PING -> PONG handshake).
-  window.addEventListener('message', (e) => {
-    const d = e.data;
-    if (d === 'PING' && e.source) {
-      e.source.postMessage('PONG', e.origin === 'null' ? '*' : e.origin);
-      return;
-    }
-    if (!d || typeof d !== 'object') return;
-    if (d.strata && d.strata.buffer) openFromUi(d.strata.buffer, { name: d.strata.name });
-    else if (d.perfetto && d.perfetto.buffer) openFromUi(d.perfetto.buffer, { name: d.perfetto.title });
-  });
 }
 
 // ---- start ------------------------------------------------------------------
@@ -538,6 +510,7 @@ async function start() {
   }
   try {
     M = await window.createStrataModule({
+      ...embed.moduleOptions(),
       canvas: ui.canvas,
       locateFile: (path) => new URL(path, import.meta.url).href,
       print: (t) => console.log(t),
@@ -592,8 +565,8 @@ async function start() {
   wireUi();
   wirePanels();
 
-  const url = new URLSearchParams(location.search).get('url');
-  if (!url) {
+  const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
+  if (first.kind === 'demo') {
     // The built-in demo, through the same loader as a user's file.
     await (queue = queue.then(async () => {
       const frame = waitFirstFrame();
@@ -607,11 +580,13 @@ async function start() {
       await frame;
       showLoaded('Demo trace (built in)', statsNow());
       setShownFile(null);
-      applyHashOnce();
+      embed.opened(null);
+      embed.loaded();
     }));
   }
   emit('strata:ready', {});
-  if (url) openFromUi(url);
+  embed.ready(M, { open, openFromUi });
+  if (first.kind === 'open') openFromUi(first.source, first.opts);
 }
 
 start();
