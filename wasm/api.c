@@ -143,6 +143,16 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_set_tool(int tool) {
   }
 }
 
+/* Collapses every process section, or expands them all if all are
+ * collapsed (the page's "collapse all" toggle). Returns 1 if all are now
+ * collapsed. */
+EMSCRIPTEN_KEEPALIVE int st_wasm_collapse_all(void) {
+  st_app *app = st_app_get();
+  if (!app->ui) return 0;
+  st_app_apply(app, st_ui_collapse_all(app->ui));
+  return st_ui_all_collapsed(app->ui);
+}
+
 /* Shows or hides the help overlay state (the page draws the panel). */
 EMSCRIPTEN_KEEPALIVE void st_wasm_set_help(int visible) {
   st_app *app = st_app_get();
@@ -157,6 +167,13 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_bench_json(void) {
 /* ---- args of one event, re-read from the file (see args_reader.h) -------- */
 
 EMSCRIPTEN_KEEPALIVE void st_wasm_args_reset(void) { st_argsrd_reset(); }
+/* every format: begin(src) -> {"read"}; data(plain bytes) or gz_begin/push;
+ * step() -> {"read"} | {"args", "truncated"} | {"error"} */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_begin(double src) { return st_argsrd_begin(src); }
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_data(const void *data, size_t len) {
+  return st_argsrd_data(data, len);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_step(void) { return st_argsrd_step(); }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_ready(void) { return st_argsrd_index_ready(); }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_push(const void *data, size_t len) {
   return st_argsrd_index_push(data, len);

@@ -18,8 +18,10 @@
 #include <string.h>
 
 #include "demo.h"
+#include "args_reader.h"
 #include "js_bridge.h"
 #include "platform.h"
+#include "summary.h"
 
 #define LABEL_FONT_PX 12.0f
 #define BACKGROUND_RGBA 0xFFFBFAFAu /* before any trace: matches web/style.css */
@@ -141,9 +143,11 @@ int st_app_load_finish(st_app *app) {
   memset(&err, 0, sizeof err);
   st_trace *t = st_loader_finish(app->loader, &err);
   st_stats stats = *st_loader_stats(app->loader);
+  st_argsrc *args = st_loader_take_args_source(app->loader); /* args on selection */
   st_loader_destroy(app->loader);
   app->loader = NULL;
   if (!t) {
+    st_argsrc_destroy(args);
     if (err.code == ST_OK) st_error_set(&err, ST_ERR_FORMAT, 0, "no trace data");
     set_error(app, &err);
     return ST_APP_LOAD_FAILED;
@@ -155,15 +159,18 @@ int st_app_load_finish(st_app *app) {
   if (!lod || !ui) {
     if (lerr.code == ST_OK) st_error_set(&lerr, ST_ERR_NOMEM, 0, "out of memory");
     set_error(app, &lerr);
+    st_argsrc_destroy(args);
     st_lod_destroy(lod);
     st_trace_destroy(t);
     return ST_APP_LOAD_FAILED;
   }
   /* success: swap in (the ui and the lod point into the trace: free them first) */
+  st_summary_forget(app);
   st_ui_destroy(app->ui);
   st_lod_destroy(app->lod);
   st_trace_destroy(app->trace);
   app->trace = t;
+  st_argsrd_set_source(args);
   app->lod = lod;
   app->ui = ui;
   app->stats = stats;

@@ -9,6 +9,7 @@
 // Sharing and embedding (?url=, #t=..&sel=.., ?embed=1, postMessage,
 // standalone files) live in embed.js; this file calls its hooks.
 
+import { createPanels } from './panels.js';
 import { embedSetup } from './embed.js';
 
 const embed = embedSetup();
@@ -36,6 +37,7 @@ const ui = {
   tooltip: $('tooltip'),
 };
 
+const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui.h)
 // ST_UI_* change bits (core/ui.h) that Module.strataOnUi receives.
 const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9 };
 
@@ -43,6 +45,7 @@ let M = null; // the wasm module
 let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
 let queue = Promise.resolve(); // loads run one after another
 let onFrameLoaded = null; // resolves when C reports the new trace's first frame
+let panels = null; // summary table, collapse-all, args view (panels.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -298,19 +301,26 @@ async function buildGzIndex(f) {
   return M._st_wasm_args_index_finish() === 0;
 }
 
+// Every format (JSON, XSpace, Perfetto; gzip'd or not): the core's args source
+// says which decoded bytes to read (an event record, then e.g. its XSpace
+// metadata record), the page reads them and hands them back, until the args
+// are decoded (wasm/args_reader.h).
 async function readArgs(f, src) {
-  // Most event objects are small: read 64 KiB first, more if the object goes on.
-  for (const n of [64 << 10, CHUNK]) {
-    let res;
+  let res = json(M._st_wasm_args_begin(src));
+  for (let step = 0; res.read && step < 8; step++) {
+    const { offset, length } = res.read;
     if (!f.compressed) {
-      const part = await f.read(src, n);
-      M.HEAPU8.set(part, buf);
-      res = json(M._st_wasm_args_extract(buf, part.length));
+      const end = Math.min(offset + length, f.size);
+      for (let off = offset; off < end; off += CHUNK) {
+        const part = await f.read(off, Math.min(CHUNK, end - off));
+        M.HEAPU8.set(part, buf);
+        if (M._st_wasm_args_data(buf, part.length) !== 0) return { error: 'out of memory reading the args' };
+      }
     } else {
       if (!M._st_wasm_args_index_ready() && !(await buildGzIndex(f))) {
         return { error: 'the compressed file could not be indexed' };
       }
-      let off = M._st_wasm_args_gz_begin(src, n);
+      let off = M._st_wasm_args_gz_begin(offset, length);
       if (off < 0) return { error: 'the event could not be located in the compressed file' };
       for (let r = 0; r === 0 && off < f.size; off += CHUNK) {
         const part = await f.read(off, CHUNK);
@@ -318,11 +328,10 @@ async function readArgs(f, src) {
         r = M._st_wasm_args_gz_push(buf, part.length);
         if (r < 0) return { error: 'the compressed file could not be read' };
       }
-      res = json(M._st_wasm_args_gz_extract());
     }
-    if (!res.more) return res;
+    res = json(M._st_wasm_args_step());
   }
-  return { error: 'the event is too large to show its args' };
+  return res.read ? { error: 'the event is too large to show its args' } : res;
 }
 
 // Resolves {args, truncated} or {error}; shares the load queue (and buffer).
@@ -348,12 +357,7 @@ let pointer = { x: 0, y: 0 };
 function fillDetails(ev, count) {
   ui.details.replaceChildren();
   if (!ev) {
-    if (count > 1) {
-      const h = document.createElement('h2');
-      h.textContent = `${fmtCount(count)} events selected`;
-      ui.details.append(h);
-    }
-    ui.details.hidden = count < 2;
+    ui.details.hidden = true; // several events: the summary table (panels.js) shows them
     return;
   }
   const h = document.createElement('h2');
@@ -378,7 +382,7 @@ function fillDetails(ev, count) {
     tr.append(th, td);
     table.append(tr);
   }
-  const args = document.createElement('pre');
+  const args = document.createElement('div');
   args.className = 'args';
   args.textContent = 'args: reading…';
   ui.details.append(h, table, args);
@@ -386,7 +390,7 @@ function fillDetails(ev, count) {
   const src = ev.src;
   argsFor(src).then((res) => {
     if (!args.isConnected) return; // another selection replaced the panel
-    args.textContent = res.error ? `args: ${res.error}` : `args: ${JSON.stringify(res.args, null, 2)}${res.truncated ? '\n(cut short)' : ''}`;
+    panels.renderArgs(args, res);
   });
 }
 
@@ -406,6 +410,7 @@ function onUi(bits) {
     ui.search.select();
   }
   if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
+  if (panels) panels.onUi(bits, st);
   if (bits & (UI.HOVER | UI.VIEW)) {
     const h = json(M._st_wasm_hover_json());
     if (!h) {
@@ -561,8 +566,31 @@ async function start() {
     },
     // The `strata bench` navigation script, drawn for real at the canvas size.
     bench: () => JSON.parse(str(M._st_wasm_bench_json())),
+    // The drag tool: 'select' | 'pan' | 'zoom' | 'timing' (keys 1-4).
+    tool: () => json(M._st_wasm_ui_state_json())?.tool ?? 'select',
+    setTool: (name) => {
+      const i = TOOLS.indexOf(String(name));
+      if (i < 0) throw new Error(`strata.setTool: one of ${TOOLS.join(', ')}`);
+      M._st_wasm_set_tool(i);
+      return TOOLS[i];
+    },
+    // The timing mark ({start_us, end_us, dur_ns, dur_text}) in a list, [] if none.
+    marks: () => {
+      const m = json(M._st_wasm_ui_state_json())?.mark;
+      return m ? [m] : [];
+    },
+    // The summary table shown ({source, events, names, rows:[{name, count, total_ns, self_ns,
+    // avg_ns, min_ns, max_ns}]}), or null; summarizeWindow() makes one of the visible window.
+    summary: () => panels.summary(),
+    summarizeWindow: () => {
+      panels.summarizeWindow();
+      return panels.summary();
+    },
+    // Collapses every process section (or expands all if all are); true if all are collapsed.
+    collapseAll: () => M._st_wasm_collapse_all() === 1,
   });
   wireUi();
+  panels = createPanels({ M, str, fmtCount });
   wirePanels();
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)

@@ -59,7 +59,7 @@ test('click selects, ctrl+click adds and removes, Esc clears; details pane shows
   await page.keyboard.up('Control');
   assert.deepEqual((await names()).sort(), ['beta', 'gamma']);
   await frame();
-  assert.match(await page.locator('#details').textContent(), /2 events selected/);
+  assert.match(await page.locator('#summary').textContent(), /2 events selected/); // the summary table (panels.js)
   await page.keyboard.down('Control');
   await page.mouse.click(...at(await xOf(2500), ROW1_Y));
   await page.keyboard.up('Control');
