@@ -579,10 +579,6 @@ static void acc_elem(void *ud, size_t i) {
   int64_t d = acc->psum[i + 1] == INT64_MAX ? acc->row->dur[i] : acc->psum[i + 1] - acc->psum[i];
   acc_add(acc, (name_node){acc->row->name[i], weight_of(d)});
 }
-static void acc_node(void *ud, size_t k) {
-  name_acc *acc = ud;
-  acc_add(acc, acc->nodes[k]);
-}
 
 /* Blocks spanning at least this many whole leaves take their name from the
  * larger summary nodes inside them only: those of at least 1/MIN_PIECE of
@@ -617,8 +613,24 @@ static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape 
       p += span;
     }
   } else {
-    range_visit v = {acc_elem, acc_node, &acc};
-    visit_range(sh, a, b, &v);
+    /* visit_range's walk, inlined: small blocks are the common case when
+     * zoomed in, and the indirect calls cost more than the work */
+    size_t p = a;
+    if (sh->levels) {
+      while (p < b && p % LEAF) acc_elem(&acc, p++);
+      while (p + LEAF <= b) {
+        uint32_t k = 0;
+        while (k + 1 < sh->levels) {
+          size_t span = (size_t)LEAF << (k + 1);
+          if (p % span || p + span > b) break;
+          k++;
+        }
+        size_t span = (size_t)LEAF << k;
+        acc_add(&acc, acc.nodes[sh->off[k] + p / span]);
+        p += span;
+      }
+    }
+    for (; p < b; p++) acc_elem(&acc, p);
   }
   name_node best = acc.cand[0];
   for (uint32_t c = 1; c < acc.n; c++)
