@@ -85,11 +85,6 @@ typedef struct aident { /* one nestable async identity */
   uint32_t depth, cap;
 } aident;
 
-typedef struct flowid {        /* one flow identity */
-  uint32_t has_start, pending; /* ends seen before any start */
-  uint64_t first_src;
-} flowid;
-
 typedef struct lopen { /* an open legacy async S */
   int64_t ts, last_ts, step_ts;
   uint64_t src, step_src;
@@ -109,7 +104,7 @@ typedef struct ev {
   uint32_t nkeys;
   uint8_t has_ph, has_ts, has_dur, bad_ts, bad_dur, id2_local, has_id2;
   uint8_t flow_in, flow_out;
-  st_json_str ph, name, cat, scope_s, scope, event_stats;
+  st_json_str ph, name, cat, scope_s, scope, event_stats, bp;
   int64_t ts, dur;
   idval pid, tid, id, id2, bind_id;
   const char *args, *args_end;
@@ -153,8 +148,7 @@ struct st_chrome_importer {
   uint32_t naids, caids;
   lopen *lopens;
   uint32_t nlopens, clopens;
-  flowid *flows;
-  uint32_t nflows, cflows;
+  uint32_t nflows; /* flow identities (keys of flow_map) */
   map proc_map, thread_map, counter_map, series_map, async_map, legacy_map, flow_map;
   uint32_t last_thread;
   int64_t last_pid, last_tid;
@@ -697,6 +691,8 @@ static st_json_status parse_event(const char *p, const char *end, ev *e, const c
         r = pv_time(&p, end, &e->ts, &e->has_ts, &e->bad_ts, bad);
       } else if (k[0] == 'i' && k[1] == 'd') {
         r = pv_id(&p, end, &e->id, bad);
+      } else if (k[0] == 'b' && k[1] == 'p') {
+        r = pv_string(&p, end, &e->bp, bad);
       }
       break;
     case 3:
@@ -1218,56 +1214,86 @@ static void on_legacy_async(st_chrome_importer *im, const ev *e, uint32_t pi, ch
   o->last_ts = e->ts;
 }
 
-/* Flow ends are matched to starts by identity regardless of file order
- * (writers do not sort): an end (t, f, flow_in) counts as an arrow if its
- * identity has a start (s, t, flow_out) anywhere in the file. */
-static void flow_event(st_chrome_importer *im, mkey k, int starts, int ends) {
+/* Flows: each flow event becomes a point of the builder, keyed by its
+ * identity; st_builder_finish chains the points of an identity in time
+ * order (writers do not sort) and binds them to slices (trace.h). */
+static void flow_point(st_chrome_importer *im, mkey k, unsigned role, st_flow_bind bind,
+                       uint32_t track, int64_t ts) {
+  if (track == UINT32_MAX) return;
   uint32_t fi = map_get(&im->flow_map, k);
   if (fi == UINT32_MAX) {
-    if (!grow(im, (void **)&im->flows, &im->cflows, im->nflows, sizeof(flowid)) ||
-        !map_put(im, &im->flow_map, k, im->nflows)) {
+    if (!map_put(im, &im->flow_map, k, im->nflows)) {
       im->nomem = 1;
       return;
     }
     fi = im->nflows++;
-    im->flows[fi] = (flowid){0, 0, im->cur_src};
   }
-  flowid *f = &im->flows[fi];
-  if (ends) {
-    if (f->has_start)
-      im->stats->flows++;
-    else if (f->pending++ == 0)
-      f->first_src = im->cur_src;
-  }
-  if (starts && !f->has_start) {
-    f->has_start = 1;
-    im->stats->flows += f->pending;
-    f->pending = 0;
-  }
+  st_code c = st_builder_flow(im->b, fi, role, bind, track, ts, im->cur_src);
+  if (c == ST_ERR_NOMEM)
+    im->nomem = 1;
+  else if (c != ST_OK)
+    warn(im, "builder_limit");
 }
 
+/* True if s contains the bytes of w (raw, escapes not decoded). */
+static int str_has(st_json_str s, const char *w) {
+  size_t n = strlen(w);
+  for (size_t i = 0; i + n <= s.n; i++)
+    if (!memcmp(s.p + i, w, n)) return 1;
+  return 0;
+}
+
+/* v1: s and t bind to the slice enclosing ts on their thread; f to the
+ * next slice starting there at/after ts, or (bp "e", or a cat with "input"
+ * or "ipc.flow", as catapult does) the enclosing one. */
 static void on_flow_v1(st_chrome_importer *im, const ev *e, uint32_t pi, char ph) {
-  if (e->tid.kind) event_thread(im, e, pi, 1);
+  /* a flow without tid is placed on tid = pid but does not count a thread */
+  uint32_t ti = event_thread(im, e, pi, e->tid.kind ? 1 : 0);
   if (e->has_ts) st_stats_time(im->stats, e->ts, e->ts);
   if (e->id.kind == ID_NONE) {
     warn(im, "flow_without_id");
     return;
   }
+  if (!e->has_ts) {
+    warn(im, "missing_ts");
+    return;
+  }
+  if (ti == UINT32_MAX) return;
   uint64_t tag, val;
   id_words(im, &e->id, &tag, &val);
   mkey k = {((uint64_t)intern(im, e->cat) << 32) | intern(im, e->name), tag, val};
-  flow_event(im, k, ph != 'f', ph != 's');
+  st_flow_bind bind = ST_FLOW_BIND_ENCLOSING;
+  unsigned role = ph == 's'   ? ST_FLOW_OUT
+                  : ph == 't' ? ST_FLOW_IN | ST_FLOW_OUT
+                              : ST_FLOW_IN | ST_FLOW_END;
+  if (ph == 'f' && !str_eq(e->bp, "e") && !str_has(e->cat, "input") && !str_has(e->cat, "ipc.flow"))
+    bind = ST_FLOW_BIND_NEXT;
+  flow_point(im, k, role, bind, thread_track(im, &im->threads[ti], ST_TRACK_SLICES), e->ts);
 }
 
-static void on_flow_v2(st_chrome_importer *im, const ev *e) {
+/* v2: the event's own slice (X or B on its thread; b or n on its async
+ * track) is the end point. */
+static void on_flow_v2(st_chrome_importer *im, const ev *e, uint32_t pi, unsigned char ph) {
   if (!e->flow_in && !e->flow_out) {
     warn(im, "flow_without_direction");
+    return;
+  }
+  uint32_t track = UINT32_MAX;
+  if (!e->has_ts) return; /* the event itself is dropped (missing_ts) */
+  if (ph == 'X' || ph == 'B') {
+    uint32_t ti = event_thread(im, e, pi, 1);
+    if (ti != UINT32_MAX) track = thread_track(im, &im->threads[ti], ST_TRACK_SLICES);
+  } else if (ph == 'b' || ph == 'n') {
+    track = async_track(im, pi, intern(im, e->name), intern(im, e->cat));
+  } else {
+    warn(im, "flow_unbound"); /* no slice of its own to bind to */
     return;
   }
   uint64_t tag, val;
   id_words(im, &e->bind_id, &tag, &val);
   mkey k = {UINT64_MAX, tag | 0x100, val};
-  flow_event(im, k, e->flow_out, e->flow_in);
+  unsigned role = (e->flow_in ? ST_FLOW_IN : 0) | (e->flow_out ? ST_FLOW_OUT : 0);
+  flow_point(im, k, role, ST_FLOW_BIND_EVENT, track, e->ts);
 }
 
 static void handle_event(st_chrome_importer *im, const ev *e) {
@@ -1302,7 +1328,7 @@ static void handle_event(st_chrome_importer *im, const ev *e) {
   if (pi == UINT32_MAX) return;
   if (c != 'M' && e->has_ts == 0 && e->bad_ts) warn(im, "bad_timestamp");
   if (e->bad_dur) warn(im, "bad_duration");
-  if (e->bind_id.kind) on_flow_v2(im, e);
+  if (e->bind_id.kind) on_flow_v2(im, e, pi, c);
   if (c == 'M') {
     on_metadata(im, e, pi);
     return;
@@ -1374,11 +1400,6 @@ static void close_open(st_chrome_importer *im) {
       emit(im, o.track, o.ts, 0, o.name, o.cat, o.src, ST_EV_UNFINISHED);
       im->stats->async_slices++;
     }
-  }
-  for (uint32_t i = 0; i < im->nflows; i++) {
-    im->cur_src = im->flows[i].first_src;
-    for (uint32_t n = 0; n < im->flows[i].pending; n++) warn(im, "unmatched_flow");
-    im->flows[i].pending = 0;
   }
   for (uint32_t i = 0; i < im->nlopens; i++) {
     lopen *o = &im->lopens[i];
@@ -1706,7 +1727,6 @@ void st_chrome_destroy(st_chrome_importer *im) {
   st_free(&im->alloc, im->procs);
   st_free(&im->alloc, im->aids);
   st_free(&im->alloc, im->lopens);
-  st_free(&im->alloc, im->flows);
   st_free(&im->alloc, im->scratch);
   st_free(&im->alloc, im->meta);
   st_free(&im->alloc, im->buf);

@@ -12,6 +12,7 @@
  */
 #include "import_perfetto.h"
 
+#include "argsrc.h"
 #include "pb_stream.h"
 #include "pb_wire.h"
 #include "u64map.h"
@@ -81,19 +82,27 @@ typedef struct flag_array {
   size_t n;
 } flag_array;
 
+typedef struct pflow {
+  uint64_t id;
+  uint8_t terminating;
+} pflow;
+
 struct st_perfetto_importer {
   st_alloc alloc;
   st_builder *b;
   st_stats *stats;
   st_strtab *strs;
   st_pb_stream *stream;
+  st_argsrc *args;  /* interned annotation names for args on selection, or NULL */
+  uint64_t cur_seq; /* trusted_packet_sequence_id of the packet being read */
   ptrack *tracks;
   uint32_t ntracks, cap_tracks;
   st_u64map track_map; /* uuid -> index */
   pseq *seqs;
   uint32_t nseqs, cap_seqs;
   st_u64map seq_map; /* sequence id -> index */
-  st_u64map flows;   /* flow id -> 1 live, 2 terminated */
+  pflow *fids;       /* flow ids of the event being read */
+  uint32_t nfids, cap_fids;
   uint32_t roots;    /* processes made for custom-track trees */
   flag_array track_seen, proc_seen;
   gclock gclocks[64];
@@ -143,10 +152,33 @@ static int flag_test_set(st_perfetto_importer *im, flag_array *f, uint32_t i) {
   return 0;
 }
 
+/* Flow ids are collected while the event is read, then become builder flow
+ * points bound to the event's slice (see flow_points): the builder chains
+ * each id's points in timestamp order (flow_ids: IN|OUT, terminating: IN|END). */
 static void flow_step(st_perfetto_importer *im, uint64_t id, int terminating) {
-  uint32_t v = st_u64map_get(&im->flows, id);
-  if (v == 1) im->stats->flows++;
-  if (!st_u64map_put(&im->flows, &im->alloc, id, terminating ? 2 : 1)) im->nomem = 1;
+  if (im->nfids == im->cap_fids) {
+    uint32_t cap = im->cap_fids ? im->cap_fids * 2 : 16;
+    pflow *p = cap > im->cap_fids ? st_realloc_array(&im->alloc, im->fids, cap, sizeof *p) : NULL;
+    if (!p) {
+      im->nomem = 1;
+      return;
+    }
+    im->fids = p;
+    im->cap_fids = cap;
+  }
+  im->fids[im->nfids++] = (pflow){id, (uint8_t)(terminating != 0)};
+}
+
+static void flow_points(st_perfetto_importer *im, uint32_t bt, int64_t ts, uint64_t src) {
+  for (uint32_t i = 0; bt != UINT32_MAX && i < im->nfids; i++) {
+    unsigned role = ST_FLOW_IN | (im->fids[i].terminating ? ST_FLOW_END : ST_FLOW_OUT);
+    st_code c = st_builder_flow(im->b, im->fids[i].id, role, ST_FLOW_BIND_EVENT, bt, ts, src);
+    if (c == ST_ERR_NOMEM)
+      im->nomem = 1;
+    else if (c != ST_OK)
+      st_stats_warn(im->stats, "flow_unbound", src);
+  }
+  im->nfids = 0;
 }
 static void on_flow(void *ud, uint64_t id) { flow_step(ud, id, 0); }
 static void on_flow_end(void *ud, uint64_t id) { flow_step(ud, id, 1); }
@@ -406,7 +438,9 @@ static void seq_clear(pseq *s) {
   s->valid = 1;
 }
 
-/* InternedData: 1 event_categories, 2 event_names ({1 iid, 2 name}). */
+/* InternedData: 1 event_categories, 2 event_names ({1 iid, 2 name}); for
+ * args (im->args): 3 debug_annotation_names, 29 debug_annotation_string_values
+ * ({1 iid, 2 name / str}). */
 static st_code read_interned(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
                              const st_pb_field *df, st_error *err) {
   st_pb_reader d, e;
@@ -414,7 +448,8 @@ static st_code read_interned(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
   int k, j;
   if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&d, &f, err)) > 0) {
-    if ((f.num != 1 && f.num != 2) || f.wire != ST_PB_LEN) continue;
+    int for_args = (f.num == 3 || f.num == 29) && im->args;
+    if ((f.num != 1 && f.num != 2 && !for_args) || f.wire != ST_PB_LEN) continue;
     if (st_pb_enter(&d, &f, &e, err) != ST_OK) return err->code;
     uint64_t iid = 0;
     const uint8_t *name = NULL;
@@ -424,6 +459,11 @@ static st_code read_interned(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
       if (g.num == 2 && g.wire == ST_PB_LEN) name = g.data, n = g.len;
     }
     if (j < 0) return ST_ERR_PROTO;
+    if (for_args) {
+      if (st_argsrc_perfetto_intern(im->args, im->cur_seq, f.num == 29, iid, name, n) != ST_OK)
+        return nomem(im, f.offset, err);
+      continue;
+    }
     uint32_t id = intern(im, name, n);
     if (!st_u64map_put(f.num == 1 ? &s->cats : &s->names, &im->alloc, iid, id))
       return nomem(im, f.offset, err);
@@ -631,6 +671,7 @@ static st_code read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader 
   extra_vals xi, xd;
   memset(&xi, 0, sizeof xi);
   memset(&xd, 0, sizeof xd);
+  im->nfids = 0;
   if (st_pb_enter(r, ef, &d, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&d, &f, err)) > 0) {
     st_code c = ST_OK;
@@ -708,7 +749,7 @@ static st_code read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader 
     }
     t->stack[t->depth++] = (open_slice){ts, src, name, cat};
     st_stats_time(im->stats, ts, ts);
-    track_builder(im, ti, 0);
+    flow_points(im, track_builder(im, ti, 0), ts, src);
     break;
   }
   case 2: { /* SLICE_END */
@@ -723,6 +764,7 @@ static st_code read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader 
     st_stats_time(im->stats, o.ts, ts);
     im->stats->slices++;
     emit(im, track_builder(im, ti, 0), o.ts, ts - o.ts, o.name, o.cat, o.src, 0);
+    flow_points(im, track_builder(im, ti, 0), o.ts, o.src); /* the slice it ends */
     break;
   }
   case 3: /* INSTANT */
@@ -730,6 +772,7 @@ static st_code read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader 
     im->stats->instants++;
     st_stats_time(im->stats, ts, ts);
     emit(im, track_builder(im, ti, 0), ts, 0, name, cat, src, ST_EV_INSTANT);
+    flow_points(im, track_builder(im, ti, 0), ts, src);
     break;
   case 4: /* COUNTER */
     im->stats->phases['C']++;
@@ -741,6 +784,10 @@ static st_code read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader 
   default:
     if (type == 0) st_stats_warn(im->stats, "perfetto_event_without_type", src);
     break;
+  }
+  if (im->nfids) { /* flow ids on an event without a slice of its own */
+    st_stats_warn_n(im->stats, "flow_unbound", src, im->nfids);
+    im->nfids = 0;
   }
   /* extra counter values: uuids from the event, else from the defaults */
   for (int dbl = 0; dbl < 2; dbl++) {
@@ -910,7 +957,11 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
     s->valid = 0;
     st_stats_warn(im->stats, "perfetto_packet_loss", src);
   }
-  if (cleared || (flags & 1)) seq_clear(s);
+  im->cur_seq = seq_id;
+  if (cleared || (flags & 1)) {
+    seq_clear(s);
+    if (st_argsrc_perfetto_clear(im->args, seq_id, src) != ST_OK) return nomem(im, src, err);
+  }
   if (has_int && (c = read_interned(im, s, &pr, &interned, err)) != ST_OK) return c;
   if (has_def && (c = read_defaults(im, s, &pr, &defaults, err)) != ST_OK) return c;
   if (has_clk && (c = read_clock_snapshot(im, s, &pr, &clocks, err)) != ST_OK) return c;
@@ -1000,7 +1051,7 @@ void st_perfetto_destroy(st_perfetto_importer *im) {
   st_free(&a, im->seqs);
   st_u64map_free(&im->track_map, &a);
   st_u64map_free(&im->seq_map, &a);
-  st_u64map_free(&im->flows, &a);
+  st_free(&a, im->fids);
   st_free(&a, im->track_seen.v);
   st_free(&a, im->proc_seen.v);
   st_free(&a, im->zbuf);
@@ -1053,6 +1104,10 @@ st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
 }
 
 int st_perfetto_has_trace(const st_perfetto_importer *im) { return im && im->has_trace; }
+
+void st_perfetto_set_args_source(st_perfetto_importer *im, st_argsrc *as) {
+  if (im) im->args = as;
+}
 
 const char *st_perfetto_metadata_json(const st_perfetto_importer *im) {
   if (!im || !im->nskips) return "{}";

@@ -52,9 +52,9 @@
  *     st_perfetto_metadata_json(). Never an error.
  *   - Args (debug annotations) are not resident: an event's src is the
  *     absolute offset of its TracePacket record's tag (of the BEGIN for a
- *     slice). Decoding them on selection needs the sequence's interned
- *     debug_annotation_names as of that packet, i.e. a re-read from the last
- *     incremental-state clear of the sequence (not implemented yet).
+ *     slice; END annotations are not shown). The interned annotation names
+ *     and string values they refer to are kept per (sequence, generation)
+ *     in an args source (st_perfetto_set_args_source, argsrc.h).
  *   - stats: `events` = packets (inside compressed_packets too); `phases`
  *     counts B, E, i, C by TrackEvent type; `threads` = distinct slice
  *     tracks (thread tracks by pid/tid, custom tracks each) carrying events.
@@ -67,6 +67,7 @@
 #ifndef STRATA_IMPORT_PERFETTO_H
 #define STRATA_IMPORT_PERFETTO_H
 
+#include "argsrc.h"
 #include "base.h"
 #include "stats.h"
 #include "trace.h"
@@ -89,6 +90,10 @@ st_code st_perfetto_push(st_perfetto_importer *im, const uint8_t *data, size_t l
  * packet. */
 st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err);
 int st_perfetto_has_trace(const st_perfetto_importer *im);
+/* Records interned debug annotation names / string values and incremental-
+ * state clears into as (an ST_ARGS_PERFETTO source; see argsrc.h). Call
+ * before the first push; as must outlive the import. */
+void st_perfetto_set_args_source(st_perfetto_importer *im, st_argsrc *as);
 /* {"skipped_packet_fields": {"<field number>": count, ...}} or "{}". */
 const char *st_perfetto_metadata_json(const st_perfetto_importer *im);
 

@@ -18,6 +18,7 @@
  */
 #include "import_xplane.h"
 
+#include "argsrc.h"
 #include "pb_stream.h"
 #include "pb_wire.h"
 #include "u64map.h"
@@ -68,6 +69,7 @@ struct st_xplane_importer {
   st_stats *stats;
   st_strtab *strs;
   st_pb_stream *stream;
+  st_argsrc *args; /* where args are found on selection (may be NULL) */
   /* per plane */
   statmeta *sm;
   uint32_t nsm, cap_sm;
@@ -83,7 +85,6 @@ struct st_xplane_importer {
   uint32_t *ranks; /* by line index: 1-based rank in name order (host planes) */
   size_t cap_lines;
   /* whole import */
-  st_u64map flows;
   flag_array proc_seen, track_seen;
   uint32_t host_planes;
   uint32_t *procs; /* builder processes made (for hostname labels) */
@@ -243,6 +244,7 @@ static st_code read_stat_meta(st_xplane_importer *im, st_pb_reader *pr, const st
   if (m->kind != SK_OTHER) im->special_stats++;
   if (!st_u64map_put(&im->sm_map, &im->alloc, key, im->nsm)) return nomem(im, ef->offset, err);
   im->nsm++;
+  if (st_argsrc_xplane_stat(im->args, key, name, len) != ST_OK) return nomem(im, ef->offset, err);
   return ST_OK;
 }
 
@@ -311,7 +313,7 @@ static st_code read_event_meta(st_xplane_importer *im, st_pb_reader *pr, const s
                                st_error *err) {
   st_pb_reader er, vr;
   st_pb_field f;
-  uint64_t key = 0;
+  uint64_t key = 0, voff = 0, vlen = 0;
   evmeta m;
   memset(&m, 0, sizeof m);
   m.id = UINT32_MAX;
@@ -323,6 +325,8 @@ static st_code read_event_meta(st_xplane_importer *im, st_pb_reader *pr, const s
       key = f.u;
     } else if (f.num == 2 && f.wire == ST_PB_LEN) {
       if (st_pb_enter(&er, &f, &vr, err) != ST_OK) return err->code;
+      voff = st_pb_offset(&er, f.data);
+      vlen = f.len;
       st_pb_field g;
       int j;
       while ((j = st_pb_next(&vr, &g, err)) > 0) {
@@ -359,6 +363,8 @@ static st_code read_event_meta(st_xplane_importer *im, st_pb_reader *pr, const s
   im->ev[im->nev] = m;
   if (!st_u64map_put(&im->ev_map, &im->alloc, key, im->nev)) return nomem(im, ef->offset, err);
   im->nev++;
+  if (st_argsrc_xplane_event_meta(im->args, key, voff, vlen) != ST_OK)
+    return nomem(im, ef->offset, err);
   return ST_OK;
 }
 
@@ -429,13 +435,21 @@ static void emit(st_xplane_importer *im, uint32_t track, int64_t ts, int64_t dur
     st_stats_warn(im->stats, "track_event_limit", src);
 }
 
-static void count_flow(st_xplane_importer *im, uint64_t flow_stat) {
+/* The `flow` stat: bits 0-1 direction (1 in, 2 out, 3 both), bits 2-57 the
+ * id. The event itself is the end point; the builder chains each id's points
+ * in timestamp order (trace.h). */
+static void flow_point(st_xplane_importer *im, uint32_t track, uint64_t flow_stat, int64_t ts,
+                       uint64_t src) {
   uint64_t id = (flow_stat >> 2) & ((1ull << 56) - 1);
-  if (st_u64map_get(&im->flows, id) != ST_U64MAP_NONE) {
-    im->stats->flows++;
-  } else if (!st_u64map_put(&im->flows, &im->alloc, id, 1)) {
+  unsigned dir = (unsigned)(flow_stat & 3), role = 0;
+  if (dir & 1) role |= ST_FLOW_IN;
+  if (dir & 2) role |= ST_FLOW_OUT;
+  if (!role || track == UINT32_MAX) return; /* direction 0: not a flow end */
+  st_code c = st_builder_flow(im->b, id, role, ST_FLOW_BIND_EVENT, track, ts, src);
+  if (c == ST_ERR_NOMEM)
     im->nomem = 1;
-  }
+  else if (c != ST_OK)
+    st_stats_warn(im->stats, "flow_unbound", src);
 }
 
 /* One sample per numeric stat (with known metadata) of a `_counters_`
@@ -546,7 +560,6 @@ static st_code read_event(st_xplane_importer *im, st_pb_reader *lr, const st_pb_
     if (k < 0) return ST_ERR_PROTO;
   }
   if (sp.has_step) name = sp.step_name;
-  if (sp.has_flow) count_flow(im, sp.flow);
   st_stats_time(im->stats, ts, ts + dur);
   if (sp.async && sp.has_flow) {
     im->stats->phases['b']++;
@@ -560,6 +573,9 @@ static st_code read_event(st_xplane_importer *im, st_pb_reader *lr, const st_pb_
     emit(im, line_track(im, lc, ST_TRACK_SLICES), ts, dur, name, src,
          dur_ps == 0 ? ST_EV_INSTANT : 0);
   }
+  if (sp.has_flow)
+    flow_point(im, line_track(im, lc, sp.async ? ST_TRACK_ASYNC : ST_TRACK_SLICES), sp.flow, ts,
+               src);
   return im->nomem ? nomem(im, src, err) : ST_OK;
 }
 
@@ -684,6 +700,7 @@ static st_code read_plane(st_xplane_importer *im, const uint8_t *data, size_t le
   st_u64map_clear(&im->sm_map);
   st_u64map_clear(&im->ev_map);
   im->proc = UINT32_MAX;
+  if (st_argsrc_xplane_plane(im->args, origin, len) != ST_OK) return nomem(im, origin, err);
   /* pass 1: id, name, stat metadata */
   int64_t id = 0;
   const uint8_t *name = NULL;
@@ -806,7 +823,6 @@ void st_xplane_destroy(st_xplane_importer *im) {
   st_free(&a, im->ev);
   st_u64map_free(&im->sm_map, &a);
   st_u64map_free(&im->ev_map, &a);
-  st_u64map_free(&im->flows, &a);
   st_free(&a, im->lines);
   st_free(&a, im->ranks);
   st_free(&a, im->proc_seen.v);
@@ -851,6 +867,10 @@ st_code st_xplane_finish(st_xplane_importer *im, st_error *err) {
 }
 
 int st_xplane_has_trace(const st_xplane_importer *im) { return im && im->has_trace; }
+
+void st_xplane_set_args_source(st_xplane_importer *im, st_argsrc *as) {
+  if (im) im->args = as;
+}
 
 const char *st_xplane_metadata_json(const st_xplane_importer *im) {
   if (!im) return "{}";

@@ -58,6 +58,7 @@
 #ifndef STRATA_IMPORT_XPLANE_H
 #define STRATA_IMPORT_XPLANE_H
 
+#include "argsrc.h"
 #include "base.h"
 #include "stats.h"
 #include "trace.h"
@@ -81,6 +82,11 @@ int st_xplane_has_trace(const st_xplane_importer *im);
 /* {"hostnames": [...], "errors": [...], "warnings": [...]} (keys present
  * only when non-empty), "{}" if none. Never NULL. */
 const char *st_xplane_metadata_json(const st_xplane_importer *im);
+
+/* Records plane ranges, stat names and event metadata ranges into as (an
+ * ST_ARGS_XPLANE source; see argsrc.h) while importing. Call before the
+ * first push; as must outlive the import. NULL: nothing recorded. */
+void st_xplane_set_args_source(st_xplane_importer *im, st_argsrc *as);
 
 /* Args of one event on selection: `plane` is one XPlane message (the payload
  * of an XSpace field 1, e.g. re-read from the file), `plane_offset` the

@@ -310,7 +310,16 @@ st_trace *st_loader_finish(st_loader *l, st_error *err) {
   st_builder *b = l->builder;
   l->builder = NULL; /* consumed by finish, also on failure */
   st_trace *t = st_builder_finish(b, &be);
-  if (!t) *err = be;
+  if (!t) {
+    *err = be;
+    return NULL;
+  }
+  /* flows are chained and bound to events by the builder: report what it made */
+  st_flow_info fi;
+  st_trace_flow_info(t, &fi);
+  l->stats.flows = fi.bound;
+  st_stats_warn_n(&l->stats, "unmatched_flow", fi.unmatched_offset, fi.unmatched);
+  st_stats_warn_n(&l->stats, "flow_unbound", fi.unbound_offset, fi.unbound);
   return t;
 }
 

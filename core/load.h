@@ -15,11 +15,13 @@
  *   // t != NULL and err.code != ST_OK: damaged part-way; t holds what was
  *   //   read before the damage and err says where it stopped.
  *   const st_stats *s = st_loader_stats(l);  // valid until destroy
+ *   st_argsrc *as = st_loader_take_args_source(l);  // args on selection
  *   st_loader_destroy(l);
  */
 #ifndef STRATA_LOAD_H
 #define STRATA_LOAD_H
 
+#include "argsrc.h"
 #include "base.h"
 #include "stats.h"
 #include "trace.h"
@@ -43,6 +45,12 @@ const st_stats *st_loader_stats(const st_loader *l);
  * text {"key": <raw value>, ...}, for a trace-info panel; "{}" if none or
  * not JSON. Valid after st_loader_finish, until destroy. */
 const char *st_loader_metadata_json(const st_loader *l);
+/* Where each event's args are and how to decode them (argsrc.h), for
+ * every format: NULL before the format is known. Valid until destroy;
+ * st_loader_take_args_source (after finish) passes ownership to the caller
+ * (st_argsrc_destroy), e.g. to keep it beside the trace. */
+const st_argsrc *st_loader_args_source(const st_loader *l);
+st_argsrc *st_loader_take_args_source(st_loader *l);
 void st_loader_destroy(st_loader *l);
 
 /* The one-line diagnosis front ends print for err:

@@ -29,6 +29,18 @@ void st_stats_warn(st_stats *s, const char *kind, uint64_t offset) {
   w->count++;
 }
 
+void st_stats_warn_n(st_stats *s, const char *kind, uint64_t offset, uint64_t n) {
+  if (!s || !kind || !n) return;
+  st_stats_warn(s, kind, offset);
+  for (uint32_t i = 0; i < s->warning_count; i++) {
+    if (s->warnings[i].kind == kind || strcmp(s->warnings[i].kind, kind) == 0) {
+      s->warnings[i].count += n - 1;
+      return;
+    }
+  }
+  s->warnings[ST_STATS_MAX_WARNINGS - 1].count += n - 1; /* folded into "other" */
+}
+
 void st_stats_time(st_stats *s, int64_t start_ns, int64_t end_ns) {
   if (!s) return;
   if (end_ns < start_ns) end_ns = start_ns;

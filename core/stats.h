@@ -31,10 +31,12 @@ typedef struct st_stats {
   uint64_t counter_samples; /* values added to counter series (one per args key) */
   uint64_t async_slices; /* slices put on async tracks: b/e pairs (+ unclosed b),
                             legacy S/F pairs and their T/p steps (+ unclosed S) */
-  uint64_t flows;        /* flow arrows whose two ends were both read: v1, each
-                            t/f after an s/t with the same (cat, name, id); v2,
-                            each flow_in event whose bind_id had a flow_out
-                            producer. Not bound to slices yet. */
+  uint64_t flows;        /* flow arrows bound in the model (st_trace_flows):
+                            chained (v1 s -> t -> f by (cat, name, id); v2
+                            flow_out -> flow_in by bind_id; Perfetto flow_ids;
+                            xplane `flow`) and both ends bound to events.
+                            Ends with no producer warn "unmatched_flow", arrows
+                            with an end bound to nothing "flow_unbound". */
   uint64_t processes;    /* distinct pids of events that have a pid (or are
                             placed on a process: pid 0 when absent) */
   uint64_t threads;      /* distinct pid+tid pairs that carry non-M events
@@ -50,6 +52,8 @@ typedef struct st_stats {
 
 /* Record one occurrence of warning `kind` (a static string) at offset. */
 void st_stats_warn(st_stats *s, const char *kind, uint64_t offset);
+/* The same, n times (n = 0: nothing). */
+void st_stats_warn_n(st_stats *s, const char *kind, uint64_t offset, uint64_t n);
 /* Observe a timestamp range [start, end] in absolute ns. */
 void st_stats_time(st_stats *s, int64_t start_ns, int64_t end_ns);
 

@@ -5,8 +5,9 @@
  *   2. builder API (find-or-create, add events)
  *   3. sorting (stable merge sort with a caller-allocated buffer)
  *   4. layout: nesting depths with a stack, overflow spill, lane packing
- *   5. finish: origin, ordering, struct-of-arrays rows, counters
- *   6. trace accessors
+ *   5. flows: chaining points by key, binding them to events
+ *   6. finish: origin, ordering, struct-of-arrays rows, counters, flows
+ *   7. trace accessors (flow lookups by binary search)
  *
  * Layout rules (what st_builder_finish guarantees):
  *   - ST_TRACK_SLICES: events sorted by (start asc, dur desc, src asc) are
@@ -29,6 +30,8 @@
  */
 #include "trace.h"
 
+#include "u64map.h"
+
 #include <string.h>
 
 #define OVERFLOW_PASSES 8
@@ -46,6 +49,14 @@ typedef struct bsample {
   int64_t ts;
   double value;
 } bsample;
+
+typedef struct bflow { /* one flow point (st_builder_flow) */
+  uint64_t key;
+  int64_t ts;
+  uint64_t src;
+  uint32_t track;
+  uint8_t role, bind;
+} bflow;
 
 typedef struct bproc {
   int64_t pid;
@@ -76,6 +87,8 @@ struct st_builder {
   uint32_t track_count, track_cap;
   uint32_t *track_slots;
   uint32_t track_slot_cap;
+  bflow *fl;
+  size_t fl_count, fl_cap;
 };
 
 struct st_trace {
@@ -99,6 +112,10 @@ struct st_trace {
   double *cs_value;
   size_t cs_count;
   int64_t origin, duration;
+  st_flow *flows;     /* sorted by (from_row, from_index, to_row, to_index) */
+  uint32_t *flows_in; /* indices into flows sorted by destination */
+  uint32_t flow_count;
+  st_flow_info flow_info;
   size_t bytes;
 };
 
@@ -186,6 +203,7 @@ static void free_builder_parts(st_builder *b, int keep_strings) {
   st_free(&b->alloc, b->track_slots);
   st_free(&b->alloc, b->procs);
   st_free(&b->alloc, b->proc_slots);
+  st_free(&b->alloc, b->fl);
   if (!keep_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
@@ -300,6 +318,19 @@ st_code st_builder_counter(st_builder *b, uint32_t track, int64_t ts_ns, double 
   return ST_OK;
 }
 
+st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind bind,
+                        uint32_t track, int64_t ts_ns, uint64_t src) {
+  if (!b || track >= b->track_count || b->tracks[track].kind == ST_TRACK_COUNTER) return ST_ERR_ARG;
+  if (!(role & (ST_FLOW_IN | ST_FLOW_OUT)) || role > 7 || (unsigned)bind > ST_FLOW_BIND_NEXT)
+    return ST_ERR_ARG;
+  if (b->fl_count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* flows index points by uint32 */
+  void *p = b->fl;
+  if (!reserve(&b->alloc, &p, &b->fl_cap, b->fl_count, sizeof(bflow))) return ST_ERR_NOMEM;
+  b->fl = p;
+  b->fl[b->fl_count++] = (bflow){key, ts_ns, src, track, (uint8_t)role, (uint8_t)bind};
+  return ST_OK;
+}
+
 /* ==== 3. sorting ========================================================= */
 
 static int bev_less(const bev *a, const bev *b) {
@@ -350,6 +381,7 @@ typedef struct scratch {
   uint32_t *lane;  /* heap payload: lane of each busy entry */
   uint32_t *free_; /* min-heap of free lane numbers */
   uint32_t *count; /* events per row, then write cursors */
+  uint32_t *slot;  /* per event: index within its row (tracks with flow points) */
 } scratch;
 
 static int64_t ev_end(const bev *e) { return e->start + e->dur; } /* saturated when added */
@@ -479,12 +511,244 @@ static uint32_t layout_track(bev *ev, size_t n, uint8_t kind, scratch *s, uint32
   return total;
 }
 
-/* ==== 5. finish ========================================================== */
-
 static int64_t sat_sub(int64_t a, int64_t b) { /* a >= b assumed; saturates at INT64_MAX */
   uint64_t d = (uint64_t)a - (uint64_t)b;
   return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
 }
+
+/* ==== 5. flows ===========================================================
+ * Points are chained per key in (ts, src) order into (producer, consumer)
+ * pairs of point indices before layout; then, track by track right after
+ * layout, each point of the track is bound to an event (row, index). Memory
+ * while finishing: the points (32 bytes each) plus about 24 bytes per point
+ * of work arrays; the trace keeps 20 bytes per bound flow. */
+
+typedef int (*idx_less_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+/* Stable bottom-up merge sort of indices; tmp holds n. */
+static void sort_idx(uint32_t *v, uint32_t *tmp, size_t n, idx_less_fn less, const void *ctx) {
+  size_t i = 1;
+  while (i < n && !less(ctx, v[i], v[i - 1])) i++;
+  if (i >= n) return;
+  uint32_t *src = v, *dst = tmp;
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t a = lo, b = mid, o = lo;
+      while (a < mid && b < hi) dst[o++] = less(ctx, src[b], src[a]) ? src[b++] : src[a++];
+      while (a < mid) dst[o++] = src[a++];
+      while (b < hi) dst[o++] = src[b++];
+      if (hi == n) break;
+    }
+    uint32_t *sw = src;
+    src = dst;
+    dst = sw;
+  }
+  if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
+static int fl_key_less(const void *ctx, uint32_t a, uint32_t b) {
+  const bflow *x = &((const bflow *)ctx)[a], *y = &((const bflow *)ctx)[b];
+  if (x->key != y->key) return x->key < y->key;
+  if (x->ts != y->ts) return x->ts < y->ts;
+  if (x->src != y->src) return x->src < y->src;
+  return a < b;
+}
+
+static int fl_track_less(const void *ctx, uint32_t a, uint32_t b) {
+  const bflow *x = &((const bflow *)ctx)[a], *y = &((const bflow *)ctx)[b];
+  if (x->track != y->track) return x->track < y->track;
+  if (x->ts != y->ts) return x->ts < y->ts;
+  if (x->src != y->src) return x->src < y->src;
+  return a < b;
+}
+
+typedef struct flow_work {
+  uint32_t *idx, *tmp; /* point indices (np each) */
+  uint32_t *pairs;     /* (producer, consumer) point indices */
+  size_t npairs;
+  uint32_t *track_at;          /* builder track -> first position in idx; track_count + 1 */
+  uint32_t *res_row, *res_idx; /* per point: bound event, UINT32_MAX if none */
+  st_u64map srcmap;            /* src -> pending point (EVENT binding fallback) */
+  int nomem;
+} flow_work;
+
+static void note_first(uint64_t *count, uint64_t *offset, uint64_t src) {
+  if (!*count || src < *offset) *offset = src;
+  ++*count;
+}
+
+/* Chains the points into pairs; then orders idx by (track, ts, src). */
+static void chain_flows(const st_builder *b, flow_work *w, st_flow_info *info) {
+  size_t np = b->fl_count;
+  const bflow *fl = b->fl;
+  for (size_t i = 0; i < np; i++) w->idx[i] = (uint32_t)i;
+  sort_idx(w->idx, w->tmp, np, fl_key_less, fl);
+  uint32_t prod = UINT32_MAX;
+  for (size_t k = 0; k < np; k++) {
+    uint32_t i = w->idx[k];
+    const bflow *f = &fl[i];
+    if (k == 0 || f->key != fl[w->idx[k - 1]].key) prod = UINT32_MAX;
+    if (f->role & ST_FLOW_IN) {
+      if (prod != UINT32_MAX) {
+        w->pairs[2 * w->npairs] = prod;
+        w->pairs[2 * w->npairs + 1] = i;
+        w->npairs++;
+      } else if (!(f->role & ST_FLOW_OUT)) {
+        note_first(&info->unmatched, &info->unmatched_offset, f->src);
+      }
+    }
+    if (f->role & ST_FLOW_OUT) prod = i;
+    if (f->role & ST_FLOW_END) prod = UINT32_MAX;
+  }
+  for (size_t i = 0; i < np; i++) {
+    w->idx[i] = (uint32_t)i;
+    w->res_row[i] = w->res_idx[i] = UINT32_MAX;
+  }
+  sort_idx(w->idx, w->tmp, np, fl_track_less, fl);
+  for (uint32_t t = 0, k = 0; t <= b->track_count; t++) {
+    while (k < np && fl[w->idx[k]].track < t) k++;
+    w->track_at[t] = k;
+  }
+}
+
+/* First sorted event starting at or after ts. */
+static size_t first_at_or_after(const bev *ev, size_t n, int64_t ts) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ev[mid].start < ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* A point's time on the rebased axis; times before the origin map to -1
+ * (nothing encloses them; the next event is the first). */
+static int64_t rebase_ts(int64_t ts, int64_t origin) {
+  return ts < origin ? -1 : sat_sub(ts, origin);
+}
+
+#define EVENT_SCAN_MAX 64 /* same-start events scanned for a src before the map fallback */
+
+/* Binds the points of builder track bi to its sorted, laid-out events.
+ * s->depth / s->slot give each event's row (relative to row_base) and index;
+ * s->idx is free to use as the enclosing stack. */
+static void bind_track(const st_builder *b, flow_work *w, uint32_t bi, const bev *ev, size_t n,
+                       const scratch *s, uint32_t row_base, int64_t origin) {
+  uint32_t lo = w->track_at[bi], hi = w->track_at[bi + 1];
+  if (lo == hi || n == 0) return;
+  size_t ptr = 0, top = 0, pending = 0;
+  uint32_t *stack = s->idx;
+  for (uint32_t k = lo; k < hi; k++) {
+    uint32_t i = w->idx[k];
+    const bflow *f = &b->fl[i];
+    int64_t ts = rebase_ts(f->ts, origin);
+    size_t e = n;
+    if (f->bind == ST_FLOW_BIND_ENCLOSING) {
+      /* the stack holds started events in start order; popping the ended
+       * ones off the top leaves the latest-starting event open at ts */
+      while (ptr < n && ev[ptr].start <= ts) stack[top++] = (uint32_t)ptr++;
+      while (top && ev_end(&ev[stack[top - 1]]) < ts) top--;
+      if (top) e = stack[top - 1];
+    } else if (f->bind == ST_FLOW_BIND_NEXT) {
+      e = first_at_or_after(ev, n, ts);
+    } else {
+      size_t j = first_at_or_after(ev, n, ts), scanned = 0;
+      for (; j < n && ev[j].start == ts && scanned < EVENT_SCAN_MAX; j++, scanned++)
+        if (ev[j].src == f->src) break;
+      if (j < n && ev[j].start == ts && ev[j].src == f->src)
+        e = j;
+      else if (j < n && ev[j].start == ts)
+        w->tmp[pending++] = i; /* many events start here: find it by src below */
+    }
+    if (e < n) {
+      w->res_row[i] = row_base + s->depth[e];
+      w->res_idx[i] = s->slot[e];
+    }
+  }
+  if (!pending) return;
+  /* fallback: one pass over the track's events with a src map (O(n)) */
+  st_u64map_clear(&w->srcmap);
+  for (size_t p = 0; p < pending; p++)
+    if (st_u64map_get(&w->srcmap, b->fl[w->tmp[p]].src) == ST_U64MAP_NONE &&
+        !st_u64map_put(&w->srcmap, &b->alloc, b->fl[w->tmp[p]].src, w->tmp[p]))
+      w->nomem = 1;
+  for (size_t j = 0; j < n; j++) {
+    uint32_t i = st_u64map_get(&w->srcmap, ev[j].src);
+    if (i == ST_U64MAP_NONE || ev[j].start != rebase_ts(b->fl[i].ts, origin)) continue;
+    w->res_row[i] = row_base + s->depth[j];
+    w->res_idx[i] = s->slot[j];
+  }
+  for (size_t p = 0; p < pending; p++) {
+    uint32_t i = w->tmp[p], r = st_u64map_get(&w->srcmap, b->fl[i].src);
+    if (r != ST_U64MAP_NONE && r != i) {
+      w->res_row[i] = w->res_row[r];
+      w->res_idx[i] = w->res_idx[r];
+    }
+  }
+}
+
+static int flow_less(const st_flow *a, const st_flow *b) {
+  if (a->from_row != b->from_row) return a->from_row < b->from_row;
+  if (a->from_index != b->from_index) return a->from_index < b->from_index;
+  if (a->to_row != b->to_row) return a->to_row < b->to_row;
+  return a->to_index < b->to_index;
+}
+DEFINE_MERGE_SORT(sort_flows, st_flow, flow_less)
+
+static int flow_in_less(const void *ctx, uint32_t a, uint32_t b) {
+  const st_flow *x = &((const st_flow *)ctx)[a], *y = &((const st_flow *)ctx)[b];
+  if (x->to_row != y->to_row) return x->to_row < y->to_row;
+  if (x->to_index != y->to_index) return x->to_index < y->to_index;
+  return a < b; /* flows are sorted by source: ties keep that order */
+}
+
+/* Turns the bound pairs into the trace's flow arrays. 0 on allocation failure. */
+static int build_flows(st_trace *t, const st_builder *b, flow_work *w) {
+  st_flow_info *info = &t->flow_info;
+  size_t nf = 0;
+  if (w->npairs) {
+    t->flows = st_calloc(&t->alloc, w->npairs, sizeof *t->flows);
+    if (!t->flows) return 0;
+  }
+  for (size_t k = 0; k < w->npairs; k++) {
+    uint32_t a = w->pairs[2 * k], c = w->pairs[2 * k + 1];
+    if (w->res_row[a] == UINT32_MAX || w->res_row[c] == UINT32_MAX ||
+        (w->res_row[a] == w->res_row[c] && w->res_idx[a] == w->res_idx[c])) {
+      note_first(&info->unbound, &info->unbound_offset, b->fl[a].src);
+      continue;
+    }
+    t->flows[nf++] = (st_flow){w->res_row[a], w->res_idx[a], w->res_row[c], w->res_idx[c]};
+  }
+  if (nf) {
+    st_flow *tmp = st_calloc(&t->alloc, nf, sizeof *tmp);
+    t->flows_in = st_calloc(&t->alloc, nf, sizeof *t->flows_in);
+    if (!tmp || !t->flows_in) {
+      st_free(&t->alloc, tmp);
+      return 0;
+    }
+    sort_flows(t->flows, tmp, nf);
+    uint32_t *itmp = (uint32_t *)tmp; /* nf * 16 bytes >= nf * 4 */
+    for (size_t i = 0; i < nf; i++) t->flows_in[i] = (uint32_t)i;
+    sort_idx(t->flows_in, itmp, nf, flow_in_less, t->flows);
+    st_free(&t->alloc, tmp);
+    if (nf < w->npairs) {
+      st_flow *sh = st_realloc_array(&t->alloc, t->flows, nf, sizeof *sh);
+      if (sh) t->flows = sh;
+    }
+  } else {
+    st_free(&t->alloc, t->flows);
+    t->flows = NULL;
+  }
+  t->flow_count = (uint32_t)nf;
+  info->bound = nf;
+  return 1;
+}
+
+/* ==== 6. finish ========================================================== */
 
 typedef struct order_key {
   int32_t sort_index;
@@ -609,21 +873,35 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   st_free(&b->alloc, keys);
   keys = NULL;
 
+  /* -- flows: chain the points into pairs (freed below) ------------------- */
+  flow_work fw;
+  memset(&fw, 0, sizeof fw);
+  size_t np = b->fl_count;
+  int ok = 1;
+  if (np) {
+    ok = ALLOC_ARRAY(fw.idx, np) && ALLOC_ARRAY(fw.tmp, np) && ALLOC_ARRAY(fw.pairs, 2 * np) &&
+         ALLOC_ARRAY(fw.res_row, np) && ALLOC_ARRAY(fw.res_idx, np) &&
+         ALLOC_ARRAY(fw.track_at, (size_t)b->track_count + 1);
+    if (ok) chain_flows(b, &fw, &t->flow_info);
+  }
+
   /* -- scratch for layout ------------------------------------------------- */
   scratch s = {0};
   bev *evtmp = NULL;
   bsample *cstmp = NULL;
   size_t scap = max_track + 1;
   size_t rows_cap = 0;
-  int ok = ALLOC_ARRAY(s.depth, scap) && ALLOC_ARRAY(s.idx, scap) && ALLOC_ARRAY(s.stack, scap) &&
-           ALLOC_ARRAY(s.lane, scap) && ALLOC_ARRAY(s.free_, scap) && ALLOC_ARRAY(s.count, scap) &&
-           ALLOC_ARRAY(evtmp, scap) && ALLOC_ARRAY(cstmp, scap);
+  ok = ok && ALLOC_ARRAY(s.depth, scap) && ALLOC_ARRAY(s.idx, scap) && ALLOC_ARRAY(s.stack, scap) &&
+       ALLOC_ARRAY(s.lane, scap) && ALLOC_ARRAY(s.free_, scap) && ALLOC_ARRAY(s.count, scap) &&
+       ALLOC_ARRAY(evtmp, scap) && ALLOC_ARRAY(cstmp, scap) && (!np || ALLOC_ARRAY(s.slot, scap));
 
   /* -- per track: sort, lay out, scatter into columns --------------------- */
   size_t ev_at = 0, cs_at = 0;
   uint32_t out_tracks = 0, counters_at = 0, cur_proc = UINT32_MAX;
   for (uint32_t k = 0; ok && k < b->track_count; k++) {
-    btrack *bt = &b->tracks[track_order[k]];
+    uint32_t bi = track_order[k];
+    btrack *bt = &b->tracks[bi];
+    int has_points = np && fw.track_at[bi] < fw.track_at[bi + 1];
     uint32_t prank = proc_rank[bt->process];
     if (prank != cur_proc) {
       cur_proc = prank;
@@ -700,6 +978,9 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     for (size_t i = 0; i < n; i++) {
       const bev *e = &bt->ev[i];
       size_t o = ev_at + s.count[s.depth[i]]++;
+      if (has_points) /* index within the row: o minus the row's first column slot */
+        s.slot[i] =
+            (uint32_t)(o - (size_t)(t->rows[t->row_count + s.depth[i]].start - t->ev_start));
       t->ev_start[o] = e->start;
       t->ev_dur[o] = e->dur;
       t->ev_name[o] = e->name;
@@ -707,6 +988,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       t->ev_src[o] = e->src;
       t->ev_flags[o] = e->flags;
     }
+    if (has_points) bind_track(b, &fw, bi, bt->ev, n, &s, t->row_count, t->origin);
     ev_at += n;
     ot->row_count = base_rows;
     t->row_count += total_rows;
@@ -735,10 +1017,19 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   st_free(&b->alloc, s.lane);
   st_free(&b->alloc, s.free_);
   st_free(&b->alloc, s.count);
+  st_free(&b->alloc, s.slot);
   st_free(&b->alloc, evtmp);
   st_free(&b->alloc, cstmp);
   st_free(&b->alloc, ktmp);
   st_free(&b->alloc, proc_rank);
+  if (ok && np) ok = !fw.nomem && build_flows(t, b, &fw);
+  st_free(&b->alloc, fw.idx);
+  st_free(&b->alloc, fw.tmp);
+  st_free(&b->alloc, fw.pairs);
+  st_free(&b->alloc, fw.res_row);
+  st_free(&b->alloc, fw.res_idx);
+  st_free(&b->alloc, fw.track_at);
+  st_u64map_free(&fw.srcmap, &b->alloc);
   if (!ok) return fail(b, t, err);
 
   /* shrink the over-allocated arrays (tracks: 2x reserved for overflow) */
@@ -759,7 +1050,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
              (size_t)t->track_count * sizeof(st_track) + (size_t)t->row_count * sizeof(st_row) +
              (size_t)t->counter_count * sizeof(st_counter) +
              t->ev_count * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(uint64_t) + 1) +
-             t->cs_count * (sizeof(int64_t) + sizeof(double));
+             t->cs_count * (sizeof(int64_t) + sizeof(double)) +
+             (size_t)t->flow_count * (sizeof(st_flow) + sizeof(uint32_t));
   return t;
 }
 
@@ -781,6 +1073,8 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->ev_flags);
   st_free(&a, t->cs_ts);
   st_free(&a, t->cs_value);
+  st_free(&a, t->flows);
+  st_free(&a, t->flows_in);
   st_free(&a, t);
 }
 
@@ -808,3 +1102,54 @@ uint64_t st_trace_event_count(const st_trace *t) {
   return t ? (uint64_t)t->ev_count + t->cs_count : 0;
 }
 size_t st_trace_bytes(const st_trace *t) { return t ? t->bytes + st_strtab_bytes(t->strings) : 0; }
+
+const st_flow *st_trace_flows(const st_trace *t, uint32_t *count) {
+  if (count) *count = t ? t->flow_count : 0;
+  return t ? t->flows : NULL;
+}
+const uint32_t *st_trace_flows_in(const st_trace *t, uint32_t *count) {
+  if (count) *count = t ? t->flow_count : 0;
+  return t ? t->flows_in : NULL;
+}
+
+/* First position whose (row, index) key is >= (row, index); in = 0 searches
+ * the flows by source, 1 the destination index. */
+static uint32_t flow_lower(const st_trace *t, int in, uint32_t row, uint32_t index) {
+  uint32_t lo = 0, hi = t->flow_count;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    const st_flow *f = &t->flows[in ? t->flows_in[mid] : mid];
+    uint32_t r = in ? f->to_row : f->from_row, i = in ? f->to_index : f->from_index;
+    if (r < row || (r == row && i < index))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static uint32_t flow_range(const st_trace *t, int in, uint32_t row, uint32_t lo, uint32_t hi,
+                           uint32_t *first) {
+  if (first) *first = 0;
+  if (!t || !t->flow_count || lo >= hi) return 0;
+  uint32_t a = flow_lower(t, in, row, lo), b = flow_lower(t, in, row, hi);
+  if (first) *first = a;
+  return b - a;
+}
+
+uint32_t st_trace_flows_from(const st_trace *t, uint32_t row, uint32_t index_lo, uint32_t index_hi,
+                             uint32_t *first) {
+  return flow_range(t, 0, row, index_lo, index_hi, first);
+}
+uint32_t st_trace_flows_to(const st_trace *t, uint32_t row, uint32_t index_lo, uint32_t index_hi,
+                           uint32_t *first) {
+  return flow_range(t, 1, row, index_lo, index_hi, first);
+}
+
+void st_trace_flow_info(const st_trace *t, st_flow_info *out) {
+  if (!out) return;
+  if (t)
+    *out = t->flow_info;
+  else
+    memset(out, 0, sizeof *out);
+}

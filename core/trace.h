@@ -99,6 +99,39 @@ int64_t st_trace_duration_ns(const st_trace *t); /* last end - first start */
 uint64_t st_trace_event_count(const st_trace *t); /* events in rows + counter samples */
 size_t st_trace_bytes(const st_trace *t);        /* resident memory of the model */
 
+/* ---- flows ----------------------------------------------------------------
+ * A flow is an arrow from one event (the producer, e.g. a kernel launch) to
+ * another (the consumer, the kernel). Flows are kept sorted by
+ * (from_row, from_index, to_row, to_index); st_trace_flows_in() is the same
+ * flows ordered by their destination. Both are binary searched, so the
+ * flows touching a row's index range are found in O(log flows). */
+typedef struct st_flow {
+  uint32_t from_row, from_index; /* source event: st_trace_rows()[from_row] */
+  uint32_t to_row, to_index;     /* destination event */
+} st_flow;
+
+const st_flow *st_trace_flows(const st_trace *t, uint32_t *count);
+/* Indices into st_trace_flows() sorted by (to_row, to_index, from_row, from_index). */
+const uint32_t *st_trace_flows_in(const st_trace *t, uint32_t *count);
+/* Flows leaving events row[index_lo, index_hi): returns how many; *first gets
+ * the position of the first in st_trace_flows(). */
+uint32_t st_trace_flows_from(const st_trace *t, uint32_t row, uint32_t index_lo, uint32_t index_hi,
+                             uint32_t *first);
+/* Flows arriving at events row[index_lo, index_hi): returns how many; *first
+ * gets the position of the first in st_trace_flows_in(). */
+uint32_t st_trace_flows_to(const st_trace *t, uint32_t row, uint32_t index_lo, uint32_t index_hi,
+                           uint32_t *first);
+
+/* What became of the flow points the importer recorded (st_builder_flow). */
+typedef struct st_flow_info {
+  uint64_t bound;            /* arrows in st_trace_flows() */
+  uint64_t unmatched;        /* ends (ST_FLOW_IN without OUT) with no producer before them */
+  uint64_t unmatched_offset; /* src of the first such end */
+  uint64_t unbound;          /* arrows dropped: an end had no event to bind to */
+  uint64_t unbound_offset;   /* src of the first point of the first such arrow */
+} st_flow_info;
+void st_trace_flow_info(const st_trace *t, st_flow_info *out);
+
 /* ---- building ------------------------------------------------------------ */
 typedef struct st_builder st_builder;
 
@@ -127,6 +160,32 @@ void st_builder_track_sort(st_builder *b, uint32_t track, int32_t sort_index);
 st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_t dur_ns,
                          uint32_t name, uint32_t cat, uint64_t src, uint8_t flags);
 st_code st_builder_counter(st_builder *b, uint32_t track, int64_t ts_ns, double value);
+
+/* Flow points. The importer records each flow event as a point while it
+ * streams (it cannot know final rows and indices before finish sorts and
+ * lays out). st_builder_finish chains the points of each `key` in (ts, src)
+ * order: a point with ST_FLOW_IN gets an arrow from the current producer of
+ * its key (if there is none and it has no ST_FLOW_OUT it counts as
+ * unmatched); ST_FLOW_OUT makes it the producer; ST_FLOW_END then closes the
+ * key (later ends need a new producer). Chrome v1: s = OUT, t = IN|OUT,
+ * f = IN|END; v2: flow_out = OUT, flow_in = IN (one producer may feed
+ * several consumers); Perfetto: flow_ids = IN|OUT, terminating = IN|END.
+ * Each point then binds to an event of `track` (ST_FLOW_BIND_*): its own
+ * event (the one added with this src; also its B/E slice), the deepest
+ * (latest-starting) event enclosing ts (start <= ts <= end), or the first
+ * event starting at or after ts (the outermost at that start). An arrow
+ * whose end binds to nothing (or whose two ends are the same event) is
+ * dropped and counted in st_flow_info.unbound. Returns ST_OK, ST_ERR_NOMEM,
+ * ST_ERR_ARG (unknown or counter track, bad role) or ST_ERR_LIMIT (2^32 - 2
+ * points). */
+enum { ST_FLOW_IN = 1, ST_FLOW_OUT = 2, ST_FLOW_END = 4 };
+typedef enum st_flow_bind {
+  ST_FLOW_BIND_EVENT = 0,     /* the event added with the same src */
+  ST_FLOW_BIND_ENCLOSING = 1, /* deepest event enclosing ts */
+  ST_FLOW_BIND_NEXT = 2       /* first event starting at or after ts */
+} st_flow_bind;
+st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind bind,
+                        uint32_t track, int64_t ts_ns, uint64_t src);
 
 /* Sort, lay out and freeze. Consumes b (also on failure). NULL + err on
  * allocation failure. */

@@ -57,7 +57,8 @@ static double now_ms(void) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: strata stats FILE [--json]\n");
+  fprintf(stderr, "usage: strata stats FILE [--json]\n"
+                  "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n");
   return 2;
 }
 
@@ -192,6 +193,7 @@ static int cmd_stats(const char *file, int json) {
 int main(int argc, char **argv) {
   if (argc < 2) return usage();
   if (strcmp(argv[1], "bench") == 0) return strata_cmd_bench(argc, argv);
+  if (strcmp(argv[1], "args") == 0) return strata_cmd_args(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
     int json = 0;

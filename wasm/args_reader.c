@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "argsrc.h"
 #include "gzindex.h"
 
 static st_gzindex *g_ix;
@@ -14,6 +15,11 @@ static int g_ix_state; /* 0 none, 1 building, 2 ready, -1 failed */
 static st_gzread *g_rd;
 static char *g_out;
 static size_t g_out_cap;
+static st_argsrc *g_src;    /* the args source of the trace shown */
+static st_args_query *g_q;  /* the query in progress */
+static st_args_span g_span; /* the range it asked for */
+static uint8_t *g_acc;      /* plain bytes of that range */
+static size_t g_nacc, g_acc_cap;
 
 void st_argsrd_reset(void) {
   st_gzread_end(g_rd);
@@ -97,4 +103,108 @@ const char *st_argsrd_gz_extract(void) {
   size_t n = 0;
   const uint8_t *d = st_gzread_data(g_rd, &n);
   return st_argsrd_extract(d, n);
+}
+
+/* ---- every format: the core's args source (core/argsrc.h) ------------------ */
+
+static int out_room(size_t need) {
+  if (need <= g_out_cap) return 1;
+  char *n = realloc(g_out, need);
+  if (!n) return 0;
+  g_out = n;
+  g_out_cap = need;
+  return 1;
+}
+
+static const char *error_json(const st_error *err) {
+  static const char *const nomem = "{\"error\":\"out of memory\"}";
+  if (!out_room(sizeof err->msg * 2 + 96)) return nomem;
+  /* the message comes from the core: quote it byte by byte (no '"' / '\\'
+   * / control characters pass through) */
+  size_t n = (size_t)snprintf(g_out, g_out_cap, "{\"error\":\"");
+  const char *m = err->msg[0] ? err->msg : st_code_name(err->code);
+  for (; *m && n + 8 < g_out_cap; m++) {
+    unsigned char c = (unsigned char)*m;
+    g_out[n++] = (c < 0x20 || c == '"' || c == '\\') ? ' ' : (char)c;
+  }
+  snprintf(g_out + n, g_out_cap - n, " (at byte %llu)\"}", (unsigned long long)err->offset);
+  return g_out;
+}
+
+static const char *read_json(void) {
+  if (!out_room(96)) return "{\"error\":\"out of memory\"}";
+  snprintf(g_out, g_out_cap, "{\"read\":{\"offset\":%llu,\"length\":%llu}}",
+           (unsigned long long)g_span.offset, (unsigned long long)g_span.length);
+  return g_out;
+}
+
+void st_argsrd_set_source(st_argsrc *as) {
+  st_args_query_end(g_q);
+  g_q = NULL;
+  st_argsrc_destroy(g_src);
+  g_src = as;
+}
+
+const char *st_argsrd_begin(double src) {
+  st_error err;
+  memset(&err, 0, sizeof err);
+  st_args_query_end(g_q);
+  g_q = NULL;
+  g_nacc = 0;
+  st_gzread_end(g_rd);
+  g_rd = NULL;
+  if (!(src >= 0 && src < 18446744073709551616.0)) {
+    st_error_set(&err, ST_ERR_ARG, 0, "bad event offset");
+    return error_json(&err);
+  }
+  g_q = st_args_query_begin(g_src, (uint64_t)src, &g_span, &err);
+  return g_q ? read_json() : error_json(&err);
+}
+
+int st_argsrd_data(const void *data, size_t len) {
+  if (!g_q || len > g_span.length - g_nacc) return -1;
+  if (g_nacc + len > g_acc_cap) {
+    size_t cap = g_acc_cap ? g_acc_cap : 65536;
+    while (cap < g_nacc + len) cap *= 2;
+    uint8_t *p = realloc(g_acc, cap);
+    if (!p) return -1;
+    g_acc = p;
+    g_acc_cap = cap;
+  }
+  memcpy(g_acc + g_nacc, data, len);
+  g_nacc += len;
+  return 0;
+}
+
+const char *st_argsrd_step(void) {
+  st_error err;
+  memset(&err, 0, sizeof err);
+  if (!g_q) {
+    st_error_set(&err, ST_ERR_ARG, 0, "no read in progress");
+    return error_json(&err);
+  }
+  const uint8_t *d = g_acc;
+  size_t n = g_nacc;
+  if (g_rd) d = st_gzread_data(g_rd, &n);
+  int more = 0;
+  st_code c = st_args_query_push(g_q, d, n, &more, &g_span, &err);
+  g_nacc = 0;
+  st_gzread_end(g_rd);
+  g_rd = NULL;
+  if (c != ST_OK) {
+    st_args_query_end(g_q);
+    g_q = NULL;
+    return error_json(&err);
+  }
+  if (more) return read_json();
+  size_t len = 0;
+  int cut = 0;
+  const char *text = st_args_query_result(g_q, &len, &cut);
+  if (!out_room(len + 64)) return "{\"error\":\"out of memory\"}";
+  memcpy(g_out, "{\"args\":", 8);
+  memcpy(g_out + 8, text, len);
+  snprintf(g_out + 8 + len, g_out_cap - 8 - len, ",\"truncated\":%d}", cut);
+  st_args_query_end(g_q);
+  g_q = NULL;
+  return g_out;
 }

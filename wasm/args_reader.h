@@ -10,7 +10,16 @@
  * byte to read, st_argsrd_gz_push takes bytes until it has n decoded ones,
  * and st_argsrd_gz_extract decodes them.
  *
- * Results are JSON text valid until the next call:
+ * Every format (JSON, XSpace, Perfetto; gzip'd or not) goes through the
+ * core's args source (core/argsrc.h), kept beside the trace shown:
+ * st_argsrd_begin(src) says which decoded range to read, the page reads it
+ * (st_argsrd_data for plain files; st_argsrd_gz_begin/push through the
+ * index for compressed ones), st_argsrd_step decodes it and either asks
+ * for another range or gives the args:
+ *   {"read": {"offset": N, "length": N}} | {"args": {...}, "truncated": 0|1}
+ *   | {"error": "<one line>"}
+ *
+ * Older entry points, JSON only: results are JSON text valid until the next call:
  *   {"args": <value>, "truncated": 0|1}  or  {"error": "<one line>", "more": 0|1}
  * where more = 1 asks for a larger read (the object went on beyond n bytes).
  */
@@ -19,6 +28,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Takes ownership of the args source of the trace now shown (NULL: none);
+ * the previous one is freed. */
+struct st_argsrc;
+void st_argsrd_set_source(struct st_argsrc *as);
+const char *st_argsrd_begin(double src);
+/* Appends plain bytes of the range asked for; 0 ok, -1 out of memory. */
+int st_argsrd_data(const void *data, size_t len);
+const char *st_argsrd_step(void);
 
 /* Drops the index (a new trace was loaded). */
 void st_argsrd_reset(void);

@@ -90,7 +90,7 @@ FIXTURES = {
     "async_nestable.json": dict(events=10, async_slices=4, instants=1, processes=2),
     "async_legacy.json": dict(events=6, async_slices=5),
     "counters.json": dict(events=6, counter_samples=11, processes=2, threads=0, ts_max_us=8),
-    "flows.json": dict(events=7, flows=3, slices=3),
+    "flows.json": dict(events=7, flows=2, slices=3),
     "instants.json": dict(events=5, instants=5, processes=2),
     "phases_misc.json": dict(events=14, slices=1),
     "bom.json": dict(events=1, slices=1),

@@ -91,10 +91,10 @@ static void build(enc *t) {
   tev(t, 1, 1000, 1, 101, "outer", 0, &x, 2);
   enc_reset(&x);
   tev(t, 1, 1100, 1, 101, NULL, 1, NULL, 2);
-  tev(t, 1, 1200, 2, 101, NULL, 0, NULL, 0);
-  enc_fixed64(&x, 48, 9); /* flow 9 ends here: one arrow */
-  tev(t, 1, 1500, 2, 101, NULL, 0, &x, 0);
+  enc_fixed64(&x, 48, 9); /* flow 9 ends on the END of inner: one arrow outer -> inner */
+  tev(t, 1, 1200, 2, 101, NULL, 0, &x, 0);
   enc_reset(&x);
+  tev(t, 1, 1500, 2, 101, NULL, 0, NULL, 0);
   enc_fixed64(&x, 47, 9); /* terminated: a new chain, no arrow */
   tev(t, 1, 1600, 3, 102, "instant", 0, &x, 0);
   enc_reset(&x);

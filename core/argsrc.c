@@ -1,0 +1,946 @@
+/* argsrc.c: per-trace args sources and on-demand args decoding (see
+ * argsrc.h).
+ *
+ * Contents
+ *   1. state: planes (XSpace), sequences and interned text (Perfetto)
+ *   2. recording
+ *   3. JSON text writer (growing, capped, UTF-8 safe)
+ *   4. XSpace stats -> JSON
+ *   5. Perfetto debug annotations -> JSON
+ *   6. the query dialogue
+ */
+#include "argsrc.h"
+
+#include "args.h"
+#include "pb_wire.h"
+#include "u64map.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ==== 1. state =========================================================== */
+
+typedef struct txt {
+  uint32_t off, len; /* into st_argsrc.text */
+} txt;
+
+typedef struct xp_ev {
+  uint64_t off, len;
+} xp_ev;
+
+typedef struct xp_plane {
+  uint64_t off, len;
+  st_u64map stats; /* stat metadata id -> index into xstats */
+  st_u64map evs;   /* event metadata id -> index into xevs */
+} xp_plane;
+
+typedef struct pf_gen {
+  uint64_t offset; /* packet that started it (0: before any clear) */
+  uint32_t g;
+} pf_gen;
+
+typedef struct pf_seq {
+  pf_gen *gens; /* ascending offsets */
+  uint32_t n, cap;
+} pf_seq;
+
+/* interned key: table (1 bit) | generation (31 bits) | iid (32 bits) */
+#define PF_GEN_MAX 0x7FFFFFFFu
+
+struct st_argsrc {
+  st_alloc alloc;
+  st_args_kind kind;
+  char *text; /* resident names, capped at ST_ARGSRC_TEXT_MAX */
+  size_t ntext, captext;
+  int capped;
+  /* XSpace */
+  xp_plane *planes;
+  uint32_t nplanes, cap_planes;
+  txt *xstats;
+  uint32_t nxstats, cap_xstats;
+  xp_ev *xevs;
+  uint32_t nxevs, cap_xevs;
+  /* Perfetto */
+  pf_seq *seqs;
+  uint32_t nseqs, cap_seqs;
+  st_u64map seq_map;
+  uint32_t next_gen;
+  st_u64map interned; /* key -> index into ptxt */
+  txt *ptxt;
+  uint32_t nptxt, cap_ptxt;
+};
+
+st_argsrc *st_argsrc_create(const st_alloc *a, st_args_kind kind) {
+  st_argsrc *as = st_calloc(a, 1, sizeof *as);
+  if (!as) return NULL;
+  as->alloc = a ? *a : (st_alloc){0};
+  as->kind = kind;
+  return as;
+}
+
+void st_argsrc_destroy(st_argsrc *as) {
+  if (!as) return;
+  st_alloc a = as->alloc;
+  for (uint32_t i = 0; i < as->nplanes; i++) {
+    st_u64map_free(&as->planes[i].stats, &a);
+    st_u64map_free(&as->planes[i].evs, &a);
+  }
+  for (uint32_t i = 0; i < as->nseqs; i++) st_free(&a, as->seqs[i].gens);
+  st_free(&a, as->planes);
+  st_free(&a, as->xstats);
+  st_free(&a, as->xevs);
+  st_free(&a, as->seqs);
+  st_u64map_free(&as->seq_map, &a);
+  st_u64map_free(&as->interned, &a);
+  st_free(&a, as->ptxt);
+  st_free(&a, as->text);
+  st_free(&a, as);
+}
+
+st_args_kind st_argsrc_kind(const st_argsrc *as) { return as ? as->kind : ST_ARGS_NONE; }
+
+const char *st_argsrc_kind_name(st_args_kind kind) {
+  switch (kind) {
+  case ST_ARGS_JSON: return "json";
+  case ST_ARGS_XPLANE: return "xplane";
+  case ST_ARGS_PERFETTO: return "perfetto";
+  default: return "none";
+  }
+}
+
+size_t st_argsrc_bytes(const st_argsrc *as) {
+  if (!as) return 0;
+  size_t n = sizeof *as + as->captext + (size_t)as->cap_planes * sizeof(xp_plane) +
+             (size_t)as->cap_xstats * sizeof(txt) + (size_t)as->cap_xevs * sizeof(xp_ev) +
+             (size_t)as->cap_seqs * sizeof(pf_seq) + (size_t)as->cap_ptxt * sizeof(txt) +
+             st_u64map_bytes(&as->seq_map) + st_u64map_bytes(&as->interned);
+  for (uint32_t i = 0; i < as->nplanes; i++)
+    n += st_u64map_bytes(&as->planes[i].stats) + st_u64map_bytes(&as->planes[i].evs);
+  for (uint32_t i = 0; i < as->nseqs; i++) n += (size_t)as->seqs[i].cap * sizeof(pf_gen);
+  return n;
+}
+
+int st_argsrc_capped(const st_argsrc *as) { return as && as->capped; }
+
+/* ==== 2. recording ======================================================= */
+
+/* Grows *p (elements of size sz) so that index n fits. */
+static int grow(const st_alloc *a, void **p, uint32_t *cap, uint32_t n, size_t sz) {
+  if (n < *cap) return 1;
+  if (*cap >= UINT32_MAX / 2) return 0;
+  uint32_t c = *cap ? *cap * 2 : 16;
+  void *q = st_realloc_array(a, *p, c, sz);
+  if (!q) return 0;
+  *p = q;
+  *cap = c;
+  return 1;
+}
+
+/* Keeps text; 0 when out of memory, *t = {0, 0} past the cap. */
+static int keep_text(st_argsrc *as, const uint8_t *s, size_t n, txt *t) {
+  t->off = t->len = 0;
+  if (n > ST_ARGSRC_TEXT_MAX - as->ntext) {
+    as->capped = 1;
+    return 1;
+  }
+  if (as->ntext + n > as->captext) {
+    size_t c = as->captext ? as->captext : 4096;
+    while (c < as->ntext + n) c *= 2;
+    if (c > ST_ARGSRC_TEXT_MAX) c = ST_ARGSRC_TEXT_MAX;
+    char *p = st_realloc(&as->alloc, as->text, c);
+    if (!p) return 0;
+    as->text = p;
+    as->captext = c;
+  }
+  if (n) memcpy(as->text + as->ntext, s, n);
+  t->off = (uint32_t)as->ntext;
+  t->len = (uint32_t)n;
+  as->ntext += n;
+  return 1;
+}
+
+st_code st_argsrc_xplane_plane(st_argsrc *as, uint64_t offset, uint64_t length) {
+  if (!as || as->kind != ST_ARGS_XPLANE) return ST_OK;
+  if (!grow(&as->alloc, (void **)&as->planes, &as->cap_planes, as->nplanes, sizeof(xp_plane)))
+    return ST_ERR_NOMEM;
+  xp_plane *p = &as->planes[as->nplanes++];
+  memset(p, 0, sizeof *p);
+  p->off = offset;
+  p->len = length;
+  return ST_OK;
+}
+
+st_code st_argsrc_xplane_stat(st_argsrc *as, uint64_t id, const uint8_t *name, size_t len) {
+  if (!as || as->kind != ST_ARGS_XPLANE || !as->nplanes) return ST_OK;
+  if (!grow(&as->alloc, (void **)&as->xstats, &as->cap_xstats, as->nxstats, sizeof(txt)))
+    return ST_ERR_NOMEM;
+  if (!keep_text(as, name, len, &as->xstats[as->nxstats])) return ST_ERR_NOMEM;
+  if (!st_u64map_put(&as->planes[as->nplanes - 1].stats, &as->alloc, id, as->nxstats))
+    return ST_ERR_NOMEM;
+  as->nxstats++;
+  return ST_OK;
+}
+
+st_code st_argsrc_xplane_event_meta(st_argsrc *as, uint64_t id, uint64_t offset, uint64_t length) {
+  if (!as || as->kind != ST_ARGS_XPLANE || !as->nplanes) return ST_OK;
+  if (!grow(&as->alloc, (void **)&as->xevs, &as->cap_xevs, as->nxevs, sizeof(xp_ev)))
+    return ST_ERR_NOMEM;
+  as->xevs[as->nxevs] = (xp_ev){offset, length};
+  if (!st_u64map_put(&as->planes[as->nplanes - 1].evs, &as->alloc, id, as->nxevs))
+    return ST_ERR_NOMEM;
+  as->nxevs++;
+  return ST_OK;
+}
+
+/* The sequence's record, created with its first generation (offset 0). */
+static pf_seq *pf_seq_get(st_argsrc *as, uint64_t seq, int create) {
+  uint32_t i = st_u64map_get(&as->seq_map, seq);
+  if (i != ST_U64MAP_NONE) return &as->seqs[i];
+  if (!create) return NULL;
+  if (as->next_gen >= PF_GEN_MAX) return NULL;
+  if (!grow(&as->alloc, (void **)&as->seqs, &as->cap_seqs, as->nseqs, sizeof(pf_seq))) return NULL;
+  pf_seq *s = &as->seqs[as->nseqs];
+  memset(s, 0, sizeof *s);
+  if (!grow(&as->alloc, (void **)&s->gens, &s->cap, 0, sizeof(pf_gen))) return NULL;
+  s->gens[s->n++] = (pf_gen){0, as->next_gen++};
+  if (!st_u64map_put(&as->seq_map, &as->alloc, seq, as->nseqs)) {
+    st_free(&as->alloc, s->gens);
+    return NULL;
+  }
+  as->nseqs++;
+  return s;
+}
+
+st_code st_argsrc_perfetto_clear(st_argsrc *as, uint64_t seq, uint64_t offset) {
+  if (!as || as->kind != ST_ARGS_PERFETTO) return ST_OK;
+  pf_seq *s = pf_seq_get(as, seq, 1);
+  if (!s) return as->next_gen >= PF_GEN_MAX ? (as->capped = 1, ST_OK) : ST_ERR_NOMEM;
+  if (s->gens[s->n - 1].offset >= offset && s->n > 1) {
+    s->gens[s->n - 1].g = as->next_gen++; /* same packet (compressed blob) */
+    return ST_OK;
+  }
+  if (as->next_gen >= PF_GEN_MAX) {
+    as->capped = 1;
+    return ST_OK;
+  }
+  if (!grow(&as->alloc, (void **)&s->gens, &s->cap, s->n, sizeof(pf_gen))) return ST_ERR_NOMEM;
+  s->gens[s->n++] = (pf_gen){offset, as->next_gen++};
+  return ST_OK;
+}
+
+static uint64_t pf_key(int table, uint32_t g, uint64_t iid) {
+  return ((uint64_t)(table & 1) << 63) | ((uint64_t)g << 32) | (iid & 0xFFFFFFFFu);
+}
+
+st_code st_argsrc_perfetto_intern(st_argsrc *as, uint64_t seq, int table, uint64_t iid,
+                                  const uint8_t *text, size_t len) {
+  if (!as || as->kind != ST_ARGS_PERFETTO || iid > 0xFFFFFFFFu) return ST_OK;
+  pf_seq *s = pf_seq_get(as, seq, 1);
+  if (!s) return as->next_gen >= PF_GEN_MAX ? ST_OK : ST_ERR_NOMEM;
+  if (!grow(&as->alloc, (void **)&as->ptxt, &as->cap_ptxt, as->nptxt, sizeof(txt)))
+    return ST_ERR_NOMEM;
+  txt t;
+  if (!keep_text(as, text, len, &t)) return ST_ERR_NOMEM;
+  if (len && !t.len) return ST_OK; /* capped: not kept */
+  as->ptxt[as->nptxt] = t;
+  if (!st_u64map_put(&as->interned, &as->alloc, pf_key(table, s->gens[s->n - 1].g, iid), as->nptxt))
+    return ST_ERR_NOMEM;
+  as->nptxt++;
+  return ST_OK;
+}
+
+/* ==== 3. JSON text writer ================================================ */
+
+#define STR_MAX ((size_t)1u << 20) /* one string value is cut past this */
+#define ELLIPSIS "\xE2\x80\xA6"
+
+typedef struct jb {
+  const st_alloc *alloc;
+  char *p;
+  size_t n, cap;
+  int nomem, truncated, stop;
+} jb;
+
+static void jput(jb *b, const char *s, size_t n) {
+  if (b->nomem) return;
+  if (n + 1 > b->cap - b->n || !b->p) {
+    size_t c = b->cap ? b->cap : 256;
+    while (c - b->n < n + 1) {
+      if (c > SIZE_MAX / 2) {
+        b->nomem = 1;
+        return;
+      }
+      c *= 2;
+    }
+    char *q = st_realloc(b->alloc, b->p, c);
+    if (!q) {
+      b->nomem = 1;
+      return;
+    }
+    b->p = q;
+    b->cap = c;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = 0;
+}
+
+static void jlit(jb *b, const char *s) { jput(b, s, strlen(s)); }
+
+/* Length of a valid UTF-8 sequence at s (1..4), 0 if invalid. */
+static size_t utf8_len(const uint8_t *s, size_t n) {
+  uint8_t c = s[0];
+  size_t k;
+  uint32_t cp;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    k = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF)
+    k = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4)
+    k = 4, cp = c & 0x07;
+  else
+    return 0;
+  if (k > n) return 0;
+  for (size_t i = 1; i < k; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if ((k == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+      (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+    return 0;
+  return k;
+}
+
+/* A JSON string: control characters escaped, invalid UTF-8 -> U+FFFD, cut
+ * with an ellipsis past STR_MAX bytes of input. */
+static void jstr(jb *b, const uint8_t *s, size_t n) {
+  int cut = n > STR_MAX;
+  if (cut) n = STR_MAX;
+  jput(b, "\"", 1);
+  size_t i = 0, run = 0;
+  while (i < n) {
+    uint8_t c = s[i];
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      i++, run++;
+      continue;
+    }
+    if (run) jput(b, (const char *)s + i - run, run);
+    run = 0;
+    if (c < 0x80) {
+      char esc[8];
+      if (c == '"' || c == '\\') {
+        esc[0] = '\\', esc[1] = (char)c;
+        jput(b, esc, 2);
+      } else {
+        snprintf(esc, sizeof esc, "\\u%04x", c);
+        jput(b, esc, 6);
+      }
+      i++;
+      continue;
+    }
+    size_t k = utf8_len(s + i, n - i);
+    if (k) {
+      jput(b, (const char *)s + i, k);
+      i += k;
+    } else {
+      jput(b, "\xEF\xBF\xBD", 3);
+      i++;
+    }
+  }
+  if (run) jput(b, (const char *)s + i - run, run);
+  if (cut) jput(b, ELLIPSIS, 3);
+  jput(b, "\"", 1);
+}
+
+static void jcstr(jb *b, const char *s) { jstr(b, (const uint8_t *)s, strlen(s)); }
+
+/* Starts a member or element: 0 (and stop) once the result is over the cap. */
+static int jsep(jb *b, int *first) {
+  if (b->stop) return 0;
+  if (b->n > ST_ARGS_RESULT_MAX) {
+    b->stop = b->truncated = 1;
+    return 0;
+  }
+  if (!*first) jput(b, ", ", 2);
+  *first = 0;
+  return 1;
+}
+
+/* The shortest %g that reads back the same double. */
+static void fmt_double(char *buf, size_t cap, double v) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, cap, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
+/* ==== 4. XSpace stats -> JSON ============================================ */
+
+static const txt *xp_stat_name(const st_argsrc *as, const xp_plane *p, uint64_t id) {
+  uint32_t i = st_u64map_get(&p->stats, id);
+  return i == ST_U64MAP_NONE ? NULL : &as->xstats[i];
+}
+
+/* compressed_str_value: gzip/zlib text, inflated up to STR_MAX bytes. */
+static void xp_inflated(jb *b, const uint8_t *data, size_t len) {
+  z_stream zs;
+  memset(&zs, 0, sizeof zs);
+  uint8_t *out = st_malloc(b->alloc, STR_MAX);
+  if (!out || inflateInit2(&zs, 15 + 32) != Z_OK) {
+    st_free(b->alloc, out);
+    jcstr(b, "<compressed text>");
+    return;
+  }
+  zs.next_in = (Bytef *)(uintptr_t)data;
+  zs.avail_in = len > 1u << 30 ? 1u << 30 : (uInt)len;
+  zs.next_out = out;
+  zs.avail_out = (uInt)STR_MAX;
+  int r = inflate(&zs, Z_FINISH);
+  size_t got = STR_MAX - zs.avail_out;
+  inflateEnd(&zs);
+  if (r == Z_STREAM_END || (r == Z_BUF_ERROR && zs.avail_out == 0)) {
+    jstr(b, out, got);
+  } else {
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "<%zu bytes compressed>", len);
+    jcstr(b, tmp);
+  }
+  st_free(b->alloc, out);
+}
+
+/* One XStat (payload in r) as "name": "value". */
+static st_code xp_stat(const st_argsrc *as, const xp_plane *p, st_pb_reader *r, jb *b, int *first,
+                       st_error *err) {
+  st_pb_field f, val;
+  uint64_t mid = 0;
+  int has = 0, k;
+  memset(&val, 0, sizeof val);
+  while ((k = st_pb_next(r, &f, err)) > 0) {
+    if (f.num == 1 && f.wire == ST_PB_VARINT)
+      mid = f.u;
+    else if (f.num >= 2 && f.num <= 8)
+      val = f, has = 1;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (!has) return ST_OK;
+  const txt *nm = xp_stat_name(as, p, mid);
+  if (nm && nm->len && as->text[nm->off] == '_') return ST_OK; /* internal */
+  if (!jsep(b, first)) return ST_OK;
+  char num[48];
+  if (nm) {
+    jstr(b, (const uint8_t *)as->text + nm->off, nm->len);
+  } else {
+    snprintf(num, sizeof num, "stat %llu", (unsigned long long)mid);
+    jcstr(b, num);
+  }
+  jput(b, ": ", 2);
+  switch (val.num) {
+  case 2: fmt_double(num, sizeof num, st_pb_double(val.u)); break;
+  case 3: snprintf(num, sizeof num, "%llu", (unsigned long long)val.u); break;
+  case 4: snprintf(num, sizeof num, "%lld", (long long)st_pb_i64(val.u)); break;
+  case 5:
+    if (val.wire != ST_PB_LEN) break;
+    jstr(b, val.data, val.len);
+    return ST_OK;
+  case 7: {
+    const txt *ref = xp_stat_name(as, p, val.u);
+    jstr(b, ref ? (const uint8_t *)as->text + ref->off : (const uint8_t *)"", ref ? ref->len : 0);
+    return ST_OK;
+  }
+  case 8:
+    if (val.wire != ST_PB_LEN) break;
+    xp_inflated(b, val.data, val.len);
+    return ST_OK;
+  default: snprintf(num, sizeof num, "<%zu bytes>", val.len); break;
+  }
+  if (val.num >= 2 && val.num <= 4 && val.wire == (val.num == 2 ? ST_PB_I64 : ST_PB_VARINT))
+    jcstr(b, num);
+  else if (val.num == 6)
+    jcstr(b, num);
+  else
+    jcstr(b, "<malformed>");
+  return ST_OK;
+}
+
+/* Every stat (field `num`) of a message. */
+static st_code xp_stats(const st_argsrc *as, const xp_plane *p, st_pb_reader r, uint32_t num, jb *b,
+                        int *first, st_error *err) {
+  st_pb_field f;
+  st_pb_reader sr;
+  int k;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num != num || f.wire != ST_PB_LEN) continue;
+    if (st_pb_enter(&r, &f, &sr, err) != ST_OK) return err->code;
+    st_code c = xp_stat(as, p, &sr, b, first, err);
+    if (c != ST_OK) return c;
+  }
+  return k < 0 ? ST_ERR_PROTO : ST_OK;
+}
+
+/* ==== 5. Perfetto debug annotations -> JSON ============================== */
+
+#define PF_MAX_DEPTH 16
+
+static const txt *pf_lookup(const st_argsrc *as, int table, uint32_t g, uint64_t iid) {
+  if (g == UINT32_MAX || iid > 0xFFFFFFFFu) return NULL;
+  uint32_t i = st_u64map_get(&as->interned, pf_key(table, g, iid));
+  return i == ST_U64MAP_NONE ? NULL : &as->ptxt[i];
+}
+
+static void jint(jb *b, int64_t v, int is_unsigned, uint64_t u) {
+  char num[32];
+  int exact = is_unsigned ? u <= (1ull << 53) : (v <= (1ll << 53) && v >= -(1ll << 53));
+  if (is_unsigned)
+    snprintf(num, sizeof num, "%llu", (unsigned long long)u);
+  else
+    snprintf(num, sizeof num, "%lld", (long long)v);
+  if (exact)
+    jlit(b, num);
+  else
+    jcstr(b, num);
+}
+
+/* One DebugAnnotation (payload in r): "name": value if named, else value. */
+static st_code pf_annot(const st_argsrc *as, uint32_t g, st_pb_reader r, int named, int depth,
+                        jb *b, int *first, st_error *err) {
+  st_pb_field f, val, nm;
+  int k, has_val = 0, has_nm = 0, dict = 0, arr = 0;
+  uint64_t name_iid = 0;
+  memset(&val, 0, sizeof val);
+  memset(&nm, 0, sizeof nm);
+  st_pb_reader r0 = r;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    switch (f.num) {
+    case 10:
+      if (f.wire == ST_PB_LEN) nm = f, has_nm = 1;
+      break;
+    case 1: name_iid = f.u; break;
+    case 11: dict = 1; break;
+    case 12: arr = 1; break;
+    case 2:
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+    case 9:
+    case 14:
+    case 17: val = f, has_val = 1; break;
+    default: break;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (!jsep(b, first)) return ST_OK;
+  if (named) {
+    if (has_nm) {
+      jstr(b, nm.data, nm.len);
+    } else {
+      const txt *t = name_iid ? pf_lookup(as, 0, g, name_iid) : NULL;
+      char tmp[48];
+      if (t)
+        jstr(b, (const uint8_t *)as->text + t->off, t->len);
+      else if (name_iid)
+        snprintf(tmp, sizeof tmp, "name_iid:%llu", (unsigned long long)name_iid), jcstr(b, tmp);
+      else
+        jcstr(b, "(unnamed)");
+    }
+    jput(b, ": ", 2);
+  }
+  if ((dict || arr) && depth >= PF_MAX_DEPTH) {
+    jcstr(b, ELLIPSIS);
+    b->truncated = 1;
+    return ST_OK;
+  }
+  if (dict || arr) {
+    jput(b, dict ? "{" : "[", 1);
+    int sub_first = 1;
+    st_pb_reader sr;
+    r = r0;
+    while ((k = st_pb_next(&r, &f, err)) > 0) {
+      if (f.num != (dict ? 11u : 12u) || f.wire != ST_PB_LEN) continue;
+      if (st_pb_enter(&r, &f, &sr, err) != ST_OK) return err->code;
+      st_code c = pf_annot(as, g, sr, dict, depth + 1, b, &sub_first, err);
+      if (c != ST_OK) return c;
+    }
+    if (k < 0) return ST_ERR_PROTO;
+    jput(b, dict ? "}" : "]", 1);
+    return ST_OK;
+  }
+  if (!has_val) {
+    jlit(b, "null");
+    return ST_OK;
+  }
+  char tmp[48];
+  int len_ok = val.wire == ST_PB_LEN, var_ok = val.wire == ST_PB_VARINT;
+  switch (val.num) {
+  case 2:
+    if (var_ok)
+      jlit(b, val.u ? "true" : "false");
+    else
+      jlit(b, "null");
+    break;
+  case 3:
+    if (var_ok)
+      jint(b, 0, 1, val.u);
+    else
+      jlit(b, "null");
+    break;
+  case 4:
+    if (var_ok)
+      jint(b, st_pb_i64(val.u), 0, 0);
+    else
+      jlit(b, "null");
+    break;
+  case 5: {
+    double d = st_pb_double(val.u);
+    if (val.wire != ST_PB_I64)
+      jlit(b, "null");
+    else if (isnan(d))
+      jcstr(b, "NaN");
+    else if (isinf(d))
+      jcstr(b, d > 0 ? "Infinity" : "-Infinity");
+    else
+      fmt_double(tmp, sizeof tmp, d), jlit(b, tmp);
+    break;
+  }
+  case 6:
+  case 9:
+    if (len_ok)
+      jstr(b, val.data, val.len);
+    else
+      jlit(b, "null");
+    break;
+  case 7:
+    snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)val.u);
+    jcstr(b, tmp);
+    break;
+  case 17: {
+    const txt *t = pf_lookup(as, 1, g, val.u);
+    if (t) {
+      jstr(b, (const uint8_t *)as->text + t->off, t->len);
+    } else {
+      snprintf(tmp, sizeof tmp, "string_iid:%llu", (unsigned long long)val.u);
+      jcstr(b, tmp);
+    }
+    break;
+  }
+  default:
+    snprintf(tmp, sizeof tmp, "<%s, %zu bytes>", val.num == 14 ? "proto" : "nested value", val.len);
+    jcstr(b, tmp);
+    break;
+  }
+  return ST_OK;
+}
+
+/* The generation of sequence seq in force at offset src. */
+static uint32_t pf_generation(const st_argsrc *as, uint64_t seq, uint64_t src) {
+  uint32_t i = st_u64map_get(&as->seq_map, seq);
+  if (i == ST_U64MAP_NONE) return UINT32_MAX;
+  const pf_seq *s = &as->seqs[i];
+  uint32_t lo = 0, hi = s->n; /* last gen with offset <= src */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->gens[mid].offset <= src)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return s->gens[lo].g;
+}
+
+/* ==== 6. the query ======================================================= */
+
+struct st_args_query {
+  const st_argsrc *as;
+  st_alloc alloc;
+  uint64_t src, want, want_off; /* the range asked for last */
+  int steps, state, done;
+  uint32_t plane;
+  uint8_t *ev; /* XSpace: the XEvent payload, kept while its metadata is read */
+  size_t nev;
+  uint64_t ev_origin;
+  jb out;
+};
+
+st_args_query *st_args_query_begin(const st_argsrc *as, uint64_t src, st_args_span *read,
+                                   st_error *err) {
+  if (!as || as->kind == ST_ARGS_NONE || !read) {
+    st_error_set(err, ST_ERR_ARG, src, "no args source for this trace");
+    return NULL;
+  }
+  uint32_t plane = 0;
+  uint64_t want = ST_ARGS_FIRST_READ;
+  if (as->kind == ST_ARGS_XPLANE) {
+    uint32_t lo = 0, hi = as->nplanes;
+    while (lo < hi) { /* first plane ending after src (planes ascend) */
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (as->planes[mid].off + as->planes[mid].len <= src)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == as->nplanes || as->planes[lo].off > src) {
+      st_error_set(err, ST_ERR_ARG, src, "byte %llu is not inside an XPlane",
+                   (unsigned long long)src);
+      return NULL;
+    }
+    plane = lo;
+    uint64_t left = as->planes[lo].off + as->planes[lo].len - src;
+    if (left < want) want = left;
+  }
+  st_args_query *q = st_calloc(&as->alloc, 1, sizeof *q);
+  if (!q) {
+    st_error_set(err, ST_ERR_NOMEM, src, "out of memory");
+    return NULL;
+  }
+  q->as = as;
+  q->alloc = as->alloc;
+  q->out.alloc = &q->alloc;
+  q->src = src;
+  q->plane = plane;
+  q->want = want;
+  q->want_off = src;
+  read->offset = src;
+  read->length = want;
+  return q;
+}
+
+void st_args_query_end(st_args_query *q) {
+  if (!q) return;
+  st_alloc a = q->alloc;
+  st_free(&a, q->ev);
+  st_free(&a, q->out.p);
+  st_free(&a, q);
+}
+
+const char *st_args_query_result(const st_args_query *q, size_t *len, int *truncated) {
+  int ok = q && q->done && q->out.p;
+  if (len) *len = ok ? q->out.n : 2;
+  if (truncated) *truncated = ok ? q->out.truncated : 0;
+  return ok ? q->out.p : "{}";
+}
+
+/* Asks for [offset, offset + length) next. */
+static st_code ask(st_args_query *q, uint64_t offset, uint64_t length, int *more,
+                   st_args_span *read, st_error *err) {
+  if (q->steps >= ST_ARGS_QUERY_STEPS)
+    return st_error_set(err, ST_ERR_ARG, q->src, "args: too many reads");
+  if (length > ST_ARGS_MAX_OBJECT)
+    return st_error_set(err, ST_ERR_LIMIT, offset, "args: a record of %llu bytes is too large",
+                        (unsigned long long)length);
+  q->want = length;
+  q->want_off = offset;
+  read->offset = offset;
+  read->length = length;
+  *more = 1;
+  return ST_OK;
+}
+
+static st_code finish_out(st_args_query *q, int *more, st_error *err) {
+  if (q->out.nomem) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
+  q->done = 1;
+  *more = 0;
+  return ST_OK;
+}
+
+/* The LEN record with tag `tag` at the start of data: its payload, or a
+ * request for the whole record when it goes on past len. */
+static st_code record_at(st_args_query *q, const uint8_t *data, size_t len, uint64_t tag,
+                         const char *what, const uint8_t **payload, size_t *plen, int *more,
+                         st_args_span *read, st_error *err) {
+  uint64_t t = 0, n = 0;
+  int eof = len < q->want;
+  int a = st_pb_varint(data, data + len, &t);
+  int b = a > 0 ? st_pb_varint(data + a, data + len, &n) : 0;
+  *payload = NULL;
+  if (a < 0 || b < 0 || (a > 0 && t != tag))
+    return st_error_set(err, ST_ERR_PROTO, q->src, "no %s record at byte %llu", what,
+                        (unsigned long long)q->src);
+  if (a == 0 || b == 0)
+    return eof ? st_error_set(err, ST_ERR_TRUNCATED, q->src, "the input ends inside the %s", what)
+               : st_error_set(err, ST_ERR_PROTO, q->src, "no %s record at byte %llu", what,
+                              (unsigned long long)q->src);
+  uint64_t head = (uint64_t)a + (uint64_t)b;
+  if (n > ST_ARGS_MAX_OBJECT)
+    return st_error_set(err, ST_ERR_LIMIT, q->src, "args: a %s of %llu bytes is too large", what,
+                        (unsigned long long)n);
+  if (head + n > len) {
+    if (eof)
+      return st_error_set(err, ST_ERR_TRUNCATED, q->src, "the input ends inside the %s", what);
+    return ask(q, q->src, head + n, more, read, err);
+  }
+  *payload = data + head;
+  *plen = (size_t)n;
+  return ST_OK;
+}
+
+static st_code step_json(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                         st_args_span *read, st_error *err) {
+  size_t cap = len > (SIZE_MAX - 4096) / 2 ? SIZE_MAX : len * 2 + 4096;
+  if (cap > ST_ARGS_RESULT_MAX + 4096) cap = ST_ARGS_RESULT_MAX + 4096;
+  char *out = st_malloc(&q->alloc, cap);
+  if (!out) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
+  size_t used = 0;
+  int cut = 0;
+  st_code c = st_args_extract((const char *)data, len, out, cap, &used, &cut, err);
+  if (c == ST_ERR_TRUNCATED && len >= q->want && q->want < ST_ARGS_MAX_OBJECT) {
+    st_free(&q->alloc, out);
+    uint64_t next = q->want * 16 < ST_ARGS_MAX_OBJECT ? q->want * 16 : ST_ARGS_MAX_OBJECT;
+    return ask(q, q->src, next, more, read, err);
+  }
+  if (c == ST_OK) {
+    jput(&q->out, out, used);
+    q->out.truncated = cut;
+  }
+  st_free(&q->alloc, out);
+  return c == ST_OK ? finish_out(q, more, err) : c;
+}
+
+static st_code xp_output(st_args_query *q, const uint8_t *meta, size_t mlen, uint64_t meta_origin,
+                         st_error *err) {
+  const xp_plane *p = &q->as->planes[q->plane];
+  jb *b = &q->out;
+  int first = 1;
+  st_pb_reader r;
+  jput(b, "{", 1);
+  if (meta) {
+    st_pb_field f, name, disp;
+    int k;
+    memset(&name, 0, sizeof name);
+    memset(&disp, 0, sizeof disp);
+    st_pb_reader_init(&r, meta, mlen, meta_origin);
+    r.depth = 3;
+    st_pb_reader r0 = r;
+    while ((k = st_pb_next(&r, &f, err)) > 0) {
+      if (f.num == 2 && f.wire == ST_PB_LEN) name = f;
+      if (f.num == 4 && f.wire == ST_PB_LEN) disp = f;
+    }
+    if (k < 0) return ST_ERR_PROTO;
+    if (disp.len && jsep(b, &first)) {
+      jcstr(b, "long_name");
+      jput(b, ": ", 2);
+      jstr(b, name.data, name.len);
+    }
+    st_code c = xp_stats(q->as, p, r0, 5, b, &first, err);
+    if (c != ST_OK) return c;
+  }
+  st_pb_reader_init(&r, q->ev, q->nev, q->ev_origin);
+  r.depth = 3;
+  st_code c = xp_stats(q->as, p, r, 4, b, &first, err);
+  if (c != ST_OK) return c;
+  jput(b, "}", 1);
+  return ST_OK;
+}
+
+static st_code step_xplane(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                           st_args_span *read, st_error *err) {
+  const xp_plane *p = &q->as->planes[q->plane];
+  if (q->state == 1) { /* the metadata record */
+    if (len < q->want)
+      return st_error_set(err, ST_ERR_TRUNCATED, q->want_off,
+                          "the input ends inside the XEventMetadata");
+    st_code c = xp_output(q, data, (size_t)q->want, q->want_off, err);
+    return c == ST_OK ? finish_out(q, more, err) : c;
+  }
+  const uint8_t *pl;
+  size_t n = 0;
+  st_code c = record_at(q, data, len, (4u << 3) | 2u, "XEvent", &pl, &n, more, read, err);
+  if (c != ST_OK || !pl) return c;
+  uint64_t origin = q->src + (uint64_t)(pl - data);
+  if (origin + n > p->off + p->len)
+    return st_error_set(err, ST_ERR_PROTO, q->src, "the XEvent at byte %llu runs past its plane",
+                        (unsigned long long)q->src);
+  q->ev = st_malloc(&q->alloc, n ? n : 1);
+  if (!q->ev) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
+  if (n) memcpy(q->ev, pl, n);
+  q->nev = n;
+  q->ev_origin = origin;
+  st_pb_reader r;
+  st_pb_field f;
+  int k;
+  uint64_t mid = 0;
+  st_pb_reader_init(&r, q->ev, n, origin);
+  r.depth = 3;
+  while ((k = st_pb_next(&r, &f, err)) > 0)
+    if (f.num == 1 && f.wire == ST_PB_VARINT) mid = f.u;
+  if (k < 0) return ST_ERR_PROTO;
+  uint32_t mi = st_u64map_get(&p->evs, mid);
+  if (mi != ST_U64MAP_NONE) {
+    q->state = 1;
+    return ask(q, q->as->xevs[mi].off, q->as->xevs[mi].len, more, read, err);
+  }
+  c = xp_output(q, NULL, 0, 0, err);
+  return c == ST_OK ? finish_out(q, more, err) : c;
+}
+
+static st_code step_perfetto(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                             st_args_span *read, st_error *err) {
+  const uint8_t *pl;
+  size_t n = 0;
+  st_code c = record_at(q, data, len, (1u << 3) | 2u, "TracePacket", &pl, &n, more, read, err);
+  if (c != ST_OK || !pl) return c;
+  st_pb_reader r, er;
+  st_pb_field f, ev;
+  int k, has_ev = 0, compressed = 0;
+  uint64_t seq = 0;
+  st_pb_reader_init(&r, pl, n, q->src + (uint64_t)(pl - data));
+  r.depth = 1;
+  st_pb_reader r0 = r;
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num == 10 && f.wire == ST_PB_VARINT) seq = f.u;
+    if (f.num == 11 && f.wire == ST_PB_LEN) ev = f, has_ev = 1;
+    if (f.num == 50 && f.wire == ST_PB_LEN) compressed = 1;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (compressed && !has_ev)
+    return st_error_set(err, ST_ERR_FORMAT, q->src,
+                        "args of events inside compressed_packets are not available");
+  jb *b = &q->out;
+  jput(b, "{", 1);
+  if (has_ev) {
+    uint32_t g = pf_generation(q->as, seq, q->src);
+    int first = 1;
+    if (st_pb_enter(&r0, &ev, &er, err) != ST_OK) return err->code;
+    st_pb_reader ar;
+    while ((k = st_pb_next(&er, &f, err)) > 0) {
+      if (f.num != 4 || f.wire != ST_PB_LEN) continue;
+      if (st_pb_enter(&er, &f, &ar, err) != ST_OK) return err->code;
+      c = pf_annot(q->as, g, ar, 1, 0, b, &first, err);
+      if (c != ST_OK) return c;
+    }
+    if (k < 0) return ST_ERR_PROTO;
+  }
+  jput(b, "}", 1);
+  return finish_out(q, more, err);
+}
+
+st_code st_args_query_push(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                           st_args_span *read, st_error *err) {
+  int m = 0;
+  st_args_span sp = {0, 0};
+  if (!more) more = &m;
+  if (!read) read = &sp;
+  *more = 0;
+  if (!q || (!data && len) || q->done)
+    return st_error_set(err, ST_ERR_ARG, 0, "args: no read in progress");
+  if (len > q->want) len = (size_t)q->want;
+  q->steps++;
+  /* on errors the result stays "{}" */
+  st_code c;
+  switch (q->as->kind) {
+  case ST_ARGS_JSON: c = step_json(q, data, len, more, read, err); break;
+  case ST_ARGS_XPLANE: c = step_xplane(q, data, len, more, read, err); break;
+  case ST_ARGS_PERFETTO: c = step_perfetto(q, data, len, more, read, err); break;
+  default: c = st_error_set(err, ST_ERR_ARG, q->src, "no args source"); break;
+  }
+  if (c != ST_OK) {
+    *more = 0;
+    q->out.n = 0;
+  }
+  return c;
+}
