@@ -90,6 +90,7 @@ struct st_loader {
   int decided, finished;
   const importer_vt *vt;
   void *imp;
+  st_argsrc *args; /* where each event's args are (argsrc.h); owned until taken */
   st_code code;
   st_error err;
 };
@@ -126,11 +127,21 @@ void st_loader_destroy(st_loader *l) {
   if (l->vt && l->imp) l->vt->destroy(l->imp);
   st_source_destroy(l->source);
   st_builder_destroy(l->builder);
+  st_argsrc_destroy(l->args);
   st_alloc a = l->alloc;
   st_free(&a, l);
 }
 
 const st_stats *st_loader_stats(const st_loader *l) { return l ? &l->stats : NULL; }
+
+const st_argsrc *st_loader_args_source(const st_loader *l) { return l ? l->args : NULL; }
+
+st_argsrc *st_loader_take_args_source(st_loader *l) {
+  if (!l || !l->finished) return NULL;
+  st_argsrc *as = l->args;
+  l->args = NULL;
+  return as;
+}
 
 const char *st_loader_metadata_json(const st_loader *l) {
   if (!l || !l->vt || !l->imp || !l->vt->metadata_json) return "{}";
@@ -189,10 +200,16 @@ static int pick_importer(st_loader *l, int final) {
   }
   l->stats.format = l->vt->format;
   l->imp = l->vt->create(&l->alloc, l->builder, &l->stats);
-  if (!l->imp) {
+  st_args_kind ak = l->vt == &k_xplane     ? ST_ARGS_XPLANE
+                    : l->vt == &k_perfetto ? ST_ARGS_PERFETTO
+                                           : ST_ARGS_JSON;
+  l->args = st_argsrc_create(&l->alloc, ak);
+  if (!l->imp || !l->args) {
     fail(l, ST_ERR_NOMEM, 0, "out of memory");
     return 1;
   }
+  if (ak == ST_ARGS_XPLANE) st_xplane_set_args_source(l->imp, l->args);
+  if (ak == ST_ARGS_PERFETTO) st_perfetto_set_args_source(l->imp, l->args);
   return 1;
 }
 
