@@ -193,6 +193,7 @@ static int cmd_stats(const char *file, int json) {
 int main(int argc, char **argv) {
   if (argc < 2) return usage();
   if (strcmp(argv[1], "bench") == 0) return strata_cmd_bench(argc, argv);
+  if (strcmp(argv[1], "export") == 0) return strata_cmd_export(argc, argv);
   if (strcmp(argv[1], "args") == 0) return strata_cmd_args(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
