@@ -46,8 +46,8 @@ const $ = (id) => document.getElementById(id);
 //                                                was compressed already); absent
 //                                                in a viewer-only file
 //   <script id="strata-js">                      strata.js
-//   <script type="module" id="strata-app">       app.js with embed.js inlined
-//                                                in place of its import line
+//   <script type="module" id="strata-app">       app.js with the modules it imports
+//                                                inlined (inlineModules below)
 // and a CSP of sha256 hashes of the three inline scripts/styles plus
 // 'wasm-unsafe-eval', nothing else.
 const STANDALONE = !!document.getElementById('strata-wasm');
@@ -169,13 +169,24 @@ const escHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)
 // strings, regexes and comments, where such sequences can occur).
 const escScript = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
-// app.js with embed.js in place of its `import {...} from './embed.js';` line.
-function inlineEmbed(appJs, embedJs) {
-  const re = /^import \{([^}]*)\} from '\.\/embed\.js';[ \t]*$/m;
-  const m = re.exec(appJs);
-  if (!m) return appJs; // already combined (a standalone file saving itself)
-  const body = embedJs.replace(/^export /gm, '');
-  return `${appJs.slice(0, m.index)}const {${m[1]}} = (() => {\n${body}\nreturn {${m[1]}};\n})();${appJs.slice(m.index + m[0].length)}`;
+// One module text from app.js and the modules it imports: every line
+// `import { a, b as c } from './name.js';` becomes
+// `const { a, b: c } = (() => { <name.js, "export " dropped> return { a, b }; })();`
+// (recursively). read(name) -> Promise<text>. The same rule is in
+// tools/cli_export.c and tools/strata_notebook.py.
+const IMPORT_RE = /^import \{([^}]*)\} from '\.\/([\w.-]+\.js)';[ \t]*$/m;
+async function inlineModules(text, read, depth = 0) {
+  if (depth > 8) throw new Error('modules import each other too deeply');
+  let out = '';
+  for (let m; (m = IMPORT_RE.exec(text)); ) {
+    const specs = m[1].split(',').map((x) => x.trim()).filter(Boolean).map((x) => x.split(/\s+as\s+/));
+    const body = (await inlineModules(await read(m[2]), read, depth + 1)).replace(/^export /gm, '');
+    const local = specs.map(([a, b]) => (b ? `${a}: ${b}` : a)).join(', ');
+    const exported = specs.map(([a]) => a).join(', ');
+    out += `${text.slice(0, m.index)}const { ${local} } = (() => {\n${body}\nreturn { ${exported} };\n})();`;
+    text = text.slice(m.index + m[0].length);
+  }
+  return out + text;
 }
 
 async function gzipIfPlain(u8) {
@@ -295,10 +306,10 @@ export function embedSetup() {
       if (!r.ok) throw new Error(`could not read the page's own ${name}: HTTP ${r.status}`);
       return type === 'bytes' ? new Uint8Array(await r.arrayBuffer()) : r.text();
     };
-    const [css, strataJs, appJs, embedJs, wasm] = await Promise.all([
-      get('style.css'), get('strata.js'), get('app.js'), get('embed.js'), get('strata.wasm', 'bytes'),
+    const [css, strataJs, appModule, wasm] = await Promise.all([
+      get('style.css'), get('strata.js'), get('app.js').then((t) => inlineModules(t, get)), get('strata.wasm', 'bytes'),
     ]);
-    return { css, strataJs, appModule: inlineEmbed(appJs, embedJs), wasmB64Parts: bytesToB64Parts(wasm), body: bodyHtml };
+    return { css, strataJs, appModule, wasmB64Parts: bytesToB64Parts(wasm), body: bodyHtml };
   }
 
   async function saveStandalone() {
