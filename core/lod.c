@@ -27,7 +27,7 @@
  *     from the block's first event touches log2(block size) cache lines
  *     and pages (a full view of 1e7 events is bound by those misses).
  *   - a time-cell pyramid (rows of at least CELL_MIN_EVENTS events): level
- *     0 cuts the start range into cells of CELL_BUCKETS buckets (~32
+ *     0 cuts the start range into cells of 2^CELL_SHIFT buckets (~32
  *     events), level k + 1 merges pairs of level-k cells; each cell (40
  *     bytes) holds its first event, psum there, its first start and last
  *     end, its longest event and its heaviest name: about n / 16 cells, 2.5
@@ -71,7 +71,7 @@
 #define CANDIDATES 8u        /* names tracked while summarising a range */
 #define TBUCKET_EVENTS 8u    /* events per time bucket, on average */
 #define TINDEX_MIN 64u       /* rows with fewer events search start[] directly */
-#define CELL_BUCKETS 4u      /* time buckets per level-0 cell (~32 events) */
+#define CELL_SHIFT 2u        /* 2^CELL_SHIFT time buckets per level-0 cell (~32 events) */
 #define CELL_MIN_EVENTS 256u /* rows with fewer events have no pyramid */
 #define CELLS_PER_PX 4.0     /* cells used are at most 1/4 px wide */
 
@@ -375,9 +375,9 @@ st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
     lrow *lr = &lod->lrows[r];
     tindex_shape(&lod->rows[r], lr);
     lr->ncell0 = 0;
-    if (lr->nb && lod->rows[r].count >= CELL_MIN_EVENTS && lr->shift + 2 < 63) {
+    if (lr->nb && lod->rows[r].count >= CELL_MIN_EVENTS && lr->shift + CELL_SHIFT < 63) {
       uint64_t span = (uint64_t)lod->rows[r].start[lod->rows[r].count - 1] - (uint64_t)lr->tbase;
-      lr->cshift = lr->shift + 2; /* CELL_BUCKETS = 4 buckets per cell */
+      lr->cshift = lr->shift + CELL_SHIFT;
       lr->ncell0 = (uint32_t)((span >> lr->cshift) + 1);
     }
     size_t coff[MAX_LEVELS], ccnt[MAX_LEVELS], ctotal;
