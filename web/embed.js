@@ -318,7 +318,7 @@ export function embedSetup() {
     const blob = new Blob(standaloneParts(assets, await gzipIfPlain(raw), name), { type: 'text/html' });
     const a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
-    a.download = `${name.replace(/\.(json|gz|pb|perfetto-trace|pftrace|trace)+$/gi, '') || 'trace'}.strata.html`;
+    a.download = `${name.replace(/(\.(json|gz|pb|perfetto-trace|pftrace|trace))+$/i, '') || 'trace'}.strata.html`;
     document.body.append(a);
     a.click();
     a.remove();
