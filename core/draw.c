@@ -61,6 +61,9 @@ static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
 #define COL_BOX_FILL rgba(66, 133, 244, 36)
 #define COL_BOX_EDGE rgba(40, 100, 220, 230)
 #define COL_RANGE_FILL rgba(20, 20, 30, 40)
+#define COL_FLOW rgba(70, 74, 90, 150)
+#define COL_FLOW_FOCUS rgba(230, 110, 0, 255)
+#define FLOW_HEAD_PX 7.0f
 
 /* ==== 1. colours, time formatting, axis steps ============================ */
 
@@ -546,6 +549,168 @@ static void overlay_pass(dctx *d) {
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
 }
 
+/* ---- flow arrows ----------------------------------------------------------
+ * Bounded per frame: for each visible row, the events overlapping the time
+ * window are an index range (binary search: ends ascend in a row), and the
+ * flows leaving / entering that range are contiguous in the trace's sorted
+ * flow arrays (binary search again). So a frame touches O(visible rows x
+ * log) entries plus the arrows it draws, capped at ST_DRAW_MAX_FLOWS. */
+
+/* First index of row r whose end is >= t (ends ascend within a row). */
+static uint32_t first_ending_at_or_after(const st_row *r, int64_t t) {
+  uint32_t lo = 0, hi = r->count;
+  while (lo < hi) {
+    uint32_t m = lo + (hi - lo) / 2;
+    int64_t end = r->start[m] > INT64_MAX - r->dur[m] ? INT64_MAX : r->start[m] + r->dur[m];
+    if (end < t)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+/* First index of row r starting after t. */
+static uint32_t first_starting_after(const st_row *r, int64_t t) {
+  uint32_t lo = 0, hi = r->count;
+  while (lo < hi) {
+    uint32_t m = lo + (hi - lo) / 2;
+    if (r->start[m] <= t)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
+/* Clips the segment to the clip rectangle (Liang-Barsky); 0 if outside. */
+static int clip_segment(const clip *c, float *x0, float *y0, float *x1, float *y1) {
+  double t0 = 0, t1 = 1, dx = (double)*x1 - *x0, dy = (double)*y1 - *y0;
+  double p[4] = {-dx, dx, -dy, dy};
+  double q[4] = {(double)*x0 - c->x0, c->x1 - (double)*x0, (double)*y0 - c->y0,
+                 c->y1 - (double)*y0};
+  for (int i = 0; i < 4; i++) {
+    if (p[i] == 0) {
+      if (q[i] < 0) return 0;
+      continue;
+    }
+    double r = q[i] / p[i];
+    if (p[i] < 0) {
+      if (r > t1) return 0;
+      if (r > t0) t0 = r;
+    } else {
+      if (r < t0) return 0;
+      if (r < t1) t1 = r;
+    }
+  }
+  float ax = (float)(*x0 + t0 * dx), ay = (float)(*y0 + t0 * dy);
+  float bx = (float)(*x0 + t1 * dx), by = (float)(*y0 + t1 * dy);
+  *x0 = ax, *y0 = ay, *x1 = bx, *y1 = by;
+  return 1;
+}
+
+/* Screen point of a flow end: x at the event's end (source) or start
+ * (destination), y at the middle of its row (or of its collapsed section's
+ * header). 0 if the row is not laid out. */
+static int flow_end_xy(const dctx *d, uint32_t row, uint32_t index, int source, float *x,
+                       float *y) {
+  uint32_t n, nr;
+  const st_layout_item *items = st_layout_items(d->in->layout, &n);
+  const st_row *rows = st_trace_rows(d->in->trace, &nr);
+  uint32_t it = st_layout_item_of_row(d->in->layout, row);
+  if (it >= n || row >= nr || index >= rows[row].count) return 0;
+  double t = (double)rows[row].start[index] + (source ? (double)rows[row].dur[index] : 0.0);
+  double fx = st_view_x_of(d->v, t);
+  /* far outside: keep the direction but stay in float range (clipped later) */
+  if (!(fx > -1e6)) fx = -1e6;
+  if (fx > 1e6) fx = 1e6;
+  *x = (float)fx;
+  *y = ST_VIEW_AXIS_H + items[it].y - d->v->scroll_y + items[it].h / 2;
+  return 1;
+}
+
+static void draw_arrow(dctx *d, const st_flow *f, uint32_t col, float width) {
+  float x0, y0, x1, y1;
+  if (!flow_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0) ||
+      !flow_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1))
+    return;
+  float hx = x1, hy = y1, dx = x1 - x0, dy = y1 - y0;
+  clip inner = {d->c.x0 + width, d->c.y0 + width, d->c.x1 - width, d->c.y1 - width};
+  if (!clip_segment(&inner, &x0, &y0, &x1, &y1)) return;
+  if (x0 == x1 && y0 == y1) return;
+  push_line(d, x0, y0, x1, y1, width, col);
+  d->dl->flows_drawn++;
+  float len = sqrtf(dx * dx + dy * dy);
+  if (x1 != hx || y1 != hy || !(len > FLOW_HEAD_PX)) return; /* the head is out of view */
+  float ux = dx / len, uy = dy / len;
+  const float c = 0.906f, s = 0.423f; /* cos / sin 25 degrees */
+  for (int side = -1; side <= 1; side += 2) {
+    float bx = -(ux * c - side * uy * s), by = -(uy * c + side * ux * s);
+    push_line(d, hx + bx * FLOW_HEAD_PX, hy + by * FLOW_HEAD_PX, hx, hy, width, col);
+  }
+}
+
+/* 1 if the event's end is drawn from its own row in this frame. */
+static int end_in_view(const dctx *d, uint32_t row, uint32_t index, int64_t t0, int64_t t1,
+                       float top, float bottom) {
+  uint32_t n, nr;
+  const st_layout_item *items = st_layout_items(d->in->layout, &n);
+  const st_row *rows = st_trace_rows(d->in->trace, &nr);
+  uint32_t it = st_layout_item_of_row(d->in->layout, row);
+  if (it >= n || items[it].kind != ST_LAYOUT_ROW) return 0;
+  if (items[it].y + items[it].h <= top || items[it].y >= bottom) return 0;
+  int64_t s = rows[row].start[index],
+          e = s > INT64_MAX - rows[row].dur[index] ? INT64_MAX : s + rows[row].dur[index];
+  return e >= t0 && s <= t1;
+}
+
+static int flow_budget(dctx *d) {
+  if (d->dl->flows_drawn < ST_DRAW_MAX_FLOWS) return 1;
+  d->dl->flows_capped++;
+  return 0;
+}
+
+static void flows_pass(dctx *d, int64_t t0, int64_t t1) {
+  const st_draw_overlay *ov = d->ov;
+  const st_trace *tr = d->in->trace;
+  const st_layout *lay = d->in->layout;
+  uint32_t nflows, nr, n;
+  const st_flow *fl = st_trace_flows(tr, &nflows);
+  const uint32_t *fin = st_trace_flows_in(tr, NULL);
+  const st_row *rows = st_trace_rows(tr, &nr);
+  if (!nflows || !lay || !(ov->flows || ov->has_focus)) return;
+  uint32_t l0 = d->dl->line_count;
+  if (ov->flows) {
+    const st_layout_item *items = st_layout_items(lay, &n);
+    float top = d->v->scroll_y, bottom = d->v->scroll_y + (d->v->height - ST_VIEW_AXIS_H);
+    for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
+      if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
+      const st_row *r = &rows[items[i].row];
+      uint32_t a = first_ending_at_or_after(r, t0), b = first_starting_after(r, t1), first;
+      if (a >= b) continue;
+      uint32_t k = st_trace_flows_from(tr, items[i].row, a, b, &first);
+      for (uint32_t j = 0; j < k && flow_budget(d); j++) draw_arrow(d, &fl[first + j], COL_FLOW, 1);
+      k = st_trace_flows_to(tr, items[i].row, a, b, &first);
+      for (uint32_t j = 0; j < k; j++) {
+        const st_flow *f = &fl[fin[first + j]];
+        /* drawn from its source's row already */
+        if (end_in_view(d, f->from_row, f->from_index, t0, t1, top, bottom)) continue;
+        if (!flow_budget(d)) break;
+        draw_arrow(d, f, COL_FLOW, 1);
+      }
+    }
+  }
+  if (ov->has_focus && ov->focus_row < nr && ov->focus_index < rows[ov->focus_row].count) {
+    uint32_t first,
+        k = st_trace_flows_from(tr, ov->focus_row, ov->focus_index, ov->focus_index + 1, &first);
+    for (uint32_t j = 0; j < k && flow_budget(d); j++)
+      draw_arrow(d, &fl[first + j], COL_FLOW_FOCUS, 2);
+    k = st_trace_flows_to(tr, ov->focus_row, ov->focus_index, ov->focus_index + 1, &first);
+    for (uint32_t j = 0; j < k && flow_budget(d); j++)
+      draw_arrow(d, &fl[fin[first + j]], COL_FLOW_FOCUS, 2);
+  }
+  push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
+}
+
 static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   const st_view *v = d->v;
   const st_layout *lay = d->in->layout;
@@ -584,7 +749,10 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
-  if (d->ov) overlay_pass(d);
+  if (d->ov) {
+    flows_pass(d, t0, t1);
+    overlay_pass(d);
+  }
 }
 
 /* ==== 5. gutter pass ===================================================== */
@@ -716,6 +884,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
                               const st_alloc *a) {
   if (!dl || !in || !in->view) return ST_ERR_ARG;
   dl->rect_count = dl->glyph_count = dl->line_count = dl->cmd_count = 0;
+  dl->flows_drawn = dl->flows_capped = 0;
   dl->clear_rgba = COL_BG;
   const st_view *v = in->view;
   if (!(v->width > 0) || !(v->height > 0) || !(v->ns_per_px > 0) || !isfinite(v->t0_ns))

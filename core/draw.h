@@ -66,7 +66,9 @@ typedef struct st_drawlist {
   uint32_t line_count, line_cap;
   st_draw_cmd *cmds;
   uint32_t cmd_count, cmd_cap;
-  uint32_t clear_rgba; /* background */
+  uint32_t clear_rgba;   /* background */
+  uint32_t flows_drawn;  /* flow arrows in this frame */
+  uint32_t flows_capped; /* flow arrows left out by the per-frame cap */
   /* internal: name id -> colour, kept across the frames of one trace
    * (freed by st_drawlist_free; zero-initialise the struct) */
   uint32_t *color_cache;
@@ -109,7 +111,17 @@ typedef struct st_draw_overlay {
   /* the time range being dragged by the zoom tool */
   int has_range;
   double range_t0_ns, range_t1_ns;
+  /* flow arrows (st_trace_flows): with flows != 0, every flow with an end
+   * on a visible row inside the time window; with has_focus, always the
+   * flows in and out of event focus_row[focus_index] (highlighted). Ends on
+   * rows of a collapsed section attach to its header. At most
+   * ST_DRAW_MAX_FLOWS arrows per frame (the rest: st_drawlist.flows_capped). */
+  int flows;
+  int has_focus;
+  uint32_t focus_row, focus_index;
 } st_draw_overlay;
+
+#define ST_DRAW_MAX_FLOWS 4096
 
 typedef struct st_draw_input {
   const st_trace *trace;

@@ -169,11 +169,42 @@ st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   fmt(&w, ",\"active\":%d,\"matches\":%llu,\"current\":%lld}", st_find_active(f),
       (unsigned long long)st_find_count(f),
       st_ref_valid(t, cur) ? (long long)st_find_rank(f, cur) : -1LL);
-  fmt(&w, ",\"help\":%d,\"all_collapsed\":%d,\"animating\":%d,\"cursor\":", st_ui_help_visible(ui),
-      st_ui_all_collapsed(ui), st_ui_animating(ui));
+  fmt(&w, ",\"help\":%d,\"all_collapsed\":%d,\"animating\":%d,\"flows\":%d,\"cursor\":",
+      st_ui_help_visible(ui), st_ui_all_collapsed(ui), st_ui_animating(ui),
+      st_ui_flows_visible(ui));
   str(&w, st_ui_cursor(ui), strlen(st_ui_cursor(ui)));
   lit(&w, "}");
   return done(&w);
+}
+
+#define PANEL_MAX_FLOWS 64 /* flows listed per direction; the count says how many exist */
+
+/* "flows_out":[...],"flows_out_count":N (or in): the other end of each flow. */
+static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
+  uint32_t first, k = in ? st_trace_flows_to(t, ref.row, ref.index, ref.index + 1, &first)
+                         : st_trace_flows_from(t, ref.row, ref.index, ref.index + 1, &first);
+  const st_flow *fl = st_trace_flows(t, NULL);
+  const uint32_t *fin = st_trace_flows_in(t, NULL);
+  lit(w, in ? ",\"flows_in\":[" : ",\"flows_out\":[");
+  for (uint32_t j = 0; j < k && j < PANEL_MAX_FLOWS; j++) {
+    const st_flow *f = &fl[in ? fin[first + j] : first + j];
+    st_event_ref o =
+        in ? (st_event_ref){f->from_row, f->from_index} : (st_event_ref){f->to_row, f->to_index};
+    st_event_info oi;
+    if (!st_event_get(t, o, &oi)) continue;
+    fmt(w, "%s{\"row\":%u,\"index\":%u,\"name\":", j ? "," : "", o.row, o.index);
+    str_id(w, t, oi.name);
+    lit(w, ",\"ts_us\":");
+    num(w, us_of(t, (double)oi.start_ns));
+    lit(w, ",\"dur_us\":");
+    num(w, (double)oi.dur_ns / 1000.0);
+    lit(w, ",\"process\":");
+    str_id(w, t, oi.process_name);
+    lit(w, ",\"thread\":");
+    str_id(w, t, oi.thread_name);
+    fmt(w, ",\"pid\":%lld,\"tid\":%lld}", (long long)oi.pid, (long long)oi.tid);
+  }
+  fmt(w, in ? "],\"flows_in_count\":%u" : "],\"flows_out_count\":%u", k);
 }
 
 static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
@@ -209,6 +240,8 @@ static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
     dur_text(w, (double)in.dur_ns);
     lit(w, ",\"self_text\":");
     dur_text(w, (double)in.self_ns);
+    flow_list(w, t, ref, 0);
+    flow_list(w, t, ref, 1);
   }
   lit(w, "}");
 }

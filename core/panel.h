@@ -23,7 +23,7 @@ void st_panel_buf_free(st_panel_buf *b, const st_alloc *a);
 
 /* {"tool":"select","selected":N,"mark":null|{"start_us","end_us","dur_ns","dur_text"},
  *  "search":{"text","matches","current":-1|rank},"help":0|1,"all_collapsed":0|1,
- *  "cursor":"default","animating":0|1} */
+ *  "cursor":"default","animating":0|1,"flows":0|1} */
 st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
 
 /* The selected events in (row, index) order, at most max_events of them:
@@ -32,8 +32,10 @@ st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_e
                                 const st_alloc *a);
 
 /* One event: {"name","cat","process","pid","thread","tid","start_ns","start_text","ts_us",
- * "dur_ns","dur_text","self_ns","self_text","src","row","index","flags","depth"}; "null"
- * for an invalid ref. */
+ * "dur_ns","dur_text","self_ns","self_text","src","row","index","flags","depth",
+ * "flows_out":[{"row","index","name","ts_us","dur_us","process","thread","pid","tid"}],
+ * "flows_out_count","flows_in":[...],"flows_in_count"} (the other end of each flow,
+ * at most 64 listed per direction); "null" for an invalid ref. */
 st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, const st_alloc *a);
 
 /* The summary (st_ui_summarize) sorted by col:

@@ -67,6 +67,7 @@ struct st_ui {
   unsigned held;
   double held_ms[HOLD_N];
   int help;
+  int hide_flows; /* 0: flow arrows drawn (the default) */
 };
 
 static int hit_same(const st_hit *a, const st_hit *b) {
@@ -732,6 +733,8 @@ unsigned st_ui_key_down(st_ui *ui, const char *key, unsigned mods) {
   case 'F': return st_ui_fit_selection(ui);
   case '/': return ST_UI_HANDLED | ST_UI_FOCUS_SEARCH;
   case '?': return st_ui_set_help(ui, !ui->help);
+  case 'l':
+  case 'L': return st_ui_set_flows(ui, ui->hide_flows);
   default: return 0;
   }
 }
@@ -773,6 +776,14 @@ const char *st_ui_cursor(const st_ui *ui) {
 }
 
 int st_ui_help_visible(const st_ui *ui) { return ui && ui->help; }
+
+int st_ui_flows_visible(const st_ui *ui) { return ui && !ui->hide_flows; }
+
+unsigned st_ui_set_flows(st_ui *ui, int visible) {
+  if (!ui) return 0;
+  ui->hide_flows = !visible;
+  return ST_UI_HANDLED | ST_UI_FLOWS | ST_UI_REDRAW;
+}
 
 unsigned st_ui_set_help(st_ui *ui, int visible) {
   if (!ui) return 0;
@@ -865,6 +876,13 @@ void st_ui_overlay(const st_ui *ui, st_draw_overlay *o) {
   o->ud = (void *)(uintptr_t)ui; /* the callbacks only read */
   if (st_selection_count(ui->sel)) o->selected = ov_selected;
   if (st_find_active(ui->find)) o->matches = ov_matches;
+  o->flows = !ui->hide_flows;
+  st_event_ref one;
+  if (st_ui_selected_one(ui, &one)) {
+    o->has_focus = 1;
+    o->focus_row = one.row;
+    o->focus_index = one.index;
+  }
   o->has_mark = ui->has_mark;
   o->mark_t0_ns = ui->mark_t0;
   o->mark_t1_ns = ui->mark_t1;

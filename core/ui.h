@@ -21,7 +21,8 @@
  *       0 fits the trace; 1-4 and ! @ # $ pick a tool; m marks the
  *       selection's time span; f fits the view to it; Esc cancels a drag,
  *       else clears selection, mark and current match; / and ctrl/cmd+F ask
- *       for the search box (ST_UI_FOCUS_SEARCH); ? toggles help.
+ *       for the search box (ST_UI_FOCUS_SEARCH); ? toggles help; l toggles
+ *       flow arrows (ST_UI_FLOWS).
  * Every call returns ST_UI_* bits saying what changed, so the front end
  * redraws only when needed and refreshes only the panels concerned;
  * ST_UI_HANDLED means the event was used (the page then preventDefault()s).
@@ -69,7 +70,8 @@ enum {
   ST_UI_FOCUS_SEARCH = 1u << 8, /* the user asked for the search box */
   ST_UI_HELP = 1u << 9,         /* the help overlay was toggled */
   ST_UI_ANIMATING = 1u << 10,   /* keys are held: call st_ui_tick on the next frame */
-  ST_UI_LAYOUT = 1u << 11       /* sections were collapsed or expanded */
+  ST_UI_LAYOUT = 1u << 11,      /* sections were collapsed or expanded */
+  ST_UI_FLOWS = 1u << 12        /* flow arrows were turned on or off */
 };
 
 typedef struct st_ui st_ui;
@@ -116,6 +118,10 @@ st_hit st_ui_hover(const st_ui *ui);
 /* A CSS cursor name for the pointer's position and the tool. */
 const char *st_ui_cursor(const st_ui *ui);
 int st_ui_help_visible(const st_ui *ui);
+/* Flow arrows for everything in view (on by default; key l toggles). The
+ * selected event's flows are drawn either way. */
+int st_ui_flows_visible(const st_ui *ui);
+unsigned st_ui_set_flows(st_ui *ui, int visible);
 unsigned st_ui_set_help(st_ui *ui, int visible);
 
 /* ---- selection and marks ------------------------------------------------- */

@@ -173,3 +173,39 @@ uint32_t st_layout_first_at(const st_layout *l, float content_y) {
   }
   return lo;
 }
+
+/* Items are ordered by (process, track, row) with a section first in its
+ * process: binary search on that key. */
+static int item_before(const st_layout_item *it, uint32_t process, uint32_t track, uint32_t row) {
+  if (it->process != process) return it->process < process;
+  if (it->kind == ST_LAYOUT_SECTION) return 1;
+  if (it->track != track) return it->track < track;
+  return it->kind == ST_LAYOUT_ROW && it->row < row;
+}
+
+uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row) {
+  uint32_t nr, nt;
+  if (!l) return UINT32_MAX;
+  const st_row *rows = st_trace_rows(l->trace, &nr);
+  const st_track *tracks = st_trace_tracks(l->trace, &nt);
+  if (row >= nr || rows[row].track >= nt) return UINT32_MAX;
+  uint32_t track = rows[row].track, process = tracks[track].process;
+  uint32_t lo = 0, hi = l->count;
+  while (lo < hi) {
+    uint32_t m = lo + (hi - lo) / 2;
+    if (item_before(&l->items[m], process, track, row))
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  if (lo < l->count && l->items[lo].kind == ST_LAYOUT_ROW && l->items[lo].row == row) return lo;
+  if (process < l->proc_count && l->collapsed[process]) {
+    /* the section is the last item before lo in its process */
+    uint32_t s = lo;
+    while (s > 0 && l->items[s - 1].process == process && l->items[s - 1].kind != ST_LAYOUT_SECTION)
+      s--;
+    if (s > 0 && l->items[s - 1].kind == ST_LAYOUT_SECTION && l->items[s - 1].process == process)
+      return s - 1;
+  }
+  return UINT32_MAX;
+}

@@ -68,5 +68,9 @@ const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count);
 float st_layout_height(const st_layout *l);
 /* Index of the first item whose bottom is below content y (binary search). */
 uint32_t st_layout_first_at(const st_layout *l, float content_y);
+/* The item showing global row `row`: its ROW item, or its process's
+ * SECTION item when that section is collapsed; UINT32_MAX if the row is not
+ * laid out (an empty or unknown row). O(log items). */
+uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row);
 
 #endif
