@@ -1,0 +1,210 @@
+"""strata_notebook: show a trace in a Jupyter notebook with the strata viewer.
+
+    import sys; sys.path.insert(0, "/path/to/strata/tools")
+    import strata_notebook
+    strata_notebook.show("trace.json.gz")                       # viewer from the local dist/
+    strata_notebook.show(data, base_url="https://you.github.io/strata/")  # a hosted copy
+
+The output cell holds an <iframe> with the viewer (?embed=1) and a little
+script that hands it the trace by postMessage ({strata: {buffer, name}},
+after the viewer says it is ready or answers 'PING' with 'PONG'). The trace
+never leaves the machine: its bytes are in the output cell (base64, gzip'd
+unless compressed already, so the notebook grows by about that much) and go
+from the notebook page to the frame in the browser.
+
+Where the viewer comes from:
+  base_url=URL   a hosted copy (e.g. your GitHub Pages copy); the trace is
+                 posted to that origin only.
+  otherwise      the local build: dist/ (from dist=, $STRATA_DIST, or the
+                 repository this file lives in) is packed into ONE file,
+                 strata-viewer.html, written next to the notebook (the
+                 kernel's working directory, or viewer_dir=) and served by
+                 the notebook server's /files/ route. The rule: that folder
+                 must be inside the Jupyter root, which it is when the kernel
+                 runs in the notebook's folder (Jupyter's default).
+                 Why one file and not a copy of dist/: /files/ answers with
+                 `Content-Security-Policy: sandbox allow-scripts`, so the
+                 page runs in an opaque origin where module scripts and the
+                 .wasm fetch (both CORS requests) fail; a self-contained file
+                 needs no further request.
+
+Standard library and IPython only. The packed viewer has the layout that
+web/embed.js documents (tools/cli_export.c writes the same with a trace).
+"""
+import base64
+import gzip
+import hashlib
+import html
+import json
+import os
+import re
+import uuid
+
+__all__ = ["show", "viewer_html", "find_dist"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_IMPORT_RE = re.compile(r"^import \{([^}]*)\} from '\./([\w.-]+\.js)';[ \t]*$", re.M)
+
+
+def find_dist(dist=None):
+    """dist=, else $STRATA_DIST, else <repo>/dist next to this file's tools/."""
+    for d in (dist, os.environ.get("STRATA_DIST"), os.path.join(_HERE, "..", "dist")):
+        if d and os.path.isfile(os.path.join(d, "index.html")):
+            return os.path.abspath(d)
+    raise FileNotFoundError(
+        "strata viewer not found: build it (tools/build), pass dist=DIR or set STRATA_DIST, "
+        "or use base_url= with a hosted copy")
+
+
+def _read(dist, name, mode="r"):
+    with open(os.path.join(dist, name), mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+        return f.read()
+
+
+def _inline_modules(dist, name, depth=0):
+    """app.js with the modules it imports inlined (web/embed.js inlineModules)."""
+    if depth > 8:
+        raise ValueError("modules import each other too deeply")
+    text = _read(dist, name)
+    out = []
+    while True:
+        m = _IMPORT_RE.search(text)
+        if not m:
+            break
+        specs = [re.split(r"\s+as\s+", x.strip()) for x in m.group(1).split(",") if x.strip()]
+        body = re.sub(r"^export ", "", _inline_modules(dist, m.group(2), depth + 1), flags=re.M)
+        local = ", ".join(f"{s[0]}: {s[1]}" if len(s) > 1 else s[0] for s in specs)
+        exported = ", ".join(s[0] for s in specs)
+        out.append(f"{text[:m.start()]}const {{ {local} }} = (() => {{\n{body}\nreturn {{ {exported} }};\n}})();")
+        text = text[m.end():]
+    return "".join(out) + text
+
+
+def _script_text(s):
+    return re.sub(r"</(script)", r"<\\/\1", s, flags=re.I).replace("<!--", "<\\!--")
+
+
+def _csp_hash(text):
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def viewer_html(dist=None):
+    """The viewer as one self-contained HTML file (no trace inside), as text."""
+    dist = find_dist(dist)
+    page = _read(dist, "index.html")
+    m = re.search(r"<body[^>]*>(.*)</body>", page, re.S)
+    if not m:
+        raise ValueError(f"{dist}/index.html has no <body>")
+    body = re.sub(r"<script\b[^>]*>.*?</script>\n*", "", m.group(1), flags=re.S).strip()
+    css = _read(dist, "style.css")
+    js1 = _script_text(_read(dist, "strata.js"))
+    js2 = _script_text(_inline_modules(dist, "app.js"))
+    wasm = base64.b64encode(_read(dist, "strata.wasm", "rb")).decode()
+    csp = (f"default-src 'none'; script-src {_csp_hash(js1)} {_csp_hash(js2)} 'wasm-unsafe-eval'; "
+           f"style-src {_csp_hash(css)}; img-src data:; base-uri 'none'; form-action 'none'")
+    return (
+        "<!doctype html>\n<!-- strata viewer in one file (tools/strata_notebook.py): it waits for a trace by postMessage. -->\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+        '<meta name="referrer" content="no-referrer">\n<title>strata</title>\n<link rel="icon" href="data:,">\n'
+        f'<style id="strata-css">{css}</style>\n</head>\n<body>\n{body}\n'
+        f'<script type="application/octet-stream" id="strata-wasm">{wasm}</script>\n'
+        f'<script id="strata-js">{js1}</script>\n'
+        f'<script type="module" id="strata-app">{js2}</script>\n</body>\n</html>\n')
+
+
+def _write_viewer(dist, viewer_dir):
+    text = viewer_html(dist)
+    path = os.path.join(viewer_dir, "strata-viewer.html")
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return path
+    except OSError:
+        pass
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def _packed(trace):
+    if isinstance(trace, (bytes, bytearray, memoryview)):
+        data, name = bytes(trace), "trace"
+    else:
+        path = os.fspath(trace)
+        with open(path, "rb") as f:
+            data = f.read()
+        name = os.path.basename(path)
+    compressed = data[:2] == b"\x1f\x8b" or (len(data) > 1 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0)
+    if not compressed:
+        data = gzip.compress(data, 6)
+    return base64.b64encode(data).decode("ascii"), name
+
+
+def _js(value):
+    return json.dumps(value).replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def show(trace, base_url=None, height=600, name=None, dist=None, viewer_dir=None, display=True):
+    """Show TRACE (a path or bytes) in the strata viewer inside the output cell.
+
+    base_url: a hosted copy of strata (e.g. "https://you.github.io/strata/");
+    without it the local dist/ is packed into strata-viewer.html next to the
+    notebook (see the module doc). display=False returns the IPython HTML
+    object instead of displaying it."""
+    from IPython.display import HTML, display as ipy_display
+
+    b64, default_name = _packed(trace)
+    name = name or default_name
+    fid = "strata-" + uuid.uuid4().hex[:12]
+    if base_url:
+        src = base_url.rstrip("/") + "/?embed=1"
+        m = re.match(r"^(https?://[^/]+)", src)
+        target = m.group(1) if m else "*"
+        viewer_file = None
+    else:
+        viewer_file = os.path.basename(_write_viewer(dist, viewer_dir or os.getcwd()))
+        src, target = None, "*"  # /files/ pages run in an opaque origin ("null")
+    out = f"""<div class="strata-view">
+<iframe id="{fid}" {'src="' + html.escape(src) + '" ' if src else ''}title="strata: {html.escape(name)}"
+  style="width:100%;height:{int(height)}px;border:1px solid #d0d3da;border-radius:4px" allow="fullscreen"></iframe>
+<script>
+(function () {{
+  var f = document.getElementById({_js(fid)});
+  var b64 = {_js(b64)}, name = {_js(name)}, target = {_js(target)}, viewerFile = {_js(viewer_file)};
+  if (!f) return;
+  if (viewerFile) {{
+    // The notebook's folder under the server's /files/ route: the page is
+    // /notebooks/<dir>/<nb>.ipynb (classic, Notebook 7) or /lab/tree/<dir>/<nb>.ipynb (Lab).
+    var p = location.pathname, m = /^(.*?)\\/(notebooks|lab\\/tree|doc\\/tree|tree)\\/(.*)$/.exec(p);
+    var dir = m ? m[1] + "/files/" + m[3].replace(/[^\\/]*$/, "") : "";
+    f.src = dir + encodeURIComponent(viewerFile) + "?embed=1";
+  }}
+  var sent = false;
+  function send() {{
+    if (sent) return;
+    sent = true;
+    var bin = atob(b64), u8 = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
+    f.contentWindow.postMessage({{ strata: {{ buffer: u8.buffer, name: name }} }}, target, [u8.buffer]);
+  }}
+  window.addEventListener("message", function (e) {{
+    if (e.source !== f.contentWindow) return;
+    var d = e.data;
+    if (d === "PONG" || (d && d.strata && d.strata.event === "ready")) send();
+    if (d && d.strata && d.strata.event === "loaded") f.setAttribute("data-strata-loaded", JSON.stringify(d.strata.stats));
+    if (d && d.strata && d.strata.event === "error") f.setAttribute("data-strata-error", String(d.strata.message));
+  }});
+  var tries = 0, timer = setInterval(function () {{
+    if (sent || ++tries > 600) return clearInterval(timer);
+    try {{ f.contentWindow.postMessage("PING", target); }} catch (err) {{}}
+  }}, 100);
+}})();
+</script>
+</div>"""
+    obj = HTML(out)
+    if not display:
+        return obj
+    ipy_display(obj)  # returns None: a last-line show() is not shown twice
+    return None
