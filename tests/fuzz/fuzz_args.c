@@ -1,0 +1,62 @@
+/* fuzz_args.c: libFuzzer target for args on selection (core/argsrc.h): the
+ * input is loaded as a trace (XSpace, Perfetto or by content, chosen by the
+ * first byte), then the args of its events and of arbitrary offsets are
+ * decoded with reads served from the input itself (short reads at its end),
+ * so hostile records meet the decoders whether or not the importer accepted
+ * them. Any crash, leak or sanitizer report is a bug. */
+#include "argsrc.h"
+#include "load.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void decode(const st_argsrc *as, const uint8_t *data, size_t size, uint64_t src) {
+  st_error err;
+  st_args_span rd;
+  st_args_query *q = st_args_query_begin(as, src, &rd, &err);
+  int more = q != NULL;
+  while (more) {
+    size_t from = rd.offset < size ? (size_t)rd.offset : size;
+    size_t len = rd.length < size - from ? (size_t)rd.length : size - from;
+    if (st_args_query_push(q, data + from, len, &more, &rd, &err) != ST_OK) break;
+  }
+  size_t n = 0;
+  int cut = 0;
+  const char *s = st_args_query_result(q, &n, &cut);
+  volatile size_t sink = n + (size_t)cut + (size_t)(unsigned char)s[0];
+  (void)sink;
+  st_args_query_end(q);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1) return 0;
+  static const char *const names[] = {"fuzz.xplane.pb", "fuzz.perfetto-trace", "fuzz.json"};
+  st_load_desc d;
+  memset(&d, 0, sizeof d);
+  d.file_name = names[data[0] % 3];
+  data++, size--;
+  st_loader *l = st_loader_create(&d);
+  if (!l) return 0;
+  st_loader_push(l, data, size);
+  st_error err;
+  st_trace *t = st_loader_finish(l, &err);
+  int compressed = st_loader_stats(l)->compressed;
+  st_argsrc *as = st_loader_take_args_source(l);
+  st_loader_destroy(l);
+  if (as && !compressed) {
+    if (t) {
+      uint32_t nrows, done = 0;
+      const st_row *rows = st_trace_rows(t, &nrows);
+      for (uint32_t r = 0; r < nrows && done < 512; r++)
+        for (uint32_t k = 0; k < rows[r].count && done < 512; k++, done++)
+          decode(as, data, size, rows[r].src[k]);
+    }
+    for (size_t off = 0; off < size && off < 64; off++) decode(as, data, size, off);
+  }
+  st_argsrc_destroy(as);
+  st_trace_destroy(t);
+  return 0;
+}
