@@ -591,8 +591,24 @@ static void acc_elem(void *ud, size_t i) {
 #define INTERIOR_LEAVES 4u
 #define MIN_PIECE 16u
 
+/* Blocks of at most this many events are named after their longest event:
+ * zoomed in, blocks of a few events are the common case, and totalling
+ * weights per name cost more than the rest of the block. */
+#define SMALL_BLOCK 16u
+
 static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape *sh, size_t a,
                               size_t b) {
+  if (b - a <= SMALL_BLOCK) {
+    const st_row *r = &lod->rows[row];
+    const int64_t *ps = lod->psum + lod->lrows[row].psum;
+    size_t best = a;
+    int64_t bw = -1;
+    for (size_t i = a; i < b; i++) {
+      int64_t d = ps[i + 1] == INT64_MAX ? r->dur[i] : ps[i + 1] - ps[i];
+      if (d > bw) bw = d, best = i;
+    }
+    return r->name[best];
+  }
   name_acc acc = {&lod->rows[row],
                   lod->psum + lod->lrows[row].psum,
                   lod->nodes + lod->lrows[row].node,
