@@ -36,6 +36,13 @@
 
 #define OVERFLOW_PASSES 8
 
+/* Staged events of a track live in blocks: the first grows by doubling up to
+ * EV_BLOCK events (small tracks stay small), the rest are EV_BLOCK each. No
+ * block is ever copied while importing, so the staging costs sizeof(bev) per
+ * event plus at most one partial block per track, where one doubling array
+ * cost up to 2x that, and 3x at the moment it grew (old + new copy). */
+#define EV_BLOCK 16384u
+
 /* ==== 1. builder state ================================================== */
 
 typedef struct bev {
@@ -70,8 +77,10 @@ typedef struct btrack {
   int64_t key;
   uint32_t name;
   int32_t sort_index;
-  bev *ev;
-  size_t ev_count, ev_cap;
+  bev **blk;          /* staged events: see EV_BLOCK */
+  uint32_t blk_count, blk_cap;
+  size_t last_cap;    /* capacity of the last block */
+  size_t ev_count;
   bsample *cs;
   size_t cs_count, cs_cap;
 } btrack;
@@ -102,11 +111,11 @@ struct st_trace {
   uint32_t row_count;
   st_counter *counters;
   uint32_t counter_count;
-  /* columns shared by all rows / counters */
-  int64_t *ev_start, *ev_dur;
-  uint32_t *ev_name, *ev_cat;
-  uint64_t *ev_src;
-  uint8_t *ev_flags;
+  /* event columns: one block per output slice track (start, dur, src, name,
+   * cat, flags of its events, in that order), so the builder can free each
+   * track's staging as its columns are made instead of holding both whole */
+  void **col;
+  uint32_t col_count;
   size_t ev_count;
   int64_t *cs_ts;
   double *cs_value;
@@ -194,9 +203,16 @@ st_builder *st_builder_create(const st_alloc *a) {
   return b;
 }
 
+static void free_blocks(st_builder *b, btrack *t) {
+  for (uint32_t k = 0; k < t->blk_count; k++) st_free(&b->alloc, t->blk[k]);
+  st_free(&b->alloc, t->blk);
+  t->blk = NULL;
+  t->blk_count = t->blk_cap = 0;
+}
+
 static void free_builder_parts(st_builder *b, int keep_strings) {
   for (uint32_t i = 0; i < b->track_count; i++) {
-    st_free(&b->alloc, b->tracks[i].ev);
+    free_blocks(b, &b->tracks[i]);
     st_free(&b->alloc, b->tracks[i].cs);
   }
   st_free(&b->alloc, b->tracks);
@@ -296,13 +312,31 @@ st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_
   btrack *t = &b->tracks[track];
   if (t->kind == ST_TRACK_COUNTER) return ST_ERR_ARG;
   if (t->ev_count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* rows index events by uint32 */
-  void *p = t->ev;
-  if (!reserve(&b->alloc, &p, &t->ev_cap, t->ev_count, sizeof(bev))) return ST_ERR_NOMEM;
-  t->ev = p;
+  /* events in the last block (block 0 is full, EV_BLOCK, once there are more) */
+  size_t in_last = t->ev_count - (t->blk_count > 1 ? (size_t)EV_BLOCK * (t->blk_count - 1) : 0);
+  if (t->blk_count == 1 && in_last == t->last_cap && t->last_cap < EV_BLOCK) {
+    bev *nb = st_realloc_array(&b->alloc, t->blk[0], t->last_cap * 2, sizeof(bev));
+    if (!nb) return ST_ERR_NOMEM;
+    t->blk[0] = nb;
+    t->last_cap *= 2;
+  } else if (!t->blk_count || in_last == t->last_cap) {
+    void *p = t->blk;
+    size_t pcap = t->blk_cap;
+    if (!reserve(&b->alloc, &p, &pcap, t->blk_count, sizeof(bev *))) return ST_ERR_NOMEM;
+    t->blk = p;
+    t->blk_cap = (uint32_t)pcap;
+    size_t cap = t->blk_count ? EV_BLOCK : 16;
+    bev *nb = st_realloc_array(&b->alloc, NULL, cap, sizeof(bev));
+    if (!nb) return ST_ERR_NOMEM;
+    t->blk[t->blk_count++] = nb;
+    t->last_cap = cap;
+    in_last = 0;
+  }
   if (flags & ST_EV_UNFINISHED) dur_ns = 0;
   if (dur_ns < 0) dur_ns = 0;
   if (start_ns > INT64_MAX - dur_ns) dur_ns = INT64_MAX - start_ns; /* end saturates */
-  t->ev[t->ev_count++] = (bev){start_ns, dur_ns, src, name, cat, flags};
+  t->blk[t->blk_count - 1][in_last] = (bev){start_ns, dur_ns, src, name, cat, flags};
+  t->ev_count++;
   return ST_OK;
 }
 
@@ -802,7 +836,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     if (bt->cs_count > max_track) max_track = bt->cs_count;
     if (bt->kind == ST_TRACK_COUNTER) ncounters++;
     for (size_t k = 0; k < bt->ev_count; k++) {
-      int64_t s0 = bt->ev[k].start, e0 = s0 + bt->ev[k].dur;
+      const bev *e = &bt->blk[k / EV_BLOCK][k % EV_BLOCK];
+      int64_t s0 = e->start, e0 = s0 + e->dur;
       if (!have || s0 < lo) lo = s0;
       if (!have || e0 > hi) hi = e0;
       have = 1;
@@ -825,10 +860,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   if (!ALLOC_ARRAY(keys, nkeys) || !ALLOC_ARRAY(ktmp, nkeys) ||
       !ALLOC_ARRAY(proc_rank, b->proc_count) || !ALLOC_ARRAY(t->procs, b->proc_count) ||
       !ALLOC_ARRAY(t->tracks, (size_t)b->track_count * 2) || !ALLOC_ARRAY(t->counters, ncounters) ||
-      !ALLOC_ARRAY(t->ev_start, nev + 1) || !ALLOC_ARRAY(t->ev_dur, nev + 1) ||
-      !ALLOC_ARRAY(t->ev_name, nev + 1) || !ALLOC_ARRAY(t->ev_cat, nev + 1) ||
-      !ALLOC_ARRAY(t->ev_src, nev + 1) || !ALLOC_ARRAY(t->ev_flags, nev + 1) ||
-      !ALLOC_ARRAY(t->cs_ts, ncs + 1) || !ALLOC_ARRAY(t->cs_value, ncs + 1)) {
+      !ALLOC_ARRAY(t->col, b->track_count) || !ALLOC_ARRAY(t->cs_ts, ncs + 1) || !ALLOC_ARRAY(t->cs_value, ncs + 1)) {
     st_free(&b->alloc, keys);
     st_free(&b->alloc, ktmp);
     st_free(&b->alloc, proc_rank);
@@ -887,16 +919,18 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
 
   /* -- scratch for layout ------------------------------------------------- */
   scratch s = {0};
-  bev *evtmp = NULL;
+  bev *evtmp = NULL, *evbuf = NULL; /* evbuf: one track's staged events, contiguous */
   bsample *cstmp = NULL;
   size_t scap = max_track + 1;
   size_t rows_cap = 0;
   ok = ok && ALLOC_ARRAY(s.depth, scap) && ALLOC_ARRAY(s.idx, scap) && ALLOC_ARRAY(s.stack, scap) &&
        ALLOC_ARRAY(s.lane, scap) && ALLOC_ARRAY(s.free_, scap) && ALLOC_ARRAY(s.count, scap) &&
-       ALLOC_ARRAY(evtmp, scap) && ALLOC_ARRAY(cstmp, scap) && (!np || ALLOC_ARRAY(s.slot, scap));
+       (evtmp = st_realloc_array(&b->alloc, NULL, scap, sizeof *evtmp)) != NULL &&
+       (evbuf = st_realloc_array(&b->alloc, NULL, scap, sizeof *evbuf)) != NULL &&
+       ALLOC_ARRAY(cstmp, scap) && (!np || ALLOC_ARRAY(s.slot, scap));
 
   /* -- per track: sort, lay out, scatter into columns --------------------- */
-  size_t ev_at = 0, cs_at = 0;
+  size_t cs_at = 0;
   uint32_t out_tracks = 0, counters_at = 0, cur_proc = UINT32_MAX;
   for (uint32_t k = 0; ok && k < b->track_count; k++) {
     uint32_t bi = track_order[k];
@@ -935,16 +969,38 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       bt->cs = NULL;
       continue;
     }
-    /* rebase and resolve unfinished events, then sort */
+    /* gather the blocks (freeing each once copied), rebase and resolve
+     * unfinished events, then sort */
     size_t n = bt->ev_count;
+    bev *ev = evbuf;
+    for (uint32_t q = 0, at0 = 0; q < bt->blk_count; q++) {
+      size_t c = q == 0 ? (n < EV_BLOCK ? n : EV_BLOCK) : (n - at0 < EV_BLOCK ? n - at0 : EV_BLOCK);
+      memcpy(ev + at0, bt->blk[q], c * sizeof *ev);
+      at0 += (uint32_t)c;
+      st_free(&b->alloc, bt->blk[q]);
+      bt->blk[q] = NULL;
+    }
+    free_blocks(b, bt);
+    /* this track's columns: start, dur, src (8-byte), name, cat (4), flags */
+    const size_t ncol = n + 1; /* one spare so empty rows never point at NULL + 0 */
+    void *colblk = st_realloc_array(&b->alloc, NULL, ncol, 3 * 8 + 2 * 4 + 1);
+    if (!colblk) {
+      ok = 0;
+      break;
+    }
+    t->col[t->col_count++] = colblk;
+    int64_t *c_start = colblk, *c_dur = c_start + ncol;
+    uint64_t *c_src = (uint64_t *)(c_dur + ncol);
+    uint32_t *c_name = (uint32_t *)(c_src + ncol), *c_cat = c_name + ncol;
+    uint8_t *c_flags = (uint8_t *)(c_cat + ncol);
     for (size_t i = 0; i < n; i++) {
-      bev *e = &bt->ev[i];
+      bev *e = &ev[i];
       e->start = sat_sub(e->start, t->origin);
       if (e->flags & ST_EV_UNFINISHED) e->dur = sat_sub(t->duration, e->start);
     }
-    sort_events(bt->ev, evtmp, n);
+    sort_events(ev, evtmp, n);
     uint32_t base_rows;
-    uint32_t total_rows = layout_track(bt->ev, n, bt->kind, &s, &base_rows);
+    uint32_t total_rows = layout_track(ev, n, bt->kind, &s, &base_rows);
     /* rows */
     size_t need = (size_t)t->row_count + total_rows;
     if (need > UINT32_MAX - 1) {
@@ -964,32 +1020,30 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     }
     memset(s.count, 0, (size_t)total_rows * sizeof *s.count);
     for (size_t i = 0; i < n; i++) s.count[s.depth[i]]++;
-    size_t at = ev_at;
+    size_t at = 0;
     for (uint32_t r = 0; r < total_rows; r++) {
       uint32_t track_idx = r < base_rows ? out_tracks : out_tracks + 1;
       uint32_t depth = r < base_rows ? r : r - base_rows;
       uint32_t c = s.count[r];
-      t->rows[t->row_count + r] = (st_row){track_idx,        depth,          c,
-                                           t->ev_start + at, t->ev_dur + at, t->ev_name + at,
-                                           t->ev_cat + at,   t->ev_src + at, t->ev_flags + at};
-      s.count[r] = (uint32_t)(at - ev_at); /* becomes the write cursor (relative) */
+      t->rows[t->row_count + r] = (st_row){track_idx,   depth,       c,          c_start + at,
+                                           c_dur + at,  c_name + at, c_cat + at, c_src + at,
+                                           c_flags + at};
+      s.count[r] = (uint32_t)at; /* becomes the write cursor */
       at += c;
     }
     for (size_t i = 0; i < n; i++) {
-      const bev *e = &bt->ev[i];
-      size_t o = ev_at + s.count[s.depth[i]]++;
+      const bev *e = &ev[i];
+      size_t o = s.count[s.depth[i]]++;
       if (has_points) /* index within the row: o minus the row's first column slot */
-        s.slot[i] =
-            (uint32_t)(o - (size_t)(t->rows[t->row_count + s.depth[i]].start - t->ev_start));
-      t->ev_start[o] = e->start;
-      t->ev_dur[o] = e->dur;
-      t->ev_name[o] = e->name;
-      t->ev_cat[o] = e->cat;
-      t->ev_src[o] = e->src;
-      t->ev_flags[o] = e->flags;
+        s.slot[i] = (uint32_t)(o - (size_t)(t->rows[t->row_count + s.depth[i]].start - c_start));
+      c_start[o] = e->start;
+      c_dur[o] = e->dur;
+      c_name[o] = e->name;
+      c_cat[o] = e->cat;
+      c_src[o] = e->src;
+      c_flags[o] = e->flags;
     }
-    if (has_points) bind_track(b, &fw, bi, bt->ev, n, &s, t->row_count, t->origin);
-    ev_at += n;
+    if (has_points) bind_track(b, &fw, bi, ev, n, &s, t->row_count, t->origin);
     ot->row_count = base_rows;
     t->row_count += total_rows;
     out_tracks++;
@@ -1003,8 +1057,6 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       out_tracks++;
       t->procs[prank].track_count++;
     }
-    st_free(&b->alloc, bt->ev);
-    bt->ev = NULL;
   }
   t->track_count = out_tracks;
   t->counter_count = counters_at;
@@ -1019,6 +1071,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   st_free(&b->alloc, s.count);
   st_free(&b->alloc, s.slot);
   st_free(&b->alloc, evtmp);
+  st_free(&b->alloc, evbuf);
   st_free(&b->alloc, cstmp);
   st_free(&b->alloc, ktmp);
   st_free(&b->alloc, proc_rank);
@@ -1065,12 +1118,8 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->tracks);
   st_free(&a, t->rows);
   st_free(&a, t->counters);
-  st_free(&a, t->ev_start);
-  st_free(&a, t->ev_dur);
-  st_free(&a, t->ev_name);
-  st_free(&a, t->ev_cat);
-  st_free(&a, t->ev_src);
-  st_free(&a, t->ev_flags);
+  for (uint32_t i = 0; i < t->col_count; i++) st_free(&a, t->col[i]);
+  st_free(&a, t->col);
   st_free(&a, t->cs_ts);
   st_free(&a, t->cs_value);
   st_free(&a, t->flows);
