@@ -203,3 +203,21 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_select(double row, double index) {
   st_app_apply(app, st_ui_select(app->ui, ref, 0));
   return 1;
 }
+
+/* Selects the event at (row, index) and scrolls / pans to show it centred
+ * (the details pane's flow links); 1 done, 0 no such event. */
+EMSCRIPTEN_KEEPALIVE int st_wasm_reveal(double row, double index) {
+  st_app *app = st_app_get();
+  if (!st_wasm_select(row, index)) return 0;
+  st_app_apply(app, st_ui_reveal(app->ui, (st_event_ref){(uint32_t)row, (uint32_t)index}));
+  return 1;
+}
+
+/* Flow arrows for everything in view on (1) or off (0); returns the state.
+ * The selected event's flows are drawn either way. */
+EMSCRIPTEN_KEEPALIVE int st_wasm_set_flows(int visible) {
+  st_app *app = st_app_get();
+  if (!app->ui) return visible != 0;
+  st_app_apply(app, st_ui_set_flows(app->ui, visible));
+  return st_ui_flows_visible(app->ui);
+}

@@ -32,6 +32,7 @@ const ui = {
   searchCount: $('search-count'),
   tool: $('tool'),
   helpButton: $('help-button'),
+  flowsButton: $('flows-button'),
   help: $('help'),
   details: $('details'),
   tooltip: $('tooltip'),
@@ -354,6 +355,39 @@ function argsFor(src) {
 const json = (ptr) => JSON.parse(str(ptr));
 let pointer = { x: 0, y: 0 };
 
+// The selected event's flows: one link per other end; a click selects it and
+// centres it (st_wasm_reveal). textContent only.
+function flowLinks(ev, dir) {
+  const list = ev[`flows_${dir}`] || [];
+  const total = ev[`flows_${dir}_count`] || 0;
+  const box = document.createElement('div');
+  box.className = `flows flows-${dir}`;
+  if (!total) return box;
+  const title = document.createElement('h3');
+  title.textContent = `flows ${dir === 'out' ? 'out' : 'in'} (${total})`;
+  box.append(title);
+  for (const o of list) {
+    const a = document.createElement('a');
+    a.href = '#';
+    a.className = 'flow-link';
+    a.dataset.row = String(o.row);
+    a.dataset.index = String(o.index);
+    const where = [o.process, o.thread].filter(Boolean).join(' / ');
+    a.textContent = `${dir === 'out' ? '→' : '←'} ${o.name || '(unnamed)'}${where ? `  (${where})` : ''}  @ ${o.ts_us} us`;
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      M._st_wasm_reveal(o.row, o.index);
+    });
+    box.append(a);
+  }
+  if (total > list.length) {
+    const more = document.createElement('div');
+    more.textContent = `… and ${total - list.length} more`;
+    box.append(more);
+  }
+  return box;
+}
+
 function fillDetails(ev, count) {
   ui.details.replaceChildren();
   if (!ev) {
@@ -385,7 +419,7 @@ function fillDetails(ev, count) {
   const args = document.createElement('div');
   args.className = 'args';
   args.textContent = 'args: reading…';
-  ui.details.append(h, table, args);
+  ui.details.append(h, table, flowLinks(ev, 'out'), flowLinks(ev, 'in'), args);
   ui.details.hidden = false;
   const src = ev.src;
   argsFor(src).then((res) => {
@@ -400,6 +434,7 @@ function onUi(bits) {
   ui.canvas.style.cursor = st.cursor || 'default';
   if (bits & UI.TOOL) ui.tool.value = String(['select', 'pan', 'zoom', 'timing'].indexOf(st.tool));
   if (bits & UI.HELP) ui.help.hidden = !st.help;
+  if (st.flows !== undefined) ui.flowsButton.setAttribute('aria-pressed', st.flows ? 'true' : 'false');
   if (bits & UI.SEARCH) {
     const s = st.search || {};
     if (document.activeElement !== ui.search && s.text !== undefined) ui.search.value = s.text;
@@ -441,6 +476,8 @@ function wirePanels() {
   });
   ui.tool.addEventListener('change', () => { M._st_wasm_set_tool(Number(ui.tool.value)); ui.canvas.focus(); });
   ui.helpButton.addEventListener('click', () => M._st_wasm_set_help(ui.help.hidden ? 1 : 0));
+  ui.flowsButton.addEventListener('click', () =>
+    M._st_wasm_set_flows(ui.flowsButton.getAttribute('aria-pressed') === 'true' ? 0 : 1));
 }
 
 // ---- canvas size ------------------------------------------------------------
