@@ -117,9 +117,28 @@ const nextTick = () => new Promise((r) => setTimeout(r, 0));
 
 // ---- sources: each yields Uint8Array chunks ------------------------------
 
+// Slices in flight: the browser reads the next ones (in its own process)
+// while the wasm loader parses this one. Sequential reads cost a fixed
+// ~5-10 ms each on top of the copy, and the parser waited for every one
+// (lean 1e6-event, 97 MB trace in headless Chromium: reading 366-980 ms of
+// the load, 164-231 ms with 3 in flight).
+const READ_AHEAD = 3;
+
 async function* blobChunks(blob) {
-  for (let off = 0; off < blob.size; off += CHUNK) {
-    yield new Uint8Array(await blob.slice(off, off + CHUNK).arrayBuffer());
+  const inFlight = [];
+  let next = 0;
+  const issue = () => {
+    if (next >= blob.size) return;
+    const p = blob.slice(next, next + CHUNK).arrayBuffer();
+    p.catch(() => {}); // a read left behind by an aborted load must not be an unhandled rejection
+    inFlight.push(p);
+    next += CHUNK;
+  };
+  for (let i = 0; i < READ_AHEAD; i++) issue();
+  while (inFlight.length) {
+    const ab = await inFlight.shift();
+    issue();
+    yield new Uint8Array(ab);
   }
 }
 
