@@ -3,8 +3,9 @@
  * Zoom level k of ST_BENCH_ZOOM_STEPS has the scale
  *   nspp_k = nspp_full * (nspp_target / nspp_full)^(k / ST_BENCH_ZOOM_STEPS)
  * with nspp_target = ST_BENCH_TARGET_NS / timeline width; level k > 0 is
- * centred on the busiest column of level k - 1, so every step is a deterministic function of
- * (trace, lod, layout, canvas): the page and the CLI replay the same views.
+ * centred on the busiest column of level k - 1. Every step is a
+ * deterministic function of (trace, lod, layout, canvas), so the page and
+ * the CLI replay the same views.
  */
 #include "bench_script.h"
 
@@ -31,23 +32,23 @@ static void hist_item(void *ud, const st_lod_item *it) {
   h->count[bin] = it->count > UINT32_MAX - h->count[bin] ? UINT32_MAX : h->count[bin] + it->count;
 }
 
-double st_bench_busiest_ns(const st_view *full, const st_trace *t, const st_lod *lod) {
-  if (!full || !t) return -1;
-  double tw = st_view_timeline_w(full);
-  if (!lod || !(tw >= 1) || !(full->ns_per_px > 0)) return -1;
+double st_bench_busiest_ns(const st_view *v, const st_trace *t, const st_lod *lod) {
+  if (!v || !t) return -1;
+  double tw = st_view_timeline_w(v);
+  if (!lod || !(tw >= 1) || !(v->ns_per_px > 0)) return -1;
   hist h;
-  h.t0 = full->t0_ns;
-  h.nspp = full->ns_per_px;
+  h.t0 = v->t0_ns;
+  h.nspp = v->ns_per_px;
   double cols = ceil(tw);
   h.bins = cols < HIST_BINS ? (uint32_t)cols : HIST_BINS;
   h.cols_per_bin = cols / h.bins;
   for (uint32_t i = 0; i < h.bins; i++) h.count[i] = 0;
-  double ft0 = floor(full->t0_ns), ft1 = ceil(full->t0_ns + tw * full->ns_per_px) + 1;
+  double ft0 = floor(v->t0_ns), ft1 = ceil(v->t0_ns + tw * v->ns_per_px) + 1;
   if (!(ft0 > -9e18 && ft1 < 9e18)) return -1;
   uint32_t nrows;
   st_trace_rows(t, &nrows);
   for (uint32_t r = 0; r < nrows; r++)
-    st_lod_query_row(lod, r, (int64_t)ft0, (int64_t)ft1, full->ns_per_px, 1.0, hist_item, &h);
+    st_lod_query_row(lod, r, (int64_t)ft0, (int64_t)ft1, v->ns_per_px, 1.0, hist_item, &h);
   uint32_t best = 0;
   for (uint32_t i = 1; i < h.bins; i++)
     if (h.count[i] > h.count[best]) best = i;
