@@ -45,12 +45,17 @@
 
 /* ==== 1. builder state ================================================== */
 
+/* A staged event: 32 bytes (flags ride in the low byte of src: offsets stay
+ * below 2^56, 64 PiB), the builder's peak memory is mostly these. */
 typedef struct bev {
   int64_t start, dur;
-  uint64_t src;
+  uint64_t sf; /* src << 8 | ST_EV_* flags */
   uint32_t name, cat;
-  uint8_t flags;
 } bev;
+_Static_assert(sizeof(bev) == 32, "bev is 32 bytes");
+#define EV_SRC(e) ((e)->sf >> 8)
+#define EV_FLAGS(e) ((uint8_t)(e)->sf)
+#define SRC_MAX (UINT64_MAX >> 8)
 
 typedef struct bsample {
   int64_t ts;
@@ -335,7 +340,8 @@ st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_
   if (flags & ST_EV_UNFINISHED) dur_ns = 0;
   if (dur_ns < 0) dur_ns = 0;
   if (start_ns > INT64_MAX - dur_ns) dur_ns = INT64_MAX - start_ns; /* end saturates */
-  t->blk[t->blk_count - 1][in_last] = (bev){start_ns, dur_ns, src, name, cat, flags};
+  if (src > SRC_MAX) src = SRC_MAX;
+  t->blk[t->blk_count - 1][in_last] = (bev){start_ns, dur_ns, src << 8 | flags, name, cat};
   t->ev_count++;
   return ST_OK;
 }
@@ -370,10 +376,9 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
 static int bev_less(const bev *a, const bev *b) {
   if (a->start != b->start) return a->start < b->start;
   if (a->dur != b->dur) return a->dur > b->dur;
-  if (a->src != b->src) return a->src < b->src;
+  if (a->sf != b->sf) return a->sf < b->sf; /* src, then flags */
   if (a->name != b->name) return a->name < b->name; /* total order: same result everywhere */
-  if (a->cat != b->cat) return a->cat < b->cat;
-  return a->flags < b->flags;
+  return a->cat < b->cat;
 }
 
 static int bsample_less(const bsample *a, const bsample *b) { return a->ts < b->ts; }
@@ -536,7 +541,7 @@ static uint32_t layout_track(bev *ev, size_t n, uint8_t kind, scratch *s, uint32
   size_t pending = nest_pass(ev, s, n, 0, &rows);
   *base_rows = rows;
   uint32_t total = rows;
-  for (size_t k = 0; k < pending; k++) ev[s->idx[k]].flags |= ST_EV_OVERLAP;
+  for (size_t k = 0; k < pending; k++) ev[s->idx[k]].sf |= ST_EV_OVERLAP;
   for (int pass = 1; pending && pass < OVERFLOW_PASSES; pass++) {
     pending = nest_pass(ev, s, pending, total, &rows);
     total += rows;
@@ -692,8 +697,8 @@ static void bind_track(const st_builder *b, flow_work *w, uint32_t bi, const bev
     } else {
       size_t j = first_at_or_after(ev, n, ts), scanned = 0;
       for (; j < n && ev[j].start == ts && scanned < EVENT_SCAN_MAX; j++, scanned++)
-        if (ev[j].src == f->src) break;
-      if (j < n && ev[j].start == ts && ev[j].src == f->src)
+        if (EV_SRC(&ev[j]) == f->src) break;
+      if (j < n && ev[j].start == ts && EV_SRC(&ev[j]) == f->src)
         e = j;
       else if (j < n && ev[j].start == ts)
         w->tmp[pending++] = i; /* many events start here: find it by src below */
@@ -711,7 +716,7 @@ static void bind_track(const st_builder *b, flow_work *w, uint32_t bi, const bev
         !st_u64map_put(&w->srcmap, &b->alloc, b->fl[w->tmp[p]].src, w->tmp[p]))
       w->nomem = 1;
   for (size_t j = 0; j < n; j++) {
-    uint32_t i = st_u64map_get(&w->srcmap, ev[j].src);
+    uint32_t i = st_u64map_get(&w->srcmap, EV_SRC(&ev[j]));
     if (i == ST_U64MAP_NONE || ev[j].start != rebase_ts(b->fl[i].ts, origin)) continue;
     w->res_row[i] = row_base + s->depth[j];
     w->res_idx[i] = s->slot[j];
@@ -996,7 +1001,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     for (size_t i = 0; i < n; i++) {
       bev *e = &ev[i];
       e->start = sat_sub(e->start, t->origin);
-      if (e->flags & ST_EV_UNFINISHED) e->dur = sat_sub(t->duration, e->start);
+      if (EV_FLAGS(e) & ST_EV_UNFINISHED) e->dur = sat_sub(t->duration, e->start);
     }
     sort_events(ev, evtmp, n);
     uint32_t base_rows;
@@ -1040,8 +1045,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       c_dur[o] = e->dur;
       c_name[o] = e->name;
       c_cat[o] = e->cat;
-      c_src[o] = e->src;
-      c_flags[o] = e->flags;
+      c_src[o] = EV_SRC(e);
+      c_flags[o] = EV_FLAGS(e);
     }
     if (has_points) bind_track(b, &fw, bi, ev, n, &s, t->row_count, t->origin);
     ot->row_count = base_rows;
