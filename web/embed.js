@@ -259,16 +259,25 @@ export function embedSetup() {
     if (h.sel) M._st_wasm_select(h.sel[0], h.sel[1]);
   }
 
+  // lastHash is the hash this page last wrote (or applied). A location.hash
+  // that differs from it was edited by someone else (the user, a link, a
+  // test) and wins: it is applied, never overwritten, even when this timer
+  // runs before the browser has delivered its hashchange event.
   let lastHash = null;
   function syncHash() {
     if (!M || !hashApplied) return;
+    if (location.hash !== lastHash && lastHash !== null) {
+      lastHash = location.hash;
+      applyHash();
+      return;
+    }
     const v = JSON.parse(M.UTF8ToString(M._st_wasm_view_json()));
     if (!v) return;
     let h = `#t=${fmtUs(v.start_us)},${fmtUs(v.end_us)}`;
     const sel = JSON.parse(M.UTF8ToString(M._st_wasm_selection_json(2)));
     if (Array.isArray(sel) && sel.length === 1 && sel[0].row !== undefined) h += `&sel=${sel[0].row}:${sel[0].index}`;
-    if (h === lastHash || h === location.hash) return;
     lastHash = h;
+    if (h === location.hash) return;
     try {
       history.replaceState(history.state, '', h);
     } catch {
@@ -404,6 +413,7 @@ export function embedSetup() {
     loaded() {
       if (hashApplied || !M) return;
       hashApplied = true;
+      lastHash = location.hash;
       applyHash();
     },
     // A trace opened through app.js's loader (kept for "Save HTML").
@@ -418,7 +428,9 @@ export function embedSetup() {
       addSaveButton();
       window.addEventListener('message', onMessage);
       window.addEventListener('hashchange', () => {
-        if (hashApplied) applyHash();
+        if (!hashApplied) return;
+        lastHash = location.hash;
+        applyHash();
       });
       window.addEventListener('strata:loaded', (e) => tellParents({ event: 'loaded', name: shown ? shown.name : null, stats: e.detail }));
       window.addEventListener('strata:error', (e) => tellParents({ event: 'error', message: String(e.detail) }));
