@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# core_purity.sh LIBSTRATA_CORE.a SOURCE_DIR
+# The core's rules, checked (DESIGN.md, STYLE.md practice 1):
+#   1. no mutable global state: no object in a writable data section (.data,
+#      .bss; read-only .rodata/.data.rel.ro are fine);
+#   2. no platform or I/O headers (emscripten, SDL, GL, POSIX, time);
+#   3. no I/O, clock or environment calls, and no allocation outside the
+#      st_alloc hook in base.c.
+# Prints "N passed, N failed".
+set -u
+lib=$1 src=$2
+pass=0 fail=0
+check() { # name, offending lines
+  if [ -z "$2" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); printf 'FAIL %s:\n%s\n' "$1" "$2"; fi
+}
+globals=$(objdump -t "$lib" | awk '$0 ~ /[ \t]\.(data|bss)([ \t]|\.[^r])/ && $0 !~ /\.data\.rel\.ro/ && $3 == "O"')
+check "mutable globals in the core" "$globals"
+headers=$(grep -nE '#include[[:space:]]*[<"](emscripten|SDL|GL|GLES|EGL|unistd|pthread|time|sys/|windows|fcntl|dirent)' "$src"/core/*.[ch])
+check "platform headers in core/" "$headers"
+code_only() { grep -vE ':[0-9]+:[[:space:]]*(\*|/\*|//)'; } # drop comment lines
+calls=$(grep -nE '(^|[^_[:alnum:]])(printf|fprintf|puts|fputs|fopen|fread|fwrite|fclose|getenv|clock|time|exit|abort)[[:space:]]*\(' "$src"/core/*.c | code_only)
+check "I/O, clock or exit calls in core/" "$calls"
+allocs=$(grep -nE '(^|[^_[:alnum:]])(malloc|calloc|realloc|free)[[:space:]]*\(' "$src"/core/*.c | grep -v "^$src/core/base.c:" | code_only)
+check "allocation outside st_alloc" "$allocs"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
