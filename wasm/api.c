@@ -43,6 +43,12 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_gfx_ok(void) { return st_app_get()->renderer !=
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_error(void) { return st_app_get()->error; }
 
+/* The open trace's free-form top-level JSON (metadata, otherData,
+ * displayTimeUnit, ...) as one object, for the trace-info panel. */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_info_json(void) {
+  return st_app_info_json(st_app_get());
+}
+
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_stats_json(void) {
   return st_app_stats_json(st_app_get());
 }
@@ -196,7 +202,8 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_gz_extract(void) { return st_argsr
  * 1 done, 0 no such event (another trace, or a stale link). */
 EMSCRIPTEN_KEEPALIVE int st_wasm_select(double row, double index) {
   st_app *app = st_app_get();
-  if (!app->ui || !app->trace || !(row >= 0 && row < 4294967295.0) || !(index >= 0 && index < 4294967295.0))
+  if (!app->ui || !app->trace || !(row >= 0 && row < 4294967295.0) ||
+      !(index >= 0 && index < 4294967295.0))
     return 0;
   st_event_ref ref = {(uint32_t)row, (uint32_t)index};
   if (!st_ref_valid(app->trace, ref)) return 0;

@@ -42,6 +42,15 @@ int st_app_init_gfx(st_app *app) {
   return app->renderer && app->glyphs;
 }
 
+/* A malloc'd copy of s (NULL for NULL or on failure: the panel then says "{}"). */
+static char *dup_str(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
 static void copy_str(char *dst, size_t cap, const char *src) {
   if (!src) src = "";
   size_t n = strlen(src);
@@ -143,10 +152,12 @@ int st_app_load_finish(st_app *app) {
   memset(&err, 0, sizeof err);
   st_trace *t = st_loader_finish(app->loader, &err);
   st_stats stats = *st_loader_stats(app->loader);
-  st_argsrc *args = st_loader_take_args_source(app->loader); /* args on selection */
+  st_argsrc *args = st_loader_take_args_source(app->loader);             /* args on selection */
+  char *info = dup_str(t ? st_loader_metadata_json(app->loader) : NULL); /* trace-info panel */
   st_loader_destroy(app->loader);
   app->loader = NULL;
   if (!t) {
+    free(info);
     st_argsrc_destroy(args);
     if (err.code == ST_OK) st_error_set(&err, ST_ERR_FORMAT, 0, "no trace data");
     set_error(app, &err);
@@ -159,6 +170,7 @@ int st_app_load_finish(st_app *app) {
   if (!lod || !ui) {
     if (lerr.code == ST_OK) st_error_set(&lerr, ST_ERR_NOMEM, 0, "out of memory");
     set_error(app, &lerr);
+    free(info);
     st_argsrc_destroy(args);
     st_lod_destroy(lod);
     st_trace_destroy(t);
@@ -175,6 +187,8 @@ int st_app_load_finish(st_app *app) {
   app->ui = ui;
   app->stats = stats;
   app->has_stats = 1;
+  free(app->info_json);
+  app->info_json = info;
   app->animating = 0;
   st_ui_set_tool(ui, (st_tool)app->tool);
   copy_str(app->trace_name, sizeof app->trace_name, app->load_name);
@@ -266,6 +280,8 @@ void st_app_frame(st_app *app) {
 }
 
 /* ---- stats --------------------------------------------------------------- */
+
+const char *st_app_info_json(const st_app *app) { return app->info_json ? app->info_json : "{}"; }
 
 const char *st_app_stats_json(st_app *app) {
   static char *buf;

@@ -54,6 +54,7 @@ typedef struct st_app {
   int tool;  /* st_tool, kept across loads */
   st_stats stats;
   int has_stats;
+  char *info_json; /* the trace's top-level metadata (st_loader_metadata_json), malloc'd */
   char trace_name[256];
 
   /* the load in progress */
@@ -111,5 +112,7 @@ int st_app_view_set(st_app *app, double start_us, double end_us);
 /* The stats JSON of the trace on screen (st_stats_json shape); "null"
  * before any load. The returned text is valid until the next call. */
 const char *st_app_stats_json(st_app *app);
+/* The open trace's top-level metadata as a JSON object text ("{}" if none). */
+const char *st_app_info_json(const st_app *app);
 
 #endif

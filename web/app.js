@@ -10,6 +10,7 @@
 // standalone files) live in embed.js; this file calls its hooks.
 
 import { createPanels } from './panels.js';
+import { createInfo } from './info.js';
 import { embedSetup } from './embed.js';
 
 const embed = embedSetup();
@@ -648,6 +649,7 @@ async function start() {
   wireUi();
   panels = createPanels({ M, str, fmtCount });
   wirePanels();
+  createInfo({ M, str });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

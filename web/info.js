@@ -1,0 +1,78 @@
+// info.js: the trace-info panel. What the open trace is (name, format, size,
+// counts, time range, the importer's warnings) and its free-form top-level
+// JSON (metadata, otherData, displayTimeUnit, ...: whatever the file carries
+// besides its events), pretty-printed. Everything from the trace is set as
+// textContent: names and values are untrusted.
+const MAX_VALUE_CHARS = 20000;
+
+export function createInfo({ M, str }) {
+  const button = document.getElementById('info-button');
+  const panel = document.getElementById('trace-info');
+  const body = document.getElementById('trace-info-body');
+  const close = document.getElementById('trace-info-close');
+
+  const el = (tag, text, cls) => {
+    const e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  };
+  const row = (dl, key, value) => {
+    dl.append(el('dt', key), el('dd', value));
+  };
+
+  function metadata() {
+    const text = str(M._st_wasm_trace_info_json());
+    try {
+      return { obj: JSON.parse(text), text };
+    } catch {
+      return { obj: null, text }; // cut at the importer's size cap: show it raw
+    }
+  }
+
+  function render() {
+    body.replaceChildren();
+    const s = window.strata.stats();
+    if (!s) {
+      body.append(el('p', 'No trace is open.'));
+      return;
+    }
+    const dl = el('dl');
+    row(dl, 'trace', document.getElementById('trace-name').textContent || '(unnamed)');
+    row(dl, 'format', `${s.format}${s.compressed ? ' (gzip)' : ''}`);
+    row(dl, 'size', `${s.bytes_in.toLocaleString()} bytes${s.compressed ? `, ${s.bytes_decoded.toLocaleString()} decoded` : ''}`);
+    row(dl, 'events', `${s.events.toLocaleString()} (${s.slices.toLocaleString()} slices, ${s.instants.toLocaleString()} instants, ` +
+      `${s.counter_samples.toLocaleString()} counter samples, ${s.async_slices.toLocaleString()} async, ${s.flows.toLocaleString()} flows)`);
+    row(dl, 'processes / threads', `${s.processes} / ${s.threads}`);
+    if (s.ts_min_us !== null) row(dl, 'timestamps (us, as in the file)', `${s.ts_min_us} … ${s.ts_max_us}`);
+    for (const w of s.warnings || []) row(dl, `warning: ${w.kind}`, `${w.count}× (first at byte ${w.first_offset})`);
+    body.append(dl);
+
+    const meta = metadata();
+    const keys = meta.obj && typeof meta.obj === 'object' ? Object.keys(meta.obj) : [];
+    body.append(el('h3', keys.length || !meta.obj ? 'Metadata in the file' : 'No metadata in the file'));
+    if (!meta.obj) {
+      body.append(el('pre', meta.text.slice(0, MAX_VALUE_CHARS)));
+      return;
+    }
+    const md = el('dl', undefined, 'meta');
+    for (const k of keys) {
+      const v = meta.obj[k];
+      const text = typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+      const dd = el('dd');
+      dd.append(el('pre', text.length > MAX_VALUE_CHARS ? text.slice(0, MAX_VALUE_CHARS) + '…' : text));
+      md.append(el('dt', k), dd);
+    }
+    body.append(md);
+  }
+
+  const show = (on) => {
+    panel.hidden = !on;
+    button.setAttribute('aria-pressed', on ? 'true' : 'false');
+    if (on) render();
+  };
+  button.addEventListener('click', () => show(panel.hidden));
+  close.addEventListener('click', () => show(false));
+  window.addEventListener('strata:loaded', () => { if (!panel.hidden) render(); });
+  return { show, render };
+}
