@@ -782,9 +782,13 @@ static void gutter_pass(dctx *d) {
         /* U+25B8 / U+25BE: collapsed / expanded marker */
         const char *mark =
             st_layout_collapsed(lay, it->process) ? "\xE2\x96\xB8 " : "\xE2\x96\xBE ";
-        int m = len ? snprintf(buf, sizeof buf, "%s%.*s (pid %lld)", mark,
-                               (int)(len > 200 ? 200 : len), name, (long long)p->pid)
-                    : snprintf(buf, sizeof buf, "%spid %lld", mark, (long long)p->pid);
+        /* negative pids are importers' synthetic keys (the global instants
+         * row, Perfetto track trees): not the file's, so not shown */
+        int m = len && p->pid < 0
+                    ? snprintf(buf, sizeof buf, "%s%.*s", mark, (int)(len > 200 ? 200 : len), name)
+                : len ? snprintf(buf, sizeof buf, "%s%.*s (pid %lld)", mark,
+                                 (int)(len > 200 ? 200 : len), name, (long long)p->pid)
+                      : snprintf(buf, sizeof buf, "%spid %lld", mark, (long long)p->pid);
         if (m > 0)
           draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x,
                     baseline_for(d, sy, it->h), w, COL_SECTION_TEXT);

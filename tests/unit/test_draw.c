@@ -182,6 +182,47 @@ static void test_first_glyph_with_left_bearing(void) {
   st_trace_destroy(t);
 }
 
+/* The gutter's glyphs (clip at x 0) as text; blank glyphs (spaces) are not
+ * drawn, so "(pid 701)" reads "(pid701)". */
+static void gutter_text(const st_drawlist *dl, char *out, size_t cap) {
+  size_t n = 0;
+  for (uint32_t c = 0; c < dl->cmd_count; c++) {
+    const st_draw_cmd *gc = &dl->cmds[c];
+    if (gc->kind != ST_DRAW_GLYPHS || gc->clip_x != 0) continue;
+    for (uint32_t i = gc->first; i < gc->first + gc->count && n + 1 < cap; i++)
+      out[n++] = dl->glyphs[i].u0 < 128 ? (char)dl->glyphs[i].u0 : '~';
+  }
+  out[n] = 0;
+}
+
+static void test_section_labels_hide_synthetic_pids(void) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t g = st_builder_process(b, -5), h = st_builder_process(b, 701);
+  st_builder_process_name(b, g, S(b, "Global"));
+  st_builder_process_name(b, h, S(b, "host"));
+  uint32_t tg = st_builder_track(b, g, ST_TRACK_INSTANTS, -1, S(b, "instants"));
+  uint32_t th = st_builder_track(b, h, ST_TRACK_SLICES, 1, S(b, "main"));
+  st_builder_slice(b, tg, 0, 0, S(b, "i"), 0, 0, ST_EV_INSTANT);
+  st_builder_slice(b, th, 0, 1000, S(b, "x"), 0, 10, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  st_lod *lod = st_lod_build(NULL, t, NULL);
+  st_layout *lay = st_layout_create(NULL, t);
+  st_view v;
+  st_drawlist dl = {0};
+  st_view_fit(&v, t, 1280, 800, 1);
+  st_draw_input in = {.trace = t, .lod = lod, .layout = lay, .view = &v, .font = &g_font};
+  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  char text[512];
+  gutter_text(&dl, text, sizeof text);
+  CHECK(strstr(text, "Global") != NULL);
+  CHECK(strstr(text, "pid-5") == NULL);
+  CHECK(strstr(text, "host(pid701)") != NULL);
+  st_drawlist_free(&dl, NULL);
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
 static void test_labels_inside_slices(void) {
   st_trace *t = test_trace();
   st_lod *lod = st_lod_build(NULL, t, NULL);
@@ -433,6 +474,7 @@ int main(void) {
   RUN(test_frames_in_bounds);
   RUN(test_labels_inside_slices);
   RUN(test_first_glyph_with_left_bearing);
+  RUN(test_section_labels_hide_synthetic_pids);
   RUN(test_elision);
   RUN(test_utf8_fallback);
   RUN(test_collapse_hides_rows);
