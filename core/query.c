@@ -198,6 +198,7 @@ struct st_find {
   uint64_t words;
   uint64_t count;
   int active;
+  int in_args;
   char *text;
 };
 
@@ -259,6 +260,7 @@ static void find_clear(st_find *f) {
   f->name_cap = f->name_hits = 0;
   f->count = 0;
   f->active = 0;
+  f->in_args = 0;
 }
 
 void st_find_destroy(st_find *f) {
@@ -329,6 +331,45 @@ st_code st_find_set(st_find *f, const char *text, size_t len) {
   f->count = total;
   return ST_OK;
 }
+
+static int src_in(const uint64_t *srcs, size_t n, uint64_t v) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (srcs[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && srcs[lo] == v;
+}
+
+st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n) {
+  if (!f || !f->active || !f->bits || !f->cum) return ST_ERR_ARG;
+  f->in_args = 1;
+  if (!n) return ST_OK;
+  uint64_t lo_src = srcs[0], hi_src = srcs[n - 1];
+  for (uint32_t r = 0; r < f->row_count; r++) {
+    const uint64_t *src = f->rows[r].src;
+    uint32_t cnt = f->rows[r].count;
+    uint64_t *w = f->bits + f->word_base[r];
+    for (uint32_t i = 0; i < cnt; i++) {
+      uint64_t v = src[i];
+      if (v < lo_src || v > hi_src) continue;
+      if (src_in(srcs, n, v)) w[i / 64] |= (uint64_t)1 << (i % 64);
+    }
+  }
+  uint64_t total = 0;
+  for (uint64_t k = 0; k < f->words; k++) {
+    f->cum[k] = total;
+    total += (uint64_t)popcount64(f->bits[k]);
+  }
+  f->cum[f->words] = total;
+  f->count = total;
+  return ST_OK;
+}
+
+int st_find_in_args(const st_find *f) { return f && f->in_args; }
 
 int st_find_active(const st_find *f) { return f && f->active; }
 const char *st_find_text(const st_find *f) { return f && f->text ? f->text : ""; }

@@ -91,6 +91,13 @@ uint64_t st_find_count(const st_find *f);      /* matching events */
 uint32_t st_find_name_count(const st_find *f); /* distinct matching names */
 int st_find_name_matches(const st_find *f, uint32_t name);
 int st_find_is_match(const st_find *f, uint32_t row, uint32_t index);
+/* "In args": adds to the active search every event whose src is in srcs
+ * (ascending; st_args_search hits, core/args_search.h), so the match set
+ * is names OR args. One pass over the rows' src arrays with a binary
+ * search into srcs; no per-event memory. ST_ERR_ARG if no search is
+ * active (st_find_set first). */
+st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n);
+int st_find_in_args(const st_find *f); /* st_find_add_srcs was applied */
 /* Matches among row[lo, hi). */
 uint64_t st_find_count_in(const st_find *f, uint32_t row, uint32_t lo, uint32_t hi);
 /* The next (dir > 0) or previous (dir < 0) match after / before `from` in

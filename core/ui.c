@@ -800,6 +800,14 @@ unsigned st_ui_search(st_ui *ui, const char *text, size_t len) {
   return ST_UI_HANDLED | ST_UI_SEARCH | ST_UI_REDRAW;
 }
 
+unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64_t *srcs,
+                           size_t n) {
+  if (!ui) return 0;
+  if (st_find_set(ui->find, text, len) == ST_OK && len) st_find_add_srcs(ui->find, srcs, n);
+  ui->find_cur = ST_REF_NONE;
+  return ST_UI_HANDLED | ST_UI_SEARCH | ST_UI_REDRAW;
+}
+
 const st_find *st_ui_find(const st_ui *ui) { return ui ? ui->find : NULL; }
 
 st_event_ref st_ui_search_current(const st_ui *ui) { return ui ? ui->find_cur : ST_REF_NONE; }

@@ -155,6 +155,10 @@ unsigned st_ui_reveal(st_ui *ui, st_event_ref ref);
 /* ---- search -------------------------------------------------------------- */
 unsigned st_ui_search(st_ui *ui, const char *text, size_t len);
 const st_find *st_ui_find(const st_ui *ui);
+/* "In args": the name search for text, plus the events whose src is in
+ * srcs (ascending; core/args_search.h). */
+unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64_t *srcs,
+                           size_t n);
 /* Next (dir > 0) / previous match in time order after the current one
  * (wrapping): selects it and reveals it. */
 unsigned st_ui_search_step(st_ui *ui, int dir);

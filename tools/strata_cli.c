@@ -58,7 +58,8 @@ static double now_ms(void) {
 
 static int usage(void) {
   fprintf(stderr, "usage: strata stats FILE [--json]\n"
-                  "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n");
+                  "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
+                  "       strata search FILE TEXT [--args] [--json] [--limit N]\n");
   return 2;
 }
 
@@ -195,6 +196,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "bench") == 0) return strata_cmd_bench(argc, argv);
   if (strcmp(argv[1], "export") == 0) return strata_cmd_export(argc, argv);
   if (strcmp(argv[1], "args") == 0) return strata_cmd_args(argc, argv);
+  if (strcmp(argv[1], "search") == 0) return strata_cmd_search(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
     int json = 0;
