@@ -35,6 +35,7 @@
 #define MAX_LABEL_CPS 256 /* code points considered per label */
 
 #define PAD 4.0f
+#define INDENT_PX 12.0f /* per nesting level of a track label */
 #define TICK_MIN_PX 90.0
 #define MIN_LABEL_PX 14.0f
 
@@ -811,9 +812,11 @@ static void gutter_pass(dctx *d) {
       else
         m = snprintf(buf, sizeof buf, "counter %lld", (long long)tr->key);
       float lh = it->kind == ST_LAYOUT_COUNTER ? ST_VIEW_ROW_H : it->h;
-      if (m > 0)
-        draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x + 2 * PAD,
-                  baseline_for(d, sy, lh), w - 2 * PAD, COL_TRACK_TEXT);
+      /* tracks nested in a tree of tracks indent by level (at most 8) */
+      float in = 2 * PAD + INDENT_PX * (float)(tr->indent > 8 ? 8 : tr->indent);
+      if (m > 0 && w > in)
+        draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x + in,
+                  baseline_for(d, sy, lh), w - in, COL_TRACK_TEXT);
     }
   }
   /* the separator between gutter and timeline */

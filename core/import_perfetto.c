@@ -103,7 +103,7 @@ struct st_perfetto_importer {
   st_u64map seq_map; /* sequence id -> index */
   pflow *fids;       /* flow ids of the event being read */
   uint32_t nfids, cap_fids;
-  uint32_t roots;    /* processes made for custom-track trees */
+  uint32_t roots; /* processes made for custom-track trees */
   flag_array track_seen, proc_seen;
   gclock gclocks[64];
   uint32_t trace_clock;
@@ -292,6 +292,24 @@ static uint32_t track_process(st_perfetto_importer *im, uint32_t ti) {
   return p;
 }
 
+/* How deep a custom track sits in its tree of custom tracks (0 for a root,
+ * or for a track directly under a process/thread track, which Perfetto shows
+ * as a sibling): its label's indent, as ui.perfetto.dev nests them. */
+static uint8_t track_depth(const st_perfetto_importer *im, uint32_t ti) {
+  uint8_t depth = 0;
+  uint32_t cur = ti;
+  for (int hops = 0; hops < 64; hops++) {
+    const ptrack *t = &im->tracks[cur];
+    uint32_t up = t->has_parent ? st_u64map_get(&im->track_map, t->parent) : ST_U64MAP_NONE;
+    if (up == ST_U64MAP_NONE || im->tracks[up].kind == TK_PROCESS ||
+        im->tracks[up].kind == TK_THREAD)
+      break;
+    depth++;
+    cur = up;
+  }
+  return depth;
+}
+
 /* The builder track of a ptrack, made on first use. */
 static uint32_t track_builder(st_perfetto_importer *im, uint32_t ti, int counter) {
   ptrack *t = &im->tracks[ti];
@@ -312,7 +330,10 @@ static uint32_t track_builder(st_perfetto_importer *im, uint32_t ti, int counter
     im->nomem = 1;
     return bt;
   }
-  if (t->kind != TK_THREAD) st_builder_track_sort(im->b, bt, clamp32(t->order));
+  if (t->kind != TK_THREAD) {
+    st_builder_track_sort(im->b, bt, clamp32(t->order));
+    st_builder_track_indent(im->b, bt, track_depth(im, ti));
+  }
   if (!counter && !flag_test_set(im, &im->track_seen, bt)) im->stats->threads++;
   t->btrack = bt;
   return bt;

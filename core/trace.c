@@ -82,9 +82,10 @@ typedef struct btrack {
   int64_t key;
   uint32_t name;
   int32_t sort_index;
-  bev **blk;          /* staged events: see EV_BLOCK */
+  uint8_t indent;
+  bev **blk; /* staged events: see EV_BLOCK */
   uint32_t blk_count, blk_cap;
-  size_t last_cap;    /* capacity of the last block */
+  size_t last_cap; /* capacity of the last block */
   size_t ev_count;
   bsample *cs;
   size_t cs_count, cs_cap;
@@ -311,6 +312,10 @@ void st_builder_track_sort(st_builder *b, uint32_t track, int32_t sort_index) {
   if (b && track < b->track_count) b->tracks[track].sort_index = sort_index;
 }
 
+void st_builder_track_indent(st_builder *b, uint32_t track, uint8_t indent) {
+  if (b && track < b->track_count) b->tracks[track].indent = indent;
+}
+
 st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_t dur_ns,
                          uint32_t name, uint32_t cat, uint64_t src, uint8_t flags) {
   if (!b || track >= b->track_count) return ST_ERR_ARG;
@@ -376,7 +381,7 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
 static int bev_less(const bev *a, const bev *b) {
   if (a->start != b->start) return a->start < b->start;
   if (a->dur != b->dur) return a->dur > b->dur;
-  if (a->sf != b->sf) return a->sf < b->sf; /* src, then flags */
+  if (a->sf != b->sf) return a->sf < b->sf;         /* src, then flags */
   if (a->name != b->name) return a->name < b->name; /* total order: same result everywhere */
   return a->cat < b->cat;
 }
@@ -865,7 +870,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   if (!ALLOC_ARRAY(keys, nkeys) || !ALLOC_ARRAY(ktmp, nkeys) ||
       !ALLOC_ARRAY(proc_rank, b->proc_count) || !ALLOC_ARRAY(t->procs, b->proc_count) ||
       !ALLOC_ARRAY(t->tracks, (size_t)b->track_count * 2) || !ALLOC_ARRAY(t->counters, ncounters) ||
-      !ALLOC_ARRAY(t->col, b->track_count) || !ALLOC_ARRAY(t->cs_ts, ncs + 1) || !ALLOC_ARRAY(t->cs_value, ncs + 1)) {
+      !ALLOC_ARRAY(t->col, b->track_count) || !ALLOC_ARRAY(t->cs_ts, ncs + 1) ||
+      !ALLOC_ARRAY(t->cs_value, ncs + 1)) {
     st_free(&b->alloc, keys);
     st_free(&b->alloc, ktmp);
     st_free(&b->alloc, proc_rank);
@@ -952,6 +958,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
                      .key = bt->key,
                      .name = bt->name,
                      .sort_index = bt->sort_index,
+                     .indent = bt->indent,
                      .first_row = t->row_count,
                      .counter = UINT32_MAX};
     if (bt->kind == ST_TRACK_COUNTER) {
@@ -1030,9 +1037,9 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       uint32_t track_idx = r < base_rows ? out_tracks : out_tracks + 1;
       uint32_t depth = r < base_rows ? r : r - base_rows;
       uint32_t c = s.count[r];
-      t->rows[t->row_count + r] = (st_row){track_idx,   depth,       c,          c_start + at,
-                                           c_dur + at,  c_name + at, c_cat + at, c_src + at,
-                                           c_flags + at};
+      t->rows[t->row_count + r] =
+          (st_row){track_idx,   depth,      c,          c_start + at, c_dur + at,
+                   c_name + at, c_cat + at, c_src + at, c_flags + at};
       s.count[r] = (uint32_t)at; /* becomes the write cursor */
       at += c;
     }

@@ -31,10 +31,10 @@
 #include "strtab.h"
 
 typedef enum st_track_kind {
-  ST_TRACK_SLICES = 0, /* a thread/stream/line: rows are nesting depths */
-  ST_TRACK_ASYNC = 1,  /* async events: rows are lanes packed without overlap */
+  ST_TRACK_SLICES = 0,   /* a thread/stream/line: rows are nesting depths */
+  ST_TRACK_ASYNC = 1,    /* async events: rows are lanes packed without overlap */
   ST_TRACK_INSTANTS = 2, /* instant markers (dur 0) in one or more rows */
-  ST_TRACK_COUNTER = 3 /* one counter series; no rows */
+  ST_TRACK_COUNTER = 3   /* one counter series; no rows */
 } st_track_kind;
 
 enum {
@@ -54,16 +54,17 @@ typedef struct st_process {
 } st_process;
 
 typedef struct st_track {
-  uint8_t kind; /* st_track_kind */
+  uint8_t kind;     /* st_track_kind */
   uint8_t overflow; /* 1 if this is the overflow lane set of another track */
-  uint16_t reserved;
-  uint32_t process;   /* index into st_trace_processes() */
-  int64_t key;        /* tid for thread tracks; importer-defined otherwise */
-  uint32_t name;      /* strtab id: thread name / lane group / series name */
+  uint8_t indent;   /* nesting level under its section (trees of tracks): labels indent */
+  uint8_t reserved;
+  uint32_t process; /* index into st_trace_processes() */
+  int64_t key;      /* tid for thread tracks; importer-defined otherwise */
+  uint32_t name;    /* strtab id: thread name / lane group / series name */
   int32_t sort_index;
   uint32_t first_row; /* rows [first_row, first_row + row_count) */
   uint32_t row_count;
-  uint32_t counter;   /* ST_TRACK_COUNTER: index into st_trace_counters() */
+  uint32_t counter; /* ST_TRACK_COUNTER: index into st_trace_counters() */
 } st_track;
 
 typedef struct st_row {
@@ -81,7 +82,7 @@ typedef struct st_row {
 typedef struct st_counter {
   uint32_t track;
   uint32_t count;
-  const int64_t *ts;    /* ns from trace start, ascending */
+  const int64_t *ts; /* ns from trace start, ascending */
   const double *value;
   double min, max;
 } st_counter;
@@ -94,10 +95,10 @@ const st_process *st_trace_processes(const st_trace *t, uint32_t *count);
 const st_track *st_trace_tracks(const st_trace *t, uint32_t *count);
 const st_row *st_trace_rows(const st_trace *t, uint32_t *count);
 const st_counter *st_trace_counters(const st_trace *t, uint32_t *count);
-int64_t st_trace_origin_ns(const st_trace *t);   /* absolute time of t = 0 */
-int64_t st_trace_duration_ns(const st_trace *t); /* last end - first start */
+int64_t st_trace_origin_ns(const st_trace *t);    /* absolute time of t = 0 */
+int64_t st_trace_duration_ns(const st_trace *t);  /* last end - first start */
 uint64_t st_trace_event_count(const st_trace *t); /* events in rows + counter samples */
-size_t st_trace_bytes(const st_trace *t);        /* resident memory of the model */
+size_t st_trace_bytes(const st_trace *t);         /* resident memory of the model */
 
 /* ---- flows ----------------------------------------------------------------
  * A flow is an arrow from one event (the producer, e.g. a kernel launch) to
@@ -150,6 +151,9 @@ void st_builder_process_labels(st_builder *b, uint32_t process, uint32_t labels)
 void st_builder_process_sort(st_builder *b, uint32_t process, int32_t sort_index);
 void st_builder_track_name(st_builder *b, uint32_t track, uint32_t name);
 void st_builder_track_sort(st_builder *b, uint32_t track, int32_t sort_index);
+/* Nesting level of a track in a tree of tracks (e.g. Perfetto's nested
+ * custom tracks): 0 (the default) for a top-level track. */
+void st_builder_track_indent(st_builder *b, uint32_t track, uint8_t indent);
 
 /* Add one complete event; times absolute ns. With ST_EV_UNFINISHED in flags
  * the event ends at the trace's last timestamp (dur_ns is ignored); otherwise

@@ -223,6 +223,48 @@ static void test_section_labels_hide_synthetic_pids(void) {
   st_trace_destroy(t);
 }
 
+/* x of the first gutter glyph whose code point is cp */
+static float gutter_x_of(const st_drawlist *dl, uint32_t cp) {
+  for (uint32_t c = 0; c < dl->cmd_count; c++) {
+    const st_draw_cmd *gc = &dl->cmds[c];
+    if (gc->kind != ST_DRAW_GLYPHS || gc->clip_x != 0) continue;
+    for (uint32_t i = gc->first; i < gc->first + gc->count; i++)
+      if (dl->glyphs[i].u0 == (float)cp) return dl->glyphs[i].x;
+  }
+  return -1;
+}
+
+static void test_nested_track_labels_indent(void) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t t0 = st_builder_track(b, p, ST_TRACK_SLICES, 1, S(b, "A"));
+  uint32_t t1 = st_builder_track(b, p, ST_TRACK_SLICES, 2, S(b, "B"));
+  uint32_t t2 = st_builder_track(b, p, ST_TRACK_SLICES, 3, S(b, "C"));
+  st_builder_track_indent(b, t1, 1);
+  st_builder_track_indent(b, t2, 2);
+  for (uint32_t t = t0; t <= t2; t++) st_builder_slice(b, t, 0, 1000, S(b, "x"), 0, t, 0);
+  st_trace *tr = st_builder_finish(b, NULL);
+  uint32_t nt;
+  const st_track *tracks = st_trace_tracks(tr, &nt);
+  CHECK_EQ_INT(nt, 3);
+  CHECK_EQ_INT(tracks[1].indent, 1);
+  CHECK_EQ_INT(tracks[2].indent, 2);
+  st_lod *lod = st_lod_build(NULL, tr, NULL);
+  st_layout *lay = st_layout_create(NULL, tr);
+  st_view v;
+  st_drawlist dl = {0};
+  st_view_fit(&v, tr, 1280, 800, 1);
+  st_draw_input in = {.trace = tr, .lod = lod, .layout = lay, .view = &v, .font = &g_font};
+  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  float xa = gutter_x_of(&dl, 'A'), xb = gutter_x_of(&dl, 'B'), xc = gutter_x_of(&dl, 'C');
+  CHECK(xa >= 0 && xb > xa && xc > xb);
+  CHECK(xc - xb == xb - xa);
+  st_drawlist_free(&dl, NULL);
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
+  st_trace_destroy(tr);
+}
+
 static void test_labels_inside_slices(void) {
   st_trace *t = test_trace();
   st_lod *lod = st_lod_build(NULL, t, NULL);
@@ -475,6 +517,7 @@ int main(void) {
   RUN(test_labels_inside_slices);
   RUN(test_first_glyph_with_left_bearing);
   RUN(test_section_labels_hide_synthetic_pids);
+  RUN(test_nested_track_labels_indent);
   RUN(test_elision);
   RUN(test_utf8_fallback);
   RUN(test_collapse_hides_rows);

@@ -416,6 +416,12 @@ static void test_corpus(void) {
     /* depth-first: the root's own track, then L2 Track 02, L3 Track 03 */
     CHECK_EQ_STR(str(r.t, l1[1].name), "L2 Track 02");
     CHECK_EQ_STR(str(r.t, l1[2].name), "L3 Track 03");
+    /* labels indent by their level in the tree, as ui.perfetto.dev nests them */
+    CHECK_EQ_INT(l1[0].indent, 0);
+    CHECK_EQ_INT(l1[1].indent, 1);
+    CHECK_EQ_INT(l1[2].indent, 2);
+    const st_track *l5 = track_named(r.t, "L5 Track 05");
+    CHECK(l5 != NULL && l5->indent == 4);
   }
   st_trace_destroy(r.t);
   free(p);
