@@ -166,8 +166,8 @@ st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   lit(&w, ",\"search\":{\"text\":");
   str(&w, st_find_text(f), strlen(st_find_text(f)));
   st_event_ref cur = st_ui_search_current(ui);
-  fmt(&w, ",\"active\":%d,\"matches\":%llu,\"current\":%lld}", st_find_active(f),
-      (unsigned long long)st_find_count(f),
+  fmt(&w, ",\"active\":%d,\"args\":%d,\"matches\":%llu,\"current\":%lld}", st_find_active(f),
+      st_find_in_args(f), (unsigned long long)st_find_count(f),
       st_ref_valid(t, cur) ? (long long)st_find_rank(f, cur) : -1LL);
   fmt(&w, ",\"help\":%d,\"all_collapsed\":%d,\"animating\":%d,\"flows\":%d,\"cursor\":",
       st_ui_help_visible(ui), st_ui_all_collapsed(ui), st_ui_animating(ui),

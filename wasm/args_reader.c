@@ -145,6 +145,8 @@ void st_argsrd_set_source(st_argsrc *as) {
   g_src = as;
 }
 
+int st_argsrd_kind(void) { return (int)st_argsrc_kind(g_src); }
+
 const char *st_argsrd_begin(double src) {
   st_error err;
   memset(&err, 0, sizeof err);

@@ -34,6 +34,8 @@
 struct st_argsrc;
 void st_argsrd_set_source(struct st_argsrc *as);
 const char *st_argsrd_begin(double src);
+/* The st_args_kind of that source (ST_ARGS_NONE without one). */
+int st_argsrd_kind(void);
 /* Appends plain bytes of the range asked for; 0 ok, -1 out of memory. */
 int st_argsrd_data(const void *data, size_t len);
 const char *st_argsrd_step(void);

@@ -12,6 +12,7 @@
 import { createPanels } from './panels.js';
 import { createInfo } from './info.js';
 import { embedSetup } from './embed.js';
+import { createArgsSearch } from './search_args.js';
 
 const embed = embedSetup();
 
@@ -31,6 +32,7 @@ const ui = {
   drop: $('drop-overlay'),
   search: $('search'),
   searchCount: $('search-count'),
+  searchArgs: $('search-args'),
   tool: $('tool'),
   helpButton: $('help-button'),
   flowsButton: $('flows-button'),
@@ -48,6 +50,7 @@ let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
 let queue = Promise.resolve(); // loads run one after another
 let onFrameLoaded = null; // resolves when C reports the new trace's first frame
 let panels = null; // summary table, collapse-all, args view (panels.js)
+let argsSearch = null; // "in args" search passes over the file (search_args.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -308,6 +311,7 @@ const argsCache = new Map(); // src -> {args} | {error}
 
 function setShownFile(f) {
   shownFile = f;
+  if (argsSearch) argsSearch.fileChanged();
   argsCache.clear();
   M._st_wasm_args_reset();
 }
@@ -482,14 +486,23 @@ function onUi(bits) {
 function wirePanels() {
   ui.canvas.addEventListener('mousemove', (e) => { pointer = { x: e.offsetX, y: e.offsetY }; }, { passive: true });
   ui.canvas.addEventListener('mouseleave', () => { ui.tooltip.hidden = true; }, { passive: true });
-  ui.search.addEventListener('input', () => withCString(ui.search.value, (p) => M._st_wasm_search(p)));
+  const nameSearch = (t) => {
+    argsSearch.cancel();
+    return withCString(t, (p) => M._st_wasm_search(p));
+  };
+  const typed = () => (ui.searchArgs.checked ? argsSearch.typed(ui.search.value) : nameSearch(ui.search.value));
+  ui.search.addEventListener('input', typed);
+  ui.searchArgs.addEventListener('change', () => { typed(); ui.search.focus(); });
   ui.search.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') {
       e.preventDefault();
-      M._st_wasm_search_step(e.shiftKey ? -1 : 1);
+      const dir = e.shiftKey ? -1 : 1;
+      const t = ui.search.value;
+      if (!ui.searchArgs.checked || !t || argsSearch.ready(t)) M._st_wasm_search_step(dir);
+      else argsSearch.run(t).then((r) => { if (r && !r.cancelled) M._st_wasm_search_step(dir); }, () => {});
     } else if (e.key === 'Escape') {
       ui.search.value = '';
-      withCString('', (p) => M._st_wasm_search(p));
+      nameSearch('');
       ui.search.blur();
       ui.canvas.focus();
     }
@@ -615,10 +628,14 @@ async function start() {
       json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(e.src)?.args ?? null })),
     // The args of the event at decoded offset src, re-read from the file.
     argsOf: (src) => argsFor(Number(src)),
-    // Whole-trace name search (case-insensitive); non-matches are dimmed.
-    search: (text) => {
+    // Whole-trace name search (case-insensitive); non-matches are dimmed. With {args: true}
+    // also in every event's args (a pass over the file): a Promise of {matches}.
+    search: (text, opts) => {
       const t = String(text ?? '');
       ui.search.value = t;
+      ui.searchArgs.checked = !!(opts && opts.args);
+      if (opts && opts.args) return argsSearch.run(t);
+      argsSearch.cancel();
       return { matches: withCString(t, (p) => M._st_wasm_search(p)) };
     },
     // The `strata bench` navigation script, drawn for real at the canvas size.
@@ -648,6 +665,11 @@ async function start() {
   });
   wireUi();
   panels = createPanels({ M, str, fmtCount });
+  argsSearch = createArgsSearch({
+    M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
+    getFile: () => shownFile,
+    getBuf: () => buf,
+  });
   wirePanels();
   createInfo({ M, str });
 

@@ -1,0 +1,76 @@
+/* args_search_api.c: the "in args" search for the page (core/args_search.h).
+ * The page streams the open File (Blob.slice chunks, raw bytes: gzip is
+ * inflated in the core) through one reused buffer:
+ *   st_wasm_args_search_begin(text) -> 1 ok, 0 refused (st_wasm_args_search_error:
+ *                                      "args search is not available for xplane traces")
+ *   st_wasm_args_search_push(ptr, len) -> 0 ok, else an st_code (stop pushing)
+ *   st_wasm_args_search_finish()    -> the match count (names OR args), applied to
+ *                                      the UI like a name search; -1 on failure
+ *   st_wasm_args_search_abort()     -> drop the pass (a new query came)
+ * A name search (st_wasm_search) replaces the result as usual.
+ */
+#include <emscripten.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "args_reader.h"
+#include "args_search.h"
+#include "query.h"
+
+static st_args_search *g_s;
+static char *g_text;
+static size_t g_len;
+static st_error g_err;
+
+EMSCRIPTEN_KEEPALIVE void st_wasm_args_search_abort(void) {
+  st_args_search_destroy(g_s);
+  g_s = NULL;
+  free(g_text);
+  g_text = NULL;
+  g_len = 0;
+}
+
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_search_error(void) {
+  return g_err.msg[0] ? g_err.msg : st_code_name(g_err.code);
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_begin(const char *text) {
+  st_wasm_args_search_abort();
+  memset(&g_err, 0, sizeof g_err);
+  st_app *app = st_app_get();
+  if (!app->ui) {
+    st_error_set(&g_err, ST_ERR_ARG, 0, "no trace is open");
+    return 0;
+  }
+  size_t n = strlen(text);
+  g_s = st_args_search_create(NULL, (st_args_kind)st_argsrd_kind(), text, n, &g_err);
+  g_text = malloc(n + 1);
+  if (!g_s || !g_text) {
+    if (g_s && !g_text) st_error_set(&g_err, ST_ERR_NOMEM, 0, "out of memory");
+    st_wasm_args_search_abort();
+    return 0;
+  }
+  memcpy(g_text, text, n + 1);
+  g_len = n;
+  return 1;
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_push(const void *data, size_t len) {
+  if (!g_s) return ST_ERR_ARG;
+  return (int)st_args_search_push(g_s, data, len, &g_err);
+}
+
+EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish(void) {
+  st_app *app = st_app_get();
+  if (!g_s || !app->ui) return -1;
+  double r = -1;
+  if (st_args_search_finish(g_s, &g_err) == ST_OK) {
+    size_t n;
+    const uint64_t *hits = st_args_search_hits(g_s, &n);
+    st_app_apply(app, st_ui_search_srcs(app->ui, g_text, g_len, hits, n));
+    r = (double)st_find_count(st_ui_find(app->ui));
+  }
+  st_wasm_args_search_abort();
+  return r;
+}
