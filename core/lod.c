@@ -162,41 +162,13 @@ static uint32_t tree_levels(size_t n, size_t off[MAX_LEVELS]) {
   return k;
 }
 
-/* Visits [a, b) as single elements and whole tree nodes, O(LEAF + log n)
- * pieces: elem(ud, i) / node(ud, index into the node array). */
-typedef struct range_visit {
-  void (*elem)(void *ud, size_t i);
-  void (*node)(void *ud, size_t node);
-  void *ud;
-} range_visit;
-
+/* A range [a, b) decomposes into single elements and whole tree nodes,
+ * O(LEAF + log n) pieces: the ragged ends element by element, the aligned
+ * middle as the largest aligned nodes that fit (dominant_name, mm_range). */
 typedef struct tree_shape {
   size_t off[MAX_LEVELS];
   uint32_t levels;
 } tree_shape;
-
-static void visit_range(const tree_shape *sh, size_t a, size_t b, const range_visit *v) {
-  const size_t *off = sh->off;
-  uint32_t levels = sh->levels;
-  size_t p = a;
-  if (levels == 0) {
-    for (; p < b; p++) v->elem(v->ud, p);
-    return;
-  }
-  while (p < b && p % LEAF) v->elem(v->ud, p++);
-  while (p + LEAF <= b) {
-    uint32_t k = 0;
-    while (k + 1 < levels) {
-      size_t span = (size_t)LEAF << (k + 1);
-      if (p % span || p + span > b) break;
-      k++;
-    }
-    size_t span = (size_t)LEAF << k;
-    v->node(v->ud, off[k] + p / span);
-    p += span;
-  }
-  for (; p < b; p++) v->elem(v->ud, p);
-}
 
 static name_node merge_names(name_node x, name_node y) {
   if (x.name == y.name) return (name_node){x.name, x.w + y.w};
@@ -629,7 +601,7 @@ static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape 
       p += span;
     }
   } else {
-    /* visit_range's walk, inlined: small blocks are the common case when
+    /* the decomposition, inlined: small blocks are the common case when
      * zoomed in, and the indirect calls cost more than the work */
     size_t p = a;
     if (sh->levels) {
@@ -876,18 +848,33 @@ typedef struct mm_acc {
   int any;
 } mm_acc;
 
-static void mm_elem(void *ud, size_t i) {
-  mm_acc *m = ud;
-  double v = m->value[i];
-  m->min = m->any ? dmin(m->min, v) : v;
-  m->max = m->any ? dmax(m->max, v) : v;
-  m->any = 1;
-}
-static void mm_node_fn(void *ud, size_t k) {
-  mm_acc *m = ud;
-  const mm_node *x = &m->nodes[k];
-  m->min = m->any ? dmin(m->min, x->min) : x->min;
-  m->max = m->any ? dmax(m->max, x->max) : x->max;
+/* The min/max of samples [a, b) as single samples and whole tree nodes
+ * (the decomposition above, inlined): a zoomed-out counter
+ * asks this once per pixel column, and the indirect calls per sample cost
+ * more than the min/max. */
+static void mm_range(const tree_shape *sh, mm_acc *m, size_t a, size_t b) {
+  const double *val = m->value;
+  double mn = val[a], mx = val[a]; /* a < b: the column holds sample a */
+  size_t p = a + 1;
+  if (sh->levels) {
+    while (p < b && p % LEAF) mn = dmin(mn, val[p]), mx = dmax(mx, val[p]), p++;
+    while (p + LEAF <= b) {
+      uint32_t k = 0;
+      while (k + 1 < sh->levels) {
+        size_t span = (size_t)LEAF << (k + 1);
+        if (p % span || p + span > b) break;
+        k++;
+      }
+      size_t span = (size_t)LEAF << k;
+      const mm_node *x = &m->nodes[sh->off[k] + p / span];
+      mn = dmin(mn, x->min);
+      mx = dmax(mx, x->max);
+      p += span;
+    }
+  }
+  for (; p < b; p++) mn = dmin(mn, val[p]), mx = dmax(mx, val[p]);
+  m->min = mn;
+  m->max = mx;
   m->any = 1;
 }
 
@@ -913,8 +900,7 @@ uint32_t st_lod_query_counter(const st_lod *lod, uint32_t counter, int64_t t0, i
     int64_t cs = column_start(c->ts[k], ns_per_px);
     size_t j = gallop_ge(c->ts, k + 1, n, column_end(c->ts[k], ns_per_px));
     mm_acc m = {c->value, lod->cnodes + lod->cnode_off[counter], 0, 0, 0};
-    range_visit v = {mm_elem, mm_node_fn, &m};
-    visit_range(&sh, k, j, &v);
+    mm_range(&sh, &m, k, j);
     int64_t e = j < n && c->ts[j] < t1 ? column_start(c->ts[j], ns_per_px) : t1;
     st_lod_sample smp = {cs, e, m.min, m.max, c->value[j - 1]};
     fn(ud, &smp);
