@@ -8,7 +8,7 @@
  * contain the needle; st_find_add_srcs (core/query.h) turns them into the
  * search's match set.
  *
- * Chrome JSON only. Event framing: every object that is an element of an
+ * Chrome JSON. Event framing: every object that is an element of an
  * array and not inside another such object (the elements of "traceEvents",
  * or of a top-level array) is an event candidate; its offset is its '{'
  * (the importer's `src`). Candidates that are not model events (metadata
@@ -23,10 +23,23 @@
  * never looked at. Nesting deeper than ST_ARGS_SEARCH_MAX_DEPTH is
  * followed only by counting (framing stays correct).
  *
- * XSpace and Perfetto traces: st_args_search_create fails with
- * ST_ERR_FORMAT, "args search is not available for <format> traces".
+ * XSpace and Perfetto traces (st_args_search_create_for, given the trace's
+ * args source and model): the decoded file is framed into top-level units
+ * with pb_stream (XSpace: each XPlane; Perfetto: each Trace.packet), as the
+ * importers frame it, so one unit is held at a time (capped like the
+ * importers: ST_XPLANE_PLANE_MAX, ST_PERFETTO_PACKET_MAX). Every model
+ * event (the rows' srcs, gathered and sorted once per search: 8 bytes per
+ * event, freed at finish) whose src lies inside the unit has its args
+ * decoded by the args source (core/argsrc.h), every read served from the
+ * unit's bytes, and the needle is matched on the args JSON text by the
+ * same rule as above (keys, string values, literals). Events whose args
+ * cannot be decoded that way (a read outside their unit, Perfetto events
+ * inside compressed_packets, malformed records) are skipped and counted
+ * (st_args_search_skipped). st_args_search_create (kind only) still fails
+ * for these with ST_ERR_FORMAT, "args search is not available for <format>
+ * traces": it has no args source.
  *
- *   st_args_search *s = st_args_search_create(&alloc, ST_ARGS_JSON, "fusion", 6, &err);
+ *   st_args_search *s = st_args_search_create_for(&alloc, argsrc, trace, "fusion", 6, &err);
  *   while (n = read(...)) st_args_search_push(s, buf, n, &err);
  *   st_args_search_finish(s, &err);
  *   const uint64_t *srcs = st_args_search_hits(s, &count);
@@ -45,11 +58,19 @@
 #define ST_ARGS_SEARCH_MAX_DEPTH 1024u
 
 typedef struct st_args_search st_args_search;
+struct st_trace;
 
 /* NULL with err set: ST_ERR_FORMAT (kind is not ST_ARGS_JSON), ST_ERR_ARG
  * (empty needle, or longer than ST_ARGS_SEARCH_MAX_NEEDLE), ST_ERR_NOMEM. */
 st_args_search *st_args_search_create(const st_alloc *a, st_args_kind kind, const char *needle,
                                       size_t len, st_error *err);
+/* Any format, from the trace's args source (its kind says the format; JSON
+ * needs nothing else). XSpace / Perfetto: `as` and `t` must outlive the
+ * search. Fails like st_args_search_create (ST_ERR_FORMAT without a
+ * source, or without t for a protobuf format). */
+st_args_search *st_args_search_create_for(const st_alloc *a, const st_argsrc *as,
+                                          const struct st_trace *t, const char *needle, size_t len,
+                                          st_error *err);
 void st_args_search_destroy(st_args_search *s);
 /* Raw file bytes, in order. ST_OK or the first error (ST_ERR_GZIP,
  * ST_ERR_NOMEM); later calls return it again. Malformed JSON is not an
@@ -59,5 +80,9 @@ st_code st_args_search_finish(st_args_search *s, st_error *err);
 /* The matching candidates' offsets, ascending. Valid until destroy. */
 const uint64_t *st_args_search_hits(const st_args_search *s, size_t *count);
 uint64_t st_args_search_decoded(const st_args_search *s); /* decoded bytes seen */
+/* XSpace / Perfetto: events whose args were decoded and matched, and events
+ * skipped (args not decodable from their unit); 0 for JSON. */
+uint64_t st_args_search_events(const st_args_search *s);
+uint64_t st_args_search_skipped(const st_args_search *s);
 
 #endif

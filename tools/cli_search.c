@@ -3,13 +3,14 @@
  * The viewer's search, from the command line: the trace is loaded, TEXT is
  * searched case-insensitively in every event name (core/query.h) and, with
  * --args, in every event's args by a second streaming pass over the file
- * (core/args_search.h; JSON traces only, gzip'd or not). Prints the match
+ * (core/args_search.h; JSON, XSpace and Perfetto, gzip'd or not; events
+ * whose args cannot be decoded are skipped and counted). Prints the match
  * count, the times taken and the first N matches in time order (default
  * 10; 0 = all): `<src>\t<start ns>\t<name>`. --json prints one object:
- *   {"text","args","matches","names_ms","args_ms","decoded_bytes",
+ *   {"text","args","matches","names_ms","args_ms","decoded_bytes","skipped",
  *    "first":[{"src","row","index","start_ns","name"}...]}
- * Exit 1 if the file cannot be loaded or the args pass fails (for instance
- * "args search is not available for xplane traces"), 2 on usage errors.
+ * Exit 1 if the file cannot be loaded or the args pass fails, 2 on usage
+ * errors.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -99,8 +100,6 @@ int strata_cmd_search(int argc, char **argv) {
     return 1;
   }
   st_argsrc *as = st_loader_take_args_source(l);
-  st_args_kind kind = st_argsrc_kind(as);
-  st_argsrc_destroy(as);
   st_loader_destroy(l);
 
   int rc = 0;
@@ -108,13 +107,13 @@ int strata_cmd_search(int argc, char **argv) {
   double t0 = now_ms();
   st_code c = fd ? st_find_set(fd, text, strlen(text)) : ST_ERR_NOMEM;
   double names_ms = now_ms() - t0, args_ms = 0;
-  uint64_t decoded = 0;
+  uint64_t decoded = 0, skipped = 0;
   if (c != ST_OK) {
     fprintf(stderr, "strata: %s: out of memory\n", file);
     rc = 1;
   } else if (args) {
     t0 = now_ms();
-    st_args_search *s = st_args_search_create(NULL, kind, text, strlen(text), &err);
+    st_args_search *s = st_args_search_create_for(NULL, as, t, text, strlen(text), &err);
     if (s) {
       rewind(f);
       while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
@@ -126,6 +125,7 @@ int strata_cmd_search(int argc, char **argv) {
       const uint64_t *hits = st_args_search_hits(s, &nh);
       c = st_find_add_srcs(fd, hits, nh);
       decoded = st_args_search_decoded(s);
+      skipped = st_args_search_skipped(s);
     }
     args_ms = now_ms() - t0;
     if (!s || err.code != ST_OK || c != ST_OK) {
@@ -141,13 +141,16 @@ int strata_cmd_search(int argc, char **argv) {
       printf("{\"text\":");
       json_str(text, strlen(text));
       printf(",\"args\":%s,\"matches\":%llu,\"names_ms\":%.3f,\"args_ms\":%.3f,"
-             "\"decoded_bytes\":%llu,\"first\":[",
+             "\"decoded_bytes\":%llu,\"skipped\":%llu,\"first\":[",
              args ? "true" : "false", (unsigned long long)count, names_ms, args_ms,
-             (unsigned long long)decoded);
+             (unsigned long long)decoded, (unsigned long long)skipped);
     } else {
       printf("%llu match%s for \"%s\"%s (names %.1f ms", (unsigned long long)count,
              count == 1 ? "" : "es", text, args ? " in names and args" : " in names", names_ms);
       if (args) printf(", args pass %.1f ms over %llu bytes", args_ms, (unsigned long long)decoded);
+      if (skipped)
+        printf(", %llu event%s' args not searchable", (unsigned long long)skipped,
+               skipped == 1 ? "" : "s");
       printf(")\n");
     }
     st_event_ref r = ST_REF_NONE, next;
@@ -159,19 +162,21 @@ int strata_cmd_search(int argc, char **argv) {
       size_t nl;
       const char *nm = st_strtab_get(strs, info.name, &nl);
       if (json) {
-        printf("%s{\"src\":%llu,\"row\":%u,\"index\":%u,\"start_ns\":%lld,\"name\":", shown ? "," : "",
-               (unsigned long long)info.src, r.row, r.index, (long long)info.start_ns);
+        printf(
+            "%s{\"src\":%llu,\"row\":%u,\"index\":%u,\"start_ns\":%lld,\"name\":", shown ? "," : "",
+            (unsigned long long)info.src, r.row, r.index, (long long)info.start_ns);
         json_str(nm, nl);
         printf("}");
       } else {
-        printf("%llu\t%lld\t%.*s\n", (unsigned long long)info.src, (long long)info.start_ns, (int)nl,
-               nm);
+        printf("%llu\t%lld\t%.*s\n", (unsigned long long)info.src, (long long)info.start_ns,
+               (int)nl, nm);
       }
       shown++;
     }
     if (json) printf("]}\n");
   }
   st_find_destroy(fd);
+  st_argsrc_destroy(as);
   st_trace_destroy(t);
   fclose(f);
   return rc;

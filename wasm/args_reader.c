@@ -16,6 +16,7 @@ static st_gzread *g_rd;
 static char *g_out;
 static size_t g_out_cap;
 static st_argsrc *g_src;    /* the args source of the trace shown */
+static unsigned g_src_gen;  /* bumped by each st_argsrd_set_source */
 static st_args_query *g_q;  /* the query in progress */
 static st_args_span g_span; /* the range it asked for */
 static uint8_t *g_acc;      /* plain bytes of that range */
@@ -143,9 +144,12 @@ void st_argsrd_set_source(st_argsrc *as) {
   g_q = NULL;
   st_argsrc_destroy(g_src);
   g_src = as;
+  g_src_gen++;
 }
 
 int st_argsrd_kind(void) { return (int)st_argsrc_kind(g_src); }
+const struct st_argsrc *st_argsrd_source(void) { return g_src; }
+unsigned st_argsrd_generation(void) { return g_src_gen; }
 
 const char *st_argsrd_begin(double src) {
   st_error err;

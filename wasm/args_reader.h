@@ -36,6 +36,10 @@ void st_argsrd_set_source(struct st_argsrc *as);
 const char *st_argsrd_begin(double src);
 /* The st_args_kind of that source (ST_ARGS_NONE without one). */
 int st_argsrd_kind(void);
+/* That source (NULL without one), valid while st_argsrd_generation() (bumped
+ * by every st_argsrd_set_source) stays the same. */
+const struct st_argsrc *st_argsrd_source(void);
+unsigned st_argsrd_generation(void);
 /* Appends plain bytes of the range asked for; 0 ok, -1 out of memory. */
 int st_argsrd_data(const void *data, size_t len);
 const char *st_argsrd_step(void);

@@ -1,8 +1,10 @@
 /* args_search_api.c: the "in args" search for the page (core/args_search.h).
  * The page streams the open File (Blob.slice chunks, raw bytes: gzip is
  * inflated in the core) through one reused buffer:
- *   st_wasm_args_search_begin(text) -> 1 ok, 0 refused (st_wasm_args_search_error:
- *                                      "args search is not available for xplane traces")
+ *   st_wasm_args_search_begin(text) -> 1 ok, 0 refused (st_wasm_args_search_error)
+ * Every format: JSON, XSpace, Perfetto (core/args_search.h decodes the
+ * protobuf events' args with the trace's args source, wasm/args_reader.h);
+ * a new trace loaded mid-pass fails the pass (the source changed).
  *   st_wasm_args_search_push(ptr, len) -> 0 ok, else an st_code (stop pushing)
  *   st_wasm_args_search_finish()    -> the match count (names OR args), applied to
  *                                      the UI like a name search; -1 on failure
@@ -22,6 +24,15 @@ static st_args_search *g_s;
 static char *g_text;
 static size_t g_len;
 static st_error g_err;
+static unsigned g_gen; /* st_argsrd_generation() at begin */
+
+static int stale(void) {
+  if (g_s && st_argsrd_generation() != g_gen) {
+    st_error_set(&g_err, ST_ERR_ARG, 0, "another trace was opened");
+    return 1;
+  }
+  return 0;
+}
 
 EMSCRIPTEN_KEEPALIVE void st_wasm_args_search_abort(void) {
   st_args_search_destroy(g_s);
@@ -44,7 +55,8 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_begin(const char *text) {
     return 0;
   }
   size_t n = strlen(text);
-  g_s = st_args_search_create(NULL, (st_args_kind)st_argsrd_kind(), text, n, &g_err);
+  g_s = st_args_search_create_for(NULL, st_argsrd_source(), app->trace, text, n, &g_err);
+  g_gen = st_argsrd_generation();
   g_text = malloc(n + 1);
   if (!g_s || !g_text) {
     if (g_s && !g_text) st_error_set(&g_err, ST_ERR_NOMEM, 0, "out of memory");
@@ -58,6 +70,10 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_begin(const char *text) {
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_push(const void *data, size_t len) {
   if (!g_s) return ST_ERR_ARG;
+  if (stale()) {
+    st_wasm_args_search_abort();
+    return ST_ERR_ARG;
+  }
   return (int)st_args_search_push(g_s, data, len, &g_err);
 }
 
@@ -65,7 +81,7 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish(void) {
   st_app *app = st_app_get();
   if (!g_s || !app->ui) return -1;
   double r = -1;
-  if (st_args_search_finish(g_s, &g_err) == ST_OK) {
+  if (!stale() && st_args_search_finish(g_s, &g_err) == ST_OK) {
     size_t n;
     const uint64_t *hits = st_args_search_hits(g_s, &n);
     st_app_apply(app, st_ui_search_srcs(app->ui, g_text, g_len, hits, n));

@@ -2,15 +2,15 @@
 // model, so searching them is a streaming pass over the open file, like a
 // load: the File is read in Blob.slice chunks (raw bytes; gzip is inflated
 // in the core) and pushed through wasm/args_search_api.c, which frames the
-// JSON events, matches the needle case-insensitively in their args and
+// events, matches the needle case-insensitively in their args and
 // merges the hits into the ordinary search state (count, dimming,
 // Enter / Shift+Enter) as names OR args.
 //
 // With the #search-args box checked, typing runs the name search at once
 // and the args pass after a short pause; Enter runs it now if it has not
 // finished for this text, else steps. A new query (or unchecking) cancels
-// a pass in progress. XSpace / Perfetto traces: the core refuses ("args
-// search is not available for xplane traces") and the message is shown.
+// a pass in progress. XSpace / Perfetto traces go the same way: the core
+// frames their planes / packets and decodes each event's args from them.
 
 const DEBOUNCE_MS = 250;
 

@@ -109,3 +109,33 @@ test('in args: a name search still works while the box is unchecked and a new qu
     await app.close();
   }
 });
+
+// XSpace (protobuf): the pass frames each XPlane and decodes every event's
+// stats from it (core/args_search.c). "memcpy_details" is a stat name of
+// 452 events of the corpus file (as `strata search FILE memcpy_details
+// --args` counts them) and no event's name.
+const XPLANE = path.join(process.env.STRATA_CORPUS || '/work/shared/corpus', 'xprof__34.83.195.179_6003.xplane.pb');
+test('in args: an XSpace file (a stat name only in args)', { skip: !fs.existsSync(XPLANE) && 'corpus file missing' }, async () => {
+  const app = await ctx.app();
+  try {
+    await app.demoLoaded();
+    const ev = await app.openViaInput(XPLANE);
+    assert.equal(ev.type, 'strata:loaded', app.diagnostics());
+    const page = app.page;
+    assert.deepEqual(await page.evaluate(() => window.strata.search('memcpy_details')), { matches: 0 });
+    const r = await page.evaluate(() => window.strata.search('MEMCPY_details', { args: true }));
+    assert.equal(r.matches, 452, JSON.stringify(r));
+    // through the UI: Enter selects a match whose args hold the text
+    await page.evaluate(() => window.strata.search(''));
+    await page.locator('#search-args').check();
+    await page.locator('#search').fill('memcpy_details');
+    await page.locator('#search').press('Enter');
+    await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 20_000 });
+    await page.waitForFunction(() => document.getElementById('search-count').textContent === '452 matches');
+    const name = await page.evaluate(() => window.strata.selection()[0].name);
+    assert.match(name, /^Memcpy/, name);
+    assert.deepEqual(app.pageErrors, []);
+  } finally {
+    await app.close();
+  }
+});

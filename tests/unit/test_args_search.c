@@ -4,27 +4,44 @@
  * folding; nothing outside "args" (names, cat, other members) matches; a
  * needle spanning chunk boundaries (every input fed in 1-byte chunks too);
  * gzip input; candidates that are not events (M records) dropped by the
- * mapping; XSpace / Perfetto refused with a clear message. */
+ * mapping; st_args_search_create (kind only) refuses XSpace / Perfetto.
+ * XSpace and Perfetto through st_args_search_create_for: fixtures encoded
+ * here (pb_enc.h) with a needle only in one event's stat / debug
+ * annotation value (whole, 1-byte and 7-byte chunks, gzip'd; a packet with
+ * a padded length prefix, as protozero writes them), and the corpus XSpace file
+ * against a brute force over every event's decoded args. */
 #include "args_search.h"
 #include "check.h"
 #include "load.h"
+#include "pb_enc.h"
 #include "query.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
 
 static const char *k_trace =
     "{\"traceEvents\":[\n"
-    "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"needle thread\"}},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5,\"name\":\"needle_name\",\"cat\":\"needle\"},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,\"name\":\"a\",\"args\":{\"x\":{\"deep\":[1,{\"y\":\"has NeEdLe inside\"}]}}},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"name\":\"b\",\"args\":{\"q\":\"ne\\u0065dle escaped\"}},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":5,\"name\":\"c\",\"args\":{\"q\":\"no match here\"},\"id\":\"needle\"},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":40,\"dur\":5,\"name\":\"d\",\"args\":{\"needle_key\":1}},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":50,\"dur\":5,\"name\":\"e\",\"args\":{\"s\":\"caf\\u00e9 \\\"quoted\\\" line\\nnext \\ud83d\\ude00\"}},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":60,\"dur\":5,\"name\":\"f\",\"args\":{\"n\":123456789,\"t\":true}},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":70,\"dur\":5,\"name\":\"g\",\"args\":\"needle as a string\"},\n"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":80,\"dur\":5,\"name\":\"h\",\"args\":{\"a\":\"b\"},\"argsx\":\"needle\"}\n"
+    "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"needle "
+    "thread\"}},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5,\"name\":\"needle_name\",\"cat\":"
+    "\"needle\"},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,\"name\":\"a\",\"args\":{\"x\":{"
+    "\"deep\":[1,{\"y\":\"has NeEdLe inside\"}]}}},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"name\":\"b\",\"args\":{\"q\":"
+    "\"ne\\u0065dle escaped\"}},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":5,\"name\":\"c\",\"args\":{\"q\":\"no "
+    "match here\"},\"id\":\"needle\"},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":40,\"dur\":5,\"name\":\"d\",\"args\":{\"needle_key\":"
+    "1}},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":50,\"dur\":5,\"name\":\"e\",\"args\":{\"s\":"
+    "\"caf\\u00e9 \\\"quoted\\\" line\\nnext \\ud83d\\ude00\"}},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":60,\"dur\":5,\"name\":\"f\",\"args\":{\"n\":"
+    "123456789,\"t\":true}},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":70,\"dur\":5,\"name\":\"g\",\"args\":\"needle as a "
+    "string\"},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":80,\"dur\":5,\"name\":\"h\",\"args\":{\"a\":\"b\"},"
+    "\"argsx\":\"needle\"}\n"
     "],\"metadata\":{\"needle\":[{\"args\":{\"k\":\"needle\"}}]}}\n";
 
 /* Searches data in chunks of `chunk` bytes; returns the hit count, fills srcs. */
@@ -202,9 +219,318 @@ static void test_refused(void) {
   st_trace_destroy(t);
 }
 
+/* ---- XSpace and Perfetto ------------------------------------------------ */
+
+typedef struct pbtrace {
+  st_trace *t;
+  st_argsrc *as;
+} pbtrace;
+
+static pbtrace pb_load(const void *data, size_t n, const char *name) {
+  pbtrace r = {0, 0};
+  st_load_desc d;
+  memset(&d, 0, sizeof d);
+  d.file_name = name;
+  st_loader *l = st_loader_create(&d);
+  st_loader_push(l, data, n);
+  st_error err;
+  r.t = st_loader_finish(l, &err);
+  r.as = st_loader_take_args_source(l);
+  st_loader_destroy(l);
+  return r;
+}
+
+static void pb_unload(pbtrace *r) {
+  st_trace_destroy(r->t);
+  st_argsrc_destroy(r->as);
+}
+
+/* args pass over data in chunks; hits into srcs (cap), returns the count */
+static size_t pb_run(const pbtrace *r, const void *data, size_t len, size_t chunk,
+                     const char *needle, uint64_t *srcs, size_t cap, uint64_t *skipped) {
+  st_error err;
+  memset(&err, 0, sizeof err);
+  st_args_search *s = st_args_search_create_for(NULL, r->as, r->t, needle, strlen(needle), &err);
+  CHECK(s != NULL);
+  if (!s) return 0;
+  const uint8_t *p = data;
+  for (size_t off = 0; off < len; off += chunk)
+    CHECK(st_args_search_push(s, p + off, len - off < chunk ? len - off : chunk, &err) == ST_OK);
+  CHECK(st_args_search_finish(s, &err) == ST_OK);
+  size_t nh;
+  const uint64_t *h = st_args_search_hits(s, &nh);
+  for (size_t i = 0; i < nh && i < cap; i++) srcs[i] = h[i];
+  for (size_t i = 1; i < nh; i++) CHECK(h[i - 1] < h[i]);
+  if (skipped) *skipped = st_args_search_skipped(s);
+  st_args_search_destroy(s);
+  return nh;
+}
+
+/* src of the first event named `name` */
+static uint64_t src_named(const st_trace *t, const char *name) {
+  uint32_t nr;
+  const st_row *rows = st_trace_rows(t, &nr);
+  for (uint32_t r = 0; r < nr; r++)
+    for (uint32_t e = 0; e < rows[r].count; e++) {
+      size_t n;
+      const char *s = st_strtab_get(st_trace_strings(t), rows[r].name[e], &n);
+      if (n == strlen(name) && !memcmp(s, name, n)) return rows[r].src[e];
+    }
+  return UINT64_MAX;
+}
+
+/* the same search in chunks of len, 1 and 7 bytes: want hits, the first at want_src */
+static void pb_check(const pbtrace *r, const void *data, size_t len, const char *needle,
+                     size_t want, uint64_t want_src) {
+  uint64_t a[8] = {0}, b[8] = {0}, c[8] = {0};
+  CHECK_EQ_INT(pb_run(r, data, len, len, needle, a, 8, NULL), want);
+  CHECK_EQ_INT(pb_run(r, data, len, 1, needle, b, 8, NULL), want);
+  CHECK_EQ_INT(pb_run(r, data, len, 7, needle, c, 8, NULL), want);
+  if (want) CHECK(a[0] == want_src && b[0] == want_src && c[0] == want_src);
+}
+
+static void xp_stat_meta(enc *plane, uint64_t id, const char *name) {
+  enc v = {0}, e = {0};
+  enc_u(&v, 1, id);
+  enc_str(&v, 2, name);
+  enc_u(&e, 1, id);
+  enc_msg(&e, 2, &v);
+  enc_msg(plane, 5, &e);
+  enc_free(&v);
+  enc_free(&e);
+}
+
+static void xp_event_meta(enc *plane, uint64_t id, const char *name, const char *disp) {
+  enc em = {0}, entry = {0};
+  enc_u(&em, 1, id);
+  enc_str(&em, 2, name);
+  if (disp) enc_str(&em, 4, disp);
+  enc_u(&entry, 1, id);
+  enc_msg(&entry, 2, &em);
+  enc_msg(plane, 4, &entry);
+  enc_free(&em);
+  enc_free(&entry);
+}
+
+/* two planes; the needle "Zebra" is only in the str stat of event "op.b" */
+static void xspace2(enc *out) {
+  enc plane = {0}, line = {0}, ev = {0}, st = {0};
+  for (int pi = 0; pi < 2; pi++) {
+    enc_reset(&plane);
+    enc_reset(&line);
+    enc_u(&plane, 1, (uint64_t)pi + 1);
+    enc_str(&plane, 2, pi ? "/device:GPU:1" : "/device:GPU:0");
+    enc_u(&line, 1, 1);
+    enc_str(&line, 2, "XLA Ops");
+    enc_u(&line, 3, 1000);
+    for (int ei = 0; ei < 3; ei++) {
+      enc_reset(&ev);
+      enc_u(&ev, 1, (uint64_t)(pi * 3 + ei + 1));
+      enc_u(&ev, 2, (uint64_t)ei * 10000);
+      enc_u(&ev, 3, 5000);
+      enc_reset(&st), enc_u(&st, 1, 1), enc_u(&st, 3, (uint64_t)ei), enc_msg(&ev, 4, &st);
+      enc_reset(&st), enc_u(&st, 1, 2);
+      enc_str(&st, 5, pi == 1 && ei == 1 ? "a zEBRA crossing" : "plain text");
+      enc_msg(&ev, 4, &st);
+      enc_msg(&line, 4, &ev);
+    }
+    enc_msg(&plane, 3, &line);
+    static const char *const names[] = {"op.a", "op.b", "op.c"};
+    for (int ei = 0; ei < 3; ei++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "%s%s", names[ei], pi ? "" : "0");
+      xp_event_meta(&plane, (uint64_t)(pi * 3 + ei + 1), nm, NULL);
+    }
+    xp_stat_meta(&plane, 1, "step");
+    xp_stat_meta(&plane, 2, "label");
+    enc_msg(out, 1, &plane);
+  }
+  enc_str(out, 4, "host0");
+  enc_free(&plane), enc_free(&line), enc_free(&ev), enc_free(&st);
+}
+
+static void test_xplane(void) {
+  enc x = {0};
+  xspace2(&x);
+  pbtrace r = pb_load(x.p, x.n, "t.xplane.pb");
+  CHECK(r.t && r.as);
+  CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_XPLANE);
+  uint64_t want = src_named(r.t, "op.b");
+  CHECK(want != UINT64_MAX);
+  pb_check(&r, x.p, x.n, "zebra", 1, want);
+  pb_check(&r, x.p, x.n, "ZEBRA CROSS", 1, want);
+  pb_check(&r, x.p, x.n, "label", 6, src_named(r.t, "op.a0")); /* a stat name (key) */
+  pb_check(&r, x.p, x.n, "op.b", 0, 0);                        /* names are not args */
+  pb_check(&r, x.p, x.n, "nothing", 0, 0);
+  uint8_t gz[4096];
+  size_t gn = gzip((const char *)x.p, x.n, gz, sizeof gz);
+  pb_check(&r, gz, gn, "zebra", 1, want);
+  /* the match set: names or args */
+  st_find *f = st_find_create(NULL, r.t);
+  CHECK(st_find_set(f, "zebra", 5) == ST_OK);
+  CHECK_EQ_INT(st_find_count(f), 0);
+  uint64_t h[8];
+  size_t n = pb_run(&r, x.p, x.n, x.n, "zebra", h, 8, NULL);
+  CHECK(st_find_add_srcs(f, h, n) == ST_OK);
+  CHECK_EQ_INT(st_find_count(f), 1);
+  st_find_destroy(f);
+  /* kind only: still refused (no args source) */
+  st_error err;
+  CHECK(st_args_search_create_for(NULL, r.as, NULL, "x", 1, &err) == NULL);
+  CHECK(err.code == ST_ERR_FORMAT);
+  pb_unload(&r);
+  enc_free(&x);
+}
+
+static void pf_packet(enc *out, enc *pk, int padded) {
+  if (!padded) {
+    enc_msg(out, 1, pk);
+  } else { /* protozero style: a 4-byte length prefix */
+    enc_tag(out, 1, 2);
+    uint8_t l[4] = {(uint8_t)(0x80 | (pk->n & 0x7F)), (uint8_t)(0x80 | (pk->n >> 7 & 0x7F)),
+                    (uint8_t)(0x80 | (pk->n >> 14 & 0x7F)), (uint8_t)(pk->n >> 21 & 0x7F)};
+    enc_raw(out, l, 4);
+    enc_raw(out, pk->p, pk->n);
+  }
+  enc_reset(pk);
+}
+
+/* slices "s1".."s4" on one track; "Zebra" only in s3's debug annotation
+ * value (in a packet with a padded length prefix); s2's annotation name is
+ * the interned "stripes" */
+static void perfetto2(enc *out) {
+  enc pk = {0}, te = {0}, a = {0}, td = {0}, id = {0}, e = {0};
+  enc_u(&pk, 10, 1);
+  enc_u(&pk, 13, 1);
+  enc_u(&e, 1, 1), enc_str(&e, 2, "stripes"), enc_msg(&id, 3, &e);
+  enc_msg(&pk, 12, &id);
+  enc_u(&td, 1, 77);
+  enc_str(&td, 2, "track");
+  enc_msg(&pk, 60, &td);
+  pf_packet(out, &pk, 0);
+  static const char *const names[] = {"s1", "s2", "s3", "s4"};
+  for (int i = 0; i < 4; i++) {
+    enc_u(&pk, 10, 1), enc_u(&pk, 13, 2), enc_u(&pk, 8, (uint64_t)(1000 + i * 1000));
+    enc_reset(&te), enc_u(&te, 9, 3), enc_u(&te, 11, 77), enc_str(&te, 23, names[i]);
+    enc_reset(&a);
+    if (i == 1)
+      enc_u(&a, 1, 1), enc_i(&a, 4, 7); /* interned name "stripes" */
+    else
+      enc_str(&a, 10, "k"), enc_str(&a, 6, i == 2 ? "big Zebra here" : "horse");
+    enc_msg(&te, 4, &a);
+    enc_msg(&pk, 11, &te);
+    pf_packet(out, &pk, i == 2);
+  }
+  enc_free(&pk), enc_free(&te), enc_free(&a), enc_free(&td), enc_free(&id), enc_free(&e);
+}
+
+static void test_perfetto(void) {
+  enc p = {0};
+  perfetto2(&p);
+  pbtrace r = pb_load(p.p, p.n, "t.perfetto-trace");
+  CHECK(r.t && r.as);
+  CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_PERFETTO);
+  uint64_t s3 = src_named(r.t, "s3");
+  CHECK(s3 != UINT64_MAX);
+  pb_check(&r, p.p, p.n, "zebra", 1, s3);
+  pb_check(&r, p.p, p.n, "STRIPES", 1, src_named(r.t, "s2")); /* an interned key */
+  pb_check(&r, p.p, p.n, "horse", 2, src_named(r.t, "s1"));
+  pb_check(&r, p.p, p.n, "s3", 0, 0);
+  uint8_t gz[4096];
+  size_t gn = gzip((const char *)p.p, p.n, gz, sizeof gz);
+  pb_check(&r, gz, gn, "zebra", 1, s3);
+  uint64_t skipped = 1, h[4];
+  CHECK_EQ_INT(pb_run(&r, p.p, p.n, 3, "zebra", h, 4, &skipped), 1);
+  CHECK_EQ_INT(skipped, 0);
+  pb_unload(&r);
+  enc_free(&p);
+}
+
+/* corpus XSpace: the pass finds exactly the events whose decoded args
+ * contain the needle (brute force: every event's args via the query
+ * dialogue over the whole file, case-insensitive substring) */
+static int cmp_src(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int has_ci(const char *h, size_t n, const char *nd) {
+  size_t m = strlen(nd);
+  for (size_t i = 0; i + m <= n; i++) {
+    size_t k = 0;
+    while (k < m && (h[i + k] | 0x20) == (nd[k] | 0x20)) k++;
+    if (k == m) return 1;
+  }
+  return 0;
+}
+
+static void test_corpus_xplane(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/xprof__34.83.195.179_6003.xplane.pb", STRATA_CORPUS_DIR);
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    printf("  (skipped: %s not found)\n", path);
+    return;
+  }
+  fseek(fp, 0, SEEK_END);
+  long fl = ftell(fp);
+  rewind(fp);
+  uint8_t *buf = malloc((size_t)fl);
+  CHECK(buf && fread(buf, 1, (size_t)fl, fp) == (size_t)fl);
+  fclose(fp);
+  size_t n = (size_t)fl;
+  pbtrace r = pb_load(buf, n, path);
+  CHECK(r.t && r.as);
+  static const char *const needles[] = {"correlation", "MakeTensorFromProto", "size:4"};
+  for (int ni = 0; ni < 3; ni++) {
+    uint64_t skipped = 0;
+    size_t nh = pb_run(&r, buf, n, 1u << 16, needles[ni], NULL, 0, &skipped);
+    CHECK_EQ_INT(skipped, 0);
+    /* brute force over unique srcs */
+    uint32_t nr;
+    const st_row *rows = st_trace_rows(r.t, &nr);
+    size_t total = 0;
+    for (uint32_t i = 0; i < nr; i++) total += rows[i].count;
+    uint64_t *srcs = malloc(total * sizeof *srcs);
+    CHECK(srcs != NULL);
+    size_t k = 0;
+    for (uint32_t i = 0; i < nr; i++)
+      for (uint32_t e = 0; e < rows[i].count; e++) srcs[k++] = rows[i].src[e];
+    qsort(srcs, k, sizeof *srcs, cmp_src);
+    size_t want = 0;
+    for (size_t i = 0; i < k; i++) {
+      if (i && srcs[i] == srcs[i - 1]) continue;
+      st_error err;
+      st_args_span rd;
+      st_args_query *q = st_args_query_begin(r.as, srcs[i], &rd, &err);
+      CHECK(q != NULL);
+      int more = 1;
+      while (q && more) {
+        size_t from = rd.offset < n ? (size_t)rd.offset : n;
+        size_t len = rd.length < n - from ? (size_t)rd.length : n - from;
+        if (st_args_query_push(q, buf + from, len, &more, &rd, &err) != ST_OK) break;
+      }
+      CHECK(!more);
+      size_t tl;
+      const char *text = st_args_query_result(q, &tl, NULL);
+      want += (size_t)has_ci(text, tl, needles[ni]);
+      st_args_query_end(q);
+    }
+    printf("  corpus xplane: \"%s\": %zu events\n", needles[ni], nh);
+    CHECK(nh > 0);
+    CHECK_EQ_INT(nh, want);
+    free(srcs);
+  }
+  pb_unload(&r);
+  free(buf);
+}
+
 int main(void) {
   RUN(test_matching);
   RUN(test_match_set);
   RUN(test_refused);
+  RUN(test_xplane);
+  RUN(test_perfetto);
+  RUN(test_corpus_xplane);
   return check_report();
 }
