@@ -10,6 +10,7 @@
  * stays valid JSON.
  */
 #include "args.h"
+#include "utf8.h"
 
 #include <string.h>
 
@@ -131,26 +132,6 @@ static long hex4(rd *r, size_t at) {
   return v;
 }
 
-/* Length of a valid UTF-8 sequence at s[i] (2-4), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n, size_t i) {
-  unsigned c = s[i];
-  size_t len = c >= 0xF0 && c <= 0xF4   ? 4
-               : c >= 0xE0 && c <= 0xEF ? 3
-               : c >= 0xC2 && c < 0xE0  ? 2
-                                        : 0;
-  if (!len || i + len > n) return 0;
-  uint32_t cp = c & (0x3Fu >> (len - 1));
-  for (size_t k = 1; k < len; k++) {
-    unsigned cc = s[i + k];
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (cc & 0x3F);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return len;
-}
-
 /* Emits a string, cutting it with an ellipsis when room runs out (then the
  * writer is full but the string is complete). 0 if not even the opening
  * quote fit (caller rolls back). */
@@ -212,7 +193,7 @@ static int emit_string(rd *r, wr *w) {
       p = tmp;
       k = 6;
     } else if (c >= 0x80) {
-      size_t l = utf8_len(r->s, r->n, r->i);
+      size_t l = st_utf8_len(r->s + r->i, r->n - r->i);
       if (l)
         in = k = l;
       else

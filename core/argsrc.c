@@ -14,6 +14,7 @@
 #include "args.h"
 #include "pb_wire.h"
 #include "u64map.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -290,31 +291,6 @@ static void jput(jb *b, const char *s, size_t n) {
 
 static void jlit(jb *b, const char *s) { jput(b, s, strlen(s)); }
 
-/* Length of a valid UTF-8 sequence at s (1..4), 0 if invalid. */
-static size_t utf8_len(const uint8_t *s, size_t n) {
-  uint8_t c = s[0];
-  size_t k;
-  uint32_t cp;
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF)
-    k = 2, cp = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF)
-    k = 3, cp = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4)
-    k = 4, cp = c & 0x07;
-  else
-    return 0;
-  if (k > n) return 0;
-  for (size_t i = 1; i < k; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if ((k == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-      (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-    return 0;
-  return k;
-}
-
 /* A JSON string: control characters escaped, invalid UTF-8 -> U+FFFD, cut
  * with an ellipsis past STR_MAX bytes of input. */
 static void jstr(jb *b, const uint8_t *s, size_t n) {
@@ -342,7 +318,7 @@ static void jstr(jb *b, const uint8_t *s, size_t n) {
       i++;
       continue;
     }
-    size_t k = utf8_len(s + i, n - i);
+    size_t k = st_utf8_len(s + i, n - i);
     if (k) {
       jput(b, (const char *)s + i, k);
       i += k;

@@ -1,5 +1,6 @@
 /* panel.c: ui state as JSON for front ends (see panel.h). */
 #include "panel.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -62,25 +63,6 @@ static void num(jw *w, double v) {
     fmt(w, "%.17g", v);
 }
 
-static size_t utf8_len(const unsigned char *s, size_t n, size_t i) {
-  unsigned c = s[i];
-  size_t len = c >= 0xF0 && c <= 0xF4   ? 4
-               : c >= 0xE0 && c <= 0xEF ? 3
-               : c >= 0xC2 && c < 0xE0  ? 2
-                                        : 0;
-  if (!len || i + len > n) return 0;
-  uint32_t cp = c & (0x3Fu >> (len - 1));
-  for (size_t k = 1; k < len; k++) {
-    unsigned cc = s[i + k];
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (cc & 0x3F);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return len;
-}
-
 static void str(jw *w, const char *s, size_t n) {
   const unsigned char *u = (const unsigned char *)s;
   raw(w, "\"", 1);
@@ -102,7 +84,7 @@ static void str(jw *w, const char *s, size_t n) {
       fmt(w, "\\u%04x", c);
       i++;
     } else {
-      size_t l = utf8_len(u, n, i);
+      size_t l = st_utf8_len(u + i, n - i);
       if (l) {
         raw(w, s + i, l);
         i += l;
