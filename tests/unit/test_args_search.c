@@ -15,6 +15,7 @@
 #include "load.h"
 #include "pb_enc.h"
 #include "query.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,32 +222,8 @@ static void test_refused(void) {
 
 /* ---- XSpace and Perfetto ------------------------------------------------ */
 
-typedef struct pbtrace {
-  st_trace *t;
-  st_argsrc *as;
-} pbtrace;
-
-static pbtrace pb_load(const void *data, size_t n, const char *name) {
-  pbtrace r = {0, 0};
-  st_load_desc d;
-  memset(&d, 0, sizeof d);
-  d.file_name = name;
-  st_loader *l = st_loader_create(&d);
-  st_loader_push(l, data, n);
-  st_error err;
-  r.t = st_loader_finish(l, &err);
-  r.as = st_loader_take_args_source(l);
-  st_loader_destroy(l);
-  return r;
-}
-
-static void pb_unload(pbtrace *r) {
-  st_trace_destroy(r->t);
-  st_argsrc_destroy(r->as);
-}
-
 /* args pass over data in chunks; hits into srcs (cap), returns the count */
-static size_t pb_run(const pbtrace *r, const void *data, size_t len, size_t chunk,
+static size_t pb_run(const tu_args_trace *r, const void *data, size_t len, size_t chunk,
                      const char *needle, uint64_t *srcs, size_t cap, uint64_t *skipped) {
   st_error err;
   memset(&err, 0, sizeof err);
@@ -280,7 +257,7 @@ static uint64_t src_named(const st_trace *t, const char *name) {
 }
 
 /* the same search in chunks of len, 1 and 7 bytes: want hits, the first at want_src */
-static void pb_check(const pbtrace *r, const void *data, size_t len, const char *needle,
+static void pb_check(const tu_args_trace *r, const void *data, size_t len, const char *needle,
                      size_t want, uint64_t want_src) {
   uint64_t a[8] = {0}, b[8] = {0}, c[8] = {0};
   CHECK_EQ_INT(pb_run(r, data, len, len, needle, a, 8, NULL), want);
@@ -352,7 +329,7 @@ static void xspace2(enc *out) {
 static void test_xplane(void) {
   enc x = {0};
   xspace2(&x);
-  pbtrace r = pb_load(x.p, x.n, "t.xplane.pb");
+  tu_args_trace r = tu_load_args(x.p, x.n, "t.xplane.pb");
   CHECK(r.t && r.as);
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_XPLANE);
   uint64_t want = src_named(r.t, "op.b");
@@ -378,7 +355,7 @@ static void test_xplane(void) {
   st_error err;
   CHECK(st_args_search_create_for(NULL, r.as, NULL, "x", 1, &err) == NULL);
   CHECK(err.code == ST_ERR_FORMAT);
-  pb_unload(&r);
+  tu_unload_args(&r);
   enc_free(&x);
 }
 
@@ -427,7 +404,7 @@ static void perfetto2(enc *out) {
 static void test_perfetto(void) {
   enc p = {0};
   perfetto2(&p);
-  pbtrace r = pb_load(p.p, p.n, "t.perfetto-trace");
+  tu_args_trace r = tu_load_args(p.p, p.n, "t.perfetto-trace");
   CHECK(r.t && r.as);
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_PERFETTO);
   uint64_t s3 = src_named(r.t, "s3");
@@ -442,7 +419,7 @@ static void test_perfetto(void) {
   uint64_t skipped = 1, h[4];
   CHECK_EQ_INT(pb_run(&r, p.p, p.n, 3, "zebra", h, 4, &skipped), 1);
   CHECK_EQ_INT(skipped, 0);
-  pb_unload(&r);
+  tu_unload_args(&r);
   enc_free(&p);
 }
 
@@ -467,19 +444,13 @@ static int has_ci(const char *h, size_t n, const char *nd) {
 static void test_corpus_xplane(void) {
   char path[1024];
   snprintf(path, sizeof path, "%s/xprof__34.83.195.179_6003.xplane.pb", STRATA_CORPUS_DIR);
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
+  size_t n = 0;
+  uint8_t *buf = tu_read_file(path, &n);
+  if (!buf) {
     printf("  (skipped: %s not found)\n", path);
     return;
   }
-  fseek(fp, 0, SEEK_END);
-  long fl = ftell(fp);
-  rewind(fp);
-  uint8_t *buf = malloc((size_t)fl);
-  CHECK(buf && fread(buf, 1, (size_t)fl, fp) == (size_t)fl);
-  fclose(fp);
-  size_t n = (size_t)fl;
-  pbtrace r = pb_load(buf, n, path);
+  tu_args_trace r = tu_load_args(buf, n, path);
   CHECK(r.t && r.as);
   static const char *const needles[] = {"correlation", "MakeTensorFromProto", "size:4"};
   for (int ni = 0; ni < 3; ni++) {
@@ -521,7 +492,7 @@ static void test_corpus_xplane(void) {
     CHECK_EQ_INT(nh, want);
     free(srcs);
   }
-  pb_unload(&r);
+  tu_unload_args(&r);
   free(buf);
 }
 

@@ -6,34 +6,11 @@
 #include "check.h"
 #include "load.h"
 #include "pb_enc.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct loaded {
-  st_trace *t;
-  st_argsrc *as;
-} loaded;
-
-static loaded load(const void *data, size_t n, const char *name) {
-  loaded r = {0, 0};
-  st_load_desc d;
-  memset(&d, 0, sizeof d);
-  d.file_name = name;
-  st_loader *l = st_loader_create(&d);
-  st_loader_push(l, data, n);
-  st_error err;
-  r.t = st_loader_finish(l, &err);
-  r.as = st_loader_take_args_source(l);
-  st_loader_destroy(l);
-  return r;
-}
-
-static void unload(loaded *r) {
-  st_trace_destroy(r->t);
-  st_argsrc_destroy(r->as);
-}
 
 /* Runs a query with reads served from buf (the decoded input); out gets
  * the result or "". Returns the code. */
@@ -143,7 +120,7 @@ static void xspace(enc *out, const char *bad_text) {
 static void test_xplane(void) {
   enc x = {0};
   xspace(&x, "a\xFFz \"q\"");
-  loaded r = load(x.p, x.n, "t.xplane.pb");
+  tu_args_trace r = tu_load_args(x.p, x.n, "t.xplane.pb");
   CHECK(r.t && r.as);
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_XPLANE);
   char out[4096];
@@ -166,7 +143,7 @@ static void test_xplane(void) {
   /* a short read (the file ends early) */
   src = src_of(r.t, "fusion.1");
   CHECK_EQ_INT(query(r.as, x.p, (size_t)src + 3, src, out, sizeof out, NULL), ST_ERR_TRUNCATED);
-  unload(&r);
+  tu_unload_args(&r);
   enc_free(&x);
 }
 
@@ -235,7 +212,7 @@ static void perfetto_trace(enc *out) {
 static void test_perfetto(void) {
   enc p = {0};
   perfetto_trace(&p);
-  loaded r = load(p.p, p.n, "t.perfetto-trace");
+  tu_args_trace r = tu_load_args(p.p, p.n, "t.perfetto-trace");
   CHECK(r.t && r.as);
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_PERFETTO);
   char out[4096];
@@ -251,7 +228,7 @@ static void test_perfetto(void) {
   CHECK_EQ_INT(query(r.as, p.p, p.n, 0, out, sizeof out, NULL), ST_OK);
   CHECK_EQ_STR(out, "{}");
   CHECK_EQ_INT(query(r.as, p.p, 30, src_of(r.t, "first"), out, sizeof out, NULL), ST_ERR_TRUNCATED);
-  unload(&r);
+  tu_unload_args(&r);
   enc_free(&p);
   /* hostile: a packet whose length prefix claims 2^40 bytes */
   st_argsrc *as = st_argsrc_create(NULL, ST_ARGS_PERFETTO);
@@ -306,7 +283,7 @@ static void test_perfetto_cap(void) {
 static void test_json(void) {
   const char *j = "[{\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,"
                   "\"args\":{\"k\":[1,\"v\"]}}]";
-  loaded r = load(j, strlen(j), "t.json");
+  tu_args_trace r = tu_load_args(j, strlen(j), "t.json");
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_JSON);
   char out[256];
   CHECK_EQ_INT(query(r.as, (const uint8_t *)j, strlen(j), src_of(r.t, "a"), out, sizeof out, NULL),
@@ -314,20 +291,8 @@ static void test_json(void) {
   CHECK_EQ_STR(out, "{\"k\":[1,\"v\"]}");
   CHECK_EQ_INT(query(r.as, (const uint8_t *)j, 20, src_of(r.t, "a"), out, sizeof out, NULL),
                ST_ERR_TRUNCATED);
-  unload(&r);
+  tu_unload_args(&r);
   CHECK(st_args_query_begin(NULL, 0, &(st_args_span){0, 0}, &(st_error){0}) == NULL);
-}
-
-static uint8_t *slurp(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long sz = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *p = malloc((size_t)sz + 1);
-  *n = fread(p, 1, (size_t)sz, f);
-  fclose(f);
-  return p;
 }
 
 /* every event of the corpus files decodes */
@@ -338,12 +303,12 @@ static void test_corpus(void) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", STRATA_CORPUS_DIR, files[i]);
     size_t n = 0;
-    uint8_t *data = slurp(path, &n);
+    uint8_t *data = tu_read_file(path, &n);
     if (!data) {
       fprintf(stderr, "skip %s (not found)\n", path);
       continue;
     }
-    loaded r = load(data, n, files[i]);
+    tu_args_trace r = tu_load_args(data, n, files[i]);
     CHECK(r.t && r.as);
     uint32_t nr;
     const st_row *rows = st_trace_rows(r.t, &nr);
@@ -361,7 +326,7 @@ static void test_corpus(void) {
     CHECK_EQ_INT(bad, 0);
     CHECK(ok > 1000);
     if (i == 0) CHECK(with_args > 10000);
-    unload(&r);
+    tu_unload_args(&r);
     free(data);
   }
 }

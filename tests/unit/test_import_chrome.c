@@ -4,22 +4,11 @@
  * the chunk size. */
 #include "check.h"
 #include "load.h"
+#include "test_util.h"
 
 #include <stdlib.h>
 
 #define FIX STRATA_SOURCE_DIR "/tests/fixtures/"
-
-static unsigned char *read_file(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *p = malloc(len > 0 ? (size_t)len : 1);
-  *n = fread(p, 1, (size_t)(len > 0 ? len : 0), f);
-  fclose(f);
-  return p;
-}
 
 typedef struct loaded {
   st_trace *trace;
@@ -30,16 +19,8 @@ typedef struct loaded {
 } loaded;
 
 static void load_mem(const unsigned char *data, size_t n, size_t chunk, loaded *out) {
-  st_load_desc d;
-  memset(&d, 0, sizeof d);
-  st_loader *l = st_loader_create(&d);
-  for (size_t i = 0; i < n; i += chunk)
-    if (st_loader_push(l, data + i, n - i < chunk ? n - i : chunk) != ST_OK) break;
-  out->trace = st_loader_finish(l, &out->err);
-  out->stats = *st_loader_stats(l);
+  out->trace = tu_load(data, n, chunk, NULL, &out->err, &out->stats, out->meta, sizeof out->meta);
   st_stats_json(&out->stats, out->json, sizeof out->json);
-  snprintf(out->meta, sizeof out->meta, "%s", st_loader_metadata_json(l));
-  st_loader_destroy(l);
 }
 
 /* Loads a fixture in several chunk sizes; all must agree. */
@@ -47,7 +28,7 @@ static loaded *load_fixture(const char *name) {
   char path[512];
   snprintf(path, sizeof path, FIX "%s", name);
   size_t n = 0;
-  unsigned char *data = read_file(path, &n);
+  unsigned char *data = tu_read_file(path, &n);
   if (!data) {
     fprintf(stderr, "cannot read %s\n", path);
     check_failures_++;

@@ -6,6 +6,7 @@
 #include "import_xplane.h"
 #include "load.h"
 #include "pb_enc.h"
+#include "test_util.h"
 
 #include <stdlib.h>
 
@@ -201,17 +202,8 @@ typedef struct result {
 } result;
 
 static void load(const uint8_t *p, size_t n, size_t chunk, const char *name, result *r) {
-  st_load_desc d;
-  memset(&d, 0, sizeof d);
-  d.file_name = name;
-  st_loader *l = st_loader_create(&d);
-  for (size_t i = 0; i < n; i += chunk)
-    if (st_loader_push(l, p + i, n - i < chunk ? n - i : chunk) != ST_OK) break;
-  r->t = st_loader_finish(l, &r->err);
-  r->stats = *st_loader_stats(l);
+  r->t = tu_load(p, n, chunk, name, &r->err, &r->stats, r->meta, sizeof r->meta);
   st_stats_json(&r->stats, r->json, sizeof r->json);
-  snprintf(r->meta, sizeof r->meta, "%s", st_loader_metadata_json(l));
-  st_loader_destroy(l);
 }
 
 static int has_warning(const st_stats *s, const char *kind, uint64_t count) {
@@ -415,21 +407,9 @@ static void test_hostile(void) {
   enc_free(&sp.bytes);
 }
 
-static unsigned char *read_file(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *p = malloc(len > 0 ? (size_t)len : 1);
-  *n = fread(p, 1, (size_t)(len > 0 ? len : 0), f);
-  fclose(f);
-  return p;
-}
-
 static void test_corpus(void) {
   size_t n;
-  unsigned char *p = read_file(STRATA_CORPUS_DIR "/xprof__34.83.195.179_6003.xplane.pb", &n);
+  unsigned char *p = tu_read_file(STRATA_CORPUS_DIR "/xprof__34.83.195.179_6003.xplane.pb", &n);
   if (!p) return;
   result r;
   load(p, n, 65536, "34.83.195.179_6003.xplane.pb", &r);
@@ -449,7 +429,7 @@ static void test_corpus(void) {
   }
   st_trace_destroy(r.t);
   free(p);
-  p = read_file(STRATA_CORPUS_DIR "/xprof-head__tpu_inference_2.xplane.pb", &n);
+  p = tu_read_file(STRATA_CORPUS_DIR "/xprof-head__tpu_inference_2.xplane.pb", &n);
   if (!p) return;
   load(p, n, 65536, "tpu_inference_2.xplane.pb", &r);
   CHECK(r.t == NULL);

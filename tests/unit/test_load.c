@@ -4,21 +4,10 @@
  * the event counts its README states. */
 #include "check.h"
 #include "load.h"
+#include "test_util.h"
 
 #include <stdlib.h>
 #include <zlib.h>
-
-static unsigned char *read_file(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *p = malloc(len > 0 ? (size_t)len : 1);
-  *n = fread(p, 1, (size_t)(len > 0 ? len : 0), f);
-  fclose(f);
-  return p;
-}
 
 typedef struct result {
   st_trace *trace;
@@ -28,18 +17,8 @@ typedef struct result {
 } result;
 
 static void load(const void *data, size_t n, size_t chunk, const char *name, result *r) {
-  st_load_desc d;
-  memset(&d, 0, sizeof d);
-  d.file_name = name;
-  st_loader *l = st_loader_create(&d);
-  const unsigned char *p = data;
-  if (chunk == 0) chunk = 1;
-  for (size_t i = 0; i < n; i += chunk)
-    if (st_loader_push(l, p + i, n - i < chunk ? n - i : chunk) != ST_OK) break;
-  r->trace = st_loader_finish(l, &r->err);
-  r->stats = *st_loader_stats(l);
+  r->trace = tu_load(data, n, chunk, name, &r->err, &r->stats, NULL, 0);
   st_stats_json(&r->stats, r->json, sizeof r->json);
-  st_loader_destroy(l);
 }
 
 static void expect_error(const void *data, size_t n, const char *name, st_code code,
@@ -85,27 +64,11 @@ static void test_not_traces(void) {
   expect_error(rnd, sizeof rnd, "random.bin", ST_ERR_FORMAT, 0, "found 0xC3");
 }
 
-static unsigned char *gzip_of(const void *data, size_t n, int wbits, size_t *out_n) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY);
-  size_t cap = deflateBound(&z, (uLong)n) + 64;
-  unsigned char *out = malloc(cap);
-  z.next_in = (Bytef *)(uintptr_t)data;
-  z.avail_in = (uInt)n;
-  z.next_out = out;
-  z.avail_out = (uInt)cap;
-  deflate(&z, Z_FINISH);
-  *out_n = cap - z.avail_out;
-  deflateEnd(&z);
-  return out;
-}
-
 static void test_compressed(void) {
   const char *a = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},";
   const char *b = "{\"name\":\"b\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1}]";
   size_t na, nb, nz;
-  unsigned char *ga = gzip_of(a, strlen(a), 31, &na), *gb = gzip_of(b, strlen(b), 31, &nb);
+  unsigned char *ga = tu_deflate(a, strlen(a), 31, &na), *gb = tu_deflate(b, strlen(b), 31, &nb);
   unsigned char *two = malloc(na + nb);
   memcpy(two, ga, na);
   memcpy(two + na, gb, nb);
@@ -124,7 +87,7 @@ static void test_compressed(void) {
   /* zlib stream */
   char both[512];
   snprintf(both, sizeof both, "%s%s", a, b);
-  unsigned char *z = gzip_of(both, strlen(both), 15, &nz);
+  unsigned char *z = tu_deflate(both, strlen(both), 15, &nz);
   result r;
   load(z, nz, 7, "x.zlib", &r);
   CHECK(r.trace && r.stats.events == 2 && r.stats.compressed);
@@ -206,7 +169,7 @@ static void test_corpus(void) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", STRATA_CORPUS_DIR, cases[c].file);
     size_t n;
-    unsigned char *data = read_file(path, &n);
+    unsigned char *data = tu_read_file(path, &n);
     if (!data) continue; /* corpus not present on this machine */
     seen++;
     result ref;

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "json_scan.h"
 #include "source.h"
+#include "test_util.h"
 
 #include <stdlib.h>
 #include <zlib.h>
@@ -25,23 +26,6 @@ static st_code collect_sink(void *ud, const uint8_t *p, size_t n) {
   c->len += n;
   c->calls++;
   return ST_OK;
-}
-
-/* gzip (wbits 31) or zlib (15) compression of data */
-static unsigned char *deflate_buf(const void *data, size_t n, int wbits, size_t *out_n) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY);
-  size_t cap = deflateBound(&z, (uLong)n) + 64;
-  unsigned char *out = malloc(cap);
-  z.next_in = (Bytef *)(uintptr_t)data;
-  z.avail_in = (uInt)n;
-  z.next_out = out;
-  z.avail_out = (uInt)cap;
-  deflate(&z, Z_FINISH);
-  *out_n = cap - z.avail_out;
-  deflateEnd(&z);
-  return out;
 }
 
 /* Runs the source over input in chunks of `chunk` bytes. */
@@ -103,8 +87,8 @@ static void test_plain_passthrough(void) {
 static void test_gzip_and_zlib(void) {
   size_t n = 1000000, gz_n, zl_n;
   char *text = make_text(n);
-  unsigned char *gz = deflate_buf(text, n, 31, &gz_n);
-  unsigned char *zl = deflate_buf(text, n, 15, &zl_n);
+  unsigned char *gz = tu_deflate(text, n, 31, &gz_n);
+  unsigned char *zl = tu_deflate(text, n, 15, &zl_n);
   size_t chunks[] = {1, 7, 4096, 1 << 20};
   for (size_t k = 0; k < 4; k++) {
     collect c = {0};
@@ -130,8 +114,8 @@ static void test_gzip_and_zlib(void) {
 static void test_gzip_members_and_garbage(void) {
   const char *a = "[{\"name\":\"a\"},", *b = "{\"name\":\"b\"}]";
   size_t na, nb;
-  unsigned char *ga = deflate_buf(a, strlen(a), 31, &na);
-  unsigned char *gb = deflate_buf(b, strlen(b), 31, &nb);
+  unsigned char *ga = tu_deflate(a, strlen(a), 31, &na);
+  unsigned char *gb = tu_deflate(b, strlen(b), 31, &nb);
   unsigned char buf[1024];
   memcpy(buf, ga, na);
   memcpy(buf + na, gb, nb);
@@ -170,7 +154,7 @@ static void test_gzip_members_and_garbage(void) {
 static void test_gzip_errors(void) {
   size_t n = 200000, gz_n;
   char *text = make_text(n);
-  unsigned char *gz = deflate_buf(text, n, 31, &gz_n);
+  unsigned char *gz = tu_deflate(text, n, 31, &gz_n);
   /* truncated: an error at finish, after the decodable prefix was delivered */
   collect c = {0};
   st_source_info info;

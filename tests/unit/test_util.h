@@ -1,0 +1,96 @@
+/* test_util.h: helpers shared by the unit tests (static inline, so a test
+ * that does not use one does not pay for it):
+ *
+ *   tu_read_file(path, &n)        whole file into malloc'd memory (free it),
+ *                                 NULL if it cannot be opened
+ *   tu_deflate(data, n, wbits, &out_n)  gzip (wbits 31) or zlib (15)
+ *                                 compression into malloc'd memory
+ *   tu_load(data, n, chunk, name, &err, &stats, meta, meta_cap)
+ *                                 the loader over data pushed in `chunk`-byte
+ *                                 pieces (0 means 1); returns the trace (or
+ *                                 NULL with err), copies the stats and, if
+ *                                 meta is not NULL, the metadata JSON
+ *   tu_load_args(data, n, name)   the loader over data in one push, keeping
+ *                                 the args source; tu_unload_args frees both */
+#ifndef STRATA_TEST_UTIL_H
+#define STRATA_TEST_UTIL_H
+
+#include "argsrc.h"
+#include "load.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static inline unsigned char *tu_read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *p = malloc(len > 0 ? (size_t)len : 1);
+  *n = fread(p, 1, (size_t)(len > 0 ? len : 0), f);
+  fclose(f);
+  return p;
+}
+
+static inline unsigned char *tu_deflate(const void *data, size_t n, int wbits, size_t *out_n) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY);
+  size_t cap = deflateBound(&z, (uLong)n) + 64;
+  unsigned char *out = malloc(cap);
+  z.next_in = (Bytef *)(uintptr_t)data;
+  z.avail_in = (uInt)n;
+  z.next_out = out;
+  z.avail_out = (uInt)cap;
+  deflate(&z, Z_FINISH);
+  *out_n = cap - z.avail_out;
+  deflateEnd(&z);
+  return out;
+}
+
+static inline st_trace *tu_load(const void *data, size_t n, size_t chunk, const char *name,
+                                st_error *err, st_stats *stats, char *meta, size_t meta_cap) {
+  st_load_desc d;
+  memset(&d, 0, sizeof d);
+  d.file_name = name;
+  st_loader *l = st_loader_create(&d);
+  const unsigned char *p = data;
+  if (chunk == 0) chunk = 1;
+  for (size_t i = 0; i < n; i += chunk)
+    if (st_loader_push(l, p + i, n - i < chunk ? n - i : chunk) != ST_OK) break;
+  st_trace *t = st_loader_finish(l, err);
+  *stats = *st_loader_stats(l);
+  if (meta) snprintf(meta, meta_cap, "%s", st_loader_metadata_json(l));
+  st_loader_destroy(l);
+  return t;
+}
+
+typedef struct tu_args_trace {
+  st_trace *t;
+  st_argsrc *as;
+} tu_args_trace;
+
+static inline tu_args_trace tu_load_args(const void *data, size_t n, const char *name) {
+  tu_args_trace r = {0, 0};
+  st_load_desc d;
+  memset(&d, 0, sizeof d);
+  d.file_name = name;
+  st_loader *l = st_loader_create(&d);
+  st_loader_push(l, data, n);
+  st_error err;
+  r.t = st_loader_finish(l, &err);
+  r.as = st_loader_take_args_source(l);
+  st_loader_destroy(l);
+  return r;
+}
+
+static inline void tu_unload_args(tu_args_trace *r) {
+  st_trace_destroy(r->t);
+  st_argsrc_destroy(r->as);
+}
+
+#endif
