@@ -3,45 +3,15 @@
  * seeds the chunk sizes, so the same bytes are also fed in random-size
  * pieces (1 byte up to 4 KiB), which exercises every "event cut by the
  * window end" path. Any crash, leak or sanitizer report is a bug. */
-#include "load.h"
+#include "fuzz_util.h"
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  uint32_t seed = size ? data[0] * 2654435761u + (uint32_t)size : 1;
-  st_load_desc d;
-  memset(&d, 0, sizeof d);
-  d.file_name = (seed & 8) ? "fuzz.json.gz" : "fuzz.xplane.pb";
-  st_loader *l = st_loader_create(&d);
-  if (!l) return 0;
-  size_t i = 0;
-  while (i < size) {
-    seed = seed * 1103515245u + 12345u;
-    size_t chunk = (seed >> 16) % 4096 + 1;
-    if ((seed >> 8) % 4 == 0) chunk = (seed >> 20) % 8 + 1; /* often tiny */
-    if (chunk > size - i) chunk = size - i;
-    if (st_loader_push(l, data + i, chunk) != ST_OK) break;
-    i += chunk;
-  }
-  st_error err;
-  st_trace *t = st_loader_finish(l, &err);
-  char json[4096];
-  st_stats_json(st_loader_stats(l), json, sizeof json);
-  (void)st_loader_metadata_json(l);
-  if (t) {
-    uint32_t nrows;
-    const st_row *rows = st_trace_rows(t, &nrows);
-    volatile uint64_t sink = 0; /* touch every event (unsigned: wraps, no UB) */
-    for (uint32_t r = 0; r < nrows; r++)
-      for (uint32_t k = 0; k < rows[r].count; k++)
-        sink += (uint64_t)rows[r].start[k] + (uint64_t)rows[r].dur[k];
-    (void)sink;
-    st_trace_destroy(t);
-  }
-  st_loader_destroy(l);
+  fuzz_load_chunked((fuzz_seed(data, size) & 8) ? "fuzz.json.gz" : "fuzz.xplane.pb", NULL, data,
+                    size);
   return 0;
 }
