@@ -12,7 +12,8 @@
 //   node tools/bench_page.mjs --cpu-prof   only one profiled page load of the lean
 //            1e6 trace -> build/bench-page-lean1e6.cpuprofile (Chrome DevTools
 //            format; build the wasm with -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs
-//            for function names) and its top self-time functions
+//            for function names) and its top self-time functions;
+//            --prof-trace K profiles trace K instead (t1e5, t1e6, ...)
 //
 // Environment (defaults in brackets):
 //   STRATA_DIST  the built site to serve          [<repo>/dist]   (tools/build)
@@ -49,7 +50,7 @@ const OUT = path.join(ROOT, 'build', 'bench-page-results.json');
 const GEN = path.resolve(process.env.STRATA_GEN || path.join(path.dirname(CLI), 'strata-gen'));
 
 const args = process.argv.slice(2);
-const opt = { reps: 5, big: false, onlyBig: false, regen: false, cpuProf: false };
+const opt = { reps: 5, big: false, onlyBig: false, regen: false, cpuProf: false, profTrace: 'lean1e6' };
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--reps') opt.reps = Math.max(1, Number(args[++i]) | 0);
@@ -57,8 +58,9 @@ for (let i = 0; i < args.length; i++) {
   else if (a === '--only-big') opt.big = opt.onlyBig = true;
   else if (a === '--regen') opt.regen = true;
   else if (a === '--cpu-prof') opt.cpuProf = true;
+  else if (a === '--prof-trace') opt.cpuProf = true, opt.profTrace = args[++i];
   else if (a === '-h' || a === '--help') {
-    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 34).join('\n'));
+    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 35).join('\n'));
     process.exit(0);
   } else {
     console.error(`bench_page: unknown argument '${a}'`);
@@ -188,8 +190,10 @@ async function main() {
   const t0 = Date.now();
   try {
     if (opt.cpuProf) {
-      const f = ensureTrace(TRACES.lean1e6);
-      const out = path.join(ROOT, 'build', 'bench-page-lean1e6.cpuprofile');
+      const pt = TRACES[opt.profTrace];
+      if (!pt) throw new Error(`--prof-trace: no trace '${opt.profTrace}' (${Object.keys(TRACES).join(', ')})`);
+      const f = ensureTrace(pt);
+      const out = path.join(ROOT, 'build', `bench-page-${opt.profTrace}.cpuprofile`);
       const r = await pageRun(browser, server, f, { timeoutMs: 120_000, cpuProfile: out });
       log(`load_ms ${r.load_ms.toFixed(0)} (profiled)`);
       topSelf(JSON.parse(fs.readFileSync(out, 'utf8')));
