@@ -13,6 +13,7 @@
 #include "import_chrome.h"
 
 #include "json_scan.h"
+#include "scan_simd.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -168,12 +169,10 @@ struct st_chrome_importer {
 static void count_lines(st_chrome_importer *im, uint64_t upto) {
   if (upto <= im->lc_pos) return;
   const char *p = im->buf + (im->lc_pos - im->base), *e = im->buf + (upto - im->base);
-  while (p < e) {
-    const char *q = memchr(p, '\n', (size_t)(e - p));
-    if (!q) break;
-    im->lc_line++;
-    im->lc_line_start = im->base + (uint64_t)(q - im->buf) + 1;
-    p = q + 1;
+  const char *last = st_scan_last_byte(p, e, '\n');
+  if (last) {
+    im->lc_line += (uint32_t)st_scan_count(p, last + 1, '\n');
+    im->lc_line_start = im->base + (uint64_t)(last - im->buf) + 1;
   }
   im->lc_pos = upto;
 }
@@ -391,7 +390,7 @@ static int value_str(const char *v, const char *vend, st_json_str *out) {
   if (vend - v < 2 || *v != '"' || vend[-1] != '"') return 0;
   out->p = v + 1;
   out->n = (size_t)(vend - v - 2);
-  out->esc = memchr(out->p, '\\', out->n) != NULL;
+  out->esc = st_scan_contains(out->p, out->p + out->n, '\\');
   return 1;
 }
 
@@ -638,6 +637,15 @@ static void parse_id2(ev *e, const char *v, const char *vend) {
   }
 }
 
+/* k[0..n) == lit for a short literal key. Not memcmp: with n constant this
+ * unrolls to a few byte compares, where wasm would call musl's byte-wise
+ * memcmp for every key of every event. */
+static inline int key_is(const char *k, const char *lit, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (k[i] != lit[i]) return 0;
+  return 1;
+}
+
 /* Parses the event object at p ('{'). No side effects on the importer. */
 static st_json_status parse_event(const char *p, const char *end, ev *e, const char **out,
                                   const char **bad, const char **why) {
@@ -696,42 +704,42 @@ static st_json_status parse_event(const char *p, const char *end, ev *e, const c
       }
       break;
     case 3:
-      if (!memcmp(k, "pid", 3))
+      if (key_is(k, "pid", 3))
         r = pv_id(&p, end, &e->pid, bad);
-      else if (!memcmp(k, "tid", 3))
+      else if (key_is(k, "tid", 3))
         r = pv_id(&p, end, &e->tid, bad);
-      else if (!memcmp(k, "cat", 3))
+      else if (key_is(k, "cat", 3))
         r = pv_string(&p, end, &e->cat, bad);
-      else if (!memcmp(k, "dur", 3))
+      else if (key_is(k, "dur", 3))
         r = pv_time(&p, end, &e->dur, &e->has_dur, &e->bad_dur, bad);
-      else if (!memcmp(k, "id2", 3)) {
+      else if (key_is(k, "id2", 3)) {
         const char *v = NULL, *ve = NULL;
         r = pv_range(&p, end, &v, &ve, bad);
         if (r == PV_OK) parse_id2(e, v, ve);
       }
       break;
     case 4:
-      if (!memcmp(k, "name", 4))
+      if (key_is(k, "name", 4))
         r = pv_string(&p, end, &e->name, bad);
-      else if (!memcmp(k, "args", 4))
+      else if (key_is(k, "args", 4))
         r = pv_range(&p, end, &e->args, &e->args_end, bad);
       break;
     case 5:
-      if (!memcmp(k, "scope", 5)) r = pv_string(&p, end, &e->scope, bad);
+      if (key_is(k, "scope", 5)) r = pv_string(&p, end, &e->scope, bad);
       break;
     case 7:
-      if (!memcmp(k, "bind_id", 7))
+      if (key_is(k, "bind_id", 7))
         r = pv_id(&p, end, &e->bind_id, bad);
-      else if (!memcmp(k, "entries", 7))
+      else if (key_is(k, "entries", 7))
         r = pv_range(&p, end, &e->entries, &e->entries_end, bad);
-      else if (!memcmp(k, "flow_in", 7))
+      else if (key_is(k, "flow_in", 7))
         r = pv_bool(&p, end, &e->flow_in, bad);
       break;
     case 8:
-      if (!memcmp(k, "flow_out", 8)) r = pv_bool(&p, end, &e->flow_out, bad);
+      if (key_is(k, "flow_out", 8)) r = pv_bool(&p, end, &e->flow_out, bad);
       break;
     case 11:
-      if (!memcmp(k, "event_stats", 11)) r = pv_string(&p, end, &e->event_stats, bad);
+      if (key_is(k, "event_stats", 11)) r = pv_string(&p, end, &e->event_stats, bad);
       break;
     default: break;
     }

@@ -2,8 +2,9 @@
  * (see json_scan.h).
  *
  * Contents
- *   1. strings: find the closing quote (memchr), decode escapes, repair UTF-8
- *   2. skipping values structurally (table-driven scan, memchr in strings)
+ *   1. strings: find the closing quote, decode escapes, repair UTF-8
+ *   2. skipping values structurally
+ * The byte scans themselves are in scan_simd.h (wasm SIMD128 or portable).
  *   3. numbers: exact decimal -> scaled int64, doubles
  *   4. the resumable skipper
  */
@@ -12,43 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scan_simd.h"
+
 /* ==== 1. strings ========================================================= */
 
-/* Word-at-a-time scanning (SWAR): 8 bytes per step with plain 64-bit
- * arithmetic, so it is portable C (wasm included). has_byte() is non-zero
- * iff some byte of x equals the byte b was made from (the lowest flagged
- * byte is exact; higher flags may be false after a true one, so callers
- * only use "some byte matched" and then look byte by byte). */
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-static uint64_t load8(const char *p) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-  return w;
-}
-
-static uint64_t has_byte(uint64_t x, uint64_t b) {
-  uint64_t y = x ^ b;
-  return (y - ONES) & ~y & HIGHS;
-}
-
-/* 1 if [p, end) holds a backslash (short strings: no library call). */
-static int has_backslash(const char *p, const char *end) {
-  for (; end - p >= 8; p += 8)
-    if (has_byte(load8(p), ONES * '\\')) return 1;
-  for (; p < end; p++)
-    if (*p == '\\') return 1;
-  return 0;
-}
-
 /* The closing quote of the string whose body starts at p, or NULL if it is
- * not in [p, end). memchr is the fastest way over long strings (args); an
- * escaped quote has an odd number of backslashes right before it. */
+ * not in [p, end). One scan for '"' is the fastest way over long strings
+ * (args); an escaped quote has an odd number of backslashes right before
+ * it. */
 static const char *closing_quote(const char *p, const char *end) {
   const char *start = p;
   for (;;) {
-    const char *q = memchr(p, '"', (size_t)(end - p));
+    const char *q = st_scan_byte(p, end, '"');
     if (!q) return NULL;
     const char *b = q;
     while (b > start && b[-1] == '\\') b--;
@@ -61,7 +37,7 @@ st_json_status st_json_string(const char *p, const char *end, const char **close
   const char *q = closing_quote(p, end);
   if (!q) return ST_JSON_INCOMPLETE;
   *close = q;
-  *esc = has_backslash(p, q);
+  *esc = st_scan_contains(p, q, '\\');
   return ST_JSON_OK;
 }
 
@@ -128,12 +104,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n) {
 
 int st_json_plain_utf8(const char *s, size_t n) {
   const unsigned char *u = (const unsigned char *)s;
-  size_t i = 0;
-  /* ASCII without backslashes, 8 bytes at a time */
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w = load8(s + i);
-    if ((w & HIGHS) | has_byte(w, ONES * '\\')) break;
-  }
+  size_t i = st_scan_plain_ascii(s, n); /* ASCII without backslashes */
   while (i < n) {
     unsigned c = u[i];
     if (c == '\\') return 0;
@@ -221,24 +192,6 @@ size_t st_json_unescape(const char *s, size_t n, char *out) {
 
 /* ==== 2. skipping values ================================================= */
 
-/* 1 for the bytes a structural scan must stop at */
-static const unsigned char k_structural[256] = {
-    ['"'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1,
-};
-
-/* First of '"' '[' ']' '{' '}' in [p, end), or end. Brackets and braces
- * differ only in bit 0x20 ('[' 0x5B / '{' 0x7B, ']' 0x5D / '}' 0x7D), so
- * masking it out leaves two bytes to look for, plus the quote. */
-static const char *next_structural(const char *p, const char *end) {
-  while (end - p >= 8) {
-    uint64_t w = load8(p), m = w & (ONES * 0xDF);
-    if (has_byte(w, ONES * '"') | has_byte(m, ONES * 0x5B) | has_byte(m, ONES * 0x5D)) break;
-    p += 8;
-  }
-  while (p < end && !k_structural[(unsigned char)*p]) p++;
-  return p;
-}
-
 const char *st_json_number_end(const char *p, const char *end) {
   while (p < end) {
     unsigned c = (unsigned char)*p;
@@ -290,8 +243,21 @@ st_json_status st_json_skip_value(const char *p, const char *end, const char **o
     return ST_JSON_BAD;
   }
   uint64_t depth = 0;
+  int in_string = 0;
   for (;;) {
-    p = next_structural(p, end);
+    /* wasm SIMD: whole blocks without escapes at once (a no-op elsewhere) */
+    if (st_scan_skip_blocks(&p, end, &depth, &in_string)) {
+      *out = p;
+      return ST_JSON_OK;
+    }
+    if (in_string) { /* the blocks stopped inside a string: finish it */
+      const char *q = closing_quote(p, end);
+      if (!q) return ST_JSON_INCOMPLETE;
+      p = q + 1;
+      in_string = 0;
+      continue;
+    }
+    p = st_scan_structural(p, end);
     if (p >= end) return ST_JSON_INCOMPLETE;
     c = (unsigned char)*p;
     if (c == '"') {
@@ -485,8 +451,7 @@ st_json_status st_json_skipper_run(st_json_skipper *s, const char *p, const char
         continue;
       }
       /* jump to the next quote or backslash */
-      const char *q = p;
-      while (q < end && *q != '"' && *q != '\\') q++;
+      const char *q = st_scan_byte2(p, end, '"', '\\');
       if (q >= end) {
         p = end;
         break;
@@ -504,7 +469,7 @@ st_json_status st_json_skipper_run(st_json_skipper *s, const char *p, const char
       }
       continue;
     }
-    while (p < end && !k_structural[(unsigned char)*p]) p++;
+    p = st_scan_structural(p, end);
     if (p >= end) break;
     char c = *p++;
     if (c == '"')

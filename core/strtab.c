@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "scan_simd.h"
+
 #define BLOCK_MIN (64u * 1024u)
 
 typedef struct entry {
@@ -139,7 +141,7 @@ uint32_t st_strtab_intern(st_strtab *t, const char *s, size_t len) {
     uint32_t i = h & (t->slot_cap - 1);
     for (uint32_t id1; (id1 = t->slots[i]) != 0; i = (i + 1) & (t->slot_cap - 1)) {
       const entry *e = &t->entries[id1 - 1];
-      if (e->hash == h && e->len == len && (len == 0 || memcmp(e->s, s, len) == 0)) return id1 - 1;
+      if (e->hash == h && e->len == len && st_scan_equal(e->s, s, len)) return id1 - 1;
     }
   }
   if (t->count >= UINT32_MAX - 2) return ST_STR_NONE;
