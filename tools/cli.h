@@ -5,6 +5,12 @@
 #ifndef STRATA_CLI_H
 #define STRATA_CLI_H
 
+#include "load.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
 /* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli_bench.c */
 int strata_cmd_bench(int argc, char **argv);
 
@@ -14,5 +20,33 @@ int strata_cmd_export(int argc, char **argv);
 int strata_cmd_args(int argc, char **argv);
 /* strata search FILE TEXT [--args] [--json] [--limit N]: see tools/cli_search.c */
 int strata_cmd_search(int argc, char **argv);
+
+/* ---- loading a trace file (tools/cli_load.c) ----------------------------- */
+
+/* A heap counter for cli_counting_alloc (an st_alloc function; ud = the
+ * cli_heap): current and peak bytes in use. */
+typedef struct cli_heap {
+  size_t current, peak;
+} cli_heap;
+void *cli_counting_alloc(void *ud, void *ptr, size_t size);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+double cli_now_ms(void);
+
+/* Opens FILE and streams it in 1 MiB reads into a loader allocating through
+ * cli_counting_alloc(heap); *load_ms is the wall time from creating the
+ * loader to st_loader_finish. Returns the finished loader (its stats stay
+ * valid until the caller destroys it) with *out the trace and *err the
+ * finish status (not ST_OK for a trace damaged part-way: what was read is
+ * kept); or NULL after one `strata: FILE: ...` line on stderr (cannot open,
+ * out of memory, read error, no trace). */
+st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
+                          double *load_ms);
+
+/* Streams the open file f (named `file`) through buf[cap] into a default
+ * loader until EOF; f stays open. Returns the finished loader with *out the
+ * trace, or NULL after one `strata: ...` line on stderr. */
+st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, st_trace **out,
+                           st_error *err);
 
 #endif

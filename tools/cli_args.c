@@ -134,21 +134,12 @@ int strata_cmd_args(int argc, char **argv) {
     fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));
     return 1;
   }
-  st_load_desc desc;
-  memset(&desc, 0, sizeof desc);
-  desc.file_name = file;
-  st_loader *l = st_loader_create(&desc);
   static uint8_t chunk[CHUNK_BYTES];
   size_t n;
-  while (l && (n = fread(chunk, 1, sizeof chunk, d.f)) > 0)
-    if (st_loader_push(l, chunk, n) != ST_OK) break;
   st_error err;
-  st_trace *t = l ? st_loader_finish(l, &err) : NULL;
-  if (!t) {
-    char line[512];
-    if (l) st_load_error_line(&err, file, line, sizeof line);
-    fprintf(stderr, "strata: %s\n", l ? line : "out of memory");
-    st_loader_destroy(l);
+  st_trace *t = NULL;
+  st_loader *l = cli_load_stream(d.f, file, chunk, sizeof chunk, &t, &err);
+  if (!l) {
     fclose(d.f);
     return 1;
   }

@@ -35,37 +35,10 @@
 #include "lod.h"
 #include "view.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define CHUNK_BYTES (1u << 20)
-#define HEADER 16 /* keeps the payload 16-byte aligned */
-
-typedef struct heap_count {
-  size_t current, peak;
-} heap_count;
-
-static void *counting_alloc(void *ud, void *ptr, size_t size) {
-  heap_count *h = ud;
-  size_t old = 0;
-  char *base = ptr ? (char *)ptr - HEADER : NULL;
-  if (base) memcpy(&old, base, sizeof old);
-  if (size == 0) {
-    free(base);
-    h->current -= old;
-    return NULL;
-  }
-  if (size > SIZE_MAX - HEADER) return NULL;
-  char *nb = realloc(base, size + HEADER);
-  if (!nb) return NULL;
-  memcpy(nb, &size, sizeof size);
-  h->current = h->current - old + size;
-  if (h->current > h->peak) h->peak = h->current;
-  return nb + HEADER;
-}
 
 static double clock_ms(clockid_t id) {
   struct timespec ts;
@@ -114,58 +87,6 @@ static int usage(void) {
   return 2;
 }
 
-static int load_file(const char *file, heap_count *heap, st_trace **out, st_stats *stats,
-                     double *load_ms) {
-  st_load_desc desc;
-  memset(&desc, 0, sizeof desc);
-  desc.alloc.fn = counting_alloc;
-  desc.alloc.ud = heap;
-  desc.file_name = file;
-  FILE *f = fopen(file, "rb");
-  if (!f) {
-    fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));
-    return 1;
-  }
-  unsigned char *buf = malloc(CHUNK_BYTES);
-  double t0 = now_ms();
-  st_loader *l = st_loader_create(&desc);
-  if (!buf || !l) {
-    fprintf(stderr, "strata: %s: out of memory\n", file);
-    fclose(f);
-    free(buf);
-    st_loader_destroy(l);
-    return 1;
-  }
-  int read_error = 0;
-  for (;;) {
-    size_t n = fread(buf, 1, CHUNK_BYTES, f);
-    if (n > 0 && st_loader_push(l, buf, n) != ST_OK) break;
-    if (n < CHUNK_BYTES) {
-      read_error = ferror(f);
-      break;
-    }
-  }
-  fclose(f);
-  free(buf);
-  st_error err;
-  st_trace *t = read_error ? NULL : st_loader_finish(l, &err);
-  *load_ms = now_ms() - t0;
-  if (!t) {
-    char line[512];
-    if (read_error)
-      snprintf(line, sizeof line, "%s: read error", file);
-    else
-      st_load_error_line(&err, file, line, sizeof line);
-    fprintf(stderr, "strata: %s\n", line);
-    st_loader_destroy(l);
-    return 1;
-  }
-  *stats = *st_loader_stats(l);
-  st_loader_destroy(l);
-  *out = t;
-  return 0;
-}
-
 int strata_cmd_bench(int argc, char **argv) {
   const char *file = NULL;
   int json = 0, dump = 0;
@@ -187,15 +108,18 @@ int strata_cmd_bench(int argc, char **argv) {
   }
   if (!file) return usage();
 
-  heap_count heap = {0, 0};
-  st_alloc alloc = {counting_alloc, &heap};
+  cli_heap heap = {0, 0};
+  st_alloc alloc = {cli_counting_alloc, &heap};
   st_trace *t = NULL;
   st_stats stats;
   double load_ms = 0;
-  if (load_file(file, &heap, &t, &stats, &load_ms)) return 1;
+  st_error err;
+  st_loader *l = cli_load_timed(file, &heap, &t, &err, &load_ms);
+  if (!l) return 1;
+  stats = *st_loader_stats(l);
+  st_loader_destroy(l);
   size_t heap_peak = heap.peak;
 
-  st_error err;
   double l0 = now_ms();
   st_lod *lod = st_lod_build(&alloc, t, &err);
   double l1 = now_ms();

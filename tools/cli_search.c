@@ -26,15 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define CHUNK_BYTES (1u << 20)
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int usage(void) {
   fprintf(stderr, "usage: strata search FILE TEXT [--args] [--json] [--limit N]\n");
@@ -81,21 +74,11 @@ int strata_cmd_search(int argc, char **argv) {
     return 1;
   }
   static uint8_t chunk[CHUNK_BYTES];
-  st_load_desc desc;
-  memset(&desc, 0, sizeof desc);
-  desc.file_name = file;
-  st_loader *l = st_loader_create(&desc);
   size_t n;
-  while (l && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    if (st_loader_push(l, chunk, n) != ST_OK) break;
   st_error err;
-  memset(&err, 0, sizeof err);
-  st_trace *t = l ? st_loader_finish(l, &err) : NULL;
-  if (!t) {
-    char line[512];
-    if (l) st_load_error_line(&err, file, line, sizeof line);
-    fprintf(stderr, "strata: %s\n", l ? line : "out of memory");
-    st_loader_destroy(l);
+  st_trace *t = NULL;
+  st_loader *l = cli_load_stream(f, file, chunk, sizeof chunk, &t, &err);
+  if (!l) {
     fclose(f);
     return 1;
   }
@@ -104,15 +87,15 @@ int strata_cmd_search(int argc, char **argv) {
 
   int rc = 0;
   st_find *fd = st_find_create(NULL, t);
-  double t0 = now_ms();
+  double t0 = cli_now_ms();
   st_code c = fd ? st_find_set(fd, text, strlen(text)) : ST_ERR_NOMEM;
-  double names_ms = now_ms() - t0, args_ms = 0;
+  double names_ms = cli_now_ms() - t0, args_ms = 0;
   uint64_t decoded = 0, skipped = 0;
   if (c != ST_OK) {
     fprintf(stderr, "strata: %s: out of memory\n", file);
     rc = 1;
   } else if (args) {
-    t0 = now_ms();
+    t0 = cli_now_ms();
     st_args_search *s = st_args_search_create_for(NULL, as, t, text, strlen(text), &err);
     if (s) {
       rewind(f);
@@ -127,7 +110,7 @@ int strata_cmd_search(int argc, char **argv) {
       decoded = st_args_search_decoded(s);
       skipped = st_args_search_skipped(s);
     }
-    args_ms = now_ms() - t0;
+    args_ms = cli_now_ms() - t0;
     if (!s || err.code != ST_OK || c != ST_OK) {
       fprintf(stderr, "strata: %s: %s\n", file, err.msg[0] ? err.msg : st_code_name(err.code));
       rc = 1;

@@ -16,45 +16,9 @@
 #include "stats.h"
 #include "trace.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#define CHUNK_BYTES (1u << 20)
-
-/* ---- counting allocator: a size header in front of every block ---------- */
-typedef struct heap_count {
-  size_t current, peak;
-} heap_count;
-
-#define HEADER 16 /* keeps the payload 16-byte aligned */
-
-static void *counting_alloc(void *ud, void *ptr, size_t size) {
-  heap_count *h = ud;
-  size_t old = 0;
-  char *base = ptr ? (char *)ptr - HEADER : NULL;
-  if (base) memcpy(&old, base, sizeof old);
-  if (size == 0) {
-    free(base);
-    h->current -= old;
-    return NULL;
-  }
-  if (size > SIZE_MAX - HEADER) return NULL;
-  char *nb = realloc(base, size + HEADER);
-  if (!nb) return NULL;
-  memcpy(nb, &size, sizeof size);
-  h->current = h->current - old + size;
-  if (h->current > h->peak) h->peak = h->current;
-  return nb + HEADER;
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int usage(void) {
   fprintf(stderr, "usage: strata stats FILE [--json]\n"
@@ -112,58 +76,17 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t) {
 }
 
 static int cmd_stats(const char *file, int json) {
-  heap_count heap = {0, 0};
-  st_load_desc desc;
-  memset(&desc, 0, sizeof desc);
-  desc.alloc.fn = counting_alloc;
-  desc.alloc.ud = &heap;
-  desc.file_name = file;
-
-  FILE *f = fopen(file, "rb");
-  if (!f) {
-    fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));
-    return 1;
-  }
-  unsigned char *buf = malloc(CHUNK_BYTES);
-  double t0 = now_ms();
-  st_loader *l = st_loader_create(&desc);
-  if (!buf || !l) {
-    fprintf(stderr, "strata: %s: out of memory\n", file);
-    fclose(f);
-    free(buf);
-    st_loader_destroy(l);
-    return 1;
-  }
-  int read_error = 0;
-  for (;;) {
-    size_t n = fread(buf, 1, CHUNK_BYTES, f);
-    if (n > 0 && st_loader_push(l, buf, n) != ST_OK) break;
-    if (n < CHUNK_BYTES) {
-      read_error = ferror(f);
-      break;
-    }
-  }
-  fclose(f);
-  free(buf);
-  if (read_error) {
-    fprintf(stderr, "strata: %s: read error\n", file);
-    st_loader_destroy(l);
-    return 1;
-  }
+  cli_heap heap = {0, 0};
+  st_trace *t = NULL;
   st_error err;
-  st_trace *t = st_loader_finish(l, &err);
-  double t1 = now_ms();
+  double load_ms = 0;
+  st_loader *l = cli_load_timed(file, &heap, &t, &err, &load_ms);
+  if (!l) return 1;
   st_stats s = *st_loader_stats(l);
-  s.load_ms = t1 - t0;
+  s.load_ms = load_ms;
   s.heap_bytes = heap.peak;
 
   char line[512];
-  if (!t) {
-    st_load_error_line(&err, file, line, sizeof line);
-    fprintf(stderr, "strata: %s\n", line);
-    st_loader_destroy(l);
-    return 1;
-  }
   if (json) {
     size_t need = st_stats_json(&s, NULL, 0) + 1;
     char *out = malloc(need);
