@@ -114,8 +114,7 @@ struct st_perfetto_importer {
   int in_compressed;
   char *meta_json;
   int has_trace, nomem;
-  st_code code;
-  st_error err;
+  st_pb_status status; /* the first error, kept */
 };
 
 /* ==== 2. helpers ========================================================= */
@@ -1080,32 +1079,16 @@ void st_perfetto_destroy(st_perfetto_importer *im) {
   st_free(&a, im);
 }
 
-static st_code record(st_perfetto_importer *im, st_code c, const st_error *e, st_error *err) {
-  if (c != ST_OK && im->code == ST_OK) {
-    im->code = c;
-    im->err = *e;
-  }
-  if (err && im->code != ST_OK) *err = im->err;
-  return im->code;
-}
-
 st_code st_perfetto_push(st_perfetto_importer *im, const uint8_t *data, size_t len, st_error *err) {
   if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
-  if (im->code != ST_OK) return record(im, ST_OK, NULL, err);
-  st_error e;
-  memset(&e, 0, sizeof e);
-  return record(im, st_pb_stream_push(im->stream, data, len, &e), &e, err);
+  return st_pb_stream_push_kept(im->stream, &im->status, data, len, err);
 }
 
 st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
   if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
-  if (im->code == ST_OK) {
-    st_error e;
-    memset(&e, 0, sizeof e);
-    record(im, st_pb_stream_finish(im->stream, &e), &e, err);
-  }
+  st_pb_stream_finish_kept(im->stream, &im->status, err);
   /* unclosed BEGINs end at the trace end */
-  if (im->code != ST_ERR_NOMEM)
+  if (im->status.code != ST_ERR_NOMEM)
     for (uint32_t i = 0; i < im->ntracks; i++) {
       ptrack *t = &im->tracks[i];
       while (t->depth) {
@@ -1116,12 +1099,12 @@ st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
         t = &im->tracks[i];
       }
     }
-  if (im->nomem && im->code == ST_OK) {
+  if (im->nomem && im->status.code == ST_OK) {
     st_error e;
     memset(&e, 0, sizeof e);
-    record(im, nomem(im, 0, &e), &e, err);
+    st_pb_status_record(&im->status, nomem(im, 0, &e), &e, err);
   }
-  return record(im, ST_OK, NULL, err);
+  return st_pb_status_record(&im->status, ST_OK, NULL, err);
 }
 
 int st_perfetto_has_trace(const st_perfetto_importer *im) { return im && im->has_trace; }

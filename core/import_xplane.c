@@ -93,8 +93,7 @@ struct st_xplane_importer {
   uint32_t hostname; /* interned first hostname */
   char *meta_json;
   int has_trace, nomem;
-  st_code code;
-  st_error err;
+  st_pb_status status; /* the first error, kept */
 };
 
 /* ==== 2. helpers ========================================================= */
@@ -835,35 +834,19 @@ void st_xplane_destroy(st_xplane_importer *im) {
   st_free(&a, im);
 }
 
-static st_code record(st_xplane_importer *im, st_code c, const st_error *e, st_error *err) {
-  if (c != ST_OK && im->code == ST_OK) {
-    im->code = c;
-    im->err = *e;
-  }
-  if (err && im->code != ST_OK) *err = im->err;
-  return im->code;
-}
-
 st_code st_xplane_push(st_xplane_importer *im, const uint8_t *data, size_t len, st_error *err) {
   if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
-  if (im->code != ST_OK) return record(im, ST_OK, NULL, err);
-  st_error e;
-  memset(&e, 0, sizeof e);
-  return record(im, st_pb_stream_push(im->stream, data, len, &e), &e, err);
+  return st_pb_stream_push_kept(im->stream, &im->status, data, len, err);
 }
 
 st_code st_xplane_finish(st_xplane_importer *im, st_error *err) {
   if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
-  if (im->code == ST_OK) {
-    st_error e;
-    memset(&e, 0, sizeof e);
-    record(im, st_pb_stream_finish(im->stream, &e), &e, err);
-  }
+  st_pb_stream_finish_kept(im->stream, &im->status, err);
   /* one host: its name labels every process (XProf prefixes it) */
   if (im->hostnames.items == 1)
     for (uint32_t i = 0; i < im->nprocs; i++)
       st_builder_process_labels(im->b, im->procs[i], im->hostname);
-  return record(im, ST_OK, NULL, err);
+  return st_pb_status_record(&im->status, ST_OK, NULL, err);
 }
 
 int st_xplane_has_trace(const st_xplane_importer *im) { return im && im->has_trace; }

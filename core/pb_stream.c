@@ -272,3 +272,29 @@ st_code st_pb_stream_finish(st_pb_stream *s, st_error *err) {
   s->cap = 0;
   return ST_OK;
 }
+
+st_code st_pb_status_record(st_pb_status *st, st_code c, const st_error *e, st_error *err) {
+  if (c != ST_OK && st->code == ST_OK) {
+    st->code = c;
+    st->err = *e;
+  }
+  if (err && st->code != ST_OK) *err = st->err;
+  return st->code;
+}
+
+st_code st_pb_stream_push_kept(st_pb_stream *s, st_pb_status *st, const uint8_t *data, size_t len,
+                               st_error *err) {
+  if (st->code != ST_OK) return st_pb_status_record(st, ST_OK, NULL, err);
+  st_error e;
+  memset(&e, 0, sizeof e);
+  return st_pb_status_record(st, st_pb_stream_push(s, data, len, &e), &e, err);
+}
+
+st_code st_pb_stream_finish_kept(st_pb_stream *s, st_pb_status *st, st_error *err) {
+  if (st->code == ST_OK) {
+    st_error e;
+    memset(&e, 0, sizeof e);
+    st_pb_status_record(st, st_pb_stream_finish(s, &e), &e, err);
+  }
+  return st->code;
+}

@@ -45,4 +45,21 @@ uint64_t st_pb_stream_offset(const st_pb_stream *s);
 /* Bytes of buffer currently held (for memory statements and tests). */
 size_t st_pb_stream_buffer_bytes(const st_pb_stream *s);
 
+/* An importer's first error, kept: once a push, the finish or the importer
+ * itself failed, every later call reports that same error. */
+typedef struct st_pb_status {
+  st_code code;
+  st_error err;
+} st_pb_status;
+
+/* Keeps c and *e if c is an error and none is kept yet (e is read only
+ * then); copies the kept error to *err (if err is not NULL and there is
+ * one) and returns its code (ST_OK if none). */
+st_code st_pb_status_record(st_pb_status *st, st_code c, const st_error *e, st_error *err);
+/* st_pb_stream_push / st_pb_stream_finish with the error kept in st: once
+ * one is kept they do nothing and return it. */
+st_code st_pb_stream_push_kept(st_pb_stream *s, st_pb_status *st, const uint8_t *data, size_t len,
+                               st_error *err);
+st_code st_pb_stream_finish_kept(st_pb_stream *s, st_pb_status *st, st_error *err);
+
 #endif
