@@ -19,6 +19,8 @@
  */
 #include "draw.h"
 
+#include "utf8.h"
+
 #include <math.h>
 
 #include "query.h" /* st_format_dur */
@@ -303,32 +305,14 @@ static void push_cmd(dctx *d, st_draw_kind kind, uint32_t first, uint32_t end) {
 /* Decodes one UTF-8 sequence at s[*i]; invalid or truncated input yields
  * U+FFFD and consumes one byte (so decoding always makes progress). */
 static uint32_t utf8_next(const unsigned char *s, size_t n, size_t *i) {
-  unsigned c = s[*i];
-  if (c < 0x80) {
-    (*i)++;
-    return c;
-  }
-  int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-  if (!len || *i + (size_t)len > n) {
+  size_t len = st_utf8_len(s + *i, n - *i);
+  if (!len) { /* an invalid byte shows as U+FFFD; decoding goes on after it */
     (*i)++;
     return 0xFFFD;
   }
-  uint32_t cp = c & (0x3Fu >> (len - 1));
-  for (int k = 1; k < len; k++) {
-    unsigned cc = s[*i + (size_t)k];
-    if ((cc & 0xC0) != 0x80) {
-      (*i)++;
-      return 0xFFFD;
-    }
-    cp = cp << 6 | (cc & 0x3F);
-  }
-  /* overlong, surrogate or out of range */
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF)) {
-    (*i)++;
-    return 0xFFFD;
-  }
-  *i += (size_t)len;
+  uint32_t cp = len == 1 ? s[*i] : s[*i] & (0x3Fu >> (len - 1));
+  for (size_t k = 1; k < len; k++) cp = cp << 6 | (s[*i + k] & 0x3Fu);
+  *i += len;
   return cp;
 }
 

@@ -265,6 +265,36 @@ static void test_nested_track_labels_indent(void) {
   st_trace_destroy(tr);
 }
 
+/* Lead bytes 0xF5..0xFF start no UTF-8 sequence: "\xF5\x80\x80" is three
+ * invalid bytes (three U+FFFD), never U+5000. */
+static void test_invalid_lead_bytes_show_fffd(void) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, S(b, "T"));
+  st_builder_slice(b, th, 0, 1000, S(b, "a\xF5\x80\x80z"), 0, 0, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  st_lod *lod = st_lod_build(NULL, t, NULL);
+  st_layout *lay = st_layout_create(NULL, t);
+  st_view v;
+  st_drawlist dl = {0};
+  st_view_fit(&v, t, 1280, 800, 1);
+  st_draw_input in = {.trace = t, .lod = lod, .layout = lay, .view = &v, .font = &g_font};
+  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  int fffd = 0, bogus = 0, z = 0;
+  for (uint32_t i = 0; i < dl.glyph_count; i++) {
+    fffd += dl.glyphs[i].u0 == 0xFFFD;
+    bogus += dl.glyphs[i].u0 == 0x5000;
+    z += dl.glyphs[i].u0 == 'z';
+  }
+  CHECK_EQ_INT(fffd, 3);
+  CHECK_EQ_INT(bogus, 0);
+  CHECK(z >= 1);
+  st_drawlist_free(&dl, NULL);
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
 static void test_labels_inside_slices(void) {
   st_trace *t = test_trace();
   st_lod *lod = st_lod_build(NULL, t, NULL);
@@ -518,6 +548,7 @@ int main(void) {
   RUN(test_first_glyph_with_left_bearing);
   RUN(test_section_labels_hide_synthetic_pids);
   RUN(test_nested_track_labels_indent);
+  RUN(test_invalid_lead_bytes_show_fffd);
   RUN(test_elision);
   RUN(test_utf8_fallback);
   RUN(test_collapse_hides_rows);
