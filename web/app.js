@@ -12,6 +12,7 @@
 import { createPanels } from './panels.js';
 import { createInfo } from './info.js';
 import { embedSetup } from './embed.js';
+import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
 
 const embed = embedSetup();
@@ -121,31 +122,6 @@ const nextTick = () => new Promise((r) => setTimeout(r, 0));
 
 // ---- sources: each yields Uint8Array chunks ------------------------------
 
-// Slices in flight: the browser reads the next ones (in its own process)
-// while the wasm loader parses this one. Sequential reads cost a fixed
-// ~5-10 ms each on top of the copy, and the parser waited for every one
-// (lean 1e6-event, 97 MB trace in headless Chromium: reading 366-980 ms of
-// the load, 164-231 ms with 3 in flight).
-const READ_AHEAD = 3;
-
-async function* blobChunks(blob) {
-  const inFlight = [];
-  let next = 0;
-  const issue = () => {
-    if (next >= blob.size) return;
-    const p = blob.slice(next, next + CHUNK).arrayBuffer();
-    p.catch(() => {}); // a read left behind by an aborted load must not be an unhandled rejection
-    inFlight.push(p);
-    next += CHUNK;
-  };
-  for (let i = 0; i < READ_AHEAD; i++) issue();
-  while (inFlight.length) {
-    const ab = await inFlight.shift();
-    issue();
-    yield new Uint8Array(ab);
-  }
-}
-
 async function* bytesChunks(u8) {
   for (let off = 0; off < u8.length; off += CHUNK) {
     yield u8.subarray(off, off + CHUNK);
@@ -209,7 +185,7 @@ async function resolveSource(source, opts) {
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
-    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source), read };
+    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source, CHUNK), read };
   }
   let u8 = null;
   if (source instanceof ArrayBuffer) u8 = new Uint8Array(source);

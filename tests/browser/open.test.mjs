@@ -5,8 +5,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import {
-  useBrowser, writeFixtures, CORPUS, looksRendered, privacyReport, OFFSET_RE,
+  useBrowser, writeFixtures, CORPUS, CLI, looksRendered, privacyReport, OFFSET_RE, newApp, bigTrace,
 } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
@@ -82,6 +83,31 @@ test('file input: corpus hta__control.json.gz has 109123 events', { skip: !fs.ex
   assertNoRequestsFor(app, r0, 'hta__control');
   const shot = await app.timelineShot('hta_control');
   if (!looksRendered(shot.analysis)) assert.fail(`timeline blank after hta__control: ${JSON.stringify(shot.analysis)} (${await shot.save()})`);
+});
+
+// web/reader.js reads a File in slices (small first ones, then 4 MiB) in a
+// worker, or on the main thread where no worker starts: both give the CLI's
+// stats for a file of many slices whose size is no multiple of a slice.
+const NO_CLI = !fs.existsSync(CLI) && `native CLI not built (${CLI})`;
+test('file input: a multi-slice file gives the CLI\'s stats, read in the worker and with the worker refused', { skip: NO_CLI }, async (t) => {
+  const file = path.join(fx.dir, 'slices.trace.json');
+  fs.writeFileSync(file, bigTrace(90_000)); // 8.2 MB: 512K, 512K, 1M, 2M, 4M, rest
+  const { load_ms, heap_bytes, ...want } = JSON.parse(execFileSync(CLI, ['stats', file, '--json'], { encoding: 'utf8' }));
+  for (const refuse of [false, true]) {
+    const app = await newApp(ctx.browser, ctx.server, { allRequests: ctx.requests });
+    t.after(() => app.close());
+    if (refuse) await app.context.route('**/read_worker.js', (r) => r.abort());
+    await app.goto();
+    await app.ready();
+    await app.demoLoaded();
+    const ev = await app.openViaInput(file);
+    assert.equal(ev.type, 'strata:loaded', `${refuse ? 'no worker' : 'worker'}: got ${JSON.stringify(ev)}\n${app.diagnostics()}`);
+    const { load_ms: l, heap_bytes: h, ...got } = await app.stats();
+    assert.deepEqual(got, want, `${refuse ? 'main thread' : 'worker'}: stats() equal the CLI's`);
+    assert.equal(app.requests.some((u) => u.endsWith('/read_worker.js')), true, 'the reader worker was asked for');
+    if (refuse) assert.ok(app.failedRequests.some(([u]) => u.endsWith('/read_worker.js')), 'the worker script was refused');
+    assert.deepEqual(app.pageErrors, []);
+  }
 });
 
 // A damaged file: error shown, strata:error fired, previous trace untouched and usable.

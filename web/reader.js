@@ -1,0 +1,117 @@
+// reader.js: a File/Blob as Uint8Array slices, in file order, for the loader.
+//
+// Slices are read ahead (a few in flight) so the browser reads the next ones
+// while the wasm loader parses this one: read one at a time, each slice costs
+// a fixed ~5-10 ms on top of the copy and the parser waits for every one.
+// The first slices are small (1/8 of `chunk`, doubling up to it) so parsing
+// starts after a short read instead of a whole 4 MiB one.
+// The reading itself runs in a worker (read_worker.js) where one can start:
+// the copying of a slice's bytes into its ArrayBuffer happens on the thread
+// that reads, and on the main thread it competes with the parser. One worker
+// is kept started ahead of the next load (starting one costs ~15 ms). A page
+// whose CSP allows no worker (a standalone file) or where the worker does not
+// start reads on the main thread, the same slices.
+//
+//   for await (const u8 of blobChunks(file, 4 << 20)) push(u8);
+
+const READ_AHEAD = 3; // slices read but not yet taken by the parser
+// A standalone file (embed.js: the wasm inlined) lists only its inline
+// scripts' hashes in its CSP: a worker would be refused (and logged).
+const STANDALONE = !!document.getElementById('strata-wasm');
+
+// Size of the slice at file offset off: chunk/8, chunk/8, chunk/4, chunk/2,
+// then chunk (read_worker.js has the same rule).
+const sliceSize = (off, chunk) => Math.min(chunk, Math.max(chunk >> 3, off));
+
+// On the main thread.
+async function* mainChunks(blob, chunk) {
+  const inFlight = [];
+  let next = 0;
+  const issue = () => {
+    if (next >= blob.size) return;
+    const n = sliceSize(next, chunk);
+    const p = blob.slice(next, next + n).arrayBuffer();
+    p.catch(() => {}); // a read left behind by an aborted load must not be an unhandled rejection
+    inFlight.push(p);
+    next += n;
+  };
+  for (let i = 0; i < READ_AHEAD; i++) issue();
+  while (inFlight.length) {
+    const ab = await inFlight.shift();
+    issue();
+    yield new Uint8Array(ab);
+  }
+}
+
+// A started read_worker.js, its events recorded from the start (a worker
+// refused by the CSP reports it with an error event, maybe before it is used).
+function spawn() {
+  if (STANDALONE || typeof Worker === 'undefined') return null;
+  let w;
+  try {
+    w = new Worker(new URL('read_worker.js', import.meta.url));
+  } catch {
+    return null;
+  }
+  const h = { w, failed: false, onmessage: null, onfail: null };
+  w.onmessage = (e) => h.onmessage && h.onmessage(e.data);
+  w.onerror = (e) => {
+    e.preventDefault();
+    h.failed = true;
+    if (h.onfail) h.onfail();
+  };
+  return h;
+}
+let spare = spawn();
+
+// Through the worker; falls back to mainChunks if it fails before its first
+// slice (its script could not be loaded or run).
+async function* workerChunks(h, blob, chunk) {
+  const got = [];
+  let done = false;
+  let readError = null;
+  let wake = null;
+  const kick = () => {
+    const r = wake;
+    wake = null;
+    if (r) r();
+  };
+  h.onmessage = (m) => {
+    if (m.ab) got.push(new Uint8Array(m.ab));
+    else if (m.done) done = true;
+    else if (m.error !== undefined) readError = new Error(m.error);
+    kick();
+  };
+  h.onfail = kick;
+  h.w.postMessage({ blob, chunk, ahead: READ_AHEAD });
+  let taken = 0;
+  try {
+    for (;;) {
+      if (got.length) {
+        const u8 = got.shift();
+        taken++;
+        h.w.postMessage({ more: 1 });
+        yield u8;
+      } else if (readError) {
+        throw readError;
+      } else if (done) {
+        return;
+      } else if (h.failed) {
+        if (taken) throw new Error('the file reader stopped part-way');
+        yield* mainChunks(blob, chunk);
+        return;
+      } else {
+        await new Promise((r) => (wake = r));
+      }
+    }
+  } finally {
+    h.w.terminate(); // also stops reads of an aborted load
+    if (!h.failed) spare = spawn(); // for the next load
+  }
+}
+
+export function blobChunks(blob, chunk) {
+  const h = spare || spawn();
+  spare = null;
+  return h ? workerChunks(h, blob, chunk) : mainChunks(blob, chunk);
+}
