@@ -185,7 +185,7 @@ async function resolveSource(source, opts) {
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
-    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source, CHUNK), read };
+    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source), read };
   }
   let u8 = null;
   if (source instanceof ArrayBuffer) u8 = new Uint8Array(source);

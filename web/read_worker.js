@@ -8,24 +8,27 @@
 // runs on the worker's thread and the finished ArrayBuffers are transferred
 // (not copied) to the page.
 //
-// Protocol (messages in): {blob, chunk, ahead} starts; {more: n} grants n
-// more slices. Out: {off, ab} per slice in file order (ab transferred), then
-// {done: true}; {error: text} if a read fails. At most `ahead` slices are
-// read but not yet taken by the page, so a 10 GB file never piles up here.
+// Protocol (messages in): {blob, min, max, ahead} starts; {took: n} says
+// the page took a slice of n bytes. Out: {off, ab} per slice in file order
+// (ab transferred), then {done: true}; {error: text} if a read fails. At
+// most `ahead` bytes are read but not yet taken by the page (or one slice),
+// so a 10 GB file never piles up here.
 let blob = null;
-let chunk = 0;
+let min = 0; // slice sizes: reader.js's sliceSize
+let max = 0;
 let next = 0; // file offset of the next slice to read
-let credit = 0; // slices the page will take that are not read yet
+let ahead = 0; // byte budget
+let out = 0; // bytes read or being read, not yet taken by the page
 let pending = Promise.resolve(); // posts slices in order
 
-// reader.js's sliceSize: small first slices, doubling up to chunk
-const sliceSize = (off) => Math.min(chunk, Math.max(chunk >> 3, off));
+// reader.js's sliceSize: small first slices, doubling up to max
+const sliceSize = (off) => Math.min(max, Math.max(min, off));
 
 function pump() {
-  while (blob && credit > 0 && next < blob.size) {
-    credit--;
+  while (blob && next < blob.size && (!out || out + sliceSize(next) <= ahead)) {
     const off = next;
-    const n = sliceSize(off);
+    const n = Math.min(sliceSize(off), blob.size - off);
+    out += n;
     const read = blob.slice(off, off + n).arrayBuffer();
     read.catch(() => {}); // reported in order below
     next += n;
@@ -48,13 +51,14 @@ function pump() {
 onmessage = (e) => {
   const m = e.data;
   if (m.blob) {
-    ({ blob, chunk } = m);
+    ({ blob, min, max } = m);
     next = 0;
-    credit = m.ahead;
+    out = 0;
+    ahead = m.ahead;
     if (blob.size === 0) postMessage({ done: true });
     pump();
-  } else if (m.more) {
-    credit += m.more;
+  } else if (m.took) {
+    out -= m.took;
     pump();
   }
 };
