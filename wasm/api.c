@@ -38,6 +38,19 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_load_abort(void) { st_app_load_abort(st_app_ge
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_demo(void) { return st_app_load_demo(st_app_get()); }
 
+/* The demo's JSON bytes (pointer; size from st_wasm_demo_size), which the
+ * page copies into a Blob to read args from, then releases. */
+EMSCRIPTEN_KEEPALIVE const unsigned char *st_wasm_demo_bytes(void) {
+  size_t n;
+  return st_app_demo_bytes(st_app_get(), &n);
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_demo_size(void) {
+  size_t n;
+  st_app_demo_bytes(st_app_get(), &n);
+  return (double)n;
+}
+EMSCRIPTEN_KEEPALIVE void st_wasm_demo_release(void) { st_app_demo_release(st_app_get()); }
+
 /* 1 once the WebGL2 renderer is up (0: the browser has no WebGL2). */
 EMSCRIPTEN_KEEPALIVE int st_wasm_gfx_ok(void) { return st_app_get()->renderer != NULL; }
 

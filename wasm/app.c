@@ -212,17 +212,54 @@ void st_app_load_abort(st_app *app) {
   app->loader = NULL;
 }
 
+/* The demo is generated straight into the loader, and its bytes are also
+ * kept (12 MB) so that its events' args can be shown like a file's. If they
+ * cannot be kept, the demo still loads, without args. */
 static int demo_write(void *ud, const void *data, size_t len) {
-  return st_app_load_push(ud, data, len) == ST_OK ? 0 : 1;
+  st_app *app = ud;
+  if (app->demo_bytes || app->demo_len == 0) {
+    size_t need = app->demo_len + len;
+    if (need > app->demo_cap) {
+      size_t cap = app->demo_cap ? app->demo_cap : (size_t)16 << 20;
+      while (cap < need) cap *= 2;
+      unsigned char *nb = realloc(app->demo_bytes, cap);
+      if (!nb) {
+        free(app->demo_bytes);
+        app->demo_bytes = NULL;
+        app->demo_cap = 0;
+        app->demo_len = 1; /* stop keeping; the load goes on */
+      } else {
+        app->demo_bytes = nb;
+        app->demo_cap = cap;
+      }
+    }
+    if (app->demo_bytes) {
+      memcpy(app->demo_bytes + app->demo_len, data, len);
+      app->demo_len += len;
+    }
+  }
+  return st_app_load_push(app, data, len) == ST_OK ? 0 : 1;
 }
 
 int st_app_load_demo(st_app *app) {
   if (!st_app_load_begin(app, "demo trace (built in)")) return ST_APP_LOAD_FAILED;
+  st_app_demo_release(app);
   st_demo_desc d = {0};
   d.seed = 1;
   d.target_events = ST_DEMO_EVENTS;
   st_demo_write(&d, demo_write, app);
   return st_app_load_finish(app);
+}
+
+const unsigned char *st_app_demo_bytes(const st_app *app, size_t *len) {
+  *len = app->demo_bytes ? app->demo_len : 0;
+  return app->demo_bytes;
+}
+
+void st_app_demo_release(st_app *app) {
+  free(app->demo_bytes);
+  app->demo_bytes = NULL;
+  app->demo_len = app->demo_cap = 0;
 }
 
 /* ---- frame --------------------------------------------------------------- */

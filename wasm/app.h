@@ -54,6 +54,8 @@ typedef struct st_app {
   int tool;  /* st_tool, kept across loads */
   st_stats stats;
   int has_stats;
+  unsigned char *demo_bytes; /* the demo's JSON, kept until the page copies it (args) */
+  size_t demo_len, demo_cap;
   char *info_json; /* the trace's top-level metadata (st_loader_metadata_json), malloc'd */
   char trace_name[256];
 
@@ -93,6 +95,11 @@ int st_app_load_finish(st_app *app);
 void st_app_load_abort(st_app *app);
 /* Loads the built-in demo trace through the same path as a user's file. */
 int st_app_load_demo(st_app *app);
+/* The demo's generated JSON bytes after st_app_load_demo (NULL if it could
+ * not be kept), so the page can read args from them like from a file; the
+ * page copies them and releases them with st_app_demo_release. */
+const unsigned char *st_app_demo_bytes(const st_app *app, size_t *len);
+void st_app_demo_release(st_app *app);
 
 /* Canvas size in CSS px and the device pixel ratio. */
 void st_app_resize(st_app *app, float css_w, float css_h, float dpr);

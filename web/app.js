@@ -663,8 +663,13 @@ async function start() {
       }
       await frame;
       showLoaded('Demo trace (built in)', statsNow());
-      setShownFile(null);
-      embed.opened(null);
+      // The demo's bytes, copied out of the wasm heap into a Blob: its events'
+      // args then read like a file's (and "Save HTML" can save it).
+      const size = M._st_wasm_demo_size();
+      const demo = size > 0 ? new Blob([M.HEAPU8.slice(M._st_wasm_demo_bytes(), M._st_wasm_demo_bytes() + size)]) : null;
+      M._st_wasm_demo_release();
+      setShownFile(demo ? { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false } : null);
+      embed.opened(demo, 'strata-demo.trace.json');
       embed.loaded();
     }));
   }

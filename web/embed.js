@@ -343,7 +343,7 @@ export function embedSetup() {
     saveButton.type = 'button';
     saveButton.textContent = 'Save HTML';
     saveButton.title = 'Save the open trace and the viewer as one HTML file that opens offline, with no server';
-    saveButton.disabled = true;
+    saveButton.disabled = !shown; // the demo may already be shown (and savable)
     saveButton.addEventListener('click', () => {
       saveButton.disabled = true;
       const label = saveButton.textContent;

@@ -66,6 +66,25 @@ test('the built-in demo renders: > 10000 events and a non-blank timeline', async
   }
 });
 
+test('the built-in demo: clicking an XLA op shows its args (HLO long_name, flops, source) in the details', async (t) => {
+  const app = await ctx.app({ viewport: { width: 1400, height: 850 } });
+  t.after(() => app.close());
+  const s = await app.demoLoaded();
+  const f0 = (await app.frameStats()).frames;
+  await app.page.evaluate((t0) => window.strata.setView({ start_us: t0 + 100000, end_us: t0 + 117000 }), s.ts_min_us);
+  await app.framesAfter(f0, 1);
+  const box = await app.page.locator('#canvas').boundingBox();
+  // GPU 0's "XLA Ops" row: axis 28 + section 24 + counter 40 + 4, Steps 20 + 4, instants 20 + 4, Modules 20 + 4
+  await app.page.mouse.click(box.x + 700, box.y + AXIS_PX + 24 + 44 + 24 + 24 + 24 + 10);
+  await app.page.waitForFunction(() => window.strata.selection().length === 1);
+  const sel = await app.page.evaluate(() => window.strata.selection()[0]);
+  await app.page.waitForFunction(() => /long_name/.test(document.getElementById('details').textContent), null, { timeout: 10_000 });
+  const details = await app.page.locator('#details').textContent();
+  assert.ok(details.includes(sel.name), `details name the selected op ${sel.name}`);
+  for (const key of ['long_name', 'flops', 'bytes_accessed', 'source', 'hlo_module']) assert.ok(details.includes(key), `details show ${key}: ${details.slice(0, 300)}`);
+  assert.match(details, /= [a-z0-9]+\[/, 'the HLO text itself');
+});
+
 // Labels must be drawn whole. Threads named "Steps", "Xteps", "Cteps" differ
 // only in their first character, so the label gutter must look different for
 // each; if the first glyph of a label is lost they render identically.
