@@ -146,6 +146,20 @@ static void test_frames_in_bounds(void) {
 }
 
 /* Every slice label glyph lies inside a slice rect of the same row. */
+/* One frame of t at 1280x800 CSS px, dpr 1, the whole trace in view (lod and
+ * layout made and freed here; dl keeps the frame). */
+static st_code draw_fit(const st_trace *t, const st_font *font, st_drawlist *dl) {
+  st_lod *lod = st_lod_build(NULL, t, NULL);
+  st_layout *lay = st_layout_create(NULL, t);
+  st_view v;
+  st_view_fit(&v, t, 1280, 800, 1);
+  st_draw_input in = {.trace = t, .lod = lod, .layout = lay, .view = &v, .font = font};
+  st_code c = lod && lay ? st_draw_frame(dl, &in, NULL) : ST_ERR_NOMEM;
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
+  return c;
+}
+
 /* Real glyphs (atlas padding, italic bearings) reach left of the pen: the
  * first character of a label must still be drawn, inside its box. */
 static int bearing_glyph(void *ud, uint32_t cp, st_glyph *g) {
@@ -157,13 +171,8 @@ static int bearing_glyph(void *ud, uint32_t cp, st_glyph *g) {
 static void test_first_glyph_with_left_bearing(void) {
   st_font font = {12, 10, 3, bearing_glyph, NULL};
   st_trace *t = test_trace();
-  st_lod *lod = st_lod_build(NULL, t, NULL);
-  st_layout *lay = st_layout_create(NULL, t);
-  st_view v;
   st_drawlist dl = {0};
-  st_view_fit(&v, t, 1280, 800, 1);
-  st_draw_input in = {t, lod, lay, &v, &font};
-  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  CHECK_EQ_INT(draw_fit(t, &font, &dl), ST_OK);
   int found = 0; /* "python3" in the gutter, starting with its 'p' */
   for (uint32_t c = 0; c < dl.cmd_count; c++) {
     const st_draw_cmd *gc = &dl.cmds[c];
@@ -177,8 +186,6 @@ static void test_first_glyph_with_left_bearing(void) {
   }
   CHECK(found);
   st_drawlist_free(&dl, NULL);
-  st_layout_destroy(lay);
-  st_lod_destroy(lod);
   st_trace_destroy(t);
 }
 
@@ -205,21 +212,14 @@ static void test_section_labels_hide_synthetic_pids(void) {
   st_builder_slice(b, tg, 0, 0, S(b, "i"), 0, 0, ST_EV_INSTANT);
   st_builder_slice(b, th, 0, 1000, S(b, "x"), 0, 10, 0);
   st_trace *t = st_builder_finish(b, NULL);
-  st_lod *lod = st_lod_build(NULL, t, NULL);
-  st_layout *lay = st_layout_create(NULL, t);
-  st_view v;
   st_drawlist dl = {0};
-  st_view_fit(&v, t, 1280, 800, 1);
-  st_draw_input in = {.trace = t, .lod = lod, .layout = lay, .view = &v, .font = &g_font};
-  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  CHECK_EQ_INT(draw_fit(t, &g_font, &dl), ST_OK);
   char text[512];
   gutter_text(&dl, text, sizeof text);
   CHECK(strstr(text, "Global") != NULL);
   CHECK(strstr(text, "pid-5") == NULL);
   CHECK(strstr(text, "host(pid701)") != NULL);
   st_drawlist_free(&dl, NULL);
-  st_layout_destroy(lay);
-  st_lod_destroy(lod);
   st_trace_destroy(t);
 }
 
@@ -249,19 +249,12 @@ static void test_nested_track_labels_indent(void) {
   CHECK_EQ_INT(nt, 3);
   CHECK_EQ_INT(tracks[1].indent, 1);
   CHECK_EQ_INT(tracks[2].indent, 2);
-  st_lod *lod = st_lod_build(NULL, tr, NULL);
-  st_layout *lay = st_layout_create(NULL, tr);
-  st_view v;
   st_drawlist dl = {0};
-  st_view_fit(&v, tr, 1280, 800, 1);
-  st_draw_input in = {.trace = tr, .lod = lod, .layout = lay, .view = &v, .font = &g_font};
-  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  CHECK_EQ_INT(draw_fit(tr, &g_font, &dl), ST_OK);
   float xa = gutter_x_of(&dl, 'A'), xb = gutter_x_of(&dl, 'B'), xc = gutter_x_of(&dl, 'C');
   CHECK(xa >= 0 && xb > xa && xc > xb);
   CHECK(xc - xb == xb - xa);
   st_drawlist_free(&dl, NULL);
-  st_layout_destroy(lay);
-  st_lod_destroy(lod);
   st_trace_destroy(tr);
 }
 
@@ -273,13 +266,8 @@ static void test_invalid_lead_bytes_show_fffd(void) {
   uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, S(b, "T"));
   st_builder_slice(b, th, 0, 1000, S(b, "a\xF5\x80\x80z"), 0, 0, 0);
   st_trace *t = st_builder_finish(b, NULL);
-  st_lod *lod = st_lod_build(NULL, t, NULL);
-  st_layout *lay = st_layout_create(NULL, t);
-  st_view v;
   st_drawlist dl = {0};
-  st_view_fit(&v, t, 1280, 800, 1);
-  st_draw_input in = {.trace = t, .lod = lod, .layout = lay, .view = &v, .font = &g_font};
-  CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+  CHECK_EQ_INT(draw_fit(t, &g_font, &dl), ST_OK);
   int fffd = 0, bogus = 0, z = 0;
   for (uint32_t i = 0; i < dl.glyph_count; i++) {
     fffd += dl.glyphs[i].u0 == 0xFFFD;
@@ -290,8 +278,6 @@ static void test_invalid_lead_bytes_show_fffd(void) {
   CHECK_EQ_INT(bogus, 0);
   CHECK(z >= 1);
   st_drawlist_free(&dl, NULL);
-  st_layout_destroy(lay);
-  st_lod_destroy(lod);
   st_trace_destroy(t);
 }
 
