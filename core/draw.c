@@ -490,32 +490,25 @@ static float clamped_x(const dctx *d, double t) {
   return x;
 }
 
+/* A time interval over the rows: a filled band with an edge line each side. */
+static void time_band(dctx *d, double t0_ns, double t1_ns, uint32_t fill, uint32_t edge) {
+  float xa = clamped_x(d, t0_ns), xb = clamped_x(d, t1_ns);
+  if (xb < xa) {
+    float t = xa;
+    xa = xb;
+    xb = t;
+  }
+  push_rect(d, xa, d->c.y0, xb - xa, d->c.y1 - d->c.y0, fill, 0);
+  push_line(d, xa, d->c.y0, xa, d->c.y1, 1, edge);
+  push_line(d, xb, d->c.y0, xb, d->c.y1, 1, edge);
+}
+
 /* Timing mark band, zoom range and selection box, over the rows. */
 static void overlay_pass(dctx *d) {
   const st_draw_overlay *ov = d->ov;
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count;
-  if (ov->has_mark) {
-    float xa = clamped_x(d, ov->mark_t0_ns), xb = clamped_x(d, ov->mark_t1_ns);
-    if (xb < xa) {
-      float t = xa;
-      xa = xb;
-      xb = t;
-    }
-    push_rect(d, xa, d->c.y0, xb - xa, d->c.y1 - d->c.y0, COL_MARK_BAND, 0);
-    push_line(d, xa, d->c.y0, xa, d->c.y1, 1, COL_MARK_EDGE);
-    push_line(d, xb, d->c.y0, xb, d->c.y1, 1, COL_MARK_EDGE);
-  }
-  if (ov->has_range) {
-    float xa = clamped_x(d, ov->range_t0_ns), xb = clamped_x(d, ov->range_t1_ns);
-    if (xb < xa) {
-      float t = xa;
-      xa = xb;
-      xb = t;
-    }
-    push_rect(d, xa, d->c.y0, xb - xa, d->c.y1 - d->c.y0, COL_RANGE_FILL, 0);
-    push_line(d, xa, d->c.y0, xa, d->c.y1, 1, COL_BOX_EDGE);
-    push_line(d, xb, d->c.y0, xb, d->c.y1, 1, COL_BOX_EDGE);
-  }
+  if (ov->has_mark) time_band(d, ov->mark_t0_ns, ov->mark_t1_ns, COL_MARK_BAND, COL_MARK_EDGE);
+  if (ov->has_range) time_band(d, ov->range_t0_ns, ov->range_t1_ns, COL_RANGE_FILL, COL_BOX_EDGE);
   if (ov->has_box) {
     float xa = fminf(ov->box_x0, ov->box_x1), xb = fmaxf(ov->box_x0, ov->box_x1);
     float ya = fminf(ov->box_y0, ov->box_y1), yb = fmaxf(ov->box_y0, ov->box_y1);

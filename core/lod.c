@@ -440,6 +440,18 @@ size_t st_lod_bytes(const st_lod *lod) { return lod ? lod->bytes : 0; }
 
 /* ==== 4. row queries ===================================================== */
 
+/* First index in [lo, hi) with a[index] >= v (hi if none); a[] ascending. */
+static size_t bisect_ge(const int64_t *a, size_t lo, size_t hi, int64_t v) {
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (a[m] < v)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
 /* First index in [lo, n) with a[index] >= v: gallop from lo, then bisect, so
  * the cost is O(log(distance)). */
 static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
@@ -449,14 +461,7 @@ static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
     hi = step < n - hi ? hi + step : n;
     step *= 2;
   }
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (a[m] < v)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  return bisect_ge(a, lo, hi, v);
 }
 
 /* Same result as gallop_ge(a, lo, n, v), searched outward from the guess
@@ -477,14 +482,7 @@ static size_t gallop_guess(const int64_t *a, size_t lo, size_t n, int64_t v, siz
     hi = q;
     step *= 2;
   }
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (a[m] < v)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  return bisect_ge(a, lo, hi, v);
 }
 
 /* gallop_ge(start, lo, n, v) for a row with a time index: the answer lies
