@@ -1,0 +1,1018 @@
+/* chrome_semantics.c: Chrome trace events -> st_builder, phase by phase
+ * (see chrome_semantics.h).
+ *
+ * Contents
+ *   1. state: processes, threads, open slices
+ *   2. small helpers: hash maps, interning
+ *   3. processes and threads
+ *   4. event semantics per phase (B/E, X, instants, counters, metadata,
+ *      async, legacy async, flows)
+ *   5. dispatch, end of input, set-up
+ */
+#include "chrome_semantics.h"
+
+#include "import_chrome.h" /* ST_CHROME_GLOBAL_PID, ST_CHROME_STRING_KEY */
+
+#include <stdio.h>
+#include <string.h>
+
+/* ==== 1. state =========================================================== */
+
+/* short names for chrome_semantics.h's map types */
+typedef st_chrome_mkey mkey;
+typedef st_chrome_map map;
+
+typedef struct bopen { /* an open B on a thread */
+  int64_t ts;
+  uint64_t src;
+  uint32_t name, cat;
+} bopen;
+
+typedef struct st_chrome_proc {
+  int64_t pid;
+  uint32_t bidx;     /* builder process */
+  uint32_t instants; /* process-scope instant track, UINT32_MAX if none */
+  uint8_t named;     /* name set by an M event or a string pid */
+  uint8_t counted;
+} proc;
+
+typedef struct st_chrome_thread {
+  uint32_t proc; /* index into procs */
+  int64_t tid;
+  uint32_t slices, instants; /* builder tracks, UINT32_MAX if none */
+  uint32_t name;
+  int32_t sort;
+  uint8_t has_name, has_sort, counted;
+  bopen *stack;
+  uint32_t depth, cap;
+} thread;
+
+typedef struct aopen { /* an open nestable async b */
+  int64_t ts;
+  uint64_t src;
+  uint32_t name, cat, track;
+} aopen;
+
+typedef struct st_chrome_aident { /* one nestable async identity */
+  aopen *stack;
+  uint32_t depth, cap;
+} aident;
+
+typedef struct st_chrome_lopen { /* an open legacy async S */
+  int64_t ts, last_ts, step_ts;
+  uint64_t src, step_src;
+  uint32_t name, cat, track, step_name;
+  uint8_t open, has_step;
+} lopen;
+
+/* ==== 2. helpers ========================================================= */
+
+static uint32_t hash_key(mkey k) {
+  uint64_t x = k.a * 0x9e3779b97f4a7c15ull ^ (k.b + 0x7f4a7c159e3779b9ull) * 0xbf58476d1ce4e5b9ull ^
+               k.c * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  x *= 0xd6e8feb86659fd93ull;
+  x ^= x >> 32;
+  return (uint32_t)x;
+}
+
+static uint32_t map_get(const map *m, mkey k) {
+  if (!m->cap) return UINT32_MAX;
+  uint32_t mask = m->cap - 1;
+  for (uint32_t i = hash_key(k) & mask;; i = (i + 1) & mask) {
+    if (m->vals[i] == UINT32_MAX) return UINT32_MAX;
+    if (m->keys[i].a == k.a && m->keys[i].b == k.b && m->keys[i].c == k.c) return m->vals[i];
+  }
+}
+
+static void map_set_slot(map *m, mkey k, uint32_t v) {
+  uint32_t mask = m->cap - 1, i = hash_key(k) & mask;
+  while (m->vals[i] != UINT32_MAX) {
+    if (m->keys[i].a == k.a && m->keys[i].b == k.b && m->keys[i].c == k.c) {
+      m->vals[i] = v;
+      return;
+    }
+    i = (i + 1) & mask;
+  }
+  m->keys[i] = k;
+  m->vals[i] = v;
+  m->count++;
+}
+
+/* Insert or overwrite. 0 on allocation failure. */
+static int map_put(st_chrome_sem *sem, map *m, mkey k, uint32_t v) {
+  if ((uint64_t)(m->count + 1) * 2 > m->cap) {
+    uint32_t ncap = m->cap ? m->cap * 2 : 64;
+    if (ncap < m->cap) return 0;
+    mkey *nk = st_malloc(&sem->alloc, (size_t)ncap * sizeof *nk);
+    uint32_t *nv = st_malloc(&sem->alloc, (size_t)ncap * sizeof *nv);
+    if (!nk || !nv) {
+      st_free(&sem->alloc, nk);
+      st_free(&sem->alloc, nv);
+      return 0;
+    }
+    memset(nv, 0xFF, (size_t)ncap * sizeof *nv);
+    map old = *m;
+    m->keys = nk;
+    m->vals = nv;
+    m->cap = ncap;
+    m->count = 0;
+    for (uint32_t i = 0; i < old.cap; i++)
+      if (old.vals[i] != UINT32_MAX) map_set_slot(m, old.keys[i], old.vals[i]);
+    st_free(&sem->alloc, old.keys);
+    st_free(&sem->alloc, old.vals);
+  }
+  map_set_slot(m, k, v);
+  return 1;
+}
+
+static void map_free(st_chrome_sem *sem, map *m) {
+  st_free(&sem->alloc, m->keys);
+  st_free(&sem->alloc, m->vals);
+}
+
+/* Grows an array so index `count` is valid. 0 on failure. */
+static int grow(st_chrome_sem *sem, void **p, uint32_t *cap, uint32_t count, size_t elem) {
+  if (count < *cap) return 1;
+  uint32_t ncap = *cap ? *cap * 2 : 16;
+  if (ncap <= count) return 0;
+  void *np = st_realloc_array(&sem->alloc, *p, ncap, elem);
+  if (!np) return 0;
+  *p = np;
+  *cap = ncap;
+  return 1;
+}
+
+static uint32_t intern_bytes(st_chrome_sem *sem, const char *s, size_t n) {
+  uint32_t id = st_strtab_intern(sem->strs, s, n);
+  if (id == ST_STR_NONE) {
+    sem->nomem = 1;
+    return ST_STR_EMPTY;
+  }
+  return id;
+}
+
+/* Decodes a string value into the scratch buffer; returns its length. */
+static const char *decode(st_chrome_sem *sem, st_json_str s, size_t *n) {
+  if (!s.esc && st_json_plain_utf8(s.p, s.n)) {
+    *n = s.n;
+    return s.p;
+  }
+  size_t need;
+  if (!st_mul_size(s.n, 3, &need) || !st_add_size(need, 8, &need)) {
+    sem->nomem = 1;
+    *n = 0;
+    return "";
+  }
+  if (need > sem->scratch_cap) {
+    char *p = st_realloc(&sem->alloc, sem->scratch, need);
+    if (!p) {
+      sem->nomem = 1;
+      *n = 0;
+      return "";
+    }
+    sem->scratch = p;
+    sem->scratch_cap = need;
+  }
+  *n = st_json_unescape(s.p, s.n, sem->scratch);
+  return sem->scratch;
+}
+
+static uint32_t intern(st_chrome_sem *sem, st_json_str s) {
+  if (s.n == 0) return ST_STR_EMPTY;
+  size_t n;
+  const char *p = decode(sem, s, &n);
+  return intern_bytes(sem, p, n);
+}
+
+static uint32_t intern_join(st_chrome_sem *sem, uint32_t a, const char *sep, uint32_t bid,
+                            const char *suffix) {
+  size_t na, nb, ns = strlen(sep), nx = strlen(suffix), total;
+  const char *sa = st_strtab_get(sem->strs, a, &na);
+  const char *sb = st_strtab_get(sem->strs, bid, &nb);
+  if (!st_add_size(na, nb, &total) || !st_add_size(total, ns + nx, &total)) {
+    sem->nomem = 1;
+    return ST_STR_EMPTY;
+  }
+  if (total > sem->scratch_cap) {
+    char *p = st_realloc(&sem->alloc, sem->scratch, total);
+    if (!p) {
+      sem->nomem = 1;
+      return ST_STR_EMPTY;
+    }
+    sem->scratch = p;
+    sem->scratch_cap = total;
+  }
+  char *o = sem->scratch;
+  memcpy(o, sa, na);
+  memcpy(o + na, sep, ns);
+  memcpy(o + na + ns, sb, nb);
+  memcpy(o + na + ns + nb, suffix, nx);
+  return intern_bytes(sem, sem->scratch, total);
+}
+
+static void warn(st_chrome_sem *sem, const char *kind) {
+  st_stats_warn(sem->stats, kind, sem->cur_src);
+}
+
+/* ==== 3. processes and threads =========================================== */
+
+/* pid/tid value -> key; string non-integers are interned (name_out set). */
+static int64_t key_of(st_chrome_sem *sem, const st_chrome_id *v, uint32_t *name_out) {
+  *name_out = ST_STR_EMPTY;
+  if (v->kind == ST_CHROME_ID_NUM) return v->num;
+  if (v->kind == ST_CHROME_ID_STR) {
+    int64_t k;
+    if (!v->s.esc && st_json_int_key(v->s.p, v->s.n, &k)) return k;
+    uint32_t id = intern(sem, v->s);
+    *name_out = id;
+    return ST_CHROME_STRING_KEY + (int64_t)id;
+  }
+  return 0;
+}
+
+static uint32_t proc_by_key(st_chrome_sem *sem, int64_t pid) {
+  mkey k = {(uint64_t)pid, 0, 0};
+  uint32_t i = map_get(&sem->proc_map, k);
+  if (i != UINT32_MAX) return i;
+  uint32_t bidx = st_builder_process(sem->b, pid);
+  if (bidx == UINT32_MAX ||
+      !grow(sem, (void **)&sem->procs, &sem->cprocs, sem->nprocs, sizeof(proc))) {
+    sem->nomem = 1;
+    return UINT32_MAX;
+  }
+  i = sem->nprocs;
+  if (!map_put(sem, &sem->proc_map, k, i)) {
+    sem->nomem = 1;
+    return UINT32_MAX;
+  }
+  sem->procs[i] = (proc){pid, bidx, UINT32_MAX, 0, 0};
+  sem->nprocs++;
+  return i;
+}
+
+/* The event's process (pid 0 if absent); counts it as seen. */
+static uint32_t event_proc(st_chrome_sem *sem, const st_chrome_ev *e) {
+  uint32_t name;
+  int64_t pid = key_of(sem, &e->pid, &name);
+  uint32_t i = proc_by_key(sem, pid);
+  if (i == UINT32_MAX) return i;
+  proc *p = &sem->procs[i];
+  if (!p->counted) {
+    p->counted = 1;
+    sem->stats->processes++;
+  }
+  if (name != ST_STR_EMPTY && !p->named) {
+    p->named = 1;
+    st_builder_process_name(sem->b, p->bidx, name);
+  }
+  return i;
+}
+
+/* The event's thread (tid = pid if absent). count: it carries a non-M event. */
+static uint32_t event_thread(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, int count) {
+  uint32_t tname = ST_STR_EMPTY;
+  int64_t tid = e->tid.kind ? key_of(sem, &e->tid, &tname) : sem->procs[pi].pid;
+  int64_t pid = sem->procs[pi].pid;
+  uint32_t i;
+  if (sem->last_thread != UINT32_MAX && sem->last_pid == pid && sem->last_tid == tid) {
+    i = sem->last_thread;
+  } else {
+    mkey k = {pi, (uint64_t)tid, 1};
+    i = map_get(&sem->thread_map, k);
+    if (i == UINT32_MAX) {
+      if (!grow(sem, (void **)&sem->threads, &sem->cthreads, sem->nthreads, sizeof(thread))) {
+        sem->nomem = 1;
+        return UINT32_MAX;
+      }
+      i = sem->nthreads;
+      if (!map_put(sem, &sem->thread_map, k, i)) {
+        sem->nomem = 1;
+        return UINT32_MAX;
+      }
+      sem->threads[i] =
+          (thread){.proc = pi, .tid = tid, .slices = UINT32_MAX, .instants = UINT32_MAX};
+      sem->nthreads++;
+    }
+    sem->last_thread = i;
+    sem->last_pid = pid;
+    sem->last_tid = tid;
+  }
+  thread *t = &sem->threads[i];
+  if (tname != ST_STR_EMPTY && !t->has_name) {
+    t->has_name = 1;
+    t->name = tname;
+    if (t->slices != UINT32_MAX) st_builder_track_name(sem->b, t->slices, tname);
+    if (t->instants != UINT32_MAX) st_builder_track_name(sem->b, t->instants, tname);
+  }
+  if (count && !t->counted) {
+    t->counted = 1;
+    sem->stats->threads++;
+  }
+  return i;
+}
+
+static uint32_t thread_track(st_chrome_sem *sem, thread *t, st_track_kind kind) {
+  uint32_t *slot = kind == ST_TRACK_SLICES ? &t->slices : &t->instants;
+  if (*slot != UINT32_MAX) return *slot;
+  uint32_t tr = st_builder_track(sem->b, sem->procs[t->proc].bidx, kind, t->tid, t->name);
+  if (tr == UINT32_MAX) {
+    sem->nomem = 1;
+    return tr;
+  }
+  if (t->has_sort) st_builder_track_sort(sem->b, tr, t->sort);
+  *slot = tr;
+  return tr;
+}
+
+/* ==== 4. event semantics ================================================== */
+
+static void emit(st_chrome_sem *sem, uint32_t track, int64_t ts, int64_t dur, uint32_t name,
+                 uint32_t cat, uint64_t src, uint8_t flags) {
+  if (track == UINT32_MAX) return;
+  st_code c = st_builder_slice(sem->b, track, ts, dur, name, cat, src, flags);
+  if (c == ST_ERR_NOMEM)
+    sem->nomem = 1;
+  else if (c != ST_OK)
+    warn(sem, "builder_limit");
+}
+
+static void on_complete(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
+  uint32_t ti = event_thread(sem, e, pi, 1);
+  if (ti == UINT32_MAX) return;
+  uint32_t tr = thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES);
+  uint32_t name = intern(sem, e->name), cat = intern(sem, e->cat);
+  int64_t dur = e->dur;
+  uint8_t flags = 0;
+  if (!e->has_dur) {
+    warn(sem, "missing_dur");
+    flags = ST_EV_UNFINISHED;
+    dur = 0;
+  } else if (dur < 0) {
+    warn(sem, "negative_duration");
+    dur = 0;
+  }
+  int64_t endt = e->ts > INT64_MAX - dur ? INT64_MAX : e->ts + dur;
+  st_stats_time(sem->stats, e->ts, endt);
+  emit(sem, tr, e->ts, dur, name, cat, sem->cur_src, flags);
+  sem->stats->slices++;
+}
+
+static void on_begin(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
+  uint32_t ti = event_thread(sem, e, pi, 1);
+  if (ti == UINT32_MAX) return;
+  thread *t = &sem->threads[ti];
+  if (!grow(sem, (void **)&t->stack, &t->cap, t->depth, sizeof(bopen))) {
+    sem->nomem = 1;
+    return;
+  }
+  thread_track(sem, t, ST_TRACK_SLICES);
+  t->stack[t->depth++] = (bopen){e->ts, sem->cur_src, intern(sem, e->name), intern(sem, e->cat)};
+  st_stats_time(sem->stats, e->ts, e->ts);
+}
+
+static void on_end(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
+  uint32_t ti = event_thread(sem, e, pi, 1);
+  if (ti == UINT32_MAX) return;
+  thread *t = &sem->threads[ti];
+  st_stats_time(sem->stats, e->ts, e->ts);
+  if (t->depth == 0) {
+    warn(sem, "unmatched_end");
+    return;
+  }
+  bopen b = t->stack[--t->depth];
+  if (e->name.n && intern(sem, e->name) != b.name) warn(sem, "end_name_mismatch");
+  int64_t dur = e->ts - b.ts;
+  if (e->ts < b.ts) {
+    warn(sem, "negative_duration");
+    dur = 0;
+  }
+  emit(sem, thread_track(sem, t, ST_TRACK_SLICES), b.ts, dur, b.name, b.cat, b.src, ST_EV_HAS_END);
+  sem->stats->slices++;
+}
+
+static void on_instant(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
+  char scope = e->scope_s.n ? e->scope_s.p[0] : 't';
+  uint32_t tr;
+  if (scope == 'g') {
+    if (sem->global_proc == UINT32_MAX) {
+      sem->global_proc = proc_by_key(sem, ST_CHROME_GLOBAL_PID);
+      if (sem->global_proc == UINT32_MAX) return;
+      proc *g = &sem->procs[sem->global_proc];
+      g->named = 1;
+      st_builder_process_name(sem->b, g->bidx, intern_bytes(sem, "Global", 6));
+      st_builder_process_sort(sem->b, g->bidx, INT32_MIN);
+    }
+    pi = sem->global_proc;
+  }
+  if (scope == 'g' || scope == 'p') {
+    proc *p = &sem->procs[pi];
+    if (p->instants == UINT32_MAX) {
+      p->instants = st_builder_track(sem->b, p->bidx, ST_TRACK_INSTANTS, -1, ST_STR_EMPTY);
+      if (p->instants == UINT32_MAX) {
+        sem->nomem = 1;
+        return;
+      }
+    }
+    tr = p->instants;
+  } else {
+    uint32_t ti = event_thread(sem, e, pi, 1);
+    if (ti == UINT32_MAX) return;
+    tr = thread_track(sem, &sem->threads[ti], ST_TRACK_INSTANTS);
+  }
+  st_stats_time(sem->stats, e->ts, e->ts);
+  emit(sem, tr, e->ts, 0, intern(sem, e->name), intern(sem, e->cat), sem->cur_src, ST_EV_INSTANT);
+  sem->stats->instants++;
+}
+
+/* One counter series track: (process, series name). */
+static uint32_t counter_track(st_chrome_sem *sem, uint32_t pi, uint32_t series) {
+  mkey k = {pi, series, 2};
+  uint32_t tr = map_get(&sem->series_map, k);
+  if (tr != UINT32_MAX) return tr;
+  tr = st_builder_track(sem->b, sem->procs[pi].bidx, ST_TRACK_COUNTER, series, series);
+  if (tr == UINT32_MAX || !map_put(sem, &sem->series_map, k, tr)) {
+    sem->nomem = 1;
+    return UINT32_MAX;
+  }
+  return tr;
+}
+
+static void add_sample(st_chrome_sem *sem, uint32_t tr, int64_t ts, double v) {
+  if (tr == UINT32_MAX) return;
+  if (st_builder_counter(sem->b, tr, ts, v) == ST_ERR_NOMEM) sem->nomem = 1;
+  sem->stats->counter_samples++;
+}
+
+static uint32_t counter_group_name(st_chrome_sem *sem, const st_chrome_ev *e) {
+  uint32_t name = intern(sem, e->name);
+  if (e->id.kind == ST_CHROME_ID_NONE) return name;
+  uint32_t id;
+  if (e->id.kind == ST_CHROME_ID_STR) {
+    id = intern(sem, e->id.s);
+  } else {
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)e->id.num);
+    id = intern_bytes(sem, num, strlen(num));
+  }
+  return intern_join(sem, name, "[", id, "]");
+}
+
+static void on_counter_entries(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi,
+                               uint32_t group) {
+  /* XProf: entries: [[ts_us, v1, v2, ...], ...]; one series per value column,
+   * named like the counter (or event_stats) if there is one column, else
+   * "<name> <column>" */
+  enum { MAX_COLS = 16 };
+  const char *p = e->entries + 1, *end = e->entries_end - 1, *q;
+  uint32_t base_name = e->event_stats.n ? intern(sem, e->event_stats) : group;
+  uint32_t tracks[MAX_COLS];
+  for (int i = 0; i < MAX_COLS; i++) tracks[i] = UINT32_MAX;
+  if (e->entries_end - e->entries < 2 || *e->entries != '[') {
+    warn(sem, "counter_without_values");
+    return;
+  }
+  for (;;) {
+    p = st_json_ws(p, end);
+    if (p < end && *p == ',') p = st_json_ws(p + 1, end);
+    if (p >= end || *p != '[') break;
+    if (st_json_skip_value(p, end, &q) != ST_JSON_OK) break;
+    const char *r = p + 1, *rend = q - 1, *col_v[MAX_COLS + 1], *col_e[MAX_COLS + 1];
+    int ncol = 0;
+    p = q;
+    while (ncol <= MAX_COLS) {
+      r = st_json_ws(r, rend);
+      if (r < rend && *r == ',') r = st_json_ws(r + 1, rend);
+      if (r >= rend) break;
+      const char *ve;
+      if (st_json_skip_value(r, rend, &ve) != ST_JSON_OK) ve = st_json_number_end(r, rend);
+      if (ve == r) break;
+      col_v[ncol] = r;
+      col_e[ncol++] = ve;
+      r = ve;
+    }
+    int64_t ts;
+    if (ncol < 2) continue;
+    if (!st_chrome_value_ns(col_v[0], col_e[0], &ts)) {
+      warn(sem, "bad_timestamp");
+      continue;
+    }
+    st_stats_time(sem->stats, ts, ts);
+    for (int c = 1; c < ncol && c <= MAX_COLS; c++) {
+      double v;
+      if (!st_chrome_value_double(col_v[c], col_e[c], &v)) {
+        warn(sem, "bad_counter_value");
+        continue;
+      }
+      if (tracks[c - 1] == UINT32_MAX) {
+        uint32_t series = base_name;
+        if (ncol > 2) {
+          char num[16];
+          snprintf(num, sizeof num, "%d", c - 1);
+          series = intern_join(sem, base_name, " ", intern_bytes(sem, num, strlen(num)), "");
+        }
+        tracks[c - 1] = counter_track(sem, pi, series);
+      }
+      add_sample(sem, tracks[c - 1], ts, v);
+    }
+  }
+}
+
+static void on_counter(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
+  if (e->tid.kind) event_thread(sem, e, pi, 1);
+  uint32_t group = counter_group_name(sem, e);
+  if (e->entries) {
+    on_counter_entries(sem, e, pi, group);
+    return;
+  }
+  if (!e->has_ts) {
+    warn(sem, "missing_ts");
+    return;
+  }
+  st_stats_time(sem->stats, e->ts, e->ts);
+  /* series naming is decided by the group's first sample: one key -> the
+   * counter's name alone, several -> "<name> <key>" */
+  mkey gk = {pi, group, 3};
+  uint32_t mode = map_get(&sem->counter_map, gk);
+  st_chrome_objit it = st_chrome_objit_of(e->args, e->args_end);
+  st_json_str key;
+  const char *v, *ve;
+  if (mode == UINT32_MAX) {
+    uint32_t n = 0;
+    while (st_chrome_objit_next(&it, &key, &v, &ve)) n++;
+    mode = n == 1 ? 1 : 2;
+    if (!map_put(sem, &sem->counter_map, gk, mode)) {
+      sem->nomem = 1;
+      return;
+    }
+    it = st_chrome_objit_of(e->args, e->args_end);
+  }
+  int any = 0;
+  while (st_chrome_objit_next(&it, &key, &v, &ve)) {
+    double x;
+    any = 1;
+    if (!st_chrome_value_double(v, ve, &x)) {
+      warn(sem, "bad_counter_value");
+      continue;
+    }
+    uint32_t series = group;
+    if (mode == 2) {
+      /* cache (group, key) -> track */
+      uint32_t kid = intern(sem, key);
+      mkey sk = {pi, ((uint64_t)group << 32) | kid, 4};
+      uint32_t tr = map_get(&sem->series_map, sk);
+      if (tr == UINT32_MAX) {
+        series = intern_join(sem, group, " ", kid, "");
+        tr = counter_track(sem, pi, series);
+        if (tr == UINT32_MAX || !map_put(sem, &sem->series_map, sk, tr)) {
+          sem->nomem = 1;
+          return;
+        }
+      }
+      add_sample(sem, tr, e->ts, x);
+    } else {
+      add_sample(sem, counter_track(sem, pi, series), e->ts, x);
+    }
+  }
+  if (!any) warn(sem, "counter_without_values");
+}
+
+static void on_metadata(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
+  st_chrome_objit it = st_chrome_objit_of(e->args, e->args_end);
+  st_json_str key, s;
+  const char *v, *ve;
+  int what = 0; /* 1 process_name 2 process_labels 3 process_sort 4 thread_name 5 thread_sort */
+  if (st_chrome_str_eq(e->name, "process_name"))
+    what = 1;
+  else if (st_chrome_str_eq(e->name, "process_labels"))
+    what = 2;
+  else if (st_chrome_str_eq(e->name, "process_sort_index"))
+    what = 3;
+  else if (st_chrome_str_eq(e->name, "thread_name"))
+    what = 4;
+  else if (st_chrome_str_eq(e->name, "thread_sort_index"))
+    what = 5;
+  if (!what) return;
+  const char *want = what == 2 ? "labels" : (what == 3 || what == 5) ? "sort_index" : "name";
+  while (st_chrome_objit_next(&it, &key, &v, &ve)) {
+    if (!st_chrome_str_eq(key, want)) continue;
+    proc *p = &sem->procs[pi];
+    if (what == 1 || what == 2 || what == 4) {
+      if (!st_chrome_value_str(v, ve, &s)) continue;
+      uint32_t id = intern(sem, s);
+      if (what == 1) {
+        p->named = 1;
+        st_builder_process_name(sem->b, p->bidx, id);
+      } else if (what == 2) {
+        st_builder_process_labels(sem->b, p->bidx, id);
+      } else {
+        uint32_t ti = event_thread(sem, e, pi, 0);
+        if (ti == UINT32_MAX) return;
+        thread *t = &sem->threads[ti];
+        t->name = id;
+        t->has_name = 1;
+        if (t->slices != UINT32_MAX) st_builder_track_name(sem->b, t->slices, id);
+        if (t->instants != UINT32_MAX) st_builder_track_name(sem->b, t->instants, id);
+      }
+    } else {
+      double d;
+      if (!st_chrome_value_double(v, ve, &d) || d != d) continue;
+      int32_t si = d < INT32_MIN ? INT32_MIN : d > INT32_MAX ? INT32_MAX : (int32_t)d;
+      if (what == 3) {
+        st_builder_process_sort(sem->b, p->bidx, si);
+      } else {
+        uint32_t ti = event_thread(sem, e, pi, 0);
+        if (ti == UINT32_MAX) return;
+        thread *t = &sem->threads[ti];
+        t->sort = si;
+        t->has_sort = 1;
+        if (t->slices != UINT32_MAX) st_builder_track_sort(sem->b, t->slices, si);
+        if (t->instants != UINT32_MAX) st_builder_track_sort(sem->b, t->instants, si);
+      }
+    }
+    return;
+  }
+}
+
+/* An id as map words: (tag, value). Strings are compared as strings. */
+static void id_words(st_chrome_sem *sem, const st_chrome_id *v, uint64_t *tag, uint64_t *val) {
+  if (v->kind == ST_CHROME_ID_STR) {
+    *tag = 2;
+    *val = intern(sem, v->s);
+  } else {
+    *tag = v->kind == ST_CHROME_ID_NUM ? 1 : 0;
+    *val = (uint64_t)v->num;
+  }
+}
+
+static uint32_t async_track(st_chrome_sem *sem, uint32_t pi, uint32_t name, uint32_t cat) {
+  uint32_t group = cat != ST_STR_EMPTY ? cat : name;
+  uint32_t tr = st_builder_track(sem->b, sem->procs[pi].bidx, ST_TRACK_ASYNC, group, group);
+  if (tr == UINT32_MAX) sem->nomem = 1;
+  return tr;
+}
+
+static void on_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, char ph) {
+  const st_chrome_id *id = e->has_id2 ? &e->id2 : &e->id;
+  if (id->kind == ST_CHROME_ID_NONE) {
+    warn(sem, "async_without_id");
+    return;
+  }
+  if (e->tid.kind) event_thread(sem, e, pi, 1);
+  uint32_t name = intern(sem, e->name), cat = intern(sem, e->cat);
+  uint64_t tag, val;
+  id_words(sem, id, &tag, &val);
+  int local = e->has_id2 && e->id2_local;
+  mkey k = {((uint64_t)cat << 32) | intern(sem, e->scope),
+            tag | (local ? (uint64_t)(pi + 1) << 8 : 0), val};
+  uint32_t tr = async_track(sem, pi, name, cat);
+  st_stats_time(sem->stats, e->ts, e->ts);
+  if (ph == 'n') {
+    emit(sem, tr, e->ts, 0, name, cat, sem->cur_src, ST_EV_INSTANT);
+    sem->stats->instants++;
+    return;
+  }
+  uint32_t ai = map_get(&sem->async_map, k);
+  if (ai == UINT32_MAX) {
+    if (ph == 'e') {
+      warn(sem, "unmatched_async_end");
+      return;
+    }
+    if (!grow(sem, (void **)&sem->aids, &sem->caids, sem->naids, sizeof(aident)) ||
+        !map_put(sem, &sem->async_map, k, sem->naids)) {
+      sem->nomem = 1;
+      return;
+    }
+    ai = sem->naids++;
+    sem->aids[ai] = (aident){0};
+  }
+  aident *a = &sem->aids[ai];
+  if (ph == 'b') {
+    if (!grow(sem, (void **)&a->stack, &a->cap, a->depth, sizeof(aopen))) {
+      sem->nomem = 1;
+      return;
+    }
+    a->stack[a->depth++] = (aopen){e->ts, sem->cur_src, name, cat, tr};
+    return;
+  }
+  /* e: close the nearest open b with the same name (any, if e has no name) */
+  uint32_t i = a->depth;
+  while (i > 0 && e->name.n && a->stack[i - 1].name != name) i--;
+  if (i == 0) {
+    warn(sem, "unmatched_async_end");
+    return;
+  }
+  while (a->depth > i) { /* b's opened above the match end here, unfinished */
+    aopen o = a->stack[--a->depth];
+    warn(sem, "async_unclosed");
+    emit(sem, o.track, o.ts, e->ts - o.ts, o.name, o.cat, o.src, 0);
+    sem->stats->async_slices++;
+  }
+  aopen o = a->stack[--a->depth];
+  if (e->ts < o.ts) warn(sem, "negative_duration");
+  emit(sem, o.track, o.ts, e->ts - o.ts, o.name, o.cat, o.src, ST_EV_HAS_END);
+  sem->stats->async_slices++;
+}
+
+static void on_legacy_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, char ph) {
+  if (e->id.kind == ST_CHROME_ID_NONE) {
+    warn(sem, "async_without_id");
+    return;
+  }
+  if (e->tid.kind) event_thread(sem, e, pi, 1);
+  uint32_t name = intern(sem, e->name), cat = intern(sem, e->cat);
+  uint64_t tag, val;
+  id_words(sem, &e->id, &tag, &val);
+  mkey k = {name, tag, val};
+  st_stats_time(sem->stats, e->ts, e->ts);
+  uint32_t li = map_get(&sem->legacy_map, k);
+  lopen *o = li != UINT32_MAX ? &sem->lopens[li] : NULL;
+  if (ph == 'S') {
+    if (o && o->open) {
+      warn(sem, "async_unclosed");
+      emit(sem, o->track, o->ts, 0, o->name, o->cat, o->src, ST_EV_UNFINISHED);
+      sem->stats->async_slices++;
+    }
+    if (!o) {
+      if (!grow(sem, (void **)&sem->lopens, &sem->clopens, sem->nlopens, sizeof(lopen)) ||
+          !map_put(sem, &sem->legacy_map, k, sem->nlopens)) {
+        sem->nomem = 1;
+        return;
+      }
+      o = &sem->lopens[sem->nlopens++];
+    }
+    *o = (lopen){.ts = e->ts,
+                 .last_ts = e->ts,
+                 .src = sem->cur_src,
+                 .name = name,
+                 .cat = cat,
+                 .track = async_track(sem, pi, name, cat),
+                 .open = 1};
+    return;
+  }
+  if (!o || !o->open) {
+    warn(sem, ph == 'F' ? "unmatched_async_end" : "unmatched_async_step");
+    return;
+  }
+  /* the step name: args.step, else the slice's name */
+  uint32_t step = o->name;
+  st_chrome_objit it = st_chrome_objit_of(e->args, e->args_end);
+  st_json_str key, s;
+  const char *v, *ve;
+  while (st_chrome_objit_next(&it, &key, &v, &ve))
+    if (st_chrome_str_eq(key, "step") && st_chrome_value_str(v, ve, &s)) step = intern(sem, s);
+  if (o->has_step) { /* a T step runs until this event */
+    emit(sem, o->track, o->step_ts, e->ts - o->step_ts, o->step_name, o->cat, o->step_src, 0);
+    sem->stats->async_slices++;
+    o->has_step = 0;
+  }
+  if (ph == 'T') {
+    o->has_step = 1;
+    o->step_ts = e->ts;
+    o->step_name = step;
+    o->step_src = sem->cur_src;
+  } else if (ph == 'p') {
+    emit(sem, o->track, o->last_ts, e->ts - o->last_ts, step, o->cat, sem->cur_src, 0);
+    sem->stats->async_slices++;
+  } else { /* F */
+    emit(sem, o->track, o->ts, e->ts - o->ts, o->name, o->cat, o->src, ST_EV_HAS_END);
+    sem->stats->async_slices++;
+    o->open = 0;
+  }
+  o->last_ts = e->ts;
+}
+
+/* Flows: each flow event becomes a point of the builder, keyed by its
+ * identity; st_builder_finish chains the points of an identity in time
+ * order (writers do not sort) and binds them to slices (trace.h). */
+static void flow_point(st_chrome_sem *sem, mkey k, unsigned role, st_flow_bind bind, uint32_t track,
+                       int64_t ts) {
+  if (track == UINT32_MAX) return;
+  uint32_t fi = map_get(&sem->flow_map, k);
+  if (fi == UINT32_MAX) {
+    if (!map_put(sem, &sem->flow_map, k, sem->nflows)) {
+      sem->nomem = 1;
+      return;
+    }
+    fi = sem->nflows++;
+  }
+  st_code c = st_builder_flow(sem->b, fi, role, bind, track, ts, sem->cur_src);
+  if (c == ST_ERR_NOMEM)
+    sem->nomem = 1;
+  else if (c != ST_OK)
+    warn(sem, "builder_limit");
+}
+
+/* True if s contains the bytes of w (raw, escapes not decoded). */
+static int str_has(st_json_str s, const char *w) {
+  size_t n = strlen(w);
+  for (size_t i = 0; i + n <= s.n; i++)
+    if (!memcmp(s.p + i, w, n)) return 1;
+  return 0;
+}
+
+/* v1: s and t bind to the slice enclosing ts on their thread; f to the
+ * next slice starting there at/after ts, or (bp "e", or a cat with "input"
+ * or "ipc.flow", as catapult does) the enclosing one. */
+static void on_flow_v1(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, char ph) {
+  /* a flow without tid is placed on tid = pid but does not count a thread */
+  uint32_t ti = event_thread(sem, e, pi, e->tid.kind ? 1 : 0);
+  if (e->has_ts) st_stats_time(sem->stats, e->ts, e->ts);
+  if (e->id.kind == ST_CHROME_ID_NONE) {
+    warn(sem, "flow_without_id");
+    return;
+  }
+  if (!e->has_ts) {
+    warn(sem, "missing_ts");
+    return;
+  }
+  if (ti == UINT32_MAX) return;
+  uint64_t tag, val;
+  id_words(sem, &e->id, &tag, &val);
+  mkey k = {((uint64_t)intern(sem, e->cat) << 32) | intern(sem, e->name), tag, val};
+  st_flow_bind bind = ST_FLOW_BIND_ENCLOSING;
+  unsigned role = ph == 's'   ? ST_FLOW_OUT
+                  : ph == 't' ? ST_FLOW_IN | ST_FLOW_OUT
+                              : ST_FLOW_IN | ST_FLOW_END;
+  if (ph == 'f' && !st_chrome_str_eq(e->bp, "e") && !str_has(e->cat, "input") &&
+      !str_has(e->cat, "ipc.flow"))
+    bind = ST_FLOW_BIND_NEXT;
+  flow_point(sem, k, role, bind, thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES), e->ts);
+}
+
+/* v2: the event's own slice (X or B on its thread; b or n on its async
+ * track) is the end point. */
+static void on_flow_v2(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, unsigned char ph) {
+  if (!e->flow_in && !e->flow_out) {
+    warn(sem, "flow_without_direction");
+    return;
+  }
+  uint32_t track = UINT32_MAX;
+  if (!e->has_ts) return; /* the event itself is dropped (missing_ts) */
+  if (ph == 'X' || ph == 'B') {
+    uint32_t ti = event_thread(sem, e, pi, 1);
+    if (ti != UINT32_MAX) track = thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES);
+  } else if (ph == 'b' || ph == 'n') {
+    track = async_track(sem, pi, intern(sem, e->name), intern(sem, e->cat));
+  } else {
+    warn(sem, "flow_unbound"); /* no slice of its own to bind to */
+    return;
+  }
+  uint64_t tag, val;
+  id_words(sem, &e->bind_id, &tag, &val);
+  mkey k = {UINT64_MAX, tag | 0x100, val};
+  unsigned role = (e->flow_in ? ST_FLOW_IN : 0) | (e->flow_out ? ST_FLOW_OUT : 0);
+  flow_point(sem, k, role, ST_FLOW_BIND_EVENT, track, e->ts);
+}
+
+/* ==== 5. dispatch, end of input, set-up ================================== */
+
+static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
+  st_stats *st = sem->stats;
+  st->events++;
+  unsigned char c = 0;
+  if (!e->has_ph || e->ph.n == 0) {
+    st->phases[128]++;
+  } else {
+    char one[48];
+    const char *php = e->ph.p;
+    size_t phn = e->ph.n;
+    if (e->ph.esc) { /* decode a prefix: only the first character and the length matter */
+      size_t n = phn < 12 ? phn : 12;
+      php = one;
+      phn = st_json_unescape(e->ph.p, n, one);
+      if (e->ph.n > 12 && phn < 2) phn = 2;
+    }
+    c = (unsigned char)php[0];
+    if (phn == 1 && c < 128)
+      st->phases[c]++;
+    else
+      st->phases_other++;
+  }
+  if (e->nkeys == 0) return; /* the {} sentinel */
+  if (!e->has_ph || e->ph.n == 0) {
+    warn(sem, "missing_ph");
+    if (e->pid.kind) event_proc(sem, e);
+    return;
+  }
+  uint32_t pi = event_proc(sem, e);
+  if (pi == UINT32_MAX) return;
+  if (c != 'M' && e->has_ts == 0 && e->bad_ts) warn(sem, "bad_timestamp");
+  if (e->bad_dur) warn(sem, "bad_duration");
+  if (e->bind_id.kind) on_flow_v2(sem, e, pi, c);
+  if (c == 'M') {
+    on_metadata(sem, e, pi);
+    return;
+  }
+  int needs_ts = c != 'C' && c != 's' && c != 't' && c != 'f';
+  if (needs_ts && !e->has_ts) {
+    if (!e->bad_ts) warn(sem, "missing_ts");
+    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    return;
+  }
+  switch (c) {
+  case 'X': on_complete(sem, e, pi); break;
+  case 'B': on_begin(sem, e, pi); break;
+  case 'E': on_end(sem, e, pi); break;
+  case 'i':
+  case 'I':
+  case 'R': on_instant(sem, e, pi); break;
+  case 'C': on_counter(sem, e, pi); break;
+  case 'b':
+  case 'e':
+  case 'n': on_async(sem, e, pi, (char)c); break;
+  case 'S':
+  case 'T':
+  case 'p':
+  case 'F': on_legacy_async(sem, e, pi, (char)c); break;
+  case 's':
+  case 't':
+  case 'f': on_flow_v1(sem, e, pi, (char)c); break;
+  case 'O':
+  case 'N':
+  case 'D':
+  case 'P':
+  case 'c':
+  case 'V':
+  case 'v':
+  case '(':
+  case ')':
+    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    st_stats_time(st, e->ts, e->ts);
+    warn(sem, "skipped_phase");
+    break;
+  default:
+    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    st_stats_time(st, e->ts, e->ts);
+    warn(sem, "unknown_phase");
+    break;
+  }
+}
+
+/* Closes everything still open at the end of input. */
+static void close_open(st_chrome_sem *sem) {
+  for (uint32_t i = 0; i < sem->nthreads; i++) {
+    thread *t = &sem->threads[i];
+    while (t->depth > 0) {
+      bopen b = t->stack[--t->depth];
+      sem->cur_src = b.src;
+      warn(sem, "unclosed_begin");
+      emit(sem, thread_track(sem, t, ST_TRACK_SLICES), b.ts, 0, b.name, b.cat, b.src,
+           ST_EV_UNFINISHED);
+      sem->stats->slices++;
+    }
+  }
+  for (uint32_t i = 0; i < sem->naids; i++) {
+    aident *a = &sem->aids[i];
+    while (a->depth > 0) {
+      aopen o = a->stack[--a->depth];
+      sem->cur_src = o.src;
+      warn(sem, "unclosed_async_begin");
+      emit(sem, o.track, o.ts, 0, o.name, o.cat, o.src, ST_EV_UNFINISHED);
+      sem->stats->async_slices++;
+    }
+  }
+  for (uint32_t i = 0; i < sem->nlopens; i++) {
+    lopen *o = &sem->lopens[i];
+    if (!o->open) continue;
+    sem->cur_src = o->src;
+    warn(sem, "unclosed_async_begin");
+    emit(sem, o->track, o->ts, 0, o->name, o->cat, o->src, ST_EV_UNFINISHED);
+    sem->stats->async_slices++;
+    o->open = 0;
+  }
+}
+
+void st_chrome_sem_init(st_chrome_sem *sem, const st_alloc *a, st_builder *b, st_stats *stats) {
+  *sem = (st_chrome_sem){0};
+  sem->alloc = *a;
+  sem->b = b;
+  sem->strs = st_builder_strings(b);
+  sem->stats = stats;
+  sem->last_thread = UINT32_MAX;
+  sem->global_proc = UINT32_MAX;
+}
+
+void st_chrome_sem_free(st_chrome_sem *sem) {
+  for (uint32_t i = 0; i < sem->nthreads; i++) st_free(&sem->alloc, sem->threads[i].stack);
+  for (uint32_t i = 0; i < sem->naids; i++) st_free(&sem->alloc, sem->aids[i].stack);
+  map *maps[] = {&sem->proc_map,  &sem->thread_map, &sem->counter_map, &sem->series_map,
+                 &sem->async_map, &sem->legacy_map, &sem->flow_map};
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) map_free(sem, maps[i]);
+  st_free(&sem->alloc, sem->threads);
+  st_free(&sem->alloc, sem->procs);
+  st_free(&sem->alloc, sem->aids);
+  st_free(&sem->alloc, sem->lopens);
+  st_free(&sem->alloc, sem->scratch);
+}
+
+int st_chrome_sem_event(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src) {
+  sem->cur_src = src;
+  handle_event(sem, e);
+  return !sem->nomem;
+}
+
+int st_chrome_sem_close(st_chrome_sem *sem) {
+  close_open(sem);
+  return !sem->nomem;
+}
