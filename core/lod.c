@@ -27,24 +27,28 @@
  *     from the block's first event touches log2(block size) cache lines
  *     and pages (a full view of 1e7 events is bound by those misses).
  *   - a time-cell pyramid (rows of at least CELL_MIN_EVENTS events): level
- *     0 cuts the start range into cells of 2^CELL_SHIFT buckets (~32
- *     events), level k + 1 merges pairs of level-k cells; each cell (40
- *     bytes) holds its first event, psum there, its first start and last
- *     end, its longest event and its heaviest name: about n / 16 cells, 2.5
- *     bytes/event.
- *   Total about 12.5 bytes/event (plus 64 bytes per row), reported by
+ *     0 cuts the start range into cells of one time bucket (8 to 16
+ *     events), level k + 1 merges pairs of level-k cells; each cell (28
+ *     bytes) holds its first event, its summed durations, its longest
+ *     event, its heaviest name, and as 32-bit offsets from its start the
+ *     next start and the end of the last event before its end: about n / 6
+ *     cells, ~4.7 bytes/event.
+ *   Total about 15.3 bytes/event (plus 64 bytes per row), reported by
  *   st_lod_bytes().
  *
  * Zoomed out. A merged block found exactly needs the first event past its
  * column's end: a miss in start[] and psum[] (and the index) per block,
  * spread over many pages, which bounds a full view of a 1e7-event trace
- * at ~100 ns per block. When the pyramid has cells at most 1/4 px wide, a
+ * at ~100 ns per block. When the pyramid has cells at most 1/2 px wide, a
  * block instead takes the events of every cell starting in its column
- * (4 to 9 consecutive cells, one or two cache lines; wide events, found by
- * the cells' longest event, fall back to the exact walk): the block can
- * hold events starting less than 1/4 px after the column (lod.h), and
- * costs no per-event access at all. 1e7 events, full view, all rows:
- * 4.5 -> 1.9 ms.
+ * (2 to 5 consecutive cells, one or two cache lines, plus the next cell
+ * for the block's end and the next start; wide events, found by the
+ * cells' longest event, fall back to the exact walk): the block can hold
+ * events starting less than 1/2 px after the column (lod.h), and costs no
+ * per-event access at all. 1e7 events, full view, all rows: 4.5 -> 1.9
+ * ms with 32-event cells at 1/4 px; cells of one bucket at 1/2 px also
+ * serve rows of ~30 events per pixel, which the exact walk paid ~70 ns
+ * per block for (zoom 2 of a 100-step 1e7 trace: 450 -> 140 us).
  *
  * Query walk (per row, window [t0, t1), scale nspp): pixel columns are
  * anchored at time 0 (column c = [c * nspp, (c + 1) * nspp)), so blocks stay
@@ -71,9 +75,9 @@
 #define CANDIDATES 8u        /* names tracked while summarising a range */
 #define TBUCKET_EVENTS 8u    /* events per time bucket, on average */
 #define TINDEX_MIN 64u       /* rows with fewer events search start[] directly */
-#define CELL_SHIFT 2u        /* 2^CELL_SHIFT time buckets per level-0 cell (~32 events) */
+#define CELL_SHIFT 0u        /* 2^CELL_SHIFT time buckets per level-0 cell (~8 events) */
 #define CELL_MIN_EVENTS 256u /* rows with fewer events have no pyramid */
-#define CELLS_PER_PX 4.0     /* cells used are at most 1/4 px wide */
+#define CELLS_PER_PX 2.0     /* cells used are at most 1/2 px wide */
 
 /* A hint only: portable C11 elsewhere, GCC/Clang builtin where available
  * (a no-op in wasm). */
@@ -93,16 +97,21 @@ typedef struct mm_node {
 } mm_node;
 
 /* A time cell of the pyramid (see "Zoomed out" above): the events starting
- * in [cell start, cell start + 2^(cshift + level)). */
+ * in [cell start, cell start + 2^(cshift + level)), cell start = tbase +
+ * index * width. 28 bytes: times are kept as 32-bit offsets from the cell
+ * start (CELL_FAR when they do not fit: then the query reads the events). */
 typedef struct cell {
-  uint32_t first;      /* first event starting in the cell or later */
-  uint32_t name;       /* heaviest name (heavy-hitter merge, as the name tree) */
-  float w;             /* its weight */
-  float maxdur;        /* longest event (0 if empty) */
-  int64_t psum;        /* psum[first] */
-  int64_t first_start; /* start[first] if the cell has events, else INT64_MAX */
-  int64_t max_end;     /* end of its last event, else INT64_MIN */
+  uint32_t first;    /* first event starting in the cell or later */
+  uint32_t name;     /* heaviest name (heavy-hitter merge, as the name tree) */
+  float w;           /* its weight */
+  float maxdur;      /* longest event (0 if empty) */
+  float dur;         /* summed durations of its events (a block's busy time) */
+  uint32_t next_off; /* start[first] - cell start (the next start, no search) */
+  int32_t end_off;   /* end of the last event starting before the cell's end
+                      * - cell start (a block's last end, no search) */
 } cell;
+#define CELL_FAR_NEXT UINT32_MAX
+#define CELL_FAR_END INT32_MIN
 
 typedef struct lrow {
   size_t psum;     /* offset of this row's psum[count + 1] */
@@ -199,14 +208,44 @@ static uint32_t cell_levels(size_t c0, size_t off[MAX_LEVELS], size_t cnt[MAX_LE
   return k;
 }
 
-static cell merge_cells(cell a, cell b) {
-  cell m = a;
-  name_node x = merge_names((name_node){a.name, a.w}, (name_node){b.name, b.w});
+/* Offsets from a cell's start (cells never start after the row's last
+ * start, so cstart + width * index does not overflow). */
+static uint32_t next_off_of(int64_t next, int64_t cstart) {
+  if (next < cstart) return CELL_FAR_NEXT; /* not reached: first starts in or after */
+  uint64_t d = (uint64_t)next - (uint64_t)cstart;
+  return d < CELL_FAR_NEXT ? (uint32_t)d : CELL_FAR_NEXT;
+}
+static int32_t end_off_of(int64_t end, int64_t cstart) {
+  uint64_t d = end >= cstart ? (uint64_t)end - (uint64_t)cstart : (uint64_t)cstart - (uint64_t)end;
+  if (d > (uint64_t)INT32_MAX) return CELL_FAR_END;
+  return end >= cstart ? (int32_t)d : -(int32_t)d;
+}
+static int64_t cell_start(int64_t tbase, uint64_t index, uint32_t shift) {
+  return (int64_t)((uint64_t)tbase + (index << shift));
+}
+
+/* Level k + 1 cell from level-k cells a (index ia, even) and b (ia + 1,
+ * or NULL past the end); `after` is the first event starting at or after
+ * b's end. Times are re-based on the merged cell's start (a's) and taken
+ * from the events where b's offset did not fit. */
+static cell merge_cells(const st_row *r, int64_t tbase, uint32_t shift_a, uint64_t ia,
+                        const cell *a, const cell *b, size_t after) {
+  cell m = *a;
+  if (!b) return m; /* same start, and nothing starts past a: same end */
+  name_node x = merge_names((name_node){a->name, a->w}, (name_node){b->name, b->w});
   m.name = x.name;
   m.w = x.w;
-  if (b.maxdur > m.maxdur) m.maxdur = b.maxdur;
-  if (a.first_start == INT64_MAX) m.first_start = b.first_start;
-  if (b.max_end != INT64_MIN) m.max_end = b.max_end;
+  if (b->maxdur > m.maxdur) m.maxdur = b->maxdur;
+  m.dur = a->dur + b->dur;
+  /* the end before the merged cell's end is b's, re-based on a's start */
+  int64_t bstart = cell_start(tbase, ia + 1, shift_a), mstart = cell_start(tbase, ia, shift_a);
+  int64_t end;
+  if (b->end_off != CELL_FAR_END) {
+    end = bstart + b->end_off;
+  } else {
+    end = after > 0 ? r->start[after - 1] + r->dur[after - 1] : INT64_MIN;
+  }
+  m.end_off = end_off_of(end, mstart);
   return m;
 }
 
@@ -216,15 +255,15 @@ static void build_cells(const st_row *r, const lrow *lr, const int64_t *psum, ce
   uint32_t levels = cell_levels(lr->ncell0, off, cnt, &total);
   size_t n = r->count, i = 0;
   for (size_t c = 0; c < lr->ncell0; c++) {
-    cell x = {(uint32_t)i, 0, 0, 0, psum[i], INT64_MAX, INT64_MIN};
+    int64_t cs = cell_start(lr->tbase, c, lr->cshift);
+    cell x = {(uint32_t)i, 0, 0, 0, 0, i < n ? next_off_of(r->start[i], cs) : 0, CELL_FAR_END};
     name_node cand[CANDIDATES];
     uint32_t nc = 0;
     uint64_t edge = (uint64_t)(c + 1) << lr->cshift; /* cells cover the start range */
     for (; i < n && (c + 1 == lr->ncell0 || (uint64_t)r->start[i] - (uint64_t)lr->tbase < edge);
          i++) {
-      if (x.first_start == INT64_MAX) x.first_start = r->start[i];
-      x.max_end = r->start[i] + r->dur[i];
       if ((float)r->dur[i] > x.maxdur) x.maxdur = (float)r->dur[i];
+      x.dur += (float)r->dur[i];
       name_node y = {r->name[i], weight_of(r->dur[i])};
       uint32_t k = 0, light = 0;
       while (k < nc && cand[k].name != y.name) {
@@ -240,13 +279,15 @@ static void build_cells(const st_row *r, const lrow *lr, const int64_t *psum, ce
     }
     for (uint32_t k = 0; k < nc; k++)
       if (cand[k].w > x.w) x.name = cand[k].name, x.w = cand[k].w;
+    if (i > 0) x.end_off = end_off_of(r->start[i - 1] + r->dur[i - 1], cs);
     cells[c] = x;
   }
   for (uint32_t k = 1; k < levels; k++)
     for (size_t c = 0; c < cnt[k]; c++) {
-      cell a = cells[off[k - 1] + 2 * c];
-      cells[off[k] + c] =
-          2 * c + 1 < cnt[k - 1] ? merge_cells(a, cells[off[k - 1] + 2 * c + 1]) : a;
+      const cell *a = &cells[off[k - 1] + 2 * c];
+      const cell *b = 2 * c + 1 < cnt[k - 1] ? a + 1 : NULL;
+      size_t after = 2 * c + 2 < cnt[k - 1] ? a[2].first : n;
+      cells[off[k] + c] = merge_cells(r, lr->tbase, lr->cshift + k - 1, 2 * c, a, b, after);
     }
 }
 
@@ -509,16 +550,30 @@ static size_t tindex_ge(const lrow *lr, const uint32_t *tx, const int64_t *start
 
 /* Time of the end of the pixel column holding t (columns anchored at 0);
  * always > t. */
-static int64_t column_end(int64_t t, double nspp) {
-  double e = (floor((double)t / nspp) + 1.0) * nspp;
+/* floor() and ceil() for |x| < 2^62 without a libm call (which x86-64
+ * without SSE4.1 makes for each: two per block, a measurable share of a
+ * zoomed-out query); exact, since the truncation of such a double is. */
+static inline double floor_fast(double x) {
+  if (!(x > -4.6e18 && x < 4.6e18)) return floor(x);
+  double i = (double)(int64_t)x;
+  return i > x ? i - 1.0 : i;
+}
+static inline double ceil_fast(double x) {
+  if (!(x > -4.6e18 && x < 4.6e18)) return ceil(x);
+  double i = (double)(int64_t)x;
+  return i < x ? i + 1.0 : i;
+}
+
+static inline int64_t column_end(int64_t t, double nspp) {
+  double e = (floor_fast((double)t / nspp) + 1.0) * nspp;
   if (e >= 9.2e18) return INT64_MAX;
-  int64_t ei = (int64_t)ceil(e);
+  int64_t ei = (int64_t)ceil_fast(e);
   return ei > t ? ei : t + 1;
 }
-static int64_t column_start(int64_t t, double nspp) {
-  double s = floor((double)t / nspp) * nspp;
+static inline int64_t column_start(int64_t t, double nspp) {
+  double s = floor_fast((double)t / nspp) * nspp;
   if (s <= -9.2e18) return INT64_MIN;
-  int64_t si = (int64_t)ceil(s);
+  int64_t si = (int64_t)ceil_fast(s);
   return si <= t ? si : t;
 }
 
@@ -631,30 +686,30 @@ typedef struct pyr {
   size_t count;   /* ... how many */
   uint32_t shift; /* their width is 2^shift ns */
   int64_t tbase;
-  size_t n;        /* events in the row */
-  int64_t psum_n;  /* psum[n] */
-  float narrow_lt; /* a cell whose maxdur is below this holds only narrow events */
+  size_t n;             /* events in the row */
+  const int64_t *start; /* the row's events, for offsets that did not fit */
+  const int64_t *dur;
+  const int64_t *psum; /* for a block that does not start on a cell */
+  float narrow_lt;     /* a cell whose maxdur is below this holds only narrow events */
 } pyr;
 
 typedef struct pyr_out {
   size_t j;         /* the block is [i, j) */
-  int64_t psum_j;   /* psum[j] */
+  double busy_ns;   /* summed durations of [i, j) */
   int64_t last_end; /* end of event j - 1 */
-  int64_t next;     /* start of event j (INT64_MAX if j == n or next_known == 0) */
+  int64_t next;     /* start of event j (INT64_MAX if j == n) */
   uint32_t name;    /* dominant name of the block's whole cells */
   uint8_t named;    /* 0: no whole cell; the caller asks the name tree */
-  uint8_t next_known, next_narrow;
+  uint8_t next_narrow;
 } pyr_out;
 
 /* The pyramid level for a query: the widest cells at most 1/CELLS_PER_PX
- * of a pixel (so a column holds about 4 to 9 of them). 0 if the row has no
+ * of a pixel (so a column holds about 2 to 5 of them). 0 if the row has no
  * pyramid or the scale is too fine for it (then blocks hold few events and
  * the exact search is cheap). */
-static int pyr_level(const st_lod *lod, const lrow *lr, size_t n, double nspp, double min_ns,
+static int pyr_level(const st_lod *lod, const lrow *lr, const st_row *r, double nspp, double min_ns,
                      pyr *p) {
   if (!lr->ncell0) return 0;
-  const int64_t *psum = lod->psum + lr->psum;
-  if (psum[n] == INT64_MAX) return 0; /* saturated sums: exact path (dur[]) */
   double wmax = nspp / CELLS_PER_PX;
   if (!(wmax >= ldexp(1.0, (int)lr->cshift))) return 0;
   size_t off[MAX_LEVELS], cnt[MAX_LEVELS], total;
@@ -664,57 +719,67 @@ static int pyr_level(const st_lod *lod, const lrow *lr, size_t n, double nspp, d
   p->count = cnt[k];
   p->shift = lr->cshift + k;
   p->tbase = lr->tbase;
-  p->n = n;
-  p->psum_n = psum[n];
+  p->n = r->count;
+  p->start = r->start;
+  p->dur = r->dur;
+  p->psum = lod->psum + lr->psum;
   /* maxdur is a float: 1e-6 below min_ns is safely below any rounding */
   p->narrow_lt = (float)(min_ns * (1.0 - 1e-6));
   return 1;
 }
 
-/* The block that starts with narrow event i (start s, psum pi) and takes
- * the events of every cell that starts before its column's end ce. Reads
- * only cells: about 5 to 10 consecutive records. Returns 0 (the caller then
- * searches exactly) if a cell of the block holds a wide event. */
-static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, int64_t pi, pyr_out *o) {
+/* The block that starts with narrow event i (start s) and takes the events
+ * of every cell that starts before its column's end ce. Reads only cells:
+ * the 2 to 5 of the column (name, busy time and the wide-event check: one
+ * cache line or two) and the one after it (the block's end and the next
+ * start, as offsets). Returns 0 (the caller then searches exactly) if a
+ * cell of the block holds a wide event. */
+static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) {
   uint64_t cf = ((uint64_t)s - (uint64_t)p->tbase) >> p->shift;
   uint64_t rel = (uint64_t)ce - (uint64_t)p->tbase, mask = ((uint64_t)1 << p->shift) - 1;
   uint64_t ccend = (rel >> p->shift) + ((rel & mask) != 0); /* first cell starting at/after ce */
   if (ce <= s || cf >= p->count) return 0;
   if (ccend > p->count) ccend = p->count;
-  name_acc acc;
-  acc.n = 0;
-  uint64_t last = cf;
+  /* the heaviest name, runs of equal names summed (cells of a column
+   * mostly repeat a few names; a heavy-hitter table cost more than the
+   * rest of the block) */
+  uint32_t best = 0, run = 0;
+  float best_w = 0, run_w = 0;
+  double busy = 0;
   for (uint64_t c = cf; c < ccend; c++) {
     const cell *x = &p->c[c];
     if (x->maxdur >= p->narrow_lt) return 0;
-    if (x->first_start == INT64_MAX) continue;
-    last = c;
-    if (x->first >= i) acc_add(&acc, (name_node){x->name, x->w}); /* whole cell */
+    busy += x->dur;
+    if (!(x->w > 0) || x->first < i) continue; /* empty, or not whole */
+    if (x->name == run) {
+      run_w += x->w;
+    } else {
+      run = x->name;
+      run_w = x->w;
+    }
+    if (run_w > best_w) best = run, best_w = run_w;
   }
   size_t j = ccend < p->count ? p->c[ccend].first : p->n;
   if (j <= i) return 0;
   o->j = j;
-  o->psum_j = ccend < p->count ? p->c[ccend].psum : p->psum_n;
-  o->last_end = p->c[last].max_end;
+  /* whole cells: their summed durations; else (the block began inside a
+   * cell, after an exact block) the prefix sums */
+  o->busy_ns = p->c[cf].first == i ? busy : (double)(p->psum[j] - p->psum[i]);
+  const cell *last = &p->c[ccend - 1];
+  o->last_end = last->end_off != CELL_FAR_END
+                    ? cell_start(p->tbase, ccend - 1, p->shift) + last->end_off
+                    : p->start[j - 1] + p->dur[j - 1];
   o->next = INT64_MAX;
-  o->next_known = 0;
   o->next_narrow = 0;
   if (j < p->n) {
-    /* the first cell with events from ccend on starts with event j */
-    for (uint64_t c = ccend; c < p->count && c < ccend + 8; c++) {
-      if (p->c[c].first_start == INT64_MAX) continue;
-      o->next = p->c[c].first_start;
-      o->next_known = 1;
-      o->next_narrow = p->c[c].maxdur < p->narrow_lt;
-      break;
-    }
+    const cell *nx = &p->c[ccend];
+    o->next = nx->next_off != CELL_FAR_NEXT ? cell_start(p->tbase, ccend, p->shift) + nx->next_off
+                                            : p->start[j];
+    uint64_t cn = ((uint64_t)o->next - (uint64_t)p->tbase) >> p->shift; /* event j's cell */
+    o->next_narrow = cn < p->count && p->c[cn].maxdur < p->narrow_lt;
   }
-  o->named = acc.n > 0;
-  o->name = 0;
-  float best = -1;
-  for (uint32_t k = 0; k < acc.n; k++)
-    if (acc.cand[k].w > best) best = acc.cand[k].w, o->name = acc.cand[k].name;
-  (void)pi;
+  o->named = best_w > 0;
+  o->name = best;
   return 1;
 }
 
@@ -745,7 +810,8 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
   size_t guess = 1, prev_j = SIZE_MAX; /* last block's size and end */
   int64_t prev_psum = 0;               /* psum[prev_j] */
   pyr py = {0};
-  int use_pyr = pyr_level(lod, lr, n, ns_per_px, min_ns, &py);
+  int use_pyr = psum[n] != INT64_MAX && /* saturated sums: exact path (dur[]) */
+                pyr_level(lod, lr, r, ns_per_px, min_ns, &py);
   int64_t s_next = 0;         /* start of the next event when a block found it */
   int have_s = 0, narrow = 0; /* ... and whether its cell says it is narrow */
   for (size_t i = lo; i < n;) {
@@ -768,9 +834,7 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
     int64_t ce = column_end(s, ns_per_px);
     if (use_pyr) {
       pyr_out o;
-      int64_t pi = i == prev_j ? prev_psum : psum[i];
-      if (pyr_block(&py, i, s, ce, pi, &o)) {
-        if (!o.next_known && o.j < n) o.next = r->start[o.j]; /* far past empty cells */
+      if (pyr_block(&py, i, s, ce, &o)) {
         int64_t e = s > INT64_MAX - px_ns ? INT64_MAX : s + px_ns;
         if (e > o.next) e = o.next;
         if (e < o.last_end) e = o.last_end;
@@ -783,17 +847,16 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
           it.name = dominant_name(lod, row, &sh, i, j);
         }
         if (e > s) {
-          double busy = (double)(o.psum_j - pi) / (double)(e - s);
+          double busy = o.busy_ns / (double)(e - s);
           it.busy = busy > 1.0 ? 1.0f : (float)busy;
         }
-        prev_j = j;
-        prev_psum = o.psum_j;
+        prev_j = SIZE_MAX; /* psum[j] not at hand */
         fn(ud, &it);
         items++;
         i = j;
         s_next = o.next;
         have_s = j < n;
-        narrow = o.next_known && o.next_narrow;
+        narrow = o.next_narrow;
         continue;
       }
     }

@@ -21,19 +21,19 @@
 typedef struct st_lod st_lod;
 
 typedef struct st_lod_item {
-  int64_t start, end;  /* ns from trace start; a merged block spans its events */
-  uint32_t index;      /* first event's index in the row */
-  uint32_t count;      /* 1: a real event; > 1: a merged block */
-  uint32_t name;       /* the event's name, or the block's dominant name */
-  float busy;          /* fraction of [start, end) covered by events (1 for an event) */
-  uint8_t flags;       /* ST_EV_* of the event (0 for merged blocks of count > 1) */
-  uint8_t merged;      /* 1: a LOD block of events narrower than min_px (count may be 1;
-                        * then name/flags/index are that event's and start/end are
-                        * widened to about 1 px); 0: one event at its true extent */
+  int64_t start, end; /* ns from trace start; a merged block spans its events */
+  uint32_t index;     /* first event's index in the row */
+  uint32_t count;     /* 1: a real event; > 1: a merged block */
+  uint32_t name;      /* the event's name, or the block's dominant name */
+  float busy;         /* fraction of [start, end) covered by events (1 for an event) */
+  uint8_t flags;      /* ST_EV_* of the event (0 for merged blocks of count > 1) */
+  uint8_t merged;     /* 1: a LOD block of events narrower than min_px (count may be 1;
+                       * then name/flags/index are that event's and start/end are
+                       * widened to about 1 px); 0: one event at its true extent */
 } st_lod_item;
 
 typedef struct st_lod_sample {
-  int64_t start, end;  /* the pixel column's time range */
+  int64_t start, end; /* the pixel column's time range */
   double min, max, last;
 } st_lod_sample;
 
@@ -48,13 +48,13 @@ size_t st_lod_bytes(const st_lod *lod);
  * of items visited. Pixel columns are anchored at t = 0 (column c covers
  * [c * ns_per_px, (c + 1) * ns_per_px)) so blocks do not shimmer while
  * panning; a block holds the events starting in its column and, zoomed out
- * on a big row, possibly some starting less than 1/4 px after it (the
- * index's time cells are at most 1/4 px wide); blocks never share a
+ * on a big row, possibly some starting less than 1/2 px after it (the
+ * index's time cells are at most 1/2 px wide); blocks never share a
  * column. min_px < 1 is treated as 1. At most about columns + 1 blocks plus
  * window / min_px + 2 events per row; O(log n) work per item.
  * The lod keeps pointers into the trace: the trace must outlive it. */
-uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t1,
-                          double ns_per_px, double min_px, st_lod_item_fn fn, void *ud);
+uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t1, double ns_per_px,
+                          double min_px, st_lod_item_fn fn, void *ud);
 /* Counter samples of counter `counter` over [t0, t1), one per pixel column
  * that holds samples (plus the value carried in from the left). Each sample
  * spans from its column's start to the next sample's column (the last one
