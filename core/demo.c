@@ -77,8 +77,10 @@ static void w_str(writer *w, const char *s) { w_bytes(w, s, strlen(s)); }
 /* A slice's args object: `,"args":{...}}` closes the event too. Lean mode
  * writes only the closing brace of the event. */
 static void w_args_open(writer *w) {
-  if (w->lean) w->mute = 1;
-  else w_str(w, ",\"args\":");
+  if (w->lean)
+    w->mute = 1;
+  else
+    w_str(w, ",\"args\":");
 }
 static void w_args_close(writer *w) {
   w->mute = 0;
@@ -161,7 +163,8 @@ static void w_meta(writer *w, int64_t pid, int64_t tid, const char *what, const 
 
 /* ==== 3. the program ===================================================== */
 
-#define MAX_OPS 200
+#define MAX_OPS 200           /* ops per step when the step count is chosen here */
+#define MAX_OPS_FIXED 4000000 /* ops per step when the caller fixes the steps */
 #define MIN_OPS 8
 #define HOST_PID 701
 #define TID_PY 701
@@ -249,7 +252,8 @@ typedef struct gen {
   writer w;
   rng r;
   uint32_t gpus, nops;
-  op ops[MAX_OPS];
+  op *ops;                /* the program: nops ops */
+  int64_t *starts, *ends; /* one GPU's op times in the current step */
 } gen;
 
 static void make_program(gen *g) {
@@ -350,8 +354,7 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *
   w_str(w, buf);
   /* ops and their kernels, written after the module so the module (which
    * starts earlier) comes first in file order, as XProf sorts it */
-  int64_t ends[MAX_OPS];
-  int64_t starts[MAX_OPS];
+  int64_t *ends = g->ends, *starts = g->starts;
   for (uint32_t i = 0; i < g->nops; i++) {
     const op *o = &g->ops[i];
     cur += rng_range(&g->r, 500, 4000);
@@ -390,7 +393,7 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *
     int64_t stream = o->kind == OP_COPY_START || o->kind == OP_COPY_DONE ? TID_D2H : TID_COMPUTE;
     x_event(w, pid, stream, ks, kd, kernel_name[o->kind], "kernel");
     w_args_open(w);
-    w_arg_u64(w, 1, "correlation_id", (uint64_t)step * 1000 + i);
+    w_arg_u64(w, 1, "correlation_id", (uint64_t)step * (g->nops < 1000 ? 1000 : 10000000) + i);
     w_arg_str(w, 0, "hlo_op", o->name);
     if (stream == TID_COMPUTE) {
       w_arg_str(w, 0, "grid", "120,1,1");
@@ -500,13 +503,24 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   g->w.lean = dd.lean != 0;
   g->r.s = dd.seed * 0x2545f4914f6cdd1dull;
   g->gpus = dd.gpus;
-  /* ops per step: aim for >= ~50 steps, within [MIN_OPS, MAX_OPS] */
-  uint64_t per = dd.target_events / 50;
+  /* ops per step: aim for >= ~50 steps, within [MIN_OPS, MAX_OPS]; with
+   * a fixed step count, as many as reach the target */
+  uint64_t per = dd.steps ? dd.target_events / dd.steps : dd.target_events / 50;
   uint64_t nops = per > HOST_EVENTS ? ((per - HOST_EVENTS) / dd.gpus) / 2 : 0;
   nops = nops > GPU_EXTRA / 2 ? nops - GPU_EXTRA / 2 : 0;
   if (nops < MIN_OPS) nops = MIN_OPS;
-  if (nops > MAX_OPS) nops = MAX_OPS;
+  if (nops > (dd.steps ? MAX_OPS_FIXED : MAX_OPS)) nops = dd.steps ? MAX_OPS_FIXED : MAX_OPS;
   g->nops = (uint32_t)nops;
+  g->ops = st_calloc(&a, nops, sizeof *g->ops);
+  g->starts = st_calloc(&a, nops, sizeof *g->starts);
+  g->ends = st_calloc(&a, nops, sizeof *g->ends);
+  if (!g->ops || !g->starts || !g->ends) {
+    st_free(&a, g->ops);
+    st_free(&a, g->starts);
+    st_free(&a, g->ends);
+    st_free(&a, g);
+    return ST_ERR_NOMEM;
+  }
   make_program(g);
   uint64_t per_step = HOST_EVENTS + (uint64_t)dd.gpus * (2 * nops + GPU_EXTRA);
 
@@ -547,7 +561,7 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   for (uint32_t step = 1; !w->failed; step++) {
     uint64_t have = w->events + 1; /* + the sentinel */
     /* stop when another step would overshoot more than stopping undershoots */
-    if (step > 1 && have + per_step / 2 >= dd.target_events) break;
+    if (dd.steps ? step > dd.steps : step > 1 && have + per_step / 2 >= dd.target_events) break;
     t = emit_step(g, step, t, mem) + rng_range(&g->r, 20000, 80000);
     if (step == UINT32_MAX) break;
   }
@@ -555,6 +569,9 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   w->events++;
   w_flush(w);
   st_code rc = w->failed ? ST_ERR_ARG : ST_OK;
+  st_free(&a, g->ops);
+  st_free(&a, g->starts);
+  st_free(&a, g->ends);
   st_free(&a, g);
   return rc;
 }

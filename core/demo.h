@@ -16,11 +16,15 @@
 #define ST_DEMO_EVENTS 40000u
 
 typedef struct st_demo_desc {
-  uint32_t seed;           /* 0 means 1 */
-  uint64_t target_events;  /* 0 means ST_DEMO_EVENTS; approximate */
-  uint32_t gpus;           /* 0 means 2 */
-  uint32_t lean;           /* 1: slices without args (about 90 bytes per event
-                            * instead of 300; counters and metadata keep theirs) */
+  uint32_t seed;          /* 0 means 1 */
+  uint64_t target_events; /* 0 means ST_DEMO_EVENTS; approximate */
+  uint32_t gpus;          /* 0 means 2 */
+  uint32_t steps;         /* 0: the step count follows the target (ops per step
+                           * <= 200: longer captures); N: exactly N steps, ops
+                           * per step grown to reach the target (the same
+                           * picture at any size: bigger programs) */
+  uint32_t lean;          /* 1: slices without args (about 90 bytes per event
+                           * instead of 300; counters and metadata keep theirs) */
 } st_demo_desc;
 
 /* write() returns 0 on success, non-zero to abort (then ST_ERR_ARG is returned). */

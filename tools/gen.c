@@ -5,6 +5,7 @@
  *   strata-gen -n 1000000 -o big.trace.json.gz --gz --seed 3
  *   strata-gen -n 5000 > small.json
  *   strata-gen -n 1e6 --lean -o lean.json   (slices without args: ~90 bytes/event)
+ *   strata-gen -n 1e7 --steps 100 -o t.json (100 steps of a bigger program)
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include "demo.h"
@@ -35,9 +36,12 @@ static int write_sink(void *ud, const void *data, size_t len) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: strata-gen -n EVENTS [-o FILE] [--gz] [--level 1-9] [--seed N] [--gpus N] [--lean]\n"
+  fprintf(f, "usage: strata-gen -n EVENTS [-o FILE] [--gz] [--level 1-9] [--seed N] [--gpus N] "
+             "[--lean] [--steps N]\n"
              "  writes a JAX-like GPU training trace (Chrome JSON) of about EVENTS events\n"
-             "  --lean: slices without args (about 90 bytes per event instead of 300)\n");
+             "  --lean: slices without args (about 90 bytes per event instead of 300)\n"
+             "  --steps N: exactly N training steps, ops per step grown to reach EVENTS\n"
+             "    (default: ~50+ steps of at most 200 ops, more steps for more events)\n");
 }
 
 static int parse_u64(const char *s, unsigned long long *out) {
@@ -50,7 +54,7 @@ static int parse_u64(const char *s, unsigned long long *out) {
 }
 
 int main(int argc, char **argv) {
-  unsigned long long n = 0, seed = 1, gpus = 2, level = 6;
+  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0;
   const char *out = NULL;
   int gz = 0, lean = 0;
   for (int i = 1; i < argc; i++) {
@@ -62,6 +66,9 @@ int main(int argc, char **argv) {
       out = argv[++i];
     } else if (!strcmp(a, "--gz")) {
       gz = 1;
+    } else if (!strcmp(a, "--steps") && has_val) {
+      if (!parse_u64(argv[++i], &steps) || steps < 1 || steps > 0xffffffffull)
+        return usage(stderr), 2;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
     } else if (!strcmp(a, "--seed") && has_val) {
@@ -99,8 +106,11 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  st_demo_desc d = {.seed = (uint32_t)seed, .target_events = n, .gpus = (uint32_t)gpus,
-                   .lean = (uint32_t)lean};
+  st_demo_desc d = {.seed = (uint32_t)seed,
+                    .target_events = n,
+                    .gpus = (uint32_t)gpus,
+                    .lean = (uint32_t)lean,
+                    .steps = (uint32_t)steps};
   st_code rc = st_demo_write(&d, write_sink, &s);
   int bad = rc != ST_OK;
   if (s.gz) bad |= gzclose(s.gz) != Z_OK;
