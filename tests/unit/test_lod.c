@@ -308,6 +308,50 @@ static void test_counters_vs_brute_force(void) {
   }
 }
 
+/* A row whose dense start makes its time cells fine, then a sparse tail:
+ * zoomed out, the pyramid serves the tail's columns, each holding one
+ * narrow event (a block of one keeps that event's name), and a wide event
+ * among them falls back to the exact walk. */
+static void test_pyramid_sparse_tail(void) {
+  st_builder *b = st_builder_create(NULL);
+  st_strtab *s = st_builder_strings(b);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
+  uint32_t dense = st_strtab_intern(s, "dense", 5), tail = st_strtab_intern(s, "tail", 4);
+  uint32_t wide = st_strtab_intern(s, "wide", 4);
+  uint64_t src = 0;
+  for (int i = 0; i < 10000; i++) st_builder_slice(b, th, 2 * i, 1, dense, 0, src++, 0);
+  for (int i = 0; i < 100; i++)
+    st_builder_slice(b, th, 1000000 + 1000000 * (int64_t)i, i == 50 ? 3000000 : 10,
+                     i == 50 ? wide : tail, 0, src++, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  CHECK(t != NULL);
+  if (!t) return;
+  st_error err;
+  st_lod *lod = st_lod_build(NULL, t, &err);
+  CHECK(lod != NULL);
+  const st_row *r = st_trace_rows(t, NULL);
+  int64_t dur = st_trace_duration_ns(t);
+  check_row_query(lod, r, 0, 0, dur + 1, 300000.0, 1.0);
+  items *c = &g_items;
+  uint32_t singles = 0, wides = 0;
+  for (uint32_t k = 0; k < c->n; k++) {
+    const st_lod_item *it = &c->v[k];
+    if (it->merged && it->count == 1) {
+      singles++;
+      CHECK_EQ_INT(it->name, r->name[it->index]);
+    }
+    if (it->name == wide) {
+      wides++;
+      CHECK(!it->merged && it->count == 1);
+    }
+  }
+  CHECK(singles >= 90);
+  CHECK_EQ_INT(wides, 1);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
 static void test_empty(void) {
   st_builder *b = st_builder_create(NULL);
   st_trace *t = st_builder_finish(b, NULL);
@@ -325,6 +369,7 @@ int main(void) {
   RUN(test_rows_vs_brute_force);
   RUN(test_tiny_event_visible);
   RUN(test_dense_row);
+  RUN(test_pyramid_sparse_tail);
   RUN(test_counters_vs_brute_force);
   RUN(test_empty);
   return check_report();
