@@ -628,9 +628,23 @@ static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape 
     const int64_t *ps = lod->psum + lod->lrows[row].psum;
     size_t best = a;
     int64_t bw = -1;
-    for (size_t i = a; i < b; i++) {
-      int64_t d = ps[i + 1] == INT64_MAX ? r->dur[i] : ps[i + 1] - ps[i];
-      if (d > bw) bw = d, best = i;
+    if (ps[b] != INT64_MAX) {
+      /* the sums are not saturated up to b (they only grow): durations are
+       * differences; the longest is picked without a branch (which of 16
+       * events is longest is a coin toss for the branch predictor) */
+      int64_t prev = ps[a];
+      for (size_t i = a; i < b; i++) {
+        int64_t next = ps[i + 1], d = next - prev;
+        int longer = d > bw;
+        bw = longer ? d : bw;
+        best = longer ? i : best;
+        prev = next;
+      }
+    } else {
+      for (size_t i = a; i < b; i++) {
+        int64_t d = ps[i + 1] == INT64_MAX ? r->dur[i] : ps[i + 1] - ps[i];
+        if (d > bw) bw = d, best = i;
+      }
     }
     return r->name[best];
   }
