@@ -6,12 +6,19 @@
  * loader for a file called `name`, pushes `prefix` (if not NULL, as one
  * piece), then data in pieces of random size (1 byte up to 4 KiB, often 1-8
  * bytes) drawn from the seed, which exercises every "cut by the window end"
- * path; finishes, renders the stats and metadata and touches every event.
- * Any crash, leak or sanitizer report is a bug. */
+ * path; finishes, renders the stats and metadata and touches every event,
+ * then builds what the page builds from the trace (level-of-detail index,
+ * layout) and draws three frames of it: the full view, a deep zoom at its
+ * middle and a scroll, so hostile times and durations reach the lod
+ * queries and the draw-list code too. Any crash, leak or sanitizer report
+ * is a bug. */
 #ifndef STRATA_FUZZ_UTIL_H
 #define STRATA_FUZZ_UTIL_H
 
+#include "draw.h"
 #include "load.h"
+#include "lod.h"
+#include "view.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +26,40 @@
 
 static inline uint32_t fuzz_seed(const uint8_t *data, size_t size) {
   return size ? data[0] * 2654435761u + (uint32_t)size : 1;
+}
+
+/* A fixed-width font: 7 px per glyph, nothing to rasterise. */
+static inline int fuzz_glyph(void *ud, uint32_t cp, st_glyph *g) {
+  (void)ud;
+  (void)cp;
+  memset(g, 0, sizeof *g);
+  g->advance = 7;
+  g->x1 = 6;
+  g->y0 = -9;
+  g->y1 = 2;
+  return 1;
+}
+
+static inline void fuzz_draw(const st_trace *t) {
+  st_error err;
+  st_lod *lod = st_lod_build(NULL, t, &err);
+  st_layout *lay = st_layout_create(NULL, t);
+  if (lod && lay) {
+    st_font font = {12, 10, 3, fuzz_glyph, NULL};
+    st_view v;
+    st_view_fit(&v, t, 800, 600, 1);
+    st_draw_input in = {t, lod, lay, &v, &font};
+    st_drawlist dl;
+    memset(&dl, 0, sizeof dl);
+    st_draw_frame(&dl, &in, NULL);
+    st_view_zoom(&v, 1e4, 500);
+    st_draw_frame(&dl, &in, NULL);
+    v.scroll_y = 300;
+    st_draw_frame(&dl, &in, NULL);
+    st_drawlist_free(&dl, NULL);
+  }
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
 }
 
 static inline void fuzz_load_chunked(const char *name, const char *prefix, const uint8_t *data,
@@ -52,6 +93,7 @@ static inline void fuzz_load_chunked(const char *name, const char *prefix, const
       for (uint32_t k = 0; k < rows[r].count; k++)
         sink += (uint64_t)rows[r].start[k] + (uint64_t)rows[r].dur[k];
     (void)sink;
+    fuzz_draw(t);
     st_trace_destroy(t);
   }
   st_loader_destroy(l);
