@@ -331,6 +331,9 @@ static void emit(st_chrome_sem *sem, uint32_t track, int64_t ts, int64_t dur, ui
                  uint32_t cat, uint64_t src, uint8_t flags) {
   if (track == UINT32_MAX) return;
   st_code c = st_builder_slice(sem->b, track, ts, dur, name, cat, src, flags);
+  /* a slice closed by the event being handled (B/E, b/e, S/F): its args
+   * are at both events (merged on selection, searched at both) */
+  if (c == ST_OK && (flags & ST_EV_HAS_END)) c = st_builder_end_src(sem->b, src, sem->cur_src);
   if (c == ST_ERR_NOMEM)
     sem->nomem = 1;
   else if (c != ST_OK)

@@ -104,6 +104,8 @@ struct st_builder {
   uint32_t track_slot_cap;
   bflow *fl;
   size_t fl_count, fl_cap;
+  st_end_src *ends; /* st_builder_end_src pairs, in call order */
+  size_t end_count, end_cap;
 };
 
 struct st_trace {
@@ -131,6 +133,8 @@ struct st_trace {
   uint32_t *flows_in; /* indices into flows sorted by destination */
   uint32_t flow_count;
   st_flow_info flow_info;
+  st_end_src *ends; /* sorted by src, unique */
+  size_t end_count;
   size_t bytes;
 };
 
@@ -226,6 +230,7 @@ static void free_builder_parts(st_builder *b, int keep_strings) {
   st_free(&b->alloc, b->procs);
   st_free(&b->alloc, b->proc_slots);
   st_free(&b->alloc, b->fl);
+  st_free(&b->alloc, b->ends);
   if (!keep_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
@@ -376,6 +381,17 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
   return ST_OK;
 }
 
+st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src) {
+  if (!b || src == UINT64_MAX || end_src == UINT64_MAX) return ST_ERR_ARG;
+  if (b->end_count >= UINT32_MAX - 1) return ST_ERR_LIMIT;
+  void *p = b->ends;
+  if (!reserve(&b->alloc, &p, &b->end_cap, b->end_count, sizeof(st_end_src))) return ST_ERR_NOMEM;
+  b->ends = p;
+  /* clamped as st_builder_slice clamps the event's src, so lookups by it match */
+  b->ends[b->end_count++] = (st_end_src){src > SRC_MAX ? SRC_MAX : src, end_src};
+  return ST_OK;
+}
+
 /* ==== 3. sorting ========================================================= */
 
 static int bev_less(const bev *a, const bev *b) {
@@ -412,8 +428,11 @@ static int bsample_less(const bsample *a, const bsample *b) { return a->ts < b->
     if (src != v) memcpy(v, src, n * sizeof(T));                                                   \
   }
 
+static int end_less(const st_end_src *a, const st_end_src *b) { return a->src < b->src; }
+
 DEFINE_MERGE_SORT(sort_events, bev, bev_less)
 DEFINE_MERGE_SORT(sort_samples, bsample, bsample_less)
+DEFINE_MERGE_SORT(sort_ends, st_end_src, end_less)
 
 /* ==== 4. layout ========================================================== */
 
@@ -1109,6 +1128,26 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       t->rows = nr;
     }
   }
+  /* end events: sorted by src (stable: of several calls for a src, the
+   * last is kept), moved into the trace */
+  if (b->end_count) {
+    st_end_src *tmp = st_realloc_array(&b->alloc, NULL, b->end_count, sizeof *tmp);
+    if (!tmp) return fail(b, t, err);
+    sort_ends(b->ends, tmp, b->end_count);
+    st_free(&b->alloc, tmp);
+    size_t k = 0;
+    for (size_t i = 0; i < b->end_count; i++) {
+      if (k && b->ends[k - 1].src == b->ends[i].src)
+        b->ends[k - 1] = b->ends[i];
+      else
+        b->ends[k++] = b->ends[i];
+    }
+    st_end_src *sh = st_realloc_array(&b->alloc, b->ends, k, sizeof *sh);
+    t->ends = sh ? sh : b->ends;
+    t->end_count = k;
+    b->ends = NULL;
+    b->end_count = b->end_cap = 0;
+  }
   free_builder_parts(b, 1);
 
   t->bytes = sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
@@ -1116,7 +1155,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
              (size_t)t->counter_count * sizeof(st_counter) +
              t->ev_count * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(uint64_t) + 1) +
              t->cs_count * (sizeof(int64_t) + sizeof(double)) +
-             (size_t)t->flow_count * (sizeof(st_flow) + sizeof(uint32_t));
+             (size_t)t->flow_count * (sizeof(st_flow) + sizeof(uint32_t)) +
+             t->end_count * sizeof(st_end_src);
   return t;
 }
 
@@ -1136,6 +1176,7 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->cs_value);
   st_free(&a, t->flows);
   st_free(&a, t->flows_in);
+  st_free(&a, t->ends);
   st_free(&a, t);
 }
 
@@ -1163,6 +1204,31 @@ uint64_t st_trace_event_count(const st_trace *t) {
   return t ? (uint64_t)t->ev_count + t->cs_count : 0;
 }
 size_t st_trace_bytes(const st_trace *t) { return t ? t->bytes + st_strtab_bytes(t->strings) : 0; }
+
+uint64_t st_trace_end_src_of(const st_trace *t, uint64_t src) {
+  if (!t || !t->end_count) return UINT64_MAX;
+  size_t lo = 0, hi = t->end_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->ends[mid].src < src)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < t->end_count && t->ends[lo].src == src ? t->ends[lo].end_src : UINT64_MAX;
+}
+
+uint64_t st_trace_end_src(const st_trace *t, uint32_t row, uint32_t index) {
+  if (!t || !t->end_count || row >= t->row_count || index >= t->rows[row].count ||
+      !(t->rows[row].flags[index] & ST_EV_HAS_END))
+    return UINT64_MAX;
+  return st_trace_end_src_of(t, t->rows[row].src[index]);
+}
+
+const st_end_src *st_trace_end_srcs(const st_trace *t, size_t *count) {
+  if (count) *count = t ? t->end_count : 0;
+  return t && t->end_count ? t->ends : NULL;
+}
 
 const st_flow *st_trace_flows(const st_trace *t, uint32_t *count) {
   if (count) *count = t ? t->flow_count : 0;

@@ -7,7 +7,11 @@
  * int64 nanoseconds relative to the trace's first timestamp (origin_ns is the
  * absolute value of time zero as written in the file, in ns). Names are
  * strtab ids. Args are not resident: each event keeps `src`, the byte offset
- * of its first byte in the decoded input, so a viewer can re-read them.
+ * of its first byte in the decoded input, so a viewer can re-read them. A
+ * slice made of two events (a Chrome B/E pair, async b/e and S/F) has args
+ * at both: `src` is its first event's, and a side table keeps the offset of
+ * its end event (st_trace_end_src; 16 bytes per such slice, nothing for
+ * traces without them).
  *
  * Building: an importer creates an st_builder, interns strings through
  * st_builder_strings(), creates processes/tracks by key and adds complete
@@ -100,6 +104,25 @@ int64_t st_trace_duration_ns(const st_trace *t);  /* last end - first start */
 uint64_t st_trace_event_count(const st_trace *t); /* events in rows + counter samples */
 size_t st_trace_bytes(const st_trace *t);         /* resident memory of the model */
 
+/* ---- end events -----------------------------------------------------------
+ * A slice whose args are at two events (ST_EV_HAS_END: a B/E pair, whose
+ * args are the B's merged with the E's, E winning on duplicate keys; see
+ * core/argsrc.h st_args_query_begin_end) keeps its end event's src here,
+ * as recorded by the importer with st_builder_end_src. Pairs are sorted by
+ * the slice's src; lookups are binary searches. */
+typedef struct st_end_src {
+  uint64_t src;     /* the slice's src (its B) */
+  uint64_t end_src; /* its end event's (the E) */
+} st_end_src;
+
+/* The src of the end event of event (row, index), or UINT64_MAX if it has
+ * none (not ST_EV_HAS_END, or nothing was recorded; bad refs too). */
+uint64_t st_trace_end_src(const st_trace *t, uint32_t row, uint32_t index);
+/* The same by the slice's src (e.g. the page asking for args by src). */
+uint64_t st_trace_end_src_of(const st_trace *t, uint64_t src);
+/* Every pair, ascending by src (unique srcs). */
+const st_end_src *st_trace_end_srcs(const st_trace *t, size_t *count);
+
 /* ---- flows ----------------------------------------------------------------
  * A flow is an arrow from one event (the producer, e.g. a kernel launch) to
  * another (the consumer, the kernel). Flows are kept sorted by
@@ -190,6 +213,12 @@ typedef enum st_flow_bind {
 } st_flow_bind;
 st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind bind,
                         uint32_t track, int64_t ts_ns, uint64_t src);
+
+/* The slice added with src (flag ST_EV_HAS_END) ended with the event at
+ * end_src, whose args are the slice's too (st_trace_end_src). The last
+ * call for a src wins. ST_OK, ST_ERR_NOMEM, ST_ERR_ARG (src or end_src is
+ * UINT64_MAX) or ST_ERR_LIMIT (2^32 - 2 pairs). */
+st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src);
 
 /* Sort, lay out and freeze. Consumes b (also on failure). NULL + err on
  * allocation failure. */

@@ -284,6 +284,90 @@ static void test_begin_end(void) {
   release(l);
 }
 
+/* Offset of the text `needle` (an event's first bytes) in a fixture. */
+static uint64_t offset_in(const char *fixture, const char *needle) {
+  char path[512];
+  snprintf(path, sizeof path, FIX "%s", fixture);
+  size_t n = 0;
+  unsigned char *data = tu_read_file(path, &n);
+  const char *p = data ? strstr((const char *)data, needle) : NULL;
+  uint64_t off = p ? (uint64_t)(p - (const char *)data) : UINT64_MAX;
+  CHECK(p != NULL);
+  free(data);
+  return off;
+}
+
+/* The end event of each B/E (b/e, S/F) slice is kept: st_trace_end_src */
+static uint64_t end_of(const st_trace *t, const char *name) {
+  uint32_t nrows;
+  const st_row *rows = st_trace_rows(t, &nrows);
+  for (uint32_t r = 0; r < nrows; r++)
+    for (uint32_t i = 0; i < rows[r].count; i++)
+      if (!strcmp(str_of(t, rows[r].name[i]), name)) {
+        uint64_t e = st_trace_end_src(t, r, i);
+        CHECK(e == st_trace_end_src_of(t, rows[r].src[i]));
+        return e;
+      }
+  CHECK(!"no such event");
+  return 0;
+}
+
+static void test_end_srcs(void) {
+  loaded *l = load_fixture("begin_end_args.json");
+  if (l) {
+    CHECK_EQ_INT(l->stats.slices, 3);
+    found step = FIND(l->trace, "step"), inner = FIND(l->trace, "inner");
+    CHECK(step.ok && step.src == 17 && (step.flags & ST_EV_HAS_END));
+    CHECK(inner.ok && inner.src == 133 && (inner.flags & ST_EV_HAS_END));
+    CHECK_EQ_INT(end_of(l->trace, "step"), 328); /* the second E closes step */
+    CHECK_EQ_INT(end_of(l->trace, "inner"), 184);
+    CHECK(end_of(l->trace, "op") == UINT64_MAX); /* an X */
+    size_t n;
+    st_trace_end_srcs(l->trace, &n);
+    CHECK_EQ_INT(n, 2);
+    release(l);
+  }
+  l = load_fixture("begin_end.json"); /* mismatched names still pair; unclosed: none */
+  if (l) {
+    CHECK_EQ_INT(end_of(l->trace, "B"),
+                 offset_in("begin_end.json", "{\"name\":\"X\",\"ph\":\"E\""));
+    CHECK(end_of(l->trace, "open") == UINT64_MAX);
+    release(l);
+  }
+  l = load_fixture("async_nestable.json");
+  if (l) {
+    const char *f = "async_nestable.json";
+    CHECK_EQ_INT(end_of(l->trace, "req"),
+                 offset_in(f, "{\"name\":\"req\",\"cat\":\"net\",\"ph\":\"e\""));
+    CHECK_EQ_INT(end_of(l->trace, "sub"),
+                 offset_in(f, "{\"name\":\"sub\",\"cat\":\"net\",\"ph\":\"e\""));
+    release(l);
+  }
+  l = load_fixture("async_legacy.json");
+  if (l) {
+    const char *f = "async_legacy.json";
+    CHECK_EQ_INT(end_of(l->trace, "load"),
+                 offset_in(f, "{\"name\":\"load\",\"cat\":\"x\",\"ph\":\"F\""));
+    CHECK(end_of(l->trace, "parse") == UINT64_MAX); /* a T step */
+    CHECK(end_of(l->trace, "other") == UINT64_MAX); /* never closed */
+    release(l);
+  }
+  /* without B/E pairs the model keeps no table */
+  l = load_fixture("array_basic.json");
+  if (l) {
+    size_t n = 9;
+    st_trace_end_srcs(l->trace, &n);
+    CHECK_EQ_INT(n, 1); /* array_basic has one B/E pair ("inner") */
+    release(l);
+  }
+  l = load_fixture("instants.json");
+  if (l) {
+    size_t n = 9;
+    CHECK(st_trace_end_srcs(l->trace, &n) == NULL && n == 0);
+    release(l);
+  }
+}
+
 static void test_async(void) {
   loaded *l = load_fixture("async_nestable.json");
   if (l) {
@@ -402,6 +486,7 @@ int main(void) {
   RUN(test_pid_tid_strings);
   RUN(test_timestamps);
   RUN(test_begin_end);
+  RUN(test_end_srcs);
   RUN(test_async);
   RUN(test_counters);
   RUN(test_flows_instants_phases);

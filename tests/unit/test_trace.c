@@ -1,6 +1,6 @@
 /* test_trace.c: the trace builder: nesting, overflow spill, unfinished
- * events, display ordering, counters, lane packing, empty traces and
- * allocation failure. */
+ * events, display ordering, counters, lane packing, empty traces, the end
+ * events of B/E slices and allocation failure. */
 #include "check.h"
 #include "trace.h"
 
@@ -357,6 +357,120 @@ static void test_random(void) {
   }
 }
 
+/* End events of B/E slices (st_builder_end_src / st_trace_end_src): sorted
+ * by src whatever the call order, the last call for a src wins, lookups by
+ * (row, index) need ST_EV_HAS_END, bad refs give UINT64_MAX, and the table
+ * is counted in st_trace_bytes (nothing without pairs). */
+static st_trace *end_trace(int with_pairs) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
+  CHECK_EQ_INT(st_builder_slice(b, th, 0, 100, S(b, "outer"), 0, 100, ST_EV_HAS_END), ST_OK);
+  CHECK_EQ_INT(st_builder_slice(b, th, 10, 20, S(b, "inner"), 0, 200, ST_EV_HAS_END), ST_OK);
+  CHECK_EQ_INT(st_builder_slice(b, th, 40, 20, S(b, "x"), 0, 300, 0), ST_OK);
+  CHECK_EQ_INT(st_builder_slice(b, th, 70, 5, S(b, "noend"), 0, 400, ST_EV_HAS_END), ST_OK);
+  if (with_pairs) { /* in closing order: inner first */
+    CHECK_EQ_INT(st_builder_end_src(b, 200, 250), ST_OK);
+    CHECK_EQ_INT(st_builder_end_src(b, 100, 900), ST_OK);
+    CHECK_EQ_INT(st_builder_end_src(b, 200, 260), ST_OK); /* the last wins */
+    CHECK_EQ_INT(st_builder_end_src(b, 300, 350), ST_OK); /* x has no ST_EV_HAS_END */
+  }
+  CHECK_EQ_INT(st_builder_end_src(b, UINT64_MAX, 1), ST_ERR_ARG);
+  CHECK_EQ_INT(st_builder_end_src(b, 1, UINT64_MAX), ST_ERR_ARG);
+  st_trace *t = st_builder_finish(b, NULL);
+  CHECK(t != NULL);
+  return t;
+}
+
+static void test_end_srcs(void) {
+  CHECK_EQ_INT(st_builder_end_src(NULL, 1, 2), ST_ERR_ARG);
+  st_trace *t = end_trace(1), *plain = end_trace(0);
+  if (!t || !plain) return;
+  size_t n = 99;
+  const st_end_src *e = st_trace_end_srcs(t, &n);
+  CHECK_EQ_INT(n, 3);
+  if (e && n == 3) {
+    CHECK(e[0].src == 100 && e[0].end_src == 900);
+    CHECK(e[1].src == 200 && e[1].end_src == 260);
+    CHECK(e[2].src == 300 && e[2].end_src == 350);
+  }
+  CHECK_EQ_INT(st_trace_end_src_of(t, 200), 260);
+  CHECK(st_trace_end_src_of(t, 250) == UINT64_MAX); /* an end is no slice */
+  CHECK(st_trace_end_src_of(t, 0) == UINT64_MAX);
+  CHECK(st_trace_end_src_of(t, 1000) == UINT64_MAX);
+  CHECK(st_trace_end_src_of(NULL, 100) == UINT64_MAX);
+  uint32_t nrows;
+  const st_row *rows = st_trace_rows(t, &nrows);
+  int seen = 0;
+  for (uint32_t r = 0; r < nrows; r++)
+    for (uint32_t i = 0; i < rows[r].count; i++) {
+      const char *nm = name_of(t, rows[r].name[i]);
+      uint64_t end = st_trace_end_src(t, r, i);
+      uint64_t want = !strcmp(nm, "outer")   ? 900
+                      : !strcmp(nm, "inner") ? 260
+                                             : UINT64_MAX; /* x: no flag; noend: none recorded */
+      CHECK(end == want);
+      seen++;
+    }
+  CHECK_EQ_INT(seen, 4);
+  CHECK(st_trace_end_src(t, nrows, 0) == UINT64_MAX);
+  CHECK(st_trace_end_src(t, 0, 1000) == UINT64_MAX);
+  CHECK(st_trace_end_src(NULL, 0, 0) == UINT64_MAX);
+  /* without pairs: no table, the same bytes as before; with: 16 bytes a pair */
+  st_trace_end_srcs(plain, &n);
+  CHECK_EQ_INT(n, 0);
+  CHECK(st_trace_end_srcs(plain, NULL) == NULL);
+  CHECK(st_trace_end_src(plain, 0, 0) == UINT64_MAX);
+  CHECK_EQ_INT(st_trace_bytes(t) - st_trace_bytes(plain), 3 * sizeof(st_end_src));
+  CHECK_EQ_INT(sizeof(st_end_src), 16);
+  st_trace_destroy(t);
+  st_trace_destroy(plain);
+}
+
+/* Many pairs in random order on several tracks: every HAS_END event finds
+ * its own end (end = src * 7 + 1). */
+static void test_end_srcs_random(void) {
+  srand(11);
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 1);
+  uint64_t src = 0;
+  int pairs = 0;
+  for (int k = 0; k < 3; k++) {
+    uint32_t tr = st_builder_track(b, p, (st_track_kind)(k % 2), k, 0);
+    for (int i = 0; i < 3000; i++) {
+      uint8_t fl = rand() % 3 ? ST_EV_HAS_END : 0;
+      src += 1 + (uint64_t)(rand() % 50);
+      CHECK_EQ_INT(st_builder_slice(b, tr, rand() % 100000, rand() % 500, 0, 0, src, fl), ST_OK);
+      if (fl) {
+        CHECK_EQ_INT(st_builder_end_src(b, src, src * 7 + 1), ST_OK);
+        pairs++;
+      }
+    }
+  }
+  st_trace *t = st_builder_finish(b, NULL);
+  CHECK(t != NULL);
+  if (!t) return;
+  size_t n;
+  const st_end_src *e = st_trace_end_srcs(t, &n);
+  CHECK_EQ_INT(n, pairs);
+  for (size_t i = 1; i < n; i++) CHECK(e[i - 1].src < e[i].src);
+  uint32_t nrows;
+  const st_row *rows = st_trace_rows(t, &nrows);
+  int found = 0;
+  for (uint32_t r = 0; r < nrows; r++)
+    for (uint32_t i = 0; i < rows[r].count; i++) {
+      uint64_t end = st_trace_end_src(t, r, i);
+      if (rows[r].flags[i] & ST_EV_HAS_END) {
+        CHECK(end == rows[r].src[i] * 7 + 1);
+        found++;
+      } else {
+        CHECK(end == UINT64_MAX);
+      }
+    }
+  CHECK_EQ_INT(found, pairs);
+  st_trace_destroy(t);
+}
+
 /* Allocation failure at every step: finish returns NULL (or the builder
  * call fails) and nothing leaks (checked under ASan). */
 typedef struct budget {
@@ -374,7 +488,7 @@ static void *limited(void *ud, void *ptr, size_t size) {
 
 static void test_alloc_failure(void) {
   int succeeded = 0;
-  for (int limit = 0; limit < 80 && !succeeded; limit++) {
+  for (int limit = 0; limit < 120 && !succeeded; limit++) {
     budget bu = {limit};
     st_alloc a = {limited, &bu};
     st_builder *b = st_builder_create(&a);
@@ -384,7 +498,9 @@ static void test_alloc_failure(void) {
     uint32_t th = p == UINT32_MAX ? UINT32_MAX : st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
     uint32_t c = p == UINT32_MAX ? UINT32_MAX : st_builder_track(b, p, ST_TRACK_COUNTER, 2, 0);
     for (int i = 0; i < 40 && ok; i++) {
-      if (st_builder_slice(b, th, i * 10, 15, 0, 0, 0, 0) != ST_OK) ok = 0;
+      uint8_t fl = i % 2 ? ST_EV_HAS_END : 0;
+      if (st_builder_slice(b, th, i * 10, 15, 0, 0, (uint64_t)i, fl) != ST_OK) ok = 0;
+      if (fl && ok && st_builder_end_src(b, (uint64_t)i, (uint64_t)i + 1000) != ST_OK) ok = 0;
       if (st_builder_counter(b, c, i, i) != ST_OK) ok = 0;
     }
     st_error err;
@@ -409,6 +525,8 @@ int main(void) {
   RUN(test_lanes);
   RUN(test_empty);
   RUN(test_random);
+  RUN(test_end_srcs);
+  RUN(test_end_srcs_random);
   RUN(test_alloc_failure);
   return check_report();
 }
