@@ -432,3 +432,275 @@ st_code st_args_extract(const char *json, size_t len, char *out, size_t cap, siz
   if (err) memset(err, 0, sizeof *err);
   return ST_OK; /* an object without args */
 }
+
+/* ---- merging a B/E pair's args (st_args_merge) ---------------------------- */
+
+typedef struct member { /* [k0, k1): the key with its quotes; [v0, v1): the value */
+  size_t k0, k1, v0, v1;
+} member;
+
+/* The next member of an object whose '{' was consumed: 1 (m set), 0 at its
+ * '}', -1 if malformed or cut short. */
+static int next_member(rd *r, int *first, member *m) {
+  if (!ws(r)) return -1;
+  if (r->s[r->i] == '}') {
+    r->i++;
+    return 0;
+  }
+  if (!*first) {
+    if (r->s[r->i] != ',') return -1;
+    r->i++;
+    if (!ws(r)) return -1;
+  }
+  *first = 0;
+  if (r->s[r->i] != '"') return -1;
+  m->k0 = r->i;
+  skip_string(r);
+  if (r->eof) return -1;
+  m->k1 = r->i;
+  if (!ws(r) || r->s[r->i] != ':') return -1;
+  r->i++;
+  if (!ws(r)) return -1;
+  m->v0 = r->i;
+  skip_value(r);
+  if (r->eof || r->bad) return -1;
+  m->v1 = r->i;
+  return 1;
+}
+
+/* A key's bytes with its escapes decoded (\uXXXX and surrogate pairs as
+ * UTF-8, lone surrogates as U+FFFD), one byte at a time. */
+typedef struct keydec {
+  const unsigned char *s;
+  size_t i, end;
+  unsigned char pend[4];
+  int np, ip;
+} keydec;
+
+static keydec keydec_of(const char *s, const member *m) {
+  keydec d;
+  memset(&d, 0, sizeof d);
+  d.s = (const unsigned char *)s;
+  d.i = m->k0 + 1;
+  d.end = m->k1 - 1; /* the closing quote */
+  return d;
+}
+
+static long hex4_at(const unsigned char *s, size_t at, size_t end) {
+  if (at > end || end - at < 4) return -1;
+  long v = 0;
+  for (int k = 0; k < 4; k++) {
+    int h = hexval(s[at + (size_t)k]);
+    if (h < 0) return -1;
+    v = v * 16 + h;
+  }
+  return v;
+}
+
+static int keydec_next(keydec *d) {
+  if (d->ip < d->np) return d->pend[d->ip++];
+  if (d->i >= d->end) return -1;
+  unsigned char c = d->s[d->i];
+  if (c != '\\' || d->i + 1 >= d->end) {
+    d->i++;
+    return c;
+  }
+  unsigned char e = d->s[d->i + 1];
+  unsigned long cp = e;
+  size_t used = 2;
+  switch (e) {
+  case 'b': cp = 8; break;
+  case 'f': cp = 12; break;
+  case 'n': cp = 10; break;
+  case 'r': cp = 13; break;
+  case 't': cp = 9; break;
+  case 'u': {
+    long v = hex4_at(d->s, d->i + 2, d->end);
+    if (v < 0) { /* not an escape after all: the backslash as it is */
+      d->i++;
+      return '\\';
+    }
+    used = 6;
+    cp = (unsigned long)v;
+    if (v >= 0xD800 && v <= 0xDBFF) {
+      long lo = d->i + 8 <= d->end && d->s[d->i + 6] == '\\' && d->s[d->i + 7] == 'u'
+                    ? hex4_at(d->s, d->i + 8, d->end)
+                    : -1;
+      if (lo >= 0xDC00 && lo <= 0xDFFF) {
+        cp = 0x10000 + (((unsigned long)v - 0xD800) << 10) + ((unsigned long)lo - 0xDC00);
+        used = 12;
+      } else {
+        cp = 0xFFFD;
+      }
+    } else if (v >= 0xDC00 && v <= 0xDFFF) {
+      cp = 0xFFFD;
+    }
+    break;
+  }
+  default: break; /* \" \\ \/ (and anything else) stand for themselves */
+  }
+  d->i += used;
+  if (cp < 0x80) return (int)cp;
+  d->ip = 1;
+  if (cp < 0x800) {
+    d->pend[0] = (unsigned char)(0xC0 | cp >> 6);
+    d->pend[1] = (unsigned char)(0x80 | (cp & 0x3F));
+    d->np = 2;
+  } else if (cp < 0x10000) {
+    d->pend[0] = (unsigned char)(0xE0 | cp >> 12);
+    d->pend[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    d->pend[2] = (unsigned char)(0x80 | (cp & 0x3F));
+    d->np = 3;
+  } else {
+    d->pend[0] = (unsigned char)(0xF0 | cp >> 18);
+    d->pend[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    d->pend[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    d->pend[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    d->np = 4;
+  }
+  return d->pend[0];
+}
+
+static uint64_t key_hash(const char *s, const member *m) {
+  keydec d = keydec_of(s, m);
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+  for (int c; (c = keydec_next(&d)) >= 0;) h = (h ^ (uint64_t)c) * 0x100000001b3ull;
+  return h;
+}
+
+static int key_eq(const char *a, const member *ma, const char *b, const member *mb) {
+  keydec x = keydec_of(a, ma), y = keydec_of(b, mb);
+  for (;;) {
+    int c = keydec_next(&x), d = keydec_next(&y);
+    if (c != d) return 0;
+    if (c < 0) return 1;
+  }
+}
+
+typedef struct keyslot {
+  uint64_t h;
+  member m; /* m.k1 == 0: empty (a key is at least its two quotes) */
+} keyslot;
+
+/* Writes s[0..n) (one member, with its separator) if it fits below limit. */
+static void put_member(char *out, size_t *n, size_t limit, int *first, int *full, const char *s,
+                       const member *m) {
+  size_t kl = m->k1 - m->k0, vl = m->v1 - m->v0;
+  size_t need = (*first ? 0 : 1) + kl + 1 + vl;
+  if (*full || need > limit - *n) {
+    *full = 1;
+    return;
+  }
+  if (!*first) out[(*n)++] = ',';
+  memcpy(out + *n, s + m->k0, kl);
+  *n += kl;
+  out[(*n)++] = ':';
+  memcpy(out + *n, s + m->v0, vl);
+  *n += vl;
+  *first = 0;
+}
+
+/* Copies the value text s (trimmed) whole, or "{}" and *cut if it does not fit. */
+static size_t copy_whole(const char *s, size_t n, char *out, size_t cap, int *cut) {
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r')) n--;
+  while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++, n--;
+  if (n + 1 > cap) {
+    memcpy(out, "{}", 3);
+    *cut = 1;
+    return 2;
+  }
+  memcpy(out, s, n);
+  out[n] = 0;
+  return n;
+}
+
+/* 1 if the text's first non-blank byte is '{'; *blank: nothing but blanks. */
+static int is_object(const char *s, size_t n, int *blank) {
+  rd r = {(const unsigned char *)s, n, 0, 0, 0, 0};
+  *blank = !ws(&r);
+  return !*blank && r.s[r.i] == '{';
+}
+
+st_code st_args_merge(const st_alloc *a, const char *b, size_t nb, const char *e, size_t ne,
+                      char *out, size_t cap, size_t *out_len, int *truncated, st_error *err) {
+  if (truncated) *truncated = 0;
+  if (out_len) *out_len = 0;
+  if (!out || cap < 64 || (!b && nb) || (!e && ne)) {
+    if (out && cap) out[0] = 0;
+    return st_error_set(err, ST_ERR_ARG, 0, "args: bad arguments");
+  }
+  memcpy(out, "{}", 3); /* also the result of every error below */
+  if (out_len) *out_len = 2;
+  int cut = 0, bblank, eblank;
+  int bobj = is_object(b, nb, &bblank), eobj = is_object(e, ne, &eblank);
+  if (bblank || eblank) return st_error_set(err, ST_ERR_JSON, 0, "args: nothing to merge");
+  /* e's members: counted, then put in a hash table by decoded key */
+  rd r = {(const unsigned char *)e, ne, 0, 0, 0, 0};
+  size_t ecount = 0;
+  member m;
+  if (eobj) {
+    ws(&r);
+    r.i++;
+    int first = 1, k;
+    while ((k = next_member(&r, &first, &m)) > 0) ecount++;
+    if (k < 0) return st_error_set(err, ST_ERR_JSON, r.i, "args: malformed JSON at byte %zu", r.i);
+  }
+  size_t n = 0;
+  if (!eobj || !bobj || ecount == 0) { /* e as it is; b if e is {} */
+    n = eobj && ecount == 0 ? copy_whole(b, nb, out, cap, &cut) : copy_whole(e, ne, out, cap, &cut);
+  } else {
+    size_t scap = 16;
+    while (scap < ecount * 2) {
+      if (scap > SIZE_MAX / 4 / sizeof(keyslot))
+        return st_error_set(err, ST_ERR_NOMEM, 0, "args: out of memory");
+      scap *= 2;
+    }
+    keyslot *slots = st_calloc(a, scap, sizeof *slots);
+    if (!slots) return st_error_set(err, ST_ERR_NOMEM, 0, "args: out of memory");
+    r = (rd){(const unsigned char *)e, ne, 0, 0, 0, 0};
+    ws(&r);
+    r.i++;
+    int first = 1;
+    while (next_member(&r, &first, &m) > 0) {
+      uint64_t h = key_hash(e, &m);
+      size_t i = (size_t)h & (scap - 1);
+      while (slots[i].m.k1 && !(slots[i].h == h && key_eq(e, &slots[i].m, e, &m)))
+        i = (i + 1) & (scap - 1);
+      slots[i].h = h;
+      slots[i].m = m;
+    }
+    /* b's members without a key in e, then e's */
+    size_t limit = cap - 2; /* room for '}' and the NUL */
+    int ofirst = 1, full = 0, k;
+    out[n++] = '{';
+    r = (rd){(const unsigned char *)b, nb, 0, 0, 0, 0};
+    ws(&r);
+    r.i++;
+    first = 1;
+    while ((k = next_member(&r, &first, &m)) > 0) {
+      uint64_t h = key_hash(b, &m);
+      size_t i = (size_t)h & (scap - 1);
+      int dup = 0;
+      for (; slots[i].m.k1 && !dup; i = (i + 1) & (scap - 1))
+        dup = slots[i].h == h && key_eq(e, &slots[i].m, b, &m);
+      if (!dup) put_member(out, &n, limit, &ofirst, &full, b, &m);
+    }
+    st_free(a, slots);
+    if (k < 0) {
+      memcpy(out, "{}", 3);
+      return st_error_set(err, ST_ERR_JSON, r.i, "args: malformed JSON at byte %zu", r.i);
+    }
+    r = (rd){(const unsigned char *)e, ne, 0, 0, 0, 0};
+    ws(&r);
+    r.i++;
+    first = 1;
+    while (next_member(&r, &first, &m) > 0) put_member(out, &n, limit, &ofirst, &full, e, &m);
+    out[n++] = '}';
+    out[n] = 0;
+    cut = full;
+  }
+  if (out_len) *out_len = n;
+  if (truncated) *truncated = cut;
+  if (err) memset(err, 0, sizeof *err);
+  return ST_OK;
+}

@@ -42,4 +42,21 @@
 st_code st_args_extract(const char *json, size_t len, char *out, size_t cap, size_t *out_len,
                         int *truncated, st_error *err);
 
+/* The args of a slice made of two events (a B/E pair: trace.h
+ * st_trace_end_src), as the spec, catapult and Perfetto merge them: b (the
+ * B's args) and e (the E's), each a JSON value text as st_args_extract
+ * gives it. When both are objects: b's members whose key (escapes decoded)
+ * is not a key of e, in b's order, then e's members, in e's order, so the
+ * E wins on a duplicate key. Otherwise e, unless e is an empty object (then
+ * b). The members' text is copied as it is; the result is compact JSON
+ * between them ("," and ":").
+ *
+ * Writes the result to out (cap >= 64; nb + ne + 3 bytes always suffice),
+ * NUL-terminated; a member that does not fit is dropped, with every member
+ * after it, and *truncated set. Returns ST_OK, ST_ERR_JSON (b or e is not
+ * a JSON value of that shape: out is "{}"), ST_ERR_NOMEM (a lookup table
+ * of e's keys, 16 bytes per key, comes from a) or ST_ERR_ARG. */
+st_code st_args_merge(const st_alloc *a, const char *b, size_t nb, const char *e, size_t ne,
+                      char *out, size_t cap, size_t *out_len, int *truncated, st_error *err);
+
 #endif

@@ -641,16 +641,18 @@ struct st_args_query {
   size_t nev;
   uint64_t ev_origin;
   jb out;
+  /* a B/E slice: the end event is decoded after the first (phase 1), then
+   * the two results are merged */
+  uint64_t end_src; /* UINT64_MAX: none */
+  int phase;
+  jb first; /* the first event's result, while the end's is decoded */
 };
 
-st_args_query *st_args_query_begin(const st_argsrc *as, uint64_t src, st_args_span *read,
-                                   st_error *err) {
-  if (!as || as->kind == ST_ARGS_NONE || !read) {
-    st_error_set(err, ST_ERR_ARG, src, "no args source for this trace");
-    return NULL;
-  }
-  uint32_t plane = 0;
-  uint64_t want = ST_ARGS_FIRST_READ;
+/* The first range to read for the event at src; ST_OK or ST_ERR_ARG. */
+static st_code first_read(const st_argsrc *as, uint64_t src, uint32_t *plane, uint64_t *want,
+                          st_error *err) {
+  *plane = 0;
+  *want = ST_ARGS_FIRST_READ;
   if (as->kind == ST_ARGS_XPLANE) {
     uint32_t lo = 0, hi = as->nplanes;
     while (lo < hi) { /* first plane ending after src (planes ascend) */
@@ -660,15 +662,25 @@ st_args_query *st_args_query_begin(const st_argsrc *as, uint64_t src, st_args_sp
       else
         hi = mid;
     }
-    if (lo == as->nplanes || as->planes[lo].off > src) {
-      st_error_set(err, ST_ERR_ARG, src, "byte %llu is not inside an XPlane",
-                   (unsigned long long)src);
-      return NULL;
-    }
-    plane = lo;
+    if (lo == as->nplanes || as->planes[lo].off > src)
+      return st_error_set(err, ST_ERR_ARG, src, "byte %llu is not inside an XPlane",
+                          (unsigned long long)src);
+    *plane = lo;
     uint64_t left = as->planes[lo].off + as->planes[lo].len - src;
-    if (left < want) want = left;
+    if (left < *want) *want = left;
   }
+  return ST_OK;
+}
+
+st_args_query *st_args_query_begin_end(const st_argsrc *as, uint64_t src, uint64_t end_src,
+                                       st_args_span *read, st_error *err) {
+  if (!as || as->kind == ST_ARGS_NONE || !read) {
+    st_error_set(err, ST_ERR_ARG, src, "no args source for this trace");
+    return NULL;
+  }
+  uint32_t plane;
+  uint64_t want;
+  if (first_read(as, src, &plane, &want, err) != ST_OK) return NULL;
   st_args_query *q = st_calloc(&as->alloc, 1, sizeof *q);
   if (!q) {
     st_error_set(err, ST_ERR_NOMEM, src, "out of memory");
@@ -677,13 +689,20 @@ st_args_query *st_args_query_begin(const st_argsrc *as, uint64_t src, st_args_sp
   q->as = as;
   q->alloc = as->alloc;
   q->out.alloc = &q->alloc;
+  q->first.alloc = &q->alloc;
   q->src = src;
   q->plane = plane;
   q->want = want;
   q->want_off = src;
+  q->end_src = end_src == src ? UINT64_MAX : end_src;
   read->offset = src;
   read->length = want;
   return q;
+}
+
+st_args_query *st_args_query_begin(const st_argsrc *as, uint64_t src, st_args_span *read,
+                                   st_error *err) {
+  return st_args_query_begin_end(as, src, UINT64_MAX, read, err);
 }
 
 void st_args_query_end(st_args_query *q) {
@@ -691,6 +710,7 @@ void st_args_query_end(st_args_query *q) {
   st_alloc a = q->alloc;
   st_free(&a, q->ev);
   st_free(&a, q->out.p);
+  st_free(&a, q->first.p);
   st_free(&a, q);
 }
 
@@ -895,6 +915,57 @@ static st_code step_perfetto(st_args_query *q, const uint8_t *data, size_t len, 
   return finish_out(q, more, err);
 }
 
+/* A B/E slice, its first event decoded: keep that result, start on the end
+ * event (its reads count on their own). */
+static st_code next_event(st_args_query *q, int *more, st_args_span *read, st_error *err) {
+  uint32_t plane;
+  uint64_t want;
+  st_code c = first_read(q->as, q->end_src, &plane, &want, err);
+  if (c != ST_OK) return c;
+  q->first = q->out;
+  memset(&q->out, 0, sizeof q->out);
+  q->out.alloc = &q->alloc;
+  st_free(&q->alloc, q->ev);
+  q->ev = NULL;
+  q->nev = 0;
+  q->phase = 1;
+  q->src = q->end_src;
+  q->plane = plane;
+  q->steps = q->state = q->done = 0;
+  q->want = want;
+  q->want_off = q->src;
+  read->offset = q->src;
+  read->length = want;
+  *more = 1;
+  return ST_OK;
+}
+
+/* Both events decoded: the result is the first's args merged with the end's. */
+static st_code merge_results(st_args_query *q, st_error *err) {
+  size_t nb = q->first.p ? q->first.n : 0, ne = q->out.p ? q->out.n : 0;
+  const char *b = nb ? q->first.p : "{}", *e = ne ? q->out.p : "{}";
+  if (!nb) nb = 2;
+  if (!ne) ne = 2;
+  size_t cap = nb + ne + 64; /* each is capped near ST_ARGS_RESULT_MAX: no overflow */
+  if (cap > ST_ARGS_RESULT_MAX + 4096) cap = ST_ARGS_RESULT_MAX + 4096;
+  char *out = st_malloc(&q->alloc, cap);
+  if (!out) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
+  size_t n = 0;
+  int cut = 0;
+  st_code c = st_args_merge(&q->alloc, b, nb, e, ne, out, cap, &n, &cut, err);
+  if (c != ST_OK) {
+    st_free(&q->alloc, out);
+    return c;
+  }
+  int was_cut = q->first.truncated || q->out.truncated;
+  st_free(&q->alloc, q->out.p);
+  q->out.p = out;
+  q->out.n = n;
+  q->out.cap = cap;
+  q->out.truncated = cut || was_cut;
+  return ST_OK;
+}
+
 st_code st_args_query_push(st_args_query *q, const uint8_t *data, size_t len, int *more,
                            st_args_span *read, st_error *err) {
   int m = 0;
@@ -914,9 +985,12 @@ st_code st_args_query_push(st_args_query *q, const uint8_t *data, size_t len, in
   case ST_ARGS_PERFETTO: c = step_perfetto(q, data, len, more, read, err); break;
   default: c = st_error_set(err, ST_ERR_ARG, q->src, "no args source"); break;
   }
+  if (c == ST_OK && !*more && q->end_src != UINT64_MAX)
+    c = q->phase == 0 ? next_event(q, more, read, err) : merge_results(q, err);
   if (c != ST_OK) {
     *more = 0;
     q->out.n = 0;
+    q->done = 0;
   }
   return c;
 }

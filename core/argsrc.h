@@ -31,16 +31,16 @@
  *   if (q && !more) show(st_args_query_result(q, &len, &truncated));
  *   st_args_query_end(q);
  *
- * At most ST_ARGS_QUERY_STEPS reads are asked for (JSON: 64 KiB, then more
- * when the object goes on; XSpace: the event record, then its metadata
- * record; Perfetto: the packet). The result is a JSON object text, always
- * valid JSON and UTF-8 (invalid UTF-8 becomes U+FFFD); past
- * ST_ARGS_RESULT_MAX bytes further members are dropped and *truncated set.
- * XSpace stat values are JSON strings, numbers included (as XProf's JSON
- * writers emit them); stats named `_*` (XProf's internal ones) are hidden.
- * Perfetto annotation values keep their JSON types (integers beyond 2^53
- * become strings); dicts and arrays nest. Events inside Perfetto
- * compressed_packets report ST_ERR_FORMAT (their src is the blob's).
+ * At most ST_ARGS_QUERY_STEPS reads per event are asked for (JSON: 64
+ * KiB, then more when the object goes on; XSpace: the event record, then
+ * its metadata record; Perfetto: the packet); a B/E slice's args are its
+ * two events' (st_args_query_begin_end), read one after the other. The result is a JSON object
+ * text, always valid JSON and UTF-8 (invalid UTF-8 becomes U+FFFD); past ST_ARGS_RESULT_MAX bytes
+ * further members are dropped and *truncated set. XSpace stat values are JSON strings, numbers
+ * included (as XProf's JSON writers emit them); stats named `_*` (XProf's internal ones) are
+ * hidden. Perfetto annotation values keep their JSON types (integers beyond 2^53 become strings);
+ * dicts and arrays nest. Events inside Perfetto compressed_packets report ST_ERR_FORMAT (their src
+ * is the blob's).
  */
 #ifndef STRATA_ARGSRC_H
 #define STRATA_ARGSRC_H
@@ -96,6 +96,16 @@ typedef struct st_args_query st_args_query;
  * ST_ERR_NOMEM). Otherwise *read is the first range to fetch. */
 st_args_query *st_args_query_begin(const st_argsrc *as, uint64_t src, st_args_span *read,
                                    st_error *err);
+/* The args of a slice made of two events (a B/E pair; trace.h
+ * st_trace_end_src): the event at src's merged with those of its end event
+ * at end_src, the end's winning on a duplicate key (st_args_merge, args.h).
+ * The same dialogue: the reads of the event at src, then those of the one
+ * at end_src (each up to ST_ARGS_QUERY_STEPS, so up to twice that in all),
+ * then the merged result (capped at ST_ARGS_RESULT_MAX like any; truncated
+ * if either part was). end_src == UINT64_MAX (no end event) or == src:
+ * st_args_query_begin. Errors reading either event fail the query. */
+st_args_query *st_args_query_begin_end(const st_argsrc *as, uint64_t src, uint64_t end_src,
+                                       st_args_span *read, st_error *err);
 /* The bytes of the range asked for (fewer only where the input ends).
  * ST_OK with *more = 1 and *read = the next range, or *more = 0: the result
  * is ready. Errors: ST_ERR_TRUNCATED (the record goes on past the input),

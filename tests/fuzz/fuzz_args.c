@@ -1,9 +1,12 @@
 /* fuzz_args.c: libFuzzer target for args on selection (core/argsrc.h): the
  * input is loaded as a trace (XSpace, Perfetto or by content, chosen by the
- * first byte), then the args of its events and of arbitrary offsets are
- * decoded with reads served from the input itself (short reads at its end),
- * so hostile records meet the decoders whether or not the importer accepted
- * them. Any crash, leak or sanitizer report is a bug. */
+ * first byte), then the args of its events (B/E slices: with their end
+ * events, merged) and of arbitrary offsets (and pairs of them) are decoded
+ * with reads served from the input itself (short reads at its end), so
+ * hostile records meet the decoders whether or not the importer accepted
+ * them; and the input's two halves are merged as args texts
+ * (st_args_merge). Any crash, leak or sanitizer report is a bug. */
+#include "args.h"
 #include "argsrc.h"
 #include "load.h"
 
@@ -13,10 +16,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void decode(const st_argsrc *as, const uint8_t *data, size_t size, uint64_t src) {
+static void decode(const st_argsrc *as, const uint8_t *data, size_t size, uint64_t src,
+                   uint64_t end_src) {
   st_error err;
   st_args_span rd;
-  st_args_query *q = st_args_query_begin(as, src, &rd, &err);
+  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
   int more = q != NULL;
   while (more) {
     size_t from = rd.offset < size ? (size_t)rd.offset : size;
@@ -52,10 +56,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const st_row *rows = st_trace_rows(t, &nrows);
       for (uint32_t r = 0; r < nrows && done < 512; r++)
         for (uint32_t k = 0; k < rows[r].count && done < 512; k++, done++)
-          decode(as, data, size, rows[r].src[k]);
+          decode(as, data, size, rows[r].src[k], st_trace_end_src(t, r, k));
     }
-    for (size_t off = 0; off < size && off < 64; off++) decode(as, data, size, off);
+    for (size_t off = 0; off < size && off < 64; off++) {
+      decode(as, data, size, off, UINT64_MAX);
+      decode(as, data, size, off, size - 1 - off);
+    }
   }
+  char merged[4096];
+  size_t half = size / 2;
+  st_args_merge(NULL, (const char *)data, half, (const char *)data + half, size - half, merged,
+                64 + (size % 4000), NULL, NULL, NULL);
   st_argsrc_destroy(as);
   st_trace_destroy(t);
   return 0;

@@ -1,7 +1,7 @@
 /* test_argsrc.c: args on selection for every format (core/argsrc.h): the
  * loader's args source and the query dialogue, on fixtures encoded here
  * (pb_enc.h) and on the corpus; hostile srcs, short reads, huge lengths,
- * invalid UTF-8. */
+ * invalid UTF-8; a B/E slice's args (the B's and the E's merged). */
 #include "argsrc.h"
 #include "check.h"
 #include "load.h"
@@ -14,12 +14,12 @@
 
 /* Runs a query with reads served from buf (the decoded input); out gets
  * the result or "". Returns the code. */
-static st_code query(const st_argsrc *as, const uint8_t *buf, size_t n, uint64_t src, char *out,
-                     size_t cap, int *steps) {
+static st_code query_end(const st_argsrc *as, const uint8_t *buf, size_t n, uint64_t src,
+                         uint64_t end_src, char *out, size_t cap, int *steps) {
   st_error err;
   st_args_span rd;
   out[0] = 0;
-  st_args_query *q = st_args_query_begin(as, src, &rd, &err);
+  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
   if (!q) return err.code;
   int more = 1, k = 0;
   st_code c = ST_OK;
@@ -38,6 +38,11 @@ static st_code query(const st_argsrc *as, const uint8_t *buf, size_t n, uint64_t
   if (steps) *steps = k;
   st_args_query_end(q);
   return c;
+}
+
+static st_code query(const st_argsrc *as, const uint8_t *buf, size_t n, uint64_t src, char *out,
+                     size_t cap, int *steps) {
+  return query_end(as, buf, n, src, UINT64_MAX, out, cap, steps);
 }
 
 /* src of the first event named `name` */
@@ -295,6 +300,80 @@ static void test_json(void) {
   CHECK(st_args_query_begin(NULL, 0, &(st_args_span){0, 0}, &(st_error){0}) == NULL);
 }
 
+/* B/E slices: the args of the B and of the E merged (E wins on a
+ * duplicate key, B-only and E-only keys both kept), through the model's
+ * end srcs; the E read after the B, each with its own reads (a large E
+ * needs a second one); errors at the E fail the query. */
+static void test_json_begin_end(void) {
+  char *big = malloc(200000);
+  int k = snprintf(big, 200000,
+                   "[{\"name\":\"s\",\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1,"
+                   "\"args\":{\"step\":1,\"shared\":\"from B\"}},\n"
+                   "{\"name\":\"i\",\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":2},\n"
+                   "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{\"only_end\":\"Q\"}},\n"
+                   "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":9,\"args\":{\"shared\":\"from E\","
+                   "\"blob\":\"");
+  memset(big + k, 'x', 100000); /* the last E's args go past the first 64 KiB read */
+  k += 100000;
+  k += snprintf(big + k, 200000 - (size_t)k, "\",\"loss\":0.5}}]");
+  const uint8_t *j = (const uint8_t *)big;
+  size_t n = (size_t)k;
+  tu_args_trace r = tu_load_args(j, n, "be.json");
+  CHECK(r.t != NULL);
+  uint64_t s = src_of(r.t, "s"), i = src_of(r.t, "i");
+  uint64_t se = st_trace_end_src_of(r.t, s), ie = st_trace_end_src_of(r.t, i);
+  CHECK_EQ_INT(ie, (uint64_t)(strstr(big, "{\"ph\":\"E\"") - big));
+  CHECK_EQ_INT(se, (uint64_t)(strstr(big, "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":9") - big));
+  char *out = malloc(1 << 20);
+  int steps = 0;
+  CHECK_EQ_INT(query_end(r.as, j, n, i, ie, out, 1 << 20, &steps), ST_OK);
+  CHECK_EQ_STR(out, "{\"only_end\":\"Q\"}");
+  CHECK_EQ_INT(steps, 2); /* one read for the B, one for the E */
+  CHECK_EQ_INT(query_end(r.as, j, n, s, se, out, 1 << 20, &steps), ST_OK);
+  CHECK(!strncmp(out, "{\"step\":1,\"shared\":\"from E\",\"blob\":\"xxx", 37));
+  CHECK(strstr(out, "\",\"loss\":0.5}") && !strstr(out, "from B"));
+  CHECK_EQ_INT(strlen(out), 100000 + 49);
+  CHECK_EQ_INT(steps, 3); /* B, E (64 KiB), E again (1 MiB) */
+  /* no end / the same event: the B's own args */
+  CHECK_EQ_INT(query_end(r.as, j, n, s, UINT64_MAX, out, 1 << 20, NULL), ST_OK);
+  CHECK_EQ_STR(out, "{\"step\":1,\"shared\":\"from B\"}");
+  CHECK_EQ_INT(query_end(r.as, j, n, s, s, out, 1 << 20, &steps), ST_OK);
+  CHECK_EQ_STR(out, "{\"step\":1,\"shared\":\"from B\"}");
+  CHECK_EQ_INT(steps, 1);
+  /* the E is unreadable (cut short; not an object): the query fails, result {} */
+  CHECK_EQ_INT(query_end(r.as, j, se + 40, s, se, out, 1 << 20, NULL), ST_ERR_TRUNCATED);
+  CHECK_EQ_INT(query_end(r.as, j, n, s, se + 1, out, 1 << 20, NULL), ST_ERR_JSON);
+  st_error err;
+  st_args_span rd;
+  int more = 1;
+  st_args_query *q = st_args_query_begin_end(r.as, i, se + 1, &rd, &err);
+  while (q && more &&
+         st_args_query_push(q, j + rd.offset, n - rd.offset < rd.length ? n - rd.offset : rd.length,
+                            &more, &rd, &err) == ST_OK) {
+  }
+  size_t len;
+  CHECK_EQ_STR(st_args_query_result(q, &len, NULL), "{}");
+  CHECK_EQ_INT(len, 2);
+  st_args_query_end(q);
+  /* the page's path: the B's reads, then the E's, never more than 2 x 4 */
+  q = st_args_query_begin_end(r.as, s, se, &rd, &err);
+  CHECK(q && rd.offset == s);
+  more = 1;
+  int reads = 1, saw_end = 0;
+  while (q && more) {
+    size_t got = n - rd.offset < rd.length ? (size_t)(n - rd.offset) : (size_t)rd.length;
+    CHECK_EQ_INT(st_args_query_push(q, j + rd.offset, got, &more, &rd, &err), ST_OK);
+    if (more) reads++, saw_end |= rd.offset == se;
+  }
+  CHECK(saw_end && reads == 3 && reads <= 2 * ST_ARGS_QUERY_STEPS);
+  int cut = 1;
+  CHECK(strstr(st_args_query_result(q, &len, &cut), "\"loss\":0.5") && !cut);
+  st_args_query_end(q);
+  free(out);
+  tu_unload_args(&r);
+  free(big);
+}
+
 /* every event of the corpus files decodes */
 static void test_corpus(void) {
   const char *files[] = {"xprof__34.83.195.179_6003.xplane.pb",
@@ -336,6 +415,7 @@ int main(void) {
   RUN(test_perfetto);
   RUN(test_perfetto_cap);
   RUN(test_json);
+  RUN(test_json_begin_end);
   RUN(test_corpus);
   return check_report();
 }
