@@ -11,8 +11,13 @@
  * Chrome JSON. Event framing: every object that is an element of an
  * array and not inside another such object (the elements of "traceEvents",
  * or of a top-level array) is an event candidate; its offset is its '{'
- * (the importer's `src`). Candidates that are not model events (metadata
- * "M" records, the "E" halves of B/E pairs) are dropped by the mapping.
+ * (the importer's `src`). The mapping (st_find_add_srcs) turns the hit of
+ * an "E" (the end of a B/E pair, also async "e" / legacy "F": no model
+ * event of its own) into its slice, whose args are the B's and the E's
+ * merged (trace.h st_trace_end_src); candidates that are no model event at
+ * all (metadata "M" records, an E that closed nothing) are dropped by it.
+ * (The B's and the E's args are searched as they are in the file: a B
+ * value that the E overrides on the same key still finds the slice.)
  *
  * Matching: case-insensitive (ASCII folding; other UTF-8 bytes compared as
  * they are) substring of ONE token of the event's top-level "args" value:

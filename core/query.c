@@ -346,9 +346,28 @@ static int src_in(const uint64_t *srcs, size_t n, uint64_t v) {
 
 st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n) {
   if (!f || !f->active || !f->bits || !f->cum) return ST_ERR_ARG;
+  /* B/E slices whose end event (trace.h st_trace_end_src) is among srcs: their
+   * own srcs, ascending since the pairs are sorted by them */
+  size_t npairs = 0, nends = 0;
+  const st_end_src *pairs = st_trace_end_srcs(f->trace, &npairs);
+  uint64_t *ends = NULL;
+  for (int pass = 0; n && npairs && pass < 2; pass++) {
+    for (size_t i = 0; i < npairs; i++) {
+      uint64_t e = pairs[i].end_src;
+      if (e < srcs[0] || e > srcs[n - 1] || !src_in(srcs, n, e)) continue;
+      if (pass) ends[nends] = pairs[i].src;
+      nends++;
+    }
+    if (pass || !nends) break;
+    ends = st_calloc(&f->alloc, nends, sizeof *ends);
+    if (!ends) return ST_ERR_NOMEM;
+    nends = 0;
+  }
   f->in_args = 1;
   if (!n) return ST_OK;
   uint64_t lo_src = srcs[0], hi_src = srcs[n - 1];
+  if (nends && ends[0] < lo_src) lo_src = ends[0];
+  if (nends && ends[nends - 1] > hi_src) hi_src = ends[nends - 1];
   for (uint32_t r = 0; r < f->row_count; r++) {
     const uint64_t *src = f->rows[r].src;
     uint32_t cnt = f->rows[r].count;
@@ -356,9 +375,11 @@ st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n) {
     for (uint32_t i = 0; i < cnt; i++) {
       uint64_t v = src[i];
       if (v < lo_src || v > hi_src) continue;
-      if (src_in(srcs, n, v)) w[i / 64] |= (uint64_t)1 << (i % 64);
+      if (src_in(srcs, n, v) || (nends && src_in(ends, nends, v)))
+        w[i / 64] |= (uint64_t)1 << (i % 64);
     }
   }
+  st_free(&f->alloc, ends);
   uint64_t total = 0;
   for (uint64_t k = 0; k < f->words; k++) {
     f->cum[k] = total;

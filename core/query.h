@@ -93,9 +93,12 @@ int st_find_name_matches(const st_find *f, uint32_t name);
 int st_find_is_match(const st_find *f, uint32_t row, uint32_t index);
 /* "In args": adds to the active search every event whose src is in srcs
  * (ascending; st_args_search hits, core/args_search.h), so the match set
- * is names OR args. One pass over the rows' src arrays with a binary
- * search into srcs; no per-event memory. ST_ERR_ARG if no search is
- * active (st_find_set first). */
+ * is names OR args. A src of a B/E slice's end event (the E: no model
+ * event, trace.h st_trace_end_src) adds that slice. One pass over the
+ * rows' src arrays with a binary search into srcs; no per-event memory
+ * (8 bytes per slice found by its end event, while it runs). ST_ERR_ARG
+ * if no search is active (st_find_set first), ST_ERR_NOMEM (then the
+ * search is unchanged). */
 st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n);
 int st_find_in_args(const st_find *f); /* st_find_add_srcs was applied */
 /* Matches among row[lo, hi). */

@@ -107,6 +107,7 @@ int strata_cmd_search(int argc, char **argv) {
       size_t nh;
       const uint64_t *hits = st_args_search_hits(s, &nh);
       c = st_find_add_srcs(fd, hits, nh);
+      if (c != ST_OK) st_error_set(&err, c, 0, "out of memory mapping the args hits to events");
       decoded = st_args_search_decoded(s);
       skipped = st_args_search_skipped(s);
     }

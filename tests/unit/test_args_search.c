@@ -4,7 +4,8 @@
  * folding; nothing outside "args" (names, cat, other members) matches; a
  * needle spanning chunk boundaries (every input fed in 1-byte chunks too);
  * gzip input; candidates that are not events (M records) dropped by the
- * mapping; st_args_search_create (kind only) refuses XSpace / Perfetto.
+ * mapping; a hit only in an E event's args maps to its B/E slice;
+ * st_args_search_create (kind only) refuses XSpace / Perfetto.
  * XSpace and Perfetto through st_args_search_create_for: fixtures encoded
  * here (pb_enc.h) with a needle only in one event's stat / debug
  * annotation value (whole, 1-byte and 7-byte chunks, gzip'd; a packet with
@@ -190,6 +191,64 @@ static void test_match_set(void) {
   CHECK_EQ_INT(search(t, kind, gz, gn, gn, "needle"), 5);
   CHECK_EQ_INT(search(t, kind, gz, gn, 1, "needle"), 5);
   CHECK_EQ_INT(search(t, kind, gz, gn, 5, "café"), 1);
+  st_trace_destroy(t);
+}
+
+/* B/E slices: a hit in the E's args (the E is no model event: its src is
+ * in no row) maps to the slice its B opened; nested pairs, a pair whose B
+ * and E both match (counted once), async b/e too. */
+static const char *k_be =
+    "[\n"
+    "{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1,\"name\":\"outer\",\"args\":{\"k\":\"both\"}},\n"
+    "{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":2,\"name\":\"inner\"},\n"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{\"only_end\":\"Quokkafinch\"}},\n"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1,\"name\":\"x\",\"args\":{\"k\":\"both\"}}"
+    ",\n"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":9,\"args\":{\"k\":\"both\",\"loss\":0.5}},\n"
+    "{\"ph\":\"b\",\"pid\":1,\"tid\":1,\"ts\":5,\"name\":\"req\",\"cat\":\"c\",\"id\":7},\n"
+    "{\"ph\":\"e\",\"pid\":1,\"tid\":1,\"ts\":8,\"name\":\"req\",\"cat\":\"c\",\"id\":7,"
+    "\"args\":{\"status\":\"Wombatdone\"}}\n"
+    "]\n";
+
+/* the single match of needle in k_be: its name ("" if not exactly one) */
+static const char *be_match(const st_trace *t, st_args_kind kind, const char *needle,
+                            uint64_t *count) {
+  size_t n = strlen(k_be);
+  *count = search(t, kind, k_be, n, n, needle);
+  CHECK_EQ_INT(search(t, kind, k_be, n, 1, needle), *count);
+  st_find *f = st_find_create(NULL, t);
+  st_find_set(f, needle, strlen(needle));
+  st_args_search *s = st_args_search_create(NULL, kind, needle, strlen(needle), NULL);
+  st_args_search_push(s, k_be, n, NULL);
+  st_args_search_finish(s, NULL);
+  size_t nh;
+  const uint64_t *h = st_args_search_hits(s, &nh);
+  st_find_add_srcs(f, h, nh);
+  st_event_ref r;
+  const char *name = "";
+  if (st_find_count(f) == 1 && st_find_step(f, ST_REF_NONE, +1, 0, &r)) {
+    const st_row *rows = st_trace_rows(t, NULL);
+    name = st_strtab_get(st_trace_strings(t), rows[r.row].name[r.index], NULL);
+  }
+  st_args_search_destroy(s);
+  st_find_destroy(f);
+  return name;
+}
+
+static void test_begin_end(void) {
+  st_args_kind kind;
+  st_trace *t = load(k_be, strlen(k_be), &kind);
+  CHECK(t != NULL && kind == ST_ARGS_JSON);
+  uint64_t count;
+  CHECK_EQ_STR(be_match(t, kind, "quokkafinch", &count), "inner"); /* only on inner's E */
+  CHECK_EQ_INT(count, 1);
+  CHECK_EQ_STR(be_match(t, kind, "LOSS", &count), "outer");     /* only on outer's E */
+  CHECK_EQ_STR(be_match(t, kind, "wombatdone", &count), "req"); /* an async e */
+  CHECK_EQ_INT(count, 1);
+  be_match(t, kind, "both", &count); /* outer (B and E: once) and x */
+  CHECK_EQ_INT(count, 2);
+  be_match(t, kind, "absent", &count);
+  CHECK_EQ_INT(count, 0);
   st_trace_destroy(t);
 }
 
@@ -499,6 +558,7 @@ static void test_corpus_xplane(void) {
 int main(void) {
   RUN(test_matching);
   RUN(test_match_set);
+  RUN(test_begin_end);
   RUN(test_refused);
   RUN(test_xplane);
   RUN(test_perfetto);
