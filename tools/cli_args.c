@@ -13,6 +13,9 @@
  * rows). One line per event: `<src>\t<name>\t<args JSON>`; an event whose
  * args cannot be read gets `<src>\t<name>\terror: <message>` and the exit
  * code is 1. Exit 2 on usage errors, 1 if the file cannot be loaded.
+ * A slice made of two events (a Chrome B/E pair: trace.h st_trace_end_src)
+ * shows the args of both merged, the E's winning on a duplicate key, as
+ * the details pane does (core/argsrc.h st_args_query_begin_end).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -71,12 +74,14 @@ static int dread(dfile *d, uint64_t off, uint64_t len, size_t *got) {
   return ok;
 }
 
-/* Prints one event's line; returns 0 if its args could not be read. */
-static int show(dfile *d, const st_argsrc *as, uint64_t src, const char *name, size_t nlen) {
+/* Prints one event's line (end_src: its end event's, UINT64_MAX if none);
+ * returns 0 if its args could not be read. */
+static int show(dfile *d, const st_argsrc *as, uint64_t src, uint64_t end_src, const char *name,
+                size_t nlen) {
   st_error err;
   memset(&err, 0, sizeof err);
   st_args_span rd;
-  st_args_query *q = st_args_query_begin(as, src, &rd, &err);
+  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
   int more = q != NULL;
   st_code c = q ? ST_OK : err.code;
   while (more && c == ST_OK) {
@@ -169,7 +174,7 @@ int strata_cmd_args(int argc, char **argv) {
             nm = st_strtab_get(strs, rows[r].name[e], &nl);
             break;
           }
-      ok &= show(&d, as, at[i], nm, nl);
+      ok &= show(&d, as, at[i], st_trace_end_src_of(t, at[i]), nm, nl);
     }
   } else {
     uint32_t ntracks;
@@ -187,7 +192,7 @@ int strata_cmd_args(int argc, char **argv) {
             tmp[k] = 0;
             if (!strstr(tmp, want)) continue;
           }
-          ok &= show(&d, as, rows[r].src[e], nm, nl);
+          ok &= show(&d, as, rows[r].src[e], st_trace_end_src(t, r, e), nm, nl);
           shown++;
         }
   }

@@ -187,8 +187,18 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_bench_json(void) {
 
 EMSCRIPTEN_KEEPALIVE void st_wasm_args_reset(void) { st_argsrd_reset(); }
 /* every format: begin(src) -> {"read"}; data(plain bytes) or gz_begin/push;
- * step() -> {"read"} | {"args", "truncated"} | {"error"} */
-EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_begin(double src) { return st_argsrd_begin(src); }
+ * step() -> {"read"} | {"args", "truncated"} | {"error"}. src is an event's
+ * (a slice's) offset: for a B/E slice of the trace shown, the args of its B
+ * and E merged (the E's are read after the B's). */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_begin(double src) {
+  st_app *app = st_app_get();
+  double end = -1;
+  if (app->trace && src >= 0 && src < 18446744073709551616.0) {
+    uint64_t e = st_trace_end_src_of(app->trace, (uint64_t)src);
+    if (e != UINT64_MAX) end = (double)e;
+  }
+  return st_argsrd_begin_end(src, end);
+}
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_data(const void *data, size_t len) {
   return st_argsrd_data(data, len);
 }

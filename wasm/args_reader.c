@@ -151,7 +151,9 @@ int st_argsrd_kind(void) { return (int)st_argsrc_kind(g_src); }
 const struct st_argsrc *st_argsrd_source(void) { return g_src; }
 unsigned st_argsrd_generation(void) { return g_src_gen; }
 
-const char *st_argsrd_begin(double src) {
+const char *st_argsrd_begin(double src) { return st_argsrd_begin_end(src, -1); }
+
+const char *st_argsrd_begin_end(double src, double end_src) {
   st_error err;
   memset(&err, 0, sizeof err);
   st_args_query_end(g_q);
@@ -163,7 +165,8 @@ const char *st_argsrd_begin(double src) {
     st_error_set(&err, ST_ERR_ARG, 0, "bad event offset");
     return error_json(&err);
   }
-  g_q = st_args_query_begin(g_src, (uint64_t)src, &g_span, &err);
+  uint64_t end = end_src >= 0 && end_src < 18446744073709551616.0 ? (uint64_t)end_src : UINT64_MAX;
+  g_q = st_args_query_begin_end(g_src, (uint64_t)src, end, &g_span, &err);
   return g_q ? read_json() : error_json(&err);
 }
 

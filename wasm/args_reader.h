@@ -34,6 +34,12 @@
 struct st_argsrc;
 void st_argsrd_set_source(struct st_argsrc *as);
 const char *st_argsrd_begin(double src);
+/* The same for a slice made of two events (a B/E pair: core/trace.h
+ * st_trace_end_src): the args of both merged, the end's winning on a
+ * duplicate key (core/argsrc.h st_args_query_begin_end). The ranges of the
+ * event at src are asked for, then those of the one at end_src (up to
+ * 2 x ST_ARGS_QUERY_STEPS reads). end_src < 0: none. */
+const char *st_argsrd_begin_end(double src, double end_src);
 /* The st_args_kind of that source (ST_ARGS_NONE without one). */
 int st_argsrd_kind(void);
 /* That source (NULL without one), valid while st_argsrd_generation() (bumped

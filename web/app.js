@@ -602,7 +602,8 @@ async function start() {
     // been shown in the details panel (or fetched with argsOf), else null.
     selection: () =>
       json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(e.src)?.args ?? null })),
-    // The args of the event at decoded offset src, re-read from the file.
+    // The args of the event at decoded offset src, re-read from the file (a B/E
+    // slice's src: its B's and E's args merged, the E's winning on a duplicate key).
     argsOf: (src) => argsFor(Number(src)),
     // Whole-trace name search (case-insensitive); non-matches are dimmed. With {args: true}
     // also in every event's args (a pass over the file): a Promise of {matches}.

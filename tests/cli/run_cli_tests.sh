@@ -87,6 +87,8 @@ FIXTURES = {
     "timestamps.json": dict(events=7, slices=5, threads=6, ts_min_us=10,
                             ts_max_us=D("1735632360000000.125")),
     "begin_end.json": dict(events=8, slices=4, threads=3, ts_min_us=1, ts_max_us=9),
+    "begin_end_args.json": dict(events=5, slices=3, threads=1, ts_min_us=10, ts_max_us=20,
+                                phases={"B": 2, "E": 2, "X": 1}),
     "async_nestable.json": dict(events=10, async_slices=4, instants=1, processes=2),
     "async_legacy.json": dict(events=6, async_slices=5),
     "counters.json": dict(events=6, counter_samples=11, processes=2, threads=0, ts_max_us=8),
@@ -156,6 +158,54 @@ for name, (offset, part) in sorted(REFUSED.items()):
     ok = (rc == 1 and out == "" and len(lines) == 1 and lines[0].startswith("strata: ")
           and name in lines[0] and part in lines[0] and ("(at byte %d" % offset) in lines[0])
     report(ok, name + " refused", "rc=%d err=%r" % (rc, err))
+
+# ---- 1b. B/E slices: the args of B and E merged (E wins), found by an E-only arg --
+def args_lines(path, *extra):
+    p = subprocess.run([strata, "args", path] + list(extra), capture_output=True)
+    out = p.stdout.decode("utf-8", "replace")
+    rows = []
+    for line in out.splitlines():
+        src, name, text = line.split("\t", 2)
+        try:
+            val = json.loads(text)
+        except ValueError:
+            val = text
+        rows.append((int(src), name, val))
+    return p.returncode, rows
+
+
+be = os.path.join(fix, "begin_end_args.json")
+be_data = open(be, "rb").read()
+be_gz = os.path.join(tmp, "begin_end_args.json.gz")
+with open(be_gz, "wb") as f:
+    f.write(gzip.compress(be_data))
+STEP = be_data.index(b'{"name":"step"')
+INNER = be_data.index(b'{"name":"inner"')
+OP = be_data.index(b'{"name":"op"')
+STEP_ARGS = {"step": 1, "phase": "begin", "shared": "from E", "result": {"loss": 0.5}}
+for path in (be, be_gz):
+    tag = os.path.basename(path)
+    rc, rows = args_lines(path)
+    want = [(STEP, "step", STEP_ARGS), (INNER, "inner", {"only_on_end": "Quokkafinch"}),
+            (OP, "op", {"x": 1})]
+    report(rc == 0 and rows == want, tag + " args (B and E merged)", "rc=%d %r" % (rc, rows))
+    rc, rows = args_lines(path, "--at", str(STEP), "--at", str(INNER))
+    report(rc == 0 and rows == want[:2], tag + " args --at (B and E merged)", "rc=%d %r" % (rc, rows))
+    if rows:  # E wins on a duplicate key, and keeps each key once
+        p = subprocess.run([strata, "args", path, "--at", str(STEP)], capture_output=True)
+        report(p.stdout.count(b'"shared"') == 1, tag + " args: one 'shared' key", repr(p.stdout))
+    for needle, want_src in (("quokkafinch", INNER), ("LOSS", STEP), ("from b", None)):
+        p = subprocess.run([strata, "search", path, needle, "--args", "--json"], capture_output=True)
+        try:
+            r = json.loads(p.stdout)
+            got = [m["src"] for m in r["first"]]
+        except (ValueError, KeyError, TypeError):
+            r, got = {}, None
+        # "from b" is only in the step's B args, which the E overrides: still found (the
+        # search looks at both events' args, not at the merged view)
+        want_srcs = [want_src] if want_src is not None else [STEP]
+        report(p.returncode == 0 and r.get("matches") == 1 and got == want_srcs,
+               "%s search --args %s" % (tag, needle), "rc=%d %r" % (p.returncode, p.stdout))
 
 # ---- 2. the corpus, checked against python's own reading -------------------------
 def us_to_ns(v):
