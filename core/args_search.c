@@ -467,18 +467,22 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The model's event srcs, ascending and unique. */
+/* The model's event srcs and the end events' of its begin/end slices
+ * (their args are the slice's too: st_trace_end_src), ascending and unique. */
 static st_code gather_srcs(st_args_search *s, const st_trace *t) {
   uint32_t nrows;
   const st_row *rows = st_trace_rows(t, &nrows);
-  size_t total = 0;
-  for (uint32_t r = 0; r < nrows; r++) total += rows[r].count;
+  size_t npairs;
+  const st_end_src *pairs = st_trace_end_srcs(t, &npairs);
+  size_t total = npairs;
+  for (uint32_t r = 0; r < nrows; r++) total += rows[r].count; /* < 2^32 per row, rows < 2^32 */
   if (!total) return ST_OK;
   s->evs = st_realloc_array(&s->alloc, NULL, total, sizeof *s->evs);
   if (!s->evs) return ST_ERR_NOMEM;
   size_t n = 0;
   for (uint32_t r = 0; r < nrows; r++)
     for (uint32_t i = 0; i < rows[r].count; i++) s->evs[n++] = rows[r].src[i];
+  for (size_t i = 0; i < npairs; i++) s->evs[n++] = pairs[i].end_src;
   qsort(s->evs, n, sizeof *s->evs, cmp_u64);
   size_t w = 0;
   for (size_t i = 0; i < n; i++)

@@ -33,8 +33,9 @@
  * with pb_stream (XSpace: each XPlane; Perfetto: each Trace.packet), as the
  * importers frame it, so one unit is held at a time (capped like the
  * importers: ST_XPLANE_PLANE_MAX, ST_PERFETTO_PACKET_MAX). Every model
- * event (the rows' srcs, gathered and sorted once per search: 8 bytes per
- * event, freed at finish) whose src lies inside the unit has its args
+ * event (the rows' srcs and the SLICE_END events of begin/end slices,
+ * gathered and sorted once per search: 8 bytes per event, freed at
+ * finish; an END's hit maps to its slice) whose src lies inside the unit has its args
  * decoded by the args source (core/argsrc.h), every read served from the
  * unit's bytes, and the needle is matched on the args JSON text by the
  * same rule as above (keys, string values, literals). Events whose args

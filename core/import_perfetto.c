@@ -783,8 +783,11 @@ static st_code read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader 
     if (ts < o.ts) st_stats_warn(im->stats, "negative_duration", src);
     st_stats_time(im->stats, o.ts, ts);
     im->stats->slices++;
-    emit(im, track_builder(im, ti, 0), o.ts, ts - o.ts, o.name, o.cat, o.src, 0);
-    flow_points(im, track_builder(im, ti, 0), o.ts, o.src); /* the slice it ends */
+    /* the END's debug annotations are the slice's too (merged on selection) */
+    uint32_t bt = track_builder(im, ti, 0);
+    emit(im, bt, o.ts, ts - o.ts, o.name, o.cat, o.src, ST_EV_HAS_END);
+    if (bt != UINT32_MAX && st_builder_end_src(im->b, o.src, src) == ST_ERR_NOMEM) im->nomem = 1;
+    flow_points(im, bt, o.ts, o.src); /* the slice it ends */
     break;
   }
   case 3: /* INSTANT */

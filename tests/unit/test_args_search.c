@@ -482,6 +482,33 @@ static void test_perfetto(void) {
   enc_free(&p);
 }
 
+/* a SLICE_BEGIN / SLICE_END pair "work": "koala" only in the END's debug
+ * annotation; the pass reports the END, which the model ties to the slice */
+static void test_perfetto_begin_end(void) {
+  enc p = {0}, pk = {0}, te = {0}, a = {0}, td = {0};
+  enc_u(&pk, 10, 1), enc_u(&pk, 13, 1);
+  enc_u(&td, 1, 77), enc_str(&td, 2, "track"), enc_msg(&pk, 60, &td);
+  pf_packet(&p, &pk, 0);
+  enc_u(&pk, 10, 1), enc_u(&pk, 13, 2), enc_u(&pk, 8, 1000);
+  enc_u(&te, 9, 1), enc_u(&te, 11, 77), enc_str(&te, 23, "work");
+  enc_reset(&a), enc_str(&a, 10, "k"), enc_str(&a, 6, "emu"), enc_msg(&te, 4, &a);
+  enc_msg(&pk, 11, &te);
+  pf_packet(&p, &pk, 0);
+  enc_u(&pk, 10, 1), enc_u(&pk, 8, 2000);
+  enc_reset(&te), enc_u(&te, 9, 2), enc_u(&te, 11, 77);
+  enc_reset(&a), enc_str(&a, 10, "k"), enc_str(&a, 6, "koala"), enc_msg(&te, 4, &a);
+  enc_msg(&pk, 11, &te);
+  pf_packet(&p, &pk, 0);
+  tu_args_trace r = tu_load_args(p.p, p.n, "t.perfetto-trace");
+  CHECK(r.t && r.as);
+  uint64_t work = src_named(r.t, "work"), end = st_trace_end_src_of(r.t, work);
+  CHECK(work != UINT64_MAX && end != UINT64_MAX);
+  pb_check(&r, p.p, p.n, "koala", 1, end); /* only on the END */
+  pb_check(&r, p.p, p.n, "emu", 1, work);
+  tu_unload_args(&r);
+  enc_free(&p), enc_free(&pk), enc_free(&te), enc_free(&a), enc_free(&td);
+}
+
 /* corpus XSpace: the pass finds exactly the events whose decoded args
  * contain the needle (brute force: every event's args via the query
  * dialogue over the whole file, case-insensitive substring) */
@@ -562,6 +589,7 @@ int main(void) {
   RUN(test_refused);
   RUN(test_xplane);
   RUN(test_perfetto);
+  RUN(test_perfetto_begin_end);
   RUN(test_corpus_xplane);
   return check_report();
 }

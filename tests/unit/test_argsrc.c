@@ -270,6 +270,40 @@ static void test_perfetto(void) {
 }
 
 /* interned text past the cap is not kept: names fall back to name_iid:N */
+/* A SLICE_BEGIN / SLICE_END pair with debug annotations on both: the
+ * slice's args are the BEGIN's merged with the END's (FORMATS.md 3.3), the
+ * END winning on a duplicate name. */
+static void test_perfetto_begin_end(void) {
+  enc out = {0}, pk = {0}, te = {0}, a = {0}, td = {0}, id = {0};
+  enc_u(&pk, 10, 1), enc_u(&pk, 13, 1);
+  interned(&id, 3, 1, "k1");
+  interned(&id, 3, 2, "k2");
+  enc_msg(&pk, 12, &id);
+  enc_u(&td, 1, 77), enc_str(&td, 2, "track"), enc_msg(&pk, 60, &td);
+  packet(&out, &pk);
+  enc_u(&pk, 10, 1), enc_u(&pk, 13, 2), enc_u(&pk, 8, 1000);
+  enc_u(&te, 9, 1), enc_u(&te, 11, 77), enc_str(&te, 23, "work");
+  enc_reset(&a), enc_u(&a, 1, 1), enc_i(&a, 4, 1), enc_msg(&te, 4, &a); /* k1 = 1 */
+  enc_reset(&a), enc_u(&a, 1, 2), enc_i(&a, 4, 2), enc_msg(&te, 4, &a); /* k2 = 2 */
+  enc_msg(&pk, 11, &te);
+  packet(&out, &pk);
+  enc_u(&pk, 10, 1), enc_u(&pk, 8, 2000);
+  enc_reset(&te), enc_u(&te, 9, 2), enc_u(&te, 11, 77);
+  enc_reset(&a), enc_u(&a, 1, 2), enc_str(&a, 6, "end"), enc_msg(&te, 4, &a); /* k2 = "end" */
+  enc_reset(&a), enc_str(&a, 10, "k3"), enc_u(&a, 2, 1), enc_msg(&te, 4, &a); /* k3 = true */
+  enc_msg(&pk, 11, &te);
+  packet(&out, &pk);
+  tu_args_trace r = tu_load_args(out.p, out.n, "t.perfetto-trace");
+  CHECK(r.t && r.as);
+  uint64_t src = src_of(r.t, "work"), end = st_trace_end_src_of(r.t, src);
+  CHECK(src != UINT64_MAX && end != UINT64_MAX && end > src);
+  char res[1024];
+  CHECK_EQ_INT(query_end(r.as, out.p, out.n, src, end, res, sizeof res, NULL), ST_OK);
+  CHECK_EQ_STR(res, "{\"k1\":1,\"k2\":\"end\",\"k3\":true}");
+  tu_unload_args(&r);
+  enc_free(&out), enc_free(&pk), enc_free(&te), enc_free(&a), enc_free(&td), enc_free(&id);
+}
+
 static void test_perfetto_cap(void) {
   st_argsrc *as = st_argsrc_create(NULL, ST_ARGS_PERFETTO);
   CHECK_EQ_INT(st_argsrc_perfetto_clear(as, 5, 10), ST_OK);
@@ -413,6 +447,7 @@ static void test_corpus(void) {
 int main(void) {
   RUN(test_xplane);
   RUN(test_perfetto);
+  RUN(test_perfetto_begin_end);
   RUN(test_perfetto_cap);
   RUN(test_json);
   RUN(test_json_begin_end);
