@@ -22,7 +22,11 @@ import { chromium } from 'playwright-core';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(HERE, '..', '..');
 export const DIST = path.resolve(process.env.STRATA_DIST || path.join(REPO_ROOT, 'dist'));
-export const CORPUS = path.resolve(REPO_ROOT, '..', 'shared', 'corpus');
+// The shared corpus of real traces: $STRATA_CORPUS, else ../shared/corpus
+// beside the checkout. Tests that need one of its files skip (saying so)
+// when it is missing.
+export const CORPUS = path.resolve(process.env.STRATA_CORPUS || path.join(REPO_ROOT, '..', 'shared', 'corpus'));
+export const corpusMissing = (file) => !fs.existsSync(file) && `corpus file missing: ${file}`;
 export const CLI = path.resolve(process.env.STRATA_CLI || path.join(REPO_ROOT, 'build', 'native', 'strata'));
 export const ARTIFACTS = path.resolve(process.env.STRATA_BROWSER_ARTIFACTS || path.join(HERE, 'artifacts'));
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser, CORPUS, privacyReport } from './harness.mjs';
+import { useBrowser, CORPUS, corpusMissing, privacyReport } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 
@@ -16,10 +16,11 @@ async function infoText(app) {
   return app.page.locator('#trace-info').textContent();
 }
 
-test('Info shows a Chrome trace\'s metadata block, format and counts', async () => {
+const FXPROF = path.join(CORPUS, 'fxprof__chrome-tracing.json.gz');
+test('Info shows a Chrome trace\'s metadata block, format and counts', { skip: corpusMissing(FXPROF) }, async () => {
   const app = await ctx.app();
   await app.demoLoaded();
-  const file = path.join(CORPUS, 'fxprof__chrome-tracing.json.gz');
+  const file = FXPROF;
   const r = await app.openViaInput(file);
   assert.equal(r.type, 'strata:loaded', JSON.stringify(r));
   const text = await infoText(app);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { launchBrowser, newApp, distExists, DIST, CORPUS, REPO_ROOT, privacyReport } from './harness.mjs';
+import { launchBrowser, newApp, distExists, DIST, CORPUS, corpusMissing, REPO_ROOT, privacyReport } from './harness.mjs';
 
 let browser;
 before(async () => {
@@ -40,9 +40,10 @@ async function serve(args) {
   return { child, url };
 }
 
-test('tools/serve.py TRACE: the printed URL opens that trace in the page', async (t) => {
+const CONTROL = path.join(CORPUS, 'hta__control.json.gz');
+test('tools/serve.py TRACE: the printed URL opens that trace in the page', { skip: corpusMissing(CONTROL) }, async (t) => {
   const port = await freePort();
-  const trace = path.join(CORPUS, 'hta__control.json.gz');
+  const trace = CONTROL;
   const { child, url } = await serve(['--port', String(port), '--trace', trace]);
   t.after(() => child.kill());
   assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?url=trace%2Fhta__control\\.json\\.gz$`));

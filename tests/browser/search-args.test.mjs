@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { useBrowser, privacyReport } from './harness.mjs';
+import { useBrowser, privacyReport, CORPUS } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 const NEEDLE = 'Zebracorn';
@@ -114,7 +114,7 @@ test('in args: a name search still works while the box is unchecked and a new qu
 // stats from it (core/args_search.c). "memcpy_details" is a stat name of
 // 452 events of the corpus file (as `strata search FILE memcpy_details
 // --args` counts them) and no event's name.
-const XPLANE = path.join(process.env.STRATA_CORPUS || '/work/shared/corpus', 'xprof__34.83.195.179_6003.xplane.pb');
+const XPLANE = path.join(CORPUS, 'xprof__34.83.195.179_6003.xplane.pb');
 test('in args: an XSpace file (a stat name only in args)', { skip: !fs.existsSync(XPLANE) && 'corpus file missing' }, async () => {
   const app = await ctx.app();
   try {
