@@ -2,39 +2,16 @@
  *
  * Contents
  *   1. builder state: processes and tracks found by hash, per-track staging
- *   2. builder API (find-or-create, add events)
- *   3. sorting (stable merge sort with a caller-allocated buffer)
- *   4. layout: nesting depths with a stack, overflow spill, lane packing
- *   5. flows: chaining points by key, binding them to events
- *   6. finish: origin, ordering, struct-of-arrays rows, counters, flows
- *   7. trace accessors (flow lookups by binary search)
+ *   2. builder API (find-or-create, add events, flow points, end srcs)
+ *   3. finish: origin, ordering, struct-of-arrays rows, counters, end srcs
+ *   4. trace accessors (end-src and flow lookups by binary search)
  *
- * Layout rules (what st_builder_finish guarantees):
- *   - ST_TRACK_SLICES: events sorted by (start asc, dur desc, src asc) are
- *     nested with a stack of open slices. An event that starts inside the
- *     innermost open slice but ends after it is misnested; it is flagged
- *     ST_EV_OVERLAP and moved to an overflow track (same process, kind and
- *     key, overflow = 1, same name) placed right after its base track. The
- *     overflow events are nested the same way, pass after pass, each pass's
- *     rows stacked below the previous one's. After OVERFLOW_PASSES passes the
- *     rest is lane-packed (below), which bounds the work at O(n log n) even
- *     for hostile staircases of partially overlapping slices.
- *   - ST_TRACK_ASYNC / ST_TRACK_INSTANTS: greedy packing in start order into
- *     the lowest-numbered lane that is free (its last event ended at or
- *     before the start). A lane holding a zero-length event counts as busy
- *     until 1 ns after it, so two markers at the same timestamp get separate
- *     lanes (both stay visible and hittable) while markers at increasing
- *     timestamps share lane 0. This uses the minimum number of lanes.
- *   - Every row satisfies start[i] + dur[i] <= start[i + 1]; nothing is
- *     dropped.
+ * st_builder_finish lays each track out with trace_layout.c (sorting,
+ * nesting depths, overflow spill, lane packing: the layout rules are there)
+ * and turns the flow points into arrows with trace_flows.c (chaining by key,
+ * binding to events); trace_internal.h is what the three share.
  */
-#include "trace.h"
-
-#include "u64map.h"
-
-#include <string.h>
-
-#define OVERFLOW_PASSES 8
+#include "trace_internal.h"
 
 /* Staged events of a track live in blocks: the first grows by doubling up to
  * EV_BLOCK events (small tracks stay small), the rest are EV_BLOCK each. No
@@ -45,30 +22,10 @@
 
 /* ==== 1. builder state ================================================== */
 
-/* A staged event: 32 bytes (flags ride in the low byte of src: offsets stay
- * below 2^56, 64 PiB), the builder's peak memory is mostly these. */
-typedef struct bev {
-  int64_t start, dur;
-  uint64_t sf; /* src << 8 | ST_EV_* flags */
-  uint32_t name, cat;
-} bev;
-_Static_assert(sizeof(bev) == 32, "bev is 32 bytes");
-#define EV_SRC(e) ((e)->sf >> 8)
-#define EV_FLAGS(e) ((uint8_t)(e)->sf)
-#define SRC_MAX (UINT64_MAX >> 8)
-
 typedef struct bsample {
   int64_t ts;
   double value;
 } bsample;
-
-typedef struct bflow { /* one flow point (st_builder_flow) */
-  uint64_t key;
-  int64_t ts;
-  uint64_t src;
-  uint32_t track;
-  uint8_t role, bind;
-} bflow;
 
 typedef struct bproc {
   int64_t pid;
@@ -392,426 +349,12 @@ st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src) {
   return ST_OK;
 }
 
-/* ==== 3. sorting ========================================================= */
-
-static int bev_less(const bev *a, const bev *b) {
-  if (a->start != b->start) return a->start < b->start;
-  if (a->dur != b->dur) return a->dur > b->dur;
-  if (a->sf != b->sf) return a->sf < b->sf;         /* src, then flags */
-  if (a->name != b->name) return a->name < b->name; /* total order: same result everywhere */
-  return a->cat < b->cat;
-}
+/* ==== 3. finish ========================================================== */
 
 static int bsample_less(const bsample *a, const bsample *b) { return a->ts < b->ts; }
-
-/* Stable bottom-up merge sort; tmp holds n elements. Already-sorted input
- * (the common case: importers mostly append in time order) costs O(n). */
-#define DEFINE_MERGE_SORT(fname, T, less)                                                          \
-  static void fname(T *v, T *tmp, size_t n) {                                                      \
-    size_t i = 1;                                                                                  \
-    while (i < n && !less(&v[i], &v[i - 1])) i++;                                                  \
-    if (i >= n) return;                                                                            \
-    T *src = v, *dst = tmp;                                                                        \
-    for (size_t w = 1; w < n; w *= 2) {                                                            \
-      for (size_t lo = 0; lo < n; lo += 2 * w) {                                                   \
-        size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;                \
-        size_t a = lo, b = mid, o = lo;                                                            \
-        while (a < mid && b < hi) dst[o++] = less(&src[b], &src[a]) ? src[b++] : src[a++];         \
-        while (a < mid) dst[o++] = src[a++];                                                       \
-        while (b < hi) dst[o++] = src[b++];                                                        \
-        if (hi == n) break;                                                                        \
-      }                                                                                            \
-      T *sw = src;                                                                                 \
-      src = dst;                                                                                   \
-      dst = sw;                                                                                    \
-    }                                                                                              \
-    if (src != v) memcpy(v, src, n * sizeof(T));                                                   \
-  }
-
 static int end_less(const st_end_src *a, const st_end_src *b) { return a->src < b->src; }
-
-DEFINE_MERGE_SORT(sort_events, bev, bev_less)
 DEFINE_MERGE_SORT(sort_samples, bsample, bsample_less)
 DEFINE_MERGE_SORT(sort_ends, st_end_src, end_less)
-
-/* ==== 4. layout ========================================================== */
-
-/* Scratch shared by all tracks, sized for the largest one. */
-typedef struct scratch {
-  uint32_t *depth; /* per event: row within the track (base rows, then overflow) */
-  uint32_t *idx;   /* pending event indices for the current pass */
-  int64_t *stack;  /* open slice ends / heap of (end) */
-  uint32_t *lane;  /* heap payload: lane of each busy entry */
-  uint32_t *free_; /* min-heap of free lane numbers */
-  uint32_t *count; /* events per row, then write cursors */
-  uint32_t *slot;  /* per event: index within its row (tracks with flow points) */
-} scratch;
-
-static int64_t ev_end(const bev *e) { return e->start + e->dur; } /* saturated when added */
-
-/* One nesting pass over idx[0..n): assigns depth = base + level to events
- * that nest, compacts misnested ones to the front of idx. Returns the number
- * of misnested events; *rows gets the number of levels used. */
-static size_t nest_pass(const bev *ev, scratch *s, size_t n, uint32_t base, uint32_t *rows) {
-  size_t top = 0, spilled = 0;
-  uint32_t used = 0;
-  for (size_t k = 0; k < n; k++) {
-    uint32_t i = s->idx[k];
-    const bev *e = &ev[i];
-    while (top && s->stack[top - 1] <= e->start) top--;
-    if (top && ev_end(e) > s->stack[top - 1]) {
-      s->idx[spilled++] = i; /* starts inside the open slice, ends after it */
-      continue;
-    }
-    s->depth[i] = base + (uint32_t)top;
-    s->stack[top++] = ev_end(e);
-    if (top > used) used = (uint32_t)top;
-  }
-  *rows = used;
-  return spilled;
-}
-
-/* Busy-lane heap entries (end, lane), ordered by end then lane. */
-static int busy_less(const scratch *s, size_t a, size_t b) {
-  if (s->stack[a] != s->stack[b]) return s->stack[a] < s->stack[b];
-  return s->lane[a] < s->lane[b];
-}
-static void busy_swap(scratch *s, size_t a, size_t b) {
-  int64_t e = s->stack[a];
-  s->stack[a] = s->stack[b];
-  s->stack[b] = e;
-  uint32_t l = s->lane[a];
-  s->lane[a] = s->lane[b];
-  s->lane[b] = l;
-}
-static void busy_push(scratch *s, size_t *n, int64_t end, uint32_t lane) {
-  size_t i = (*n)++;
-  s->stack[i] = end;
-  s->lane[i] = lane;
-  while (i && busy_less(s, i, (i - 1) / 2)) {
-    busy_swap(s, i, (i - 1) / 2);
-    i = (i - 1) / 2;
-  }
-}
-static void busy_pop(scratch *s, size_t *n) {
-  busy_swap(s, 0, --*n);
-  for (size_t i = 0;;) {
-    size_t l = 2 * i + 1, r = l + 1, m = i;
-    if (l < *n && busy_less(s, l, m)) m = l;
-    if (r < *n && busy_less(s, r, m)) m = r;
-    if (m == i) break;
-    busy_swap(s, i, m);
-    i = m;
-  }
-}
-static void free_push(uint32_t *h, size_t *n, uint32_t v) {
-  size_t i = (*n)++;
-  h[i] = v;
-  while (i && h[i] < h[(i - 1) / 2]) {
-    uint32_t t = h[i];
-    h[i] = h[(i - 1) / 2];
-    h[(i - 1) / 2] = t;
-    i = (i - 1) / 2;
-  }
-}
-static uint32_t free_pop(uint32_t *h, size_t *n) {
-  uint32_t top = h[0];
-  h[0] = h[--*n];
-  for (size_t i = 0;;) {
-    size_t l = 2 * i + 1, r = l + 1, m = i;
-    if (l < *n && h[l] < h[m]) m = l;
-    if (r < *n && h[r] < h[m]) m = r;
-    if (m == i) break;
-    uint32_t t = h[i];
-    h[i] = h[m];
-    h[m] = t;
-    i = m;
-  }
-  return top;
-}
-
-/* Lowest-free-lane packing of idx[0..n) (in sorted order) into rows
- * base, base + 1, ...; returns the number of lanes. O(n log n). */
-static uint32_t pack_lanes(const bev *ev, scratch *s, size_t n, uint32_t base) {
-  size_t nbusy = 0, nfree = 0;
-  uint32_t lanes = 0;
-  for (size_t k = 0; k < n; k++) {
-    uint32_t i = s->idx[k];
-    const bev *e = &ev[i];
-    while (nbusy && s->stack[0] <= e->start) {
-      free_push(s->free_, &nfree, s->lane[0]);
-      busy_pop(s, &nbusy);
-    }
-    uint32_t lane = nfree ? free_pop(s->free_, &nfree) : lanes++;
-    s->depth[i] = base + lane;
-    /* a zero-length event keeps its lane for 1 ns: markers at the same time
-     * get their own lanes (see the header comment) */
-    int64_t end = ev_end(e);
-    if (e->dur == 0 && end < INT64_MAX) end++;
-    busy_push(s, &nbusy, end, lane);
-  }
-  return lanes;
-}
-
-/* Lays out one track's sorted events. *base_rows gets the rows of the track
- * itself; returns the total rows (base + overflow). */
-static uint32_t layout_track(bev *ev, size_t n, uint8_t kind, scratch *s, uint32_t *base_rows) {
-  for (size_t i = 0; i < n; i++) s->idx[i] = (uint32_t)i;
-  if (kind != ST_TRACK_SLICES) {
-    *base_rows = pack_lanes(ev, s, n, 0);
-    return *base_rows;
-  }
-  uint32_t rows;
-  size_t pending = nest_pass(ev, s, n, 0, &rows);
-  *base_rows = rows;
-  uint32_t total = rows;
-  for (size_t k = 0; k < pending; k++) ev[s->idx[k]].sf |= ST_EV_OVERLAP;
-  for (int pass = 1; pending && pass < OVERFLOW_PASSES; pass++) {
-    pending = nest_pass(ev, s, pending, total, &rows);
-    total += rows;
-  }
-  if (pending) total += pack_lanes(ev, s, pending, total);
-  return total;
-}
-
-static int64_t sat_sub(int64_t a, int64_t b) { /* a >= b assumed; saturates at INT64_MAX */
-  uint64_t d = (uint64_t)a - (uint64_t)b;
-  return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
-}
-
-/* ==== 5. flows ===========================================================
- * Points are chained per key in (ts, src) order into (producer, consumer)
- * pairs of point indices before layout; then, track by track right after
- * layout, each point of the track is bound to an event (row, index). Memory
- * while finishing: the points (32 bytes each) plus about 24 bytes per point
- * of work arrays; the trace keeps 20 bytes per bound flow. */
-
-typedef int (*idx_less_fn)(const void *ctx, uint32_t a, uint32_t b);
-
-/* Stable bottom-up merge sort of indices; tmp holds n. */
-static void sort_idx(uint32_t *v, uint32_t *tmp, size_t n, idx_less_fn less, const void *ctx) {
-  size_t i = 1;
-  while (i < n && !less(ctx, v[i], v[i - 1])) i++;
-  if (i >= n) return;
-  uint32_t *src = v, *dst = tmp;
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t a = lo, b = mid, o = lo;
-      while (a < mid && b < hi) dst[o++] = less(ctx, src[b], src[a]) ? src[b++] : src[a++];
-      while (a < mid) dst[o++] = src[a++];
-      while (b < hi) dst[o++] = src[b++];
-      if (hi == n) break;
-    }
-    uint32_t *sw = src;
-    src = dst;
-    dst = sw;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
-}
-
-static int fl_key_less(const void *ctx, uint32_t a, uint32_t b) {
-  const bflow *x = &((const bflow *)ctx)[a], *y = &((const bflow *)ctx)[b];
-  if (x->key != y->key) return x->key < y->key;
-  if (x->ts != y->ts) return x->ts < y->ts;
-  if (x->src != y->src) return x->src < y->src;
-  return a < b;
-}
-
-static int fl_track_less(const void *ctx, uint32_t a, uint32_t b) {
-  const bflow *x = &((const bflow *)ctx)[a], *y = &((const bflow *)ctx)[b];
-  if (x->track != y->track) return x->track < y->track;
-  if (x->ts != y->ts) return x->ts < y->ts;
-  if (x->src != y->src) return x->src < y->src;
-  return a < b;
-}
-
-typedef struct flow_work {
-  uint32_t *idx, *tmp; /* point indices (np each) */
-  uint32_t *pairs;     /* (producer, consumer) point indices */
-  size_t npairs;
-  uint32_t *track_at;          /* builder track -> first position in idx; track_count + 1 */
-  uint32_t *res_row, *res_idx; /* per point: bound event, UINT32_MAX if none */
-  st_u64map srcmap;            /* src -> pending point (EVENT binding fallback) */
-  int nomem;
-} flow_work;
-
-static void note_first(uint64_t *count, uint64_t *offset, uint64_t src) {
-  if (!*count || src < *offset) *offset = src;
-  ++*count;
-}
-
-/* Chains the points into pairs; then orders idx by (track, ts, src). */
-static void chain_flows(const st_builder *b, flow_work *w, st_flow_info *info) {
-  size_t np = b->fl_count;
-  const bflow *fl = b->fl;
-  for (size_t i = 0; i < np; i++) w->idx[i] = (uint32_t)i;
-  sort_idx(w->idx, w->tmp, np, fl_key_less, fl);
-  uint32_t prod = UINT32_MAX;
-  for (size_t k = 0; k < np; k++) {
-    uint32_t i = w->idx[k];
-    const bflow *f = &fl[i];
-    if (k == 0 || f->key != fl[w->idx[k - 1]].key) prod = UINT32_MAX;
-    if (f->role & ST_FLOW_IN) {
-      if (prod != UINT32_MAX) {
-        w->pairs[2 * w->npairs] = prod;
-        w->pairs[2 * w->npairs + 1] = i;
-        w->npairs++;
-      } else if (!(f->role & ST_FLOW_OUT)) {
-        note_first(&info->unmatched, &info->unmatched_offset, f->src);
-      }
-    }
-    if (f->role & ST_FLOW_OUT) prod = i;
-    if (f->role & ST_FLOW_END) prod = UINT32_MAX;
-  }
-  for (size_t i = 0; i < np; i++) {
-    w->idx[i] = (uint32_t)i;
-    w->res_row[i] = w->res_idx[i] = UINT32_MAX;
-  }
-  sort_idx(w->idx, w->tmp, np, fl_track_less, fl);
-  for (uint32_t t = 0, k = 0; t <= b->track_count; t++) {
-    while (k < np && fl[w->idx[k]].track < t) k++;
-    w->track_at[t] = k;
-  }
-}
-
-/* First sorted event starting at or after ts. */
-static size_t first_at_or_after(const bev *ev, size_t n, int64_t ts) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ev[mid].start < ts)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-/* A point's time on the rebased axis; times before the origin map to -1
- * (nothing encloses them; the next event is the first). */
-static int64_t rebase_ts(int64_t ts, int64_t origin) {
-  return ts < origin ? -1 : sat_sub(ts, origin);
-}
-
-#define EVENT_SCAN_MAX 64 /* same-start events scanned for a src before the map fallback */
-
-/* Binds the points of builder track bi to its sorted, laid-out events.
- * s->depth / s->slot give each event's row (relative to row_base) and index;
- * s->idx is free to use as the enclosing stack. */
-static void bind_track(const st_builder *b, flow_work *w, uint32_t bi, const bev *ev, size_t n,
-                       const scratch *s, uint32_t row_base, int64_t origin) {
-  uint32_t lo = w->track_at[bi], hi = w->track_at[bi + 1];
-  if (lo == hi || n == 0) return;
-  size_t ptr = 0, top = 0, pending = 0;
-  uint32_t *stack = s->idx;
-  for (uint32_t k = lo; k < hi; k++) {
-    uint32_t i = w->idx[k];
-    const bflow *f = &b->fl[i];
-    int64_t ts = rebase_ts(f->ts, origin);
-    size_t e = n;
-    if (f->bind == ST_FLOW_BIND_ENCLOSING) {
-      /* the stack holds started events in start order; popping the ended
-       * ones off the top leaves the latest-starting event open at ts */
-      while (ptr < n && ev[ptr].start <= ts) stack[top++] = (uint32_t)ptr++;
-      while (top && ev_end(&ev[stack[top - 1]]) < ts) top--;
-      if (top) e = stack[top - 1];
-    } else if (f->bind == ST_FLOW_BIND_NEXT) {
-      e = first_at_or_after(ev, n, ts);
-    } else {
-      size_t j = first_at_or_after(ev, n, ts), scanned = 0;
-      for (; j < n && ev[j].start == ts && scanned < EVENT_SCAN_MAX; j++, scanned++)
-        if (EV_SRC(&ev[j]) == f->src) break;
-      if (j < n && ev[j].start == ts && EV_SRC(&ev[j]) == f->src)
-        e = j;
-      else if (j < n && ev[j].start == ts)
-        w->tmp[pending++] = i; /* many events start here: find it by src below */
-    }
-    if (e < n) {
-      w->res_row[i] = row_base + s->depth[e];
-      w->res_idx[i] = s->slot[e];
-    }
-  }
-  if (!pending) return;
-  /* fallback: one pass over the track's events with a src map (O(n)) */
-  st_u64map_clear(&w->srcmap);
-  for (size_t p = 0; p < pending; p++)
-    if (st_u64map_get(&w->srcmap, b->fl[w->tmp[p]].src) == ST_U64MAP_NONE &&
-        !st_u64map_put(&w->srcmap, &b->alloc, b->fl[w->tmp[p]].src, w->tmp[p]))
-      w->nomem = 1;
-  for (size_t j = 0; j < n; j++) {
-    uint32_t i = st_u64map_get(&w->srcmap, EV_SRC(&ev[j]));
-    if (i == ST_U64MAP_NONE || ev[j].start != rebase_ts(b->fl[i].ts, origin)) continue;
-    w->res_row[i] = row_base + s->depth[j];
-    w->res_idx[i] = s->slot[j];
-  }
-  for (size_t p = 0; p < pending; p++) {
-    uint32_t i = w->tmp[p], r = st_u64map_get(&w->srcmap, b->fl[i].src);
-    if (r != ST_U64MAP_NONE && r != i) {
-      w->res_row[i] = w->res_row[r];
-      w->res_idx[i] = w->res_idx[r];
-    }
-  }
-}
-
-static int flow_less(const st_flow *a, const st_flow *b) {
-  if (a->from_row != b->from_row) return a->from_row < b->from_row;
-  if (a->from_index != b->from_index) return a->from_index < b->from_index;
-  if (a->to_row != b->to_row) return a->to_row < b->to_row;
-  return a->to_index < b->to_index;
-}
-DEFINE_MERGE_SORT(sort_flows, st_flow, flow_less)
-
-static int flow_in_less(const void *ctx, uint32_t a, uint32_t b) {
-  const st_flow *x = &((const st_flow *)ctx)[a], *y = &((const st_flow *)ctx)[b];
-  if (x->to_row != y->to_row) return x->to_row < y->to_row;
-  if (x->to_index != y->to_index) return x->to_index < y->to_index;
-  return a < b; /* flows are sorted by source: ties keep that order */
-}
-
-/* Turns the bound pairs into the trace's flow arrays. 0 on allocation failure. */
-static int build_flows(st_trace *t, const st_builder *b, flow_work *w) {
-  st_flow_info *info = &t->flow_info;
-  size_t nf = 0;
-  if (w->npairs) {
-    t->flows = st_calloc(&t->alloc, w->npairs, sizeof *t->flows);
-    if (!t->flows) return 0;
-  }
-  for (size_t k = 0; k < w->npairs; k++) {
-    uint32_t a = w->pairs[2 * k], c = w->pairs[2 * k + 1];
-    if (w->res_row[a] == UINT32_MAX || w->res_row[c] == UINT32_MAX ||
-        (w->res_row[a] == w->res_row[c] && w->res_idx[a] == w->res_idx[c])) {
-      note_first(&info->unbound, &info->unbound_offset, b->fl[a].src);
-      continue;
-    }
-    t->flows[nf++] = (st_flow){w->res_row[a], w->res_idx[a], w->res_row[c], w->res_idx[c]};
-  }
-  if (nf) {
-    st_flow *tmp = st_calloc(&t->alloc, nf, sizeof *tmp);
-    t->flows_in = st_calloc(&t->alloc, nf, sizeof *t->flows_in);
-    if (!tmp || !t->flows_in) {
-      st_free(&t->alloc, tmp);
-      return 0;
-    }
-    sort_flows(t->flows, tmp, nf);
-    uint32_t *itmp = (uint32_t *)tmp; /* nf * 16 bytes >= nf * 4 */
-    for (size_t i = 0; i < nf; i++) t->flows_in[i] = (uint32_t)i;
-    sort_idx(t->flows_in, itmp, nf, flow_in_less, t->flows);
-    st_free(&t->alloc, tmp);
-    if (nf < w->npairs) {
-      st_flow *sh = st_realloc_array(&t->alloc, t->flows, nf, sizeof *sh);
-      if (sh) t->flows = sh;
-    }
-  } else {
-    st_free(&t->alloc, t->flows);
-    t->flows = NULL;
-  }
-  t->flow_count = (uint32_t)nf;
-  info->bound = nf;
-  return 1;
-}
-
-/* ==== 6. finish ========================================================== */
 
 typedef struct order_key {
   int32_t sort_index;
@@ -838,8 +381,7 @@ static st_trace *fail(st_builder *b, st_trace *t, st_error *err) {
   return NULL;
 }
 
-#define ALLOC_ARRAY(ptr, n)                                                                        \
-  ((n) == 0 ? ((ptr) = NULL, 1) : ((ptr) = st_calloc(&b->alloc, (n), sizeof *(ptr))) != NULL)
+#define ALLOC_ARRAY(ptr, n) TR_ALLOC_ARRAY(&b->alloc, ptr, n)
 
 st_trace *st_builder_finish(st_builder *b, st_error *err) {
   if (!b) {
@@ -936,28 +478,21 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   keys = NULL;
 
   /* -- flows: chain the points into pairs (freed below) ------------------- */
-  flow_work fw;
-  memset(&fw, 0, sizeof fw);
+  tflow fw;
   size_t np = b->fl_count;
-  int ok = 1;
-  if (np) {
-    ok = ALLOC_ARRAY(fw.idx, np) && ALLOC_ARRAY(fw.tmp, np) && ALLOC_ARRAY(fw.pairs, 2 * np) &&
-         ALLOC_ARRAY(fw.res_row, np) && ALLOC_ARRAY(fw.res_idx, np) &&
-         ALLOC_ARRAY(fw.track_at, (size_t)b->track_count + 1);
-    if (ok) chain_flows(b, &fw, &t->flow_info);
-  }
+  int ok = st_tflow_chain(&fw, &b->alloc, b->fl, np, b->track_count, &t->flow_info);
 
-  /* -- scratch for layout ------------------------------------------------- */
-  scratch s = {0};
-  bev *evtmp = NULL, *evbuf = NULL; /* evbuf: one track's staged events, contiguous */
+  /* -- scratch for layout and scattering ---------------------------------- */
+  tlayout s = {0};
+  uint32_t *count = NULL; /* events per row, then write cursors */
+  uint32_t *slot = NULL;  /* per event: index within its row (tracks with flow points) */
+  bev *evbuf = NULL;      /* one track's staged events, contiguous */
   bsample *cstmp = NULL;
   size_t scap = max_track + 1;
   size_t rows_cap = 0;
-  ok = ok && ALLOC_ARRAY(s.depth, scap) && ALLOC_ARRAY(s.idx, scap) && ALLOC_ARRAY(s.stack, scap) &&
-       ALLOC_ARRAY(s.lane, scap) && ALLOC_ARRAY(s.free_, scap) && ALLOC_ARRAY(s.count, scap) &&
-       (evtmp = st_realloc_array(&b->alloc, NULL, scap, sizeof *evtmp)) != NULL &&
+  ok = ok && st_tlayout_init(&s, &b->alloc, scap) && ALLOC_ARRAY(count, scap) &&
        (evbuf = st_realloc_array(&b->alloc, NULL, scap, sizeof *evbuf)) != NULL &&
-       ALLOC_ARRAY(cstmp, scap) && (!np || ALLOC_ARRAY(s.slot, scap));
+       ALLOC_ARRAY(cstmp, scap) && (!np || ALLOC_ARRAY(slot, scap));
 
   /* -- per track: sort, lay out, scatter into columns --------------------- */
   size_t cs_at = 0;
@@ -965,7 +500,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   for (uint32_t k = 0; ok && k < b->track_count; k++) {
     uint32_t bi = track_order[k];
     btrack *bt = &b->tracks[bi];
-    int has_points = np && fw.track_at[bi] < fw.track_at[bi + 1];
+    int has_points = st_tflow_on_track(&fw, bi);
     uint32_t prank = proc_rank[bt->process];
     if (prank != cur_proc) {
       cur_proc = prank;
@@ -1001,7 +536,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       continue;
     }
     /* gather the blocks (freeing each once copied), rebase and resolve
-     * unfinished events, then sort */
+     * unfinished events, then sort and lay out */
     size_t n = bt->ev_count;
     bev *ev = evbuf;
     for (uint32_t q = 0, at0 = 0; q < bt->blk_count; q++) {
@@ -1029,9 +564,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       e->start = sat_sub(e->start, t->origin);
       if (EV_FLAGS(e) & ST_EV_UNFINISHED) e->dur = sat_sub(t->duration, e->start);
     }
-    sort_events(ev, evtmp, n);
     uint32_t base_rows;
-    uint32_t total_rows = layout_track(ev, n, bt->kind, &s, &base_rows);
+    uint32_t total_rows = st_tlayout_track(&s, ev, n, bt->kind, &base_rows);
     /* rows */
     size_t need = (size_t)t->row_count + total_rows;
     if (need > UINT32_MAX - 1) {
@@ -1049,24 +583,24 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       t->rows = nr;
       rows_cap = ncap;
     }
-    memset(s.count, 0, (size_t)total_rows * sizeof *s.count);
-    for (size_t i = 0; i < n; i++) s.count[s.depth[i]]++;
+    memset(count, 0, (size_t)total_rows * sizeof *count);
+    for (size_t i = 0; i < n; i++) count[s.depth[i]]++;
     size_t at = 0;
     for (uint32_t r = 0; r < total_rows; r++) {
       uint32_t track_idx = r < base_rows ? out_tracks : out_tracks + 1;
       uint32_t depth = r < base_rows ? r : r - base_rows;
-      uint32_t c = s.count[r];
+      uint32_t c = count[r];
       t->rows[t->row_count + r] =
           (st_row){track_idx,   depth,      c,          c_start + at, c_dur + at,
                    c_name + at, c_cat + at, c_src + at, c_flags + at};
-      s.count[r] = (uint32_t)at; /* becomes the write cursor */
+      count[r] = (uint32_t)at; /* becomes the write cursor */
       at += c;
     }
     for (size_t i = 0; i < n; i++) {
       const bev *e = &ev[i];
-      size_t o = s.count[s.depth[i]]++;
+      size_t o = count[s.depth[i]]++;
       if (has_points) /* index within the row: o minus the row's first column slot */
-        s.slot[i] = (uint32_t)(o - (size_t)(t->rows[t->row_count + s.depth[i]].start - c_start));
+        slot[i] = (uint32_t)(o - (size_t)(t->rows[t->row_count + s.depth[i]].start - c_start));
       c_start[o] = e->start;
       c_dur[o] = e->dur;
       c_name[o] = e->name;
@@ -1074,7 +608,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       c_src[o] = EV_SRC(e);
       c_flags[o] = EV_FLAGS(e);
     }
-    if (has_points) bind_track(b, &fw, bi, ev, n, &s, t->row_count, t->origin);
+    if (has_points) /* s.idx is free after layout: the binding's stack */
+      st_tflow_bind(&fw, bi, ev, n, s.depth, slot, s.idx, t->row_count, t->origin);
     ot->row_count = base_rows;
     t->row_count += total_rows;
     out_tracks++;
@@ -1094,26 +629,16 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   t->ev_count = nev;
   t->cs_count = ncs;
 
-  st_free(&b->alloc, s.depth);
-  st_free(&b->alloc, s.idx);
-  st_free(&b->alloc, s.stack);
-  st_free(&b->alloc, s.lane);
-  st_free(&b->alloc, s.free_);
-  st_free(&b->alloc, s.count);
-  st_free(&b->alloc, s.slot);
-  st_free(&b->alloc, evtmp);
+  st_tlayout_free(&s, &b->alloc);
+  st_free(&b->alloc, count);
+  st_free(&b->alloc, slot);
   st_free(&b->alloc, evbuf);
   st_free(&b->alloc, cstmp);
   st_free(&b->alloc, ktmp);
   st_free(&b->alloc, proc_rank);
-  if (ok && np) ok = !fw.nomem && build_flows(t, b, &fw);
-  st_free(&b->alloc, fw.idx);
-  st_free(&b->alloc, fw.tmp);
-  st_free(&b->alloc, fw.pairs);
-  st_free(&b->alloc, fw.res_row);
-  st_free(&b->alloc, fw.res_idx);
-  st_free(&b->alloc, fw.track_at);
-  st_u64map_free(&fw.srcmap, &b->alloc);
+  if (ok && np)
+    ok = st_tflow_build(&fw, &t->alloc, &t->flows, &t->flows_in, &t->flow_count, &t->flow_info);
+  st_tflow_free(&fw);
   if (!ok) return fail(b, t, err);
 
   /* shrink the over-allocated arrays (tracks: 2x reserved for overflow) */
@@ -1160,7 +685,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   return t;
 }
 
-/* ==== 6. trace accessors ================================================= */
+/* ==== 4. trace accessors ================================================= */
 
 void st_trace_destroy(st_trace *t) {
   if (!t) return;
