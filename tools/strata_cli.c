@@ -20,11 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(void) {
-  fprintf(stderr, "usage: strata stats FILE [--json]\n"
-                  "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
-                  "       strata search FILE TEXT [--args] [--json] [--limit N]\n");
-  return 2;
+static int usage(FILE *f, int code) {
+  fprintf(f, "usage: strata stats FILE [--json]\n"
+             "       strata bench FILE [--json] [--passes N] [--frames]\n"
+             "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
+             "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
+             "       strata export FILE -o REPORT.html\n"
+             "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
+             "protobuf trace, compressed or not (the format is read from the content).\n");
+  return code;
 }
 
 static const st_warning *find_warning(const st_stats *s, const char *kind) {
@@ -115,7 +119,9 @@ static int cmd_stats(const char *file, int json) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) return usage();
+  if (argc < 2) return usage(stderr, 2);
+  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+    return usage(stdout, 0);
   if (strcmp(argv[1], "bench") == 0) return strata_cmd_bench(argc, argv);
   if (strcmp(argv[1], "export") == 0) return strata_cmd_export(argc, argv);
   if (strcmp(argv[1], "args") == 0) return strata_cmd_args(argc, argv);
@@ -129,10 +135,10 @@ int main(int argc, char **argv) {
       else if (!file)
         file = argv[i];
       else
-        return usage();
+        return usage(stderr, 2);
     }
-    if (!file) return usage();
+    if (!file) return usage(stderr, 2);
     return cmd_stats(file, json);
   }
-  return usage();
+  return usage(stderr, 2);
 }

@@ -70,6 +70,18 @@ def warnings_of(s):
     return {w["kind"]: w["count"] for w in s["warnings"]}
 
 
+# ---- 0. usage -------------------------------------------------------------------
+p = subprocess.run([strata, "--help"], capture_output=True, text=True)
+report(p.returncode == 0 and all(("strata %s FILE" % c) in p.stdout
+                                 for c in ("stats", "bench", "args", "search", "export")),
+       "strata --help lists every command", "rc %d: %r" % (p.returncode, p.stdout))
+p = subprocess.run([strata], capture_output=True, text=True)
+report(p.returncode == 2 and p.stderr.startswith("usage: strata"), "strata alone: usage, exit 2",
+       "rc %d: %r" % (p.returncode, p.stderr))
+p = subprocess.run([strata, "frobnicate", "x.json"], capture_output=True, text=True)
+report(p.returncode == 2 and "usage:" in p.stderr, "an unknown command: usage, exit 2",
+       "rc %d: %r" % (p.returncode, p.stderr))
+
 # ---- 1. fixtures, exact hand-derived numbers ------------------------------------
 FIXTURES = {
     "array_basic.json": dict(events=8, slices=2, instants=1, counter_samples=1, processes=1,
