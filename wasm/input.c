@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "js_bridge.h"
+#include "touch.h"
 
 #define CANVAS "#canvas"
 
@@ -23,6 +24,7 @@ typedef struct input_state {
    * targetX): document events of the drag are made canvas-relative with it.
    * (EmscriptenMouseEvent.canvasX is not filled by this Emscripten.) */
   long origin_x, origin_y;
+  st_touch touch; /* the touch gesture in progress (core/touch.h) */
 } input_state;
 
 static input_state g_in;
@@ -121,6 +123,35 @@ static EM_BOOL on_dblclick(int type, const EmscriptenMouseEvent *e, void *ud) {
                                            mouse_mods(e)));
 }
 
+/* Touches: each changed finger to the gesture recogniser. Taken touches
+ * are preventDefault()ed (EM_TRUE), which also stops the browser from
+ * synthesising mouse events from them (a tap would otherwise click twice). */
+static EM_BOOL on_touch(int type, const EmscriptenTouchEvent *e, void *ud) {
+  input_state *in = ud;
+  st_app *app = in->app;
+  if (!app->ui) return EM_FALSE;
+  unsigned ch = 0;
+  int n = e->numTouches < 32 ? e->numTouches : 32;
+  for (int i = 0; i < n; i++) {
+    const EmscriptenTouchPoint *p = &e->touches[i];
+    if (!p->isChanged) continue;
+    float x = (float)p->targetX, y = (float)p->targetY;
+    switch (type) {
+    case EMSCRIPTEN_EVENT_TOUCHSTART:
+      ch |= st_touch_start(&in->touch, app->ui, p->identifier, x, y);
+      break;
+    case EMSCRIPTEN_EVENT_TOUCHMOVE:
+      ch |= st_touch_move(&in->touch, app->ui, p->identifier, x, y);
+      break;
+    case EMSCRIPTEN_EVENT_TOUCHEND:
+      ch |= st_touch_end(&in->touch, app->ui, p->identifier, x, y, 0);
+      break;
+    default: ch |= st_touch_end(&in->touch, app->ui, p->identifier, x, y, 1); break;
+    }
+  }
+  return apply(app, ch);
+}
+
 static EM_BOOL on_key_down(int type, const EmscriptenKeyboardEvent *e, void *ud) {
   input_state *in = ud;
   st_app *app = in->app;
@@ -154,6 +185,11 @@ void st_input_install(st_app *app) {
   emscripten_set_mousemove_callback(CANVAS, &g_in, EM_FALSE, on_canvas_move);
   emscripten_set_mouseleave_callback(CANVAS, &g_in, EM_FALSE, on_canvas_leave);
   emscripten_set_dblclick_callback(CANVAS, &g_in, EM_FALSE, on_dblclick);
+  st_touch_reset(&g_in.touch);
+  emscripten_set_touchstart_callback(CANVAS, &g_in, EM_FALSE, on_touch);
+  emscripten_set_touchmove_callback(CANVAS, &g_in, EM_FALSE, on_touch);
+  emscripten_set_touchend_callback(CANVAS, &g_in, EM_FALSE, on_touch);
+  emscripten_set_touchcancel_callback(CANVAS, &g_in, EM_FALSE, on_touch);
   emscripten_set_mousemove_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, &g_in, EM_FALSE, on_doc_move);
   emscripten_set_mouseup_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, &g_in, EM_FALSE, on_doc_up);
   emscripten_set_keydown_callback(EMSCRIPTEN_EVENT_TARGET_WINDOW, &g_in, EM_FALSE, on_key_down);

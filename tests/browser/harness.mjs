@@ -167,8 +167,8 @@ const INIT_SCRIPT = () => {
  * A fresh browser context and page on the server, recording everything.
  * Returns an AppPage; call .goto() then .ready().
  */
-export async function newApp(browser, server, { viewport = { width: 1280, height: 720 }, deviceScaleFactor = 1, allRequests } = {}) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor });
+export async function newApp(browser, server, { viewport = { width: 1280, height: 720 }, deviceScaleFactor = 1, allRequests, hasTouch = false } = {}) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor, hasTouch });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   const app = new AppPage(context, page, server, allRequests);
