@@ -537,15 +537,7 @@ static size_t tindex_ge(const lrow *lr, const uint32_t *tx, const int64_t *start
   size_t a = tx[b], z = tx[b + 1];
   PREFETCH(&psum[a]);
   if (lo > a) a = lo;
-  if (a >= z) return a;
-  while (a < z) {
-    size_t m = a + (z - a) / 2;
-    if (start[m] < v)
-      a = m + 1;
-    else
-      z = m;
-  }
-  return a;
+  return a >= z ? a : bisect_ge(start, a, z, v);
 }
 
 /* Time of the end of the pixel column holding t (columns anchored at 0);

@@ -51,13 +51,10 @@ unsigned st_touch_move(st_touch *g, st_ui *ui, long id, float x, float y) {
   if (g->count == 1) {
     float dx = x - g->x[0], dy = y - g->y[0];
     if (g->tap && hypotf(x - g->x0, y - g->y0) >= ST_TOUCH_SLOP_PX) g->tap = 0;
-    if (!g->tap) {
-      /* the content follows the finger: right shows earlier times */
-      if (dx != 0) ch |= st_ui_pan_px(ui, -dx);
-      if (dy != 0) ch |= st_ui_scroll_px(ui, -dy);
-    } else {
-      return ch; /* within the slop: keep the start point as the reference */
-    }
+    if (g->tap) return ch; /* within the slop: the start point stays the reference */
+    /* the content follows the finger: right shows earlier times */
+    if (dx != 0) ch |= st_ui_pan_px(ui, -dx);
+    if (dy != 0) ch |= st_ui_scroll_px(ui, -dy);
     g->x[0] = x;
     g->y[0] = y;
     return ch;

@@ -302,19 +302,6 @@ static size_t pb_run(const tu_args_trace *r, const void *data, size_t len, size_
   return nh;
 }
 
-/* src of the first event named `name` */
-static uint64_t src_named(const st_trace *t, const char *name) {
-  uint32_t nr;
-  const st_row *rows = st_trace_rows(t, &nr);
-  for (uint32_t r = 0; r < nr; r++)
-    for (uint32_t e = 0; e < rows[r].count; e++) {
-      size_t n;
-      const char *s = st_strtab_get(st_trace_strings(t), rows[r].name[e], &n);
-      if (n == strlen(name) && !memcmp(s, name, n)) return rows[r].src[e];
-    }
-  return UINT64_MAX;
-}
-
 /* the same search in chunks of len, 1 and 7 bytes: want hits, the first at want_src */
 static void pb_check(const tu_args_trace *r, const void *data, size_t len, const char *needle,
                      size_t want, uint64_t want_src) {
@@ -391,12 +378,12 @@ static void test_xplane(void) {
   tu_args_trace r = tu_load_args(x.p, x.n, "t.xplane.pb");
   CHECK(r.t && r.as);
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_XPLANE);
-  uint64_t want = src_named(r.t, "op.b");
+  uint64_t want = tu_src_named(r.t, "op.b");
   CHECK(want != UINT64_MAX);
   pb_check(&r, x.p, x.n, "zebra", 1, want);
   pb_check(&r, x.p, x.n, "ZEBRA CROSS", 1, want);
-  pb_check(&r, x.p, x.n, "label", 6, src_named(r.t, "op.a0")); /* a stat name (key) */
-  pb_check(&r, x.p, x.n, "op.b", 0, 0);                        /* names are not args */
+  pb_check(&r, x.p, x.n, "label", 6, tu_src_named(r.t, "op.a0")); /* a stat name (key) */
+  pb_check(&r, x.p, x.n, "op.b", 0, 0);                           /* names are not args */
   pb_check(&r, x.p, x.n, "nothing", 0, 0);
   uint8_t gz[4096];
   size_t gn = gzip((const char *)x.p, x.n, gz, sizeof gz);
@@ -466,11 +453,11 @@ static void test_perfetto(void) {
   tu_args_trace r = tu_load_args(p.p, p.n, "t.perfetto-trace");
   CHECK(r.t && r.as);
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_PERFETTO);
-  uint64_t s3 = src_named(r.t, "s3");
+  uint64_t s3 = tu_src_named(r.t, "s3");
   CHECK(s3 != UINT64_MAX);
   pb_check(&r, p.p, p.n, "zebra", 1, s3);
-  pb_check(&r, p.p, p.n, "STRIPES", 1, src_named(r.t, "s2")); /* an interned key */
-  pb_check(&r, p.p, p.n, "horse", 2, src_named(r.t, "s1"));
+  pb_check(&r, p.p, p.n, "STRIPES", 1, tu_src_named(r.t, "s2")); /* an interned key */
+  pb_check(&r, p.p, p.n, "horse", 2, tu_src_named(r.t, "s1"));
   pb_check(&r, p.p, p.n, "s3", 0, 0);
   uint8_t gz[4096];
   size_t gn = gzip((const char *)p.p, p.n, gz, sizeof gz);
@@ -501,7 +488,7 @@ static void test_perfetto_begin_end(void) {
   pf_packet(&p, &pk, 0);
   tu_args_trace r = tu_load_args(p.p, p.n, "t.perfetto-trace");
   CHECK(r.t && r.as);
-  uint64_t work = src_named(r.t, "work"), end = st_trace_end_src_of(r.t, work);
+  uint64_t work = tu_src_named(r.t, "work"), end = st_trace_end_src_of(r.t, work);
   CHECK(work != UINT64_MAX && end != UINT64_MAX);
   pb_check(&r, p.p, p.n, "koala", 1, end); /* only on the END */
   pb_check(&r, p.p, p.n, "emu", 1, work);

@@ -45,19 +45,6 @@ static st_code query(const st_argsrc *as, const uint8_t *buf, size_t n, uint64_t
   return query_end(as, buf, n, src, UINT64_MAX, out, cap, steps);
 }
 
-/* src of the first event named `name` */
-static uint64_t src_of(const st_trace *t, const char *name) {
-  uint32_t nr;
-  const st_row *rows = st_trace_rows(t, &nr);
-  for (uint32_t r = 0; r < nr; r++)
-    for (uint32_t e = 0; e < rows[r].count; e++) {
-      size_t n;
-      const char *s = st_strtab_get(st_trace_strings(t), rows[r].name[e], &n);
-      if (n == strlen(name) && !memcmp(s, name, n)) return rows[r].src[e];
-    }
-  return UINT64_MAX;
-}
-
 /* ---- XSpace ------------------------------------------------------------- */
 
 static void stat_meta(enc *plane, uint64_t id, const char *name) {
@@ -130,14 +117,14 @@ static void test_xplane(void) {
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_XPLANE);
   char out[4096];
   int steps = 0;
-  uint64_t src = src_of(r.t, "fusion.1");
+  uint64_t src = tu_src_named(r.t, "fusion.1");
   CHECK(src != UINT64_MAX);
   CHECK_EQ_INT(query(r.as, x.p, x.n, src, out, sizeof out, &steps), ST_OK);
   CHECK_EQ_INT(steps, 2); /* the event record, then its metadata record */
   CHECK_EQ_STR(out, "{\"long_name\": \"%fusion.1 = f32[8] fusion(...)\", \"flops\": "
                     "\"1234567890123\", \"long text\": \"a\xEF\xBF\xBDz \\\"q\\\"\", \"ratio\": "
                     "\"0.5\", \"delta\": \"-42\", \"source\": \"file.py:12\", \"stat 99\": \"5\"}");
-  src = src_of(r.t, "copy.2");
+  src = tu_src_named(r.t, "copy.2");
   CHECK_EQ_INT(query(r.as, x.p, x.n, src, out, sizeof out, NULL), ST_OK);
   CHECK_EQ_STR(out, "{}");
   /* hostile srcs: outside every plane, inside a plane but not an event */
@@ -146,7 +133,7 @@ static void test_xplane(void) {
   CHECK(query(r.as, x.p, x.n, 3, out, sizeof out, NULL) != ST_OK);
   CHECK_EQ_STR(out, "");
   /* a short read (the file ends early) */
-  src = src_of(r.t, "fusion.1");
+  src = tu_src_named(r.t, "fusion.1");
   CHECK_EQ_INT(query(r.as, x.p, (size_t)src + 3, src, out, sizeof out, NULL), ST_ERR_TRUNCATED);
   tu_unload_args(&r);
   enc_free(&x);
@@ -222,17 +209,18 @@ static void test_perfetto(void) {
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_PERFETTO);
   char out[4096];
   int steps = 0;
-  CHECK_EQ_INT(query(r.as, p.p, p.n, src_of(r.t, "first"), out, sizeof out, &steps), ST_OK);
+  CHECK_EQ_INT(query(r.as, p.p, p.n, tu_src_named(r.t, "first"), out, sizeof out, &steps), ST_OK);
   CHECK_EQ_INT(steps, 1);
   CHECK_EQ_STR(out, "{\"alpha\": -5, \"s\": \"hello\", \"d\": {\"x\": true}, \"arr\": [1.5, "
                     "\"1152921504606846976\"], \"name_iid:9\": \"bad\\u0001\"}");
-  CHECK_EQ_INT(query(r.as, p.p, p.n, src_of(r.t, "second"), out, sizeof out, NULL), ST_OK);
+  CHECK_EQ_INT(query(r.as, p.p, p.n, tu_src_named(r.t, "second"), out, sizeof out, NULL), ST_OK);
   CHECK_EQ_STR(out, "{\"beta\": false}");
   /* not a packet; a packet that is not an event; a short read */
   CHECK(query(r.as, p.p, p.n, 1, out, sizeof out, NULL) != ST_OK);
   CHECK_EQ_INT(query(r.as, p.p, p.n, 0, out, sizeof out, NULL), ST_OK);
   CHECK_EQ_STR(out, "{}");
-  CHECK_EQ_INT(query(r.as, p.p, 30, src_of(r.t, "first"), out, sizeof out, NULL), ST_ERR_TRUNCATED);
+  CHECK_EQ_INT(query(r.as, p.p, 30, tu_src_named(r.t, "first"), out, sizeof out, NULL),
+               ST_ERR_TRUNCATED);
   tu_unload_args(&r);
   enc_free(&p);
   /* hostile: a packet whose length prefix claims 2^40 bytes */
@@ -295,7 +283,7 @@ static void test_perfetto_begin_end(void) {
   packet(&out, &pk);
   tu_args_trace r = tu_load_args(out.p, out.n, "t.perfetto-trace");
   CHECK(r.t && r.as);
-  uint64_t src = src_of(r.t, "work"), end = st_trace_end_src_of(r.t, src);
+  uint64_t src = tu_src_named(r.t, "work"), end = st_trace_end_src_of(r.t, src);
   CHECK(src != UINT64_MAX && end != UINT64_MAX && end > src);
   char res[1024];
   CHECK_EQ_INT(query_end(r.as, out.p, out.n, src, end, res, sizeof res, NULL), ST_OK);
@@ -325,10 +313,11 @@ static void test_json(void) {
   tu_args_trace r = tu_load_args(j, strlen(j), "t.json");
   CHECK_EQ_INT(st_argsrc_kind(r.as), ST_ARGS_JSON);
   char out[256];
-  CHECK_EQ_INT(query(r.as, (const uint8_t *)j, strlen(j), src_of(r.t, "a"), out, sizeof out, NULL),
-               ST_OK);
+  CHECK_EQ_INT(
+      query(r.as, (const uint8_t *)j, strlen(j), tu_src_named(r.t, "a"), out, sizeof out, NULL),
+      ST_OK);
   CHECK_EQ_STR(out, "{\"k\":[1,\"v\"]}");
-  CHECK_EQ_INT(query(r.as, (const uint8_t *)j, 20, src_of(r.t, "a"), out, sizeof out, NULL),
+  CHECK_EQ_INT(query(r.as, (const uint8_t *)j, 20, tu_src_named(r.t, "a"), out, sizeof out, NULL),
                ST_ERR_TRUNCATED);
   tu_unload_args(&r);
   CHECK(st_args_query_begin(NULL, 0, &(st_args_span){0, 0}, &(st_error){0}) == NULL);
@@ -354,7 +343,7 @@ static void test_json_begin_end(void) {
   size_t n = (size_t)k;
   tu_args_trace r = tu_load_args(j, n, "be.json");
   CHECK(r.t != NULL);
-  uint64_t s = src_of(r.t, "s"), i = src_of(r.t, "i");
+  uint64_t s = tu_src_named(r.t, "s"), i = tu_src_named(r.t, "i");
   uint64_t se = st_trace_end_src_of(r.t, s), ie = st_trace_end_src_of(r.t, i);
   CHECK_EQ_INT(ie, (uint64_t)(strstr(big, "{\"ph\":\"E\"") - big));
   CHECK_EQ_INT(se, (uint64_t)(strstr(big, "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":9") - big));

@@ -11,7 +11,9 @@
  *                                 NULL with err), copies the stats and, if
  *                                 meta is not NULL, the metadata JSON
  *   tu_load_args(data, n, name)   the loader over data in one push, keeping
- *                                 the args source; tu_unload_args frees both */
+ *                                 the args source; tu_unload_args frees both
+ *   tu_src_named(trace, name)     src of the first event named `name`
+ *                                 (UINT64_MAX if none) */
 #ifndef STRATA_TEST_UTIL_H
 #define STRATA_TEST_UTIL_H
 
@@ -91,6 +93,18 @@ static inline tu_args_trace tu_load_args(const void *data, size_t n, const char 
 static inline void tu_unload_args(tu_args_trace *r) {
   st_trace_destroy(r->t);
   st_argsrc_destroy(r->as);
+}
+
+static inline uint64_t tu_src_named(const st_trace *t, const char *name) {
+  uint32_t nr;
+  const st_row *rows = st_trace_rows(t, &nr);
+  for (uint32_t r = 0; r < nr; r++)
+    for (uint32_t e = 0; e < rows[r].count; e++) {
+      size_t n;
+      const char *s = st_strtab_get(st_trace_strings(t), rows[r].name[e], &n);
+      if (n == strlen(name) && !memcmp(s, name, n)) return rows[r].src[e];
+    }
+  return UINT64_MAX;
 }
 
 #endif
