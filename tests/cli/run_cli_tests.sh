@@ -314,6 +314,22 @@ if gen and os.path.exists(gen):
         cnt, phases, lo, hi = independent(events)
         check_subset(os.path.basename(out), s, dict(events=cnt, phases=phases, ts_min_us=lo,
                                                     ts_max_us=hi, compressed=gz))
+    # --steps: exactly that many training steps (one "train_step N" per step
+    # and GPU), the ops per step grown to reach the target; 0 is refused
+    for n, steps in ((20000, 7), (200000, 3)):
+        out = os.path.join(tmp, "gen-steps-%d.json" % n)
+        r = subprocess.run([gen, "-n", str(n), "--steps", str(steps), "-o", out], capture_output=True)
+        if r.returncode != 0:
+            report(False, "strata-gen --steps %d" % steps, r.stderr.decode())
+            continue
+        evs = json.load(open(out))["traceEvents"]
+        names = sorted({e["name"] for e in evs if e.get("name", "").startswith("train_step ")})
+        total = sum(1 for e in evs if e.get("ph") not in (None, "M"))
+        report(names == ["train_step %d" % (i + 1) for i in range(steps)] and 0.8 * n <= total <= 1.2 * n,
+               "strata-gen -n %d --steps %d" % (n, steps), "steps %r, %d events" % (names, total))
+    r = subprocess.run([gen, "-n", "100", "--steps", "0", "-o", os.path.join(tmp, "x.json")],
+                       capture_output=True)
+    report(r.returncode == 2, "strata-gen --steps 0 is refused", "exit %d" % r.returncode)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
