@@ -537,6 +537,15 @@ int st_chrome_has_trace(const st_chrome_importer *im) {
   return 1;
 }
 
+void st_chrome_release(st_chrome_importer *im) {
+  if (!im) return;
+  st_chrome_sem_free(&im->sem);
+  memset(&im->sem, 0, sizeof im->sem);
+  st_free(&im->alloc, im->buf);
+  im->buf = NULL;
+  im->len = im->pos = im->cap = 0;
+}
+
 const char *st_chrome_metadata_json(const st_chrome_importer *im) {
   if (!im || !im->meta || im->meta_len == 0 || im->meta[im->meta_len - 1] != '}') return "{}";
   return im->meta;
