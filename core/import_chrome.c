@@ -521,11 +521,12 @@ st_code st_chrome_finish(st_chrome_importer *im, st_error *err) {
   }
   if (im->code == ST_OK && im->form == 2 && !im->saw_event_list)
     set_error(im, ST_ERR_FORMAT, 0, "not a trace: the JSON object has no traceEvents list%s", "");
+  /* what runs out of memory from here on does so at the end of the input */
   int closed = st_chrome_sem_close(&im->sem);
   if ((im->nomem || !closed) && im->code == ST_OK)
-    set_error(im, ST_ERR_NOMEM, 0, "out of memory%s", "");
+    set_error(im, ST_ERR_NOMEM, im->base + im->len, "out of memory%s", " at the end of the input");
   if (!meta_append(im, "}", 1) && im->code == ST_OK)
-    set_error(im, ST_ERR_NOMEM, 0, "out of memory%s", "");
+    set_error(im, ST_ERR_NOMEM, im->base + im->len, "out of memory%s", " at the end of the input");
   if (err) *err = im->error;
   return im->code;
 }

@@ -1,5 +1,6 @@
 /* trace_internal.h: what the pieces of the trace builder share (private to
- * trace.c, trace_layout.c and trace_flows.c; nothing else includes it).
+ * trace.c, trace_stage.c, trace_layout.c and trace_flows.c, and the unit
+ * test of its codecs and sorts, tests/unit/test_builder_memory.c).
  *
  * trace.c owns the builder and the model. While importing, it stages what
  * importers add as compact records (varints, deltas from the previous
