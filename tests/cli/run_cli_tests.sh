@@ -327,6 +327,23 @@ if gen and os.path.exists(gen):
         total = sum(1 for e in evs if e.get("ph") not in (None, "M"))
         report(names == ["train_step %d" % (i + 1) for i in range(steps)] and 0.8 * n <= total <= 1.2 * n,
                "strata-gen -n %d --steps %d" % (n, steps), "steps %r, %d events" % (names, total))
+    # --flows: launch arrows (v1 s -> f, each inside its slice): every one is
+    # bound, none unmatched; --lean keeps them and drops slice args
+    out = os.path.join(tmp, "gen-flows.json")
+    r = subprocess.run([gen, "-n", "30000", "--lean", "--flows", "-o", out], capture_output=True)
+    if r.returncode != 0:
+        report(False, "strata-gen --flows", r.stderr.decode())
+    else:
+        evs = json.load(open(out))["traceEvents"]
+        arrows = sum(1 for e in evs if e.get("ph") == "s")
+        ends = sum(1 for e in evs if e.get("ph") == "f")
+        s, err = stats_of("gen-flows.json", out)
+        if s is not None:
+            report(arrows == ends and arrows > 0.15 * len(evs) and s["flows"] == arrows
+                   and s["events"] == len(evs) and not s.get("warnings")
+                   and not any("args" in e for e in evs if e.get("ph") == "X"),
+                   "strata-gen --lean --flows", "%d s, %d f of %d events; stats flows %s, warnings %r"
+                   % (arrows, ends, len(evs), s.get("flows"), s.get("warnings")))
     r = subprocess.run([gen, "-n", "100", "--steps", "0", "-o", os.path.join(tmp, "x.json")],
                        capture_output=True)
     report(r.returncode == 2, "strata-gen --steps 0 is refused", "exit %d" % r.returncode)
