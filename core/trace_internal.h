@@ -105,7 +105,7 @@ void st_tsort_idx(uint32_t *v, uint32_t *tmp, size_t n, st_tidx_less less, const
  * Records appended to a chain of byte blocks. A record never spans blocks;
  * blocks grow from TS_BLOCK_MIN to TS_BLOCK_MAX bytes (small tracks stay
  * small) and are never copied or moved. */
-#define TS_BLOCK_MIN 256u
+#define TS_BLOCK_MIN 64u /* >= the largest record */
 #define TS_BLOCK_MAX 65536u
 
 typedef struct tblock {

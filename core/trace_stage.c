@@ -13,12 +13,13 @@ uint8_t *st_tstream_room(tstream *s, const st_alloc *a, uint32_t need) {
   uint32_t cap = s->count ? s->blk[s->count - 1]->cap * 2 : TS_BLOCK_MIN;
   if (cap > TS_BLOCK_MAX) cap = TS_BLOCK_MAX;
   while (cap < need) cap *= 2;
-  if (s->count == s->cap) {
-    size_t c = s->cap;
-    void *p = s->blk;
-    if (!st_tgrow(a, &p, &c, (size_t)s->count + 1, sizeof *s->blk) || c > UINT32_MAX) return NULL;
+  if (s->count == s->cap) { /* 4, 8, 16, ... block pointers: many small tracks stay small */
+    if (s->cap > UINT32_MAX / 2) return NULL;
+    uint32_t c = s->cap ? s->cap * 2 : 4;
+    tblock **p = st_realloc_array(a, s->blk, c, sizeof *p);
+    if (!p) return NULL;
     s->blk = p;
-    s->cap = (uint32_t)c;
+    s->cap = c;
   }
   tblock *b = st_malloc(a, sizeof *b + cap);
   if (!b) return NULL;
