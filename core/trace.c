@@ -15,7 +15,8 @@
  * freeing each staged block once decoded, sorted and laid out in those
  * columns, and its events moved to their rows in place. The peak is about
  * the finished model plus 4 bytes per event of the largest track (8 if
- * its events came out of order) plus 24 bytes per flow.
+ * its events came out of order) plus ~32 bytes per flow arrow (its pair
+ * and its two points' bindings, until the pairs become the flows).
  *
  * st_builder_finish lays each track out with trace_layout.c (sorting,
  * nesting depths, overflow spill, lane packing: the layout rules are there)
