@@ -63,8 +63,8 @@ struct st_builder {
   tstream ends;       /* st_builder_end_src pairs, in call order (see put_end) */
   size_t end_count;
   uint64_t end_prev;
-  int have; /* the extent of everything added: events' starts and ends, samples */
-  int64_t lo, hi;
+  int64_t lo, hi; /* the extent of everything added (events' starts and ends,
+                   * samples); lo > hi while nothing was */
 };
 
 struct st_trace {
@@ -146,13 +146,7 @@ static int reserve(const st_alloc *a, void **p, size_t *cap, size_t count, size_
 }
 
 /* Widens the extent of what was added to [lo, hi]. */
-static void extend(st_builder *b, int64_t lo, int64_t hi) {
-  if (!b->have) {
-    b->lo = lo;
-    b->hi = hi;
-    b->have = 1;
-    return;
-  }
+static inline void extend(st_builder *b, int64_t lo, int64_t hi) {
   if (lo < b->lo) b->lo = lo;
   if (hi > b->hi) b->hi = hi;
 }
@@ -164,6 +158,8 @@ st_builder *st_builder_create(const st_alloc *a) {
   st_builder *b = st_calloc(&al, 1, sizeof *b);
   if (!b) return NULL;
   b->alloc = al;
+  b->lo = INT64_MAX;
+  b->hi = INT64_MIN;
   b->strings = st_strtab_create(&al);
   if (!b->strings) {
     st_free(&al, b);
@@ -550,8 +546,9 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   if (!t) return fail(b, NULL, err, nev + ncs);
   t->alloc = b->alloc;
   t->strings = b->strings;
-  t->origin = b->have ? b->lo : 0;
-  t->duration = b->have ? sat_sub(b->hi, b->lo) : 0;
+  int have = b->lo <= b->hi;
+  t->origin = have ? b->lo : 0;
+  t->duration = have ? sat_sub(b->hi, b->lo) : 0;
 
   /* -- process order ------------------------------------------------------ */
   order_key *keys = NULL, *ktmp = NULL;

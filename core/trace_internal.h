@@ -138,17 +138,48 @@ static inline void ts_commit(tstream *s, const uint8_t *end) {
 /* LEB128 varints; zigzag for signed deltas (computed modulo 2^64, so any
  * pair of values round-trips). */
 static inline uint8_t *put_uv(uint8_t *p, uint64_t v) {
-  while (v >= 0x80) {
+  if (v < 1u << 7) {
+    p[0] = (uint8_t)v;
+    return p + 1;
+  }
+  if (v < 1u << 14) {
+    p[0] = (uint8_t)(v | 0x80);
+    p[1] = (uint8_t)(v >> 7);
+    return p + 2;
+  }
+  if (v < 1u << 21) {
+    p[0] = (uint8_t)(v | 0x80);
+    p[1] = (uint8_t)(v >> 7 | 0x80);
+    p[2] = (uint8_t)(v >> 14);
+    return p + 3;
+  }
+  do {
     *p++ = (uint8_t)(v | 0x80);
     v >>= 7;
-  }
+  } while (v >= 0x80);
   *p++ = (uint8_t)v;
   return p;
 }
 static inline const uint8_t *get_uv(const uint8_t *p, uint64_t *v) {
-  uint64_t r = 0;
-  unsigned sh = 0;
+  uint64_t r = p[0];
+  if (r < 0x80) {
+    *v = r;
+    return p + 1;
+  }
+  r = (r & 0x7F) | (uint64_t)p[1] << 7;
+  if (p[1] < 0x80) {
+    *v = r;
+    return p + 2;
+  }
+  r = (r & 0x3FFF) | (uint64_t)p[2] << 14;
+  if (p[2] < 0x80) {
+    *v = r;
+    return p + 3;
+  }
+  r &= 0x1FFFFF;
+  unsigned sh = 21;
   uint8_t c;
+  p += 3;
   do {
     c = *p++;
     r |= (uint64_t)(c & 0x7F) << sh;
