@@ -51,6 +51,14 @@ st_code st_panel_summary_json(st_panel_buf *b, const st_ui *ui, st_agg *g, int w
 st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, const char *source,
                           uint32_t max_rows, const st_alloc *a);
 
+/* The labelled tracks of the layout, top to bottom (a collapsed section's
+ * tracks left out): [{"label","section","pid","kind":"rows"|"counter","y","h",
+ * "first_row","rows"}]; y and h in content px (the canvas y is
+ * y + ST_VIEW_AXIS_H - scroll_y); rows first_row .. first_row + rows - 1
+ * lie one ST_VIEW_ROW_H after another (a thread's marker lane, then its
+ * slices). The label is the one drawn in the gutter. */
+st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
+
 /* The hovered event or counter: {"kind":"event","name","dur_ns","dur_text"} /
  * {"kind":"counter","name","value"} / null. */
 st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);

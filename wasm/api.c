@@ -157,6 +157,13 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_selected_event_json(void) {
   return panel_text(st_panel_event_json(&g_panel, app->ui, ref, &app->alloc));
 }
 
+/* The labelled tracks as laid out (st_panel_tracks_json): window.strata.tracks(). */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_tracks_json(void) {
+  st_app *app = st_app_get();
+  if (!app->ui) return "[]";
+  return panel_text(st_panel_tracks_json(&g_panel, app->ui, &app->alloc));
+}
+
 /* The hovered event or counter, or null (tooltip). */
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_hover_json(void) {
   st_app *app = st_app_get();

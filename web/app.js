@@ -508,6 +508,7 @@ function wirePanels() {
       argsSearch.run(t).then((r) => { if (r && !r.cancelled) boxKey(key, mods); }, () => {});
     } else if (boxKey(e.key, modsOf(e))) {
       e.preventDefault();
+      e.stopPropagation(); // Esc moved the focus: the timeline's key handler must not see it too
     }
   });
   ui.outliersShow.addEventListener('click', () => { M._st_wasm_view_fit(); ui.canvas.focus(); });
@@ -643,6 +644,9 @@ async function start() {
       argsSearch.cancel();
       return { matches: withCString(t, (p) => M._st_wasm_search(p)) };
     },
+    // The labelled tracks top to bottom, as the gutter shows them: [{label, section, pid,
+    // kind, y, h, first_row, rows}] (y, h: content px; canvas y = 28 + y - view().scroll_y).
+    tracks: () => json(M._st_wasm_tracks_json()),
     // The `strata bench` navigation script, drawn for real at the canvas size.
     bench: () => JSON.parse(str(M._st_wasm_bench_json())),
     // The drag tool: 'select' | 'pan' | 'zoom' | 'timing' (keys 1-4).
