@@ -112,6 +112,12 @@ test('search: Enter zooms to the match and scrolls its track into view; Esc hand
   assert.ok(va.start_us < vw.start_us, 'A pans');
   await page.keyboard.press('PageDown');
   assert.equal(await count(), '12 of 20');
+  // Enter on a focused button is the button's, not a search step
+  await page.focus('#summarize-window');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.getElementById('summary').hidden);
+  assert.equal(await count(), '12 of 20');
+  await page.mouse.click(box.x + box.width - 5, box.y + AXIS_PX + 5); // back to the timeline (a click off the events)
 
   // the second Esc clears the search and the selection
   await page.keyboard.press('Escape');
