@@ -238,12 +238,15 @@ static uint32_t find_track(const st_builder *b, uint32_t process, uint8_t kind, 
   return UINT32_MAX;
 }
 
-/* A thread's instants track (ST_TRACK_INSTANTS keyed like a slices track
- * of its process) is shown as the marker lane above that thread's slices:
- * the slices track, else UINT32_MAX. */
+/* A thread's instants track (ST_TRACK_INSTANTS keyed and named like a
+ * slices track of its process: importers name a thread's tracks alike) is
+ * shown as the marker lane above that thread's slices: the slices track,
+ * else UINT32_MAX. (The name keeps a process's own instants, key -1 and no
+ * name in Chrome JSON, apart from a named thread whose tid is -1.) */
 static uint32_t markers_of(const st_builder *b, const btrack *bt) {
   if (bt->kind != ST_TRACK_INSTANTS) return UINT32_MAX;
-  return find_track(b, bt->process, ST_TRACK_SLICES, bt->key);
+  uint32_t s = find_track(b, bt->process, ST_TRACK_SLICES, bt->key);
+  return s != UINT32_MAX && b->tracks[s].name == bt->name ? s : UINT32_MAX;
 }
 
 uint32_t st_builder_track(st_builder *b, uint32_t process, st_track_kind kind, int64_t key,

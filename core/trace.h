@@ -63,7 +63,7 @@ typedef struct st_track {
   uint8_t overflow; /* 1 if this is the overflow lane set of another track */
   uint8_t indent;   /* nesting level under its section (trees of tracks): labels indent */
   uint8_t markers;  /* 1: a thread's instants, placed just before that thread's slices
-                     * track (same key), whose marker lane it is (drawn above them) */
+                     * track (same key and name), whose marker lane it is (drawn above) */
   uint32_t process; /* index into st_trace_processes() */
   int64_t key;      /* tid for thread tracks; importer-defined otherwise */
   uint32_t name;    /* strtab id: thread name / lane group / series name */
