@@ -450,6 +450,7 @@ function onUi(bits) {
   if (bits & UI.SEARCH) {
     const s = st.search || {};
     if (document.activeElement !== ui.search && s.text !== undefined) ui.search.value = s.text;
+    if (!s.text && argsSearch) argsSearch.cancel(); // cleared (Esc on the timeline): no pass may bring it back
     ui.searchCount.textContent = !s.text
       ? ''
       : s.current >= 0
