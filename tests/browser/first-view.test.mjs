@@ -5,7 +5,7 @@
 // trace without outliers opens on the whole trace, with no note.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, GUTTER_PX, AXIS_PX } from './harness.mjs';
+import { useBrowser, privacyReport, GUTTER_PX, AXIS_PX } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 
@@ -74,4 +74,9 @@ test('no outliers: the whole trace, no note', async (t) => {
   const v = await app.view();
   assert.ok(v.start_us <= 0 && v.end_us >= 1000010, `the whole trace: ${JSON.stringify(v)}`);
   assert.equal(await app.page.locator('#outliers').isVisible(), false);
+});
+
+test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {
+  const { bad, message } = privacyReport(ctx.requests, ctx.server.origin);
+  assert.deepEqual(bad, [], message);
 });

@@ -8,7 +8,7 @@
 // Esc clears.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, GUTTER_PX, AXIS_PX } from './harness.mjs';
+import { useBrowser, privacyReport, GUTTER_PX, AXIS_PX } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 
@@ -125,4 +125,9 @@ test('search: Enter zooms to the match and scrolls its track into view; Esc hand
   assert.equal(await page.locator('#search').inputValue(), '');
   assert.deepEqual(await sel(), []);
   assert.deepEqual(app.pageErrors, []);
+});
+
+test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {
+  const { bad, message } = privacyReport(ctx.requests, ctx.server.origin);
+  assert.deepEqual(bad, [], message);
 });

@@ -7,7 +7,7 @@
 // thread's slices.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, GUTTER_PX, AXIS_PX } from './harness.mjs';
+import { useBrowser, privacyReport, GUTTER_PX, AXIS_PX } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 
@@ -77,4 +77,9 @@ test('the demo: "Steps" reads once per GPU, no two rows of a section read the sa
   const steps = tracks.filter((k) => k.label === 'Steps');
   assert.ok(steps.length >= 2, 'a Steps track per GPU');
   for (const k of steps) assert.ok(k.rows >= 2, `Steps: its markers and slices are one track (${JSON.stringify(k)})`);
+});
+
+test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {
+  const { bad, message } = privacyReport(ctx.requests, ctx.server.origin);
+  assert.deepEqual(bad, [], message);
 });
