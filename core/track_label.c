@@ -2,7 +2,8 @@
  *
  * Duplicates are found once per trace: every labelled track's plain label
  * is hashed, the (section, hash) pairs are sorted, and each run of equal
- * pairs marks its tracks "qualify" (say what tells them apart).
+ * pairs gives its tracks their places 1, 2, ... (their labels then say what
+ * tells them apart).
  */
 #include "track_label.h"
 
@@ -15,7 +16,8 @@
 struct st_track_labels {
   st_alloc alloc;
   const st_trace *trace;
-  uint8_t *qualify; /* per track: 1 if its label must say what tells it apart */
+  uint32_t *qualify; /* per track: 0, or its 1-based place among the tracks of its
+                      * section whose labels would read the same */
 };
 
 int st_track_continues(const st_trace *t, uint32_t ti) {
@@ -32,8 +34,10 @@ static size_t clamp_len(int n, size_t cap) {
   return (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
-/* The label of track ti, without or with the qualifier. */
-static size_t format(const st_trace *t, uint32_t ti, int qualify, char *buf, size_t cap) {
+/* The label of track ti; place != 0: with what tells it apart from the
+ * others of its section that read the same (a thread's tid; for an
+ * importer's synthetic negative key, or other kinds, its place "#2"). */
+static size_t format(const st_trace *t, uint32_t ti, uint32_t place, char *buf, size_t cap) {
   const st_track *tr = &st_trace_tracks(t, NULL)[ti];
   size_t len;
   const char *name = st_strtab_get(st_trace_strings(t), tr->name, &len);
@@ -41,24 +45,24 @@ static size_t format(const st_trace *t, uint32_t ti, int qualify, char *buf, siz
   const char *over = tr->overflow ? " (overlaps)" : "";
   long long key = (long long)tr->key;
   int thread = tr->kind == ST_TRACK_SLICES || tr->markers;
+  const char *kind = tr->kind == ST_TRACK_ASYNC      ? "async"
+                     : tr->kind == ST_TRACK_INSTANTS ? "instants"
+                                                     : "counter";
   int r;
-  if (thread && !len)
+  if (!len && thread)
     r = snprintf(buf, cap, "tid %lld%s", key, over); /* the tid is the label: unique */
+  else if (!len && tr->kind == ST_TRACK_INSTANTS)
+    r = place ? snprintf(buf, cap, "instants #%u", place) : snprintf(buf, cap, "instants");
+  else if (!len)
+    r = snprintf(buf, cap, "%s %lld", kind, key);
+  else if (!place)
+    r = snprintf(buf, cap, "%.*s%s", n, name, over);
+  else if (thread && key >= 0)
+    r = snprintf(buf, cap, "%.*s (tid %lld)%s", n, name, key, over);
   else if (thread)
-    r = qualify ? snprintf(buf, cap, "%.*s (tid %lld)%s", n, name, key, over)
-                : snprintf(buf, cap, "%.*s%s", n, name, over);
-  else if (tr->kind == ST_TRACK_ASYNC)
-    r = !len      ? snprintf(buf, cap, "async %lld", key)
-        : qualify ? snprintf(buf, cap, "%.*s (async %lld)", n, name, key)
-                  : snprintf(buf, cap, "%.*s", n, name);
-  else if (tr->kind == ST_TRACK_INSTANTS)
-    r = !len      ? snprintf(buf, cap, "instants")
-        : qualify ? snprintf(buf, cap, "%.*s (instants)", n, name)
-                  : snprintf(buf, cap, "%.*s", n, name);
+    r = snprintf(buf, cap, "%.*s (#%u)%s", n, name, place, over);
   else
-    r = !len      ? snprintf(buf, cap, "counter %lld", key)
-        : qualify ? snprintf(buf, cap, "%.*s (counter %lld)", n, name, key)
-                  : snprintf(buf, cap, "%.*s", n, name);
+    r = snprintf(buf, cap, "%.*s (%s #%u)", n, name, kind, place);
   return clamp_len(r, cap);
 }
 
@@ -88,7 +92,7 @@ st_track_labels *st_track_labels_create(const st_alloc *a, const st_trace *t) {
   const st_track *ts = st_trace_tracks(t, &nt);
   st_track_labels *tl = st_calloc(&al, 1, sizeof *tl);
   label_key *keys = st_calloc(&al, (size_t)nt + 1, sizeof *keys);
-  if (tl) tl->qualify = st_calloc(&al, (size_t)nt + 1, 1);
+  if (tl) tl->qualify = st_calloc(&al, (size_t)nt + 1, sizeof *tl->qualify);
   if (!tl || !keys || !tl->qualify) {
     st_free(&al, keys);
     if (tl) st_free(&al, tl->qualify);
@@ -106,14 +110,19 @@ st_track_labels *st_track_labels_create(const st_alloc *a, const st_trace *t) {
     keys[nk++] = (label_key){ts[i].process, i, hash_bytes(buf, n)};
   }
   qsort(keys, nk, sizeof *keys, key_cmp);
-  for (uint32_t i = 0; i + 1 < nk; i++) {
-    if (keys[i].process != keys[i + 1].process || keys[i].hash != keys[i + 1].hash) continue;
-    tl->qualify[keys[i].track] = tl->qualify[keys[i + 1].track] = 1;
+  /* runs of equal (section, label), in track order: places 1, 2, ... */
+  for (uint32_t i = 0, run = 0; i < nk; i++) {
+    int prev = i > 0 && keys[i].process == keys[i - 1].process && keys[i].hash == keys[i - 1].hash;
+    int next =
+        i + 1 < nk && keys[i + 1].process == keys[i].process && keys[i + 1].hash == keys[i].hash;
+    run = prev ? run + 1 : 1;
+    if (prev || next) tl->qualify[keys[i].track] = run;
   }
   /* an overflow track reads like its base track with "(overlaps)": the same qualifier */
   for (uint32_t i = 1; i < nt; i++)
-    if (ts[i].overflow && ts[i - 1].key == ts[i].key && ts[i - 1].process == ts[i].process)
-      tl->qualify[i] = tl->qualify[i] | tl->qualify[i - 1];
+    if (ts[i].overflow && !tl->qualify[i] && ts[i - 1].key == ts[i].key &&
+        ts[i - 1].process == ts[i].process)
+      tl->qualify[i] = tl->qualify[i - 1];
   st_free(&al, keys);
   return tl;
 }

@@ -9,9 +9,9 @@
  *     N", "counter N", "instants" for a process's instants), "(overlaps)"
  *     after an overflow track's.
  *   - When two labelled tracks of one section would read the same, each
- *     says what tells it apart: a thread its tid ("python (tid 7)"), an
- *     async group "(async N)", a counter "(counter N)", a process's
- *     instants "(instants)".
+ *     says what tells it apart: a thread its tid ("python (tid 7)"; its
+ *     place "(#2)" when the importer made the key up, a negative one),
+ *     other kinds their kind and place ("Frames (async #2)").
  * The labels are worked out once per trace (O(tracks log tracks)); reading
  * one is O(1) plus formatting.
  *

@@ -98,7 +98,7 @@ static void test_marker_lane_and_labels(void) {
   uint32_t p = st_builder_process(b, 10), q = st_builder_process(b, 20);
   /* created instants first, and with a lower sort key than the slices' */
   uint32_t mk = st_builder_track(b, p, ST_TRACK_INSTANTS, 7, py);
-  uint32_t as = st_builder_track(b, p, ST_TRACK_ASYNC, 3, py);
+  uint32_t as = st_builder_track(b, p, ST_TRACK_ASYNC, 55, py);
   uint32_t t7 = st_builder_track(b, p, ST_TRACK_SLICES, 7, py);
   uint32_t t8 = st_builder_track(b, p, ST_TRACK_SLICES, 8, py);
   uint32_t pi = st_builder_track(b, p, ST_TRACK_INSTANTS, -1, 0); /* the process's own */
@@ -131,7 +131,7 @@ static void test_marker_lane_and_labels(void) {
   uint32_t n;
   const st_layout_item *it = st_layout_items(l, &n);
   char buf[320];
-  const char *want[] = {"python (tid 7)", "python (tid 8)", "python (async 3)",
+  const char *want[] = {"python (tid 7)", "python (tid 8)", "python (async #3)",
                         "instants",       "Steps",          "Ops"};
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
