@@ -879,7 +879,7 @@ unsigned st_ui_search_step(st_ui *ui, int dir) {
 
 unsigned st_ui_search_box_key(st_ui *ui, const char *key, unsigned mods) {
   if (!ui || !key) return 0;
-  if (!strcmp(key, "Escape")) return ST_UI_HANDLED | ST_UI_FOCUS_TIMELINE;
+  if (!strcmp(key, "Escape")) return ST_UI_HANDLED | ST_UI_TO_TIMELINE;
   if (mods & (ST_MOD_CTRL | ST_MOD_META | ST_MOD_ALT)) return 0;
   int steps = search_key_steps(ui, key, mods);
   if (steps) return st_ui_search_step(ui, steps);

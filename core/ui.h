@@ -26,7 +26,7 @@
  *       active, Enter / shift+Enter step to the next / previous match and
  *       PageDown / PageUp ten at a time (st_ui_search_step).
  *   search_box_key(key, mods): the same keys typed in the front end's
- *       search box; Esc there leaves the box (ST_UI_FOCUS_TIMELINE) and
+ *       search box; Esc there leaves the box (ST_UI_TO_TIMELINE) and
  *       keeps the search and selection, so a second Esc clears them.
  * Every call returns ST_UI_* bits saying what changed, so the front end
  * redraws only when needed and refreshes only the panels concerned;
@@ -64,20 +64,20 @@ enum { ST_BUTTON_LEFT = 1, ST_BUTTON_RIGHT = 2, ST_BUTTON_MIDDLE = 4 };
 
 /* What an input call changed. */
 enum {
-  ST_UI_HANDLED = 1u << 0,        /* the event was used */
-  ST_UI_REDRAW = 1u << 1,         /* the timeline must be redrawn */
-  ST_UI_VIEW = 1u << 2,           /* time window or scroll changed */
-  ST_UI_SELECTION = 1u << 3,      /* the selection changed */
-  ST_UI_HOVER = 1u << 4,          /* the hovered thing changed */
-  ST_UI_TOOL = 1u << 5,           /* the tool changed */
-  ST_UI_MARK = 1u << 6,           /* the timing mark changed */
-  ST_UI_SEARCH = 1u << 7,         /* search query, matches or current match changed */
-  ST_UI_FOCUS_SEARCH = 1u << 8,   /* the user asked for the search box */
-  ST_UI_HELP = 1u << 9,           /* the help overlay was toggled */
-  ST_UI_ANIMATING = 1u << 10,     /* keys are held: call st_ui_tick on the next frame */
-  ST_UI_LAYOUT = 1u << 11,        /* sections were collapsed or expanded */
-  ST_UI_FLOWS = 1u << 12,         /* flow arrows were turned on or off */
-  ST_UI_FOCUS_TIMELINE = 1u << 13 /* the search box hands the keys back to the timeline */
+  ST_UI_HANDLED = 1u << 0,      /* the event was used */
+  ST_UI_REDRAW = 1u << 1,       /* the timeline must be redrawn */
+  ST_UI_VIEW = 1u << 2,         /* time window or scroll changed */
+  ST_UI_SELECTION = 1u << 3,    /* the selection changed */
+  ST_UI_HOVER = 1u << 4,        /* the hovered thing changed */
+  ST_UI_TOOL = 1u << 5,         /* the tool changed */
+  ST_UI_MARK = 1u << 6,         /* the timing mark changed */
+  ST_UI_SEARCH = 1u << 7,       /* search query, matches or current match changed */
+  ST_UI_FOCUS_SEARCH = 1u << 8, /* the user asked for the search box */
+  ST_UI_HELP = 1u << 9,         /* the help overlay was toggled */
+  ST_UI_ANIMATING = 1u << 10,   /* keys are held: call st_ui_tick on the next frame */
+  ST_UI_LAYOUT = 1u << 11,      /* sections were collapsed or expanded */
+  ST_UI_FLOWS = 1u << 12,       /* flow arrows were turned on or off */
+  ST_UI_TO_TIMELINE = 1u << 13  /* the search box hands the keys back to the timeline */
 };
 
 typedef struct st_ui st_ui;
@@ -177,7 +177,7 @@ unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64
  * the match reached and reveals it (st_ui_reveal). */
 unsigned st_ui_search_step(st_ui *ui, int dir);
 /* A key pressed in the search box: Enter / shift+Enter step one match,
- * PageDown / PageUp ten; Escape returns ST_UI_FOCUS_TIMELINE (the search
+ * PageDown / PageUp ten; Escape returns ST_UI_TO_TIMELINE (the search
  * and selection stay). 0 for keys the box types itself. */
 unsigned st_ui_search_box_key(st_ui *ui, const char *key, unsigned mods);
 st_event_ref st_ui_search_current(const st_ui *ui);

@@ -608,7 +608,7 @@ static void test_search_reveals_and_keys(void) {
   CHECK(st_ui_search_box_key(ui, "Enter", ST_MOD_CTRL) == 0);
   /* Esc in the box: the keys go back, nothing is cleared */
   ch = st_ui_search_box_key(ui, "Escape", 0);
-  CHECK((ch & ST_UI_FOCUS_TIMELINE) && !(ch & (ST_UI_SEARCH | ST_UI_SELECTION)));
+  CHECK((ch & ST_UI_TO_TIMELINE) && !(ch & (ST_UI_SEARCH | ST_UI_SELECTION)));
   CHECK(st_find_active(st_ui_find(ui)) && st_selection_count(st_ui_selection(ui)) == 1);
   /* f then acts on the match; W zooms further */
   st_ui_fit(ui);
