@@ -94,7 +94,12 @@ int st_perfetto_has_trace(const st_perfetto_importer *im);
  * state clears into as (an ST_ARGS_PERFETTO source; see argsrc.h). Call
  * before the first push; as must outlive the import. */
 void st_perfetto_set_args_source(st_perfetto_importer *im, st_argsrc *as);
-/* {"skipped_packet_fields": {"<field number>": count, ...}} or "{}". */
+/* What the trace holds that is not shown, for the page's "not shown" line
+ * and Info: {"not_shown": {"packets": N, "kinds": {"android_log": n, ...},
+ * "ftrace_events": n, "nothing_shown": bool}}, or "{}" when everything is
+ * shown. Valid until destroy. */
 const char *st_perfetto_metadata_json(const st_perfetto_importer *im);
+/* Packets and ftrace events not shown (the sum of the above). */
+uint64_t st_perfetto_not_shown(const st_perfetto_importer *im);
 
 #endif
