@@ -503,6 +503,8 @@ void st_perfetto_destroy(st_perfetto_importer *im) {
   st_free(&a, im->track_seen.v);
   st_free(&a, im->proc_seen.v);
   st_free(&a, im->fevs);
+  st_free(&a, im->runs);
+  st_free(&a, im->run_tmp);
   for (uint32_t i = 0; i < im->nthr; i++) st_free(&a, im->thr[i].stack);
   st_free(&a, im->thr);
   st_u64map_free(&im->thr_map, &a);

@@ -423,14 +423,16 @@ st_code pf_read_ftrace_bundle(st_perfetto_importer *im, st_pb_reader *r, const s
     return pf_nomem(im, bf->offset, err);
   im->has_trace = 1;
   uint64_t pkt_src = im->pkt_src;
-  while ((k = st_pb_next(&d0, &f, err)) > 0) {
-    st_code c = ST_OK;
+  size_t first = im->nfevs;
+  st_code c = ST_OK;
+  while (c == ST_OK && (k = st_pb_next(&d0, &f, err)) > 0) {
     if (f.num == 2 && f.wire == ST_PB_LEN)
       c = read_event(im, (uint32_t)cpu, clock, &d0, &f, im->in_compressed ? pkt_src : f.offset,
                      err);
     else if (f.num == 4 && f.wire == ST_PB_LEN)
       c = read_compact(im, (uint32_t)cpu, clock, &d0, &f, pkt_src, err);
-    if (c != ST_OK) return c;
   }
+  pf_sched_close_run(im, (uint32_t)cpu, first); /* what was read before an error stays */
+  if (c != ST_OK) return c;
   return k < 0 ? ST_ERR_PROTO : ST_OK;
 }

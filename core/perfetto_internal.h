@@ -101,6 +101,12 @@ _Static_assert(sizeof(fev) == 32 + 8, "fev is 40 bytes");
 /* name priorities: a later name replaces an earlier one of lower or equal priority */
 enum { NAME_NONE = 0, NAME_FTRACE = 1, NAME_PROCESS_TREE = 2, NAME_DESCRIPTOR = 3 };
 
+typedef struct frun { /* the staged records of one bundle, sorted by time */
+  size_t start, end;
+  int64_t first, last;
+  uint32_t cpu;
+} frun;
+
 typedef struct pthr { /* a thread (tid) known from any source */
   int64_t tid, tgid;  /* tgid: -1 until known */
   uint32_t name;
@@ -178,6 +184,10 @@ struct st_perfetto_importer {
   /* system data */
   fev *fevs;
   size_t nfevs, cap_fevs;
+  frun *runs; /* one per bundle: each CPU's runs follow each other in time */
+  size_t nruns, cap_runs;
+  fev *run_tmp; /* scratch for sorting one bundle's records */
+  size_t cap_run_tmp;
   pthr *thr;
   uint32_t nthr, cap_thr;
   st_u64map thr_map; /* tid -> index */
@@ -239,6 +249,9 @@ st_code pf_read_ftrace_bundle(st_perfetto_importer *im, st_pb_reader *r, const s
                               uint64_t seq, st_error *err);
 
 /* ---- perfetto_sched.c ---- */
+/* Sorts the records staged since `start` (one bundle of CPU cpu) by time
+ * and records them as a run. */
+void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start);
 /* Replays the staged records: CPU slices, thread states, atrace slices. */
 void pf_sched_finish(st_perfetto_importer *im);
 

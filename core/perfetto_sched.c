@@ -52,6 +52,127 @@ static void sort_fevs(fev *v, fev *tmp, size_t n) {
   if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
+void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start) {
+  size_t n = im->nfevs - start;
+  if (!n) return;
+  if (n > im->cap_run_tmp) {
+    fev *p = st_realloc_array(&im->alloc, im->run_tmp, n, sizeof *p);
+    if (!p) {
+      im->nomem = 1;
+      return;
+    }
+    im->run_tmp = p;
+    im->cap_run_tmp = n;
+  }
+  sort_fevs(im->fevs + start, im->run_tmp, n);
+  if (im->nruns == im->cap_runs) {
+    size_t cap = im->cap_runs ? im->cap_runs * 2 : 256;
+    frun *p = st_realloc_array(&im->alloc, im->runs, cap, sizeof *p);
+    if (!p) {
+      im->nomem = 1;
+      return;
+    }
+    im->runs = p;
+    im->cap_runs = cap;
+  }
+  im->runs[im->nruns++] =
+      (frun){start, im->nfevs, im->fevs[start].ts, im->fevs[im->nfevs - 1].ts, cpu};
+}
+
+/* The replay order: every record by (time, arrival). Each CPU's runs
+ * follow each other in time in real traces, so merging the CPUs' streams
+ * (a heap of one cursor per CPU) is enough: O(n log cpus). If a CPU's runs
+ * overlap (out-of-order bundles), the whole array is merge-sorted instead
+ * (the same order). Returns the order (indices into fevs), NULL if out of
+ * memory; *identity = 1 when the array itself is in order. */
+typedef struct cursor {
+  size_t run, at; /* run index in `runs_of` order, record index */
+  uint32_t cpu;
+} cursor;
+
+static int cur_less(const fev *v, const cursor *a, const cursor *b) {
+  const fev *x = &v[a->at], *y = &v[b->at];
+  return x->ts != y->ts ? x->ts < y->ts : a->at < b->at;
+}
+
+static uint32_t *replay_order(st_perfetto_importer *im, int *identity) {
+  size_t n = im->nfevs, nr = im->nruns;
+  fev *v = im->fevs;
+  *identity = 0;
+  /* runs grouped by CPU, in arrival order */
+  size_t *by = st_malloc(&im->alloc, (nr + 1) * sizeof *by);
+  uint32_t ncpu = 0;
+  for (size_t i = 0; i < nr; i++)
+    if (im->runs[i].cpu + 1 > ncpu) ncpu = im->runs[i].cpu + 1;
+  size_t *first = st_calloc(&im->alloc, (size_t)ncpu + 2, sizeof *first);
+  cursor *heap = st_malloc(&im->alloc, ((size_t)ncpu + 1) * sizeof *heap);
+  uint32_t *ord = n < UINT32_MAX ? st_malloc(&im->alloc, n * sizeof *ord) : NULL;
+  int ok = by && first && heap && ord;
+  if (ok) {
+    for (size_t i = 0; i < nr; i++) first[im->runs[i].cpu + 1]++;
+    for (uint32_t c = 0; c <= ncpu; c++) first[c + 1] += first[c];
+    for (size_t i = 0; i < nr; i++) by[first[im->runs[i].cpu]++] = i;
+    for (uint32_t c = ncpu + 1; c > 0; c--) first[c] = first[c - 1];
+    first[0] = 0;
+    for (uint32_t c = 0; c < ncpu && ok; c++)
+      for (size_t j = first[c] + 1; j < first[c + 1]; j++)
+        if (im->runs[by[j]].first < im->runs[by[j - 1]].last) ok = 0; /* overlap */
+  }
+  if (ok) {
+    size_t nh = 0;
+    for (uint32_t c = 0; c < ncpu; c++)
+      if (first[c] < first[c + 1]) {
+        cursor cu = {first[c], im->runs[by[first[c]]].start, c};
+        size_t i = nh++;
+        while (i && cur_less(v, &cu, &heap[(i - 1) / 2]))
+          heap[i] = heap[(i - 1) / 2], i = (i - 1) / 2;
+        heap[i] = cu;
+      }
+    size_t k = 0;
+    while (nh) {
+      cursor cu = heap[0];
+      ord[k++] = (uint32_t)cu.at;
+      /* advance: next record of the run, else the CPU's next run */
+      const frun *r = &im->runs[by[cu.run]];
+      if (++cu.at == r->end) {
+        if (++cu.run < first[cu.cpu + 1])
+          cu.at = im->runs[by[cu.run]].start;
+        else
+          cu = heap[--nh];
+      }
+      /* sift down */
+      size_t i = 0;
+      for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < nh && cur_less(v, &heap[l], &cu)) m = l;
+        if (l + 1 < nh && cur_less(v, &heap[l + 1], m == i ? &cu : &heap[l])) m = l + 1;
+        if (m == i) break;
+        heap[i] = heap[m];
+        i = m;
+      }
+      if (nh) heap[i] = cu;
+    }
+    ok = k == n; /* every record is in a run */
+  }
+  if (!ok && ord) { /* a full stable sort: the same order */
+    fev *tmp = st_malloc(&im->alloc, n * sizeof *tmp);
+    if (tmp) {
+      sort_fevs(v, tmp, n);
+      st_free(&im->alloc, tmp);
+      *identity = 1;
+      ok = 1;
+    }
+  }
+  st_free(&im->alloc, by);
+  st_free(&im->alloc, first);
+  st_free(&im->alloc, heap);
+  if (!ok) {
+    st_free(&im->alloc, ord);
+    return NULL;
+  }
+  return ord;
+}
+
 typedef struct replay {
   st_perfetto_importer *im;
   pcpu *cpus;
@@ -251,16 +372,16 @@ void pf_sched_finish(st_perfetto_importer *im) {
   size_t n = im->nfevs;
   if (!n) return;
   fev *v = im->fevs;
-  fev *tmp = st_malloc(&im->alloc, n * sizeof *tmp);
-  if (!tmp) {
+  int identity;
+  uint32_t *ord = replay_order(im, &identity);
+  if (!ord) {
     im->nomem = 1;
     return;
   }
-  sort_fevs(v, tmp, n);
-  st_free(&im->alloc, tmp);
+#define AT(i) (identity ? &v[i] : &v[ord[i]])
   /* pass 1: who belongs to which process, and thread names, in time order */
   for (size_t i = 0; i < n; i++) {
-    const fev *e = &v[i];
+    const fev *e = AT(i);
     if (e->kind == FEV_NEWTASK) {
       pthr *creator = pf_thread(im, e->a);
       int64_t ctgid = creator ? (creator->tgid >= 0 ? creator->tgid : creator->tid) : e->a;
@@ -291,7 +412,7 @@ void pf_sched_finish(st_perfetto_importer *im) {
   for (unsigned s = 1; s < TS_COUNT; s++)
     rp.state_name[s] = pf_intern(im, pf_state_name(s), strlen(pf_state_name(s)));
   for (size_t i = 0; i < n && !im->nomem; i++) {
-    const fev *e = &v[i];
+    const fev *e = AT(i);
     switch (e->kind) {
     case FEV_SWITCH: on_switch(&rp, e); break;
     case FEV_WAKING: {
@@ -333,10 +454,16 @@ void pf_sched_finish(st_perfetto_importer *im) {
   for (uint32_t i = 0; i < rp.nasync; i++)
     async_emit(&rp, &rp.async[i], rp.async[i].ts, 0, ST_EV_UNFINISHED);
 out:
+#undef AT
+  st_free(&im->alloc, ord);
   st_free(&im->alloc, rp.cpus);
   st_free(&im->alloc, rp.cpu_bt);
   st_free(&im->alloc, rp.async);
   st_free(&im->alloc, im->fevs);
+  st_free(&im->alloc, im->runs);
+  st_free(&im->alloc, im->run_tmp);
   im->fevs = NULL;
-  im->nfevs = im->cap_fevs = 0;
+  im->runs = NULL;
+  im->run_tmp = NULL;
+  im->nfevs = im->cap_fevs = im->nruns = im->cap_runs = im->cap_run_tmp = 0;
 }
