@@ -512,6 +512,146 @@ static void test_clock_graph(void) {
   st_pclock_destroy(pc);
 }
 
+/* A packet at ts holding message m as field num (sequence 1). */
+static void ts_packet(enc *t, uint64_t ts, uint32_t num, const enc *m) {
+  enc pk = {0};
+  enc_u(&pk, 8, ts);
+  enc_u(&pk, 10, 1);
+  enc_msg(&pk, num, m);
+  packet(t, &pk);
+  enc_free(&pk);
+}
+
+static void frame(enc *t, uint64_t ts, uint32_t kind, int64_t cookie, int64_t token, uint32_t pid) {
+  enc f = {0}, m = {0};
+  enc_i(&f, 1, cookie);
+  if (kind != 5) {
+    enc_i(&f, 2, token);
+    enc_u(&f, kind <= 2 ? 3 : 4, pid);
+  }
+  enc_msg(&m, kind, &f);
+  ts_packet(t, ts, 76, &m);
+  enc_free(&f);
+  enc_free(&m);
+}
+
+static void track_desc(enc *t, uint64_t uuid, uint64_t parent, const char *name, int order,
+                       int rank) {
+  enc pk = {0}, d = {0};
+  enc_u(&d, 1, uuid);
+  if (parent) enc_u(&d, 5, parent);
+  enc_str(&d, 2, name);
+  if (order) enc_u(&d, 11, (uint64_t)order);
+  if (rank) enc_i(&d, 12, rank);
+  enc_msg(&pk, 60, &d);
+  packet(t, &pk);
+  enc_free(&pk);
+  enc_free(&d);
+}
+
+static void test_system_more(void) {
+  enc t = {0}, ev = {0}, m = {0}, sub = {0};
+  /* FrameTimeline: expected / actual display frames of pid 100 */
+  frame(&t, 5000, 1, 1, 42, 100);
+  frame(&t, 6000, 2, 2, 42, 100);
+  frame(&t, 9000, 5, 1, 0, 0);
+  frame(&t, 10000, 5, 2, 0, 0);
+  frame(&t, 10000, 5, 99, 0, 0); /* an end without a start */
+  /* ProcessStats: rss 2048 kB, oom_score_adj -100 */
+  enc_u(&sub, 1, 100);
+  enc_u(&sub, 3, 2048);
+  enc_i(&sub, 10, -100);
+  enc_msg(&m, 1, &sub);
+  ts_packet(&t, 7000, 9, &m);
+  enc_reset(&m);
+  enc_reset(&sub);
+  /* SysStats: MemTotal 4000000 kB */
+  enc_u(&sub, 1, 1);
+  enc_u(&sub, 2, 4000000);
+  enc_msg(&m, 1, &sub);
+  ts_packet(&t, 7000, 7, &m);
+  enc_reset(&m);
+  enc_reset(&sub);
+  /* atrace async and instant; a thread renamed (no process tree names it) */
+  ev_print(&ev, 2000, 100, "S|100|load|7\n");
+  ev_print(&ev, 2500, 100, "I|100|mark\n");
+  ev_print(&ev, 3000, 100, "F|100|load|7\n");
+  ev_print(&ev, 3100, 100, "not atrace at all\n");
+  enc_u(&sub, 1, 100);
+  enc_str(&sub, 2, "old");
+  enc_str(&sub, 3, "renamed");
+  fevent(&ev, 1500, 100, 236, &sub);
+  enc_reset(&sub);
+  bundle_packet(&t, 0, &ev);
+  /* track trees ordered by their parent's child_ordering */
+  track_desc(&t, 1, 0, "lex", 1, 0);
+  track_desc(&t, 2, 1, "b", 0, 0);
+  track_desc(&t, 3, 1, "a", 0, 0);
+  track_desc(&t, 4, 0, "explicit", 3, 0);
+  track_desc(&t, 5, 4, "first", 0, 9);
+  track_desc(&t, 6, 4, "second", 0, -3);
+  for (uint64_t u = 2; u <= 6; u++) {
+    if (u == 4) continue;
+    enc pk = {0}, e = {0};
+    enc_u(&pk, 8, 4000);
+    enc_u(&pk, 10, 1);
+    enc_u(&e, 9, 3);
+    enc_u(&e, 11, u);
+    enc_str(&e, 23, "x");
+    enc_msg(&pk, 11, &e);
+    packet(&t, &pk);
+    enc_free(&pk);
+    enc_free(&e);
+  }
+  st_error err;
+  st_stats stats;
+  char meta[1024];
+  st_trace *tr = tu_load(t.p, t.n, 11, "more.pftrace", &err, &stats, meta, sizeof meta);
+  CHECK(tr != NULL);
+  if (tr) {
+    char row[512];
+    CHECK_EQ_INT(st_trace_origin_ns(tr), 2000); /* the rename at 1500 draws nothing */
+    row_text(tr, "Expected Timeline", row, sizeof row);
+    CHECK_EQ_STR(row, "3000+4000 42");
+    row_text(tr, "Actual Timeline", row, sizeof row);
+    CHECK_EQ_STR(row, "4000+4000 42");
+    row_text(tr, "load", row, sizeof row);
+    CHECK_EQ_STR(row, "0+1000 load");
+    row_text(tr, "renamed 100", row, sizeof row);
+    CHECK_EQ_STR(row, "500+0 mark");
+    uint32_t nc, np, nt;
+    const st_counter *cs = st_trace_counters(tr, &nc);
+    const st_process *ps = st_trace_processes(tr, &np);
+    const st_track *ts = st_trace_tracks(tr, &nt);
+    const st_track *rss = track_named(tr, "mem.rss"), *oom = track_named(tr, "oom_score_adj");
+    const st_track *tot = track_named(tr, "mem.total");
+    CHECK(rss && oom && tot);
+    if (rss && oom && tot) {
+      CHECK(cs[rss->counter].value[0] == 2048.0 * 1024);
+      CHECK(cs[oom->counter].value[0] == -100.0);
+      CHECK(cs[tot->counter].value[0] == 4000000.0 * 1024);
+      CHECK_EQ_INT(ps[rss->process].pid, 100);
+      CHECK_EQ_STR(str(tr, ps[tot->process].name), "System");
+    }
+    /* the process without a cmdline is named after its main thread */
+    CHECK_EQ_STR(str(tr, ps[rss ? rss->process : 0].name), "renamed");
+    /* child ordering: lexicographic a, b; explicit by rank: second (-3), first (9) */
+    const st_track *a = track_named(tr, "a"), *b = track_named(tr, "b");
+    const st_track *first = track_named(tr, "first"), *second = track_named(tr, "second");
+    CHECK(a && b && first && second && a < b && second < first);
+    (void)ts;
+    (void)nt;
+    CHECK(warned(&stats, "perfetto_frame_end_without_start", 1));
+    CHECK(warned(&stats, "perfetto_atrace_unparsed", 0) == 0); /* a plain print is not atrace */
+    CHECK(strstr(meta, "\"ftrace_events\": 1") != NULL);
+    st_trace_destroy(tr);
+  }
+  enc_free(&t);
+  enc_free(&ev);
+  enc_free(&m);
+  enc_free(&sub);
+}
+
 static void test_nothing_shown(void) {
   enc t = {0}, pk = {0};
   for (int i = 0; i < 3; i++) {
@@ -586,6 +726,7 @@ static void test_hostile(void) {
 int main(void) {
   RUN(test_system);
   RUN(test_details);
+  RUN(test_system_more);
   RUN(test_clocks);
   RUN(test_clock_graph);
   RUN(test_nothing_shown);
