@@ -510,7 +510,7 @@ void st_perfetto_destroy(st_perfetto_importer *im) {
   st_u64map_free(&im->thr_map, &a);
   st_free(&a, im->procs);
   st_u64map_free(&im->proc_map, &a);
-  st_free(&a, im->cpu_seen);
+  st_free(&a, im->frames);
   st_free(&a, im->zbuf);
   st_free(&a, im->meta_json);
   st_free(&a, im);

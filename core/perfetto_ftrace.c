@@ -236,7 +236,6 @@ static st_code read_event(st_perfetto_importer *im, uint32_t cpu, uint64_t clock
     x.tid = i32(v[6]);
     x.str = pf_intern(im, s[5], sl[5]);
     if (sl[1]) pf_thread_name(im, i32(v[2]), pf_intern(im, s[1], sl[1]), NAME_FTRACE);
-    im->sched_events++;
     stage(im, &x);
     break;
   case EV_CPU_FREQ: cpu_counter(im, (uint32_t)v[2], 0, ts, (double)(uint32_t)v[1], src); break;
@@ -252,7 +251,6 @@ static st_code read_event(st_perfetto_importer *im, uint32_t cpu, uint64_t clock
     x.tid = i32(v[2]);
     x.cpu = (uint16_t)(v[5] < ST_PERFETTO_MAX_CPUS ? v[5] : 0);
     x.str = pf_intern(im, s[1], sl[1]);
-    im->sched_events++;
     stage(im, &x);
     break;
   case EV_NEWTASK:
@@ -365,7 +363,6 @@ static st_code read_compact(st_perfetto_importer *im, uint32_t cpu, uint64_t clo
         x.a = -1; /* the previous thread is whoever ran on this CPU */
         x.b = pf_state_from_prev(st_pb_i64(vx));
       }
-      im->sched_events++;
       stage(im, &x);
     }
   }

@@ -195,8 +195,6 @@ struct st_perfetto_importer {
   uint32_t nprocs, cap_procs;
   st_u64map proc_map;    /* pid -> index */
   uint32_t max_cpu;      /* highest CPU seen + 1 */
-  uint8_t *cpu_seen;     /* [ST_PERFETTO_MAX_CPUS]: 1 slices, 2 freq, 4 idle */
-  uint64_t sched_events; /* scheduling records staged (sched_switch / waking) */
   pframe *frames;
   uint32_t nframes, cap_frames;
   /* what is not shown */

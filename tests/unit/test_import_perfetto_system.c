@@ -549,7 +549,8 @@ static void track_desc(enc *t, uint64_t uuid, uint64_t parent, const char *name,
   enc_free(&d);
 }
 
-static void test_system_more(void) {
+/* FrameTimeline, ProcessStats, SysStats, atrace S/F/I, task_rename, child_ordering */
+static void build_more(enc *t_out) {
   enc t = {0}, ev = {0}, m = {0}, sub = {0};
   /* FrameTimeline: expected / actual display frames of pid 100 */
   frame(&t, 5000, 1, 1, 42, 100);
@@ -603,6 +604,15 @@ static void test_system_more(void) {
     enc_free(&pk);
     enc_free(&e);
   }
+  *t_out = t;
+  enc_free(&ev);
+  enc_free(&m);
+  enc_free(&sub);
+}
+
+static void test_system_more(void) {
+  enc t;
+  build_more(&t);
   st_error err;
   st_stats stats;
   char meta[1024];
@@ -647,9 +657,6 @@ static void test_system_more(void) {
     st_trace_destroy(tr);
   }
   enc_free(&t);
-  enc_free(&ev);
-  enc_free(&m);
-  enc_free(&sub);
 }
 
 static void test_nothing_shown(void) {
@@ -723,7 +730,28 @@ static void test_hostile(void) {
   enc_free(&cs);
 }
 
-int main(void) {
+/* `test_import_perfetto_system --write-fixtures DIR` writes the traces these
+ * tests build to DIR (tests/fixtures/perfetto_system*.pftrace: fuzz seeds). */
+static int write_fixtures(const char *dir) {
+  enc a, b;
+  build_system(&a);
+  build_more(&b);
+  char path[1024];
+  int bad = 0;
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/perfetto_system%s.pftrace", dir, k ? "_more" : "");
+    FILE *f = fopen(path, "wb");
+    const enc *e = k ? &b : &a;
+    bad |= !f || fwrite(e->p, 1, e->n, f) != e->n;
+    if (f) bad |= fclose(f) != 0;
+  }
+  enc_free(&a);
+  enc_free(&b);
+  return bad;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--write-fixtures")) return write_fixtures(argv[2]);
   RUN(test_system);
   RUN(test_details);
   RUN(test_system_more);
