@@ -421,14 +421,17 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
    * else the sequence's default; 0 means the trace clock itself) */
   int64_t tns = 0;
   int ts_ok = 1;
-  if (has_ts && (has_ev || has_pstats || has_sstats || has_frame)) {
+  if (has_ts) {
     uint32_t id = has_clock ? clock : s->has_def_clock ? s->def_clock : 0;
+    int used = has_ev || has_pstats || has_sstats || has_frame;
     if (id >= 64 && id < 128 && seq_id == 0) {
-      st_stats_warn(im->stats, "perfetto_sequence_clock_without_sequence", src);
+      if (used) st_stats_warn(im->stats, "perfetto_sequence_clock_without_sequence", src);
       ts_ok = 0;
-    } else {
+    } else if (used) {
       ts_ok =
           pf_to_trace(im, id ? pf_clock_id(seq_id, id) : im->trace_clock, st_pb_i64(ts), src, &tns);
+    } else if (id) { /* nothing shown, but an incremental clock still advances */
+      st_pclock_to_ns(im->clocks, pf_clock_id(seq_id, id), st_pb_i64(ts), &tns);
     }
   }
   if (has_pstats && ts_ok && (c = pf_read_process_stats(im, &pr, &pstats, tns, src, err)) != ST_OK)

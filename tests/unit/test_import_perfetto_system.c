@@ -426,7 +426,18 @@ static void test_clocks(void) {
   tev_clock(&t, 1, 1000, 3, "mono before");    /* before both: the first, 6000 */
   tev_clock(&t, 1, 1000005000, 1, "realtime"); /* snapshot 1: 15000 */
   tev_clock(&t, 7, 1, 64, "seq +1us");         /* 6 us = MONO 6000 -> 11000 */
-  tev_clock(&t, 7, 10, 64, "seq +10us");       /* 16 us = MONO 16000 -> 22000 */
+  {
+    /* a packet of sequence 7 that shows nothing still advances its
+     * incremental clock: +3 us */
+    enc e = {0};
+    enc_u(&e, 8, 3);
+    enc_u(&e, 58, 64);
+    enc_u(&e, 10, 7);
+    enc_bytes(&e, 39, "\x0a\x00", 2);
+    packet(&t, &e);
+    enc_free(&e);
+  }
+  tev_clock(&t, 7, 7, 64, "seq +10us");        /* 6 + 3 + 7 us = MONO 16000 -> 22000 */
   tev_clock(&t, 1, 500, 200, "unknown clock"); /* no snapshot: dropped */
   tev_clock(&t, 9, 3, 64, "seq 9 clock 64");   /* another sequence's 64: dropped */
   /* sequence 8: TracePacketDefaults say MONOTONIC */
