@@ -240,6 +240,7 @@ void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uin
              uint32_t cat, uint64_t src, uint8_t flags);
 void pf_close_track_events(st_perfetto_importer *im);
 void pf_order_tracks(st_perfetto_importer *im);
+void pf_name_unnamed_tracks(st_perfetto_importer *im);
 void pf_seq_clear(pseq *s);
 
 /* ---- perfetto_ftrace.c ---- */

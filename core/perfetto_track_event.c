@@ -692,3 +692,38 @@ void pf_close_track_events(st_perfetto_importer *im) {
     }
   }
 }
+
+/* A custom or counter track without a name is labelled after the thread or
+ * process it belongs to ("name tid", "name pid"), as ui.perfetto.dev does,
+ * not "track <uuid>" (that stays for tracks with no owner and no name). */
+void pf_name_unnamed_tracks(st_perfetto_importer *im) {
+  for (uint32_t i = 0; i < im->ntracks; i++) {
+    const ptrack *t = &im->tracks[i];
+    if (t->btrack == UINT32_MAX || t->kind == TK_THREAD || t->name != ST_STR_EMPTY) continue;
+    uint32_t cur = t->has_parent ? st_u64map_get(&im->track_map, t->parent) : ST_U64MAP_NONE;
+    for (int hops = 0; hops < 64 && cur != ST_U64MAP_NONE; hops++) {
+      const ptrack *u = &im->tracks[cur];
+      if (u->kind == TK_THREAD || u->kind == TK_PROCESS) {
+        int64_t id = u->kind == TK_THREAD ? u->tid : u->pid;
+        uint32_t ni = u->kind == TK_THREAD ? st_u64map_get(&im->thr_map, (uint64_t)id)
+                                           : st_u64map_get(&im->proc_map, (uint64_t)id);
+        uint32_t nm = ni == ST_U64MAP_NONE   ? ST_STR_EMPTY
+                      : u->kind == TK_THREAD ? im->thr[ni].name
+                                             : im->procs[ni].name;
+        size_t n;
+        const char *sn = st_strtab_get(im->strs, nm, &n);
+        char tmp[320];
+        int m =
+            n ? snprintf(tmp, sizeof tmp, "%.*s %lld", (int)(n > 256 ? 256 : n), sn, (long long)id)
+              : snprintf(tmp, sizeof tmp, "%s %lld", u->kind == TK_THREAD ? "Thread" : "Process",
+                         (long long)id);
+        if (m > 0)
+          st_builder_track_name(
+              im->b, t->btrack,
+              pf_intern(im, tmp, (size_t)m < sizeof tmp ? (size_t)m : sizeof tmp - 1));
+        break;
+      }
+      cur = u->has_parent ? st_u64map_get(&im->track_map, u->parent) : ST_U64MAP_NONE;
+    }
+  }
+}

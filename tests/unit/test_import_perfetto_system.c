@@ -596,14 +596,33 @@ static void build_more(enc *t_out) {
   enc_reset(&sub);
   bundle_packet(&t, 0, &ev);
   /* track trees ordered by their parent's child_ordering */
+  {
+    /* an unnamed track under thread 100 (renamed below): labelled after it */
+    enc pk = {0}, d = {0}, th = {0};
+    enc_u(&d, 1, 50);
+    enc_u(&th, 1, 100);
+    enc_u(&th, 2, 100);
+    enc_msg(&d, 4, &th);
+    enc_msg(&pk, 60, &d);
+    packet(&t, &pk);
+    enc_reset(&pk);
+    enc_reset(&d);
+    enc_u(&d, 1, 51);
+    enc_u(&d, 5, 50);
+    enc_msg(&pk, 60, &d);
+    packet(&t, &pk);
+    enc_free(&pk);
+    enc_free(&d);
+    enc_free(&th);
+  }
   track_desc(&t, 1, 0, "lex", 1, 0);
   track_desc(&t, 2, 1, "b", 0, 0);
   track_desc(&t, 3, 1, "a", 0, 0);
   track_desc(&t, 4, 0, "explicit", 3, 0);
   track_desc(&t, 5, 4, "first", 0, 9);
   track_desc(&t, 6, 4, "second", 0, -3);
-  for (uint64_t u = 2; u <= 6; u++) {
-    if (u == 4) continue;
+  for (uint64_t u = 2; u <= 51; u++) {
+    if (u == 4 || (u > 6 && u < 51)) continue;
     enc pk = {0}, e = {0};
     enc_u(&pk, 8, 4000);
     enc_u(&pk, 10, 1);
@@ -638,8 +657,21 @@ static void test_system_more(void) {
     CHECK_EQ_STR(row, "4000+4000 42");
     row_text(tr, "load", row, sizeof row);
     CHECK_EQ_STR(row, "0+1000 load");
-    row_text(tr, "renamed 100", row, sizeof row);
-    CHECK_EQ_STR(row, "500+0 mark");
+    /* thread 100's track (key = tid) holds the instant; the unnamed track
+     * under thread 100 is labelled after it too, not "track 51" */
+    const st_track *thr100 = NULL, *un = NULL;
+    {
+      uint32_t ntr, nrw;
+      const st_track *all = st_trace_tracks(tr, &ntr);
+      const st_row *rw = st_trace_rows(tr, &nrw);
+      for (uint32_t q = 0; q < ntr; q++)
+        if (!strcmp(str(tr, all[q].name), "renamed 100"))
+          *(all[q].key == 100 ? &thr100 : &un) = &all[q];
+      CHECK(thr100 && un);
+      if (thr100) CHECK_EQ_STR(str(tr, rw[thr100->first_row].name[0]), "mark");
+      if (un) CHECK_EQ_STR(str(tr, rw[un->first_row].name[0]), "x");
+    }
+    CHECK(track_named(tr, "track 51") == NULL);
     uint32_t nc, np, nt;
     const st_counter *cs = st_trace_counters(tr, &nc);
     const st_process *ps = st_trace_processes(tr, &np);
