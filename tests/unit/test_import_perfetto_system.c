@@ -773,6 +773,41 @@ static void test_hostile(void) {
   enc_free(&cs);
 }
 
+/* The system trace inside compressed_packets (TracePacket 50, zlib): the
+ * same picture; its events' src is the compressed packet's, so details on
+ * selection are not offered for them (no end src either). */
+static void test_compressed(void) {
+  enc t, outer = {0}, pk = {0};
+  build_system(&t);
+  size_t zn;
+  unsigned char *z = tu_deflate(t.p, t.n, 15, &zn);
+  enc_bytes(&pk, 50, z, zn);
+  packet(&outer, &pk);
+  free(z);
+  st_error err;
+  st_stats stats;
+  st_trace *a = tu_load(t.p, t.n, 64, "plain.pftrace", &err, &stats, NULL, 0);
+  st_trace *b = tu_load(outer.p, outer.n, 5, "z.pftrace", &err, &stats, NULL, 0);
+  CHECK(a && b);
+  if (a && b) {
+    const char *tracks[] = {"CPU 0", "CPU 2", "app 100 state", "kid 102 state", "app 100"};
+    for (int i = 0; i < 5; i++) {
+      char ra[512], rb[512];
+      row_text(a, tracks[i], ra, sizeof ra);
+      row_text(b, tracks[i], rb, sizeof rb);
+      CHECK_EQ_STR(ra, rb);
+    }
+    size_t npairs;
+    st_trace_end_srcs(b, &npairs);
+    CHECK_EQ_INT(npairs, 0);
+  }
+  st_trace_destroy(a);
+  st_trace_destroy(b);
+  enc_free(&t);
+  enc_free(&outer);
+  enc_free(&pk);
+}
+
 /* `test_import_perfetto_system --write-fixtures DIR` writes the traces these
  * tests build to DIR (tests/fixtures/perfetto_system*.pftrace: fuzz seeds). */
 static int write_fixtures(const char *dir) {
@@ -800,6 +835,7 @@ int main(int argc, char **argv) {
   RUN(test_system_more);
   RUN(test_clocks);
   RUN(test_clock_graph);
+  RUN(test_compressed);
   RUN(test_nothing_shown);
   RUN(test_hostile);
   return check_report();
