@@ -492,7 +492,10 @@ void st_perfetto_destroy(st_perfetto_importer *im) {
   st_alloc a = im->alloc;
   st_pb_stream_destroy(im->stream);
   st_pclock_destroy(im->clocks);
-  for (uint32_t i = 0; i < im->ntracks; i++) st_free(&a, im->tracks[i].stack);
+  for (uint32_t i = 0; i < im->ntracks; i++) {
+    st_free(&a, im->tracks[i].stack);
+    st_free(&a, im->tracks[i].pend);
+  }
   st_free(&a, im->tracks);
   for (uint32_t i = 0; i < im->nseqs; i++) {
     st_u64map_free(&im->seqs[i].names, &a);
@@ -528,6 +531,7 @@ st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
   if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
   st_pb_stream_finish_kept(im->stream, &im->status, err);
   if (im->status.code != ST_ERR_NOMEM) {
+    pf_flush_pending(im);
     pf_close_track_events(im);
     pf_sched_finish(im);
     pf_order_tracks(im);

@@ -25,7 +25,10 @@
  *     name, CHRONOLOGICAL: first event, EXPLICIT: sibling_order_rank),
  *     otherwise in descriptor order. A track used before or without a
  *     descriptor gets one named "track <uuid>" (uuid 0: the sequence's
- *     legacy thread if it sent a ThreadDescriptor, else "default track").
+ *     legacy thread if it sent a ThreadDescriptor, else "default track");
+ *     events on a track whose descriptor has not come yet are held until it
+ *     comes (or the end), so they land where it says. An unnamed track
+ *     under a thread or process is labelled after it.
  *   - TrackEvent: SLICE_BEGIN pushes on its track's stack and SLICE_END pops
  *     the innermost (an END on an empty stack: warning `unmatched_end`);
  *     unclosed BEGINs end at the trace end (ST_EV_UNFINISHED). INSTANT is a

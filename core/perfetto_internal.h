@@ -33,6 +33,14 @@ typedef struct open_slice {
   uint32_t name, cat;
 } open_slice;
 
+typedef struct pend_ev { /* an event on a track whose descriptor has not come yet */
+  int64_t ts, dur;
+  uint64_t src, end_src; /* end_src: UINT64_MAX if none */
+  double value;          /* counter: the raw value */
+  uint32_t name, cat;
+  uint8_t flags, counter;
+} pend_ev;
+
 typedef struct ptrack {
   uint64_t uuid, parent;
   uint8_t kind, has_parent, incremental, child_order; /* child_ordering of its children */
@@ -46,6 +54,8 @@ typedef struct ptrack {
   double mult, acc;
   open_slice *stack;
   uint32_t depth, cap;
+  pend_ev *pend; /* events held until the descriptor says where they go */
+  uint32_t npend, cap_pend;
 } ptrack;
 
 typedef struct pseq {
@@ -177,6 +187,7 @@ struct st_perfetto_importer {
   pflow *fids;       /* flow ids of the event being read */
   uint32_t nfids, cap_fids;
   flag_array track_seen, proc_seen;
+  uint8_t resolve_all; /* the end: tracks still without descriptor are placed as they are */
   /* clocks */
   st_pclock *clocks;
   uint64_t trace_clock; /* clock every timestamp is converted to */
@@ -193,8 +204,8 @@ struct st_perfetto_importer {
   st_u64map thr_map; /* tid -> index */
   pproc *procs;
   uint32_t nprocs, cap_procs;
-  st_u64map proc_map;    /* pid -> index */
-  uint32_t max_cpu;      /* highest CPU seen + 1 */
+  st_u64map proc_map; /* pid -> index */
+  uint32_t max_cpu;   /* highest CPU seen + 1 */
   pframe *frames;
   uint32_t nframes, cap_frames;
   /* what is not shown */
@@ -239,6 +250,8 @@ st_code pf_read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
 void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
              uint32_t cat, uint64_t src, uint8_t flags);
 void pf_close_track_events(st_perfetto_importer *im);
+/* Places the held events of tracks that never got a descriptor (the end). */
+void pf_flush_pending(st_perfetto_importer *im);
 void pf_order_tracks(st_perfetto_importer *im);
 void pf_name_unnamed_tracks(st_perfetto_importer *im);
 void pf_seq_clear(pseq *s);

@@ -263,6 +263,8 @@ st_code pf_read_pt_desc(st_pb_reader *r, const st_pb_field *f, int64_t *pid, int
   return k < 0 ? ST_ERR_PROTO : ST_OK;
 }
 
+static void flush_track(st_perfetto_importer *im, uint32_t ti);
+
 /* TrackDescriptor: 1 uuid, 2 name, 10 static_name, 13 atrace_name,
  * 3 process, 4 thread, 5 parent_uuid, 8 counter, 11 child_ordering,
  * 12 sibling_order_rank. */
@@ -340,6 +342,7 @@ st_code pf_read_track_descriptor(st_perfetto_importer *im, st_pb_reader *r, cons
   }
   if (t->btrack != UINT32_MAX && t->name != ST_STR_EMPTY)
     st_builder_track_name(im->b, t->btrack, t->name);
+  if (t->npend) flush_track(im, ti);
   return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
 }
 
@@ -476,10 +479,36 @@ static void on_extra_dbl(void *ud, uint64_t v) {
   if (x->nv < 16) x->val[x->nv++] = st_pb_double(v);
 }
 
-static void counter_sample(st_perfetto_importer *im, uint64_t uuid, int64_t ts, double v,
-                           uint64_t src) {
-  uint32_t ti = pf_track_get(im, uuid, 1);
-  if (ti == ST_U64MAP_NONE) return;
+/* Events of a track without a descriptor yet are held (pend_ev) and
+ * placed when it comes (or at the end): writers may emit the descriptor
+ * after the track's first events, and a track placed early would land in a
+ * section of its own, labelled "track <uuid>". */
+static int held(const st_perfetto_importer *im, uint32_t ti) {
+  return im->tracks[ti].kind == TK_UNKNOWN && !im->resolve_all;
+}
+
+static int hold(st_perfetto_importer *im, uint32_t ti, const pend_ev *e) {
+  ptrack *t = &im->tracks[ti];
+  if (t->npend == t->cap_pend) {
+    uint32_t cap = t->cap_pend ? t->cap_pend * 2 : 16;
+    pend_ev *p = cap > t->cap_pend ? st_realloc_array(&im->alloc, t->pend, cap, sizeof *p) : NULL;
+    if (!p) {
+      im->nomem = 1;
+      return 0;
+    }
+    t->pend = p;
+    t->cap_pend = cap;
+  }
+  t->pend[t->npend++] = *e;
+  return 1;
+}
+
+static void counter_on(st_perfetto_importer *im, uint32_t ti, int64_t ts, double v, uint64_t src) {
+  if (held(im, ti)) {
+    pend_ev e = {ts, 0, src, UINT64_MAX, v, 0, 0, 0, 1};
+    hold(im, ti, &e);
+    return;
+  }
   ptrack *t = &im->tracks[ti];
   if (t->kind != TK_COUNTER) st_stats_warn(im->stats, "perfetto_counter_on_non_counter_track", src);
   v *= t->mult;
@@ -493,6 +522,49 @@ static void counter_sample(st_perfetto_importer *im, uint64_t uuid, int64_t ts, 
     st_stats_warn(im->stats, "perfetto_counter_rejected", src);
   else
     im->stats->counter_samples++, im->shown++;
+}
+
+static void counter_sample(st_perfetto_importer *im, uint64_t uuid, int64_t ts, double v,
+                           uint64_t src) {
+  uint32_t ti = pf_track_get(im, uuid, 1);
+  if (ti != ST_U64MAP_NONE) counter_on(im, ti, ts, v, src);
+}
+
+/* A slice (or instant) of track ti; end_src: its END's, or UINT64_MAX. */
+static void slice_on(st_perfetto_importer *im, uint32_t ti, int64_t ts, int64_t dur, uint32_t name,
+                     uint32_t cat, uint64_t src, uint8_t flags, uint64_t end_src) {
+  if (held(im, ti)) {
+    pend_ev e = {ts, dur, src, end_src, 0, name, cat, flags, 0};
+    hold(im, ti, &e);
+    return;
+  }
+  uint32_t bt = track_builder(im, ti, 0);
+  pf_emit(im, bt, ts, dur, name, cat, src, flags);
+  if (end_src != UINT64_MAX && bt != UINT32_MAX &&
+      st_builder_end_src(im->b, src, end_src) == ST_ERR_NOMEM)
+    im->nomem = 1;
+}
+
+/* Places track ti's held events (its descriptor came, or the end). */
+static void flush_track(st_perfetto_importer *im, uint32_t ti) {
+  ptrack *t = &im->tracks[ti];
+  pend_ev *p = t->pend;
+  uint32_t n = t->npend;
+  t->pend = NULL;
+  t->npend = t->cap_pend = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (p[i].counter)
+      counter_on(im, ti, p[i].ts, p[i].value, p[i].src);
+    else
+      slice_on(im, ti, p[i].ts, p[i].dur, p[i].name, p[i].cat, p[i].src, p[i].flags, p[i].end_src);
+  }
+  st_free(&im->alloc, p);
+}
+
+void pf_flush_pending(st_perfetto_importer *im) {
+  im->resolve_all = 1;
+  for (uint32_t i = 0; i < im->ntracks; i++)
+    if (im->tracks[i].npend) flush_track(im, i);
 }
 
 void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
@@ -615,7 +687,7 @@ st_code pf_read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
     }
     t->stack[t->depth++] = (open_slice){ts, src, name, cat};
     st_stats_time(im->stats, ts, ts);
-    flow_points(im, track_builder(im, ti, 0), ts, src);
+    flow_points(im, im->nfids ? track_builder(im, ti, 0) : UINT32_MAX, ts, src);
     break;
   }
   case 2: { /* SLICE_END */
@@ -630,18 +702,16 @@ st_code pf_read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
     st_stats_time(im->stats, o.ts, ts);
     im->stats->slices++;
     /* the END's debug annotations are the slice's too (merged on selection) */
-    uint32_t bt = track_builder(im, ti, 0);
-    pf_emit(im, bt, o.ts, ts - o.ts, o.name, o.cat, o.src, ST_EV_HAS_END);
-    if (bt != UINT32_MAX && st_builder_end_src(im->b, o.src, src) == ST_ERR_NOMEM) im->nomem = 1;
-    flow_points(im, bt, o.ts, o.src); /* the slice it ends */
+    slice_on(im, ti, o.ts, ts - o.ts, o.name, o.cat, o.src, ST_EV_HAS_END, src);
+    flow_points(im, im->nfids ? track_builder(im, ti, 0) : UINT32_MAX, o.ts, o.src);
     break;
   }
   case 3: /* INSTANT */
     im->stats->phases['i']++;
     im->stats->instants++;
     st_stats_time(im->stats, ts, ts);
-    pf_emit(im, track_builder(im, ti, 0), ts, 0, name, cat, src, ST_EV_INSTANT);
-    flow_points(im, track_builder(im, ti, 0), ts, src);
+    slice_on(im, ti, ts, 0, name, cat, src, ST_EV_INSTANT, UINT64_MAX);
+    flow_points(im, im->nfids ? track_builder(im, ti, 0) : UINT32_MAX, ts, src);
     break;
   case 4: /* COUNTER */
     im->stats->phases['C']++;
@@ -687,7 +757,7 @@ void pf_close_track_events(st_perfetto_importer *im) {
       open_slice o = t->stack[--t->depth];
       st_stats_warn(im->stats, "unclosed_slice", o.src);
       im->stats->slices++;
-      pf_emit(im, track_builder(im, i, 0), o.ts, 0, o.name, o.cat, o.src, ST_EV_UNFINISHED);
+      slice_on(im, i, o.ts, 0, o.name, o.cat, o.src, ST_EV_UNFINISHED, UINT64_MAX);
       t = &im->tracks[i];
     }
   }

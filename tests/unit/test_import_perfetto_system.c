@@ -773,6 +773,77 @@ static void test_hostile(void) {
   enc_free(&cs);
 }
 
+/* TrackEvents on tracks whose descriptors come later in the file: held,
+ * then placed where the descriptor says (a thread of process 42, a counter
+ * with a unit), not in sections of their own labelled "track <uuid>". */
+static void test_descriptor_after_events(void) {
+  enc t = {0}, pk = {0}, e = {0}, d = {0}, sub = {0};
+  const struct {
+    uint64_t ts;
+    int type;
+    uint64_t uuid;
+    const char *name;
+    int64_t v;
+  } evs[] = {{1000, 1, 77, "early", 0}, {1500, 2, 77, NULL, 0}, {1200, 4, 78, NULL, 5}};
+  for (int i = 0; i < 3; i++) {
+    enc_u(&pk, 8, evs[i].ts);
+    enc_u(&pk, 10, 1);
+    enc_u(&e, 9, (uint64_t)evs[i].type);
+    enc_u(&e, 11, evs[i].uuid);
+    if (evs[i].name) enc_str(&e, 23, evs[i].name);
+    if (evs[i].type == 4) enc_i(&e, 30, evs[i].v);
+    enc_msg(&pk, 11, &e);
+    packet(&t, &pk);
+    enc_reset(&pk);
+    enc_reset(&e);
+  }
+  /* now the descriptors: 77 = thread 9 "late" of process 42; 78 = a counter x10 */
+  enc_u(&d, 1, 77);
+  enc_u(&sub, 1, 42);
+  enc_u(&sub, 2, 9);
+  enc_str(&sub, 5, "late");
+  enc_msg(&d, 4, &sub);
+  enc_msg(&pk, 60, &d);
+  packet(&t, &pk);
+  enc_reset(&pk);
+  enc_reset(&d);
+  enc_reset(&sub);
+  enc_u(&d, 1, 78);
+  enc_str(&d, 2, "gauge");
+  enc_u(&sub, 4, 10);
+  enc_msg(&d, 8, &sub);
+  enc_msg(&pk, 60, &d);
+  packet(&t, &pk);
+  st_error err;
+  st_stats stats;
+  st_trace *tr = tu_load(t.p, t.n, 6, "late.pftrace", &err, &stats, NULL, 0);
+  CHECK(tr != NULL);
+  if (tr) {
+    char row[256];
+    row_text(tr, "late 9", row, sizeof row);
+    CHECK_EQ_STR(row, "0+500 early");
+    uint32_t np, nc;
+    const st_process *ps = st_trace_processes(tr, &np);
+    const st_counter *cs = st_trace_counters(tr, &nc);
+    CHECK_EQ_INT(np, 2); /* a global counter is a section of its own, then process 42 */
+    CHECK_EQ_STR(str(tr, ps[0].name), "gauge");
+    CHECK_EQ_INT(ps[1].pid, 42);
+    const st_track *g = track_named(tr, "gauge");
+    CHECK(g && g->kind == ST_TRACK_COUNTER);
+    if (g) CHECK(cs[g->counter].value[0] == 50.0);
+    CHECK(track_named(tr, "track 77") == NULL);
+    const st_track *l9 = track_named(tr, "late 9");
+    CHECK(l9 && ps[l9->process].pid == 42 && l9->key == 9);
+    for (uint32_t i = 0; i < np; i++) CHECK(strcmp(str(tr, ps[i].name), "track 77") != 0);
+    st_trace_destroy(tr);
+  }
+  enc_free(&t);
+  enc_free(&pk);
+  enc_free(&e);
+  enc_free(&d);
+  enc_free(&sub);
+}
+
 /* The system trace inside compressed_packets (TracePacket 50, zlib): the
  * same picture; its events' src is the compressed packet's, so details on
  * selection are not offered for them (no end src either). */
@@ -836,6 +907,7 @@ int main(int argc, char **argv) {
   RUN(test_clocks);
   RUN(test_clock_graph);
   RUN(test_compressed);
+  RUN(test_descriptor_after_events);
   RUN(test_nothing_shown);
   RUN(test_hostile);
   return check_report();
