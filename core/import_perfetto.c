@@ -552,10 +552,6 @@ void st_perfetto_set_args_source(st_perfetto_importer *im, st_argsrc *as) {
   if (im) im->args = as;
 }
 
-uint64_t st_perfetto_not_shown(const st_perfetto_importer *im) {
-  return im ? im->skipped_total + im->ftrace_other : 0;
-}
-
 /* {"not_shown": {"packets": N, "kinds": {"android_log": n, ...},
  *  "ftrace_events": n, "nothing_shown": bool}} */
 const char *st_perfetto_metadata_json(const st_perfetto_importer *im) {

@@ -125,7 +125,5 @@ void st_perfetto_set_args_source(st_perfetto_importer *im, st_argsrc *as);
  * "ftrace_events": n, "nothing_shown": bool}}, or "{}" when everything is
  * shown. Valid until destroy. */
 const char *st_perfetto_metadata_json(const st_perfetto_importer *im);
-/* Packets and ftrace events not shown (the sum of the above). */
-uint64_t st_perfetto_not_shown(const st_perfetto_importer *im);
 
 #endif
