@@ -5,7 +5,7 @@
 // "thread tid" after the process tree's threads), the details of a CPU slice
 // (thread, process, priority, end state: as `strata args` decodes them), the
 // "not shown" line next to the trace's name, and that a file with nothing
-// to draw says so over the timeline.
+// to draw says so over the timeline; Info lists what is not shown too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -65,6 +65,14 @@ test('perfetto system trace: CPU tracks with thread names, their details, and th
   const n = skipped.count.toLocaleString('en-US');
   assert.equal(await line.textContent(), `${n} packet${skipped.count === 1 ? '' : 's'} not shown: ${n} android_log`);
   assert.equal(await app.page.locator('#nothing-shown').isVisible(), false);
+  // ... and in Info: the warning and the counts by kind
+  await app.page.locator('#info-button').click();
+  const info = app.page.locator('#trace-info-body');
+  await info.waitFor({ state: 'visible' });
+  const infoText = await info.textContent();
+  assert.match(infoText, /warning: perfetto_packets_not_shown/);
+  assert.match(infoText, /not_shown[\s\S]*"android_log": \d+/);
+  await app.page.locator('#trace-info-close').click();
 
   // CPU 0's row is the first of the first section ("CPUs"): box-select it all
   const page = app.page;
