@@ -74,8 +74,21 @@ test('perfetto system trace: CPU tracks with thread names, their details, and th
   assert.match(infoText, /not_shown[\s\S]*"android_log": \d+/);
   await app.page.locator('#trace-info-close').click();
 
-  // CPU 0's row is the first of the first section ("CPUs"): box-select it all
+  // the gutter, as laid out: a "CPUs" section first with "CPU 0", "CPU 1" and
+  // their frequency counters, then processes named by the process tree whose
+  // threads are labelled "name tid" (a state track, then its slices)
   const page = app.page;
+  const tracks = await page.evaluate(() => window.strata.tracks());
+  const cpuTracks = tracks.filter((t) => t.section === 'CPUs').map((t) => t.label);
+  assert.deepEqual(cpuTracks.slice(0, 2), ['CPU 0', 'CPU 1'], `CPU section: ${JSON.stringify(cpuTracks)}`);
+  assert.ok(cpuTracks.includes('CPU 0 frequency') || cpuTracks.includes('CPU 1 frequency'), `frequency counters: ${cpuTracks}`);
+  assert.equal(tracks[0].section, 'CPUs', 'the CPU section comes first');
+  const sf = tracks.filter((t) => t.section === '/system/bin/surfaceflinger');
+  assert.ok(sf.length > 0, `a section for surfaceflinger: ${[...new Set(tracks.map((t) => t.section))].join(', ')}`);
+  assert.ok(sf.some((t) => t.label === 'surfaceflinger 1000 state'), `thread-state track: ${sf.map((t) => t.label)}`);
+  assert.ok(sf.every((t) => /^\S.* \d+( state)?$/.test(t.label)), `thread labels: ${sf.map((t) => t.label)}`);
+
+  // CPU 0's row is the first of the first section ("CPUs"): box-select it all
   const box = await page.locator('#canvas').boundingBox();
   const y = box.y + AXIS_PX + SECTION + 10;
   await page.mouse.move(box.x + GUTTER_PX + 2, y - 6);
