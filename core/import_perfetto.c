@@ -487,11 +487,14 @@ st_perfetto_importer *st_perfetto_create(const st_alloc *a, st_builder *b, st_st
   return im;
 }
 
-void st_perfetto_destroy(st_perfetto_importer *im) {
-  if (!im) return;
+/* Everything but what st_perfetto_metadata_json needs (the counts in the
+ * struct and meta_json). Safe to call twice. */
+static void free_working_state(st_perfetto_importer *im) {
   st_alloc a = im->alloc;
   st_pb_stream_destroy(im->stream);
   st_pclock_destroy(im->clocks);
+  im->stream = NULL;
+  im->clocks = NULL;
   for (uint32_t i = 0; i < im->ntracks; i++) {
     st_free(&a, im->tracks[i].stack);
     st_free(&a, im->tracks[i].pend);
@@ -518,18 +521,57 @@ void st_perfetto_destroy(st_perfetto_importer *im) {
   st_u64map_free(&im->proc_map, &a);
   st_free(&a, im->frames);
   st_free(&a, im->zbuf);
+  im->tracks = NULL, im->ntracks = im->cap_tracks = 0;
+  im->seqs = NULL, im->nseqs = im->cap_seqs = 0;
+  memset(&im->track_map, 0, sizeof im->track_map);
+  memset(&im->seq_map, 0, sizeof im->seq_map);
+  im->fids = NULL, im->nfids = im->cap_fids = 0;
+  im->track_seen = (flag_array){0}, im->proc_seen = (flag_array){0};
+  im->fevs = NULL, im->nfevs = im->cap_fevs = 0;
+  im->runs = NULL, im->nruns = im->cap_runs = 0;
+  im->run_tmp = NULL, im->cap_run_tmp = 0;
+  im->thr = NULL, im->nthr = im->cap_thr = 0;
+  memset(&im->thr_map, 0, sizeof im->thr_map);
+  im->procs = NULL, im->nprocs = im->cap_procs = 0;
+  memset(&im->proc_map, 0, sizeof im->proc_map);
+  im->frames = NULL, im->nframes = im->cap_frames = 0;
+  im->zbuf = NULL, im->zcap = 0;
+}
+
+void st_perfetto_destroy(st_perfetto_importer *im) {
+  if (!im) return;
+  st_alloc a = im->alloc;
+  free_working_state(im);
   st_free(&a, im->meta_json);
   st_free(&a, im);
 }
 
+void st_perfetto_release(st_perfetto_importer *im) {
+  if (im) free_working_state(im);
+}
+
 st_code st_perfetto_push(st_perfetto_importer *im, const uint8_t *data, size_t len, st_error *err) {
-  if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
+  if (!im || !im->stream) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
   return st_pb_stream_push_kept(im->stream, &im->status, data, len, err);
 }
 
 st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
   if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
+  if (!im->stream) return st_error_set(err, ST_ERR_ARG, 0, "importer already finished");
   st_pb_stream_finish_kept(im->stream, &im->status, err);
+  /* the input is read: its buffers go before the replay adds to the
+   * builder (the peak of a system trace), and the staged records lose
+   * their growth slack */
+  st_pb_stream_destroy(im->stream);
+  im->stream = NULL;
+  st_free(&im->alloc, im->zbuf);
+  st_free(&im->alloc, im->run_tmp);
+  im->zbuf = NULL, im->zcap = 0;
+  im->run_tmp = NULL, im->cap_run_tmp = 0;
+  if (im->nfevs && im->nfevs < im->cap_fevs) {
+    fev *p = st_realloc_array(&im->alloc, im->fevs, im->nfevs, sizeof *p);
+    if (p) im->fevs = p, im->cap_fevs = im->nfevs;
+  }
   if (im->status.code != ST_ERR_NOMEM) {
     pf_flush_pending(im);
     pf_close_track_events(im);

@@ -87,6 +87,7 @@
  *
  *   st_perfetto_importer *im = st_perfetto_create(&alloc, builder, &stats);
  *   st_perfetto_push(im, bytes, n, &err); ... st_perfetto_finish(im, &err);
+ *   st_perfetto_release(im);       // optional: frees the working state
  *   if (st_perfetto_has_trace(im)) ... st_builder_finish(builder, ...)
  *   st_perfetto_destroy(im);
  */
@@ -113,8 +114,13 @@ void st_perfetto_destroy(st_perfetto_importer *im);
  * stops the import; what was read before stays in the builder). */
 st_code st_perfetto_push(st_perfetto_importer *im, const uint8_t *data, size_t len, st_error *err);
 /* End of input: closes open slices; ST_ERR_TRUNCATED if it ended inside a
- * packet. */
+ * packet. Frees the input buffers and the staged scheduling records as it
+ * goes; no push or second finish after it. */
 st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err);
+/* After finish: frees the rest of the working state (tracks, sequences,
+ * threads, maps, clocks), keeping has_trace and what
+ * st_perfetto_metadata_json reports. */
+void st_perfetto_release(st_perfetto_importer *im);
 int st_perfetto_has_trace(const st_perfetto_importer *im);
 /* Records interned debug annotation names / string values and incremental-
  * state clears into as (an ST_ARGS_PERFETTO source; see argsrc.h). Call

@@ -814,10 +814,12 @@ st_xplane_importer *st_xplane_create(const st_alloc *a, st_builder *b, st_stats 
   return im;
 }
 
-void st_xplane_destroy(st_xplane_importer *im) {
-  if (!im) return;
+/* Everything but what st_xplane_metadata_json needs (the host, error and
+ * warning texts). Safe to call twice. */
+static void free_working_state(st_xplane_importer *im) {
   st_alloc a = im->alloc;
   st_pb_stream_destroy(im->stream);
+  im->stream = NULL;
   st_free(&a, im->sm);
   st_free(&a, im->ev);
   st_u64map_free(&im->sm_map, &a);
@@ -827,6 +829,19 @@ void st_xplane_destroy(st_xplane_importer *im) {
   st_free(&a, im->proc_seen.v);
   st_free(&a, im->track_seen.v);
   st_free(&a, im->procs);
+  im->sm = NULL, im->nsm = im->cap_sm = 0;
+  im->ev = NULL, im->nev = im->cap_ev = 0;
+  memset(&im->sm_map, 0, sizeof im->sm_map);
+  memset(&im->ev_map, 0, sizeof im->ev_map);
+  im->lines = NULL, im->ranks = NULL, im->cap_lines = 0;
+  im->proc_seen = (flag_array){0}, im->track_seen = (flag_array){0};
+  im->procs = NULL, im->nprocs = im->cap_procs = 0;
+}
+
+void st_xplane_destroy(st_xplane_importer *im) {
+  if (!im) return;
+  st_alloc a = im->alloc;
+  free_working_state(im);
   st_free(&a, im->hostnames.p);
   st_free(&a, im->errors.p);
   st_free(&a, im->warnings.p);
@@ -834,13 +849,17 @@ void st_xplane_destroy(st_xplane_importer *im) {
   st_free(&a, im);
 }
 
+void st_xplane_release(st_xplane_importer *im) {
+  if (im) free_working_state(im);
+}
+
 st_code st_xplane_push(st_xplane_importer *im, const uint8_t *data, size_t len, st_error *err) {
-  if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
+  if (!im || !im->stream) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
   return st_pb_stream_push_kept(im->stream, &im->status, data, len, err);
 }
 
 st_code st_xplane_finish(st_xplane_importer *im, st_error *err) {
-  if (!im) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
+  if (!im || !im->stream) return st_error_set(err, ST_ERR_ARG, 0, "no importer");
   st_pb_stream_finish_kept(im->stream, &im->status, err);
   /* one host: its name labels every process (XProf prefixes it) */
   if (im->hostnames.items == 1)

@@ -52,6 +52,7 @@
  *
  *   st_xplane_importer *im = st_xplane_create(&alloc, builder, &stats);
  *   st_xplane_push(im, bytes, n, &err); ... st_xplane_finish(im, &err);
+ *   st_xplane_release(im);         // optional: frees the working state
  *   if (st_xplane_has_trace(im)) ... st_builder_finish(builder, ...)
  *   st_xplane_destroy(im);
  */
@@ -77,6 +78,10 @@ void st_xplane_destroy(st_xplane_importer *im);
 st_code st_xplane_push(st_xplane_importer *im, const uint8_t *data, size_t len, st_error *err);
 /* End of input: ST_ERR_TRUNCATED if it ended inside a plane. */
 st_code st_xplane_finish(st_xplane_importer *im, st_error *err);
+/* After finish: frees the working state (the stream's buffer, the plane's
+ * metadata tables, the maps), keeping has_trace and the metadata texts;
+ * no push or finish after it. */
+void st_xplane_release(st_xplane_importer *im);
 /* 1 once at least one plane (or other XSpace field) was decoded whole. */
 int st_xplane_has_trace(const st_xplane_importer *im);
 /* {"hostnames": [...], "errors": [...], "warnings": [...]} (keys present

@@ -63,9 +63,11 @@ static st_code xplane_push(void *im, const uint8_t *d, size_t n, st_error *e) {
 static st_code xplane_finish(void *im, st_error *e) { return st_xplane_finish(im, e); }
 static int xplane_has_trace(const void *im) { return st_xplane_has_trace(im); }
 static const char *xplane_meta(const void *im) { return st_xplane_metadata_json(im); }
+static void xplane_release(void *im) { st_xplane_release(im); }
 
-static const importer_vt k_xplane = {"xplane",      xplane_create,    xplane_destroy, xplane_push,
-                                     xplane_finish, xplane_has_trace, xplane_meta,    NULL};
+static const importer_vt k_xplane = {"xplane",    xplane_create, xplane_destroy,
+                                     xplane_push, xplane_finish, xplane_has_trace,
+                                     xplane_meta, xplane_release};
 
 static void *perfetto_create(const st_alloc *a, st_builder *b, st_stats *s) {
   return st_perfetto_create(a, b, s);
@@ -77,10 +79,11 @@ static st_code perfetto_push(void *im, const uint8_t *d, size_t n, st_error *e) 
 static st_code perfetto_finish(void *im, st_error *e) { return st_perfetto_finish(im, e); }
 static int perfetto_has_trace(const void *im) { return st_perfetto_has_trace(im); }
 static const char *perfetto_meta(const void *im) { return st_perfetto_metadata_json(im); }
+static void perfetto_release(void *im) { st_perfetto_release(im); }
 
-static const importer_vt k_perfetto = {
-    "perfetto-proto", perfetto_create,    perfetto_destroy, perfetto_push,
-    perfetto_finish,  perfetto_has_trace, perfetto_meta,    NULL};
+static const importer_vt k_perfetto = {"perfetto-proto", perfetto_create, perfetto_destroy,
+                                       perfetto_push,    perfetto_finish, perfetto_has_trace,
+                                       perfetto_meta,    perfetto_release};
 
 struct st_loader {
   st_alloc alloc;

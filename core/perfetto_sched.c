@@ -378,6 +378,15 @@ void pf_sched_finish(st_perfetto_importer *im) {
     im->nomem = 1;
     return;
   }
+  /* the runs only served the order (and the sorted array needs none):
+   * freed before the replay fills the builder */
+  st_free(&im->alloc, im->runs);
+  im->runs = NULL;
+  im->nruns = im->cap_runs = 0;
+  if (identity) {
+    st_free(&im->alloc, ord);
+    ord = NULL;
+  }
 #define AT(i) (identity ? &v[i] : &v[ord[i]])
   /* pass 1: who belongs to which process, and thread names, in time order */
   for (size_t i = 0; i < n; i++) {
