@@ -190,6 +190,8 @@ st_json_status st_chrome_parse_event(const char *p, const char *end, st_chrome_e
         r = pv_id(&p, end, &e->id, bad);
       } else if (k[0] == 'b' && k[1] == 'p') {
         r = pv_string(&p, end, &e->bp, bad);
+      } else if (k[0] == 's' && k[1] == 'f') {
+        r = pv_range(&p, end, &e->sf, &e->sf_end, bad);
       }
       break;
     case 3:

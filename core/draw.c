@@ -398,7 +398,7 @@ static void on_item(void *ud, const st_lod_item *it) {
   float x0 = st_view_x_of(v, (double)it->start), x1 = st_view_x_of(v, (double)it->end);
   uint32_t col = name_color(d, it->name); /* the string only on a cache miss or for a label */
   float y = d->row_y + 1, h = ST_VIEW_ROW_H - 2;
-  int instant_row = d->row_kind == ST_TRACK_INSTANTS;
+  int instant_row = d->row_kind == ST_TRACK_INSTANTS || d->row_kind == ST_TRACK_SAMPLES;
   uint32_t flags = 0;
   const st_draw_overlay *ov = d->ov;
   if (ov) {
@@ -786,6 +786,8 @@ static void gutter_pass(dctx *d) {
         m = snprintf(buf, sizeof buf, "async %lld", (long long)tr->key);
       else if (tr->kind == ST_TRACK_INSTANTS)
         m = snprintf(buf, sizeof buf, "instants");
+      else if (tr->kind == ST_TRACK_SAMPLES)
+        m = snprintf(buf, sizeof buf, "tid %lld samples", (long long)tr->key);
       else
         m = snprintf(buf, sizeof buf, "counter %lld", (long long)tr->key);
       float lh = it->kind == ST_LAYOUT_COUNTER ? ST_VIEW_ROW_H : it->h;

@@ -314,3 +314,49 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   }
   return done(&w);
 }
+
+st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f,
+                            double min_share, uint32_t max_nodes, const st_alloc *a) {
+  if (!b || !t || !f) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  uint32_t n;
+  const st_flame_node *nodes = st_flame_nodes(f, &n);
+  int samples = st_flame_source_of(f) == ST_FLAME_SAMPLES;
+  fmt(&w,
+      "{\"source\":\"%s\",\"unit\":\"%s\",\"events\":%llu,\"nodes_total\":%u,\"max_depth\":%u,"
+      "\"nodes\":[",
+      samples ? "samples" : "slices", samples ? "samples" : "ns",
+      (unsigned long long)st_flame_events(f), n, st_flame_max_depth(f));
+  double root = n ? (double)nodes[0].total : 0;
+  uint32_t shown = 0, omitted = 0;
+  for (uint32_t i = 0; i < n && !w.err;) {
+    const st_flame_node *o = &nodes[i];
+    if (shown >= max_nodes || (i && (double)o->total < min_share * root)) {
+      omitted += o->end - i; /* the node and its subtree */
+      i = o->end > i ? o->end : i + 1;
+      continue;
+    }
+    lit(&w, shown ? ",{\"i\":" : "{\"i\":");
+    fmt(&w, "%u,\"name\":", i);
+    if (i == 0)
+      lit(&w, "\"all\"");
+    else
+      str_id(&w, t, o->name);
+    fmt(&w,
+        ",\"parent\":%lld,\"depth\":%u,\"x\":%llu,\"total\":%llu,\"self\":%llu,"
+        "\"total_ns\":%llu,\"self_ns\":%llu,\"count\":%llu,\"total_text\":",
+        i ? (long long)o->parent : -1LL, o->depth, (unsigned long long)o->x,
+        (unsigned long long)o->total, (unsigned long long)o->self,
+        (unsigned long long)o->total_ns, (unsigned long long)o->self_ns,
+        (unsigned long long)o->count);
+    dur_text(&w, (double)o->total_ns);
+    lit(&w, ",\"self_text\":");
+    dur_text(&w, (double)o->self_ns);
+    lit(&w, "}");
+    shown++;
+    i++;
+  }
+  fmt(&w, "],\"omitted\":%u}", omitted);
+  return done(&w);
+}

@@ -12,6 +12,7 @@
 #ifndef STRATA_PANEL_H
 #define STRATA_PANEL_H
 
+#include "flame.h"
 #include "ui.h"
 
 typedef struct st_panel_buf {
@@ -53,5 +54,15 @@ st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, con
 /* The hovered event or counter: {"kind":"event","name","dur_ns","dur_text"} /
  * {"kind":"counter","name","value"} / null. */
 st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
+
+/* A flame graph (core/flame.h) for drawing:
+ * {"source":"samples"|"slices","unit":"samples"|"ns","events":N,"nodes_total":N,
+ *  "max_depth":D,"omitted":N,"nodes":[{"i","name","parent","depth","x","total","self",
+ *  "total_ns","self_ns","count","total_text","self_text"}]}
+ * in preorder (node 0 is the root, named "all"); nodes narrower than
+ * min_share of the root (and their subtrees) and nodes past max_nodes are
+ * left out and counted in "omitted". */
+st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f,
+                            double min_share, uint32_t max_nodes, const st_alloc *a);
 
 #endif

@@ -63,6 +63,7 @@ struct st_builder {
   size_t fl_count, fl_cap;
   st_end_src *ends; /* st_builder_end_src pairs, in call order */
   size_t end_count, end_cap;
+  st_frames *frames; /* samples' stack frames (st_builder_frames), NULL until used */
 };
 
 struct st_trace {
@@ -92,6 +93,7 @@ struct st_trace {
   st_flow_info flow_info;
   st_end_src *ends; /* sorted by src, unique */
   size_t end_count;
+  st_frames *frames; /* the builder's, sealed; NULL if no samples */
   size_t bytes;
 };
 
@@ -188,6 +190,7 @@ static void free_builder_parts(st_builder *b, int keep_strings) {
   st_free(&b->alloc, b->proc_slots);
   st_free(&b->alloc, b->fl);
   st_free(&b->alloc, b->ends);
+  st_frames_destroy(b->frames);
   if (!keep_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
@@ -228,7 +231,7 @@ uint32_t st_builder_process(st_builder *b, int64_t pid) {
 
 uint32_t st_builder_track(st_builder *b, uint32_t process, st_track_kind kind, int64_t key,
                           uint32_t name) {
-  if (!b || process >= b->proc_count || (unsigned)kind > ST_TRACK_COUNTER) return UINT32_MAX;
+  if (!b || process >= b->proc_count || (unsigned)kind > ST_TRACK_SAMPLES) return UINT32_MAX;
   uint32_t hv = track_hash(process, (uint8_t)kind, key);
   if (b->track_slot_cap) {
     uint32_t m = b->track_slot_cap - 1;
@@ -453,7 +456,9 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
    * per-process key, then bucket by process). */
   for (uint32_t i = 0; i < b->track_count; i++) {
     const btrack *bt = &b->tracks[i];
-    keys[i] = (order_key){bt->sort_index, bt->key, bt->kind, i};
+    /* a thread's samples track sorts with its slice track (created first) */
+    uint8_t okind = bt->kind == ST_TRACK_SAMPLES ? ST_TRACK_SLICES : bt->kind;
+    keys[i] = (order_key){bt->sort_index, bt->key, okind, i};
   }
   sort_order(keys, ktmp, b->track_count);
   uint32_t *track_order = (uint32_t *)ktmp; /* reuse: order_key is larger than uint32 */
@@ -673,9 +678,12 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     b->ends = NULL;
     b->end_count = b->end_cap = 0;
   }
+  t->frames = b->frames; /* samples' frames: moved, interning table dropped */
+  b->frames = NULL;
+  st_frames_seal(t->frames);
   free_builder_parts(b, 1);
 
-  t->bytes = sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
+  t->bytes = st_frames_bytes(t->frames) + sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
              (size_t)t->track_count * sizeof(st_track) + (size_t)t->row_count * sizeof(st_row) +
              (size_t)t->counter_count * sizeof(st_counter) +
              t->ev_count * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(uint64_t) + 1) +
@@ -702,10 +710,17 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->flows);
   st_free(&a, t->flows_in);
   st_free(&a, t->ends);
+  st_frames_destroy(t->frames);
   st_free(&a, t);
 }
 
 const st_strtab *st_trace_strings(const st_trace *t) { return t ? t->strings : NULL; }
+const st_frames *st_trace_frames(const st_trace *t) { return t ? t->frames : NULL; }
+
+st_frames *st_builder_frames(st_builder *b) {
+  if (b && !b->frames) b->frames = st_frames_create(&b->alloc);
+  return b ? b->frames : NULL;
+}
 
 const st_process *st_trace_processes(const st_trace *t, uint32_t *count) {
   if (count) *count = t ? t->proc_count : 0;
