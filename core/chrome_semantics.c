@@ -292,12 +292,11 @@ static uint32_t event_thread(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t
         sem->nomem = 1;
         return UINT32_MAX;
       }
-      sem->threads[i] =
-          (thread){.proc = pi,
-                   .tid = tid,
-                   .slices = UINT32_MAX,
-                   .instants = UINT32_MAX,
-                   .samples = UINT32_MAX};
+      sem->threads[i] = (thread){.proc = pi,
+                                 .tid = tid,
+                                 .slices = UINT32_MAX,
+                                 .instants = UINT32_MAX,
+                                 .samples = UINT32_MAX};
       sem->nthreads++;
     }
     sem->last_thread = i;
@@ -970,7 +969,8 @@ static void close_open(st_chrome_sem *sem) {
   for (uint32_t i = 0; i < sem->nthreads; i++) { /* "<thread name> samples" */
     thread *t = &sem->threads[i];
     if (t->samples != UINT32_MAX && t->has_name)
-      st_builder_track_name(sem->b, t->samples, intern_join(sem, t->name, " ", ST_STR_EMPTY, "samples"));
+      st_builder_track_name(sem->b, t->samples,
+                            intern_join(sem, t->name, " ", ST_STR_EMPTY, "samples"));
   }
   for (uint32_t i = 0; i < sem->nthreads; i++) {
     thread *t = &sem->threads[i];
@@ -1047,7 +1047,9 @@ int st_chrome_sem_stack_frame(st_chrome_sem *sem, st_json_str key, const char *v
   return !sem->nomem;
 }
 
-uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e) { return event_proc(sem, e); }
+uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e) {
+  return event_proc(sem, e);
+}
 
 uint32_t st_chrome_sem_samples_track(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
   uint32_t ti = event_thread(sem, e, pi, 1);

@@ -289,8 +289,8 @@ static int run_frames(st_chrome_importer *im, const char **pp, const char *end) 
       return 1;
     }
     if (s == ST_JSON_BAD) {
-      set_error(im, ST_ERR_JSON, abs_of(im, ve), "JSON syntax error: invalid value in stackFrames%s",
-                "");
+      set_error(im, ST_ERR_JSON, abs_of(im, ve),
+                "JSON syntax error: invalid value in stackFrames%s", "");
       return -1;
     }
     im->cur_src = abs_of(im, p);

@@ -315,8 +315,8 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   return done(&w);
 }
 
-st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f,
-                            double min_share, uint32_t max_nodes, const st_alloc *a) {
+st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f, double min_share,
+                            uint32_t max_nodes, const st_alloc *a) {
   if (!b || !t || !f) return ST_ERR_ARG;
   jw w = {b, a, 0};
   b->len = 0;
@@ -347,9 +347,8 @@ st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *
         ",\"parent\":%lld,\"depth\":%u,\"x\":%llu,\"total\":%llu,\"self\":%llu,"
         "\"total_ns\":%llu,\"self_ns\":%llu,\"count\":%llu,\"total_text\":",
         i ? (long long)o->parent : -1LL, o->depth, (unsigned long long)o->x,
-        (unsigned long long)o->total, (unsigned long long)o->self,
-        (unsigned long long)o->total_ns, (unsigned long long)o->self_ns,
-        (unsigned long long)o->count);
+        (unsigned long long)o->total, (unsigned long long)o->self, (unsigned long long)o->total_ns,
+        (unsigned long long)o->self_ns, (unsigned long long)o->count);
     dur_text(&w, (double)o->total_ns);
     lit(&w, ",\"self_text\":");
     dur_text(&w, (double)o->self_ns);

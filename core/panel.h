@@ -62,7 +62,7 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
  * in preorder (node 0 is the root, named "all"); nodes narrower than
  * min_share of the root (and their subtrees) and nodes past max_nodes are
  * left out and counted in "omitted". */
-st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f,
-                            double min_share, uint32_t max_nodes, const st_alloc *a);
+st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f, double min_share,
+                            uint32_t max_nodes, const st_alloc *a);
 
 #endif

@@ -21,14 +21,15 @@
 #include <string.h>
 
 static int usage(FILE *f, int code) {
-  fprintf(f, "usage: strata stats FILE [--json]\n"
-             "       strata bench FILE [--json] [--passes N] [--frames]\n"
-             "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
-             "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
-             "       strata flame FILE [--from US] [--to US] [--tid N [--pid N]] [--slices] [--json]\n"
-             "       strata export FILE -o REPORT.html\n"
-             "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
-             "protobuf trace, compressed or not (the format is read from the content).\n");
+  fprintf(f,
+          "usage: strata stats FILE [--json]\n"
+          "       strata bench FILE [--json] [--passes N] [--frames]\n"
+          "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
+          "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
+          "       strata flame FILE [--from US] [--to US] [--tid N [--pid N]] [--slices] [--json]\n"
+          "       strata export FILE -o REPORT.html\n"
+          "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
+          "protobuf trace, compressed or not (the format is read from the content).\n");
   return code;
 }
 
