@@ -445,7 +445,7 @@ static int layout(bstate *bs, st_flame_source src) {
       o->count = t[i].count;
     }
     for (size_t k = 0; k < bs->nev; k++) bs->ev[k].node = newi[bs->ev[k].node];
-    qsort(bs->ev, bs->nev, sizeof *bs->ev, contrib_less);
+    if (bs->nev > 1) qsort(bs->ev, bs->nev, sizeof *bs->ev, contrib_less);
     f->count = n;
   }
   st_free(bs->a, first);

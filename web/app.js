@@ -10,6 +10,7 @@
 // standalone files) live in embed.js; this file calls its hooks.
 
 import { createPanels } from './panels.js';
+import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
 import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
@@ -51,6 +52,7 @@ let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
 let queue = Promise.resolve(); // loads run one after another
 let onFrameLoaded = null; // resolves when C reports the new trace's first frame
 let panels = null; // summary table, collapse-all, args view (panels.js)
+let flame = null; // the flame graph panel (flame.js)
 let argsSearch = null; // "in args" search passes over the file (search_args.js)
 
 // ---- small helpers ------------------------------------------------------
@@ -646,9 +648,16 @@ async function start() {
     },
     // Collapses every process section (or expands all if all are); true if all are collapsed.
     collapseAll: () => M._st_wasm_collapse_all() === 1,
+    // Opens the flame graph ({from: 'selection'|'mark'|'window', source: 'samples'|'slices'},
+    // each chosen as the button does when left out) and returns what it shows:
+    // {from, start_us, end_us, tree: {source, unit, events, nodes: [{i, name, depth, x, total,
+    // self, total_ns, self_ns, count}]}}, or null; flameShown() is the open one (or null).
+    flame: (opts) => flame.open(opts || {}),
+    flameShown: () => flame.data(),
   });
   wireUi();
   panels = createPanels({ M, str, fmtCount });
+  flame = createFlame({ M, str, fmtCount });
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
     getFile: () => shownFile,
