@@ -966,11 +966,13 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
 /* Closes everything still open at the end of input. */
 static void close_open(st_chrome_sem *sem) {
   st_chrome_samples_close(sem);
-  for (uint32_t i = 0; i < sem->nthreads; i++) { /* "<thread name> samples" */
+  for (uint32_t i = 0; i < sem->nthreads; i++) { /* "<thread name> samples", its order */
     thread *t = &sem->threads[i];
-    if (t->samples != UINT32_MAX && t->has_name)
+    if (t->samples == UINT32_MAX) continue;
+    if (t->has_name)
       st_builder_track_name(sem->b, t->samples,
                             intern_join(sem, t->name, " ", ST_STR_EMPTY, "samples"));
+    if (t->has_sort) st_builder_track_sort(sem->b, t->samples, t->sort);
   }
   for (uint32_t i = 0; i < sem->nthreads; i++) {
     thread *t = &sem->threads[i];

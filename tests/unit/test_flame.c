@@ -387,8 +387,17 @@ static void test_corpus_lighthouse(void) {
   CHECK_EQ_INT(s.samples, 50294);
   CHECK_EQ_INT(warn_count(&s, "sample_unknown_node"), 0);
   CHECK_EQ_INT(warn_count(&s, "skipped_phase"), 0);
-  uint32_t tr = samples_track(t, 775);
-  CHECK(tr != UINT32_MAX);
+  uint32_t tr = samples_track(t, 775), nt;
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  CHECK(tr != UINT32_MAX && tr > 0);
+  /* right under its thread's slices, though the thread has a sort index
+   * (thread_sort_index -1) and instants too */
+  if (tr != UINT32_MAX && tr > 0) {
+    CHECK_EQ_INT(tracks[tr - 1].kind, ST_TRACK_SLICES);
+    CHECK_EQ_INT(tracks[tr - 1].key, 775);
+    CHECK_EQ_INT(tracks[tr].sort_index, -1);
+    CHECK_EQ_STR(str(t, tracks[tr].name), "CrRendererMain samples");
+  }
   st_flame *f = st_flame_create(NULL);
   st_flame_query q = {ST_FLAME_SAMPLES, NULL, 0, st_trace_duration_ns(t) + 1, UINT32_MAX};
   CHECK_EQ_INT(st_flame_build(f, t, &q), ST_OK);
