@@ -378,8 +378,9 @@ static void plain_sample(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uin
     warn(sem, "missing_ts");
     return;
   }
-  if (e->sf) {
-    uint64_t key = value_key(sem, e->sf, e->sf_end);
+  const char *sf, *sfe;
+  if (member(e->obj, e->obj_end, "sf", &sf, &sfe)) {
+    uint64_t key = value_key(sem, sf, sfe);
     if (key == UINT64_MAX) {
       warn(sem, "sample_unknown_frame");
       return;

@@ -169,8 +169,10 @@ static void wait_for(st_chrome_importer *im, const char *tok) {
   im->pos = (size_t)(tok - im->buf);
 }
 
-/* The event list: parse every complete element in the window. */
-static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
+/* The event list (or, samples != 0, the top-level samples list): parse
+ * every complete element in the window. */
+static inline int run_list_of(st_chrome_importer *im, const char **pp, const char *end,
+                              int samples) {
   const char *p = *pp;
   for (;;) {
     p = st_json_ws(p, end);
@@ -198,8 +200,8 @@ static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
         return -1;
       }
       im->cur_src = abs_of(im, p);
-      if (!(im->list_samples ? st_chrome_sem_sample(&im->sem, &e, im->cur_src)
-                             : st_chrome_sem_event(&im->sem, &e, im->cur_src))) {
+      if (!(samples ? st_chrome_sem_sample(&im->sem, &e, im->cur_src)
+                    : st_chrome_sem_event(&im->sem, &e, im->cur_src))) {
         set_error(im, ST_ERR_NOMEM, im->cur_src, "out of memory%s", "");
         return -1;
       }
@@ -240,6 +242,11 @@ static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
       p = q;
     }
   }
+}
+
+/* Two copies of the loop, so the event list's has no samples branch. */
+static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
+  return im->list_samples ? run_list_of(im, pp, end, 1) : run_list_of(im, pp, end, 0);
 }
 
 /* The stackFrames object: hand every complete member in the window to the
