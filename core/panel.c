@@ -189,6 +189,21 @@ static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
   fmt(w, in ? "],\"flows_in_count\":%u" : "],\"flows_out_count\":%u", k);
 }
 
+/* A sample's call stack, leaf first: "stack":[names] (at most 64),
+ * "stack_depth":N (frames in all). */
+static void sample_stack(jw *w, const st_trace *t, st_event_ref ref) {
+  const st_frames *fr = st_trace_frames(t);
+  uint32_t f = st_trace_rows(t, NULL)[ref.row].cat[ref.index];
+  if (f >= st_frames_count(fr)) return;
+  lit(w, ",\"stack\":[");
+  uint32_t k = 0;
+  for (uint32_t x = f; x != ST_FRAME_NONE && k < 64; x = st_frames_parent(fr, x), k++) {
+    if (k) lit(w, ",");
+    str_id(w, t, st_frames_name(fr, x));
+  }
+  fmt(w, "],\"stack_depth\":%u", st_frames_depth(fr, f) + 1);
+}
+
 static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
   const st_trace *t = st_ui_trace(ui);
   st_event_info in;
@@ -224,6 +239,7 @@ static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
     dur_text(w, (double)in.self_ns);
     flow_list(w, t, ref, 0);
     flow_list(w, t, ref, 1);
+    if (in.track_kind == ST_TRACK_SAMPLES) sample_stack(w, t, ref);
   }
   lit(w, "}");
 }

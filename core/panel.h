@@ -36,7 +36,8 @@ st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_e
  * "dur_ns","dur_text","self_ns","self_text","src","row","index","flags","depth",
  * "flows_out":[{"row","index","name","ts_us","dur_us","process","thread","pid","tid"}],
  * "flows_out_count","flows_in":[...],"flows_in_count"} (the other end of each flow,
- * at most 64 listed per direction); "null" for an invalid ref. */
+ * at most 64 listed per direction); a CPU sample also has "stack":[names, leaf
+ * first, at most 64] and "stack_depth"; "null" for an invalid ref. */
 st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, const st_alloc *a);
 
 /* The summary (st_ui_summarize) sorted by col:

@@ -425,6 +425,17 @@ function fillDetails(ev, count) {
     tr.append(th, td);
     table.append(tr);
   }
+  if (ev.stack) { // a CPU sample: its call stack, leaf first
+    const tr = document.createElement('tr');
+    const th = document.createElement('th');
+    const td = document.createElement('td');
+    th.textContent = 'stack';
+    td.className = 'stack';
+    for (const f of ev.stack) td.append(Object.assign(document.createElement('div'), { textContent: f || '(unnamed)' }));
+    if (ev.stack_depth > ev.stack.length) td.append(Object.assign(document.createElement('div'), { textContent: `… ${ev.stack_depth - ev.stack.length} more` }));
+    tr.append(th, td);
+    table.append(tr);
+  }
   const args = document.createElement('div');
   args.className = 'args';
   args.textContent = 'args: reading…';

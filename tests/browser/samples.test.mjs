@@ -115,6 +115,12 @@ test('a V8 profile: sample markers under the thread, a range of them selected, t
   await page.mouse.move(hx, box.y + SAMPLE_ROW_Y);
   await page.waitForFunction(() => !document.getElementById('tooltip').hidden);
   assert.match(await page.locator('#tooltip').textContent(), /work/);
+  // a click on a marker: its details list the call stack, leaf first (sample 4: leaf)
+  await page.mouse.click(await xOf(sampleUs(4)), box.y + SAMPLE_ROW_Y);
+  await page.waitForFunction(() => !document.getElementById('details').hidden);
+  assert.equal(await page.locator('#details h2').textContent(), 'leaf');
+  assert.deepEqual(await page.locator('#details td.stack div').allTextContents(), ['leaf', 'work', 'main', '(root)']);
+  await page.keyboard.press('Escape');
 
   // a box over the sample row from sample 40 to sample 119 (80 samples), zoomed in enough for exact edges
   await S((v) => window.strata.setView(v), { start_us: BASE, end_us: BASE + 25000 });

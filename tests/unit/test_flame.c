@@ -8,6 +8,7 @@
 
 #include "flame.h"
 #include "frames.h"
+#include "panel.h"
 #include "query.h"
 #include "select.h"
 #include "trace.h"
@@ -114,6 +115,17 @@ static void test_v8_import(void) {
   CHECK(st_event_get(t, (st_event_ref){tr[1].first_row, 4}, &info));
   CHECK_EQ_INT(info.cat, ST_STR_EMPTY);
   CHECK_EQ_INT(info.tid, 10);
+  /* its details list the stack, leaf first */
+  st_ui *ui = st_ui_create(NULL, t, 1280, 800, 1);
+  st_panel_buf b = {0};
+  st_alloc al = {0};
+  CHECK_EQ_INT(st_panel_event_json(&b, ui, (st_event_ref){tr[1].first_row, 4}, &al), ST_OK);
+  CHECK(b.text && strstr(b.text, "\"stack\":[\"leaf\",\"work\",\"main\",\"(root)\"],"
+                                 "\"stack_depth\":4"));
+  CHECK_EQ_INT(st_panel_event_json(&b, ui, (st_event_ref){tr[0].first_row, 0}, &al), ST_OK);
+  CHECK(b.text && !strstr(b.text, "\"stack\"")); /* a slice has none */
+  st_panel_buf_free(&b, &al);
+  st_ui_destroy(ui);
   st_trace_destroy(t);
 }
 
