@@ -113,7 +113,11 @@ static int arrit_next(arrit *it, const char **v, const char **vend) {
   const char *p = st_json_ws(it->p, it->end), *q;
   if (p < it->end && *p == ',') p = st_json_ws(p + 1, it->end);
   if (p >= it->end) return 0;
-  if (st_json_skip_value(p, it->end, &q) != ST_JSON_OK) {
+  unsigned c = (unsigned char)*p;
+  if (c == '-' || (c >= '0' && c <= '9')) { /* numbers (samples, deltas): the common case */
+    q = st_json_number_end(p, it->end);
+    if (q == p) return 0;
+  } else if (st_json_skip_value(p, it->end, &q) != ST_JSON_OK) {
     q = st_json_number_end(p, it->end); /* a number ending at the array's end */
     if (q == p) return 0;
   }
@@ -131,6 +135,22 @@ static int member(const char *v, const char *vend, const char *name, const char 
   while (st_chrome_objit_next(&it, &k, mv, mve))
     if (st_chrome_str_eq(k, name)) return 1;
   return 0;
+}
+
+/* Several members of the object [v, vend) in one pass: mv[i] / mve[i] get
+ * the value of names[i] (NULL if absent). */
+static void members(const char *v, const char *vend, const char *const *names, int n,
+                    const char **mv, const char **mve) {
+  for (int i = 0; i < n; i++) mv[i] = mve[i] = NULL;
+  st_chrome_objit it = st_chrome_objit_of(v, vend);
+  st_json_str k;
+  const char *a, *ae;
+  while (st_chrome_objit_next(&it, &k, &a, &ae))
+    for (int i = 0; i < n; i++)
+      if (!mv[i] && st_chrome_str_eq(k, names[i])) {
+        mv[i] = a;
+        mve[i] = ae;
+      }
 }
 
 static int value_int(const char *v, const char *vend, int64_t *out) {
@@ -335,16 +355,22 @@ static void on_chunk(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uint32_
   if (pr == UINT32_MAX) return;
   if (created) warn(sem, "profile_chunk_without_profile");
   p->profs[pr].chunks++;
-  const char *d, *de, *cp, *cpe, *v, *ve, *sv = NULL, *sve = NULL, *tv = NULL, *tve = NULL;
+  const char *d, *de;
   if (!member(e->args, e->args_end, "data", &d, &de)) return;
-  int has_cpu = member(d, de, "cpuProfile", &cp, &cpe);
-  if (has_cpu && member(cp, cpe, "nodes", &v, &ve)) {
-    if (!read_nodes(sem, p, v, ve)) return;
+  static const char *const data_keys[] = {"cpuProfile", "timeDeltas"};
+  static const char *const cpu_keys[] = {"nodes", "samples", "timeDeltas"};
+  const char *dv[2], *dve[2], *cv[3], *cve[3];
+  members(d, de, data_keys, 2, dv, dve);
+  if (!dv[0]) return;
+  members(dv[0], dve[0], cpu_keys, 3, cv, cve);
+  if (cv[0]) {
+    if (!read_nodes(sem, p, cv[0], cve[0])) return;
     resolve_nodes(sem, p, pr);
     if (sem->nomem) return;
   }
-  if (!has_cpu || !member(cp, cpe, "samples", &sv, &sve)) return;
-  if (!member(d, de, "timeDeltas", &tv, &tve) && !member(cp, cpe, "timeDeltas", &tv, &tve)) {
+  if (!cv[1]) return;
+  const char *sv = cv[1], *sve = cve[1], *tv = dv[1] ? dv[1] : cv[2], *tve = dv[1] ? dve[1] : cve[2];
+  if (!tv) {
     warn(sem, "samples_without_time");
     return;
   }
