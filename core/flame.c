@@ -122,6 +122,32 @@ static int cmp_i64(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
+/* The k-th smallest of v[0, n): quickselect (median-of-three pivots), and a
+ * sort of what is left if it has not converged after 48 rounds, so hostile
+ * input costs O(n log n) at worst. */
+static int64_t select_kth(int64_t *v, size_t n, size_t k) {
+  size_t lo = 0, hi = n; /* k in [lo, hi) */
+  for (int round = 0; hi - lo > 16 && round < 48; round++) {
+    int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+    int64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+    size_t i = lo, j = hi - 1; /* Hoare partition around p */
+    for (;;) {
+      while (v[i] < p) i++;
+      while (v[j] > p) j--;
+      if (i >= j) break;
+      int64_t x = v[i];
+      v[i++] = v[j];
+      v[j--] = x;
+    }
+    if (k <= j)
+      hi = j + 1;
+    else
+      lo = j + 1;
+  }
+  qsort(v + lo, hi - lo, sizeof *v, cmp_i64);
+  return v[k];
+}
+
 /* The track's sampling interval: the median (lower) gap between
  * consecutive samples of its first row; 0 with fewer than two. Cached per
  * trace. -1 on allocation failure. */
@@ -147,8 +173,7 @@ static int64_t interval_of(bstate *bs, uint32_t track) {
       int64_t *gaps = st_realloc_array(bs->a, NULL, r->count - 1, sizeof *gaps);
       if (!gaps) return -1;
       for (uint32_t i = 0; i + 1 < r->count; i++) gaps[i] = r->start[i + 1] - r->start[i];
-      qsort(gaps, r->count - 1, sizeof *gaps, cmp_i64);
-      iv = gaps[(r->count - 2) / 2];
+      iv = select_kth(gaps, r->count - 1, (r->count - 2) / 2);
       st_free(bs->a, gaps);
     }
   }
@@ -445,7 +470,9 @@ static int layout(bstate *bs, st_flame_source src) {
       o->count = t[i].count;
     }
     for (size_t k = 0; k < bs->nev; k++) bs->ev[k].node = newi[bs->ev[k].node];
-    if (bs->nev > 1) qsort(bs->ev, bs->nev, sizeof *bs->ev, contrib_less);
+    size_t k = 1; /* samples arrive in (row, index) order: sort only if not */
+    while (k < bs->nev && contrib_less(&bs->ev[k - 1], &bs->ev[k]) < 0) k++;
+    if (k < bs->nev) qsort(bs->ev, bs->nev, sizeof *bs->ev, contrib_less);
     f->count = n;
   }
   st_free(bs->a, first);

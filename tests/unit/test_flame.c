@@ -357,6 +357,35 @@ static void test_truncated(void) {
   st_trace_destroy(t);
 }
 
+/* The sampling interval is the lower median gap: 100 gaps, 49 of 10 us and
+ * 51 of 30 us, interleaved (enough to take the quickselect path) -> 30 us. */
+static void test_interval(void) {
+  size_t cap = 101 * 80 + 64, len = 0;
+  char *buf = malloc(cap);
+  len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[],\"samples\":[");
+  long long ts = 0;
+  for (int i = 0; i <= 100; i++) {
+    len += (size_t)snprintf(buf + len, cap - len, "%s{\"pid\":1,\"tid\":1,\"ts\":%lld,\"name\":\"f\"}",
+                            i ? "," : "", ts);
+    ts += (i * 7) % 100 < 49 ? 10 : 30;
+  }
+  len += (size_t)snprintf(buf + len, cap - len, "]}");
+  st_stats s;
+  st_error err;
+  st_trace *t = tu_load(buf, len, 0, "iv.json", &err, &s, NULL, 0);
+  free(buf);
+  CHECK(t != NULL);
+  if (!t) return;
+  CHECK_EQ_INT(s.samples, 101);
+  st_flame *f = st_flame_create(NULL);
+  st_flame_query q = {ST_FLAME_SAMPLES, NULL, 0, st_trace_duration_ns(t) + 1, UINT32_MAX};
+  CHECK_EQ_INT(st_flame_build(f, t, &q), ST_OK);
+  CHECK_EQ_INT(st_flame_nodes(f, NULL)[0].total, 101);
+  CHECK_EQ_INT(st_flame_nodes(f, NULL)[0].total_ns, 101 * 30000);
+  st_flame_destroy(f);
+  st_trace_destroy(t);
+}
+
 /* A trace without samples: no frame table, an empty sample tree. */
 static void test_no_samples(void) {
   const char *j = "[{\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]";
@@ -424,6 +453,7 @@ int main(void) {
   RUN(test_slice_tree);
   RUN(test_stack_frames);
   RUN(test_truncated);
+  RUN(test_interval);
   RUN(test_no_samples);
   RUN(test_corpus_lighthouse);
   return check_report();
