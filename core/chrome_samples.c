@@ -218,6 +218,13 @@ static void add_pending(st_chrome_sem *sem, prof *p, uint32_t track, int64_t ts,
 
 /* ==== 4. V8 profiles ===================================================== */
 
+/* A new profile on the event's thread from its ts (UINT32_MAX on failure). */
+static uint32_t new_profile(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uint32_t pi) {
+  if (!grow(sem, (void **)&p->profs, &p->cprofs, p->nprofs, sizeof *p->profs)) return UINT32_MAX;
+  p->profs[p->nprofs] = (profile){st_chrome_sem_samples_track(sem, e, pi), 0, e->ts};
+  return p->nprofs++;
+}
+
 /* The profile of (process pi, event id), created if absent (UINT32_MAX on
  * failure or without an id). */
 static uint32_t profile_of(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uint32_t pi,
@@ -236,14 +243,13 @@ static uint32_t profile_of(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, u
   uint64_t key = (uint64_t)pi << 32 | idstr;
   uint32_t i = st_u64map_get(&p->prof_map, key);
   if (i != ST_U64MAP_NONE) return i;
-  if (!grow(sem, (void **)&p->profs, &p->cprofs, p->nprofs, sizeof *p->profs)) return UINT32_MAX;
-  if (!st_u64map_put(&p->prof_map, &sem->alloc, key, p->nprofs)) {
+  i = new_profile(sem, p, e, pi);
+  if (i != UINT32_MAX && !st_u64map_put(&p->prof_map, &sem->alloc, key, i)) {
     sem->nomem = 1;
     return UINT32_MAX;
   }
-  p->profs[p->nprofs] = (profile){st_chrome_sem_samples_track(sem, e, pi), 0, e->ts};
-  *created = 1;
-  return p->nprofs++;
+  *created = i != UINT32_MAX;
+  return i;
 }
 
 static void on_profile(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uint32_t pi) {
@@ -349,20 +355,25 @@ static void resolve_nodes(st_chrome_sem *sem, prof *p, uint32_t pr) {
   }
 }
 
-static void on_chunk(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uint32_t pi) {
-  int created;
-  uint32_t pr = profile_of(sem, p, e, pi, &created);
+/* A ProfileChunk (whole = 0), or a whole profile in one event (whole = 1:
+ * the older "CpuProfile" event, a profile of its own, from
+ * cpuProfile.startTime). */
+static void on_chunk(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uint32_t pi, int whole) {
+  int created = 0;
+  uint32_t pr = whole ? new_profile(sem, p, e, pi) : profile_of(sem, p, e, pi, &created);
   if (pr == UINT32_MAX) return;
   if (created) warn(sem, "profile_chunk_without_profile");
   p->profs[pr].chunks++;
   const char *d, *de;
   if (!member(e->args, e->args_end, "data", &d, &de)) return;
   static const char *const data_keys[] = {"cpuProfile", "timeDeltas"};
-  static const char *const cpu_keys[] = {"nodes", "samples", "timeDeltas"};
-  const char *dv[2], *dve[2], *cv[3], *cve[3];
+  static const char *const cpu_keys[] = {"nodes", "samples", "timeDeltas", "startTime"};
+  const char *dv[2], *dve[2], *cv[4], *cve[4];
   members(d, de, data_keys, 2, dv, dve);
   if (!dv[0]) return;
-  members(dv[0], dve[0], cpu_keys, 3, cv, cve);
+  members(dv[0], dve[0], cpu_keys, 4, cv, cve);
+  int64_t start;
+  if (whole && cv[3] && st_chrome_value_ns(cv[3], cve[3], &start)) p->profs[pr].t = start;
   if (cv[0]) {
     if (!read_nodes(sem, p, cv[0], cve[0])) return;
     resolve_nodes(sem, p, pr);
@@ -429,7 +440,9 @@ void st_chrome_samples_event(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t
   if (st_chrome_str_eq(e->name, "Profile"))
     on_profile(sem, p, e, pi);
   else if (st_chrome_str_eq(e->name, "ProfileChunk"))
-    on_chunk(sem, p, e, pi);
+    on_chunk(sem, p, e, pi, 0);
+  else if (st_chrome_str_eq(e->name, "CpuProfile"))
+    on_chunk(sem, p, e, pi, 1);
   else
     plain_sample(sem, p, e, st_chrome_sem_samples_track(sem, e, pi));
 }

@@ -13,6 +13,9 @@
  *     own thread). Node ids are per (pid, profile id) and may refer to
  *     nodes of earlier chunks. A chunk without a Profile starts one at its
  *     own ts on its own thread ("profile_chunk_without_profile").
+ *   - The older whole-profile event "CpuProfile" (ph P, or I as Chrome
+ *     wrote it before M66): args.data.cpuProfile {nodes (children lists),
+ *     samples, timeDeltas, startTime}: a profile of its own on its thread.
  *   - Other `P` events: one sample on the event's thread at ts, leaf frame
  *     `sf` (into the top-level stackFrames) or else the event's name.
  *   - Top-level `samples` [{pid, tid, ts, name, sf, weight, cpu}]: the same
@@ -32,7 +35,8 @@
 
 #include "chrome_semantics.h"
 
-/* A `P` event of process pi (the semantics has counted it). */
+/* A `P` event of process pi (the semantics has counted it), or an
+ * instant named "CpuProfile". */
 void st_chrome_samples_event(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi);
 /* One element of the top-level `samples` array (an object parsed like an
  * event). */

@@ -926,6 +926,14 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   case 'E': on_end(sem, e, pi); break;
   case 'i':
   case 'I':
+    if (e->name.n == 10 && st_chrome_str_eq(e->name, "CpuProfile")) { /* a whole V8 profile */
+      if (e->tid.kind) event_thread(sem, e, pi, 1);
+      st_stats_time(st, e->ts, e->ts);
+      st_chrome_samples_event(sem, e, pi);
+      break;
+    }
+    on_instant(sem, e, pi);
+    break;
   case 'R': on_instant(sem, e, pi); break;
   case 'C': on_counter(sem, e, pi); break;
   case 'b':

@@ -357,6 +357,47 @@ static void test_truncated(void) {
   st_trace_destroy(t);
 }
 
+/* The older whole-profile event (Chrome before M66: "CpuProfile", ph I,
+ * nodes with children lists, startTime in the profile): each is a profile
+ * of its own, so equal node ids of two profiles do not mix. */
+static void test_cpu_profile_event(void) {
+  const char *j =
+      "{\"traceEvents\":["
+      "{\"name\":\"CpuProfile\",\"ph\":\"I\",\"pid\":1,\"tid\":5,\"ts\":500,\"args\":{\"data\":"
+      "{\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"},"
+      "\"children\":[2]},{\"id\":2,\"callFrame\":{\"functionName\":\"a\"},\"children\":[3]},"
+      "{\"id\":3,\"callFrame\":{\"functionName\":\"b\"}}],\"startTime\":100,\"endTime\":400,"
+      "\"samples\":[3,2,3],\"timeDeltas\":[10,10,10]}}}},"
+      "{\"name\":\"CpuProfile\",\"ph\":\"I\",\"pid\":1,\"tid\":6,\"ts\":900,\"args\":{\"data\":"
+      "{\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"},"
+      "\"children\":[2]},{\"id\":2,\"callFrame\":{\"functionName\":\"c\"}}],\"startTime\":200,"
+      "\"samples\":[2,2],\"timeDeltas\":[5,5]}}}}]}";
+  st_stats s;
+  st_error err;
+  st_trace *t = tu_load(j, strlen(j), 3, "cp.json", &err, &s, NULL, 0);
+  CHECK(t != NULL);
+  if (!t) return;
+  CHECK_EQ_INT(s.samples, 5);
+  CHECK_EQ_INT(s.instants, 0);
+  CHECK_EQ_INT(st_trace_origin_ns(t), 110000); /* the first sample: 100 + 10 us */
+  uint32_t nt;
+  const st_track *tr = st_trace_tracks(t, &nt);
+  uint32_t t5 = samples_track(t, 5), t6 = samples_track(t, 6);
+  CHECK(t5 != UINT32_MAX && t6 != UINT32_MAX);
+  if (t5 == UINT32_MAX || t6 == UINT32_MAX) return;
+  const st_row *rows = st_trace_rows(t, NULL);
+  CHECK_EQ_INT(rows[tr[t6].first_row].start[0], 95000); /* 200 + 5 us */
+  st_flame *f = st_flame_create(NULL);
+  st_flame_query q = {ST_FLAME_SAMPLES, NULL, 0, st_trace_duration_ns(t) + 1, UINT32_MAX};
+  CHECK_EQ_INT(st_flame_build(f, t, &q), ST_OK);
+  CHECK_EQ_STR(node_text(t, f, 1), "(root) d1 x0 t5 s0");
+  CHECK_EQ_STR(node_text(t, f, 2), "a d2 x0 t3 s1");
+  CHECK_EQ_STR(node_text(t, f, 3), "b d3 x0 t2 s2");
+  CHECK_EQ_STR(node_text(t, f, 4), "c d2 x3 t2 s2");
+  st_flame_destroy(f);
+  st_trace_destroy(t);
+}
+
 /* The sampling interval is the lower median gap: 100 gaps, 49 of 10 us and
  * 51 of 30 us, interleaved (enough to take the quickselect path) -> 30 us. */
 static void test_interval(void) {
@@ -453,6 +494,7 @@ int main(void) {
   RUN(test_slice_tree);
   RUN(test_stack_frames);
   RUN(test_truncated);
+  RUN(test_cpu_profile_event);
   RUN(test_interval);
   RUN(test_no_samples);
   RUN(test_corpus_lighthouse);
