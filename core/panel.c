@@ -375,3 +375,23 @@ st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *
   fmt(&w, "],\"omitted\":%u}", omitted);
   return done(&w);
 }
+
+st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind kind,
+                              const st_alloc *a) {
+  if (!b || !t) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  uint32_t nt, np, k = 0;
+  const st_track *tr = st_trace_tracks(t, &nt);
+  const st_process *pr = st_trace_processes(t, &np);
+  lit(&w, "[");
+  for (uint32_t i = 0; i < nt && !w.err; i++) {
+    if (tr[i].kind != (uint8_t)kind || tr[i].overflow || tr[i].process >= np) continue;
+    lit(&w, k++ ? ",{\"track\":" : "{\"track\":");
+    fmt(&w, "%u,\"name\":", i);
+    str_id(&w, t, tr[i].name);
+    fmt(&w, ",\"pid\":%lld,\"tid\":%lld}", (long long)pr[tr[i].process].pid, (long long)tr[i].key);
+  }
+  lit(&w, "]");
+  return done(&w);
+}

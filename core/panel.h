@@ -56,6 +56,13 @@ st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, con
  * {"kind":"counter","name","value"} / null. */
 st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
 
+/* The threads a flame graph can be narrowed to: [{"track","name","pid","tid"}], one per
+ * thread (process + tid) that has a track of kind `kind` (ST_TRACK_SAMPLES or
+ * ST_TRACK_SLICES; overflow tracks not listed), in display order; "track" is
+ * that track's index (st_flame_query.track). */
+st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind kind,
+                              const st_alloc *a);
+
 /* A flame graph (core/flame.h) for drawing:
  * {"source":"samples"|"slices","unit":"samples"|"ns","events":N,"nodes_total":N,
  *  "max_depth":D,"omitted":N,"nodes":[{"i","name","parent","depth","x","total","self",

@@ -4,12 +4,14 @@
  * (what it came from is kept in the core's flame), the page draws it from
  * the JSON, and clicks go back through the core's hit test and selection.
  *
- *   st_wasm_flame_take(from, source) -> events aggregated (-1: failed)
+ *   st_wasm_flame_take(from, source, track) -> events aggregated (-1: failed)
  *       from: 0 the selection, 1 the timing mark's range, 2 the visible
  *             window, -1 the first that applies (selection, mark, window)
  *       source: 0 samples, 1 slices, -1 samples if there are any, else slices
- *   st_wasm_flame_json(min_share) -> {"from","start_us","end_us","tree":{...}}
- *       (tree: core/panel.h st_panel_flame_json; start/end null for a selection)
+ *       track: a range's thread (a track index of it), -1 every thread
+ *   st_wasm_flame_json(min_share) -> {"from","start_us","end_us","track","threads":[...],
+ *       "tree":{...}} (tree: core/panel.h st_panel_flame_json; start/end null
+ *       for a selection; threads: st_panel_threads_json, what track may name)
  *   st_wasm_flame_hit(fx, depth)  -> node index at share fx of row depth, -1 if none
  *   st_wasm_flame_select(node)    -> selects the events behind node (the
  *                                    samples through it / the slices at it);
@@ -31,11 +33,12 @@ static struct {
   st_flame *f;
   const st_ui *ui; /* the ui it was taken from */
   int from;        /* 0 selection, 1 mark, 2 window; -1 none */
+  int track;       /* the range's thread, -1 all */
   double t0_ns, t1_ns;
-  st_panel_buf tree;
+  st_panel_buf tree, threads;
   char *out;
   size_t out_cap;
-} g_fl = {NULL, NULL, -1, 0, 0, {0}, NULL, 0};
+} g_fl = {NULL, NULL, -1, -1, 0, 0, {0}, {0}, NULL, 0};
 
 void st_flame_forget(st_app *app) {
   st_flame_destroy(g_fl.f);
@@ -64,7 +67,7 @@ static int selection_has_samples(const st_trace *t, const st_selection *s) {
   return 0;
 }
 
-EMSCRIPTEN_KEEPALIVE double st_wasm_flame_take(int from, int source) {
+EMSCRIPTEN_KEEPALIVE double st_wasm_flame_take(int from, int source, int track) {
   st_app *app = st_app_get();
   if (!app->ui) return -1;
   if (g_fl.ui != app->ui) st_flame_forget(app);
@@ -76,7 +79,10 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_flame_take(int from, int source) {
   int has_mark = st_ui_mark(app->ui, &m0, &m1);
   if (from < 0) from = st_selection_count(sel) ? 0 : has_mark ? 1 : 2;
   if (from == 1 && !has_mark) return -1;
-  st_flame_query q = {ST_FLAME_SAMPLES, NULL, 0, 0, UINT32_MAX};
+  uint32_t nt;
+  st_trace_tracks(app->trace, &nt);
+  if (track < 0 || (uint32_t)track >= nt) track = -1;
+  st_flame_query q = {ST_FLAME_SAMPLES, NULL, 0, 0, track < 0 ? UINT32_MAX : (uint32_t)track};
   if (from == 0) {
     q.sel = sel;
     g_fl.t0_ns = g_fl.t1_ns = 0;
@@ -93,6 +99,7 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_flame_take(int from, int source) {
     q.t1 = clamp_ns(ceil(m1));
   }
   g_fl.from = from;
+  g_fl.track = from == 0 ? -1 : track;
   if (source < 0) {
     if (from == 0) {
       source = selection_has_samples(app->trace, sel) ? ST_FLAME_SAMPLES : ST_FLAME_SLICES;
@@ -113,9 +120,12 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_flame_json(double min_share) {
   st_app *app = st_app_get();
   if (!app->ui || g_fl.ui != app->ui || g_fl.from < 0 || !g_fl.f) return "null";
   if (!(min_share >= 0 && min_share <= 1)) min_share = 0;
-  if (st_panel_flame_json(&g_fl.tree, app->trace, g_fl.f, min_share, 20000, &app->alloc) != ST_OK)
+  int samples = st_flame_source_of(g_fl.f) == ST_FLAME_SAMPLES;
+  if (st_panel_flame_json(&g_fl.tree, app->trace, g_fl.f, min_share, 20000, &app->alloc) != ST_OK ||
+      st_panel_threads_json(&g_fl.threads, app->trace,
+                            samples ? ST_TRACK_SAMPLES : ST_TRACK_SLICES, &app->alloc) != ST_OK)
     return "null";
-  size_t need = g_fl.tree.len + 160;
+  size_t need = g_fl.tree.len + g_fl.threads.len + 200;
   if (need > g_fl.out_cap) {
     char *o = realloc(g_fl.out, need);
     if (!o) return "null";
@@ -125,14 +135,16 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_flame_json(double min_share) {
   static const char *names[] = {"selection", "mark", "window"};
   double origin_us = (double)st_trace_origin_ns(app->trace) / 1000.0;
   if (g_fl.from == 0)
-    snprintf(g_fl.out, g_fl.out_cap, "{\"from\":\"selection\",\"start_us\":null,\"end_us\":null,"
-                                     "\"tree\":%s}",
-             g_fl.tree.text);
+    snprintf(g_fl.out, g_fl.out_cap,
+             "{\"from\":\"selection\",\"start_us\":null,\"end_us\":null,\"track\":-1,"
+             "\"threads\":%s,\"tree\":%s}",
+             g_fl.threads.text, g_fl.tree.text);
   else
     snprintf(g_fl.out, g_fl.out_cap,
-             "{\"from\":\"%s\",\"start_us\":%.17g,\"end_us\":%.17g,\"tree\":%s}",
+             "{\"from\":\"%s\",\"start_us\":%.17g,\"end_us\":%.17g,\"track\":%d,"
+             "\"threads\":%s,\"tree\":%s}",
              names[g_fl.from], origin_us + g_fl.t0_ns / 1000.0, origin_us + g_fl.t1_ns / 1000.0,
-             g_fl.tree.text);
+             g_fl.track, g_fl.threads.text, g_fl.tree.text);
   return g_fl.out;
 }
 

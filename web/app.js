@@ -659,10 +659,11 @@ async function start() {
     },
     // Collapses every process section (or expands all if all are); true if all are collapsed.
     collapseAll: () => M._st_wasm_collapse_all() === 1,
-    // Opens the flame graph ({from: 'selection'|'mark'|'window', source: 'samples'|'slices'},
-    // each chosen as the button does when left out) and returns what it shows:
-    // {from, start_us, end_us, tree: {source, unit, events, nodes: [{i, name, depth, x, total,
-    // self, total_ns, self_ns, count}]}}, or null; flameShown() is the open one (or null).
+    // Opens the flame graph ({from: 'selection'|'mark'|'window', source: 'samples'|'slices',
+    // track: a range's thread}, each chosen as the button does when left out) and returns what
+    // it shows: {from, start_us, end_us, track, threads: [{track, name, pid, tid}], tree: {source,
+    // unit, events, nodes: [{i, name, depth, x, total, self, total_ns, self_ns, count}]}}, or
+    // null; flameShown() is the open one (or null).
     flame: (opts) => flame.open(opts || {}),
     flameShown: () => flame.data(),
   });

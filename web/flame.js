@@ -9,8 +9,9 @@
 // What it shows (the "Flame graph" button): the selection if there is one
 // (its samples; its slices with everything nested in them when it holds
 // no sample), else the timing mark's range, else the visible window; the
-// samples / slices buttons switch between the two trees. Names are
-// untrusted: textContent only.
+// samples / slices buttons switch between the two trees, and for a range
+// the thread menu narrows it to one thread. Names are untrusted:
+// textContent only.
 
 import { fmtDur } from './panels.js';
 
@@ -46,14 +47,16 @@ export function createFlame({ M, str, fmtCount }) {
   const info = $('flame-info');
   const samplesBtn = $('flame-samples');
   const slicesBtn = $('flame-slices');
+  const threadSel = $('flame-thread');
   const canvas = $('canvas');
 
   let data = null; // {from, start_us, end_us, tree: {source, unit, events, nodes: [...]}}
   let from = -1; // what the shown tree was taken from (FROM), -1: the first that applies
+  let track = -1; // a range's thread (a track index), -1: every thread
   let active = -1; // the node whose events are selected
 
-  function take(f, source) {
-    const n = M._st_wasm_flame_take(f, source);
+  function take(f, source, tr = track) {
+    const n = M._st_wasm_flame_take(f, source, tr);
     active = -1;
     if (n < 0) {
       data = null;
@@ -63,6 +66,7 @@ export function createFlame({ M, str, fmtCount }) {
     const w = Math.max(1, tree.clientWidth || body.clientWidth || 800);
     data = JSON.parse(str(M._st_wasm_flame_json(0.5 / w))); // boxes under half a pixel: left out
     from = data ? FROM[data.from] : -1;
+    track = data ? data.track : -1;
     render();
     return data;
   }
@@ -85,6 +89,15 @@ export function createFlame({ M, str, fmtCount }) {
       : `${data.from === 'mark' ? 'of the timing mark' : 'of the visible window'} (${fmtDur((data.end_us - data.start_us) * 1000)})`;
     const root = t.nodes[0];
     meta.textContent = `${where} · ${root.total_text}${samples ? ' (samples × interval)' : ''}${t.omitted ? ` · ${fmtCount(t.omitted)} narrow frames not drawn` : ''}`;
+    // the thread menu: for a range only (a selection already names its threads)
+    threadSel.hidden = data.from === 'selection';
+    threadSel.replaceChildren(el('option', null, 'all threads'), ...data.threads.map((th) => {
+      const o = el('option', null, `${th.name || `tid ${th.tid}`} (pid ${th.pid}, tid ${th.tid})`);
+      o.value = String(th.track);
+      return o;
+    }));
+    threadSel.firstChild.value = '-1';
+    threadSel.value = String(data.track);
     samplesBtn.setAttribute('aria-pressed', samples ? 'true' : 'false');
     slicesBtn.setAttribute('aria-pressed', samples ? 'false' : 'true');
     const total = root.total || 1;
@@ -128,11 +141,13 @@ export function createFlame({ M, str, fmtCount }) {
     if (b && data && active < 0) info.textContent = b.title;
   });
   $('flame-button').addEventListener('click', () => {
-    take(-1, -1);
+    take(-1, -1, -1);
     canvas.focus();
   });
-  samplesBtn.addEventListener('click', () => take(from, 0));
-  slicesBtn.addEventListener('click', () => take(from, 1));
+  const sourceNow = () => (data && data.tree.source === 'slices' ? 1 : 0);
+  samplesBtn.addEventListener('click', () => take(from, 0, -1));
+  slicesBtn.addEventListener('click', () => take(from, 1, -1));
+  threadSel.addEventListener('change', () => take(from, sourceNow(), Number(threadSel.value)));
   const close = () => {
     pane.hidden = true;
     data = null;
@@ -148,7 +163,7 @@ export function createFlame({ M, str, fmtCount }) {
     open: (opts = {}) => {
       const f = opts.from === undefined ? -1 : FROM[opts.from] ?? -1;
       const s = opts.source === 'samples' ? 0 : opts.source === 'slices' ? 1 : -1;
-      return take(f, s);
+      return take(f, s, opts.track ?? -1);
     },
     data: () => (data ? JSON.parse(JSON.stringify(data)) : null),
     close,

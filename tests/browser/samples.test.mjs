@@ -211,3 +211,35 @@ test('the corpus V8 profile (Chrome M86): 50,294 samples on CrRendererMain, its 
   assert.equal(byName['(idle)'], 17606);
   assert.equal(byName['(program)'], 111);
 });
+
+test('the flame graph of the view, narrowed to one thread with the thread menu (top-level samples + stackFrames)', async (t) => {
+  // two threads: tid 1 "js" 6 samples (run > tick x4, run x2), tid 2 "worker" 3 samples (gc), 1 ms apart
+  const sample = (tid, i, sf) => ({ pid: 7, tid, ts: BASE + 1000 * i, sf, weight: 1, cpu: 0, name: '' });
+  const trace = {
+    traceEvents: [
+      { name: 'thread_name', ph: 'M', pid: 7, tid: 1, args: { name: 'js' } },
+      { name: 'thread_name', ph: 'M', pid: 7, tid: 2, args: { name: 'worker' } },
+      { name: 'boot', ph: 'X', pid: 7, tid: 1, ts: BASE, dur: 10 },
+    ],
+    samples: [...[2, 2, 2, 2, 1, 1].map((sf, i) => sample(1, i, sf)), ...[3, 3, 3].map((sf, i) => sample(2, i, sf))],
+    stackFrames: { 1: { name: 'run' }, 2: { name: 'tick', parent: 1 }, 3: { name: 'gc' } },
+  };
+  const { app, page, S } = await setup(trace);
+  t.after(() => app.close());
+  assert.equal((await app.stats()).samples, 9);
+  await page.click('#flame-button'); // nothing selected, no mark: the view
+  await page.waitForFunction(() => !document.getElementById('flame').hidden);
+  let d = await S(() => window.strata.flameShown());
+  assert.equal(d.from, 'window');
+  assert.deepEqual(rowsOf(d), [['all', 0, 9, 0], ['run', 1, 6, 2], ['tick', 2, 4, 4], ['gc', 1, 3, 3]]);
+  assert.ok(await page.locator('#flame-thread').isVisible());
+  assert.deepEqual(await page.locator('#flame-thread option').allTextContents(),
+    ['all threads', 'js samples (pid 7, tid 1)', 'worker samples (pid 7, tid 2)']);
+  await page.selectOption('#flame-thread', { label: 'worker samples (pid 7, tid 2)' });
+  await page.waitForFunction(() => window.strata.flameShown()?.tree.events === 3);
+  d = await S(() => window.strata.flameShown());
+  assert.deepEqual(rowsOf(d), [['all', 0, 3, 0], ['gc', 1, 3, 3]]);
+  assert.equal(d.tree.nodes[1].total_ns, 3 * 1_000_000, '1 ms interval');
+  await page.selectOption('#flame-thread', { label: 'all threads' });
+  await page.waitForFunction(() => window.strata.flameShown()?.tree.events === 9);
+});

@@ -303,6 +303,17 @@ static void test_stack_frames(void) {
   CHECK_EQ_INT(tr[t1 - 1].kind, ST_TRACK_SLICES); /* right under the thread's slices */
   CHECK_EQ_INT(tr[t1 - 1].key, 1);
 
+  /* the threads a flame can be narrowed to */
+  st_panel_buf b = {0};
+  st_alloc al = {0};
+  CHECK_EQ_INT(st_panel_threads_json(&b, t, ST_TRACK_SAMPLES, &al), ST_OK);
+  char want[160];
+  snprintf(want, sizeof want,
+           "[{\"track\":%u,\"name\":\"worker samples\",\"pid\":1,\"tid\":1},"
+           "{\"track\":%u,\"name\":\"\",\"pid\":1,\"tid\":2}]",
+           t1, t2);
+  CHECK_EQ_STR(b.text, want);
+  st_panel_buf_free(&b, &al);
   st_flame *f = st_flame_create(NULL);
   /* tid 1: main 3 (compute 2, io 1), loopB 1 > loopA 1; 10 us interval */
   st_flame_query q = {ST_FLAME_SAMPLES, NULL, 0, st_trace_duration_ns(t) + 1, t1};
