@@ -1,7 +1,9 @@
 /* chrome_semantics.h: what each Chrome trace event does to the st_builder,
  * phase by phase (FORMATS.md "strata's choices"): B/E pairs and X slices on
  * thread tracks, instants, counters, metadata (names, sort order), async
- * (nestable and legacy) and flows, with the warnings stats.h lists.
+ * (nestable and legacy) and flows, with the warnings stats.h lists; CPU
+ * samples (P, V8 profiles, top-level samples / stackFrames) are handed on
+ * to chrome_samples.h.
  *
  * The state is what the phases need across events: processes and threads
  * met so far, open B / async slices, counter series and flow identities.
