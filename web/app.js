@@ -9,7 +9,7 @@
 // Sharing and embedding (?url=, #t=..&sel=.., ?embed=1, postMessage,
 // standalone files) live in embed.js; this file calls its hooks.
 
-import { createPanels } from './panels.js';
+import { createPanels, fmtDur } from './panels.js';
 import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
 import { embedSetup } from './embed.js';
@@ -669,7 +669,7 @@ async function start() {
   });
   wireUi();
   panels = createPanels({ M, str, fmtCount });
-  flame = createFlame({ M, str, fmtCount });
+  flame = createFlame({ M, str, fmtCount, fmtDur });
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
     getFile: () => shownFile,

@@ -13,8 +13,6 @@
 // the thread menu narrows it to one thread. Names are untrusted:
 // textContent only.
 
-import { fmtDur } from './panels.js';
-
 const ROW_H = 18; // px per depth row (matches .flame-node in style.css)
 const FROM = { selection: 0, mark: 1, window: 2 };
 
@@ -34,10 +32,10 @@ function colourOf(name) {
 }
 
 /**
- * Wires the panel to the module. deps: {M, str (ptr -> string), fmtCount}.
+ * Wires the panel to the module. deps: {M, str (ptr -> string), fmtCount, fmtDur}.
  * Returns {open({from, source}) -> data, data(), close()}.
  */
-export function createFlame({ M, str, fmtCount }) {
+export function createFlame({ M, str, fmtCount, fmtDur }) {
   const $ = (id) => document.getElementById(id);
   const pane = $('flame');
   const title = $('flame-title');

@@ -11,7 +11,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import fs from 'node:fs';
-import { useBrowser, decodePng, saveArtifact, GUTTER_PX, AXIS_PX, CORPUS, corpusMissing } from './harness.mjs';
+import os from 'node:os';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { useBrowser, decodePng, saveArtifact, GUTTER_PX, AXIS_PX, CORPUS, CLI, DIST, corpusMissing } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 
@@ -242,4 +246,27 @@ test('the flame graph of the view, narrowed to one thread with the thread menu (
   assert.equal(d.tree.nodes[1].total_ns, 3 * 1_000_000, '1 ms interval');
   await page.selectOption('#flame-thread', { label: 'all threads' });
   await page.waitForFunction(() => window.strata.flameShown()?.tree.events === 9);
+});
+
+test('a standalone report (strata export) has the flame graph too', async (t) => {
+  if (!fs.existsSync(CLI)) return t.skip(`native CLI not built (${CLI})`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-samples-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const src = path.join(dir, 'profile.json');
+  const report = path.join(dir, 'report.html');
+  fs.writeFileSync(src, JSON.stringify(TRACE));
+  await promisify(execFile)(CLI, ['export', src, '-o', report, '--dist', DIST]);
+  const context = await ctx.browser.newContext({ viewport: { width: 1200, height: 700 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(pathToFileURL(report).href, { waitUntil: 'load' });
+  await page.waitForFunction(() => { try { return window.strata.stats().samples === 200; } catch { return false; } }, null, { timeout: 60_000 });
+  await page.click('#flame-button');
+  await page.waitForFunction(() => !document.getElementById('flame').hidden);
+  const d = await page.evaluate(() => window.strata.flameShown());
+  assert.equal(d.tree.events, N);
+  assert.ok(await page.locator('#flame-tree .flame-node', { hasText: /^work$/ }).isVisible());
+  assert.deepEqual(errors, []);
 });
