@@ -15,7 +15,7 @@ import os from 'node:os';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { useBrowser, decodePng, saveArtifact, GUTTER_PX, AXIS_PX, CORPUS, CLI, DIST, corpusMissing } from './harness.mjs';
+import { useBrowser, decodePng, saveArtifact, privacyReport, GUTTER_PX, AXIS_PX, CORPUS, CLI, DIST, corpusMissing } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 
@@ -269,4 +269,9 @@ test('a standalone report (strata export) has the flame graph too', async (t) =>
   assert.equal(d.tree.events, N);
   assert.ok(await page.locator('#flame-tree .flame-node', { hasText: /^work$/ }).isVisible());
   assert.deepEqual(errors, []);
+});
+
+test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {
+  const { bad, message } = privacyReport(ctx.requests, ctx.server.origin);
+  assert.deepEqual(bad, [], message);
 });
