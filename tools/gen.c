@@ -6,9 +6,12 @@
  *   strata-gen -n 5000 > small.json
  *   strata-gen -n 1e6 --lean -o lean.json   (slices without args: ~90 bytes/event)
  *   strata-gen -n 1e7 --steps 100 -o t.json (100 steps of a bigger program)
+ *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
+ *     trace with 1e6 sched_switch events: tools/gen_perfetto.c)
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include "demo.h"
+#include "gen_perfetto.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,11 +40,13 @@ static int write_sink(void *ud, const void *data, size_t len) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: strata-gen -n EVENTS [-o FILE] [--gz] [--level 1-9] [--seed N] [--gpus N] "
-             "[--lean] [--steps N]\n"
+             "[--lean] [--steps N] [--perfetto [--cpus N]]\n"
              "  writes a JAX-like GPU training trace (Chrome JSON) of about EVENTS events\n"
              "  --lean: slices without args (about 90 bytes per event instead of 300)\n"
              "  --steps N: exactly N training steps, ops per step grown to reach EVENTS\n"
-             "    (default: ~50+ steps of at most 200 ops, more steps for more events)\n");
+             "    (default: ~50+ steps of at most 200 ops, more steps for more events)\n"
+             "  --perfetto: a Perfetto system trace instead (protobuf): EVENTS sched_switch\n"
+             "    events on --cpus CPUs (default 8), compact_sched, atrace, process tree\n");
 }
 
 static int parse_u64(const char *s, unsigned long long *out) {
@@ -54,9 +59,9 @@ static int parse_u64(const char *s, unsigned long long *out) {
 }
 
 int main(int argc, char **argv) {
-  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0;
+  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, cpus = 8;
   const char *out = NULL;
-  int gz = 0, lean = 0;
+  int gz = 0, lean = 0, perfetto = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has_val = i + 1 < argc;
@@ -71,6 +76,10 @@ int main(int argc, char **argv) {
         return usage(stderr), 2;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
+    } else if (!strcmp(a, "--perfetto")) {
+      perfetto = 1;
+    } else if (!strcmp(a, "--cpus") && has_val) {
+      if (!parse_u64(argv[++i], &cpus) || cpus < 1 || cpus > 256) return usage(stderr), 2;
     } else if (!strcmp(a, "--seed") && has_val) {
       if (!parse_u64(argv[++i], &seed) || seed > 0xffffffffull) return usage(stderr), 2;
     } else if (!strcmp(a, "--gpus") && has_val) {
@@ -111,8 +120,13 @@ int main(int argc, char **argv) {
                     .gpus = (uint32_t)gpus,
                     .lean = (uint32_t)lean,
                     .steps = (uint32_t)steps};
-  st_code rc = st_demo_write(&d, write_sink, &s);
-  int bad = rc != ST_OK;
+  int bad;
+  if (perfetto) {
+    gen_perfetto_desc pd = {(uint32_t)seed, (uint32_t)cpus, n};
+    bad = gen_perfetto_write(&pd, write_sink, &s) != 0;
+  } else {
+    bad = st_demo_write(&d, write_sink, &s) != ST_OK;
+  }
   if (s.gz) bad |= gzclose(s.gz) != Z_OK;
   if (s.f && s.f != stdout) bad |= fclose(s.f) != 0;
   if (s.f == stdout) bad |= fflush(stdout) != 0;
