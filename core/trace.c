@@ -65,6 +65,7 @@ struct st_builder {
   uint64_t end_prev;
   int64_t lo, hi; /* the extent of everything added (events' starts and ends,
                    * samples); lo > hi while nothing was */
+  st_frames *frames; /* samples' stack frames (st_builder_frames), NULL until used */
 };
 
 struct st_trace {
@@ -92,6 +93,7 @@ struct st_trace {
   st_flow_info flow_info;
   st_end_src *ends; /* sorted by src, unique */
   size_t end_count;
+  st_frames *frames; /* the builder's, sealed; NULL if no samples */
   size_t bytes;
 };
 
@@ -185,6 +187,7 @@ static void free_builder_parts(st_builder *b, int keep_strings) {
   st_free(&b->alloc, b->procs);
   st_free(&b->alloc, b->proc_slots);
   st_tstream_free(&b->ends, &b->alloc);
+  st_frames_destroy(b->frames);
   if (!keep_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
@@ -248,7 +251,7 @@ static uint32_t markers_of(const st_builder *b, const btrack *bt) {
 
 uint32_t st_builder_track(st_builder *b, uint32_t process, st_track_kind kind, int64_t key,
                           uint32_t name) {
-  if (!b || process >= b->proc_count || (unsigned)kind > ST_TRACK_COUNTER) return UINT32_MAX;
+  if (!b || process >= b->proc_count || (unsigned)kind > ST_TRACK_SAMPLES) return UINT32_MAX;
   uint32_t found = find_track(b, process, (uint8_t)kind, key);
   if (found != UINT32_MAX) return found;
   uint32_t hv = track_hash(process, (uint8_t)kind, key);
@@ -601,7 +604,10 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     const btrack *bt = &b->tracks[i];
     uint32_t m = markers_of(b, bt);
     const btrack *at = m != UINT32_MAX ? &b->tracks[m] : bt;
-    keys[i] = (order_key){at->sort_index, at->key, at->kind, m == UINT32_MAX, i};
+    if (bt->kind == ST_TRACK_SAMPLES) /* a thread's samples row: right after its slices */
+      keys[i] = (order_key){bt->sort_index, bt->key, ST_TRACK_SLICES, 2, i};
+    else
+      keys[i] = (order_key){at->sort_index, at->key, at->kind, m == UINT32_MAX, i};
   }
   sort_order(keys, ktmp, b->track_count);
   uint32_t *track_order = (uint32_t *)ktmp; /* reuse: order_key is larger than uint32 */
@@ -712,9 +718,12 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       t->rows = nr;
     }
   }
+  t->frames = b->frames; /* samples' frames: moved, interning table dropped */
+  b->frames = NULL;
+  st_frames_seal(t->frames);
   free_builder_parts(b, 1);
 
-  t->bytes = sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
+  t->bytes = st_frames_bytes(t->frames) + sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
              (size_t)t->track_count * sizeof(st_track) + (size_t)t->row_count * sizeof(st_row) +
              (size_t)t->counter_count * sizeof(st_counter) +
              t->ev_count * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(uint64_t) + 1) +
@@ -739,10 +748,17 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->flows);
   st_free(&a, t->flows_in);
   st_free(&a, t->ends);
+  st_frames_destroy(t->frames);
   st_free(&a, t);
 }
 
 const st_strtab *st_trace_strings(const st_trace *t) { return t ? t->strings : NULL; }
+const st_frames *st_trace_frames(const st_trace *t) { return t ? t->frames : NULL; }
+
+st_frames *st_builder_frames(st_builder *b) {
+  if (b && !b->frames) b->frames = st_frames_create(&b->alloc);
+  return b ? b->frames : NULL;
+}
 
 const st_process *st_trace_processes(const st_trace *t, uint32_t *count) {
   if (count) *count = t ? t->proc_count : 0;
