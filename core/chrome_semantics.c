@@ -794,19 +794,56 @@ static void on_legacy_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t 
 
 /* Flows: each flow event becomes a point of the builder, keyed by its
  * identity; st_builder_finish chains the points of an identity in time
- * order (writers do not sort) and binds them to slices (trace.h). */
+ * order (writers do not sort) and binds them to slices (trace.h).
+ *
+ * The builder's key is 64 bits, equal exactly when the identities are
+ * (the map words k: v1 {cat << 32 | name, id kind, id}, v2 {UINT64_MAX,
+ * id kind | 0x100, id}). Most identities are written into it whole, so a
+ * flow-heavy trace (one identity per arrow) keeps no map entry per flow:
+ *   bit 63 = 0: class (14 bits: 0 = v2, else 1 + the index of the v1
+ *     event's (cat, name) pair in flow_class_map) << 49 | string id << 48
+ *     | the id (a number, or the interned string) below 2^48;
+ *   bit 63 = 1: the index of the identity in flow_map, for the few that do
+ *     not fit (ids of 2^48 and up, negative numbers, past 16383 pairs).
+ * An identity always takes the same branch (a pair's class, once given, is
+ * kept; none is given once they run out), so both keep identities apart. */
+#define FLOW_ID_BITS 48
+#define FLOW_CLASS_MAX ((1u << 14) - 1)
+
+/* The builder key of identity k; 0 if out of memory. */
+static int flow_key(st_chrome_sem *sem, mkey k, uint64_t *key) {
+  uint32_t cls = 0;
+  if (k.a != UINT64_MAX) { /* v1 (cat and name are interned ids: never both UINT32_MAX) */
+    mkey pair = {k.a, 0, 0};
+    cls = map_get(&sem->flow_class_map, pair);
+    if (cls == UINT32_MAX && sem->flow_class_map.count < FLOW_CLASS_MAX) {
+      cls = sem->flow_class_map.count + 1;
+      if (!map_put(sem, &sem->flow_class_map, pair, cls)) return 0;
+    }
+  }
+  if (cls != UINT32_MAX && k.c < (1ull << FLOW_ID_BITS)) {
+    uint64_t str = (k.b & 0xFF) == 2;
+    *key = (uint64_t)cls << (FLOW_ID_BITS + 1) | str << FLOW_ID_BITS | k.c;
+    return 1;
+  }
+  uint32_t fi = map_get(&sem->flow_map, k);
+  if (fi == UINT32_MAX) {
+    if (!map_put(sem, &sem->flow_map, k, sem->nflows)) return 0;
+    fi = sem->nflows++;
+  }
+  *key = 1ull << 63 | fi;
+  return 1;
+}
+
 static void flow_point(st_chrome_sem *sem, mkey k, unsigned role, st_flow_bind bind, uint32_t track,
                        int64_t ts) {
   if (track == UINT32_MAX) return;
-  uint32_t fi = map_get(&sem->flow_map, k);
-  if (fi == UINT32_MAX) {
-    if (!map_put(sem, &sem->flow_map, k, sem->nflows)) {
-      sem->nomem = 1;
-      return;
-    }
-    fi = sem->nflows++;
+  uint64_t key;
+  if (!flow_key(sem, k, &key)) {
+    sem->nomem = 1;
+    return;
   }
-  st_code c = st_builder_flow(sem->b, fi, role, bind, track, ts, sem->cur_src);
+  st_code c = st_builder_flow(sem->b, key, role, bind, track, ts, sem->cur_src);
   if (c == ST_ERR_NOMEM)
     sem->nomem = 1;
   else if (c != ST_OK)
@@ -1029,7 +1066,7 @@ void st_chrome_sem_free(st_chrome_sem *sem) {
   for (uint32_t i = 0; i < sem->nthreads; i++) st_free(&sem->alloc, sem->threads[i].stack);
   for (uint32_t i = 0; i < sem->naids; i++) st_free(&sem->alloc, sem->aids[i].stack);
   map *maps[] = {&sem->proc_map,  &sem->thread_map, &sem->counter_map, &sem->series_map,
-                 &sem->async_map, &sem->legacy_map, &sem->flow_map};
+                 &sem->async_map, &sem->legacy_map, &sem->flow_map,    &sem->flow_class_map};
   for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) map_free(sem, maps[i]);
   st_free(&sem->alloc, sem->threads);
   st_free(&sem->alloc, sem->procs);

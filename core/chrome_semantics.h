@@ -51,8 +51,9 @@ typedef struct st_chrome_sem {
   uint32_t naids, caids;
   struct st_chrome_lopen *lopens;
   uint32_t nlopens, clopens;
-  uint32_t nflows; /* flow identities (keys of flow_map) */
+  uint32_t nflows; /* flow identities in flow_map: those not written into the key */
   st_chrome_map proc_map, thread_map, counter_map, series_map, async_map, legacy_map, flow_map;
+  st_chrome_map flow_class_map; /* (cat, name) of v1 flows -> class (chrome_semantics.c) */
   uint32_t last_thread;
   int64_t last_pid, last_tid;
   uint32_t global_proc;
