@@ -53,7 +53,6 @@ typedef struct st_chrome_sem {
   uint32_t nlopens, clopens;
   uint32_t nflows; /* flow identities in flow_map: those not written into the key */
   st_chrome_map proc_map, thread_map, counter_map, series_map, async_map, legacy_map, flow_map;
-  st_chrome_map flow_class_map; /* (cat, name) of v1 flows -> class (chrome_semantics.c) */
   uint32_t last_thread;
   int64_t last_pid, last_tid;
   uint32_t global_proc;
@@ -65,6 +64,7 @@ typedef struct st_chrome_sem {
 
   uint64_t cur_src; /* the event being handled: its offset, for warnings and the model */
   int nomem;
+  st_chrome_map flow_class_map; /* (cat, name) of v1 flows -> class (chrome_semantics.c) */
 } st_chrome_sem;
 
 /* No allocation; st_chrome_sem_free releases what the events made. */
