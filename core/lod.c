@@ -479,6 +479,15 @@ void st_lod_destroy(st_lod *lod) {
 
 size_t st_lod_bytes(const st_lod *lod) { return lod ? lod->bytes : 0; }
 
+void st_lod_shift_rows(st_lod *lod, uint32_t row_lo, uint32_t row_hi, int64_t delta) {
+  if (!lod || !delta) return;
+  if (row_hi > lod->row_count) row_hi = lod->row_count;
+  /* the index's buckets and cells are relative to tbase; rows without an
+   * index (nb == 0) keep none */
+  for (uint32_t r = row_lo; r < row_hi; r++)
+    if (lod->lrows[r].nb) lod->lrows[r].tbase += delta;
+}
+
 /* ==== 4. row queries ===================================================== */
 
 /* First index in [lo, hi) with a[index] >= v (hi if none); a[] ascending. */

@@ -71,7 +71,8 @@ enum {
   ST_UI_HELP = 1u << 9,         /* the help overlay was toggled */
   ST_UI_ANIMATING = 1u << 10,   /* keys are held: call st_ui_tick on the next frame */
   ST_UI_LAYOUT = 1u << 11,      /* sections were collapsed or expanded */
-  ST_UI_FLOWS = 1u << 12        /* flow arrows were turned on or off */
+  ST_UI_FLOWS = 1u << 12,       /* flow arrows were turned on or off */
+  ST_UI_SHIFT = 1u << 13        /* a merged trace's part is being moved: st_ui_take_shift */
 };
 
 typedef struct st_ui st_ui;
@@ -166,6 +167,14 @@ st_event_ref st_ui_search_current(const st_ui *ui);
 
 /* ---- sections ------------------------------------------------------------ */
 unsigned st_ui_toggle_section(st_ui *ui, uint32_t process);
+/* A merged trace's file group (view.h ST_LAYOUT_GROUP): a click on its
+ * header collapses / expands it; alt+drag on it moves the file in time:
+ * the ui only records the move (ST_UI_SHIFT), the owner of the traces
+ * applies it (trace.h st_trace_merge_set_offsets, lod.h
+ * st_lod_shift_rows) after taking it here: 1 and the part and the ns to
+ * add to its offset, or 0 if nothing is pending. */
+unsigned st_ui_toggle_group(st_ui *ui, uint32_t part);
+int st_ui_take_shift(st_ui *ui, uint32_t *part, double *delta_ns);
 /* Collapses every section, or expands them all if all are collapsed. */
 unsigned st_ui_collapse_all(st_ui *ui);
 int st_ui_all_collapsed(const st_ui *ui);
