@@ -263,8 +263,9 @@ async function doOpen(source, opts) {
       throw e;
     }
     const stats = await finish(name);
-    setShownFile(read ? { read, size: total, compressed: !!stats.compressed } : null);
-    embed.opened(source, name);
+    const h = M._st_wasm_last_handle();
+    setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+    embed.opened([{ source, name }]);
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
@@ -278,8 +279,107 @@ async function doOpen(source, opts) {
   }
 }
 
+// Several files on one timeline: each read and imported one after another
+// into its own model (one batch: wasm/app.h), then shown merged, each under
+// its group. Files that cannot be read are skipped, and the page says which
+// and why; the others stay open (also when one does not fit in memory).
+async function doOpenMany(sources, opts) {
+  const prevStatus = ui.status.textContent;
+  const names = (opts && opts.names) || [];
+  const loaded = []; // {handle, file, name}
+  const skipped = []; // {name, message}
+  const warnings = [];
+  try {
+    if (!M) throw new Error('strata is not ready yet');
+    if (!sources.length) throw new Error('strata.open: no files given');
+    hideError();
+    M._st_wasm_batch_begin();
+    for (const [i, source] of sources.entries()) {
+      let name = names[i] || (source && source.name) || (typeof source === 'string' ? nameFromUrl(source) : `trace ${i + 1}`);
+      try {
+        ui.status.textContent = `Opening ${name} (${i + 1} of ${sources.length})…`;
+        const r = await resolveSource(source, { name: names[i] });
+        name = r.name;
+        const status = await pushSource(r);
+        if (status === 2) {
+          skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
+          continue;
+        }
+        if (status === 1) warnings.push(oneLine(str(M._st_wasm_error())));
+        loaded.push({ handle: M._st_wasm_last_handle(), name, source,
+          file: r.read ? { read: r.read, size: r.total, compressed: false } : null });
+      } catch (e) {
+        skipped.push({ name, message: oneLine(e && e.message ? e.message : e) });
+      }
+    }
+    const frame = waitFirstFrame();
+    if (!M._st_wasm_batch_end()) {
+      onFrameLoaded = null;
+      throw new Error(skipped.length ? skipped.map((f) => f.message).join('; ') : oneLine(str(M._st_wasm_error())));
+    }
+    await frame;
+    const list = tracesNow();
+    const files = new Map();
+    for (const l of loaded) {
+      if (!l.file) continue;
+      const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
+      files.set(l.handle, { ...l.file, compressed: !!(st && st.compressed) });
+    }
+    setFiles(files);
+    const stats = statsNow();
+    showLoaded(list.length === 1 ? list[0].name : `${list.length} traces`, stats);
+    const notes = [];
+    if (skipped.length) {
+      notes.push(`Skipped ${skipped.length} of ${sources.length} files: ` +
+        skipped.map((f) => (f.message.startsWith(f.name) ? f.message : `${f.name}: ${f.message}`)).join('; '));
+    }
+    notes.push(...warnings);
+    if (notes.length) showError(notes.join(' · '), true);
+    embed.loaded();
+    embed.opened(loaded.map((l) => ({ source: l.source, name: l.name })));
+    emit('strata:loaded', stats);
+    return stats;
+  } catch (e) {
+    const message = oneLine(e && e.message ? e.message : e);
+    ui.progress.hidden = true;
+    ui.status.textContent = ui.name.textContent ? prevStatus : '';
+    if (!ui.name.textContent) ui.empty.hidden = false;
+    showError(message);
+    emit('strata:error', message);
+    throw new Error(message);
+  }
+}
+
+// Pushes one resolved source through the loader (inside a batch: the file's
+// load status, 0 ok, 1 damaged part-way, 2 failed; nothing is shown yet).
+async function pushSource({ name, total, chunks }) {
+  setProgress(0, total);
+  if (!withCString(name, (p) => M._st_wasm_load_begin(p))) return 2;
+  let done = 0;
+  let code = 0;
+  try {
+    for await (const chunk of chunks) {
+      for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
+        const part = chunk.subarray(off, off + CHUNK);
+        M.HEAPU8.set(part, buf);
+        code = M._st_wasm_load_push(buf, part.length);
+      }
+      done += chunk.length;
+      setProgress(done, total);
+      if (code !== 0) break;
+    }
+  } catch (e) {
+    M._st_wasm_load_abort();
+    throw e;
+  }
+  return M._st_wasm_load_finish();
+}
+
+const tracesNow = () => (M ? JSON.parse(str(M._st_wasm_traces_json())) : []);
+
 function open(source, opts) {
-  const p = queue.then(() => doOpen(source, opts));
+  const many = Array.isArray(source);
+  const p = queue.then(() => (many ? doOpenMany(source, opts) : doOpen(source, opts)));
   queue = p.catch(() => {});
   return p;
 }
@@ -289,14 +389,25 @@ const openFromUi = (source, opts) => open(source, opts).catch(() => {});
 
 // ---- args: re-read from the file on demand (wasm/args_reader.h) ------------------
 
-let shownFile = null; // {read(off, n) -> Promise<Uint8Array>, size, compressed} of the trace shown
-const argsCache = new Map(); // src -> {args} | {error}
+// handle -> {read(off, n) -> Promise<Uint8Array>, size, compressed}: the
+// files of the traces shown (each its own args source in the wasm side)
+let shownFiles = new Map();
+let shownFile = null; // the one file when one trace is shown (the "in args" search)
+const argsCache = new Map(); // `${handle}:${src}` -> {args} | {error}
 
-function setShownFile(f) {
-  shownFile = f;
+function setFiles(files) {
+  shownFiles = files;
+  shownFile = files.size === 1 && tracesNow().length === 1 ? [...files.values()][0] : null;
   if (argsSearch) argsSearch.fileChanged();
   argsCache.clear();
-  M._st_wasm_args_reset();
+  for (const h of files.keys()) if (M._st_wasm_args_use(h)) M._st_wasm_args_reset();
+}
+
+// The handle of the file an event (from the core's JSON) came from.
+function handleOf(ev) {
+  const list = tracesNow();
+  const t = ev && ev.part !== undefined ? list[ev.part] : list[0];
+  return t ? t.handle : 0;
 }
 
 // Streams the compressed file once through the gzip index builder.
@@ -343,14 +454,17 @@ async function readArgs(f, src) {
 }
 
 // Resolves {args, truncated} or {error}; shares the load queue (and buffer).
-function argsFor(src) {
-  if (argsCache.has(src)) return Promise.resolve(argsCache.get(src));
-  const f = shownFile;
+function argsFor(src, handle) {
+  if (handle === undefined) handle = handleOf(null);
+  const key = `${handle}:${src}`;
+  if (argsCache.has(key)) return Promise.resolve(argsCache.get(key));
+  const files = shownFiles;
+  const f = files.get(handle);
   if (!f) return Promise.resolve({ error: 'args are shown for traces opened from a file' });
   const p = queue.then(async () => {
-    if (f !== shownFile) return { error: 'another trace was opened' };
+    if (files !== shownFiles || !M._st_wasm_args_use(handle)) return { error: 'another trace was opened' };
     const res = await readArgs(f, src);
-    if (f === shownFile) argsCache.set(src, res);
+    if (files === shownFiles) argsCache.set(key, res);
     return res;
   });
   queue = p.catch(() => {});
@@ -405,6 +519,7 @@ function fillDetails(ev, count) {
   h.textContent = ev.name || '(unnamed)';
   const table = document.createElement('table');
   const rows = [
+    ['file', ev.part !== undefined ? (tracesNow()[ev.part] || {}).name : undefined],
     ['category', ev.cat],
     ['start', ev.start_text],
     ['duration', ev.dur_text],
@@ -429,7 +544,7 @@ function fillDetails(ev, count) {
   ui.details.append(h, table, flowLinks(ev, 'out'), flowLinks(ev, 'in'), args);
   ui.details.hidden = false;
   const src = ev.src;
-  argsFor(src).then((res) => {
+  argsFor(src, handleOf(ev)).then((res) => {
     if (!args.isConnected) return; // another selection replaced the panel
     panels.renderArgs(args, res);
   });
@@ -496,6 +611,40 @@ function wirePanels() {
     M._st_wasm_set_flows(ui.flowsButton.getAttribute('aria-pressed') === 'true' ? 0 : 1));
 }
 
+// ---- dropped files and folders -------------------------------------------------
+
+// Every file of a drop: plain files as they are, folders walked (a profile
+// directory: plugins/profile/<run>/*.xplane.pb, rank-*.pt.trace.json.gz);
+// which of them are traces is decided by the loader from their bytes, and
+// the page lists the ones it skipped. Sorted by path, so ranks keep order.
+async function droppedFiles(dt) {
+  const items = Array.from(dt.items || []).filter((it) => it.kind === 'file');
+  const entries = items.map((it) => (it.webkitGetAsEntry ? it.webkitGetAsEntry() : null));
+  if (!entries.length || entries.some((e) => !e)) return Array.from(dt.files || []);
+  const out = [];
+  const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
+  const readAll = async (dir) => {
+    const reader = dir.createReader();
+    const all = [];
+    for (;;) { // readEntries returns at most ~100 at a time
+      const batch = await new Promise((res, rej) => reader.readEntries(res, rej));
+      if (!batch.length) return all;
+      all.push(...batch);
+    }
+  };
+  const walk = async (entry, depth) => {
+    if (entry.isFile) {
+      const f = await fileOf(entry);
+      out.push({ path: entry.fullPath || f.name, file: f });
+    } else if (entry.isDirectory && depth < 16) {
+      for (const child of await readAll(entry)) await walk(child, depth + 1);
+    }
+  };
+  for (const e of entries) await walk(e, 0);
+  out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out.map((o) => o.file);
+}
+
 // ---- canvas size ------------------------------------------------------------
 
 function resize() {
@@ -521,8 +670,9 @@ function watchDpr() {
 function wireUi() {
   ui.open.addEventListener('click', () => ui.file.click());
   ui.file.addEventListener('change', () => {
-    const f = ui.file.files && ui.file.files[0];
-    if (f) openFromUi(f);
+    const fs = Array.from(ui.file.files || []);
+    if (fs.length === 1) openFromUi(fs[0]);
+    else if (fs.length > 1) openFromUi(fs);
     ui.file.value = ''; // the same file can be chosen again
   });
   ui.errorClose.addEventListener('click', hideError);
@@ -550,8 +700,10 @@ function wireUi() {
     e.preventDefault();
     depth = 0;
     ui.drop.hidden = true;
-    const f = e.dataTransfer.files[0];
-    if (f) openFromUi(f);
+    droppedFiles(e.dataTransfer).then((fs) => {
+      if (fs.length === 1) openFromUi(fs[0]);
+      else if (fs.length > 1) openFromUi(fs);
+    }, (err) => showError(`Could not read the dropped files: ${oneLine(err && err.message ? err.message : err)}`));
   });
 
   new ResizeObserver(resize).observe(ui.canvas);
@@ -608,10 +760,19 @@ async function start() {
     // The selected events (at most 10000). args: decoded once the event has
     // been shown in the details panel (or fetched with argsOf), else null.
     selection: () =>
-      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(e.src)?.args ?? null })),
+      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(`${handleOf(e)}:${e.src}`)?.args ?? null })),
     // The args of the event at decoded offset src, re-read from the file (a B/E
     // slice's src: its B's and E's args merged, the E's winning on a duplicate key).
-    argsOf: (src) => argsFor(Number(src)),
+    argsOf: (src, handle) => argsFor(Number(src), handle === undefined ? undefined : Number(handle)),
+    // The traces shown, in display order: [{handle, name, group, events, offset_us, format}].
+    traces: () => tracesNow().map((t) => ({ ...t })),
+    // Moves one file on the shared timeline (its time 0 at offset_us); the traces after.
+    setOffset: (handle, offsetUs) => {
+      if (!M._st_wasm_set_offset(Number(handle), Number(offsetUs))) {
+        throw new Error('strata.setOffset: needs the handle of one of several traces shown and a finite offset');
+      }
+      return tracesNow();
+    },
     // Whole-trace name search (case-insensitive); non-matches are dimmed. With {args: true}
     // also in every event's args (a pass over the file): a Promise of {matches}.
     search: (text, opts) => {
@@ -676,8 +837,9 @@ async function start() {
       const size = M._st_wasm_demo_size();
       const demo = size > 0 ? new Blob([M.HEAPU8.slice(M._st_wasm_demo_bytes(), M._st_wasm_demo_bytes() + size)]) : null;
       M._st_wasm_demo_release();
-      setShownFile(demo ? { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false } : null);
-      embed.opened(demo, 'strata-demo.trace.json');
+      const h = M._st_wasm_last_handle();
+      setFiles(new Map(demo ? [[h, { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false }]] : []));
+      embed.opened(demo ? [{ source: demo, name: 'strata-demo.trace.json' }] : []);
       embed.loaded();
     }));
   }

@@ -1,0 +1,226 @@
+// Many files on one timeline (issue 13): the file picker with several files,
+// a drop of several files, a drop of a profile folder (walked through real
+// FileSystemEntry objects: CDP Input.dispatchDragEvent with a directory
+// path, as the OS would drop it), ?url=A&url=B, postMessage buffers,
+// window.strata.open([...]) / traces() / setOffset(), the clocks lining the
+// files up, moving a file with alt+drag on its group header, the offsets in
+// the link, and the details pane naming the file an event came from (args
+// read from that file).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { useBrowser, startServer, DIST, GUTTER_PX, AXIS_PX } from './harness.mjs';
+
+const ctx = useBrowser({ before, after });
+
+// A rank's trace: absolute microseconds from t0 (epoch-like when t0 is big),
+// one process, a step and two ops; `only` names an event only this file has.
+function rankTrace(rank, t0, only) {
+  const ev = [
+    { ph: 'M', name: 'process_name', pid: 100 + rank, tid: 1, args: { name: `host${rank}` } },
+    { ph: 'X', name: 'ProfilerStep#1', cat: 'step', pid: 100 + rank, tid: 1, ts: t0, dur: 1000, args: { rank } },
+    { ph: 'X', name: 'matmul', cat: 'op', pid: 100 + rank, tid: 1, ts: t0 + 100, dur: 300, args: { rank, k: 'mm' } },
+    { ph: 'X', name: only, cat: 'op', pid: 100 + rank, tid: 1, ts: t0 + 500, dur: 200, args: { rank, who: only } },
+  ];
+  return Buffer.from(JSON.stringify({ traceEvents: ev }));
+}
+
+const T0 = 1.7e15; // us since the epoch: an absolute clock
+let dir, files, server;
+before(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-ws-'));
+  files = {
+    a: path.join(dir, 'rank-0.trace.json'),
+    b: path.join(dir, 'rank-1.trace.json.gz'),
+    junk: path.join(dir, 'notes.txt'),
+  };
+  await fsp.writeFile(files.a, rankTrace(0, T0, 'only_a'));
+  await fsp.writeFile(files.b, zlib.gzipSync(rankTrace(1, T0 + 500, 'only_b'))); // starts 500 us later
+  await fsp.writeFile(files.junk, 'these are notes, not a trace\n');
+  // a profile folder: two ranks (one in a sub-folder) and a file to skip
+  await fsp.mkdir(path.join(dir, 'profile', 'run', 'sub'), { recursive: true });
+  await fsp.copyFile(files.a, path.join(dir, 'profile', 'run', 'rank-0.trace.json'));
+  await fsp.copyFile(files.b, path.join(dir, 'profile', 'run', 'sub', 'rank-1.trace.json.gz'));
+  await fsp.copyFile(files.junk, path.join(dir, 'profile', 'run', 'notes.txt'));
+  // the page and the traces from one server (for ?url=)
+  const site = path.join(dir, 'site');
+  await fsp.cp(DIST, site, { recursive: true });
+  await fsp.mkdir(path.join(site, 'traces'));
+  await fsp.copyFile(files.a, path.join(site, 'traces', 'rank-0.trace.json'));
+  await fsp.copyFile(files.b, path.join(site, 'traces', 'rank-1.trace.json.gz'));
+  server = await startServer({ root: site, prefix: '/' });
+});
+after(async () => {
+  await server?.close();
+  if (dir) await fsp.rm(dir, { recursive: true, force: true });
+});
+
+// Two ranks merged: the stats hold each file's own numbers and their sums,
+// traces() lists them in order, the clocks put rank 1 500 us after rank 0.
+async function assertTwoRanks(app, names = ['rank-0.trace.json', 'rank-1.trace.json.gz']) {
+  const s = await app.stats();
+  assert.ok(Array.isArray(s.traces), `stats().traces is a list: ${JSON.stringify(s).slice(0, 300)}`);
+  assert.equal(s.traces.length, 2);
+  assert.deepEqual(s.traces.map((x) => x.events), [4, 4], 'each file\'s own event count');
+  assert.equal(s.events, 8, 'the total is their sum');
+  assert.equal(s.processes, 2);
+  assert.deepEqual(s.traces.map((x) => !!x.compressed), [false, true]);
+  const list = await app.page.evaluate(() => window.strata.traces());
+  assert.deepEqual(list.map((t) => t.name), names);
+  assert.deepEqual(list.map((t) => t.events), [4, 4]);
+  assert.deepEqual(list.map((t) => t.offset_us), [0, 500], 'absolute clocks line the files up');
+  assert.ok(list.every((t) => Number.isInteger(t.handle) && t.handle > 0), 'handles');
+  return list;
+}
+
+test('file picker with several files: one timeline, a group per file, stats per file and in total', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const n = await app.eventCount();
+  await app.page.setInputFiles('#file-input', [files.a, files.b]);
+  const ev = await app.nextOutcome(n);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  await assertTwoRanks(app);
+  assert.equal(await app.page.locator('#trace-name').textContent(), '2 traces');
+  const box = await app.page.locator('#canvas').boundingBox();
+  const hoverAt = async (x, y) => {
+    await app.page.mouse.move(box.x + x, box.y + y);
+    return app.page.evaluate(() => getComputedStyle(document.getElementById('canvas')).cursor);
+  };
+  assert.equal(await hoverAt(40, AXIS_PX + 13), 'pointer', 'the group header is clickable');
+  assert.deepEqual(app.pageErrors, []);
+});
+
+test('drop several files: the traces open together, the file that is not a trace is listed as skipped', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const n = await app.eventCount();
+  const payload = [files.a, files.b, files.junk].map((p) => ({ name: path.basename(p), b64: fs.readFileSync(p).toString('base64') }));
+  await app.page.evaluate((list) => {
+    const dt = new DataTransfer();
+    for (const { name, b64 } of list) {
+      const bin = atob(b64);
+      const u8 = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
+      dt.items.add(new File([u8], name));
+    }
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt, clientX: 400, clientY: 300 }));
+    }
+  }, payload);
+  const ev = await app.nextOutcome(n);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  await assertTwoRanks(app);
+  const err = await app.page.locator('#error').textContent();
+  assert.match(err, /Skipped 1 of 3 files/);
+  assert.match(err, /notes\.txt/);
+});
+
+test('drop a profile folder (real directory entries): every trace in it, sub-folders too; the rest skipped and named', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const n = await app.eventCount();
+  const cdp = await app.page.context().newCDPSession(app.page);
+  const data = { items: [], files: [path.join(dir, 'profile', 'run')], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop']) {
+    await cdp.send('Input.dispatchDragEvent', { type, x: 400, y: 300, data });
+  }
+  const ev = await app.nextOutcome(n);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  // sorted by path: run/rank-0..., run/sub/rank-1...
+  await assertTwoRanks(app);
+  const err = await app.page.locator('#error').textContent();
+  assert.match(err, /Skipped 1 of 3 files: notes\.txt/);
+});
+
+test('?url=A&url=B opens both on one timeline; the offsets go into the link and a reopened link restores them', async (t) => {
+  const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
+  t.after(() => app.close());
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  const list = await assertTwoRanks(app);
+  // move rank 1 to 1500 us (typed offset)
+  const after = await app.page.evaluate((h) => window.strata.setOffset(h, 1500), list[1].handle);
+  assert.deepEqual(after.map((x) => x.offset_us), [0, 1500]);
+  await app.page.waitForFunction(() => /&off=0,1500/.test(location.hash), null, { timeout: 5000 });
+  const hash = await app.page.evaluate(() => location.hash);
+  // a stale handle fails
+  await assert.rejects(app.page.evaluate(() => window.strata.setOffset(123456, 10)), /setOffset/);
+  const again = await ctx.app({ server, query: `?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz${hash}` });
+  t.after(() => again.close());
+  await again.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await again.page.waitForFunction(() => window.strata.traces()[1].offset_us === 1500, null, { timeout: 5000 });
+  const view = await again.page.evaluate(() => window.strata.view());
+  const want = /t=([\d.e+-]+),([\d.e+-]+)/.exec(hash);
+  assert.ok(Math.abs(view.start_us - Number(want[1])) < 1 && Math.abs(view.end_us - Number(want[2])) < 1, 'the view too');
+});
+
+test('alt+drag on a file\'s group header moves that file in time', async (t) => {
+  const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
+  t.after(() => app.close());
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await assertTwoRanks(app);
+  // collapse the first file (click its header): the second file's header is then right below
+  const box = await app.page.locator('#canvas').boundingBox();
+  await app.page.mouse.click(box.x + 60, box.y + AXIS_PX + 13);
+  const v = await app.page.evaluate(() => window.strata.view());
+  const nsPerPx = ((v.end_us - v.start_us) * 1000) / (box.width - GUTTER_PX);
+  const y = box.y + AXIS_PX + 26 + 13;
+  await app.page.keyboard.down('Alt');
+  await app.page.mouse.move(box.x + 600, y);
+  await app.page.mouse.down();
+  await app.page.mouse.move(box.x + 650, y, { steps: 5 });
+  await app.page.mouse.move(box.x + 700, y, { steps: 5 });
+  await app.page.mouse.up();
+  await app.page.keyboard.up('Alt');
+  const list = await app.page.evaluate(() => window.strata.traces());
+  const moved = list[1].offset_us - 500;
+  assert.ok(Math.abs(moved - (100 * nsPerPx) / 1000) < 0.02 * (100 * nsPerPx) / 1000 + 0.01,
+    `rank 1 moved by 100 px = ${(100 * nsPerPx) / 1000} us (moved ${moved})`);
+  assert.equal(list[0].offset_us, 0, 'the other file stays');
+});
+
+test('postMessage {strata: {buffers: [...]}} and open([...]): merged, and the details pane names the file (args from that file)', async (t) => {
+  const app = await ctx.app({ server, query: '?embed=1' });
+  t.after(() => app.close());
+  const n = await app.eventCount();
+  const bufs = [files.a, files.b].map((p) => ({ name: path.basename(p), b64: fs.readFileSync(p).toString('base64') }));
+  await app.page.evaluate((list) => {
+    const buffers = list.map(({ name, b64 }) => {
+      const bin = atob(b64);
+      const u8 = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
+      return { buffer: u8.buffer, name };
+    });
+    window.postMessage({ strata: { buffers } }, '*', buffers.map((b) => b.buffer));
+  }, bufs);
+  const ev = await app.nextOutcome(n);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  await assertTwoRanks(app);
+  // search across both files, then step to the event only the second file has
+  const found = await app.page.evaluate(() => window.strata.search('only_b'));
+  assert.equal(found.matches, 1);
+  await app.page.locator('#search').press('Enter');
+  await app.page.waitForFunction(() => /only_b/.test(document.getElementById('details').textContent) &&
+    /who/.test(document.getElementById('details').textContent), null, { timeout: 10_000 });
+  const details = await app.page.locator('#details').textContent();
+  assert.match(details, /filerank-1\.trace\.json\.gz/, 'the details name the file');
+  assert.match(details, /only_b/);
+  const sel = await app.page.evaluate(() => window.strata.selection());
+  assert.equal(sel.length, 1);
+  assert.equal(sel[0].file, 'rank-1');
+  assert.deepEqual(sel[0].args, { rank: 1, who: 'only_b' }, 'args read from the second file');
+  // open([...]) resolves with the merged stats
+  const s = await app.page.evaluate(async (list) => {
+    const u8s = list.map(({ b64 }) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    const r = await window.strata.open(u8s, { names: list.map((x) => x.name) });
+    return { events: r.events, traces: r.traces.map((x) => x.events) };
+  }, bufs);
+  assert.deepEqual(s, { events: 8, traces: [4, 4] });
+});
