@@ -317,3 +317,8 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_stats_json(double handle) {
   size_t need = st_stats_json(&app->traces[slot].stats, buf, sizeof buf);
   return need < sizeof buf ? buf : "null";
 }
+
+/* Aligns the files on their selected events (app.h st_app_align_selection). */
+EMSCRIPTEN_KEEPALIVE int st_wasm_align_selection(void) {
+  return st_app_align_selection(st_app_get());
+}

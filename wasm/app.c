@@ -373,6 +373,43 @@ uint32_t st_app_batch_end(st_app *app) {
   return app->shown_count;
 }
 
+int st_app_align_selection(st_app *app) {
+  if (!app->merged || !app->ui) return 0;
+  uint32_t n = app->shown_count, ns;
+  const st_sel_span *sp = st_selection_spans(st_ui_selection(app->ui), &ns);
+  const st_row *rows = st_trace_rows(app->merged, NULL);
+  int64_t first[ST_APP_MAX_TRACES];
+  uint8_t have[ST_APP_MAX_TRACES] = {0};
+  uint32_t ref = UINT32_MAX, count = 0;
+  /* each file's earliest selected event; the first file with one is the reference */
+  for (uint32_t i = 0; i < ns; i++) {
+    uint32_t k = st_trace_part_of_row(app->merged, sp[i].row);
+    if (k >= n) continue;
+    int64_t t = rows[sp[i].row].start[sp[i].lo];
+    if (!have[k] || t < first[k]) first[k] = t;
+    if (!have[k]) count++;
+    have[k] = 1;
+  }
+  for (uint32_t k = 0; k < n && ref == UINT32_MAX; k++)
+    if (have[k]) ref = k;
+  if (count < 2) return 0;
+  int64_t offs[ST_APP_MAX_TRACES], deltas[ST_APP_MAX_TRACES];
+  for (uint32_t k = 0; k < n; k++) {
+    offs[k] = app->traces[app->shown[k]].offset_ns;
+    if (have[k]) offs[k] += first[ref] - first[k];
+  }
+  if (st_trace_merge_set_offsets(app->merged, offs, deltas) != ST_OK) return 0;
+  const st_trace_part *parts = st_trace_parts(app->merged, NULL);
+  for (uint32_t k = 0; k < n; k++) {
+    st_lod_shift_rows(app->lod, parts[k].row_base, parts[k].row_base + parts[k].row_count,
+                      deltas[k]);
+    app->traces[app->shown[k]].offset_ns = parts[k].offset_ns;
+  }
+  st_summary_forget(app);
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SHIFT);
+  return (int)count;
+}
+
 int st_app_set_offset(st_app *app, uint32_t slot, double offset_ns) {
   if (!app->merged || slot >= ST_APP_MAX_TRACES || !isfinite(offset_ns) ||
       !(fabs(offset_ns) < 4e18))

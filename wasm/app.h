@@ -167,6 +167,11 @@ uint32_t st_app_slot_of(const st_app *app, double handle);
  * theirs; offsets are normalised so the earliest is 0). 1 done, 0 not
  * possible (one trace shown, bad handle, out of range). */
 int st_app_set_offset(st_app *app, uint32_t slot, double offset_ns);
+/* "Align": moves the files with a selected event so that their earliest
+ * selected events start together with the first such file's (select one
+ * event in each file, e.g. ProfilerStep#550 in every rank). Returns how
+ * many files had one (0: fewer than two, nothing moved). */
+int st_app_align_selection(st_app *app);
 /* [{"handle","name","group","events","offset_us","format"}] in display order. */
 const char *st_app_traces_json(st_app *app);
 

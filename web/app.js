@@ -37,6 +37,7 @@ const ui = {
   tool: $('tool'),
   helpButton: $('help-button'),
   flowsButton: $('flows-button'),
+  alignButton: $('align-button'),
   help: $('help'),
   details: $('details'),
   tooltip: $('tooltip'),
@@ -44,7 +45,7 @@ const ui = {
 
 const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui.h)
 // ST_UI_* change bits (core/ui.h) that Module.strataOnUi receives.
-const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9 };
+const UI = { SHIFT: 1 << 13, VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9 };
 
 let M = null; // the wasm module
 let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
@@ -102,6 +103,7 @@ function fmtCount(n) {
 }
 
 function showLoaded(name, stats) {
+  ui.alignButton.hidden = tracesNow().length < 2;
   ui.name.textContent = name;
   ui.name.title = name;
   document.title = `${name} – strata`;
@@ -568,6 +570,7 @@ function onUi(bits) {
   }
   if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
   if (panels) panels.onUi(bits, st);
+  if (bits & UI.SHIFT) emit('strata:offsets', tracesNow()); // a file was moved (alt+drag, Align, an offset)
   if (bits & (UI.HOVER | UI.VIEW)) {
     const h = json(M._st_wasm_hover_json());
     if (!h) {
@@ -607,6 +610,12 @@ function wirePanels() {
   });
   ui.tool.addEventListener('change', () => { M._st_wasm_set_tool(Number(ui.tool.value)); ui.canvas.focus(); });
   ui.helpButton.addEventListener('click', () => M._st_wasm_set_help(ui.help.hidden ? 1 : 0));
+  ui.alignButton.addEventListener('click', () => {
+    if (!M._st_wasm_align_selection()) {
+      showError('Align: select one event in at least two files (ctrl+click), e.g. the same step in every rank, then Align', true);
+    }
+    ui.canvas.focus();
+  });
   ui.flowsButton.addEventListener('click', () =>
     M._st_wasm_set_flows(ui.flowsButton.getAttribute('aria-pressed') === 'true' ? 0 : 1));
 }
@@ -766,6 +775,9 @@ async function start() {
     argsOf: (src, handle) => argsFor(Number(src), handle === undefined ? undefined : Number(handle)),
     // The traces shown, in display order: [{handle, name, group, events, offset_us, format}].
     traces: () => tracesNow().map((t) => ({ ...t })),
+    // Lines the files up on their selected events (one per file, e.g. ProfilerStep#550 in
+    // every rank): {aligned: files moved together, traces}.
+    align: () => ({ aligned: M._st_wasm_align_selection(), traces: tracesNow() }),
     // Moves one file on the shared timeline (its time 0 at offset_us); the traces after.
     setOffset: (handle, offsetUs) => {
       if (!M._st_wasm_set_offset(Number(handle), Number(offsetUs))) {
@@ -816,7 +828,7 @@ async function start() {
     getBuf: () => buf,
   });
   wirePanels();
-  createInfo({ M, str });
+  createInfo({ M, str, traces: tracesNow });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

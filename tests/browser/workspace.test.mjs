@@ -224,3 +224,71 @@ test('postMessage {strata: {buffers: [...]}} and open([...]): merged, and the de
   }, bufs);
   assert.deepEqual(s, { events: 8, traces: [4, 4] });
 });
+
+test('Align: ctrl+click one event in each file, then Align: the files line up on them', async (t) => {
+  const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
+  t.after(() => app.close());
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await assertTwoRanks(app);
+  assert.equal(await app.page.locator('#align-button').isVisible(), true, 'Align is offered with several files');
+  const box = await app.page.locator('#canvas').boundingBox();
+  const v = await app.page.evaluate(() => window.strata.view());
+  const t0 = v.start_us - 1.7e15; // rank 0's file time is scene time + 1.7e15 us
+  const xOf = (sceneUs) => box.x + GUTTER_PX + ((sceneUs - t0) / (v.end_us - v.start_us)) * (box.width - GUTTER_PX);
+  // rows: group 0 (26), hostA (24), its step row; rank 1 below: its depth-1 row,
+  // a gap, group 1 (26), hostB (24), its step row
+  const yA = box.y + AXIS_PX + 26 + 24 + 10;
+  const yB = box.y + AXIS_PX + 26 + 24 + 20 + 20 + 4 + 26 + 24 + 10;
+  await app.page.mouse.click(xOf(900), yA); // rank 0's ProfilerStep#1 [0, 1000)
+  await app.page.keyboard.down('Control');
+  await app.page.mouse.click(xOf(1400), yB); // ctrl+click: rank 1's [500, 1500)
+  await app.page.keyboard.up('Control');
+  const sel = await app.page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['ProfilerStep#1', 'rank-0'], ['ProfilerStep#1', 'rank-1']]);
+  await app.page.locator('#align-button').click();
+  const list = await app.page.evaluate(() => window.strata.traces());
+  assert.deepEqual(list.map((x) => x.offset_us), [0, 0], 'rank 1 moved 500 us earlier: both steps start together');
+  // with nothing selected in two files, Align says what to do
+  await app.page.keyboard.press('Escape');
+  await app.page.locator('#align-button').click();
+  assert.match(await app.page.locator('#error').textContent(), /select one event in at least two files/);
+});
+
+test('Info: one block per file, and a typed offset moves that file', async (t) => {
+  const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
+  t.after(() => app.close());
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await app.page.locator('#info-button').click();
+  const blocks = app.page.locator('#trace-info .trace-block');
+  assert.equal(await blocks.count(), 2);
+  assert.deepEqual(await app.page.locator('#trace-info .trace-block-title').allTextContents(), ['rank-0', 'rank-1']);
+  assert.match(await blocks.nth(1).textContent(), /rank-1\.trace\.json\.gz.*chrome-json \(gzip\)/s);
+  const input = blocks.nth(1).locator('input.offset-input');
+  assert.equal(await input.inputValue(), '500');
+  await input.fill('250');
+  await input.press('Enter');
+  await app.page.waitForFunction(() => window.strata.traces()[1].offset_us === 250, null, { timeout: 5000 });
+});
+
+test('Save HTML with several files holds every file; the saved page opens them on one timeline', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const n = await app.eventCount();
+  await app.page.setInputFiles('#file-input', [files.a, files.b]);
+  assert.equal((await app.nextOutcome(n)).type, 'strata:loaded');
+  await app.page.waitForFunction(() => !document.getElementById('save-html').disabled);
+  const [dl] = await Promise.all([app.page.waitForEvent('download'), app.page.locator('#save-html').click()]);
+  const saved = path.join(dir, 'two.strata.html');
+  await dl.saveAs(saved);
+  const html = await fsp.readFile(saved, 'utf8');
+  assert.equal((html.match(/<script type="application\/octet-stream" id="strata-trace(-\d+)?" class="strata-trace"/g) || []).length, 2);
+  const context = await ctx.browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  await page.goto(`file://${saved}`);
+  await page.waitForFunction(() => window.strata && window.strata.traces().length === 2, null, { timeout: 30_000 });
+  const got = await page.evaluate(() => ({ list: window.strata.traces(), s: window.strata.stats() }));
+  assert.deepEqual(got.list.map((x) => [x.name, x.events, x.offset_us]), [['rank-0.trace.json', 4, 0], ['rank-1.trace.json.gz', 4, 500]]);
+  assert.deepEqual(got.s.traces.map((x) => x.events), [4, 4]);
+});
