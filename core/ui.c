@@ -827,6 +827,12 @@ unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64
   return ST_UI_HANDLED | ST_UI_SEARCH | ST_UI_REDRAW;
 }
 
+unsigned st_ui_search_add_srcs(st_ui *ui, uint32_t part, const uint64_t *srcs, size_t n) {
+  if (!ui || !st_find_active(ui->find)) return 0;
+  if (st_find_add_srcs_part(ui->find, part, srcs, n) != ST_OK) return 0;
+  return ST_UI_SEARCH | ST_UI_REDRAW;
+}
+
 const st_find *st_ui_find(const st_ui *ui) { return ui ? ui->find : NULL; }
 
 st_event_ref st_ui_search_current(const st_ui *ui) { return ui ? ui->find_cur : ST_REF_NONE; }

@@ -160,6 +160,11 @@ const st_find *st_ui_find(const st_ui *ui);
  * srcs (ascending; core/args_search.h). */
 unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64_t *srcs,
                            size_t n);
+/* Adds the events of one file (part of a merged trace; query.h
+ * st_find_add_srcs_part) whose src is in srcs to the active search: the
+ * "in args" search over several files, one pass per file after the name
+ * search (st_ui_search). 0 if no search is active. */
+unsigned st_ui_search_add_srcs(st_ui *ui, uint32_t part, const uint64_t *srcs, size_t n);
 /* Next (dir > 0) / previous match in time order after the current one
  * (wrapping): selects it and reveals it. */
 unsigned st_ui_search_step(st_ui *ui, int dir);

@@ -825,6 +825,8 @@ async function start() {
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
     getFile: () => shownFile,
+    // several files shown: [{handle, file}] in display order (each searched in its own pass)
+    getFiles: () => (tracesNow().length > 1 ? tracesNow().filter((t) => shownFiles.has(t.handle)).map((t) => ({ handle: t.handle, file: shownFiles.get(t.handle) })) : []),
     getBuf: () => buf,
   });
   wirePanels();

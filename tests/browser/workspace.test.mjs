@@ -20,11 +20,12 @@ const ctx = useBrowser({ before, after });
 // A rank's trace: absolute microseconds from t0 (epoch-like when t0 is big),
 // one process, a step and two ops; `only` names an event only this file has.
 function rankTrace(rank, t0, only) {
+  const tag = rank ? 'bravo' : 'alpha'; // same length: both files' events sit at the same offsets
   const ev = [
     { ph: 'M', name: 'process_name', pid: 100 + rank, tid: 1, args: { name: `host${rank}` } },
-    { ph: 'X', name: 'ProfilerStep#1', cat: 'step', pid: 100 + rank, tid: 1, ts: t0, dur: 1000, args: { rank } },
-    { ph: 'X', name: 'matmul', cat: 'op', pid: 100 + rank, tid: 1, ts: t0 + 100, dur: 300, args: { rank, k: 'mm' } },
-    { ph: 'X', name: only, cat: 'op', pid: 100 + rank, tid: 1, ts: t0 + 500, dur: 200, args: { rank, who: only } },
+    { ph: 'X', name: 'ProfilerStep#1', cat: 'step', pid: 100 + rank, tid: 1, ts: t0, dur: 1000, args: { rank, tag } },
+    { ph: 'X', name: 'matmul', cat: 'op', pid: 100 + rank, tid: 1, ts: t0 + 100, dur: 300, args: { rank, k: 'mm', tag } },
+    { ph: 'X', name: only, cat: 'op', pid: 100 + rank, tid: 1, ts: t0 + 500, dur: 200, args: { rank, who: only, tag } },
   ];
   return Buffer.from(JSON.stringify({ traceEvents: ev }));
 }
@@ -215,7 +216,7 @@ test('postMessage {strata: {buffers: [...]}} and open([...]): merged, and the de
   const sel = await app.page.evaluate(() => window.strata.selection());
   assert.equal(sel.length, 1);
   assert.equal(sel[0].file, 'rank-1');
-  assert.deepEqual(sel[0].args, { rank: 1, who: 'only_b' }, 'args read from the second file');
+  assert.deepEqual(sel[0].args, { rank: 1, who: 'only_b', tag: 'bravo' }, 'args read from the second file');
   // open([...]) resolves with the merged stats
   const s = await app.page.evaluate(async (list) => {
     const u8s = list.map(({ b64 }) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
@@ -291,4 +292,23 @@ test('Save HTML with several files holds every file; the saved page opens them o
   const got = await page.evaluate(() => ({ list: window.strata.traces(), s: window.strata.stats() }));
   assert.deepEqual(got.list.map((x) => [x.name, x.events, x.offset_us]), [['rank-0.trace.json', 4, 0], ['rank-1.trace.json.gz', 4, 500]]);
   assert.deepEqual(got.s.traces.map((x) => x.events), [4, 4]);
+});
+
+test('search in args across files: each file\'s pass marks its own events only', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const n = await app.eventCount();
+  await app.page.setInputFiles('#file-input', [files.a, files.b]);
+  assert.equal((await app.nextOutcome(n)).type, 'strata:loaded');
+  // the two files have the same layout, so their events sit at the same byte
+  // offsets: a hit in rank 1's args must not mark rank 0's event at that offset
+  const r = await app.page.evaluate(() => window.strata.search('bravo', { args: true }));
+  assert.equal(r.matches, 3, 'rank 1\'s three events (step, matmul, only_b), none of rank 0\'s');
+  await app.page.locator('#search').press('Enter');
+  await app.page.waitForFunction(() => window.strata.selection().length === 1);
+  const sel = await app.page.evaluate(() => window.strata.selection());
+  assert.equal(sel[0].file, 'rank-1');
+  const r0 = await app.page.evaluate(() => window.strata.search('mm', { args: true }));
+  assert.equal(r0.matches, 2, 'matmul in both files');
 });
