@@ -61,7 +61,7 @@ typedef enum st_diff_side { ST_DIFF_SIDE_A = 0, ST_DIFF_SIDE_B = 1 } st_diff_sid
 /* Zeroed fields mean defaults: by name, whole traces, default thresholds. */
 typedef struct st_diff_opts {
   st_diff_by by;
-  int range_a, range_b; /* non-zero: use [a_t0_ns, a_t1_ns) / [b_t0_ns, b_t1_ns) */
+  int range_a, range_b;     /* non-zero: use [a_t0_ns, a_t1_ns) / [b_t0_ns, b_t1_ns) */
   int64_t a_t0_ns, a_t1_ns; /* ns from A's start; t1 < t0 is ST_ERR_ARG */
   int64_t b_t0_ns, b_t1_ns; /* ns from B's start */
   double regression_ratio;  /* 0: ST_DIFF_REGRESSION_RATIO; must be >= 1 */
@@ -69,10 +69,10 @@ typedef struct st_diff_opts {
 } st_diff_opts;
 
 enum {
-  ST_DIFF_ONLY_A = 1u << 0,      /* no event of this name (category) in B's range */
-  ST_DIFF_ONLY_B = 1u << 1,      /* none in A's range */
-  ST_DIFF_REGRESSION = 1u << 2,  /* a big regression (rule above) */
-  ST_DIFF_IMPROVEMENT = 1u << 3  /* a big improvement (its mirror image) */
+  ST_DIFF_ONLY_A = 1u << 0,     /* no event of this name (category) in B's range */
+  ST_DIFF_ONLY_B = 1u << 1,     /* none in A's range */
+  ST_DIFF_REGRESSION = 1u << 2, /* a big regression (rule above) */
+  ST_DIFF_IMPROVEMENT = 1u << 3 /* a big improvement (its mirror image) */
 };
 
 typedef struct st_diff_row {
@@ -98,9 +98,9 @@ typedef struct st_diff_row {
 typedef struct st_diff_summary {
   st_diff_by by;
   uint32_t rows, only_a, only_b, regressions, improvements;
-  uint64_t events_a, events_b;      /* events aggregated on each side */
-  int64_t busy_a_ns, busy_b_ns;     /* sum of self times over every row */
-  int64_t a_t0_ns, a_t1_ns;         /* the ranges used (whole trace: 0 .. duration) */
+  uint64_t events_a, events_b;  /* events aggregated on each side */
+  int64_t busy_a_ns, busy_b_ns; /* sum of self times over every row */
+  int64_t a_t0_ns, a_t1_ns;     /* the ranges used (whole trace: 0 .. duration) */
   int64_t b_t0_ns, b_t1_ns;
   double regression_ratio, regression_share; /* the thresholds used */
 } st_diff_summary;
@@ -155,7 +155,7 @@ st_diff_col st_diff_col_parse(const char *key, size_t len);
  * memory; the diff must outlive it and not be sorted while it runs. */
 typedef struct st_diff_iter {
   const st_trace *trace;
-  uint32_t key;  /* ST_STR_NONE: nothing to list */
+  uint32_t key; /* ST_STR_NONE: nothing to list */
   int by_cat;
   int64_t t0, t1;
   uint32_t row, index, end; /* position: trace row, next index, end of its range */

@@ -31,8 +31,8 @@
  *
  * Initial offsets (st_profile_initial_offsets): each file's t = 0 on the
  * shared timeline, in ns. Files whose clocks are of the same kind line up
- * on it: offset = start - the earliest start of that kind. Files without
- * absolute time (and a lone kind) start at 0, together with the earliest.
+ * on it: offset = start - the earliest start of that kind, so the earliest
+ * of each kind is at 0; files without absolute time start at 0 too.
  * Deterministic: the same clocks give the same offsets, in any order.
  *
  * Compare alignment (st_profile_compare_offset): the offset to add to B's
@@ -81,15 +81,16 @@ size_t st_profile_group_name(const st_profile_file *f, char *buf, size_t cap,
                              st_group_source *source);
 
 /* Names for n files, unique (rule above): names[i] gets cap bytes each
- * (names + i * cap). ST_OK, ST_ERR_ARG (cap < 32), ST_ERR_NOMEM. */
+ * (names + i * cap). ST_OK, ST_ERR_ARG (cap < 32), ST_ERR_NOMEM (n bytes
+ * of scratch from a). */
 st_code st_profile_group_names(const st_alloc *a, const st_profile_file *files, size_t n,
                                char *names, size_t cap);
 
 /* ---- clocks --------------------------------------------------------------- */
 typedef enum st_clock_kind {
-  ST_CLOCK_NONE = 0,    /* no absolute time: starts with the others */
-  ST_CLOCK_EPOCH = 1,   /* Unix time */
-  ST_CLOCK_MACHINE = 2  /* another absolute clock (boot time, monotonic) */
+  ST_CLOCK_NONE = 0,   /* no absolute time: starts with the others */
+  ST_CLOCK_EPOCH = 1,  /* Unix time */
+  ST_CLOCK_MACHINE = 2 /* another absolute clock (boot time, monotonic) */
 } st_clock_kind;
 
 typedef struct st_profile_clock {
@@ -107,22 +108,22 @@ st_code st_profile_initial_offsets(const st_profile_clock *clocks, size_t n, int
 
 /* ---- steps and alignment -------------------------------------------------- */
 typedef enum st_align_kind {
-  ST_ALIGN_START = 0,          /* trace starts */
-  ST_ALIGN_PROFILER_STEP = 1,  /* ProfilerStep#N */
-  ST_ALIGN_STEPS_LINE = 2,     /* a "Steps" track's event */
-  ST_ALIGN_XLA_MODULE = 3,     /* the first "XLA Modules" event */
-  ST_ALIGN_EVENTS = 4          /* two events chosen by the caller */
+  ST_ALIGN_START = 0,         /* trace starts */
+  ST_ALIGN_PROFILER_STEP = 1, /* ProfilerStep#N */
+  ST_ALIGN_STEPS_LINE = 2,    /* a "Steps" track's event */
+  ST_ALIGN_XLA_MODULE = 3,    /* the first "XLA Modules" event */
+  ST_ALIGN_EVENTS = 4         /* two events chosen by the caller */
 } st_align_kind;
 
 typedef struct st_profile_alignment {
   st_align_kind kind;
-  int64_t offset_ns;          /* add to B's times to put them on A's */
-  st_event_ref ref_a, ref_b;  /* the matched events (ST_REF_NONE for starts) */
-  int64_t step;               /* the step number matched, -1 if none */
+  int64_t offset_ns;         /* add to B's times to put them on A's */
+  st_event_ref ref_a, ref_b; /* the matched events (ST_REF_NONE for starts) */
+  int64_t step;              /* the step number matched, -1 if none */
 } st_profile_alignment;
 
 /* The default compare alignment (rule above). ST_OK, ST_ERR_ARG (NULL),
- * ST_ERR_NOMEM (scratch of 8 bytes per interned string). */
+ * ST_ERR_NOMEM (scratch: 8 bytes per interned string, 32 per step marker). */
 st_code st_profile_compare_offset(const st_alloc *alloc, const st_trace *a, const st_trace *b,
                                   st_profile_alignment *out);
 
