@@ -48,9 +48,10 @@ static int parse_range(const char *s, int64_t *t0, int64_t *t1) {
 }
 
 static void print_dur(int64_t ns) {
-  char b[32];
+  char b[32], t[40];
   st_format_dur((double)(ns < 0 ? -ns : ns), b, sizeof b);
-  printf(" %s%-10s", ns < 0 ? "-" : ns > 0 ? "+" : " ", b);
+  snprintf(t, sizeof t, "%s%s", ns < 0 ? "-" : ns > 0 ? "+" : "", b);
+  printf(" %12s", t);
 }
 
 static void print_table(const st_diff *d, long limit) {
@@ -58,7 +59,10 @@ static void print_table(const st_diff *d, long limit) {
   const st_diff_row *r = st_diff_rows(d, &n);
   st_diff_summary s;
   st_diff_summary_get(d, &s);
-  printf("%-4s %-48s %9s %9s %11s %11s %12s %8s %11s %11s\n", "", s.by ? "category" : "name",
+  int w = 8; /* the name column: as wide as the longest name shown, at most 48 */
+  for (uint32_t i = 0; i < n && (limit <= 0 || i < (uint32_t)limit); i++)
+    if ((int)r[i].name_len > w) w = r[i].name_len > 48 ? 48 : (int)r[i].name_len;
+  printf("%-4s %-*s %9s %9s %11s %11s %12s %8s %11s %11s\n", "", w, s.by ? "category" : "name",
          "count A", "count B", "total A", "total B", "diff", "ratio", "self A", "self B");
   for (uint32_t i = 0; i < n && (limit <= 0 || i < (uint32_t)limit); i++) {
     const st_diff_row *x = &r[i];
@@ -83,7 +87,7 @@ static void print_table(const st_diff *d, long limit) {
       snprintf(ratio, sizeof ratio, "new");
     else
       snprintf(ratio, sizeof ratio, "%.3gx", x->ratio_total);
-    printf("%-4s %-48s %9llu %9llu %11s %11s", tag, name, (unsigned long long)x->count_a,
+    printf("%-4s %-*s %9llu %9llu %11s %11s", tag, w, name, (unsigned long long)x->count_a,
            (unsigned long long)x->count_b, ta, tb);
     print_dur(x->d_total_ns);
     printf(" %8s %11s %11s\n", ratio, sa, sb);
