@@ -128,15 +128,25 @@ static int hostnames(const char *meta, nout *o) {
         name_put(o, p + 1, n);
       } else {
         char tmp[1024];
-        size_t off = 0;
-        /* decode in pieces (3 bytes out per byte in at most); a piece ends
-         * before a backslash so an escape is never split */
-        while (off < n) {
-          size_t m = n - off > 300 ? 300 : n - off;
-          while (m < n - off && m > 1 && p[1 + off + m - 1] == '\\') m--;
-          size_t dn = st_json_unescape(p + 1 + off, m, tmp);
+        const char *q = p + 1;
+        while (q < close) { /* decode in pieces that never split an escape */
+          const char *e = q;
+          while (e < close && e - q < 300) {
+            if (*e != '\\') {
+              e++;
+            } else if (e + 1 < close && e[1] == 'u') {
+              /* \uXXXX; after a high surrogate (\uD800-\uDBFF) the next one too */
+              int high = close - e >= 6 && (e[2] == 'd' || e[2] == 'D') && strchr("89abAB", e[3]);
+              e = close - e >= 6 ? e + 6 : close;
+              if (high && close - e >= 2 && e[0] == '\\' && e[1] == 'u')
+                e = close - e >= 6 ? e + 6 : close;
+            } else {
+              e = close - e >= 2 ? e + 2 : close;
+            }
+          }
+          size_t dn = st_json_unescape(q, (size_t)(e - q), tmp); /* <= 3 bytes per input byte */
           name_put(o, tmp, dn);
-          off += m;
+          q = e;
         }
       }
     }

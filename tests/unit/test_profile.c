@@ -139,6 +139,18 @@ static void test_group_names(void) {
   CHECK_EQ_STR(name, "h");
   CHECK_EQ_INT(st_profile_group_name(&f, NULL, 0, NULL), 6);
 
+  /* a long escaped hostname: decoded in pieces, no escape split */
+  {
+    char meta[1024], want[512], big[600];
+    memset(want, 'a', 299);
+    memcpy(want + 299, "\xC3\xA9\xF0\x9F\x98\x80\"b", 9);
+    snprintf(meta, sizeof meta, "{\"hostnames\": [\"%.299s\\u00e9\\ud83d\\ude00\\\"b\"]}", want);
+    st_profile_file h = {NULL, "xplane", meta, "x.xplane.pb"};
+    CHECK_EQ_INT(st_profile_group_name(&h, big, sizeof big, &src), 307);
+    CHECK_EQ_STR(big, want);
+    CHECK_EQ_INT(src, ST_GROUP_HOSTNAME);
+  }
+
   /* a set of files: repeats get the file name, then #k */
   st_profile_file set[4] = {r0.f, r1.f, r0.f, r0.f};
   set[2].file_name = "runB/rank0.pt.trace.json";
