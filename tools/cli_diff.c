@@ -12,7 +12,11 @@
  *
  * --json prints st_diff_json's object: {"by", "rows": [{"name", "count_a",
  * "count_b", "total_us_a", "total_us_b", "self_us_a", "self_us_b", ...}],
- * "only_a", "only_b", ...}, every row. The table (default) shows the first
+ * "only_a", "only_b", ...}, every row, plus "alignment": {"kind": "start" |
+ * "profiler_step" | "steps_line" | "xla_module", "step": N or -1,
+ * "offset_us": what to add to B's times to line it up with A's}: the
+ * default compare alignment of core/profile.h (also the table's header). The table (default) shows
+ * the first
  * --limit rows (default 40; 0 = all) and marks rows only in A / only in B
  * and big regressions ("!!") / improvements ("++").
  * Exit 1 if a file cannot be loaded or lacks the step, 2 on usage errors.
@@ -45,6 +49,23 @@ static int parse_range(const char *s, int64_t *t0, int64_t *t1) {
   if (!st_json_decimal_scaled(s, n0, 3, t0) || !st_json_decimal_scaled(comma + 1, n1, 3, t1))
     return 0;
   return *t1 >= *t0;
+}
+
+static const char *const align_names[] = {"start", "profiler_step", "steps_line", "xla_module",
+                                          "events"};
+static const char *const align_text[] = {"the trace starts", "the first ProfilerStep of each",
+                                         "the first event of each Steps line",
+                                         "the first XLA module of each", "two events"};
+
+/* ns -> exact decimal microseconds */
+static void print_us(int64_t ns) {
+  uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  char f[8];
+  snprintf(f, sizeof f, "%03u", (unsigned)(m % 1000));
+  size_t fl = 3;
+  while (fl > 0 && f[fl - 1] == '0') fl--;
+  f[fl] = 0;
+  printf("%s%llu%s%s", ns < 0 ? "-" : "", (unsigned long long)(m / 1000), fl ? "." : "", f);
 }
 
 static void print_dur(int64_t ns) {
@@ -184,6 +205,9 @@ int strata_cmd_diff(int argc, char **argv) {
       st_diff_sort(d, st_diff_col_parse(sort, strlen(sort)), !asc);
     else if (asc)
       st_diff_sort(d, ST_DIFF_COL_D_TOTAL, 0);
+    st_profile_alignment al;
+    if (st_profile_compare_offset(NULL, ld[0].trace, ld[1].trace, &al) != ST_OK)
+      al.kind = ST_ALIGN_START, al.offset_ns = 0, al.step = -1;
     if (json) {
       size_t need = st_diff_json(d, 0, NULL, 0) + 1;
       char *out = malloc(need);
@@ -192,12 +216,24 @@ int strata_cmd_diff(int argc, char **argv) {
         rc = 1;
       } else {
         st_diff_json(d, 0, out, need);
-        printf("%s\n", out);
+        out[strlen(out) - 1] = 0; /* the closing brace: the alignment goes in too */
+        printf("%s,\"alignment\":{\"kind\":\"%s\",\"step\":%lld,\"offset_us\":", out,
+               align_names[al.kind], (long long)al.step);
+        print_us(al.offset_ns);
+        printf("}}\n");
         free(out);
       }
     } else {
       printf("A: %s\nB: %s\n", files[0], files[1]);
       if (has_step) printf("step %lld in each\n", step);
+      printf("B aligned on A: ");
+      if (al.kind == ST_ALIGN_PROFILER_STEP && al.step >= 0)
+        printf("ProfilerStep#%lld", (long long)al.step);
+      else if (al.kind == ST_ALIGN_STEPS_LINE && al.step >= 0)
+        printf("step %lld of the Steps line", (long long)al.step);
+      else
+        printf("%s", align_text[al.kind]);
+      printf(" (B shifted by %.3f us)\n", (double)al.offset_ns / 1000.0);
       print_table(d, limit);
     }
     for (int k = 0; k < 2; k++) cli_warn_damaged(&ld[k]);

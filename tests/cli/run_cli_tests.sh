@@ -467,7 +467,8 @@ report(out.startswith('{"by":"name","rows":[{"name":"gemm_kernel","count_a":2,"c
                       '"only_b":false,"regression":true,"improvement":false},')
        and out.rstrip().endswith('"only_a":1,"only_b":1,"regressions":3,"improvements":1,'
                                  '"events_a":12,"events_b":12,"busy_us_a":290,"busy_us_b":370,'
-                                 '"range_a":[0,300],"range_b":[0,300]}'),
+                                 '"range_a":[0,300],"range_b":[0,300],'
+                                 '"alignment":{"kind":"profiler_step","step":1,"offset_us":0}}'),
        "diff run_a run_b --json: exact text", out[:300])
 
 got = cli_json("diff run_a run_a", "diff", ra, ra, "--json")
@@ -500,7 +501,7 @@ if got:
     report(names == sorted(names), "diff --sort name --asc", repr(names))
 rc, out, err = cli("diff", ra, rb)
 lines = out.splitlines()
-report(rc == 0 and "gemm_kernel" in lines[3] and lines[3].startswith("!!") and "+B aten::relu" in out
+report(rc == 0 and "gemm_kernel" in lines[4] and lines[4].startswith("!!") and "+B aten::relu" in out
        and "-A aten::copy_" in out and "3 big regressions" in out, "diff table", out)
 # errors
 rc, out, err = cli("diff", ra, os.path.join(tmp, "missing.json"))
@@ -514,6 +515,31 @@ for bad in (["diff", ra], ["diff", ra, rb, "--by", "thread"], ["diff", ra, rb, "
             ["diff", ra, rb, "--step", "1", "--range-a", "0,1"]):
     rc, out, err = cli(*bad)
     report(rc == 2 and out == "", "usage error: %s" % " ".join(bad[3:] or bad[:1]), "rc %d %r" % (rc, err))
+
+# the default compare alignment: the first ProfilerStep both have (#5; rank 1
+# also has #4), and on generated traces the first common step of the Steps
+# lines ("train_step N"), checked against the files' own timestamps
+got = cli_json("diff rank0 rank1", "diff", r0, r1, "--json")
+if got:
+    report(got.get("alignment") == {"kind": "profiler_step", "step": 5, "offset_us": -50},
+           "diff rank0 rank1: aligned on ProfilerStep#5", repr(got.get("alignment")))
+rc, out, err = cli("diff", r0, r1)
+report("B aligned on A: ProfilerStep#5 (B shifted by -50.000 us)" in out, "diff table: alignment line", out)
+if gen and os.path.exists(gen):
+    pa, pb2 = os.path.join(tmp, "steps-a.json"), os.path.join(tmp, "steps-b.json")
+    subprocess.run([gen, "-n", "5000", "--steps", "6", "-o", pa], check=True)
+    subprocess.run([gen, "-n", "5000", "--steps", "6", "--first-step", "4", "--seed", "9", "-o", pb2], check=True)
+
+    def rel_step(path, n):
+        evs = json.load(open(path), parse_float=D)["traceEvents"]
+        origin = min(D(e["ts"]) for e in evs if "ts" in e)
+        return min(D(e["ts"]) for e in evs if e.get("name") == "train_step %d" % n) - origin
+
+    got = cli_json("diff of Steps lines", "diff", pa, pb2, "--json")
+    if got:
+        want = {"kind": "steps_line", "step": 4, "offset_us": rel_step(pa, 4) - rel_step(pb2, 4)}
+        report(got.get("alignment") == want, "diff: aligned on the first common Steps-line step",
+               "%r want %r" % (got.get("alignment"), want))
 
 # strata stats A B: each file's own stats, totals their sums, groups and offsets
 many = cli_json("stats r0 r1 run_a", "stats", r0, r1, ra, "--json")
