@@ -49,10 +49,11 @@
  * the same time (the user's "align on this event").
  *
  *   st_profile_file fa = {ta, stats_a->format, meta_a, "rank-0.json"};
- *   char name[256]; st_profile_group_name(&fa, name, sizeof name);
+ *   char name[256]; st_profile_group_name(&fa, name, sizeof name, NULL);
  *   st_profile_clock c[2]; st_profile_clock_get(&fa, &c[0]); ...
  *   int64_t off[2]; st_profile_initial_offsets(c, 2, off);
- *   st_profile_alignment al; st_profile_compare_offset(ta, tb, &al);
+ *   st_profile_alignment al; st_profile_compare_offset(&alloc, ta, tb, &al);
+ *   // draw B at its own times + al.offset_ns on A's axis
  */
 #ifndef STRATA_PROFILE_H
 #define STRATA_PROFILE_H
