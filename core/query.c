@@ -570,6 +570,7 @@ struct st_agg {
   st_agg_row *rows;
   uint32_t count, cap;
   uint64_t events;
+  st_agg_key key; /* names or categories */
 };
 
 st_agg *st_agg_create(const st_alloc *a, const st_trace *t) {
@@ -604,6 +605,12 @@ void st_agg_reset(st_agg *g) {
   g->events = 0;
 }
 
+void st_agg_set_key(st_agg *g, st_agg_key key) {
+  if (!g) return;
+  st_agg_reset(g);
+  g->key = key == ST_AGG_KEY_CAT ? ST_AGG_KEY_CAT : ST_AGG_KEY_NAME;
+}
+
 static st_agg_row *agg_slot(st_agg *g, uint32_t name) {
   if (name >= g->name_cap) name = 0; /* cannot happen with a sane trace */
   uint32_t s = g->slot[name];
@@ -634,8 +641,9 @@ st_code st_agg_add(st_agg *g, uint32_t row, uint32_t lo, uint32_t hi) {
   if (lo >= hi) return ST_OK;
   uint32_t c = child_row(g->trace, row);
   uint32_t j = c == UINT32_MAX ? 0 : st_row_first_end_gt(&rows[c], r->start[lo]);
+  const uint32_t *keys = g->key == ST_AGG_KEY_CAT ? r->cat : r->name;
   for (uint32_t i = lo; i < hi; i++) {
-    st_agg_row *a = agg_slot(g, r->name[i]);
+    st_agg_row *a = agg_slot(g, keys[i]);
     if (!a) return ST_ERR_NOMEM;
     int64_t d = r->dur[i], s = r->start[i];
     int64_t self = d;

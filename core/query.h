@@ -25,7 +25,8 @@
  * the parts of it covered by its children: the events of the row one depth
  * below in the same thread that lie inside it), min, max and average;
  * fed with index ranges of rows (a selection, or everything intersecting a
- * time window) and sortable by any column.
+ * time window) and sortable by any column. It can group by category
+ * instead of name (st_agg_set_key).
  */
 #ifndef STRATA_QUERY_H
 #define STRATA_QUERY_H
@@ -138,6 +139,12 @@ typedef struct st_agg st_agg;
 st_agg *st_agg_create(const st_alloc *a, const st_trace *t);
 void st_agg_destroy(st_agg *g);
 void st_agg_reset(st_agg *g);
+/* What the rows group by: event names (the default) or categories; with
+ * ST_AGG_KEY_CAT, st_agg_row.name holds the category's strtab id (sorting
+ * by ST_AGG_NAME sorts the category strings). Resets g (core/diff.h uses
+ * it for its by-category table). */
+typedef enum st_agg_key { ST_AGG_KEY_NAME = 0, ST_AGG_KEY_CAT = 1 } st_agg_key;
+void st_agg_set_key(st_agg *g, st_agg_key key);
 /* Adds events row[lo, hi) (clamped to the row). O((hi - lo) + children). */
 st_code st_agg_add(st_agg *g, uint32_t row, uint32_t lo, uint32_t hi);
 /* Adds every event intersecting [t0, t1) in every row. */
