@@ -7,78 +7,39 @@
 #include <string.h>
 
 #include "platform.h"
+#include "profile.h"
 
 /* ---- placement ------------------------------------------------------------ */
 
-static int ends_with_ci(const char *s, size_t n, const char *suf) {
-  size_t m = strlen(suf);
-  if (m >= n) return 0; /* something must be left */
-  for (size_t i = 0; i < m; i++) {
-    char c = s[n - m + i];
-    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-    if (c != suf[i]) return 0;
-  }
-  return 1;
-}
-
-/* The file name's last component without trace suffixes:
- * "run/rank-3.pt.trace.json.gz" -> "rank-3". */
-static void name_from_file(const char *file, char *out, size_t cap) {
-  const char *base = file;
-  for (const char *p = file; *p; p++)
-    if (*p == '/' || *p == '\\') base = p + 1;
-  size_t n = strlen(base);
-  static const char *const sufs[] = {".gz",     ".json",           ".trace",   ".pt",    ".pb",
-                                     ".xplane", ".perfetto-trace", ".pftrace", ".xspace"};
-  for (int again = 1; again;) {
-    again = 0;
-    for (size_t k = 0; k < sizeof sufs / sizeof *sufs; k++)
-      if (ends_with_ci(base, n, sufs[k])) {
-        n -= strlen(sufs[k]);
-        again = 1;
-      }
-  }
-  if (!n) base = "trace", n = 5;
-  if (n >= cap) n = cap - 1;
-  memcpy(out, base, n);
-  out[n] = 0;
-}
-
-/* Absolute time of a trace's t = 0, or 0 if it has none: a trace written
- * from zero (first timestamp below 1 s) has no clock to line up on. */
-static int clock_of(const st_app_trace *s, int64_t *start) {
-  int64_t o = st_trace_origin_ns(s->trace) + st_trace_shift_ns(s->trace);
-  *start = o;
-  return o >= 1000000000ll || o <= -1000000000ll;
-}
-
+/* Group names and clocks come from core/profile.h: XSpace hostnames,
+ * Kineto's distributedInfo.rank, else the file name; files with absolute
+ * time line up on it (Kineto's baseTimeNanoseconds counted), the others
+ * start together with the earliest. */
 void st_ws_place(st_app *app) {
   uint32_t n = app->shown_count;
-  /* names: the file's, unique ("#2", "#3" on repeats) */
+  st_profile_file files[ST_APP_MAX_TRACES];
+  st_profile_clock clocks[ST_APP_MAX_TRACES];
+  int64_t offs[ST_APP_MAX_TRACES];
+  for (uint32_t k = 0; k < n; k++) {
+    const st_app_trace *s = &app->traces[app->shown[k]];
+    files[k] = (st_profile_file){s->trace, s->stats.format, s->info_json, s->name};
+    st_profile_clock_get(&files[k], &clocks[k]);
+  }
+  enum { CAP = sizeof app->traces[0].group };
+  char *names = malloc((size_t)n * CAP + 1);
+  int named = names && st_profile_group_names(&app->alloc, files, n, names, CAP) == ST_OK;
   for (uint32_t k = 0; k < n; k++) {
     st_app_trace *s = &app->traces[app->shown[k]];
-    name_from_file(s->name, s->group, sizeof s->group);
-    uint32_t rep = 1;
-    for (uint32_t j = 0; j < k; j++)
-      if (!strncmp(app->traces[app->shown[j]].group, s->group, sizeof s->group - 8)) rep++;
-    if (rep > 1) {
-      size_t len = strlen(s->group);
-      if (len > sizeof s->group - 12) len = sizeof s->group - 12;
-      snprintf(s->group + len, sizeof s->group - len, " #%u", rep);
-    }
+    if (named)
+      memcpy(s->group, names + (size_t)k * CAP, CAP);
+    else
+      st_profile_group_name(&files[k], s->group, CAP, NULL);
+    s->group[CAP - 1] = 0;
   }
-  /* offsets: absolute clocks line up, the rest start with the earliest */
-  int have = 0;
-  int64_t lo = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    int64_t st;
-    if (clock_of(&app->traces[app->shown[k]], &st) && (!have || st < lo)) lo = st, have = 1;
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    st_app_trace *s = &app->traces[app->shown[k]];
-    int64_t st;
-    s->offset_ns = clock_of(s, &st) ? st - lo : 0;
-  }
+  free(names);
+  if (st_profile_initial_offsets(clocks, n, offs) != ST_OK)
+    for (uint32_t k = 0; k < n; k++) offs[k] = 0;
+  for (uint32_t k = 0; k < n; k++) app->traces[app->shown[k]].offset_ns = offs[k];
 }
 
 /* ---- the list and the stats ------------------------------------------------- */

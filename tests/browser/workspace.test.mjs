@@ -312,3 +312,27 @@ test('search in args across files: each file\'s pass marks its own events only',
   const r0 = await app.page.evaluate(() => window.strata.search('mm', { args: true }));
   assert.equal(r0.matches, 2, 'matmul in both files');
 });
+
+test('groups are named from the files\' metadata (Kineto distributedInfo.rank); the summary covers every file', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const kineto = (rank) => {
+    const j = JSON.parse(rankTrace(rank, 1000 + rank * 100, `only_${rank}`).toString());
+    j.distributedInfo = { backend: 'nccl', rank, world_size: 8 };
+    return JSON.stringify(j);
+  };
+  const got = await app.page.evaluate(async ([a, b]) => {
+    const enc = new TextEncoder();
+    await window.strata.open([enc.encode(a), enc.encode(b)], { names: ['x.json', 'y.json'] });
+    window.strata.setView({ start_us: 0, end_us: 1e7 });
+    const s = window.strata.summarizeWindow();
+    return { groups: window.strata.traces().map((x) => x.group), rows: s.rows.map((r) => [r.name, r.count]) };
+  }, [kineto(3), kineto(5)]);
+  assert.deepEqual(got.groups, ['rank 3', 'rank 5']);
+  const rows = Object.fromEntries(got.rows);
+  assert.equal(rows.matmul, 2, 'matmul of both files');
+  assert.equal(rows['ProfilerStep#1'], 2);
+  assert.equal(rows.only_3, 1);
+  assert.equal(rows.only_5, 1);
+});
