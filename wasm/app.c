@@ -21,6 +21,7 @@
 #include "args_reader.h"
 #include "js_bridge.h"
 #include "platform.h"
+#include "compare.h"
 #include "summary.h"
 #include "workspace.h"
 
@@ -267,6 +268,7 @@ uint32_t st_app_slot_of(const st_app *app, double handle) {
 
 static void drop_view(st_app *app) {
   st_summary_forget(app);
+  st_compare_forget();
   st_ui_destroy(app->ui);
   st_lod_destroy(app->lod);
   st_trace_destroy(app->merged);

@@ -11,6 +11,7 @@
 
 import { createPanels } from './panels.js';
 import { createInfo } from './info.js';
+import { createDiff } from './diff.js';
 import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
@@ -53,6 +54,7 @@ let queue = Promise.resolve(); // loads run one after another
 let onFrameLoaded = null; // resolves when C reports the new trace's first frame
 let panels = null; // summary table, collapse-all, args view (panels.js)
 let argsSearch = null; // "in args" search passes over the file (search_args.js)
+let diffTable = null; // the diff of two traces (diff.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -775,6 +777,25 @@ async function start() {
     argsOf: (src, handle) => argsFor(Number(src), handle === undefined ? undefined : Number(handle)),
     // The traces shown, in display order: [{handle, name, group, events, offset_us, format}].
     traces: () => tracesNow().map((t) => ({ ...t })),
+    // Two runs: A the baseline, B the candidate, on one timeline (A's files above B's),
+    // B aligned on A at the first step marker both have (else their starts).
+    // Resolves {a, b}: each file's own stats, and the alignment used.
+    compare: async (a, b, opts) => {
+      await open([a, b], opts);
+      const alignment = JSON.parse(str(M._st_wasm_compare_align()));
+      const list = tracesNow();
+      const own = (t) => JSON.parse(str(M._st_wasm_trace_stats_json(t.handle)));
+      emit('strata:offsets', list);
+      return { a: own(list[0]), b: own(list[1]), alignment };
+    },
+    // The diff table of the first two traces ({by: 'name'|'cat', range: 'all'|'window'|
+    // {step: N}|{start_us, end_us}}): {rows, only_a, only_b, ...} (core/diff.h's JSON).
+    diff: (opts) => {
+      diffTable.show(true);
+      const d = diffTable.compute(opts || {});
+      if (!d) throw new Error('strata.diff: needs two traces shown (and the step in both)');
+      return d;
+    },
     // Lines the files up on their selected events (one per file, e.g. ProfilerStep#550 in
     // every rank): {aligned: files moved together, traces}.
     align: () => ({ aligned: M._st_wasm_align_selection(), traces: tracesNow() }),
@@ -831,6 +852,7 @@ async function start() {
   });
   wirePanels();
   createInfo({ M, str, traces: tracesNow });
+  diffTable = createDiff({ M, str, withCString });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

@@ -336,3 +336,62 @@ test('groups are named from the files\' metadata (Kineto distributedInfo.rank); 
   assert.equal(rows.only_3, 1);
   assert.equal(rows.only_5, 1);
 });
+
+// Two runs of the same program: B's matmul takes twice as long, each has an
+// op the other has not, and B was recorded 7 ms later (another clock time).
+function runTrace(t0, mmDur, only, lead = 200) {
+  return Buffer.from(JSON.stringify({ traceEvents: [
+    { ph: 'X', name: 'warmup', cat: 'host', pid: 1, tid: 1, ts: t0, dur: 50 },
+    { ph: 'X', name: 'ProfilerStep#1', cat: 'step', pid: 1, tid: 1, ts: t0 + lead, dur: 1000 },
+    { ph: 'X', name: 'matmul', cat: 'op', pid: 1, tid: 1, ts: t0 + lead + 100, dur: mmDur },
+    { ph: 'X', name: only, cat: 'op', pid: 1, tid: 1, ts: t0 + lead + 800, dur: 100 },
+  ] }));
+}
+
+test('compare(a, b): B aligned on A at the first common step; the diff table sorts, marks, colours and selects in both', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const a = runTrace(T0, 300, 'only_in_a').toString('base64');
+  const b = runTrace(T0 + 7000, 600, 'only_in_b', 350).toString('base64'); // its step 350 us into its file
+  const r = await app.page.evaluate(async ([a, b]) => {
+    const u = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    const res = await window.strata.compare(u(a), u(b), { names: ['run-a.json', 'run-b.json'] });
+    return { a: res.a.events, b: res.b.events, alignment: res.alignment, traces: window.strata.traces() };
+  }, [a, b]);
+  assert.deepEqual([r.a, r.b], [4, 4]);
+  assert.equal(r.alignment.kind, 'profiler_step');
+  // B's ProfilerStep#1 (350 us into B) starts with A's (200 us into A): A's time 0
+  // is 150 us after B's (offsets are kept >= 0)
+  assert.deepEqual(r.traces.map((x) => x.offset_us), [150, 0]);
+  const d = await app.page.evaluate(() => window.strata.diff({ by: 'name' }));
+  assert.equal(d.rows[0].name, 'matmul', 'the op that got slower is at the top');
+  assert.equal(d.rows[0].total_us_a, 300);
+  assert.equal(d.rows[0].total_us_b, 600);
+  assert.equal(d.rows[0].regression, true);
+  assert.equal(d.only_a, 1);
+  assert.equal(d.only_b, 1);
+  // the table: coloured regression row, marked one-sided rows
+  assert.equal(await app.page.locator('#diff').isVisible(), true);
+  const first = app.page.locator('#diff-body tr').first();
+  assert.match(await first.getAttribute('class'), /regression/);
+  assert.equal(await first.locator('td.name').textContent(), 'matmul');
+  assert.equal(await app.page.locator('#diff-body tr.only-a').count(), 1);
+  assert.equal(await app.page.locator('#diff-body tr.only-b').count(), 1);
+  // sort by name (a click on its header), then back by Δ total
+  await app.page.locator('#diff-head button[data-col="name"]').click();
+  assert.deepEqual(await app.page.locator('#diff-body td.name').allTextContents(),
+    ['matmul', 'only_in_a', 'only_in_b', 'ProfilerStep#1', 'warmup'].sort((x, y) => (x < y ? -1 : 1)));
+  await app.page.locator('#diff-head button[data-col="d_total_us"]').click(); // largest increase first
+  assert.equal(await app.page.locator('#diff-body td.name').first().textContent(), 'matmul');
+  await app.page.locator('#diff-head button[data-col="d_total_us"]').click(); // again: ascending
+  assert.equal(await app.page.locator('#diff-body td.name').first().textContent(), 'only_in_a');
+  await app.page.locator('#diff-head button[data-col="d_total_us"]').click();
+  // a click selects the row's events in both traces
+  await app.page.locator('#diff-body tr').first().click();
+  const sel = await app.page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file, e.dur_us]), [['matmul', 'run-a', 300], ['matmul', 'run-b', 600]]);
+  // one step of each, and the category view
+  const step = await app.page.evaluate(() => window.strata.diff({ by: 'cat', range: { step: 1 } }));
+  assert.deepEqual(step.rows.map((x) => x.name).sort(), ['op', 'step']);
+});
