@@ -853,6 +853,13 @@ unsigned st_ui_toggle_group(st_ui *ui, uint32_t part) {
   return ST_UI_HANDLED | ST_UI_LAYOUT | ST_UI_REDRAW;
 }
 
+unsigned st_ui_set_group_hidden(st_ui *ui, uint32_t part, int hidden) {
+  if (!ui || part >= st_layout_group_count(ui->layout)) return 0;
+  st_layout_set_group_hidden(ui->layout, part, hidden);
+  clamp_scroll(ui);
+  return ST_UI_LAYOUT | ST_UI_REDRAW;
+}
+
 int st_ui_take_shift(st_ui *ui, uint32_t *part, double *delta_ns) {
   if (!ui || ui->shift_pending_ns == 0) return 0;
   *part = ui->shift_part;

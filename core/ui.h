@@ -180,6 +180,8 @@ unsigned st_ui_toggle_section(st_ui *ui, uint32_t process);
  * add to its offset, or 0 if nothing is pending. */
 unsigned st_ui_toggle_group(st_ui *ui, uint32_t part);
 int st_ui_take_shift(st_ui *ui, uint32_t *part, double *delta_ns);
+/* Shows only some files in this ui's layout (view.h st_layout_set_group_hidden). */
+unsigned st_ui_set_group_hidden(st_ui *ui, uint32_t part, int hidden);
 /* Collapses every section, or expands them all if all are collapsed. */
 unsigned st_ui_collapse_all(st_ui *ui);
 int st_ui_all_collapsed(const st_ui *ui);

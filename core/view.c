@@ -96,6 +96,12 @@ static int rebuild(st_layout *l) {
   for (uint32_t p = 0; p < np || g < l->group_count; p++) {
     /* group headers: before the first process of their part */
     while (g < l->group_count && l->parts[g].process_base <= p) {
+      if (l->group_collapsed[g] == 2) { /* hidden: neither header nor processes */
+        l->group_item[g] = UINT32_MAX;
+        p = l->parts[g].process_base + l->parts[g].process_count;
+        g++;
+        continue;
+      }
       l->group_item[g] = n;
       l->items[n++] = (st_layout_item){ST_LAYOUT_GROUP, 0, 0, l->parts[g].process_base,
                                        UINT32_MAX,      g, y, ST_VIEW_GROUP_H};
@@ -181,7 +187,7 @@ int st_layout_collapsed(const st_layout *l, uint32_t process) {
 uint32_t st_layout_group_count(const st_layout *l) { return l ? l->group_count : 0; }
 
 void st_layout_set_group_collapsed(st_layout *l, uint32_t part, int collapsed) {
-  if (!l || part >= l->group_count) return;
+  if (!l || part >= l->group_count || l->group_collapsed[part] == 2) return;
   uint8_t c = collapsed ? 1 : 0;
   if (l->group_collapsed[part] == c) return;
   l->group_collapsed[part] = c;
@@ -189,7 +195,15 @@ void st_layout_set_group_collapsed(st_layout *l, uint32_t part, int collapsed) {
 }
 
 int st_layout_group_collapsed(const st_layout *l, uint32_t part) {
-  return l && part < l->group_count ? l->group_collapsed[part] : 0;
+  return l && part < l->group_count ? l->group_collapsed[part] != 0 : 0;
+}
+
+void st_layout_set_group_hidden(st_layout *l, uint32_t part, int hidden) {
+  if (!l || part >= l->group_count) return;
+  uint8_t c = hidden ? 2 : 0;
+  if (l->group_collapsed[part] == c) return;
+  l->group_collapsed[part] = c;
+  rebuild(l);
 }
 
 const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count) {
@@ -239,7 +253,7 @@ uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row) {
   if (lo < l->count && l->items[lo].kind == ST_LAYOUT_ROW && l->items[lo].row == row) return lo;
   if (l->group_count) {
     uint32_t g = st_trace_part_of_process(l->trace, process);
-    if (g < l->group_count && l->group_collapsed[g]) return l->group_item[g];
+    if (g < l->group_count && l->group_collapsed[g]) return l->group_item[g]; /* MAX if hidden */
   }
   if (process < l->proc_count && l->collapsed[process]) {
     /* the section is the last item before lo in its process */

@@ -71,6 +71,9 @@ int st_layout_collapsed(const st_layout *l, uint32_t process);
 uint32_t st_layout_group_count(const st_layout *l);
 void st_layout_set_group_collapsed(st_layout *l, uint32_t part, int collapsed);
 int st_layout_group_collapsed(const st_layout *l, uint32_t part);
+/* Leaves a group out of the layout altogether (no header, no processes):
+ * a pane that shows some of the files, e.g. B beside A when comparing. */
+void st_layout_set_group_hidden(st_layout *l, uint32_t part, int hidden);
 /* Items in top-to-bottom order, for the current collapse state. */
 const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count);
 float st_layout_height(const st_layout *l);

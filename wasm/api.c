@@ -322,3 +322,10 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_stats_json(double handle) {
 EMSCRIPTEN_KEEPALIVE int st_wasm_align_selection(void) {
   return st_app_align_selection(st_app_get());
 }
+
+/* Two traces or more: 1 side by side (two panes, zoom and pan synchronised),
+ * 0 stacked (one timeline). Returns the layout in effect. */
+EMSCRIPTEN_KEEPALIVE int st_wasm_set_side_by_side(int on) {
+  return st_app_set_side_by_side(st_app_get(), on);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_side_by_side(void) { return st_app_get()->side; }

@@ -74,6 +74,13 @@ void st_app_apply(st_app *app, unsigned ch) {
     uint32_t slot = app->shown[part];
     st_app_set_offset(app, slot, (double)app->traces[slot].offset_ns + delta);
   }
+  if (app->side && (ch & ST_UI_VIEW) && app->ui) { /* the panes show the same time */
+    st_ui *other = app->ui == app->pane[0] ? app->pane[1] : app->pane[0];
+    double t0, t1;
+    st_ui_window(app->ui, &t0, &t1);
+    if (other) st_ui_set_view(other, t0, t1);
+    ch |= ST_UI_REDRAW;
+  }
   if (ch & ST_UI_REDRAW) app->dirty = 1;
   if (ch & ST_UI_ANIMATING) {
     if (!app->animating) app->last_tick_ms = st_platform_now_ms();
@@ -115,7 +122,13 @@ void st_app_resize(st_app *app, float css_w, float css_h, float dpr) {
   app->dpr = dpr;
   st_platform_canvas_size((int)lroundf(css_w * dpr), (int)lroundf(css_h * dpr));
   if (app->glyphs) st_glyphs_set_dpr(app->glyphs, dpr);
-  if (app->ui) st_app_apply(app, st_ui_resize(app->ui, css_w, css_h, dpr));
+  if (app->side) {
+    st_ui_resize(app->pane[1 - (app->ui == app->pane[1])], css_w / 2, css_h, dpr);
+    app->pane_dx = app->ui == app->pane[1] ? css_w / 2 : 0;
+    st_app_apply(app, st_ui_resize(app->ui, css_w / 2, css_h, dpr));
+  } else if (app->ui) {
+    st_app_apply(app, st_ui_resize(app->ui, css_w, css_h, dpr));
+  }
   st_app_request_redraw(app);
 }
 
@@ -269,6 +282,13 @@ uint32_t st_app_slot_of(const st_app *app, double handle) {
 static void drop_view(st_app *app) {
   st_summary_forget(app);
   st_compare_forget();
+  if (app->side) { /* back to one pane (the ui and the lod point into the traces) */
+    app->ui = app->pane[0];
+    st_ui_destroy(app->pane[1]);
+    app->pane[0] = app->pane[1] = NULL;
+    app->side = 0;
+    app->pane_dx = 0;
+  }
   st_ui_destroy(app->ui);
   st_lod_destroy(app->lod);
   st_trace_destroy(app->merged);
@@ -486,15 +506,123 @@ void st_app_demo_release(st_app *app) {
 
 /* ---- frame --------------------------------------------------------------- */
 
-static st_code build(st_app *app) {
+static st_code build_ui(st_app *app, st_ui *ui, st_drawlist *dl) {
   st_draw_input in = {.trace = app->trace,
                       .lod = app->lod,
-                      .layout = st_ui_layout(app->ui),
-                      .view = st_ui_view(app->ui),
+                      .layout = st_ui_layout(ui),
+                      .view = st_ui_view(ui),
                       .font = st_glyphs_font(app->glyphs)};
   st_draw_overlay ov;
-  st_ui_overlay(app->ui, &ov);
-  return st_draw_frame_overlay(&app->dl, &in, &ov, &app->alloc);
+  st_ui_overlay(ui, &ov);
+  return st_draw_frame_overlay(dl, &in, &ov, &app->alloc);
+}
+
+/* Appends src's primitives to dst moved right by dx (the right pane). */
+static st_code append_moved(st_app *app, st_drawlist *dst, const st_drawlist *src, float dx) {
+  const st_alloc *a = &app->alloc;
+  uint32_t nr = dst->rect_count + src->rect_count, ng = dst->glyph_count + src->glyph_count;
+  uint32_t nl = dst->line_count + src->line_count, nc = dst->cmd_count + src->cmd_count;
+#define GROW(field, cap, n)                                                                        \
+  if ((n) > dst->cap) {                                                                            \
+    void *p = st_realloc_array(a, dst->field, (n), sizeof *dst->field);                            \
+    if (!p) return ST_ERR_NOMEM;                                                                   \
+    dst->field = p;                                                                                \
+    dst->cap = (n);                                                                                \
+  }
+  GROW(rects, rect_cap, nr)
+  GROW(glyphs, glyph_cap, ng)
+  GROW(lines, line_cap, nl)
+  GROW(cmds, cmd_cap, nc)
+#undef GROW
+  for (uint32_t i = 0; i < src->rect_count; i++) {
+    st_rect r = src->rects[i];
+    r.x += dx;
+    dst->rects[dst->rect_count + i] = r;
+  }
+  for (uint32_t i = 0; i < src->glyph_count; i++) {
+    st_glyph_quad q = src->glyphs[i];
+    q.x += dx;
+    dst->glyphs[dst->glyph_count + i] = q;
+  }
+  for (uint32_t i = 0; i < src->line_count; i++) {
+    st_line l = src->lines[i];
+    l.x0 += dx;
+    l.x1 += dx;
+    dst->lines[dst->line_count + i] = l;
+  }
+  for (uint32_t i = 0; i < src->cmd_count; i++) {
+    st_draw_cmd c = src->cmds[i];
+    c.first += c.kind == ST_DRAW_RECTS    ? dst->rect_count
+               : c.kind == ST_DRAW_GLYPHS ? dst->glyph_count
+                                          : dst->line_count;
+    c.clip_x += dx;
+    dst->cmds[dst->cmd_count + i] = c;
+  }
+  dst->rect_count = nr, dst->glyph_count = ng, dst->line_count = nl, dst->cmd_count = nc;
+  dst->flows_drawn += src->flows_drawn;
+  return ST_OK;
+}
+
+static st_code build(st_app *app) {
+  if (!app->side) return build_ui(app, app->ui, &app->dl);
+  st_code c = build_ui(app, app->pane[0], &app->dl);
+  if (c == ST_OK) c = build_ui(app, app->pane[1], &app->dl2);
+  if (c == ST_OK) c = append_moved(app, &app->dl, &app->dl2, app->css_w / 2);
+  return c;
+}
+
+int st_app_set_side_by_side(st_app *app, int on) {
+  on = on ? 1 : 0;
+  if (on == app->side || !app->ui) return app->side;
+  if (on && (!app->merged || app->shown_count < 2)) return 0;
+  uint32_t nparts;
+  st_trace_parts(app->merged, &nparts);
+  if (on) {
+    st_ui *b = st_ui_create(&app->alloc, app->merged, app->css_w / 2, app->css_h, app->dpr);
+    if (!b) return 0;
+    st_ui *a = app->ui;
+    for (uint32_t k = 0; k < nparts; k++) {
+      st_ui_set_group_hidden(a, k, k != 0);
+      st_ui_set_group_hidden(b, k, k != 1);
+    }
+    double t0, t1;
+    st_ui_window(a, &t0, &t1);
+    st_ui_resize(a, app->css_w / 2, app->css_h, app->dpr);
+    st_ui_set_view(a, t0, t1);
+    st_ui_set_view(b, t0, t1);
+    st_ui_set_tool(b, (st_tool)app->tool);
+    app->pane[0] = a;
+    app->pane[1] = b;
+    app->pane_dx = 0;
+    app->side = 1;
+  } else {
+    st_ui *a = app->pane[0];
+    double t0, t1;
+    st_ui_window(app->ui, &t0, &t1);
+    app->ui = a;
+    st_ui_destroy(app->pane[1]);
+    app->pane[0] = app->pane[1] = NULL;
+    app->side = 0;
+    app->pane_dx = 0;
+    for (uint32_t k = 0; k < nparts; k++) st_ui_set_group_hidden(a, k, 0);
+    st_ui_resize(a, app->css_w, app->css_h, app->dpr);
+    st_ui_set_view(a, t0, t1);
+  }
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_LAYOUT | ST_UI_SELECTION | ST_UI_SEARCH);
+  return app->side;
+}
+
+float st_app_route_x(st_app *app, float x) {
+  if (!app->side) return x;
+  float half = app->css_w / 2;
+  st_ui *want = app->pane[x >= half];
+  if (want && app->ui != want) {
+    st_app_apply(app, st_ui_pointer_leave(app->ui));
+    app->ui = want;
+    st_app_apply(app, ST_UI_SELECTION | ST_UI_SEARCH | ST_UI_TOOL | ST_UI_MARK);
+  }
+  app->pane_dx = app->ui == app->pane[1] ? half : 0;
+  return x - app->pane_dx;
 }
 
 void st_app_frame(st_app *app) {

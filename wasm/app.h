@@ -84,6 +84,13 @@ typedef struct st_app {
   uint32_t last_slot; /* the slot of the last load that succeeded */
   uint64_t seq;       /* loads so far */
   st_trace *merged;   /* the merged view of several traces (owned), or NULL */
+  /* side by side (two runs compared): two panes, the left one showing the
+   * first file, the right one the second, their time windows kept equal;
+   * `ui` is the pane last used (pointer, keys, panels) */
+  int side;
+  st_ui *pane[2];
+  float pane_dx; /* x of the pane in use, CSS px */
+  st_drawlist dl2;
 
   /* the trace on screen: one slot's trace, or `merged` (NULL before the
    * first successful load) */
@@ -172,6 +179,13 @@ int st_app_set_offset(st_app *app, uint32_t slot, double offset_ns);
  * event in each file, e.g. ProfilerStep#550 in every rank). Returns how
  * many files had one (0: fewer than two, nothing moved). */
 int st_app_align_selection(st_app *app);
+/* Stacked (0: one timeline, A's sections above B's) or side by side (1:
+ * two panes, A left and B right, zoom and pan synchronised). Needs two
+ * traces or more shown; returns the layout now in effect. */
+int st_app_set_side_by_side(st_app *app, int on);
+/* Side by side: makes the pane under canvas x the one in use and returns x
+ * in its coordinates (x unchanged when stacked). */
+float st_app_route_x(st_app *app, float x);
 /* [{"handle","name","group","events","offset_us","format"}] in display order. */
 const char *st_app_traces_json(st_app *app);
 

@@ -39,6 +39,7 @@ const ui = {
   helpButton: $('help-button'),
   flowsButton: $('flows-button'),
   alignButton: $('align-button'),
+  layoutButton: $('layout-button'),
   help: $('help'),
   details: $('details'),
   tooltip: $('tooltip'),
@@ -106,6 +107,8 @@ function fmtCount(n) {
 
 function showLoaded(name, stats) {
   ui.alignButton.hidden = tracesNow().length < 2;
+  ui.layoutButton.hidden = tracesNow().length < 2;
+  showLayout();
   ui.name.textContent = name;
   ui.name.title = name;
   document.title = `${name} – strata`;
@@ -612,6 +615,16 @@ function wirePanels() {
   });
   ui.tool.addEventListener('change', () => { M._st_wasm_set_tool(Number(ui.tool.value)); ui.canvas.focus(); });
   ui.helpButton.addEventListener('click', () => M._st_wasm_set_help(ui.help.hidden ? 1 : 0));
+  ui.layoutButton.addEventListener('click', () => {
+    setLayout(M._st_wasm_side_by_side() ? 'stacked' : 'side');
+    ui.canvas.focus();
+  });
+  window.addEventListener('keydown', (e) => { // c: the compare layout
+    if (e.key !== 'c' || e.ctrlKey || e.metaKey || e.altKey || ui.layoutButton.hidden) return;
+    const t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+    setLayout(M._st_wasm_side_by_side() ? 'stacked' : 'side');
+  });
   ui.alignButton.addEventListener('click', () => {
     if (!M._st_wasm_align_selection()) {
       showError('Align: select one event in at least two files (ctrl+click), e.g. the same step in every rank, then Align', true);
@@ -620,6 +633,21 @@ function wirePanels() {
   });
   ui.flowsButton.addEventListener('click', () =>
     M._st_wasm_set_flows(ui.flowsButton.getAttribute('aria-pressed') === 'true' ? 0 : 1));
+}
+
+// ---- compare layouts: stacked / side by side ------------------------------------
+
+function showLayout() {
+  const side = !!(M && M._st_wasm_side_by_side());
+  ui.layoutButton.setAttribute('aria-pressed', side ? 'true' : 'false');
+  ui.layoutButton.textContent = side ? 'Stacked' : 'Side by side';
+  document.documentElement.classList.toggle('side-by-side', side);
+  return side ? 'side' : 'stacked';
+}
+
+function setLayout(name) {
+  M._st_wasm_set_side_by_side(name === 'side' ? 1 : 0);
+  return showLayout();
 }
 
 // ---- dropped files and folders -------------------------------------------------
@@ -796,6 +824,15 @@ async function start() {
       if (!d) throw new Error('strata.diff: needs two traces shown (and the step in both)');
       return d;
     },
+    // Two files or more: 'stacked' (one time axis) or 'side' (two panes, A left, B right,
+    // zoom and pan synchronised); compareLayout() says which is shown.
+    compareLayout: () => (M._st_wasm_side_by_side() ? 'side' : 'stacked'),
+    setCompareLayout: (name) => {
+      if (name !== 'side' && name !== 'stacked') throw new Error("strata.setCompareLayout: 'side' or 'stacked'");
+      const got = setLayout(name);
+      if (got !== name) throw new Error('strata.setCompareLayout: side by side needs two traces shown');
+      return got;
+    },
     // Lines the files up on their selected events (one per file, e.g. ProfilerStep#550 in
     // every rank): {aligned: files moved together, traces}.
     align: () => ({ aligned: M._st_wasm_align_selection(), traces: tracesNow() }),
@@ -842,6 +879,7 @@ async function start() {
     collapseAll: () => M._st_wasm_collapse_all() === 1,
   });
   wireUi();
+  window.addEventListener('strata:layout', showLayout);
   panels = createPanels({ M, str, fmtCount });
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,

@@ -117,6 +117,7 @@ function parseHash(h) {
     t: t ? [Number(t[1]), Number(t[2])] : null,
     sel: s ? [Number(s[1]), Number(s[2])] : null,
     off,
+    cmp: out.cmp === 'side' ? 'side' : null,
   };
 }
 
@@ -267,6 +268,10 @@ export function embedSetup() {
       const list = JSON.parse(M.UTF8ToString(M._st_wasm_traces_json()));
       if (list.length === h.off.length) list.forEach((t, i) => { if (t.offset_us !== h.off[i]) M._st_wasm_set_offset(t.handle, h.off[i]); });
     }
+    if (h.cmp === 'side' && !M._st_wasm_side_by_side()) {
+      M._st_wasm_set_side_by_side(1);
+      window.dispatchEvent(new CustomEvent('strata:layout'));
+    }
     if (h.t && h.t[1] > h.t[0]) M._st_wasm_view_set(h.t[0], h.t[1]);
     if (h.sel) M._st_wasm_select(h.sel[0], h.sel[1]);
   }
@@ -290,6 +295,7 @@ export function embedSetup() {
     if (Array.isArray(sel) && sel.length === 1 && sel[0].row !== undefined) h += `&sel=${sel[0].row}:${sel[0].index}`;
     const list = JSON.parse(M.UTF8ToString(M._st_wasm_traces_json()));
     if (list.length > 1) h += `&off=${list.map((t) => fmtUs(t.offset_us)).join(',')}`;
+    if (M._st_wasm_side_by_side()) h += '&cmp=side';
     lastHash = h;
     if (h === location.hash) return;
     try {

@@ -395,3 +395,51 @@ test('compare(a, b): B aligned on A at the first common step; the diff table sor
   const step = await app.page.evaluate(() => window.strata.diff({ by: 'cat', range: { step: 1 } }));
   assert.deepEqual(step.rows.map((x) => x.name).sort(), ['op', 'step']);
 });
+
+test('compare layouts: stacked / side by side with the button and the key c; the panes zoom together; a link reopens side by side', async (t) => {
+  const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
+  t.after(() => app.close());
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  assert.equal(await app.page.evaluate(() => window.strata.compareLayout()), 'stacked');
+  await app.page.locator('#layout-button').click();
+  assert.equal(await app.page.evaluate(() => window.strata.compareLayout()), 'side');
+  assert.equal(await app.page.locator('#layout-button').getAttribute('aria-pressed'), 'true');
+  const box = await app.page.locator('#canvas').boundingBox();
+  const half = box.width / 2;
+  const paneW = half - GUTTER_PX;
+  const v = await app.page.evaluate(() => window.strata.view());
+  const xOf = (pane, sceneUs) => box.x + pane * half + GUTTER_PX + ((sceneUs - (v.start_us - T0)) / (v.end_us - v.start_us)) * paneW;
+  // the right pane shows rank 1 alone: its header, host1, then its rows
+  const yStep = box.y + AXIS_PX + 26 + 24 + 10;
+  await app.page.mouse.click(xOf(1, 900), yStep); // rank 1's ProfilerStep#1: scene [500, 1500)
+  let sel = await app.page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['ProfilerStep#1', 'rank-1']]);
+  // the same height in the left pane is rank 0's step
+  await app.page.mouse.click(xOf(0, 300), yStep);
+  sel = await app.page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['ProfilerStep#1', 'rank-0']]);
+  // zoom in the left pane: the right pane shows the same time window
+  await app.page.mouse.move(xOf(0, 400), yStep);
+  await app.page.keyboard.down('Control');
+  await app.page.mouse.wheel(0, -400);
+  await app.page.keyboard.up('Control');
+  const left = await app.page.evaluate(() => window.strata.view());
+  assert.ok(left.end_us - left.start_us < (v.end_us - v.start_us) / 2, 'zoomed in');
+  await app.page.mouse.move(box.x + half + GUTTER_PX + 50, yStep); // the right pane is now in use
+  const right = await app.page.evaluate(() => window.strata.view());
+  assert.ok(Math.abs(right.start_us - left.start_us) < 1e-3 && Math.abs(right.end_us - left.end_us) < 1e-3,
+    `same window: ${JSON.stringify(left)} vs ${JSON.stringify(right)}`);
+  // the link keeps the layout (and the offsets): reopened, it is side by side again
+  await app.page.waitForFunction(() => /&cmp=side/.test(location.hash) && /&off=0,500/.test(location.hash), null, { timeout: 5000 });
+  const hash = await app.page.evaluate(() => location.hash);
+  const again = await ctx.app({ server, query: `?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz${hash}` });
+  t.after(() => again.close());
+  await again.page.waitForFunction(() => window.strata.traces().length === 2 && window.strata.compareLayout() === 'side', null, { timeout: 30_000 });
+  assert.equal(await again.page.locator('#layout-button').getAttribute('aria-pressed'), 'true');
+  // c switches back to stacked
+  await app.page.locator('#canvas').focus();
+  await app.page.keyboard.press('c');
+  assert.equal(await app.page.evaluate(() => window.strata.compareLayout()), 'stacked');
+  assert.equal(await app.page.locator('#layout-button').textContent(), 'Side by side');
+  assert.deepEqual(app.pageErrors, []);
+});
