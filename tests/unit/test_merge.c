@@ -208,6 +208,21 @@ static void test_layout_groups_and_hits(void) {
   CHECK_EQ_INT(st_layout_item_of_row(lay, na), 3);
   st_layout_set_group_collapsed(lay, 0, 0);
   CHECK_EQ_INT(st_layout_items(lay, NULL)[4].kind, ST_LAYOUT_GROUP);
+  /* a pane showing file 1 only (side by side): no trace of file 0 at all */
+  st_layout_set_group_hidden(lay, 0, 1);
+  it = st_layout_items(lay, &n);
+  CHECK_EQ_INT(it[0].kind, ST_LAYOUT_GROUP);
+  CHECK_EQ_INT(it[0].row, 1);
+  CHECK(it[0].y == 0);
+  CHECK_EQ_INT(st_layout_item_of_row(lay, 0), UINT32_MAX);
+  CHECK_EQ_INT(st_layout_item_of_row(lay, na), 2);
+  st_layout_set_group_collapsed(lay, 0, 1); /* no effect on a hidden group */
+  CHECK_EQ_INT(st_layout_items(lay, NULL)[0].row, 1);
+  h = st_hit_test(f.m, lay, &v, ST_VIEW_GUTTER_W + 510, ST_VIEW_AXIS_H + it[2].y + 5, 0);
+  CHECK_EQ_INT(h.kind, ST_HIT_EVENT);
+  CHECK_EQ_INT(h.row, na);
+  st_layout_set_group_hidden(lay, 0, 0);
+  CHECK_EQ_INT(st_layout_items(lay, NULL)[4].kind, ST_LAYOUT_GROUP);
   st_layout_destroy(lay);
   teardown(&f);
 }
