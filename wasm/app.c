@@ -74,12 +74,27 @@ void st_app_apply(st_app *app, unsigned ch) {
     uint32_t slot = app->shown[part];
     st_app_set_offset(app, slot, (double)app->traces[slot].offset_ns + delta);
   }
-  if (app->side && (ch & ST_UI_VIEW) && app->ui) { /* the panes show the same time */
+  if (app->side && app->ui) { /* the panes show the same time, selection, mark and search */
     st_ui *other = app->ui == app->pane[0] ? app->pane[1] : app->pane[0];
-    double t0, t1;
-    st_ui_window(app->ui, &t0, &t1);
-    if (other) st_ui_set_view(other, t0, t1);
-    ch |= ST_UI_REDRAW;
+    if (other && (ch & ST_UI_VIEW)) {
+      double t0, t1;
+      st_ui_window(app->ui, &t0, &t1);
+      st_ui_set_view(other, t0, t1);
+      ch |= ST_UI_REDRAW;
+    }
+    if (other && (ch & ST_UI_SELECTION)) st_ui_set_selection(other, st_ui_selection(app->ui));
+    if (other && (ch & ST_UI_MARK)) {
+      double m0, m1;
+      if (st_ui_mark(app->ui, &m0, &m1))
+        st_ui_set_mark(other, m0, m1);
+      else
+        st_ui_clear_mark(other);
+    }
+    if (other && (ch & ST_UI_SEARCH)) {
+      const char *q = st_find_text(st_ui_find(app->ui));
+      if (strcmp(q, st_find_text(st_ui_find(other))) != 0) st_ui_search(other, q, strlen(q));
+    }
+    if (other && (ch & ST_UI_TOOL)) st_ui_set_tool(other, st_ui_tool(app->ui));
   }
   if (ch & ST_UI_REDRAW) app->dirty = 1;
   if (ch & ST_UI_ANIMATING) {

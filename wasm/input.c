@@ -135,10 +135,13 @@ static EM_BOOL on_touch(int type, const EmscriptenTouchEvent *e, void *ud) {
   if (!app->ui) return EM_FALSE;
   unsigned ch = 0;
   int n = e->numTouches < 32 ? e->numTouches : 32;
+  /* side by side: a gesture belongs to the pane its first finger touched */
+  if (type == EMSCRIPTEN_EVENT_TOUCHSTART && e->numTouches == 1)
+    st_app_route_x(app, (float)e->touches[0].targetX);
   for (int i = 0; i < n; i++) {
     const EmscriptenTouchPoint *p = &e->touches[i];
     if (!p->isChanged) continue;
-    float x = (float)p->targetX, y = (float)p->targetY;
+    float x = (float)p->targetX - app->pane_dx, y = (float)p->targetY;
     switch (type) {
     case EMSCRIPTEN_EVENT_TOUCHSTART:
       ch |= st_touch_start(&in->touch, app->ui, p->identifier, x, y);

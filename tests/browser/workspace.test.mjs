@@ -414,6 +414,10 @@ test('compare layouts: stacked / side by side with the button and the key c; the
   await app.page.mouse.click(xOf(1, 900), yStep); // rank 1's ProfilerStep#1: scene [500, 1500)
   let sel = await app.page.evaluate(() => window.strata.selection());
   assert.deepEqual(sel.map((e) => [e.name, e.file]), [['ProfilerStep#1', 'rank-1']]);
+  // the panes share the selection: moving over the left pane keeps it
+  await app.page.mouse.move(xOf(0, 300), yStep + 40);
+  sel = await app.page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['ProfilerStep#1', 'rank-1']]);
   // the same height in the left pane is rank 0's step
   await app.page.mouse.click(xOf(0, 300), yStep);
   sel = await app.page.evaluate(() => window.strata.selection());
