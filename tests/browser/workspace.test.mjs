@@ -149,7 +149,10 @@ test('?url=A&url=B opens both on one timeline; the offsets go into the link and 
   // move rank 1 to 1500 us (typed offset)
   const after = await app.page.evaluate((h) => window.strata.setOffset(h, 1500), list[1].handle);
   assert.deepEqual(after.map((x) => x.offset_us), [0, 1500]);
-  await app.page.waitForFunction(() => /&off=0,1500/.test(location.hash), null, { timeout: 5000 });
+  // select rank 1's only_b (global rows: the link names it across files)
+  await app.page.evaluate(() => window.strata.search('only_b'));
+  await app.page.locator('#search').press('Enter');
+  await app.page.waitForFunction(() => /&off=0,1500/.test(location.hash) && /&sel=\d+:\d+/.test(location.hash), null, { timeout: 5000 });
   const hash = await app.page.evaluate(() => location.hash);
   // a stale handle fails
   await assert.rejects(app.page.evaluate(() => window.strata.setOffset(123456, 10)), /setOffset/);
@@ -157,6 +160,8 @@ test('?url=A&url=B opens both on one timeline; the offsets go into the link and 
   t.after(() => again.close());
   await again.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
   await again.page.waitForFunction(() => window.strata.traces()[1].offset_us === 1500, null, { timeout: 5000 });
+  const sel = await again.page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['only_b', 'rank-1']], 'the link selects the same event');
   const view = await again.page.evaluate(() => window.strata.view());
   const want = /t=([\d.e+-]+),([\d.e+-]+)/.exec(hash);
   assert.ok(Math.abs(view.start_us - Number(want[1])) < 1 && Math.abs(view.end_us - Number(want[2])) < 1, 'the view too');
