@@ -452,3 +452,34 @@ test('compare layouts: stacked / side by side with the button and the key c; the
   assert.equal(await app.page.locator('#layout-button').textContent(), 'Side by side');
   assert.deepEqual(app.pageErrors, []);
 });
+
+test('open([a, b]) resolves with each file\'s own stats, the same numbers as opening it alone, and their sums', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const bufs = [files.a, files.b].map((p) => fs.readFileSync(p).toString('base64'));
+  const r = await app.page.evaluate(async (list) => {
+    const u = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    const single = [];
+    for (const b of list) single.push(await window.strata.open(u(b)));
+    const both = await window.strata.open(list.map(u));
+    return { single, both };
+  }, bufs);
+  const strip = (s) => { const { load_ms, heap_bytes, traces, ...rest } = s; return rest; };
+  assert.equal(r.both.traces.length, 2);
+  for (let i = 0; i < 2; i++) assert.deepEqual(strip(r.both.traces[i]), strip(r.single[i]), `file ${i}: its own stats`);
+  for (const k of ['events', 'bytes_in', 'bytes_decoded', 'slices', 'instants', 'flows', 'processes', 'threads']) {
+    assert.equal(r.both[k], r.single[0][k] + r.single[1][k], `total ${k}`);
+  }
+  assert.equal(r.both.ts_min_us, Math.min(r.single[0].ts_min_us, r.single[1].ts_min_us));
+  assert.equal(r.both.ts_max_us, Math.max(r.single[0].ts_max_us, r.single[1].ts_max_us));
+  assert.equal(r.both.format, 'chrome-json');
+  // the diff over the visible window only: before rank 1 starts, rank 0's events alone
+  const d = await app.page.evaluate(() => {
+    window.strata.setView({ start_us: 1.7e15, end_us: 1.7e15 + 450 });
+    return window.strata.diff({ range: 'window' });
+  });
+  const names = Object.fromEntries(d.rows.map((x) => [x.name, [x.count_a, x.count_b]]));
+  assert.deepEqual(names.matmul, [1, 0], 'rank 1\'s matmul (at 600 us) is outside the window');
+  assert.deepEqual(names['ProfilerStep#1'], [1, 0]);
+});
