@@ -31,6 +31,7 @@
 /* ---- state --------------------------------------------------------------- */
 
 static st_app g_app;
+_Static_assert(ST_APP_MAX_TRACES == ST_ARGSRD_SLOTS, "one args slot per trace slot");
 
 st_app *st_app_get(void) { return &g_app; }
 
