@@ -483,3 +483,28 @@ test('open([a, b]) resolves with each file\'s own stats, the same numbers as ope
   assert.deepEqual(names.matmul, [1, 0], 'rank 1\'s matmul (at 600 us) is outside the window');
   assert.deepEqual(names['ProfilerStep#1'], [1, 0]);
 });
+
+test('handles: a closed trace\'s handle fails validation even when its slot holds a new trace', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const bufs = [files.a, files.b].map((p) => fs.readFileSync(p).toString('base64'));
+  const r = await app.page.evaluate(async (list) => {
+    const u = () => list.map((s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0)));
+    await window.strata.open(u());
+    const first = window.strata.traces().map((x) => x.handle);
+    await window.strata.open(u()); // other slots while the first pair is still open
+    await window.strata.open(u()); // the first pair's slots again, a new generation
+    const third = window.strata.traces().map((x) => x.handle);
+    const stale = [];
+    for (const h of first) {
+      try { window.strata.setOffset(h, 10); stale.push('accepted'); } catch (e) { stale.push('refused'); }
+    }
+    const fresh = window.strata.setOffset(third[1], 10).map((x) => x.offset_us);
+    return { first, third, stale, fresh };
+  }, bufs);
+  assert.deepEqual(r.third.map((h) => h & 255), r.first.map((h) => h & 255), 'the same slots');
+  assert.notDeepEqual(r.third, r.first, 'new handles');
+  assert.deepEqual(r.stale, ['refused', 'refused']);
+  assert.deepEqual(r.fresh, [0, 10]);
+});
