@@ -12,6 +12,7 @@
 import { createPanels } from './panels.js';
 import { createInfo } from './info.js';
 import { createDiff } from './diff.js';
+import { createNotShown } from './not_shown.js';
 import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
@@ -917,6 +918,7 @@ async function start() {
   wirePanels();
   createInfo({ M, str, traces: tracesNow });
   diffTable = createDiff({ M, str, withCString });
+  createNotShown({ M, str });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {
