@@ -24,6 +24,7 @@
 #include "compare.h"
 #include "summary.h"
 #include "workspace.h"
+#include "flame_panel.h"
 
 #define LABEL_FONT_PX 12.0f
 #define BACKGROUND_RGBA 0xFFFBFAFAu /* before any trace: matches web/style.css */
@@ -297,6 +298,7 @@ uint32_t st_app_slot_of(const st_app *app, double handle) {
 
 static void drop_view(st_app *app) {
   st_summary_forget(app);
+  st_flame_forget(app);
   st_compare_forget();
   if (app->side) { /* back to one pane (the ui and the lod point into the traces) */
     app->ui = app->pane[0];
