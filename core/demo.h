@@ -25,6 +25,11 @@ typedef struct st_demo_desc {
                            * picture at any size: bigger programs) */
   uint32_t lean;          /* 1: slices without args (about 90 bytes per event
                            * instead of 300; counters and metadata keep theirs) */
+  uint32_t flows;         /* 1: launch arrows (Chrome v1 flow events s -> f):
+                           * from 3 XLA ops in 5 to their kernels and from
+                           * the host's ExecuteHelper to each GPU's module:
+                           * ~0.18 arrows per event (their two flow events
+                           * count toward target_events) */
 } st_demo_desc;
 
 /* write() returns 0 on success, non-zero to abort (then ST_ERR_ARG is returned). */

@@ -6,6 +6,7 @@
  *   strata-gen -n 5000 > small.json
  *   strata-gen -n 1e6 --lean -o lean.json   (slices without args: ~90 bytes/event)
  *   strata-gen -n 1e7 --steps 100 -o t.json (100 steps of a bigger program)
+ *   strata-gen -n 1e6 --lean --flows -o f.json (~0.18 launch arrows per event)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen_perfetto.c)
  */
@@ -40,9 +41,10 @@ static int write_sink(void *ud, const void *data, size_t len) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: strata-gen -n EVENTS [-o FILE] [--gz] [--level 1-9] [--seed N] [--gpus N] "
-             "[--lean] [--steps N] [--perfetto [--cpus N]]\n"
+             "[--lean] [--flows] [--steps N] [--perfetto [--cpus N]]\n"
              "  writes a JAX-like GPU training trace (Chrome JSON) of about EVENTS events\n"
              "  --lean: slices without args (about 90 bytes per event instead of 300)\n"
+             "  --flows: launch arrows (flow events s -> f, counted in EVENTS), ~0.18 per event\n"
              "  --steps N: exactly N training steps, ops per step grown to reach EVENTS\n"
              "    (default: ~50+ steps of at most 200 ops, more steps for more events)\n"
              "  --perfetto: a Perfetto system trace instead (protobuf): EVENTS sched_switch\n"
@@ -61,7 +63,7 @@ static int parse_u64(const char *s, unsigned long long *out) {
 int main(int argc, char **argv) {
   unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, cpus = 8;
   const char *out = NULL;
-  int gz = 0, lean = 0, perfetto = 0;
+  int gz = 0, lean = 0, flows = 0, perfetto = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has_val = i + 1 < argc;
@@ -76,6 +78,8 @@ int main(int argc, char **argv) {
         return usage(stderr), 2;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
+    } else if (!strcmp(a, "--flows")) {
+      flows = 1;
     } else if (!strcmp(a, "--perfetto")) {
       perfetto = 1;
     } else if (!strcmp(a, "--cpus") && has_val) {
@@ -119,6 +123,7 @@ int main(int argc, char **argv) {
                     .target_events = n,
                     .gpus = (uint32_t)gpus,
                     .lean = (uint32_t)lean,
+                    .flows = (uint32_t)flows,
                     .steps = (uint32_t)steps};
   int bad;
   if (perfetto) {
