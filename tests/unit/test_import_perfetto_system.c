@@ -727,7 +727,8 @@ static const char *section_of(const st_trace *t, const char *track) {
 /* SysStats and ProcessStats beyond meminfo and /proc/pid/status: every
  * field is a counter where ui.perfetto.dev shows one, or counted as not
  * shown (buddy_info, disk_stat, fds, fields not known). */
-static void test_sys_stats_all(void) {
+/* The SysStats / ProcessStats trace of test_sys_stats_all. */
+static void build_sys_stats(enc *t_out) {
   enc t = {0}, m = {0}, sub = {0}, sub2 = {0};
   /* a thread so the trace has a slice (origin 1000) */
   {
@@ -819,6 +820,15 @@ static void test_sys_stats_all(void) {
   ts_packet(&t, 2500, 9, &m);
   enc_reset(&m);
 
+  *t_out = t;
+  enc_free(&m);
+  enc_free(&sub);
+  enc_free(&sub2);
+}
+
+static void test_sys_stats_all(void) {
+  enc t;
+  build_sys_stats(&t);
   st_error err;
   st_stats stats;
   char meta[1024], c[256];
@@ -881,9 +891,6 @@ static void test_sys_stats_all(void) {
     st_trace_destroy(tr);
   }
   enc_free(&t);
-  enc_free(&m);
-  enc_free(&sub);
-  enc_free(&sub2);
 }
 
 static void test_nothing_shown(void) {
@@ -1066,20 +1073,23 @@ static void test_compressed(void) {
 /* `test_import_perfetto_system --write-fixtures DIR` writes the traces these
  * tests build to DIR (tests/fixtures/perfetto_system*.pftrace: fuzz seeds). */
 static int write_fixtures(const char *dir) {
-  enc a, b;
+  enc a, b, c;
   build_system(&a);
   build_more(&b);
+  build_sys_stats(&c);
   char path[1024];
   int bad = 0;
-  for (int k = 0; k < 2; k++) {
-    snprintf(path, sizeof path, "%s/perfetto_system%s.pftrace", dir, k ? "_more" : "");
+  static const char *const suffix[] = {"", "_more", "_sysstats"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/perfetto_system%s.pftrace", dir, suffix[k]);
     FILE *f = fopen(path, "wb");
-    const enc *e = k ? &b : &a;
+    const enc *e = k == 2 ? &c : k ? &b : &a;
     bad |= !f || fwrite(e->p, 1, e->n, f) != e->n;
     if (f) bad |= fclose(f) != 0;
   }
   enc_free(&a);
   enc_free(&b);
+  enc_free(&c);
   return bad;
 }
 
