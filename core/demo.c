@@ -258,6 +258,9 @@ typedef struct gen {
   int flows;        /* st_demo_desc.flows */
   uint64_t flow_id; /* the last flow id written */
   uint32_t gpus, nops;
+  int kineto;
+  const char *slow_op; /* NULL: none */
+  double slow_factor;
   op *ops;                /* the program: nops ops */
   int64_t *starts, *ends; /* one GPU's op times in the current step */
 } gen;
@@ -384,7 +387,10 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, int64_t 
     const op *o = &g->ops[i];
     cur += rng_range(&g->r, 500, 4000);
     starts[i] = cur;
-    cur += rng_range(&g->r, o->dur_lo, o->dur_hi);
+    int64_t d = rng_range(&g->r, o->dur_lo, o->dur_hi);
+    if (g->slow_op && (!strcmp(g->slow_op, op_hlo[o->kind]) || !strcmp(g->slow_op, o->name)))
+      d = (int64_t)((double)d * g->slow_factor);
+    cur += d;
     ends[i] = cur;
   }
   int64_t m1 = cur + rng_range(&g->r, 1000, 3000);
@@ -451,7 +457,7 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, int64_t 
 static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
   writer *w = &g->w;
   char buf[96];
-  snprintf(buf, sizeof buf, "train_loop iteration %u", step);
+  snprintf(buf, sizeof buf, g->kineto ? "ProfilerStep#%u" : "train_loop iteration %u", step);
   w_begin(w, 'B', HOST_PID, TID_PY, t, buf);
   w_cat(w, "python");
   w_end(w);
@@ -505,7 +511,7 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
   snprintf(buf, sizeof buf, ",\"args\":{\"value\":%d}}", (int)rng_range(&g->r, 20, 95));
   w_str(w, buf);
   int64_t e = end + rng_range(&g->r, 10000, 40000);
-  snprintf(buf, sizeof buf, "train_loop iteration %u", step);
+  snprintf(buf, sizeof buf, g->kineto ? "ProfilerStep#%u" : "train_loop iteration %u", step);
   w_begin(w, 'E', HOST_PID, TID_PY, e, buf);
   w_end(w);
   return e;
@@ -533,6 +539,10 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   g->flows = dd.flows != 0;
   g->r.s = dd.seed * 0x2545f4914f6cdd1dull;
   g->gpus = dd.gpus;
+  g->kineto = dd.kineto != 0;
+  g->slow_op = dd.slow_op && *dd.slow_op ? dd.slow_op : NULL;
+  g->slow_factor = dd.slow_factor > 0 ? dd.slow_factor : 2.0;
+  if (!dd.first_step) dd.first_step = 1;
   /* ops per step: aim for >= ~50 steps, within [MIN_OPS, MAX_OPS]; with
    * a fixed step count, as many as reach the target */
   uint64_t per = dd.steps ? dd.target_events / dd.steps : dd.target_events / 50;
@@ -555,7 +565,13 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   uint64_t per_step = HOST_EVENTS + (uint64_t)dd.gpus * (2 * nops + GPU_EXTRA);
 
   writer *w = &g->w;
-  w_str(w, "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"traceEvents\":[");
+  w_str(w, "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},");
+  if (g->kineto) {
+    char head[96];
+    snprintf(head, sizeof head, "\"schemaVersion\":1,\"distributedInfo\":{\"rank\":%u},", dd.rank);
+    w_str(w, head);
+  }
+  w_str(w, "\"traceEvents\":[");
   w_meta(w, HOST_PID, 0, "process_name", "/host:CPU", 0);
   w_meta(w, HOST_PID, 0, "process_sort_index", NULL, HOST_PID);
   w_meta(w, HOST_PID, TID_PY, "thread_name", "python3", 0);
@@ -587,15 +603,23 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   }
   double mem[64];
   for (uint32_t k = 0; k < dd.gpus; k++) mem[k] = 8.0 + k;
-  int64_t t = 1000000; /* ns: the session's first event is 1 ms in */
-  for (uint32_t step = 1; !w->failed; step++) {
+  /* ns: the session's first event is 1 ms in, unless the caller says */
+  int64_t t = dd.start_ns > 0 ? dd.start_ns : 1000000;
+  for (uint32_t k = 1; !w->failed; k++) {
     uint64_t have = w->events + 1; /* + the sentinel */
     /* stop when another step would overshoot more than stopping undershoots */
-    if (dd.steps ? step > dd.steps : step > 1 && have + per_step / 2 >= dd.target_events) break;
+    if (dd.steps ? k > dd.steps : k > 1 && have + per_step / 2 >= dd.target_events) break;
+    uint32_t step = dd.first_step + (k - 1);
     t = emit_step(g, step, t, mem) + rng_range(&g->r, 20000, 80000);
-    if (step == UINT32_MAX) break;
+    if (k == UINT32_MAX || step == UINT32_MAX) break;
   }
-  w_str(w, ",\n{}]}\n");
+  w_str(w, ",\n{}]");
+  if (g->kineto) {
+    char tail[64];
+    snprintf(tail, sizeof tail, ",\"baseTimeNanoseconds\":%lld", (long long)dd.base_time_ns);
+    w_str(w, tail);
+  }
+  w_str(w, "}\n");
   w->events++;
   w_flush(w);
   st_code rc = w->failed ? ST_ERR_ARG : ST_OK;

@@ -30,6 +30,20 @@ typedef struct st_demo_desc {
                            * the host's ExecuteHelper to each GPU's module:
                            * ~0.18 arrows per event (their two flow events
                            * count toward target_events) */
+  /* Profiles and second runs (strata-gen --rank / --slow-op; all zero: the
+   * demo as it always was): */
+  uint32_t kineto; /* 1: Kineto-like rank trace: host steps named
+                    * "ProfilerStep#N", top-level "distributedInfo":
+                    * {"rank": rank} and "baseTimeNanoseconds":
+                    * base_time_ns (the ts are relative to it) */
+  uint32_t rank;
+  int64_t base_time_ns;
+  int64_t start_ns;    /* the first step's time as written; 0: 1 ms */
+  uint32_t first_step; /* number of the first step; 0: 1 */
+  const char *slow_op; /* ops of this HLO kind ("convolution") or name
+                        * ("fusion.37") take slow_factor times as long
+                        * (their kernels too): a run B to compare */
+  double slow_factor;  /* 0: 2 */
 } st_demo_desc;
 
 /* write() returns 0 on success, non-zero to abort (then ST_ERR_ARG is returned). */

@@ -345,12 +345,33 @@ static int src_in(const uint64_t *srcs, size_t n, uint64_t v) {
   return lo < n && srcs[lo] == v;
 }
 
+/* The rows [r0, r1) are those of one file (a merged trace's part, or the
+ * whole of a plain trace): srcs are offsets in that file, and its end-src
+ * pairs are `owner`'s. */
+static st_code add_srcs(st_find *f, const st_trace *owner, uint32_t r0, uint32_t r1,
+                        const uint64_t *srcs, size_t n);
+
 st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n) {
+  if (!f) return ST_ERR_ARG;
+  return add_srcs(f, f->trace, 0, f->row_count, srcs, n);
+}
+
+st_code st_find_add_srcs_part(st_find *f, uint32_t part, const uint64_t *srcs, size_t n) {
+  uint32_t np;
+  const st_trace_part *parts = f ? st_trace_parts(f->trace, &np) : NULL;
+  if (!parts) return st_find_add_srcs(f, srcs, n);
+  if (part >= np) return ST_ERR_ARG;
+  return add_srcs(f, parts[part].trace, parts[part].row_base,
+                  parts[part].row_base + parts[part].row_count, srcs, n);
+}
+
+static st_code add_srcs(st_find *f, const st_trace *owner, uint32_t r0, uint32_t r1,
+                        const uint64_t *srcs, size_t n) {
   if (!f || !f->active || !f->bits || !f->cum) return ST_ERR_ARG;
   /* B/E slices whose end event (trace.h st_trace_end_src) is among srcs: their
    * own srcs, ascending since the pairs are sorted by them */
   size_t npairs = 0, nends = 0;
-  const st_end_src *pairs = st_trace_end_srcs(f->trace, &npairs);
+  const st_end_src *pairs = st_trace_end_srcs(owner, &npairs);
   uint64_t *ends = NULL;
   for (int pass = 0; n && npairs && pass < 2; pass++) {
     for (size_t i = 0; i < npairs; i++) {
@@ -369,7 +390,7 @@ st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n) {
   uint64_t lo_src = srcs[0], hi_src = srcs[n - 1];
   if (nends && ends[0] < lo_src) lo_src = ends[0];
   if (nends && ends[nends - 1] > hi_src) hi_src = ends[nends - 1];
-  for (uint32_t r = 0; r < f->row_count; r++) {
+  for (uint32_t r = r0; r < r1 && r < f->row_count; r++) {
     const uint64_t *src = f->rows[r].src;
     uint32_t cnt = f->rows[r].count;
     uint64_t *w = f->bits + f->word_base[r];
@@ -550,6 +571,7 @@ struct st_agg {
   st_agg_row *rows;
   uint32_t count, cap;
   uint64_t events;
+  st_agg_key key; /* names or categories */
 };
 
 st_agg *st_agg_create(const st_alloc *a, const st_trace *t) {
@@ -584,6 +606,12 @@ void st_agg_reset(st_agg *g) {
   g->events = 0;
 }
 
+void st_agg_set_key(st_agg *g, st_agg_key key) {
+  if (!g) return;
+  st_agg_reset(g);
+  g->key = key == ST_AGG_KEY_CAT ? ST_AGG_KEY_CAT : ST_AGG_KEY_NAME;
+}
+
 static st_agg_row *agg_slot(st_agg *g, uint32_t name) {
   if (name >= g->name_cap) name = 0; /* cannot happen with a sane trace */
   uint32_t s = g->slot[name];
@@ -614,8 +642,9 @@ st_code st_agg_add(st_agg *g, uint32_t row, uint32_t lo, uint32_t hi) {
   if (lo >= hi) return ST_OK;
   uint32_t c = child_row(g->trace, row);
   uint32_t j = c == UINT32_MAX ? 0 : st_row_first_end_gt(&rows[c], r->start[lo]);
+  const uint32_t *keys = g->key == ST_AGG_KEY_CAT ? r->cat : r->name;
   for (uint32_t i = lo; i < hi; i++) {
-    st_agg_row *a = agg_slot(g, r->name[i]);
+    st_agg_row *a = agg_slot(g, keys[i]);
     if (!a) return ST_ERR_NOMEM;
     int64_t d = r->dur[i], s = r->start[i];
     int64_t self = d;

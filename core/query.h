@@ -25,7 +25,8 @@
  * the parts of it covered by its children: the events of the row one depth
  * below in the same thread that lie inside it), min, max and average;
  * fed with index ranges of rows (a selection, or everything intersecting a
- * time window) and sortable by any column.
+ * time window) and sortable by any column. It can group by category
+ * instead of name (st_agg_set_key).
  */
 #ifndef STRATA_QUERY_H
 #define STRATA_QUERY_H
@@ -100,6 +101,11 @@ int st_find_is_match(const st_find *f, uint32_t row, uint32_t index);
  * if no search is active (st_find_set first), ST_ERR_NOMEM (then the
  * search is unchanged). */
 st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n);
+/* The same for one part of a merged trace (trace.h st_trace_merge): srcs
+ * are offsets in that part's file, matched against its rows only (and its
+ * own B/E end events). For a plain trace, st_find_add_srcs. Several calls
+ * (one per file) add up. */
+st_code st_find_add_srcs_part(st_find *f, uint32_t part, const uint64_t *srcs, size_t n);
 int st_find_in_args(const st_find *f); /* st_find_add_srcs was applied */
 /* Matches among row[lo, hi). */
 uint64_t st_find_count_in(const st_find *f, uint32_t row, uint32_t lo, uint32_t hi);
@@ -133,6 +139,12 @@ typedef struct st_agg st_agg;
 st_agg *st_agg_create(const st_alloc *a, const st_trace *t);
 void st_agg_destroy(st_agg *g);
 void st_agg_reset(st_agg *g);
+/* What the rows group by: event names (the default) or categories; with
+ * ST_AGG_KEY_CAT, st_agg_row.name holds the category's strtab id (sorting
+ * by ST_AGG_NAME sorts the category strings). Resets g (core/diff.h uses
+ * it for its by-category table). */
+typedef enum st_agg_key { ST_AGG_KEY_NAME = 0, ST_AGG_KEY_CAT = 1 } st_agg_key;
+void st_agg_set_key(st_agg *g, st_agg_key key);
 /* Adds events row[lo, hi) (clamped to the row). O((hi - lo) + children). */
 st_code st_agg_add(st_agg *g, uint32_t row, uint32_t lo, uint32_t hi);
 /* Adds every event intersecting [t0, t1) in every row. */

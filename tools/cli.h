@@ -22,6 +22,12 @@ int strata_cmd_args(int argc, char **argv);
 int strata_cmd_flame(int argc, char **argv);
 /* strata search FILE TEXT [--args] [--json] [--limit N]: see tools/cli_search.c */
 int strata_cmd_search(int argc, char **argv);
+/* strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1] [--step N]
+ * [--sort COL] [--asc] [--limit N]: see tools/cli_diff.c */
+int strata_cmd_diff(int argc, char **argv);
+/* strata stats A B ... [--json]: see tools/cli_stats_many.c (files = argv
+ * entries that are not options; json = --json given) */
+int strata_cmd_stats_many(const char *const *files, int n, int json);
 
 /* ---- loading a trace file (tools/cli_load.c) ----------------------------- */
 
@@ -29,6 +35,7 @@ int strata_cmd_search(int argc, char **argv);
  * cli_heap): current and peak bytes in use. */
 typedef struct cli_heap {
   size_t current, peak;
+  struct cli_heap *parent; /* NULL, or a heap counting several loads together */
 } cli_heap;
 void *cli_counting_alloc(void *ud, void *ptr, size_t size);
 
@@ -50,5 +57,23 @@ st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_e
  * trace, or NULL after one `strata: ...` line on stderr. */
 st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, st_trace **out,
                            st_error *err);
+
+/* A loaded file, without its loader: the trace, the stats (load_ms and
+ * heap_bytes set) and a copy of the top-level metadata JSON. */
+typedef struct cli_loaded {
+  const char *file;
+  st_trace *trace;
+  st_stats stats;
+  char *metadata_json; /* malloc'd; "{}" if none */
+  st_error err;        /* finish status: not ST_OK for a trace damaged part-way */
+} cli_loaded;
+
+/* cli_load_timed into *out, the loader destroyed; heap counts it (heap->parent
+ * too). Returns 0, or 1 after the one-line message on stderr. */
+int cli_load_file(const char *file, cli_heap *heap, cli_loaded *out);
+void cli_loaded_free(cli_loaded *l);
+/* The warning line `strata stats` prints for a trace damaged part-way or
+ * truncated (nothing otherwise). */
+void cli_warn_damaged(const cli_loaded *l);
 
 #endif

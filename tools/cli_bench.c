@@ -108,7 +108,7 @@ int strata_cmd_bench(int argc, char **argv) {
   }
   if (!file) return usage();
 
-  cli_heap heap = {0, 0};
+  cli_heap heap = {0, 0, NULL};
   st_alloc alloc = {cli_counting_alloc, &heap};
   st_trace *t = NULL;
   st_stats stats;

@@ -21,15 +21,17 @@ void *cli_counting_alloc(void *ud, void *ptr, size_t size) {
   if (base) memcpy(&old, base, sizeof old);
   if (size == 0) {
     free(base);
-    h->current -= old;
+    for (cli_heap *c = h; c; c = c->parent) c->current -= old;
     return NULL;
   }
   if (size > SIZE_MAX - HEADER) return NULL;
   char *nb = realloc(base, size + HEADER);
   if (!nb) return NULL;
   memcpy(nb, &size, sizeof size);
-  h->current = h->current - old + size;
-  if (h->current > h->peak) h->peak = h->current;
+  for (cli_heap *c = h; c; c = c->parent) {
+    c->current = c->current - old + size;
+    if (c->current > c->peak) c->peak = c->current;
+  }
   return nb + HEADER;
 }
 
@@ -110,4 +112,46 @@ st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, 
   }
   *out = t;
   return l;
+}
+
+int cli_load_file(const char *file, cli_heap *heap, cli_loaded *out) {
+  memset(out, 0, sizeof *out);
+  out->file = file;
+  double load_ms = 0;
+  st_loader *l = cli_load_timed(file, heap, &out->trace, &out->err, &load_ms);
+  if (!l) return 1;
+  out->stats = *st_loader_stats(l);
+  out->stats.load_ms = load_ms;
+  out->stats.heap_bytes = heap->peak;
+  const char *meta = st_loader_metadata_json(l);
+  out->metadata_json = malloc(strlen(meta) + 1);
+  if (out->metadata_json) memcpy(out->metadata_json, meta, strlen(meta) + 1);
+  st_loader_destroy(l);
+  if (!out->metadata_json) {
+    fprintf(stderr, "strata: %s: out of memory\n", file);
+    cli_loaded_free(out);
+    return 1;
+  }
+  return 0;
+}
+
+void cli_loaded_free(cli_loaded *l) {
+  st_trace_destroy(l->trace);
+  free(l->metadata_json);
+  memset(l, 0, sizeof *l);
+}
+
+void cli_warn_damaged(const cli_loaded *l) {
+  if (l->err.code != ST_OK) {
+    char line[512];
+    st_load_error_line(&l->err, NULL, line, sizeof line);
+    fprintf(stderr, "strata: %s: warning: %s; kept what was read before it\n", l->file, line);
+    return;
+  }
+  for (uint32_t i = 0; i < l->stats.warning_count; i++)
+    if (strcmp(l->stats.warnings[i].kind, "truncated") == 0)
+      fprintf(stderr,
+              "strata: %s: warning: truncated trace: the event list ends without ']' (at byte "
+              "%llu); complete events kept\n",
+              l->file, (unsigned long long)l->stats.warnings[i].first_offset);
 }

@@ -6,6 +6,8 @@
  *   strata-gen -n 5000 > small.json
  *   strata-gen -n 1e6 --lean -o lean.json   (slices without args: ~90 bytes/event)
  *   strata-gen -n 1e7 --steps 100 -o t.json (100 steps of a bigger program)
+ *   strata-gen -n 1e5 --rank 3 --start-us 1250 -o rank-3.json   (a Kineto-like rank)
+ *   strata-gen -n 1e5 --slow-op convolution --slow-factor 1.5 -o b.json   (a run B)
  *   strata-gen -n 1e6 --lean --flows -o f.json (~0.18 launch arrows per event)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen_perfetto.c)
@@ -47,6 +49,13 @@ static void usage(FILE *f) {
              "  --flows: launch arrows (flow events s -> f, counted in EVENTS), ~0.18 per event\n"
              "  --steps N: exactly N training steps, ops per step grown to reach EVENTS\n"
              "    (default: ~50+ steps of at most 200 ops, more steps for more events)\n"
+             "  --rank R: a Kineto-like rank trace: distributedInfo.rank = R,\n"
+             "    baseTimeNanoseconds (--base-time-ns, default 1700000000000000000),\n"
+             "    host steps named ProfilerStep#N\n"
+             "  --start-us T: the first step starts at T us (default 1000)\n"
+             "  --first-step N: number the steps from N (default 1)\n"
+             "  --slow-op KIND|NAME [--slow-factor F]: those ops (an HLO kind such as\n"
+             "    convolution, or one op's name) take F times as long (default 2): a run B\n"
              "  --perfetto: a Perfetto system trace instead (protobuf): EVENTS sched_switch\n"
              "    events on --cpus CPUs (default 8), compact_sched, atrace, process tree\n");
 }
@@ -61,7 +70,11 @@ static int parse_u64(const char *s, unsigned long long *out) {
 }
 
 int main(int argc, char **argv) {
-  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, cpus = 8;
+  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, rank = 0, first_step = 0, cpus = 8;
+  unsigned long long base_time = 1700000000000000000ull, start_us = 0;
+  int kineto = 0;
+  double slow_factor = 0;
+  const char *slow_op = NULL;
   const char *out = NULL;
   int gz = 0, lean = 0, flows = 0, perfetto = 0;
   for (int i = 1; i < argc; i++) {
@@ -76,6 +89,25 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--steps") && has_val) {
       if (!parse_u64(argv[++i], &steps) || steps < 1 || steps > 0xffffffffull)
         return usage(stderr), 2;
+    } else if (!strcmp(a, "--rank") && has_val) {
+      if (!parse_u64(argv[++i], &rank) || rank > 0xffffffffull) return usage(stderr), 2;
+      kineto = 1;
+    } else if (!strcmp(a, "--base-time-ns") && has_val) {
+      char *end;
+      errno = 0;
+      base_time = strtoull(argv[++i], &end, 10);
+      if (errno || *end || base_time > 0x7fffffffffffffffull) return usage(stderr), 2;
+    } else if (!strcmp(a, "--start-us") && has_val) {
+      if (!parse_u64(argv[++i], &start_us) || start_us > 1000000000000ull) return usage(stderr), 2;
+    } else if (!strcmp(a, "--first-step") && has_val) {
+      if (!parse_u64(argv[++i], &first_step) || first_step < 1 || first_step > 0x7fffffffull)
+        return usage(stderr), 2;
+    } else if (!strcmp(a, "--slow-op") && has_val) {
+      slow_op = argv[++i];
+    } else if (!strcmp(a, "--slow-factor") && has_val) {
+      char *end;
+      slow_factor = strtod(argv[++i], &end);
+      if (*end || !(slow_factor > 0 && slow_factor <= 1000)) return usage(stderr), 2;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
     } else if (!strcmp(a, "--flows")) {
@@ -124,7 +156,14 @@ int main(int argc, char **argv) {
                     .gpus = (uint32_t)gpus,
                     .lean = (uint32_t)lean,
                     .flows = (uint32_t)flows,
-                    .steps = (uint32_t)steps};
+                    .steps = (uint32_t)steps,
+                    .kineto = (uint32_t)kineto,
+                    .rank = (uint32_t)rank,
+                    .base_time_ns = (int64_t)base_time,
+                    .start_ns = (int64_t)start_us * 1000,
+                    .first_step = (uint32_t)first_step,
+                    .slow_op = slow_op,
+                    .slow_factor = slow_factor};
   int bad;
   if (perfetto) {
     gen_perfetto_desc pd = {(uint32_t)seed, (uint32_t)cpus, n};

@@ -1,6 +1,8 @@
 /* strata_cli.c: the `strata` command line (DESIGN.md contract 1).
  *
  *   strata stats FILE [--json]
+ *   strata stats A B ... [--json]   (a profile: tools/cli_stats_many.c)
+ *   strata diff A B ...             (two runs compared: tools/cli_diff.c)
  *
  * Reads FILE with stdio in 1 MiB chunks and streams them into the core's
  * loader, timing the load with CLOCK_MONOTONIC and measuring the peak heap
@@ -23,6 +25,9 @@
 static int usage(FILE *f, int code) {
   fprintf(f,
           "usage: strata stats FILE [--json]\n"
+          "       strata stats A B ... [--json]   (many files: one timeline)\n"
+          "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
+          "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
           "       strata bench FILE [--json] [--passes N] [--frames]\n"
           "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
           "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
@@ -84,7 +89,7 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t) {
 }
 
 static int cmd_stats(const char *file, int json) {
-  cli_heap heap = {0, 0};
+  cli_heap heap = {0, 0, NULL};
   st_trace *t = NULL;
   st_error err;
   double load_ms = 0;
@@ -130,19 +135,30 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "export") == 0) return strata_cmd_export(argc, argv);
   if (strcmp(argv[1], "args") == 0) return strata_cmd_args(argc, argv);
   if (strcmp(argv[1], "search") == 0) return strata_cmd_search(argc, argv);
+  if (strcmp(argv[1], "diff") == 0) return strata_cmd_diff(argc, argv);
   if (strcmp(argv[1], "flame") == 0) return strata_cmd_flame(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
-    int json = 0;
+    int json = 0, nfiles = 0;
     for (int i = 2; i < argc; i++) {
       if (strcmp(argv[i], "--json") == 0)
         json = 1;
-      else if (!file)
-        file = argv[i];
-      else
+      else if (argv[i][0] == '-' && argv[i][1])
         return usage(stderr, 2);
+      else if (!nfiles++)
+        file = argv[i];
     }
     if (!file) return usage(stderr, 2);
+    if (nfiles > 1) {
+      const char **files = malloc((size_t)nfiles * sizeof *files);
+      if (!files) return 1;
+      int k = 0;
+      for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--json") != 0) files[k++] = argv[i];
+      int rc = strata_cmd_stats_many(files, nfiles, json);
+      free(files);
+      return rc;
+    }
     return cmd_stats(file, json);
   }
   return usage(stderr, 2);

@@ -524,6 +524,280 @@ if gen and os.path.exists(gen):
                    "stats %r; packets %d ftrace %d switches %d real %d B %d logs %d"
                    % (s, packets, ftrace, switches, real, begins, logs))
 
+# ---- 4. profiles: strata stats A B ..., strata diff A B -----------------------------
+# Fixtures tests/fixtures/profile: run_a/run_b (two ProfilerSteps; B with
+# aten::mm and gemm_kernel twice as long, aten::copy_ replaced by
+# aten::relu), rank0/rank1 (Kineto: distributedInfo.rank,
+# baseTimeNanoseconds; rank 1 starts 250 us after rank 0). The expected
+# diff rows are computed here from the JSON, independently: nesting per
+# thread by a stack, self = duration - direct children, events counted
+# when they intersect the range.
+prof = os.path.join(fix, "profile")
+
+
+def cli(*args):
+    p = subprocess.run([strata] + list(args), capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def cli_json(name, *args):
+    rc, out, err = cli(*args)
+    if rc != 0:
+        report(False, name, "exit %d: %s" % (rc, err.strip()))
+        return None
+    try:
+        return json.loads(out, parse_float=D)
+    except ValueError as e:
+        report(False, name, "stdout is not JSON: %s" % e)
+        return None
+
+
+def x_events(path):
+    doc = json.load(open(path), parse_float=D)
+    evs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    origin = min(D(e["ts"]) for e in evs)
+    out = []
+    for e in evs:
+        out.append(dict(name=e["name"], cat=e.get("cat", ""), th=(e["pid"], e["tid"]),
+                        ts=D(e["ts"]) - origin, dur=D(e["dur"])))
+    # self: duration minus direct children (a stack per thread)
+    by_th = collections.defaultdict(list)
+    for e in out:
+        by_th[e["th"]].append(e)
+    for evs_th in by_th.values():
+        evs_th.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in evs_th:
+            e["self"] = e["dur"]
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= e["ts"]:
+                stack.pop()
+            if stack:
+                stack[-1]["self"] -= e["dur"]
+            stack.append(e)
+    return out
+
+
+def agg(evs, by, rng):
+    rows = {}
+    for e in evs:
+        if rng and not (e["ts"] + e["dur"] > rng[0] and e["ts"] < rng[1]):
+            continue
+        r = rows.setdefault(e[by], [0, D(0), D(0)])
+        r[0] += 1
+        r[1] += e["dur"]
+        r[2] += e["self"]
+    return rows
+
+
+def fixed6(total_us, count):
+    """the writer's average: (total_ns / count) / 1000 printed with %.6f, zeros dropped"""
+    if not count:
+        return 0
+    t = ("%.6f" % (float(total_us * 1000) / count / 1000.0)).rstrip("0").rstrip(".")
+    return D(t)
+
+
+def sig6(a, b):
+    """the writer's ratio b / a: 6 significant digits, 1 when both are 0, null when only b"""
+    if a == 0:
+        return 1 if b == 0 else None
+    return D("%.6g" % (float(b) / float(a)))
+
+
+def expected_diff(a, b, by="name", ra=None, rb=None):
+    A, B = agg(x_events(a), by, ra), agg(x_events(b), by, rb)
+    rows = []
+    for k in set(A) | set(B):
+        ca, ta, sa = A.get(k, [0, D(0), D(0)])
+        cb, tb, sb = B.get(k, [0, D(0), D(0)])
+        rows.append(dict(name=k, count_a=ca, count_b=cb, total_us_a=ta, total_us_b=tb,
+                         self_us_a=sa, self_us_b=sb, avg_us_a=fixed6(ta, ca),
+                         avg_us_b=fixed6(tb, cb), d_total_us=tb - ta, d_self_us=sb - sa,
+                         ratio_total=sig6(ta, tb),
+                         only_a=k not in B, only_b=k not in A))
+    rows.sort(key=lambda r: (-r["d_total_us"], r["name"].encode()))
+    return rows
+
+
+def check_diff(name, got, want):
+    if got is None:
+        return
+    keys = list(want[0].keys()) if want else []
+    rows = [{k: r.get(k) for k in keys} for r in got["rows"]]
+    bad = []
+    if len(rows) != len(want):
+        bad.append("%d rows, want %d" % (len(rows), len(want)))
+    for g, w in zip(rows, want):
+        if g != w:
+            bad.append("got %r want %r" % (g, w))
+    oa, ob = sum(1 for w in want if w["only_a"]), sum(1 for w in want if w["only_b"])
+    if got.get("only_a") != oa or got.get("only_b") != ob:
+        bad.append("only_a/only_b %r/%r want %d/%d" % (got.get("only_a"), got.get("only_b"), oa, ob))
+    report(not bad, name, "; ".join(bad[:3]))
+
+
+ra, rb = os.path.join(prof, "run_a.json"), os.path.join(prof, "run_b.json")
+r0, r1 = os.path.join(prof, "rank0.pt.trace.json"), os.path.join(prof, "rank1.pt.trace.json")
+p = subprocess.run([strata, "--help"], capture_output=True, text=True)
+report("strata diff A B" in p.stdout and "strata stats A B" in p.stdout,
+       "strata --help lists diff and stats A B", p.stdout)
+
+got = cli_json("diff run_a run_b", "diff", ra, rb, "--json")
+check_diff("diff run_a run_b --json: rows", got, expected_diff(ra, rb))
+if got:
+    flags = {r["name"]: (r["regression"], r["improvement"]) for r in got["rows"]}
+    report(got["rows"][0]["name"] == "gemm_kernel" and got["rows"][0]["ratio_total"] == 2
+           and flags["aten::mm"] == (True, False) and flags["aten::relu"] == (True, False)
+           and flags["aten::copy_"] == (False, True) and flags["aten::add"] == (False, False)
+           and got["regressions"] == 3 and got["improvements"] == 1 and got["by"] == "name",
+           "diff run_a run_b: the slower op first, big regressions flagged", repr(got["rows"][:2]))
+# exactly this JSON, first row (hand-derived)
+rc, out, err = cli("diff", ra, rb, "--json")
+report(out.startswith('{"by":"name","rows":[{"name":"gemm_kernel","count_a":2,"count_b":2,'
+                      '"total_us_a":80,"total_us_b":160,"self_us_a":80,"self_us_b":160,'
+                      '"avg_us_a":40,"avg_us_b":80,"d_count":0,"d_total_us":80,"d_self_us":80,'
+                      '"d_avg_us":40,"ratio_total":2,"ratio_self":2,"ratio_avg":2,"only_a":false,'
+                      '"only_b":false,"regression":true,"improvement":false},')
+       and out.rstrip().endswith('"only_a":1,"only_b":1,"regressions":3,"improvements":1,'
+                                 '"events_a":12,"events_b":12,"busy_us_a":290,"busy_us_b":370,'
+                                 '"range_a":[0,300],"range_b":[0,300],'
+                                 '"alignment":{"kind":"profiler_step","step":1,"offset_us":0}}'),
+       "diff run_a run_b --json: exact text", out[:300])
+
+got = cli_json("diff run_a run_a", "diff", ra, ra, "--json")
+if got:
+    report(len(got["rows"]) == 7 and got["only_a"] == 0 and got["only_b"] == 0 and all(
+        r["d_count"] == 0 and r["d_total_us"] == 0 and r["d_self_us"] == 0 and r["d_avg_us"] == 0
+        and r["ratio_total"] == 1 and r["ratio_self"] == 1 and r["ratio_avg"] == 1
+        and not r["regression"] and not r["improvement"] for r in got["rows"]),
+        "diff of a trace with itself: every difference 0", repr(got)[:300])
+check_diff("diff --by cat", cli_json("diff --by cat", "diff", ra, rb, "--by", "cat", "--json"),
+           expected_diff(ra, rb, "cat"))
+step = cli_json("diff --step 2", "diff", ra, rb, "--step", "2", "--json")
+check_diff("diff --step 2 (ProfilerStep#2 in each)", step,
+           expected_diff(ra, rb, ra=(D(200), D(300)), rb=(D(200), D(300))))
+rc, out_step, _ = cli("diff", ra, rb, "--step", "2", "--json")
+rc, out_rng, _ = cli("diff", ra, rb, "--range-a", "200,300", "--range-b", "200.0,300", "--json")
+report(out_step == out_rng and '"range_a":[200,300]' in out_rng, "--step 2 == --range-a/-b 200,300",
+       out_rng[-120:])
+check_diff("diff --range-a 0,100 --range-b 200,300",
+           cli_json("ranges", "diff", ra, rb, "--range-a", "0,100", "--range-b", "200,300", "--json"),
+           expected_diff(ra, rb, ra=(D(0), D(100)), rb=(D(200), D(300))))
+got = cli_json("diff --sort ratio_total", "diff", ra, rb, "--sort", "ratio_total", "--json")
+if got:
+    report([r["name"] for r in got["rows"][:3]] == ["aten::relu", "aten::mm", "gemm_kernel"]
+           and got["rows"][-1]["name"] == "aten::copy_", "diff --sort ratio_total: new rows first",
+           repr([r["name"] for r in got["rows"]]))
+got = cli_json("diff --sort name --asc", "diff", ra, rb, "--sort", "name", "--asc", "--json")
+if got:
+    names = [r["name"] for r in got["rows"]]
+    report(names == sorted(names), "diff --sort name --asc", repr(names))
+rc, out, err = cli("diff", ra, rb)
+lines = out.splitlines()
+report(rc == 0 and "gemm_kernel" in lines[4] and lines[4].startswith("!!") and "+B aten::relu" in out
+       and "-A aten::copy_" in out and "3 big regressions" in out, "diff table", out)
+# errors
+rc, out, err = cli("diff", ra, os.path.join(tmp, "missing.json"))
+report(rc == 1 and len(err.strip().splitlines()) == 1 and "missing.json" in err, "diff: missing file",
+       "rc %d %r" % (rc, err))
+rc, out, err = cli("diff", ra, rb, "--step", "9")
+report(rc == 1 and "no step 9" in err and "run_a.json" in err, "diff --step 9: no such step",
+       "rc %d %r" % (rc, err))
+for bad in (["diff", ra], ["diff", ra, rb, "--by", "thread"], ["diff", ra, rb, "--range-a", "5"],
+            ["diff", ra, rb, "--range-a", "9,5"], ["diff", ra, rb, "--sort", "nope"],
+            ["diff", ra, rb, "--step", "1", "--range-a", "0,1"]):
+    rc, out, err = cli(*bad)
+    report(rc == 2 and out == "", "usage error: %s" % " ".join(bad[3:] or bad[:1]), "rc %d %r" % (rc, err))
+
+# the default compare alignment: the first ProfilerStep both have (#5; rank 1
+# also has #4), and on generated traces the first common step of the Steps
+# lines ("train_step N"), checked against the files' own timestamps
+got = cli_json("diff rank0 rank1", "diff", r0, r1, "--json")
+if got:
+    report(got.get("alignment") == {"kind": "profiler_step", "step": 5, "offset_us": -50},
+           "diff rank0 rank1: aligned on ProfilerStep#5", repr(got.get("alignment")))
+rc, out, err = cli("diff", r0, r1)
+report("B aligned on A: ProfilerStep#5 (B shifted by -50.000 us)" in out, "diff table: alignment line", out)
+if gen and os.path.exists(gen):
+    pa, pb2 = os.path.join(tmp, "steps-a.json"), os.path.join(tmp, "steps-b.json")
+    subprocess.run([gen, "-n", "5000", "--steps", "6", "-o", pa], check=True)
+    subprocess.run([gen, "-n", "5000", "--steps", "6", "--first-step", "4", "--seed", "9", "-o", pb2], check=True)
+
+    def rel_step(path, n):
+        evs = json.load(open(path), parse_float=D)["traceEvents"]
+        origin = min(D(e["ts"]) for e in evs if "ts" in e)
+        return min(D(e["ts"]) for e in evs if e.get("name") == "train_step %d" % n) - origin
+
+    got = cli_json("diff of Steps lines", "diff", pa, pb2, "--json")
+    if got:
+        want = {"kind": "steps_line", "step": 4, "offset_us": rel_step(pa, 4) - rel_step(pb2, 4)}
+        report(got.get("alignment") == want, "diff: aligned on the first common Steps-line step",
+               "%r want %r" % (got.get("alignment"), want))
+
+# strata stats A B: each file's own stats, totals their sums, groups and offsets
+many = cli_json("stats r0 r1 run_a", "stats", r0, r1, ra, "--json")
+singles = [cli_json("stats " + f, "stats", f, "--json") for f in (r0, r1, ra)]
+if many and all(singles):
+    drop = lambda s: {k: v for k, v in s.items() if k not in ("load_ms",)}
+    own = [{k: v for k, v in t.items() if k not in ("file", "group", "group_source", "clock",
+                                                     "start_ns", "offset_us")} for t in many["traces"]]
+    report([drop(t) for t in own] == [drop(s) for s in singles], "stats A B C: traces[] = single-file stats",
+           "%r\nvs %r" % (own, singles))
+    sums = {k: sum(s[k] for s in singles) for k in ("bytes_in", "bytes_decoded", "events", "slices",
+                                                     "instants", "counter_samples", "async_slices",
+                                                     "flows", "processes", "threads")}
+    phases = collections.Counter()
+    for s in singles:
+        phases.update(s["phases"])
+    check_subset("stats A B C: totals are sums", many,
+                 dict(sums, phases=dict(phases), files=3, format="chrome-json", compressed=False,
+                      ts_min_us=D(500), ts_max_us=D(1300)))
+    report([(t["group"], t["group_source"], t["clock"], t["offset_us"]) for t in many["traces"]] ==
+           [("rank 0", "rank", "epoch", 0), ("rank 1", "rank", "epoch", 250), ("run_a", "file", "none", 0)]
+           and many["traces"][1]["start_ns"] == 1700000000000750000 and many["traces"][2]["start_ns"] is None,
+           "stats A B C: groups, clocks, offsets",
+           repr([(t["group"], t["clock"], t["offset_us"]) for t in many["traces"]]))
+    report(abs(many["load_ms"] - sum(t["load_ms"] for t in many["traces"])) < D("0.01")
+           and many["heap_bytes"] >= max(t["heap_bytes"] for t in many["traces"]),
+           "stats A B C: load_ms summed, heap the joint peak", repr(many)[:200])
+rc, out, err = cli("stats", r0, os.path.join(tmp, "missing.json"), "--json")
+report(rc == 1 and out == "" and "missing.json" in err, "stats A B: a missing file", "rc %d %r" % (rc, err))
+rc, out, err = cli("stats", r0, r1)
+report(rc == 0 and out.startswith("rank 0 ") and "\nrank 1 " in out and "total: 2 files" in out,
+       "stats A B: text", out)
+
+# generated ranks and a run B
+if gen and os.path.exists(gen):
+    paths = []
+    for r, start in ((0, 1000), (1, 1250)):
+        path = os.path.join(tmp, "rank-%d.pt.trace.json" % r)
+        g = subprocess.run([gen, "-n", "20000", "--rank", str(r), "--start-us", str(start),
+                            "--first-step", "550", "-o", path], capture_output=True)
+        report(g.returncode == 0, "strata-gen --rank %d" % r, g.stderr.decode())
+        paths.append(path)
+    doc = json.load(open(paths[1]))
+    steps = [e for e in doc["traceEvents"] if e.get("name", "").startswith("ProfilerStep#")]
+    report(doc.get("distributedInfo") == {"rank": 1} and doc.get("baseTimeNanoseconds") == 1700000000000000000
+           and steps and steps[0]["name"] == "ProfilerStep#550",
+           "strata-gen --rank: Kineto metadata and ProfilerStep#N", repr({k: doc[k] for k in doc if k != "traceEvents"}))
+    many = cli_json("stats of generated ranks", "stats", paths[0], paths[1], "--json")
+    if many:
+        report([(t["group"], t["offset_us"]) for t in many["traces"]] == [("rank 0", 0), ("rank 1", 250)],
+               "generated ranks: groups and offsets", repr(many["traces"])[:300])
+    pb = os.path.join(tmp, "rank-0-b.pt.trace.json")
+    g = subprocess.run([gen, "-n", "20000", "--rank", "0", "--start-us", "1000", "--first-step", "550",
+                        "--slow-op", "convolution", "-o", pb], capture_output=True)
+    got = cli_json("diff of a run B", "diff", paths[0], pb, "--json")
+    if got:
+        conv = [r for r in got["rows"] if r["name"].startswith("convolution.")]
+        fus = [r for r in got["rows"] if r["name"].startswith("fusion.")]
+        report(conv and fus and all(r["ratio_total"] == 2 for r in conv)
+               and all(r["ratio_total"] == 1 and r["d_total_us"] == 0 for r in fus)
+               and got["only_a"] == 0 and got["only_b"] == 0
+               and any(r["regression"] and r["name"].startswith("sm80_xmma_fprop") for r in got["rows"]),
+               "diff of a run B with --slow-op convolution: those ops 2x, the others unchanged",
+               repr(got["rows"][:3]))
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY

@@ -1,0 +1,470 @@
+/* diff.c: the diff table of two traces (see diff.h).
+ *
+ * Contents
+ *   1. state and helpers (saturating arithmetic, ratios)
+ *   2. build: aggregate each side (st_agg), join by name bytes, classify
+ *   3. sorting
+ *   4. a row's events
+ *   5. JSON
+ *
+ * The join sorts each side's st_agg rows by name (st_agg_sort: bytes, so
+ * both sides share one order) and merges them: O(n log n) in the distinct
+ * names, no hash table, and no string is copied (rows point into the
+ * traces' string tables).
+ */
+#include "diff.h"
+
+#include "json_out.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ==== 1. state and helpers =============================================== */
+
+struct st_diff {
+  st_alloc alloc;
+  const st_trace *t[2];
+  st_diff_row *rows;
+  uint32_t count;
+  int64_t t0[2], t1[2]; /* ranges used for events (whole: INT64_MIN .. INT64_MAX) */
+  st_diff_summary sum;
+};
+
+static int64_t sat_sub(int64_t a, int64_t b) {
+  if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
+  if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
+  return a - b;
+}
+
+static int64_t sat_add(int64_t a, int64_t b) {
+  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+  return a + b;
+}
+
+/* b / a with the diff's rule: 1 when both are 0, +inf when only b is. */
+static double ratio(double a, double b) {
+  if (a == 0) return b == 0 ? 1.0 : INFINITY;
+  return b / a;
+}
+
+static int name_cmp(const char *a, size_t na, const char *b, size_t nb) {
+  int k = memcmp(a, b, na < nb ? na : nb);
+  if (k) return k < 0 ? -1 : 1;
+  return na < nb ? -1 : na > nb ? 1 : 0;
+}
+
+/* ==== 2. build =========================================================== */
+
+static st_agg *aggregate(const st_alloc *a, const st_trace *t, st_diff_by by, int64_t t0,
+                         int64_t t1, st_error *err) {
+  st_agg *g = st_agg_create(a, t);
+  if (!g) {
+    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  st_agg_set_key(g, by == ST_DIFF_BY_CAT ? ST_AGG_KEY_CAT : ST_AGG_KEY_NAME);
+  if (st_agg_add_window(g, t0, t1) != ST_OK) {
+    st_agg_destroy(g);
+    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  st_agg_sort(g, ST_AGG_NAME, 0);
+  return g;
+}
+
+static void fill_side(st_diff_row *r, const st_agg_row *s, int side) {
+  if (side == 0) {
+    r->key_a = s->name;
+    r->count_a = s->count;
+    r->total_a_ns = s->total_ns;
+    r->self_a_ns = s->self_ns;
+    r->avg_a_ns = s->count ? (double)s->total_ns / (double)s->count : 0;
+  } else {
+    r->key_b = s->name;
+    r->count_b = s->count;
+    r->total_b_ns = s->total_ns;
+    r->self_b_ns = s->self_ns;
+    r->avg_b_ns = s->count ? (double)s->total_ns / (double)s->count : 0;
+  }
+}
+
+static void finish_row(st_diff_row *r, double ratio_min, double share_ns) {
+  r->d_count = (int64_t)(r->count_b - r->count_a);
+  r->d_total_ns = sat_sub(r->total_b_ns, r->total_a_ns);
+  r->d_self_ns = sat_sub(r->self_b_ns, r->self_a_ns);
+  r->d_avg_ns = r->avg_b_ns - r->avg_a_ns;
+  r->ratio_total = ratio((double)r->total_a_ns, (double)r->total_b_ns);
+  r->ratio_self = ratio((double)r->self_a_ns, (double)r->self_b_ns);
+  r->ratio_avg = ratio(r->avg_a_ns, r->avg_b_ns);
+  double ta = (double)r->total_a_ns, tb = (double)r->total_b_ns;
+  if (tb > ta && (ta == 0 || tb >= ratio_min * ta) && tb - ta >= share_ns)
+    r->flags |= ST_DIFF_REGRESSION;
+  if (ta > tb && (tb == 0 || ta >= ratio_min * tb) && ta - tb >= share_ns)
+    r->flags |= ST_DIFF_IMPROVEMENT;
+}
+
+st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace *b,
+                       const st_diff_opts *opts, st_error *err) {
+  st_alloc al = alloc ? *alloc : (st_alloc){0};
+  st_diff_opts o;
+  if (opts)
+    o = *opts;
+  else
+    memset(&o, 0, sizeof o);
+  if (!a || !b) {
+    st_error_set(err, ST_ERR_ARG, 0, "diff: a trace is missing");
+    return NULL;
+  }
+  if (o.by != ST_DIFF_BY_NAME && o.by != ST_DIFF_BY_CAT) {
+    st_error_set(err, ST_ERR_ARG, 0, "diff: unknown grouping %d", (int)o.by);
+    return NULL;
+  }
+  if ((o.range_a && o.a_t1_ns < o.a_t0_ns) || (o.range_b && o.b_t1_ns < o.b_t0_ns)) {
+    st_error_set(err, ST_ERR_ARG, 0, "diff: a range ends before it starts");
+    return NULL;
+  }
+  double rmin = o.regression_ratio == 0 ? ST_DIFF_REGRESSION_RATIO : o.regression_ratio;
+  double share = o.regression_share == 0 ? ST_DIFF_REGRESSION_SHARE : o.regression_share;
+  if (!(rmin >= 1.0) || !(share >= 0.0 && share <= 1.0) || !isfinite(rmin)) {
+    st_error_set(err, ST_ERR_ARG, 0, "diff: regression ratio must be >= 1 and share in [0, 1]");
+    return NULL;
+  }
+  st_diff *d = st_calloc(&al, 1, sizeof *d);
+  if (!d) {
+    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  d->alloc = al;
+  d->t[0] = a;
+  d->t[1] = b;
+  d->t0[0] = o.range_a ? o.a_t0_ns : INT64_MIN;
+  d->t1[0] = o.range_a ? o.a_t1_ns : INT64_MAX;
+  d->t0[1] = o.range_b ? o.b_t0_ns : INT64_MIN;
+  d->t1[1] = o.range_b ? o.b_t1_ns : INT64_MAX;
+
+  st_agg *g[2] = {NULL, NULL};
+  g[0] = aggregate(&al, a, o.by, d->t0[0], d->t1[0], err);
+  if (g[0]) g[1] = aggregate(&al, b, o.by, d->t0[1], d->t1[1], err);
+  if (!g[1]) {
+    st_agg_destroy(g[0]);
+    st_free(&al, d);
+    return NULL;
+  }
+  uint32_t n[2];
+  const st_agg_row *ar[2] = {st_agg_rows(g[0], &n[0]), st_agg_rows(g[1], &n[1])};
+  const st_strtab *strs[2] = {st_trace_strings(a), st_trace_strings(b)};
+  size_t cap = (size_t)n[0] + n[1];
+  d->rows = st_calloc(&al, cap ? cap : 1, sizeof *d->rows);
+  if (!d->rows) {
+    st_agg_destroy(g[0]);
+    st_agg_destroy(g[1]);
+    st_free(&al, d);
+    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  /* merge-join the two name-sorted lists */
+  int64_t busy[2] = {0, 0};
+  for (int s = 0; s < 2; s++)
+    for (uint32_t i = 0; i < n[s]; i++) busy[s] = sat_add(busy[s], ar[s][i].self_ns);
+  double share_ns = share * (double)(busy[0] > busy[1] ? busy[0] : busy[1]);
+  uint32_t i = 0, j = 0, m = 0;
+  while (i < n[0] || j < n[1]) {
+    size_t la = 0, lb = 0;
+    const char *sa = i < n[0] ? st_strtab_get(strs[0], ar[0][i].name, &la) : NULL;
+    const char *sb = j < n[1] ? st_strtab_get(strs[1], ar[1][j].name, &lb) : NULL;
+    int k = !sa ? 1 : !sb ? -1 : name_cmp(sa, la, sb, lb);
+    st_diff_row *r = &d->rows[m++];
+    r->key_a = r->key_b = ST_STR_NONE;
+    if (k <= 0) {
+      fill_side(r, &ar[0][i++], 0);
+      r->name = sa;
+      r->name_len = la;
+    }
+    if (k >= 0) {
+      fill_side(r, &ar[1][j++], 1);
+      if (k > 0) {
+        r->name = sb;
+        r->name_len = lb;
+      }
+    }
+    if (k < 0) r->flags |= ST_DIFF_ONLY_A;
+    if (k > 0) r->flags |= ST_DIFF_ONLY_B;
+    finish_row(r, rmin, share_ns);
+  }
+  d->count = m;
+  st_diff_summary *su = &d->sum;
+  su->by = o.by;
+  su->rows = m;
+  for (uint32_t r = 0; r < m; r++) {
+    uint32_t f = d->rows[r].flags;
+    su->only_a += (f & ST_DIFF_ONLY_A) != 0;
+    su->only_b += (f & ST_DIFF_ONLY_B) != 0;
+    su->regressions += (f & ST_DIFF_REGRESSION) != 0;
+    su->improvements += (f & ST_DIFF_IMPROVEMENT) != 0;
+  }
+  su->events_a = st_agg_events(g[0]);
+  su->events_b = st_agg_events(g[1]);
+  su->busy_a_ns = busy[0];
+  su->busy_b_ns = busy[1];
+  su->a_t0_ns = o.range_a ? o.a_t0_ns : 0;
+  su->a_t1_ns = o.range_a ? o.a_t1_ns : st_trace_duration_ns(a);
+  su->b_t0_ns = o.range_b ? o.b_t0_ns : 0;
+  su->b_t1_ns = o.range_b ? o.b_t1_ns : st_trace_duration_ns(b);
+  su->regression_ratio = rmin;
+  su->regression_share = share;
+  st_agg_destroy(g[0]);
+  st_agg_destroy(g[1]);
+  st_diff_sort(d, ST_DIFF_COL_D_TOTAL, 1);
+  return d;
+}
+
+void st_diff_destroy(st_diff *d) {
+  if (!d) return;
+  st_alloc a = d->alloc;
+  st_free(&a, d->rows);
+  st_free(&a, d);
+}
+
+const st_diff_row *st_diff_rows(const st_diff *d, uint32_t *count) {
+  if (count) *count = d ? d->count : 0;
+  return d ? d->rows : NULL;
+}
+
+void st_diff_summary_get(const st_diff *d, st_diff_summary *out) {
+  if (!out) return;
+  if (d)
+    *out = d->sum;
+  else
+    memset(out, 0, sizeof *out);
+}
+
+const st_trace *st_diff_trace(const st_diff *d, st_diff_side side) {
+  if (!d || (side != ST_DIFF_SIDE_A && side != ST_DIFF_SIDE_B)) return NULL;
+  return d->t[side];
+}
+
+/* ==== 3. sorting ========================================================= */
+
+#define CMP3(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
+
+static int cmp_rows(st_diff_col col, int desc, const st_diff_row *a, const st_diff_row *b) {
+  int k = 0;
+  switch (col) {
+  case ST_DIFF_COL_NAME: k = name_cmp(a->name, a->name_len, b->name, b->name_len); break;
+  case ST_DIFF_COL_COUNT_A: k = CMP3(a->count_a, b->count_a); break;
+  case ST_DIFF_COL_COUNT_B: k = CMP3(a->count_b, b->count_b); break;
+  case ST_DIFF_COL_TOTAL_A: k = CMP3(a->total_a_ns, b->total_a_ns); break;
+  case ST_DIFF_COL_TOTAL_B: k = CMP3(a->total_b_ns, b->total_b_ns); break;
+  case ST_DIFF_COL_SELF_A: k = CMP3(a->self_a_ns, b->self_a_ns); break;
+  case ST_DIFF_COL_SELF_B: k = CMP3(a->self_b_ns, b->self_b_ns); break;
+  case ST_DIFF_COL_AVG_A: k = CMP3(a->avg_a_ns, b->avg_a_ns); break;
+  case ST_DIFF_COL_AVG_B: k = CMP3(a->avg_b_ns, b->avg_b_ns); break;
+  case ST_DIFF_COL_D_COUNT: k = CMP3(a->d_count, b->d_count); break;
+  case ST_DIFF_COL_D_TOTAL: k = CMP3(a->d_total_ns, b->d_total_ns); break;
+  case ST_DIFF_COL_D_SELF: k = CMP3(a->d_self_ns, b->d_self_ns); break;
+  case ST_DIFF_COL_D_AVG: k = CMP3(a->d_avg_ns, b->d_avg_ns); break;
+  case ST_DIFF_COL_RATIO_TOTAL: k = CMP3(a->ratio_total, b->ratio_total); break;
+  case ST_DIFF_COL_RATIO_SELF: k = CMP3(a->ratio_self, b->ratio_self); break;
+  case ST_DIFF_COL_RATIO_AVG: k = CMP3(a->ratio_avg, b->ratio_avg); break;
+  default: break;
+  }
+  if (desc) k = -k;
+  if (!k && col != ST_DIFF_COL_NAME) k = name_cmp(a->name, a->name_len, b->name, b->name_len);
+  if (!k) k = CMP3(a->key_a, b->key_a);
+  if (!k) k = CMP3(a->key_b, b->key_b);
+  return k;
+}
+
+/* Bottom-up merge sort (stable; qsort has no context argument in C11). */
+void st_diff_sort(st_diff *d, st_diff_col col, int descending) {
+  if (!d || d->count < 2 || col < 0 || col >= ST_DIFF_COL_COUNT_) return;
+  uint32_t n = d->count;
+  st_diff_row *tmp = st_malloc(&d->alloc, (size_t)n * sizeof *tmp);
+  if (!tmp) { /* insertion sort: slow but correct without memory */
+    for (uint32_t i = 1; i < n; i++) {
+      st_diff_row x = d->rows[i];
+      uint32_t k = i;
+      while (k > 0 && cmp_rows(col, descending, &d->rows[k - 1], &x) > 0) {
+        d->rows[k] = d->rows[k - 1];
+        k--;
+      }
+      d->rows[k] = x;
+    }
+    return;
+  }
+  st_diff_row *src = d->rows, *dst = tmp;
+  for (uint32_t w = 1; w<n; w = w> n / 2 ? n : w * 2) {
+    for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+      uint32_t mid = lo + w < n ? lo + w : n, hi = mid + w < n ? mid + w : n;
+      uint32_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        dst[k++] = cmp_rows(col, descending, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    st_diff_row *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != d->rows) memcpy(d->rows, src, (size_t)n * sizeof *tmp);
+  st_free(&d->alloc, tmp);
+}
+
+static const char *const col_keys[ST_DIFF_COL_COUNT_] = {
+    "name",      "count_a",     "count_b",    "total_us_a", "total_us_b", "self_us_a",
+    "self_us_b", "avg_us_a",    "avg_us_b",   "d_count",    "d_total_us", "d_self_us",
+    "d_avg_us",  "ratio_total", "ratio_self", "ratio_avg"};
+
+const char *st_diff_col_key(st_diff_col col) {
+  return col >= 0 && col < ST_DIFF_COL_COUNT_ ? col_keys[col] : "";
+}
+
+st_diff_col st_diff_col_parse(const char *key, size_t len) {
+  if (!key) return ST_DIFF_COL_COUNT_;
+  for (int c = 0; c < ST_DIFF_COL_COUNT_; c++)
+    if (strlen(col_keys[c]) == len && memcmp(col_keys[c], key, len) == 0) return (st_diff_col)c;
+  return ST_DIFF_COL_COUNT_;
+}
+
+/* ==== 4. a row's events ================================================== */
+
+void st_diff_events_begin(const st_diff *d, uint32_t row, st_diff_side side, st_diff_iter *it) {
+  memset(it, 0, sizeof *it);
+  it->key = ST_STR_NONE;
+  if (!d || row >= d->count || (side != ST_DIFF_SIDE_A && side != ST_DIFF_SIDE_B)) return;
+  it->trace = d->t[side];
+  it->key = side == ST_DIFF_SIDE_A ? d->rows[row].key_a : d->rows[row].key_b;
+  it->by_cat = d->sum.by == ST_DIFF_BY_CAT;
+  it->t0 = d->t0[side];
+  it->t1 = d->t1[side];
+  st_trace_rows(it->trace, &it->rows);
+  it->row = UINT32_MAX; /* before the first row */
+}
+
+int st_diff_events_next(st_diff_iter *it, st_event_ref *out) {
+  if (!it || !it->trace || it->key == ST_STR_NONE) return 0;
+  const st_row *rows = st_trace_rows(it->trace, NULL);
+  for (;;) {
+    if (it->row != UINT32_MAX && it->row < it->rows) {
+      const st_row *r = &rows[it->row];
+      const uint32_t *keys = it->by_cat ? r->cat : r->name;
+      while (it->index < it->end) {
+        uint32_t i = it->index++;
+        if (keys[i] == it->key) {
+          out->row = it->row;
+          out->index = i;
+          return 1;
+        }
+      }
+    }
+    /* the next trace row: events intersecting [t0, t1) as st_agg_add_window */
+    it->row = it->row == UINT32_MAX ? 0 : it->row + 1;
+    if (it->row >= it->rows) {
+      it->row = it->rows;
+      it->key = ST_STR_NONE;
+      return 0;
+    }
+    const st_row *r = &rows[it->row];
+    it->index = st_row_first_end_gt(r, it->t0);
+    it->end = st_row_first_start_ge(r, it->t1);
+  }
+}
+
+/* ==== 5. JSON ============================================================ */
+
+static void key(st_jout *o, const char *k, int first) {
+  if (!first) st_jout_put(o, ",", 1);
+  st_jout_put(o, "\"", 1);
+  st_jout_lit(o, k);
+  st_jout_put(o, "\":", 2);
+}
+
+static void put_avg_us(st_jout *o, double ns) { st_jout_fixed(o, ns / 1000.0, 6); }
+
+size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) {
+  st_jout o = {buf, cap, 0};
+  st_diff_summary s;
+  st_diff_summary_get(d, &s);
+  uint32_t n = d ? d->count : 0;
+  if (max_rows && max_rows < n) n = max_rows;
+  st_jout_lit(&o, "{\"by\":");
+  st_jout_lit(&o, s.by == ST_DIFF_BY_CAT ? "\"cat\"" : "\"name\"");
+  key(&o, "rows", 0);
+  st_jout_put(&o, "[", 1);
+  for (uint32_t i = 0; i < n; i++) {
+    const st_diff_row *r = &d->rows[i];
+    st_jout_lit(&o, i ? ",{" : "{");
+    key(&o, "name", 1);
+    st_jout_str(&o, r->name, r->name_len);
+    key(&o, "count_a", 0);
+    st_jout_u64(&o, r->count_a);
+    key(&o, "count_b", 0);
+    st_jout_u64(&o, r->count_b);
+    key(&o, "total_us_a", 0);
+    st_jout_us(&o, r->total_a_ns);
+    key(&o, "total_us_b", 0);
+    st_jout_us(&o, r->total_b_ns);
+    key(&o, "self_us_a", 0);
+    st_jout_us(&o, r->self_a_ns);
+    key(&o, "self_us_b", 0);
+    st_jout_us(&o, r->self_b_ns);
+    key(&o, "avg_us_a", 0);
+    put_avg_us(&o, r->avg_a_ns);
+    key(&o, "avg_us_b", 0);
+    put_avg_us(&o, r->avg_b_ns);
+    key(&o, "d_count", 0);
+    st_jout_i64(&o, r->d_count);
+    key(&o, "d_total_us", 0);
+    st_jout_us(&o, r->d_total_ns);
+    key(&o, "d_self_us", 0);
+    st_jout_us(&o, r->d_self_ns);
+    key(&o, "d_avg_us", 0);
+    put_avg_us(&o, r->d_avg_ns);
+    key(&o, "ratio_total", 0);
+    st_jout_sig(&o, r->ratio_total, 6);
+    key(&o, "ratio_self", 0);
+    st_jout_sig(&o, r->ratio_self, 6);
+    key(&o, "ratio_avg", 0);
+    st_jout_sig(&o, r->ratio_avg, 6);
+    key(&o, "only_a", 0);
+    st_jout_lit(&o, r->flags & ST_DIFF_ONLY_A ? "true" : "false");
+    key(&o, "only_b", 0);
+    st_jout_lit(&o, r->flags & ST_DIFF_ONLY_B ? "true" : "false");
+    key(&o, "regression", 0);
+    st_jout_lit(&o, r->flags & ST_DIFF_REGRESSION ? "true" : "false");
+    key(&o, "improvement", 0);
+    st_jout_lit(&o, r->flags & ST_DIFF_IMPROVEMENT ? "true" : "false");
+    st_jout_put(&o, "}", 1);
+  }
+  st_jout_put(&o, "]", 1);
+  key(&o, "only_a", 0);
+  st_jout_u64(&o, s.only_a);
+  key(&o, "only_b", 0);
+  st_jout_u64(&o, s.only_b);
+  key(&o, "regressions", 0);
+  st_jout_u64(&o, s.regressions);
+  key(&o, "improvements", 0);
+  st_jout_u64(&o, s.improvements);
+  key(&o, "events_a", 0);
+  st_jout_u64(&o, s.events_a);
+  key(&o, "events_b", 0);
+  st_jout_u64(&o, s.events_b);
+  key(&o, "busy_us_a", 0);
+  st_jout_us(&o, s.busy_a_ns);
+  key(&o, "busy_us_b", 0);
+  st_jout_us(&o, s.busy_b_ns);
+  key(&o, "range_a", 0);
+  st_jout_put(&o, "[", 1);
+  st_jout_us(&o, s.a_t0_ns);
+  st_jout_put(&o, ",", 1);
+  st_jout_us(&o, s.a_t1_ns);
+  st_jout_put(&o, "]", 1);
+  key(&o, "range_b", 0);
+  st_jout_put(&o, "[", 1);
+  st_jout_us(&o, s.b_t0_ns);
+  st_jout_put(&o, ",", 1);
+  st_jout_us(&o, s.b_t1_ns);
+  st_jout_lit(&o, "]}");
+  return st_jout_end(&o);
+}
