@@ -774,26 +774,12 @@ static void gutter_pass(dctx *d) {
       }
       if (!it->first_of_track || it->track >= nt) continue;
       const st_track *tr = &ts[it->track];
-      size_t len;
-      const char *name = st_strtab_get(d->strs, tr->name, &len);
-      int m;
-      const char *suffix = tr->overflow ? " (overlaps)" : "";
-      if (len)
-        m = snprintf(buf, sizeof buf, "%.*s%s", (int)(len > 256 ? 256 : len), name, suffix);
-      else if (tr->kind == ST_TRACK_SLICES)
-        m = snprintf(buf, sizeof buf, "tid %lld%s", (long long)tr->key, suffix);
-      else if (tr->kind == ST_TRACK_ASYNC)
-        m = snprintf(buf, sizeof buf, "async %lld", (long long)tr->key);
-      else if (tr->kind == ST_TRACK_INSTANTS)
-        m = snprintf(buf, sizeof buf, "instants");
-      else
-        m = snprintf(buf, sizeof buf, "counter %lld", (long long)tr->key);
+      size_t m = st_layout_track_label(lay, it->track, buf, sizeof buf);
       float lh = it->kind == ST_LAYOUT_COUNTER ? ST_VIEW_ROW_H : it->h;
       /* tracks nested in a tree of tracks indent by level (at most 8) */
       float in = 2 * PAD + INDENT_PX * (float)(tr->indent > 8 ? 8 : tr->indent);
       if (m > 0 && w > in)
-        draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x + in,
-                  baseline_for(d, sy, lh), w - in, COL_TRACK_TEXT);
+        draw_text(d, buf, m, x + in, baseline_for(d, sy, lh), w - in, COL_TRACK_TEXT);
     }
   }
   /* the separator between gutter and timeline */

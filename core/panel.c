@@ -151,9 +151,10 @@ st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   fmt(&w, ",\"active\":%d,\"args\":%d,\"matches\":%llu,\"current\":%lld}", st_find_active(f),
       st_find_in_args(f), (unsigned long long)st_find_count(f),
       st_ref_valid(t, cur) ? (long long)st_find_rank(f, cur) : -1LL);
-  fmt(&w, ",\"help\":%d,\"all_collapsed\":%d,\"animating\":%d,\"flows\":%d,\"cursor\":",
-      st_ui_help_visible(ui), st_ui_all_collapsed(ui), st_ui_animating(ui),
-      st_ui_flows_visible(ui));
+  fmt(&w, ",\"help\":%d,\"all_collapsed\":%d,\"animating\":%d,\"flows\":%d,\"outside\":%llu",
+      st_ui_help_visible(ui), st_ui_all_collapsed(ui), st_ui_animating(ui), st_ui_flows_visible(ui),
+      (unsigned long long)st_ui_outliers_hidden(ui, NULL, NULL));
+  lit(&w, ",\"cursor\":");
   str(&w, st_ui_cursor(ui), strlen(st_ui_cursor(ui)));
   lit(&w, "}");
   return done(&w);
@@ -312,5 +313,47 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   } else {
     lit(&w, "null");
   }
+  return done(&w);
+}
+
+/* ---- the tracks laid out ---------------------------------------------------- */
+
+st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a) {
+  if (!b || !ui) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  const st_trace *t = st_ui_trace(ui);
+  const st_layout *lay = st_ui_layout(ui);
+  uint32_t n, np;
+  const st_layout_item *items = st_layout_items(lay, &n);
+  const st_process *ps = st_trace_processes(t, &np);
+  char label[320];
+  lit(&w, "[");
+  int first = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    const st_layout_item *it = &items[i];
+    if (it->kind == ST_LAYOUT_SECTION || !it->first_of_track || it->process >= np) continue;
+    /* the group: this item and the unlabelled rows under it (its other rows,
+     * and a thread's slices under its marker lane) */
+    uint32_t j = i + 1;
+    while (j < n && items[j].kind == ST_LAYOUT_ROW && !items[j].first_of_track) j++;
+    const st_layout_item *last = &items[j - 1];
+    size_t len = st_layout_track_label(lay, it->track, label, sizeof label);
+    lit(&w, first ? "{\"label\":" : ",{\"label\":");
+    first = 0;
+    str(&w, label, len);
+    lit(&w, ",\"section\":");
+    str_id(&w, t, ps[it->process].name);
+    fmt(&w, ",\"pid\":%lld,\"kind\":\"%s\",\"y\":", (long long)ps[it->process].pid,
+        it->kind == ST_LAYOUT_COUNTER ? "counter" : "rows");
+    num(&w, it->y);
+    lit(&w, ",\"h\":");
+    num(&w, last->y + last->h - it->y);
+    if (it->kind == ST_LAYOUT_ROW)
+      fmt(&w, ",\"first_row\":%u,\"rows\":%u}", it->row, j - i);
+    else
+      lit(&w, ",\"first_row\":-1,\"rows\":0}");
+  }
+  lit(&w, "]");
   return done(&w);
 }

@@ -23,7 +23,8 @@ void st_panel_buf_free(st_panel_buf *b, const st_alloc *a);
 
 /* {"tool":"select","selected":N,"mark":null|{"start_us","end_us","dur_ns","dur_text"},
  *  "search":{"text","matches","current":-1|rank},"help":0|1,"all_collapsed":0|1,
- *  "cursor":"default","animating":0|1,"flows":0|1} */
+ *  "cursor":"default","animating":0|1,"flows":0|1,"outside":N} (outside: events the
+ *  first view leaves out as isolated outliers, until key 0; st_ui_outliers_hidden) */
 st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
 
 /* The selected events in (row, index) order, at most max_events of them:
@@ -49,6 +50,14 @@ st_code st_panel_summary_json(st_panel_buf *b, const st_ui *ui, st_agg *g, int w
  * from ("selection" or "window"). */
 st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, const char *source,
                           uint32_t max_rows, const st_alloc *a);
+
+/* The labelled tracks of the layout, top to bottom (a collapsed section's
+ * tracks left out): [{"label","section","pid","kind":"rows"|"counter","y","h",
+ * "first_row","rows"}]; y and h in content px (the canvas y is
+ * y + ST_VIEW_AXIS_H - scroll_y); rows first_row .. first_row + rows - 1
+ * lie one ST_VIEW_ROW_H after another (a thread's marker lane, then its
+ * slices). The label is the one drawn in the gutter. */
+st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
 
 /* The hovered event or counter: {"kind":"event","name","dur_ns","dur_text"} /
  * {"kind":"counter","name","value"} / null. */

@@ -226,17 +226,35 @@ uint32_t st_builder_process(st_builder *b, int64_t pid) {
   return idx;
 }
 
+/* The builder track (process, kind, key), or UINT32_MAX. */
+static uint32_t find_track(const st_builder *b, uint32_t process, uint8_t kind, int64_t key) {
+  if (!b->track_slot_cap) return UINT32_MAX;
+  uint32_t m = b->track_slot_cap - 1;
+  for (uint32_t h = track_hash(process, kind, key) & m, v; (v = b->track_slots[h]) != 0;
+       h = (h + 1) & m) {
+    const btrack *t = &b->tracks[v - 1];
+    if (t->process == process && t->kind == kind && t->key == key) return v - 1;
+  }
+  return UINT32_MAX;
+}
+
+/* A thread's instants track (ST_TRACK_INSTANTS keyed and named like a
+ * slices track of its process: importers name a thread's tracks alike) is
+ * shown as the marker lane above that thread's slices: the slices track,
+ * else UINT32_MAX. (The name keeps a process's own instants, key -1 and no
+ * name in Chrome JSON, apart from a named thread whose tid is -1.) */
+static uint32_t markers_of(const st_builder *b, const btrack *bt) {
+  if (bt->kind != ST_TRACK_INSTANTS) return UINT32_MAX;
+  uint32_t s = find_track(b, bt->process, ST_TRACK_SLICES, bt->key);
+  return s != UINT32_MAX && b->tracks[s].name == bt->name ? s : UINT32_MAX;
+}
+
 uint32_t st_builder_track(st_builder *b, uint32_t process, st_track_kind kind, int64_t key,
                           uint32_t name) {
   if (!b || process >= b->proc_count || (unsigned)kind > ST_TRACK_COUNTER) return UINT32_MAX;
+  uint32_t found = find_track(b, process, (uint8_t)kind, key);
+  if (found != UINT32_MAX) return found;
   uint32_t hv = track_hash(process, (uint8_t)kind, key);
-  if (b->track_slot_cap) {
-    uint32_t m = b->track_slot_cap - 1;
-    for (uint32_t h = hv & m, v; (v = b->track_slots[h]) != 0; h = (h + 1) & m) {
-      const btrack *t = &b->tracks[v - 1];
-      if (t->process == process && t->kind == kind && t->key == key) return v - 1;
-    }
-  }
   /* the finished trace may need an overflow track per track: keep 2x in range */
   if (b->track_count >= UINT32_MAX / 2 - 2) return UINT32_MAX;
   if (b->track_count == b->track_cap) {
@@ -360,6 +378,7 @@ typedef struct order_key {
   int32_t sort_index;
   int64_t a; /* pid, or (kind, key) below */
   uint8_t kind;
+  uint8_t after; /* 0: a thread's marker lane, ordered just before its slices (1) */
   uint32_t index;
 } order_key;
 
@@ -367,6 +386,7 @@ static int order_less(const order_key *x, const order_key *y) {
   if (x->sort_index != y->sort_index) return x->sort_index < y->sort_index;
   if (x->kind != y->kind) return x->kind < y->kind;
   if (x->a != y->a) return x->a < y->a;
+  if (x->after != y->after) return x->after < y->after;
   return x->index < y->index;
 }
 DEFINE_MERGE_SORT(sort_order, order_key, order_less)
@@ -439,7 +459,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     return fail(b, t, err);
   }
   for (uint32_t i = 0; i < b->proc_count; i++)
-    keys[i] = (order_key){b->procs[i].sort_index, b->procs[i].pid, 0, i};
+    keys[i] = (order_key){b->procs[i].sort_index, b->procs[i].pid, 0, 1, i};
   sort_order(keys, ktmp, b->proc_count);
   for (uint32_t r = 0; r < b->proc_count; r++) {
     const bproc *bp = &b->procs[keys[r].index];
@@ -450,10 +470,13 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
 
   /* -- track order: by (process rank, sort_index, kind, key) ----------------
    * Sort all tracks by their process's rank first (stable sort by the
-   * per-process key, then bucket by process). */
+   * per-process key, then bucket by process). A thread's instants take its
+   * slices track's place, just before it (markers_of). */
   for (uint32_t i = 0; i < b->track_count; i++) {
     const btrack *bt = &b->tracks[i];
-    keys[i] = (order_key){bt->sort_index, bt->key, bt->kind, i};
+    uint32_t m = markers_of(b, bt);
+    const btrack *at = m != UINT32_MAX ? &b->tracks[m] : bt;
+    keys[i] = (order_key){at->sort_index, at->key, at->kind, m == UINT32_MAX, i};
   }
   sort_order(keys, ktmp, b->track_count);
   uint32_t *track_order = (uint32_t *)ktmp; /* reuse: order_key is larger than uint32 */
@@ -513,6 +536,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
                      .name = bt->name,
                      .sort_index = bt->sort_index,
                      .indent = bt->indent,
+                     .markers = markers_of(b, bt) != UINT32_MAX,
                      .first_row = t->row_count,
                      .counter = UINT32_MAX};
     if (bt->kind == ST_TRACK_COUNTER) {

@@ -18,8 +18,9 @@
  * events (absolute ns) in any order. st_builder_finish() sorts, nests slices
  * into depth rows (a slice that partially overlaps its parent is moved to an
  * overflow track of the same thread, so nothing is dropped or hidden), packs
- * async events into non-overlapping lanes, orders tracks for display and
- * rebases time to the first timestamp.
+ * async events into non-overlapping lanes, orders tracks for display (a
+ * thread's instants track just before its slices track: st_track.markers)
+ * and rebases time to the first timestamp.
  *
  *   st_builder *b = st_builder_create(&alloc);
  *   uint32_t p = st_builder_process(b, 42);
@@ -61,7 +62,8 @@ typedef struct st_track {
   uint8_t kind;     /* st_track_kind */
   uint8_t overflow; /* 1 if this is the overflow lane set of another track */
   uint8_t indent;   /* nesting level under its section (trees of tracks): labels indent */
-  uint8_t reserved;
+  uint8_t markers;  /* 1: a thread's instants, placed just before that thread's slices
+                     * track (same key and name), whose marker lane it is (drawn above) */
   uint32_t process; /* index into st_trace_processes() */
   int64_t key;      /* tid for thread tracks; importer-defined otherwise */
   uint32_t name;    /* strtab id: thread name / lane group / series name */

@@ -18,6 +18,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "bulk.h"
+
 #define CLICK_SLOP_PX 4.0f     /* a press that moves less than this is a click */
 #define HIT_SLOP_PX 3.0f       /* pick the nearest event within this many px */
 #define WHEEL_ZOOM_RATE 0.0025 /* zoom factor e^(rate * px): a 100 px notch = 1.28x */
@@ -31,6 +33,8 @@
 #define ARROW_SCROLL_ROWS 3.0f
 #define FIT_MARGIN 0.05   /* f / double-click: margin on each side, of the span */
 #define MIN_FIT_NS 1000.0 /* fitting an instant shows at least 1 us */
+#define REVEAL_MIN_PX 32.0 /* reveal zooms in until the event is this wide (a label fits) */
+#define SEARCH_PAGE 10     /* PageDown / PageUp step this many matches */
 
 enum { HOLD_ZOOM_IN = 0, HOLD_ZOOM_OUT, HOLD_LEFT, HOLD_RIGHT, HOLD_N };
 enum { DRAG_NONE = 0, DRAG_PRESSED, DRAG_ACTIVE };
@@ -68,6 +72,9 @@ struct st_ui {
   double held_ms[HOLD_N];
   int help;
   int hide_flows; /* 0: flow arrows drawn (the default) */
+  /* the first view: where the events are (core/bulk.h) */
+  st_bulk bulk;
+  int outliers_hidden; /* the first view leaves bulk.outside events out, until 0 */
 };
 
 static int hit_same(const st_hit *a, const st_hit *b) {
@@ -77,6 +84,8 @@ static int hit_same(const st_hit *a, const st_hit *b) {
 static st_hit no_hit(void) {
   return (st_hit){ST_HIT_NONE, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, 0, NAN};
 }
+
+static unsigned fit_bulk(st_ui *ui);
 
 st_ui *st_ui_create(const st_alloc *a, const st_trace *t, float w, float h, float dpr) {
   st_alloc al = a ? *a : (st_alloc){0};
@@ -96,6 +105,7 @@ st_ui *st_ui_create(const st_alloc *a, const st_trace *t, float w, float h, floa
   ui->find_cur = ST_REF_NONE;
   ui->hover = no_hit();
   st_view_fit(&ui->view, t, w, h, dpr);
+  fit_bulk(ui);
   return ui;
 }
 
@@ -162,7 +172,28 @@ unsigned st_ui_fit(st_ui *ui) {
   st_view_fit(&ui->view, ui->trace, ui->view.width, ui->view.height, ui->view.dpr);
   ui->view.scroll_y = sy; /* 0 fits time; the vertical position stays */
   clamp_scroll(ui);
+  ui->outliers_hidden = 0;
   return ST_UI_HANDLED | ST_UI_VIEW | ST_UI_REDRAW;
+}
+
+/* The first view: the bulk of the events with st_view_fit's 2% margins,
+ * when isolated outliers far from it would make the work a sliver. */
+#define BULK_MARGIN 0.02
+static unsigned fit_bulk(st_ui *ui) {
+  st_bulk_range(ui->trace, &ui->bulk);
+  if (!ui->bulk.outside) return 0;
+  double a = (double)ui->bulk.t0_ns, b = (double)ui->bulk.t1_ns;
+  double m = (b - a > MIN_FIT_NS ? b - a : MIN_FIT_NS) * BULK_MARGIN;
+  unsigned ch = st_ui_set_view(ui, a - m, b + m);
+  ui->outliers_hidden = 1;
+  return ch;
+}
+
+uint64_t st_ui_outliers_hidden(const st_ui *ui, int64_t *t0_ns, int64_t *t1_ns) {
+  if (!ui || !ui->outliers_hidden) return 0;
+  if (t0_ns) *t0_ns = ui->bulk.t0_ns;
+  if (t1_ns) *t1_ns = ui->bulk.t1_ns;
+  return ui->bulk.outside;
 }
 
 unsigned st_ui_set_view(st_ui *ui, double t0, double t1) {
@@ -327,6 +358,10 @@ unsigned st_ui_clear(st_ui *ui) {
     ui->find_cur = ST_REF_NONE;
     ch |= ST_UI_SEARCH;
   }
+  if (st_find_active(ui->find)) {
+    st_find_set(ui->find, "", 0);
+    ch |= ST_UI_SEARCH | ST_UI_REDRAW;
+  }
   return ch;
 }
 
@@ -420,12 +455,15 @@ unsigned st_ui_reveal(st_ui *ui, st_event_ref ref) {
     }
     break;
   }
-  /* horizontally: centred; zoomed out if wider than 80% of the window */
+  /* horizontally: centred; zoomed out if wider than 80% of the window,
+   * zoomed in if narrower than REVEAL_MIN_PX (an instant keeps the zoom:
+   * its marker has a fixed size) */
   double s = (double)r->start[ref.index], d = (double)r->dur[ref.index];
   double t0, t1;
   st_ui_window(ui, &t0, &t1);
-  double w = t1 - t0;
+  double w = t1 - t0, tw = st_view_timeline_w(&ui->view);
   if (d > 0.8 * w) w = d / 0.8;
+  if (d > 0 && tw > REVEAL_MIN_PX && d / w * tw < REVEAL_MIN_PX) w = d * tw / REVEAL_MIN_PX;
   double c = s + d / 2;
   ch |= st_ui_set_view(ui, c - w / 2, c + w / 2);
   return ch;
@@ -687,6 +725,17 @@ static unsigned cancel_drag(st_ui *ui) {
   return ch;
 }
 
+/* Matches a key steps through while a search is active (0: none):
+ * Enter / shift+Enter one, PageDown / PageUp SEARCH_PAGE. */
+static int search_key_steps(const st_ui *ui, const char *key, unsigned mods) {
+  if (!st_find_active(ui->find)) return 0;
+  int back = (mods & ST_MOD_SHIFT) != 0;
+  if (!strcmp(key, "Enter")) return back ? -1 : 1;
+  if (!strcmp(key, "PageDown")) return SEARCH_PAGE;
+  if (!strcmp(key, "PageUp")) return -SEARCH_PAGE;
+  return 0;
+}
+
 unsigned st_ui_key_down(st_ui *ui, const char *key, unsigned mods) {
   if (!ui || !key) return 0;
   int cmd = (mods & (ST_MOD_CTRL | ST_MOD_META)) != 0;
@@ -710,6 +759,8 @@ unsigned st_ui_key_down(st_ui *ui, const char *key, unsigned mods) {
     if (ui->help) return st_ui_set_help(ui, 0);
     return st_ui_clear(ui);
   }
+  int steps = search_key_steps(ui, key, mods);
+  if (steps) return st_ui_search_step(ui, steps);
   if (!strcmp(key, "ArrowLeft"))
     return st_ui_pan_px(ui, -st_view_timeline_w(&ui->view) * KEY_TAP_PAN);
   if (!strcmp(key, "ArrowRight"))
@@ -814,11 +865,26 @@ st_event_ref st_ui_search_current(const st_ui *ui) { return ui ? ui->find_cur : 
 
 unsigned st_ui_search_step(st_ui *ui, int dir) {
   if (!ui) return 0;
-  st_event_ref next;
-  if (!st_find_step(ui->find, ui->find_cur, dir < 0 ? -1 : 1, 1, &next)) return ST_UI_HANDLED;
+  st_event_ref next = ui->find_cur;
+  /* |dir| steps, each O(rows log n); more than there are matches wraps round */
+  uint64_t n = (uint64_t)(dir < 0 ? -(int64_t)dir : dir), count = st_find_count(ui->find);
+  if (n > count) n = count ? (n - 1) % count + 1 : 0;
+  if (!n) n = 1;
+  for (uint64_t k = 0; k < n; k++)
+    if (!st_find_step(ui->find, next, dir < 0 ? -1 : 1, 1, &next)) return ST_UI_HANDLED;
   ui->find_cur = next;
   unsigned ch = ST_UI_SEARCH | st_ui_select(ui, next, 0) | st_ui_reveal(ui, next);
   return ch | ST_UI_HANDLED | ST_UI_REDRAW;
+}
+
+unsigned st_ui_search_box_key(st_ui *ui, const char *key, unsigned mods) {
+  if (!ui || !key) return 0;
+  if (!strcmp(key, "Escape")) return ST_UI_HANDLED | ST_UI_TO_TIMELINE;
+  if (mods & (ST_MOD_CTRL | ST_MOD_META | ST_MOD_ALT)) return 0;
+  int steps = search_key_steps(ui, key, mods);
+  if (steps) return st_ui_search_step(ui, steps);
+  /* Enter with nothing to find is still the box's: no form to submit */
+  return !strcmp(key, "Enter") ? ST_UI_HANDLED : 0;
 }
 
 unsigned st_ui_toggle_section(st_ui *ui, uint32_t process) {

@@ -20,9 +20,14 @@
  *       held, as st_ui_tick(dt_ms) advances time (the core has no clock).
  *       0 fits the trace; 1-4 and ! @ # $ pick a tool; m marks the
  *       selection's time span; f fits the view to it; Esc cancels a drag,
- *       else clears selection, mark and current match; / and ctrl/cmd+F ask
- *       for the search box (ST_UI_FOCUS_SEARCH); ? toggles help; l toggles
- *       flow arrows (ST_UI_FLOWS).
+ *       else closes help, else clears selection, mark and the search; / and
+ *       ctrl/cmd+F ask for the search box (ST_UI_FOCUS_SEARCH); ? toggles
+ *       help; l toggles flow arrows (ST_UI_FLOWS). While a search is
+ *       active, Enter / shift+Enter step to the next / previous match and
+ *       PageDown / PageUp ten at a time (st_ui_search_step).
+ *   search_box_key(key, mods): the same keys typed in the front end's
+ *       search box; Esc there leaves the box (ST_UI_TO_TIMELINE) and
+ *       keeps the search and selection, so a second Esc clears them.
  * Every call returns ST_UI_* bits saying what changed, so the front end
  * redraws only when needed and refreshes only the panels concerned;
  * ST_UI_HANDLED means the event was used (the page then preventDefault()s).
@@ -71,7 +76,8 @@ enum {
   ST_UI_HELP = 1u << 9,         /* the help overlay was toggled */
   ST_UI_ANIMATING = 1u << 10,   /* keys are held: call st_ui_tick on the next frame */
   ST_UI_LAYOUT = 1u << 11,      /* sections were collapsed or expanded */
-  ST_UI_FLOWS = 1u << 12        /* flow arrows were turned on or off */
+  ST_UI_FLOWS = 1u << 12,       /* flow arrows were turned on or off */
+  ST_UI_TO_TIMELINE = 1u << 13  /* the search box hands the keys back to the timeline */
 };
 
 typedef struct st_ui st_ui;
@@ -86,7 +92,12 @@ const st_trace *st_ui_trace(const st_ui *ui);
 
 /* ---- view ---------------------------------------------------------------- */
 unsigned st_ui_resize(st_ui *ui, float w, float h, float dpr);
+/* Fits the whole trace (key 0). The first view (st_ui_create) instead fits
+ * where the events are when a few lie far outside (core/bulk.h). */
 unsigned st_ui_fit(st_ui *ui);
+/* While the first view leaves isolated outliers out (until st_ui_fit):
+ * how many events lie outside it, and its range; 0 otherwise. */
+uint64_t st_ui_outliers_hidden(const st_ui *ui, int64_t *t0_ns, int64_t *t1_ns);
 /* Shows [t0_ns, t1_ns) (ns from trace start) across the timeline. */
 unsigned st_ui_set_view(st_ui *ui, double t0_ns, double t1_ns);
 unsigned st_ui_zoom(st_ui *ui, double factor, float x);
@@ -149,7 +160,9 @@ unsigned st_ui_set_mark(st_ui *ui, double t0_ns, double t1_ns);
 unsigned st_ui_clear_mark(st_ui *ui);
 int st_ui_mark(const st_ui *ui, double *t0_ns, double *t1_ns);
 /* Scrolls / pans (and expands a collapsed section) so the event is shown,
- * centred in time; zooms out if it is wider than most of the window. */
+ * centred in time; zooms out if it is wider than most of the window, and
+ * in until it is at least 32 px wide if it is narrower (instants keep the
+ * zoom). */
 unsigned st_ui_reveal(st_ui *ui, st_event_ref ref);
 
 /* ---- search -------------------------------------------------------------- */
@@ -159,9 +172,14 @@ const st_find *st_ui_find(const st_ui *ui);
  * srcs (ascending; core/args_search.h). */
 unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64_t *srcs,
                            size_t n);
-/* Next (dir > 0) / previous match in time order after the current one
- * (wrapping): selects it and reveals it. */
+/* Steps |dir| matches forward (dir > 0) or back in time order from the
+ * current one (wrapping; from none: the first / last is one step): selects
+ * the match reached and reveals it (st_ui_reveal). */
 unsigned st_ui_search_step(st_ui *ui, int dir);
+/* A key pressed in the search box: Enter / shift+Enter step one match,
+ * PageDown / PageUp ten; Escape returns ST_UI_TO_TIMELINE (the search
+ * and selection stay). 0 for keys the box types itself. */
+unsigned st_ui_search_box_key(st_ui *ui, const char *key, unsigned mods);
 st_event_ref st_ui_search_current(const st_ui *ui);
 
 /* ---- sections ------------------------------------------------------------ */

@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "track_label.h"
+
 /* ==== viewport =========================================================== */
 
 #define MIN_NSPP 1e-3
@@ -69,6 +71,7 @@ struct st_layout {
   st_layout_item *items;
   uint32_t count, cap;
   float height;
+  st_track_labels *labels;
 };
 
 static int rebuild(st_layout *l) {
@@ -92,6 +95,7 @@ static int rebuild(st_layout *l) {
         (st_layout_item){ST_LAYOUT_SECTION, 0, 0, p, UINT32_MAX, 0, y, ST_VIEW_SECTION_H};
     y += ST_VIEW_SECTION_H;
     if (l->collapsed[p]) continue;
+    int continued = 0; /* this track goes on from the one before: no label, no gap */
     for (uint32_t k = 0; k < ps[p].track_count; k++) {
       uint32_t ti = ps[p].first_track + k;
       if (ti >= nt) break;
@@ -105,10 +109,13 @@ static int rebuild(st_layout *l) {
       if (!tr->row_count) continue;
       for (uint32_t r = 0; r < tr->row_count; r++) {
         l->items[n++] = (st_layout_item){
-            ST_LAYOUT_ROW, (uint8_t)(r == 0), 0, p, ti, tr->first_row + r, y, ST_VIEW_ROW_H};
+            ST_LAYOUT_ROW, (uint8_t)(r == 0 && !continued), 0, p, ti, tr->first_row + r, y,
+            ST_VIEW_ROW_H};
         y += ST_VIEW_ROW_H;
       }
-      y += ST_VIEW_TRACK_GAP;
+      /* a thread's marker lane and its slices read as one track */
+      continued = k + 1 < ps[p].track_count && st_track_continues(l->trace, ti + 1);
+      if (!continued) y += ST_VIEW_TRACK_GAP;
     }
   }
   l->count = n;
@@ -125,7 +132,8 @@ st_layout *st_layout_create(const st_alloc *a, const st_trace *t) {
   l->trace = t;
   st_trace_processes(t, &l->proc_count);
   l->collapsed = st_calloc(&al, (size_t)l->proc_count + 1, 1);
-  if (!l->collapsed || !rebuild(l)) {
+  l->labels = st_track_labels_create(&al, t);
+  if (!l->collapsed || !l->labels || !rebuild(l)) {
     st_layout_destroy(l);
     return NULL;
   }
@@ -137,6 +145,7 @@ void st_layout_destroy(st_layout *l) {
   st_alloc a = l->alloc;
   st_free(&a, l->collapsed);
   st_free(&a, l->items);
+  st_track_labels_destroy(l->labels);
   st_free(&a, l);
 }
 
@@ -160,6 +169,14 @@ const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count) {
 }
 
 float st_layout_height(const st_layout *l) { return l ? l->height : 0; }
+
+size_t st_layout_track_label(const st_layout *l, uint32_t track, char *buf, size_t cap) {
+  if (!l) {
+    if (buf && cap) buf[0] = 0;
+    return 0;
+  }
+  return st_track_label(l->labels, track, buf, cap);
+}
 
 uint32_t st_layout_first_at(const st_layout *l, float content_y) {
   if (!l) return 0;

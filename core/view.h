@@ -49,7 +49,8 @@ typedef enum st_layout_kind {
 
 typedef struct st_layout_item {
   uint8_t kind;       /* st_layout_kind */
-  uint8_t first_of_track; /* 1 on the first row of a track (draws its label) */
+  uint8_t first_of_track; /* 1 on the first row of a track (draws its label); 0 on a
+                           * thread's slices under its marker lane (one track) */
   uint16_t reserved;
   uint32_t process;
   uint32_t track;     /* UINT32_MAX for sections */
@@ -66,6 +67,10 @@ int st_layout_collapsed(const st_layout *l, uint32_t process);
 /* Items in top-to-bottom order, for the current collapse state. */
 const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count);
 float st_layout_height(const st_layout *l);
+/* The gutter label of a track (core/track_label.h: a thread's instants
+ * are the marker lane on top of its slices, under one label; no two labels
+ * of a section read the same). Returns the length written. */
+size_t st_layout_track_label(const st_layout *l, uint32_t track, char *buf, size_t cap);
 /* Index of the first item whose bottom is below content y (binary search). */
 uint32_t st_layout_first_at(const st_layout *l, float content_y);
 /* The item showing global row `row`: its ROW item, or its process's

@@ -123,6 +123,17 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_search_step(int dir) {
   if (app->ui) st_app_apply(app, st_ui_search_step(app->ui, dir));
 }
 
+/* A key pressed in the search box (DOM key name, ST_MOD_* bits): steps
+ * through the matches or hands the keys back to the timeline
+ * (st_ui_search_box_key). 1 if it was used (the page preventDefault()s). */
+EMSCRIPTEN_KEEPALIVE int st_wasm_search_key(const char *key, int mods) {
+  st_app *app = st_app_get();
+  if (!app->ui || !key) return 0;
+  unsigned ch = st_ui_search_box_key(app->ui, key, (unsigned)mods);
+  st_app_apply(app, ch);
+  return (ch & ST_UI_HANDLED) != 0;
+}
+
 /* {"tool","selected","mark","search":{...},"help","all_collapsed","cursor","animating"} */
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_ui_state_json(void) {
   st_app *app = st_app_get();
@@ -144,6 +155,13 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_selected_event_json(void) {
   st_event_ref ref;
   if (!app->ui || !st_ui_selected_one(app->ui, &ref)) return "null";
   return panel_text(st_panel_event_json(&g_panel, app->ui, ref, &app->alloc));
+}
+
+/* The labelled tracks as laid out (st_panel_tracks_json): window.strata.tracks(). */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_tracks_json(void) {
+  st_app *app = st_app_get();
+  if (!app->ui) return "[]";
+  return panel_text(st_panel_tracks_json(&g_panel, app->ui, &app->alloc));
 }
 
 /* The hovered event or counter, or null (tooltip). */

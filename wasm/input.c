@@ -156,6 +156,7 @@ static EM_BOOL on_key_down(int type, const EmscriptenKeyboardEvent *e, void *ud)
   input_state *in = ud;
   st_app *app = in->app;
   if (!app->ui || st_js_focus_in_text_field()) return EM_FALSE;
+  if (!strcmp(e->key, "Enter") && st_js_focus_takes_enter()) return EM_FALSE;
   unsigned mods = mods_of(e->shiftKey, e->ctrlKey, e->altKey, e->metaKey);
   return apply(app, st_ui_key_down(app->ui, e->key, mods));
 }

@@ -101,3 +101,10 @@ EM_JS(int, st_js_focus_in_text_field, (void), {
   }
   return 0;
 });
+
+EM_JS(int, st_js_focus_takes_enter, (void), {
+  var e = typeof document != "undefined" ? document.activeElement : null;
+  if (!e) return 0;
+  var t = e.tagName;
+  return (t == "BUTTON" || t == "A" || t == "SELECT" || t == "SUMMARY" || t == "INPUT") ? 1 : 0;
+});

@@ -41,4 +41,9 @@ void st_js_ui_changed(unsigned bits);
  * to it and not to navigation. */
 int st_js_focus_in_text_field(void);
 
+/* 1 if keyboard focus is on a control that Enter activates (a button, a
+ * link, a select, a checkbox): Enter is then that control's, not the
+ * timeline's (which steps through search matches). */
+int st_js_focus_takes_enter(void);
+
 #endif

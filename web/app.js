@@ -39,12 +39,17 @@ const ui = {
   flowsButton: $('flows-button'),
   help: $('help'),
   details: $('details'),
+  outliers: $('outliers'),
+  outliersText: $('outliers-text'),
+  outliersShow: $('outliers-show'),
   tooltip: $('tooltip'),
 };
 
 const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui.h)
 // ST_UI_* change bits (core/ui.h) that Module.strataOnUi receives.
-const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9 };
+const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13 };
+// ST_MOD_* bits (core/ui.h)
+const modsOf = (e) => (e.shiftKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.altKey ? 4 : 0) | (e.metaKey ? 8 : 0);
 
 let M = null; // the wasm module
 let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
@@ -445,11 +450,26 @@ function onUi(bits) {
   if (bits & UI.SEARCH) {
     const s = st.search || {};
     if (document.activeElement !== ui.search && s.text !== undefined) ui.search.value = s.text;
-    ui.searchCount.textContent = s.text ? `${fmtCount(s.matches)} match${s.matches === 1 ? '' : 'es'}` : '';
+    if (!s.text && argsSearch) argsSearch.cancel(); // cleared (Esc on the timeline): no pass may bring it back
+    ui.searchCount.textContent = !s.text
+      ? ''
+      : s.current >= 0
+        ? `${fmtCount(s.current + 1)} of ${fmtCount(s.matches)}`
+        : `${fmtCount(s.matches)} match${s.matches === 1 ? '' : 'es'}`;
   }
   if (bits & UI.FOCUS_SEARCH) {
     ui.search.focus();
     ui.search.select();
+  }
+  if (bits & UI.FOCUS_TIMELINE) {
+    ui.search.blur();
+    ui.canvas.focus();
+  }
+  if (bits & UI.VIEW) {
+    // the first view left isolated far events out (core/bulk.h): say how many
+    const n = st.outside || 0;
+    ui.outliers.hidden = !n;
+    if (n) ui.outliersText.textContent = `${fmtCount(n)} event${n === 1 ? '' : 's'} far from the rest ${n === 1 ? 'is' : 'are'} not in this first view.`;
   }
   if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
   if (panels) panels.onUi(bits, st);
@@ -476,20 +496,23 @@ function wirePanels() {
   const typed = () => (ui.searchArgs.checked ? argsSearch.typed(ui.search.value) : nameSearch(ui.search.value));
   ui.search.addEventListener('input', typed);
   ui.searchArgs.addEventListener('change', () => { typed(); ui.search.focus(); });
+  // Enter / PageDown / Esc in the box: the core decides (st_ui_search_box_key);
+  // an "in args" search not run yet for this text runs first, then steps.
+  const boxKey = (key, mods) => withCString(key, (p) => M._st_wasm_search_key(p, mods));
   ui.search.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') {
+    const t = ui.search.value;
+    const steps = e.key === 'Enter' || e.key === 'PageDown' || e.key === 'PageUp';
+    if (steps && ui.searchArgs.checked && t && !argsSearch.ready(t)) {
       e.preventDefault();
-      const dir = e.shiftKey ? -1 : 1;
-      const t = ui.search.value;
-      if (!ui.searchArgs.checked || !t || argsSearch.ready(t)) M._st_wasm_search_step(dir);
-      else argsSearch.run(t).then((r) => { if (r && !r.cancelled) M._st_wasm_search_step(dir); }, () => {});
-    } else if (e.key === 'Escape') {
-      ui.search.value = '';
-      nameSearch('');
-      ui.search.blur();
-      ui.canvas.focus();
+      const { key } = e;
+      const mods = modsOf(e);
+      argsSearch.run(t).then((r) => { if (r && !r.cancelled) boxKey(key, mods); }, () => {});
+    } else if (boxKey(e.key, modsOf(e))) {
+      e.preventDefault();
+      e.stopPropagation(); // Esc moved the focus: the timeline's key handler must not see it too
     }
   });
+  ui.outliersShow.addEventListener('click', () => { M._st_wasm_view_fit(); ui.canvas.focus(); });
   ui.tool.addEventListener('change', () => { M._st_wasm_set_tool(Number(ui.tool.value)); ui.canvas.focus(); });
   ui.helpButton.addEventListener('click', () => M._st_wasm_set_help(ui.help.hidden ? 1 : 0));
   ui.flowsButton.addEventListener('click', () =>
@@ -622,6 +645,9 @@ async function start() {
       argsSearch.cancel();
       return { matches: withCString(t, (p) => M._st_wasm_search(p)) };
     },
+    // The labelled tracks top to bottom, as the gutter shows them: [{label, section, pid,
+    // kind, y, h, first_row, rows}] (y, h: content px; canvas y = 28 + y - view().scroll_y).
+    tracks: () => json(M._st_wasm_tracks_json()),
     // The `strata bench` navigation script, drawn for real at the canvas size.
     bench: () => JSON.parse(str(M._st_wasm_bench_json())),
     // The drag tool: 'select' | 'pan' | 'zoom' | 'timing' (keys 1-4).

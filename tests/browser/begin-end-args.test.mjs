@@ -87,7 +87,7 @@ async function check(file) {
     await page.locator('#search').fill('Quokkafinch');
     await page.locator('#search').press('Enter');
     await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 20_000 });
-    await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 match');
+    await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 1');
     assert.equal((await page.evaluate(() => window.strata.selection()))[0].name, 'inner');
     assert.deepEqual(app.pageErrors, []);
     const { bad, message } = privacyReport(app.requests, ctx.server.origin);

@@ -433,7 +433,11 @@ test('search: ctrl+F focuses "Find events…", the count shows, non-matches are 
   assert.ok(dist(pa0, pa1) < 10, `alpha (a match) keeps its colour: ${pa0} -> ${pa1}`);
   await page.keyboard.press('Enter');
   assert.deepEqual((await S(() => window.strata.selection())).map((e) => e.ts_us), [BASE + 1000]);
-  await page.keyboard.press('Escape'); // in the box: clears the search
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2');
+  await page.keyboard.press('Escape'); // in the box: back to the timeline, the search kept
+  await page.waitForFunction(() => document.activeElement?.id !== 'search');
+  assert.equal(await page.locator('#search-count').textContent(), '1 of 2');
+  await page.keyboard.press('Escape'); // on the timeline: clears it
   await page.waitForFunction(() => document.getElementById('search-count').textContent === '');
   assert.ok(at);
 });

@@ -74,7 +74,8 @@ test('the built-in demo: clicking an XLA op shows its args (HLO long_name, flops
   await app.page.evaluate((t0) => window.strata.setView({ start_us: t0 + 100000, end_us: t0 + 117000 }), s.ts_min_us);
   await app.framesAfter(f0, 1);
   const box = await app.page.locator('#canvas').boundingBox();
-  // GPU 0's "XLA Ops" row: axis 28 + section 24 + counter 40 + 4, Steps 20 + 4, instants 20 + 4, Modules 20 + 4
+  // GPU 0's "XLA Ops" row: axis 28 + section 24 + counter 40 + 4, Steps (its marker lane 20, its
+  // slices 20) + 4, Modules 20 + 4 (the click lands 14 px into the row)
   await app.page.mouse.click(box.x + 700, box.y + AXIS_PX + 24 + 44 + 24 + 24 + 24 + 10);
   await app.page.waitForFunction(() => window.strata.selection().length === 1);
   const sel = await app.page.evaluate(() => window.strata.selection()[0]);

@@ -15,6 +15,7 @@
 #ifndef STRATA_FUZZ_UTIL_H
 #define STRATA_FUZZ_UTIL_H
 
+#include "bulk.h"
 #include "draw.h"
 #include "load.h"
 #include "lod.h"
@@ -56,6 +57,10 @@ static inline void fuzz_draw(const st_trace *t) {
     st_draw_frame(&dl, &in, NULL);
     v.scroll_y = 300;
     st_draw_frame(&dl, &in, NULL);
+    /* the first view's range (isolated outliers left out) inside the trace */
+    st_bulk bulk;
+    st_bulk_range(t, &bulk);
+    if (bulk.t0_ns > bulk.t1_ns || bulk.before + bulk.after != bulk.outside) __builtin_trap();
     st_drawlist_free(&dl, NULL);
   }
   st_layout_destroy(lay);

@@ -68,7 +68,43 @@ static void test_panels(void) {
   st_trace_destroy(tr);
 }
 
+/* The tracks as laid out (window.strata.tracks()): one entry per label, a
+ * thread's marker lane and slices as one; and the state's "outside", the
+ * events the first view leaves out (core/bulk.h) until key 0. */
+static void test_tracks_and_outside(void) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 7);
+  st_builder_process_name(b, p, S(b, "host \"1\""));
+  uint32_t t = st_builder_track(b, p, ST_TRACK_SLICES, 3, S(b, "py\"thon"));
+  uint32_t m = st_builder_track(b, p, ST_TRACK_INSTANTS, 3, S(b, "py\"thon"));
+  uint32_t u = st_builder_track(b, p, ST_TRACK_SLICES, 4, S(b, "py\"thon"));
+  uint32_t c = st_builder_track(b, p, ST_TRACK_COUNTER, 0, S(b, "mem"));
+  for (int i = 0; i < 200; i++) st_builder_slice(b, t, 1000000000000LL + i * 1000, 500, 0, 0, 0, 0);
+  st_builder_slice(b, m, 1000000000100LL, 0, 0, 0, 1, ST_EV_INSTANT);
+  st_builder_slice(b, u, 5, 10, 0, 0, 2, 0); /* far before everything else */
+  st_builder_counter(b, c, 1000000000000LL, 1);
+  st_trace *tr = st_builder_finish(b, NULL);
+  st_ui *ui = st_ui_create(NULL, tr, 1220, 700, 1);
+  st_panel_buf pb = {0};
+  CHECK(st_panel_tracks_json(&pb, ui, NULL) == ST_OK && valid(pb.text));
+  CHECK(strstr(pb.text,
+               "[{\"label\":\"py\\\"thon (tid 3)\",\"section\":\"host \\\"1\\\"\",\"pid\":7,"
+               "\"kind\":\"rows\",\"y\":24,\"h\":40,\"first_row\":0,\"rows\":2}") != NULL);
+  CHECK(strstr(pb.text, "\"label\":\"py\\\"thon (tid 4)\"") != NULL);
+  CHECK(strstr(pb.text, "\"label\":\"mem\",") && strstr(pb.text, "\"kind\":\"counter\""));
+  CHECK(st_panel_state_json(&pb, ui, NULL) == ST_OK && valid(pb.text));
+  CHECK(strstr(pb.text, "\"outside\":1") != NULL);
+  st_ui_key_down(ui, "0", 0);
+  CHECK(st_panel_state_json(&pb, ui, NULL) == ST_OK && strstr(pb.text, "\"outside\":0"));
+  st_ui_collapse_all(ui);
+  CHECK(st_panel_tracks_json(&pb, ui, NULL) == ST_OK && !strcmp(pb.text, "[]"));
+  st_panel_buf_free(&pb, NULL);
+  st_ui_destroy(ui);
+  st_trace_destroy(tr);
+}
+
 int main(void) {
   RUN(test_panels);
+  RUN(test_tracks_and_outside);
   return check_report();
 }

@@ -572,6 +572,59 @@ static void test_search_and_sections(void) {
   st_trace_destroy(t);
 }
 
+/* Search leads somewhere visible (issue 12): a match narrower than a few
+ * pixels is zoomed in on and its row scrolled into view; Enter / shift+Enter
+ * and PageDown / PageUp step on the timeline too while a search is active;
+ * Esc in the box hands the keys back with the search and selection kept,
+ * and a second Esc (on the timeline) clears both. */
+static void test_search_reveals_and_keys(void) {
+  st_trace *t = trace();
+  st_ui *ui = st_ui_create(NULL, t, W, 120, 1); /* short: P30's row starts below the fold */
+  const st_view *v = st_ui_view(ui);
+  CHECK(st_ui_key_down(ui, "Enter", 0) == 0); /* no search: not the timeline's key */
+  st_ui_search(ui, "tiny", 4);
+  st_ui_fit(ui);
+  unsigned ch = st_ui_search_box_key(ui, "Enter", 0);
+  CHECK((ch & ST_UI_SELECTION) && (ch & ST_UI_VIEW));
+  st_event_ref cur = st_ui_search_current(ui);
+  CHECK(cur.index == 0);
+  /* the 2 ns event is at least 32 px wide and its row is on screen */
+  CHECK(2.0 / v->ns_per_px >= 31.9);
+  float x, y;
+  where(ui, cur, &x, &y);
+  CHECK(x > ST_VIEW_GUTTER_W && x < W && y > ST_VIEW_AXIS_H && y < 120);
+  /* Enter, PageDown, PageUp, shift+Enter on the timeline */
+  CHECK(st_ui_key_down(ui, "Enter", 0) & ST_UI_SEARCH);
+  CHECK(st_ui_search_current(ui).index == 1);
+  st_ui_key_down(ui, "PageDown", 0);
+  CHECK(st_ui_search_current(ui).index == 11);
+  CHECK(st_find_rank(st_ui_find(ui), st_ui_search_current(ui)) == 11);
+  st_ui_key_down(ui, "PageUp", 0);
+  st_ui_key_down(ui, "Enter", ST_MOD_SHIFT);
+  CHECK(st_ui_search_current(ui).index == 0);
+  st_ui_search_box_key(ui, "PageUp", 0); /* wraps round: 10 back from the first */
+  CHECK(st_ui_search_current(ui).index == 990);
+  CHECK(st_ui_search_box_key(ui, "x", 0) == 0); /* typed by the box */
+  CHECK(st_ui_search_box_key(ui, "Enter", ST_MOD_CTRL) == 0);
+  /* Esc in the box: the keys go back, nothing is cleared */
+  ch = st_ui_search_box_key(ui, "Escape", 0);
+  CHECK((ch & ST_UI_TO_TIMELINE) && !(ch & (ST_UI_SEARCH | ST_UI_SELECTION)));
+  CHECK(st_find_active(st_ui_find(ui)) && st_selection_count(st_ui_selection(ui)) == 1);
+  /* f then acts on the match; W zooms further */
+  st_ui_fit(ui);
+  st_ui_key_down(ui, "f", 0);
+  double w0, w1;
+  st_ui_window(ui, &w0, &w1);
+  CHECK(w1 - w0 < 2000); /* MIN_FIT_NS with margins */
+  /* the second Esc clears the selection and the search */
+  ch = st_ui_key_down(ui, "Escape", 0);
+  CHECK((ch & ST_UI_SEARCH) && (ch & ST_UI_SELECTION));
+  CHECK(!st_find_active(st_ui_find(ui)) && st_selection_count(st_ui_selection(ui)) == 0);
+  CHECK(st_ui_key_down(ui, "PageDown", 0) == 0);
+  st_ui_destroy(ui);
+  st_trace_destroy(t);
+}
+
 /* ---- the overlay in the draw list --------------------------------------- */
 
 static int fake_glyph(void *ud, uint32_t cp, st_glyph *g) {
@@ -652,6 +705,7 @@ int main(void) {
   RUN(test_keys_zoom_pan);
   RUN(test_wheel);
   RUN(test_search_and_sections);
+  RUN(test_search_reveals_and_keys);
   RUN(test_draw_overlay);
   return check_report();
 }

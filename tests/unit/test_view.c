@@ -87,6 +87,71 @@ static uint32_t linear_first_at(const st_layout_item *it, uint32_t n, float y) {
   return n;
 }
 
+/* Rows that say what they are (issue 12): a thread's instants are ordered
+ * just before its slices and laid out as their marker lane (one label, no
+ * gap); labels that would read the same in a section say what tells them
+ * apart (a thread its tid); sections apart may repeat a label. */
+static void test_marker_lane_and_labels(void) {
+  st_builder *b = st_builder_create(NULL);
+  st_strtab *s = st_builder_strings(b);
+  uint32_t py = st_strtab_intern(s, "python", 6), st = st_strtab_intern(s, "Steps", 5);
+  uint32_t p = st_builder_process(b, 10), q = st_builder_process(b, 20);
+  /* created instants first, and with a lower sort key than the slices' */
+  uint32_t mk = st_builder_track(b, p, ST_TRACK_INSTANTS, 7, py);
+  uint32_t as = st_builder_track(b, p, ST_TRACK_ASYNC, 55, py);
+  uint32_t t7 = st_builder_track(b, p, ST_TRACK_SLICES, 7, py);
+  uint32_t t8 = st_builder_track(b, p, ST_TRACK_SLICES, 8, py);
+  uint32_t pi = st_builder_track(b, p, ST_TRACK_INSTANTS, -1, 0); /* the process's own */
+  uint32_t q1 = st_builder_track(b, q, ST_TRACK_SLICES, 1, st);
+  uint32_t q1m = st_builder_track(b, q, ST_TRACK_INSTANTS, 1, st);
+  uint32_t q2 = st_builder_track(b, q, ST_TRACK_SLICES, 2, st_strtab_intern(s, "Ops", 3));
+  st_builder_slice(b, mk, 1500, 0, 0, 0, 0, ST_EV_INSTANT);
+  st_builder_slice(b, t7, 1000, 1000, 0, 0, 1, 0);
+  st_builder_slice(b, t7, 1200, 100, 0, 0, 2, 0); /* depth 1 */
+  st_builder_slice(b, t8, 1000, 50, 0, 0, 3, 0);
+  st_builder_slice(b, as, 1000, 50, 0, 0, 4, 0);
+  st_builder_slice(b, pi, 1100, 0, 0, 0, 5, ST_EV_INSTANT);
+  st_builder_slice(b, q1, 1000, 50, 0, 0, 6, 0);
+  st_builder_slice(b, q1m, 1010, 0, 0, 0, 7, ST_EV_INSTANT);
+  st_builder_slice(b, q2, 1000, 50, 0, 0, 8, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  CHECK(t != NULL);
+  if (!t) return;
+  uint32_t nt;
+  const st_track *ts = st_trace_tracks(t, &nt);
+  /* the markers sit just before their thread's slices */
+  uint32_t markers = 0;
+  for (uint32_t i = 0; i < nt; i++) {
+    if (!ts[i].markers) continue;
+    markers++;
+    CHECK(i + 1 < nt && ts[i + 1].kind == ST_TRACK_SLICES && ts[i + 1].key == ts[i].key);
+  }
+  CHECK_EQ_INT(markers, 2);
+  st_layout *l = st_layout_create(NULL, t);
+  uint32_t n;
+  const st_layout_item *it = st_layout_items(l, &n);
+  char buf[320];
+  const char *want[] = {"python (tid 7)", "python (tid 8)", "python (async #3)",
+                        "instants",       "Steps",          "Ops"};
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (it[i].kind == ST_LAYOUT_SECTION || !it[i].first_of_track) continue;
+    st_layout_track_label(l, it[i].track, buf, sizeof buf);
+    if (k < 6) CHECK_EQ_STR(buf, want[k]);
+    k++;
+    if (ts[it[i].track].markers) {
+      /* one track: the lane, then the thread's 2 (or 1) slice rows, no gap, no label */
+      CHECK(i + 1 < n && !it[i + 1].first_of_track && it[i + 1].y == it[i].y + it[i].h);
+      CHECK(ts[it[i + 1].track].kind == ST_TRACK_SLICES);
+      CHECK_EQ_INT(st_layout_item_of_row(l, it[i + 1].row), i + 1);
+      CHECK_EQ_INT(st_layout_item_of_row(l, it[i].row), i);
+    }
+  }
+  CHECK_EQ_INT(k, 6);
+  st_layout_destroy(l);
+  st_trace_destroy(t);
+}
+
 static void test_layout(void) {
   st_trace *t = small_trace();
   st_layout *l = st_layout_create(NULL, t);
@@ -138,5 +203,6 @@ int main(void) {
   RUN(test_zoom_keeps_mouse_time);
   RUN(test_pan);
   RUN(test_layout);
+  RUN(test_marker_lane_and_labels);
   return check_report();
 }
