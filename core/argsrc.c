@@ -13,6 +13,7 @@
 
 #include "args.h"
 #include "pb_wire.h"
+#include "perfetto_states.h"
 #include "u64map.h"
 #include "utf8.h"
 
@@ -48,6 +49,15 @@ typedef struct pf_seq {
   uint32_t n, cap;
 } pf_seq;
 
+typedef struct pf_range { /* an FtraceEventBundle record */
+  uint64_t off, len;
+} pf_range;
+
+typedef struct pf_thr { /* a thread, for scheduling details */
+  int64_t tid, pid;
+  txt tname, pname;
+} pf_thr;
+
 /* interned key: table (1 bit) | generation (31 bits) | iid (32 bits) */
 #define PF_GEN_MAX 0x7FFFFFFFu
 
@@ -72,6 +82,11 @@ struct st_argsrc {
   st_u64map interned; /* key -> index into ptxt */
   txt *ptxt;
   uint32_t nptxt, cap_ptxt;
+  pf_range *bundles; /* ascending offsets */
+  uint32_t nbundles, cap_bundles;
+  pf_thr *thr;
+  uint32_t nthr, cap_thr;
+  st_u64map thr_map; /* tid -> index */
 };
 
 st_argsrc *st_argsrc_create(const st_alloc *a, st_args_kind kind) {
@@ -97,6 +112,9 @@ void st_argsrc_destroy(st_argsrc *as) {
   st_u64map_free(&as->seq_map, &a);
   st_u64map_free(&as->interned, &a);
   st_free(&a, as->ptxt);
+  st_free(&a, as->bundles);
+  st_free(&a, as->thr);
+  st_u64map_free(&as->thr_map, &a);
   st_free(&a, as->text);
   st_free(&a, as);
 }
@@ -121,6 +139,8 @@ size_t st_argsrc_bytes(const st_argsrc *as) {
   for (uint32_t i = 0; i < as->nplanes; i++)
     n += st_u64map_bytes(&as->planes[i].stats) + st_u64map_bytes(&as->planes[i].evs);
   for (uint32_t i = 0; i < as->nseqs; i++) n += (size_t)as->seqs[i].cap * sizeof(pf_gen);
+  n += (size_t)as->cap_bundles * sizeof(pf_range) + (size_t)as->cap_thr * sizeof(pf_thr) +
+       st_u64map_bytes(&as->thr_map);
   return n;
 }
 
@@ -250,6 +270,36 @@ st_code st_argsrc_perfetto_intern(st_argsrc *as, uint64_t seq, int table, uint64
   if (!st_u64map_put(&as->interned, &as->alloc, pf_key(table, s->gens[s->n - 1].g, iid), as->nptxt))
     return ST_ERR_NOMEM;
   as->nptxt++;
+  return ST_OK;
+}
+
+st_code st_argsrc_perfetto_bundle(st_argsrc *as, uint64_t offset, uint64_t length) {
+  if (!as || as->kind != ST_ARGS_PERFETTO) return ST_OK;
+  if (as->nbundles &&
+      as->bundles[as->nbundles - 1].off + as->bundles[as->nbundles - 1].len > offset)
+    return ST_OK; /* not after the last one: offsets must ascend */
+  if (!grow(&as->alloc, (void **)&as->bundles, &as->cap_bundles, as->nbundles, sizeof(pf_range)))
+    return ST_ERR_NOMEM;
+  as->bundles[as->nbundles++] = (pf_range){offset, length};
+  return ST_OK;
+}
+
+st_code st_argsrc_perfetto_thread(st_argsrc *as, int64_t tid, int64_t pid, const uint8_t *tname,
+                                  size_t tlen, const uint8_t *pname, size_t plen) {
+  if (!as || as->kind != ST_ARGS_PERFETTO) return ST_OK;
+  uint32_t i = st_u64map_get(&as->thr_map, (uint64_t)tid);
+  if (i == ST_U64MAP_NONE) {
+    if (!grow(&as->alloc, (void **)&as->thr, &as->cap_thr, as->nthr, sizeof(pf_thr)))
+      return ST_ERR_NOMEM;
+    i = as->nthr;
+    if (!st_u64map_put(&as->thr_map, &as->alloc, (uint64_t)tid, i)) return ST_ERR_NOMEM;
+    as->nthr++;
+  }
+  pf_thr *t = &as->thr[i];
+  t->tid = tid;
+  t->pid = pid;
+  if (!keep_text(as, tname, tlen, &t->tname) || !keep_text(as, pname, plen, &t->pname))
+    return ST_ERR_NOMEM;
   return ST_OK;
 }
 
@@ -648,11 +698,33 @@ struct st_args_query {
   jb first; /* the first event's result, while the end's is decoded */
 };
 
-/* The first range to read for the event at src; ST_OK or ST_ERR_ARG. */
+/* The first range to read for the event at src ([*at, *at + *want));
+ * ST_OK, ST_ERR_ARG or ST_ERR_LIMIT. *plane: the XPlane, or for Perfetto
+ * the ftrace bundle + 1 that holds src (0: none, a TracePacket at src). */
 static st_code first_read(const st_argsrc *as, uint64_t src, uint32_t *plane, uint64_t *want,
-                          st_error *err) {
+                          uint64_t *at, st_error *err) {
   *plane = 0;
   *want = ST_ARGS_FIRST_READ;
+  *at = src;
+  if (as->kind == ST_ARGS_PERFETTO && as->nbundles) {
+    uint32_t lo = 0, hi = as->nbundles;
+    while (lo < hi) { /* first bundle ending after src (bundles ascend) */
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (as->bundles[mid].off + as->bundles[mid].len <= src)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < as->nbundles && as->bundles[lo].off <= src) {
+      if (as->bundles[lo].len > ST_ARGS_MAX_OBJECT)
+        return st_error_set(err, ST_ERR_LIMIT, src,
+                            "args: an ftrace bundle of %llu bytes is too large",
+                            (unsigned long long)as->bundles[lo].len);
+      *plane = lo + 1;
+      *want = as->bundles[lo].len;
+      *at = as->bundles[lo].off;
+    }
+  }
   if (as->kind == ST_ARGS_XPLANE) {
     uint32_t lo = 0, hi = as->nplanes;
     while (lo < hi) { /* first plane ending after src (planes ascend) */
@@ -679,8 +751,8 @@ st_args_query *st_args_query_begin_end(const st_argsrc *as, uint64_t src, uint64
     return NULL;
   }
   uint32_t plane;
-  uint64_t want;
-  if (first_read(as, src, &plane, &want, err) != ST_OK) return NULL;
+  uint64_t want, at;
+  if (first_read(as, src, &plane, &want, &at, err) != ST_OK) return NULL;
   st_args_query *q = st_calloc(&as->alloc, 1, sizeof *q);
   if (!q) {
     st_error_set(err, ST_ERR_NOMEM, src, "out of memory");
@@ -693,9 +765,9 @@ st_args_query *st_args_query_begin_end(const st_argsrc *as, uint64_t src, uint64
   q->src = src;
   q->plane = plane;
   q->want = want;
-  q->want_off = src;
+  q->want_off = at;
   q->end_src = end_src == src ? UINT64_MAX : end_src;
-  read->offset = src;
+  read->offset = at;
   read->length = want;
   return q;
 }
@@ -874,8 +946,12 @@ static st_code step_xplane(st_args_query *q, const uint8_t *data, size_t len, in
   return c == ST_OK ? finish_out(q, more, err) : c;
 }
 
+static st_code step_ftrace(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                           st_error *err);
+
 static st_code step_perfetto(st_args_query *q, const uint8_t *data, size_t len, int *more,
                              st_args_span *read, st_error *err) {
+  if (q->plane) return step_ftrace(q, data, len, more, err);
   const uint8_t *pl;
   size_t n = 0;
   st_code c = record_at(q, data, len, (1u << 3) | 2u, "TracePacket", &pl, &n, more, read, err);
@@ -915,12 +991,222 @@ static st_code step_perfetto(st_args_query *q, const uint8_t *data, size_t len, 
   return finish_out(q, more, err);
 }
 
+/* ---- Perfetto scheduling details (st_argsrc_perfetto_bundle) ---- */
+
+enum { ROLE_NONE = 0, ROLE_NEXT, ROLE_PREV, ROLE_WAKING };
+
+typedef struct sched_rec { /* one scheduling record, from either encoding */
+  int role;
+  int has_comm, has_prev_comm, has_prio, has_state, has_cpu;
+  const uint8_t *comm, *prev_comm;
+  size_t comm_len, prev_comm_len;
+  int64_t tid, prev_tid, prio, state, cpu;
+} sched_rec;
+
+static const pf_thr *pf_thread_of(const st_argsrc *as, int64_t tid) {
+  uint32_t i = st_u64map_get(&as->thr_map, (uint64_t)tid);
+  return i == ST_U64MAP_NONE ? NULL : &as->thr[i];
+}
+
+static void jkey(jb *b, int *first, const char *k) {
+  jsep(b, first);
+  jcstr(b, k);
+  jput(b, ": ", 2);
+}
+
+/* "thread", "tid", "process", "pid" of thread tid (comm: the record's name
+ * for it, else the trace's) */
+static void who(const st_argsrc *as, jb *b, int *first, int64_t tid, const uint8_t *comm,
+                size_t n) {
+  const pf_thr *t = pf_thread_of(as, tid);
+  if (!n && t) comm = (const uint8_t *)as->text + t->tname.off, n = t->tname.len;
+  if (n) {
+    jkey(b, first, "thread");
+    jstr(b, comm, n);
+  }
+  jkey(b, first, "tid");
+  jint(b, tid, 0, 0);
+  if (t) {
+    if (t->pname.len) {
+      jkey(b, first, "process");
+      jstr(b, (const uint8_t *)as->text + t->pname.off, t->pname.len);
+    }
+    jkey(b, first, "pid");
+    jint(b, t->pid, 0, 0);
+  }
+}
+
+/* A FtraceEvent (payload in r) holding src: its scheduling record. */
+static st_code sched_plain(st_pb_reader r, uint64_t src, sched_rec *x, st_error *err) {
+  st_pb_field f, g, body;
+  int k, has_body = 0;
+  while ((k = st_pb_next(&r, &f, err)) > 0)
+    if (f.wire == ST_PB_LEN && f.num >= 3 && !has_body) body = f, has_body = 1;
+  if (k < 0) return ST_ERR_PROTO;
+  if (!has_body || (body.num != 4 && body.num != 17 && body.num != 20 && body.num != 114))
+    return ST_OK;
+  st_pb_reader e;
+  if (st_pb_enter(&r, &body, &e, err) != ST_OK) return err->code;
+  int sw = body.num == 4;
+  while ((k = st_pb_next(&e, &g, err)) > 0) {
+    if (sw && g.offset == src && g.num == 6) x->role = ROLE_NEXT;
+    if (sw && g.offset == src && (g.num == 4 || g.num == 2)) x->role = ROLE_PREV;
+    if (!sw && g.offset == src && g.num == 2) x->role = ROLE_WAKING;
+    if (g.wire == ST_PB_LEN && g.num == (sw ? 5u : 1u))
+      x->comm = g.data, x->comm_len = g.len, x->has_comm = 1;
+    if (sw && g.wire == ST_PB_LEN && g.num == 1)
+      x->prev_comm = g.data, x->prev_comm_len = g.len, x->has_prev_comm = 1;
+    if (g.wire != ST_PB_VARINT) continue;
+    int64_t v = (int64_t)(int32_t)(uint32_t)g.u;
+    if (g.num == (sw ? 6u : 2u)) x->tid = v;
+    if (g.num == (sw ? 7u : 3u)) x->prio = v, x->has_prio = 1;
+    if (sw && g.num == 2) x->prev_tid = v;
+    if (sw && g.num == 4) x->state = st_pb_i64(g.u), x->has_state = 1;
+    if (!sw && g.num == 5) x->cpu = v, x->has_cpu = 1;
+  }
+  return k < 0 ? ST_ERR_PROTO : ST_OK;
+}
+
+/* A CompactSched (payload in r) holding src: the element at src and the
+ * other columns' elements of the same index. */
+static st_code sched_compact(st_pb_reader r, uint64_t src, sched_rec *x, st_error *err) {
+  st_pb_field f, col[13];
+  int has[13] = {0}, k;
+  st_pb_reader r0 = r;
+  while ((k = st_pb_next(&r, &f, err)) > 0)
+    if (f.num <= 12 && f.num != 5 && f.wire == ST_PB_LEN && !has[f.num])
+      col[f.num] = f, has[f.num] = 1;
+  if (k < 0) return ST_ERR_PROTO;
+  /* which column and index */
+  int which = 0;
+  uint64_t index = 0;
+  static const int probe[3] = {3, 2, 8};
+  for (int p = 0; p < 3 && !which; p++) {
+    int c = probe[p];
+    if (!has[c]) continue;
+    st_pb_reader e;
+    uint64_t v, i = 0;
+    if (st_pb_packed_init(&r0, &col[c], &e, err) != ST_OK) return err->code;
+    for (;;) {
+      uint64_t at = st_pb_offset(&e, e.p);
+      if (at == src) {
+        which = c, index = i;
+        break;
+      }
+      int a = st_pb_packed_next(&e, ST_PB_VARINT, &v, err);
+      if (a < 0) return ST_ERR_PROTO;
+      if (a == 0 || at > src) break;
+      i++;
+    }
+  }
+  if (!which) return ST_OK;
+  int waking = which == 8;
+  x->role = which == 3 ? ROLE_NEXT : which == 2 ? ROLE_PREV : ROLE_WAKING;
+  /* the element at index in column c */
+  uint64_t val[13] = {0};
+  int got[13] = {0};
+  const int cols_sw[4] = {2, 3, 4, 6}, cols_wk[4] = {8, 9, 10, 11};
+  const int *cols = waking ? cols_wk : cols_sw;
+  for (int j = 0; j < 4; j++) {
+    int c = cols[j];
+    if (!has[c]) continue;
+    st_pb_reader e;
+    if (st_pb_packed_init(&r0, &col[c], &e, err) != ST_OK) return err->code;
+    for (uint64_t i = 0; i <= index; i++) {
+      int a = st_pb_packed_next(&e, ST_PB_VARINT, &val[c], err);
+      if (a < 0) return ST_ERR_PROTO;
+      if (a == 0) break;
+      if (i == index) got[c] = 1;
+    }
+  }
+  uint64_t comm = waking ? val[11] : val[6];
+  int has_comm = waking ? got[11] : got[6];
+  if (has_comm) { /* the intern table */
+    st_pb_reader t = r0;
+    uint64_t i = 0;
+    while ((k = st_pb_next(&t, &f, err)) > 0)
+      if (f.num == 5 && f.wire == ST_PB_LEN && i++ == comm) {
+        x->comm = f.data, x->comm_len = f.len, x->has_comm = 1;
+        break;
+      }
+    if (k < 0) return ST_ERR_PROTO;
+  }
+  int cpid = waking ? 8 : 3, cprio = waking ? 10 : 4;
+  if (got[cpid]) x->tid = (int64_t)(int32_t)(uint32_t)val[cpid];
+  if (got[cprio]) x->prio = (int64_t)(int32_t)(uint32_t)val[cprio], x->has_prio = 1;
+  if (!waking && got[2]) x->state = st_pb_i64(val[2]), x->has_state = 1;
+  if (waking && got[9]) x->cpu = (int64_t)(int32_t)(uint32_t)val[9], x->has_cpu = 1;
+  x->prev_tid = -1;
+  return ST_OK;
+}
+
+/* The bundle holding src is in data: find src's record, write its details. */
+static st_code step_ftrace(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                           st_error *err) {
+  const st_argsrc *as = q->as;
+  if (len < q->want)
+    return st_error_set(err, ST_ERR_TRUNCATED, q->want_off,
+                        "the input ends inside the ftrace bundle");
+  uint64_t tag = 0, n = 0, src = q->src;
+  int a = st_pb_varint(data, data + len, &tag);
+  int b = a > 0 ? st_pb_varint(data + a, data + len, &n) : 0;
+  if (a <= 0 || b <= 0 || tag != ((1u << 3) | 2u) || (uint64_t)a + b + n > len)
+    return st_error_set(err, ST_ERR_PROTO, q->want_off, "no ftrace bundle at byte %llu",
+                        (unsigned long long)q->want_off);
+  st_pb_reader r;
+  st_pb_field f;
+  int k;
+  st_pb_reader_init(&r, data + a + b, (size_t)n, q->want_off + (uint64_t)a + (uint64_t)b);
+  r.depth = 2;
+  sched_rec x;
+  memset(&x, 0, sizeof x);
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if ((f.num != 2 && f.num != 4) || f.wire != ST_PB_LEN) continue;
+    uint64_t start = f.offset, end = st_pb_offset(&r, f.data) + f.len;
+    if (src < start || src >= end) continue;
+    st_pb_reader e;
+    if (st_pb_enter(&r, &f, &e, err) != ST_OK) return err->code;
+    st_code c = f.num == 2 ? sched_plain(e, src, &x, err) : sched_compact(e, src, &x, err);
+    if (c != ST_OK) return c;
+    break;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  jb *o = &q->out;
+  int first = 1;
+  jput(o, "{", 1);
+  if (x.role == ROLE_NEXT && q->phase == 1) { /* the end of a CPU slice */
+    if (x.has_state) {
+      jkey(o, &first, "end_state");
+      jcstr(o, pf_state_name(pf_state_from_prev(x.state)));
+    }
+  } else if (x.role == ROLE_NEXT || x.role == ROLE_WAKING) {
+    who(as, o, &first, x.tid, x.comm, x.comm_len);
+    if (x.has_prio) {
+      jkey(o, &first, "priority");
+      jint(o, x.prio, 0, 0);
+    }
+    if (x.role == ROLE_WAKING && x.has_cpu) {
+      jkey(o, &first, "woken_on_cpu");
+      jint(o, x.cpu, 0, 0);
+    }
+  } else if (x.role == ROLE_PREV) {
+    if (x.prev_tid >= 0 && (x.has_prev_comm || x.prev_tid > 0))
+      who(as, o, &first, x.prev_tid, x.prev_comm, x.prev_comm_len);
+    if (x.has_state) {
+      jkey(o, &first, "state");
+      jcstr(o, pf_state_name(pf_state_from_prev(x.state)));
+    }
+  }
+  jput(o, "}", 1);
+  return finish_out(q, more, err);
+}
+
 /* A B/E slice, its first event decoded: keep that result, start on the end
  * event (its reads count on their own). */
 static st_code next_event(st_args_query *q, int *more, st_args_span *read, st_error *err) {
   uint32_t plane;
-  uint64_t want;
-  st_code c = first_read(q->as, q->end_src, &plane, &want, err);
+  uint64_t want, at;
+  st_code c = first_read(q->as, q->end_src, &plane, &want, &at, err);
   if (c != ST_OK) return c;
   q->first = q->out;
   memset(&q->out, 0, sizeof q->out);
@@ -933,8 +1219,8 @@ static st_code next_event(st_args_query *q, int *more, st_args_span *read, st_er
   q->plane = plane;
   q->steps = q->state = q->done = 0;
   q->want = want;
-  q->want_off = q->src;
-  read->offset = q->src;
+  q->want_off = at;
+  read->offset = at;
   read->length = want;
   *more = 1;
   return ST_OK;

@@ -89,6 +89,20 @@ st_code st_argsrc_perfetto_clear(st_argsrc *as, uint64_t seq, uint64_t offset);
 st_code st_argsrc_perfetto_intern(st_argsrc *as, uint64_t seq, int table, uint64_t iid,
                                   const uint8_t *text, size_t len);
 
+/* Perfetto system data: an FtraceEventBundle record (TracePacket field 1,
+ * tag included) at [offset, offset + length), in ascending order. Events
+ * whose src falls inside one are scheduling records; their details are
+ * decoded from the bundle by the field at src: a sched_switch's next_pid
+ * (the thread that starts running: thread, tid, process, pid, priority;
+ * as a slice's end event: its end_state), its prev_state / prev_pid (the
+ * thread that leaves: thread, tid, state), a sched_waking's pid, or the
+ * same fields of a compact_sched element. */
+st_code st_argsrc_perfetto_bundle(st_argsrc *as, uint64_t offset, uint64_t length);
+/* Thread tid of process pid, with the names the trace gives them (the last
+ * call for a tid wins). */
+st_code st_argsrc_perfetto_thread(st_argsrc *as, int64_t tid, int64_t pid, const uint8_t *tname,
+                                  size_t tlen, const uint8_t *pname, size_t plen);
+
 /* ---- decoding ------------------------------------------------------------ */
 typedef struct st_args_query st_args_query;
 

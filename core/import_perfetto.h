@@ -1,27 +1,34 @@
 /* import_perfetto.h: Perfetto protobuf traces (`.perfetto-trace`,
- * `.pftrace`) -> st_builder, the TrackEvent subset (FORMATS.md §3), fed
- * with decoded bytes in chunks of any size.
+ * `.pftrace`) -> st_builder: TrackEvent (app traces) and system data
+ * (ftrace scheduling, atrace, process tree and stats), fed with decoded
+ * bytes in chunks of any size. The parts: perfetto_internal.h.
  *
  * A trace is a run of `Trace.packet` records; each TracePacket is framed by
  * pb_stream (held whole, capped at ST_PERFETTO_PACKET_MAX), decoded and
- * dropped, so memory stays at one packet plus the model and the per-track
- * and per-sequence state.
+ * dropped. Memory: one packet, the model, per-track / per-sequence /
+ * per-thread state, and the scheduling records of ftrace bundles staged at
+ * 40 bytes each until the end (they are replayed in time order there:
+ * bundles of different CPUs overlap in time).
  *
  * Mapping:
  *   - TrackDescriptor: a track with `process` is a process track (its pid
  *     names a process: process_name, else the track name); with `thread`, a
- *     thread track: ST_TRACK_SLICES keyed by tid in the process of its pid;
- *     with `counter`, a counter series (ST_TRACK_COUNTER; unit_multiplier
- *     applied, is_incremental values accumulated); otherwise a custom track.
- *     Custom and counter tracks belong to the process of their nearest
- *     process/thread ancestor (parent_uuid), shown there as sibling tracks
- *     as the proto documents. A tree of custom tracks with no such ancestor
- *     becomes one process (section) named after its root, holding the
- *     root's and every descendant's track. Tracks are ordered by the order
- *     their descriptors appear (writers emit parents before children, so
- *     nested tracks come out depth-first). A track used before or without a
+ *     thread track: ST_TRACK_SLICES keyed by tid in the process of its pid,
+ *     labelled "name tid"; with `counter`, a counter series (ST_TRACK_COUNTER;
+ *     unit_multiplier applied, is_incremental values accumulated); otherwise
+ *     a custom track. Custom and counter tracks belong to the process of
+ *     their nearest process/thread ancestor (parent_uuid), shown there as
+ *     sibling tracks as the proto documents. A tree of custom tracks with no
+ *     such ancestor becomes one process (section) named after its root,
+ *     holding the root's and every descendant's track. Tracks are ordered
+ *     depth-first, siblings by their parent's child_ordering (LEXICOGRAPHIC:
+ *     name, CHRONOLOGICAL: first event, EXPLICIT: sibling_order_rank),
+ *     otherwise in descriptor order. A track used before or without a
  *     descriptor gets one named "track <uuid>" (uuid 0: the sequence's
- *     legacy thread if it sent a ThreadDescriptor, else "default track").
+ *     legacy thread if it sent a ThreadDescriptor, else "default track");
+ *     events on a track whose descriptor has not come yet are held until it
+ *     comes (or the end), so they land where it says. An unnamed track
+ *     under a thread or process is labelled after it.
  *   - TrackEvent: SLICE_BEGIN pushes on its track's stack and SLICE_END pops
  *     the innermost (an END on an empty stack: warning `unmatched_end`);
  *     unclosed BEGINs end at the trace end (ST_EV_UNFINISHED). INSTANT is a
@@ -39,25 +46,44 @@
  *     After data loss (previous_packet_dropped) or before any clear, packets
  *     flagged SEQ_NEEDS_INCREMENTAL_STATE are skipped (warning), as Perfetto
  *     does.
- *   - Clocks: timestamps are in the trace clock (BOOTTIME, or a snapshot's
- *     primary_trace_clock). Other clocks are converted with the latest
- *     ClockSnapshot that has both (sequence-scoped clocks 64..127 per
- *     sequence, incremental clocks accumulated, unit_multiplier_ns applied);
- *     without one the raw value is used (warning).
+ *   - Clocks (perfetto_clock.h), as trace_processor converts them: the
+ *     trace clock is TraceConfig's primary_trace_clock or a ClockSnapshot's,
+ *     else BOOTTIME. A packet's timestamp is in timestamp_clock_id (else the
+ *     sequence's TracePacketDefaults; none: the trace clock); ftrace's in
+ *     BOOTTIME (or the bundle's ftrace_clock). Other clocks are converted
+ *     through the ClockSnapshots (any chain of them; on each step the
+ *     snapshot nearest before the timestamp, else the first), with
+ *     sequence-scoped clocks (64..127) per sequence, incremental clocks
+ *     accumulated and unit_multiplier_ns applied. A timestamp that cannot
+ *     be converted drops its event (warning `perfetto_clock_not_converted`).
+ *   - System data (perfetto_ftrace.c, perfetto_sched.c, perfetto_system.c):
+ *     a "CPUs" section (one slice track per CPU: who ran, from sched_switch,
+ *     plain or compact_sched; cpu_frequency and cpu_idle counters), thread
+ *     states on a "name tid state" track per thread, atrace print B/E/I on
+ *     the thread's track, C as process counters, S/F as async slices;
+ *     ProcessTree / task_newtask / task_rename / descriptors name processes
+ *     and threads; ProcessStats and SysStats meminfo are counters;
+ *     FrameTimelineEvent frames are "Expected Timeline" / "Actual Timeline"
+ *     slices. Sections: CPUs, System, custom trees, then processes by (name,
+ *     pid); in a process its own tracks, then threads by (name, tid).
  *   - compressed_packets (field 50) is inflated (zlib or gzip, at most
  *     ST_PERFETTO_INFLATE_MAX bytes each) and its packets decoded in place;
  *     their events' src is the offset of the compressed packet.
- *   - Any other packet content (ftrace, process_tree, ...) is counted:
- *     warning `perfetto_packets_skipped`, per field number in
- *     st_perfetto_metadata_json(). Never an error.
- *   - Args (debug annotations) are not resident: an event's src is the
- *     absolute offset of its TracePacket record's tag (of the BEGIN for a
- *     slice; END annotations are not shown). The interned annotation names
- *     and string values they refer to are kept per (sequence, generation)
- *     in an args source (st_perfetto_set_args_source, argsrc.h).
- *   - stats: `events` = packets (inside compressed_packets too); `phases`
- *     counts B, E, i, C by TrackEvent type; `threads` = distinct slice
- *     tracks (thread tracks by pid/tid, custom tracks each) carrying events.
+ *   - What is not shown (packets of other kinds: android_log, heap_graph,
+ *     ..., and ftrace events of other kinds) is counted per kind: warning
+ *     `perfetto_packets_not_shown`, and st_perfetto_metadata_json(). Never
+ *     an error.
+ *   - Args are not resident: a TrackEvent's src is the absolute offset of
+ *     its TracePacket record's tag (of the BEGIN for a slice; END
+ *     annotations merged on selection). The interned annotation names and
+ *     string values they refer to are kept per (sequence, generation) in an
+ *     args source (st_perfetto_set_args_source, argsrc.h), with each ftrace
+ *     bundle's range and the threads' names: a scheduling slice's src is
+ *     the field of its record that says who (argsrc.h).
+ *   - stats: `events` = packets (inside compressed_packets too) + ftrace
+ *     events; `phases` counts B, E, i, C by TrackEvent type and atrace kind;
+ *     `threads` = distinct slice tracks (thread tracks by tid, custom tracks
+ *     each) carrying events.
  *
  *   st_perfetto_importer *im = st_perfetto_create(&alloc, builder, &stats);
  *   st_perfetto_push(im, bytes, n, &err); ... st_perfetto_finish(im, &err);
@@ -94,7 +120,10 @@ int st_perfetto_has_trace(const st_perfetto_importer *im);
  * state clears into as (an ST_ARGS_PERFETTO source; see argsrc.h). Call
  * before the first push; as must outlive the import. */
 void st_perfetto_set_args_source(st_perfetto_importer *im, st_argsrc *as);
-/* {"skipped_packet_fields": {"<field number>": count, ...}} or "{}". */
+/* What the trace holds that is not shown, for the page's "not shown" line
+ * and Info: {"not_shown": {"packets": N, "kinds": {"android_log": n, ...},
+ * "ftrace_events": n, "nothing_shown": bool}}, or "{}" when everything is
+ * shown. Valid until destroy. */
 const char *st_perfetto_metadata_json(const st_perfetto_importer *im);
 
 #endif

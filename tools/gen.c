@@ -8,9 +8,12 @@
  *   strata-gen -n 1e7 --steps 100 -o t.json (100 steps of a bigger program)
  *   strata-gen -n 1e5 --rank 3 --start-us 1250 -o rank-3.json   (a Kineto-like rank)
  *   strata-gen -n 1e5 --slow-op convolution --slow-factor 1.5 -o b.json   (a run B)
+ *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
+ *     trace with 1e6 sched_switch events: tools/gen_perfetto.c)
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include "demo.h"
+#include "gen_perfetto.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,7 +42,7 @@ static int write_sink(void *ud, const void *data, size_t len) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: strata-gen -n EVENTS [-o FILE] [--gz] [--level 1-9] [--seed N] [--gpus N] "
-             "[--lean] [--steps N]\n"
+             "[--lean] [--steps N] [--perfetto [--cpus N]]\n"
              "  writes a JAX-like GPU training trace (Chrome JSON) of about EVENTS events\n"
              "  --lean: slices without args (about 90 bytes per event instead of 300)\n"
              "  --steps N: exactly N training steps, ops per step grown to reach EVENTS\n"
@@ -50,7 +53,9 @@ static void usage(FILE *f) {
              "  --start-us T: the first step starts at T us (default 1000)\n"
              "  --first-step N: number the steps from N (default 1)\n"
              "  --slow-op KIND|NAME [--slow-factor F]: those ops (an HLO kind such as\n"
-             "    convolution, or one op's name) take F times as long (default 2): a run B\n");
+             "    convolution, or one op's name) take F times as long (default 2): a run B\n"
+             "  --perfetto: a Perfetto system trace instead (protobuf): EVENTS sched_switch\n"
+             "    events on --cpus CPUs (default 8), compact_sched, atrace, process tree\n");
 }
 
 static int parse_u64(const char *s, unsigned long long *out) {
@@ -63,13 +68,13 @@ static int parse_u64(const char *s, unsigned long long *out) {
 }
 
 int main(int argc, char **argv) {
-  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, rank = 0, first_step = 0;
-  unsigned long long base_time = 1700000000000000000ull, start_us = 0;
+  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, cpus = 8, rank = 0;
+  unsigned long long first_step = 0, base_time = 1700000000000000000ull, start_us = 0;
   int kineto = 0;
   double slow_factor = 0;
   const char *slow_op = NULL;
   const char *out = NULL;
-  int gz = 0, lean = 0;
+  int gz = 0, lean = 0, perfetto = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has_val = i + 1 < argc;
@@ -103,6 +108,10 @@ int main(int argc, char **argv) {
       if (*end || !(slow_factor > 0 && slow_factor <= 1000)) return usage(stderr), 2;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
+    } else if (!strcmp(a, "--perfetto")) {
+      perfetto = 1;
+    } else if (!strcmp(a, "--cpus") && has_val) {
+      if (!parse_u64(argv[++i], &cpus) || cpus < 1 || cpus > 256) return usage(stderr), 2;
     } else if (!strcmp(a, "--seed") && has_val) {
       if (!parse_u64(argv[++i], &seed) || seed > 0xffffffffull) return usage(stderr), 2;
     } else if (!strcmp(a, "--gpus") && has_val) {
@@ -150,8 +159,13 @@ int main(int argc, char **argv) {
                     .first_step = (uint32_t)first_step,
                     .slow_op = slow_op,
                     .slow_factor = slow_factor};
-  st_code rc = st_demo_write(&d, write_sink, &s);
-  int bad = rc != ST_OK;
+  int bad;
+  if (perfetto) {
+    gen_perfetto_desc pd = {(uint32_t)seed, (uint32_t)cpus, n};
+    bad = gen_perfetto_write(&pd, write_sink, &s) != 0;
+  } else {
+    bad = st_demo_write(&d, write_sink, &s) != ST_OK;
+  }
   if (s.gz) bad |= gzclose(s.gz) != Z_OK;
   if (s.f && s.f != stdout) bad |= fclose(s.f) != 0;
   if (s.f == stdout) bad |= fflush(stdout) != 0;

@@ -11,6 +11,7 @@
 
 import { createPanels } from './panels.js';
 import { createInfo } from './info.js';
+import { createNotShown } from './not_shown.js';
 import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
@@ -682,6 +683,7 @@ async function start() {
   });
   wirePanels();
   createInfo({ M, str });
+  createNotShown({ M, str });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

@@ -331,6 +331,82 @@ if gen and os.path.exists(gen):
                        capture_output=True)
     report(r.returncode == 2, "strata-gen --steps 0 is refused", "exit %d" % r.returncode)
 
+    # --perfetto: a Perfetto system trace; its counts checked against an
+    # independent walk of the protobuf (packets, FtraceEvents, compact_sched
+    # columns): a CPU slice per switch to a real thread, a slice per atrace B
+    def pb_fields(b):
+        i = 0
+        while i < len(b):
+            tag, i = varint(b, i)
+            num, wire = tag >> 3, tag & 7
+            if wire == 0:
+                v, i = varint(b, i)
+                yield num, v
+            elif wire == 2:
+                n, i = varint(b, i)
+                yield num, b[i:i + n]
+                i += n
+            elif wire == 1:
+                yield num, b[i:i + 8]
+                i += 8
+            else:
+                yield num, b[i:i + 4]
+                i += 4
+
+    def varint(b, i):
+        v = shift = 0
+        while True:
+            c = b[i]
+            i += 1
+            v |= (c & 0x7F) << shift
+            shift += 7
+            if c < 0x80:
+                return v, i
+
+    def packed(b):
+        i, out = 0, []
+        while i < len(b):
+            v, i = varint(b, i)
+            out.append(v)
+        return out
+
+    out = os.path.join(tmp, "gen-sys.pftrace")
+    r = subprocess.run([gen, "-n", "3000", "--perfetto", "--cpus", "4", "-o", out], capture_output=True)
+    if r.returncode != 0:
+        report(False, "strata-gen --perfetto", r.stderr.decode())
+    else:
+        packets = ftrace = switches = real = begins = logs = 0
+        for _, pk in pb_fields(open(out, "rb").read()):
+            packets += 1
+            for num, v in pb_fields(pk):
+                if num == 39:
+                    logs += 1
+                if num != 1:
+                    continue
+                for bn, bv in pb_fields(v):
+                    if bn == 2:
+                        ftrace += 1
+                        for en, ev in pb_fields(bv):
+                            if en == 3 and dict(pb_fields(ev)).get(2, b"").startswith(b"B|"):
+                                begins += 1
+                    elif bn == 4:
+                        cols = {}
+                        for cn, cv in pb_fields(bv):
+                            if cn != 5:
+                                cols[cn] = packed(cv)
+                        pids = cols.get(3, [])
+                        switches += len(pids)
+                        real += sum(1 for p in pids if p)
+                        ftrace += len(pids) + len(cols.get(8, []))
+        s, err = stats_of("gen-sys.pftrace", out)
+        if s is not None:
+            nshown = [w["count"] for w in s["warnings"] if w["kind"] == "perfetto_packets_not_shown"]
+            report(s["format"] == "perfetto-proto" and s["events"] == packets + ftrace
+                   and s["slices"] == real + begins and s["phases"].get("B") == begins
+                   and nshown == [logs] and switches == 3000 and s["processes"] == 8,
+                   "strata-gen --perfetto: stats match the protobuf",
+                   "stats %r; packets %d ftrace %d switches %d real %d B %d logs %d"
+                   % (s, packets, ftrace, switches, real, begins, logs))
 # ---- 4. profiles: strata stats A B ..., strata diff A B -----------------------------
 # Fixtures tests/fixtures/profile: run_a/run_b (two ProfilerSteps; B with
 # aten::mm and gemm_kernel twice as long, aten::copy_ replaced by

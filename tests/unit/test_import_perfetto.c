@@ -126,8 +126,8 @@ static void build(enc *t) {
   tev(t, 2, 3000, 3, 0, "defaulted", 0, NULL, 2);
   /* seq 3: needs incremental state but never cleared: skipped */
   tev(t, 3, 3000, 3, 101, "skipped", 0, NULL, 2);
-  /* an ftrace packet: skipped, counted */
-  enc_bytes(&pk, 1, "\x0a\x00", 2);
+  /* an android_log packet: not shown, counted */
+  enc_bytes(&pk, 39, "\x0a\x00", 2);
   enc_u(&pk, 10, 4);
   packet(t, &pk);
   enc_reset(&pk);
@@ -229,8 +229,8 @@ static void test_stats_and_chunking(void) {
   CHECK(warned(&ref.stats, "unmatched_end", 1));
   CHECK(warned(&ref.stats, "unclosed_slice", 1));
   CHECK(warned(&ref.stats, "perfetto_incremental_state_invalid", 1));
-  CHECK(warned(&ref.stats, "perfetto_packets_skipped", 1));
-  CHECK(strstr(ref.meta, "\"skipped_packet_fields\": {\"1\": 1}") != NULL);
+  CHECK(warned(&ref.stats, "perfetto_packets_not_shown", 1));
+  CHECK(strstr(ref.meta, "\"packets\": 1, \"kinds\": {\"android_log\": 1}") != NULL);
   size_t chunks[] = {1, 3, 17, 256};
   for (size_t k = 0; k < 4; k++) {
     result r;
@@ -258,7 +258,7 @@ static void test_mapping(void) {
   CHECK_EQ_STR(str(tr, procs[0].name), "root");
   CHECK_EQ_INT(procs[1].pid, 42);
   CHECK_EQ_STR(str(tr, procs[1].name), "procname");
-  const st_track *th = track_named(tr, "threadname");
+  const st_track *th = track_named(tr, "threadname 7");
   CHECK(th && th->key == 7 && th->row_count == 2);
   if (th) {
     const st_row *r0 = &rows[th->first_row], *r1 = &rows[th->first_row + 1];

@@ -1,0 +1,292 @@
+/* gen_perfetto.c: `strata-gen --perfetto`: a synthetic Linux/Android-style
+ * Perfetto system trace, written as traced would: a TraceConfig, a
+ * ClockSnapshot, a ProcessTree, then per 4 ms window one FtraceEventBundle
+ * per CPU (bundles of different CPUs overlap in time, as in real traces)
+ * holding the CPU's scheduling in compact_sched form (sched_switch and
+ * sched_waking columns, an intern table of comms) and plain FtraceEvents
+ * for atrace prints (B/E around some of a thread's run), cpu_frequency and
+ * cpu_idle; plus an android_log packet now and then (strata does not show
+ * those: the page says so). About `switches` sched_switch events in all,
+ * so `-n 1e6` makes a CPU section of a million scheduling slices.
+ *
+ * Each CPU runs its own pool of threads (threads do not migrate): a
+ * thread runs 20-800 us, then leaves Sleeping (60%), preempted (30%) or
+ * in Uninterruptible Sleep (10%); a sleeping thread is woken (sched_waking)
+ * a few us before it runs again; now and then the CPU idles. Deterministic
+ * for a seed. */
+#include "gen_perfetto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pbuf {
+  uint8_t *p;
+  size_t n, cap;
+  int oom;
+} pbuf;
+
+static void put(pbuf *b, const void *d, size_t n) {
+  if (b->oom) return;
+  if (b->n + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + n) cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p) {
+      b->oom = 1;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, d, n);
+  b->n += n;
+}
+static void varint(pbuf *b, uint64_t v) {
+  uint8_t t[10];
+  size_t n = 0;
+  do {
+    t[n] = (uint8_t)(v & 0x7F);
+    v >>= 7;
+    if (v) t[n] |= 0x80;
+    n++;
+  } while (v);
+  put(b, t, n);
+}
+static void tag(pbuf *b, uint32_t num, int wire) { varint(b, (uint64_t)num << 3 | (uint64_t)wire); }
+static void uv(pbuf *b, uint32_t num, uint64_t v) {
+  tag(b, num, 0);
+  varint(b, v);
+}
+static void bytes(pbuf *b, uint32_t num, const void *d, size_t n) {
+  tag(b, num, 2);
+  varint(b, n);
+  put(b, d, n);
+}
+static void str(pbuf *b, uint32_t num, const char *s) { bytes(b, num, s, strlen(s)); }
+static void msg(pbuf *b, uint32_t num, const pbuf *m) { bytes(b, num, m->p, m->n); }
+
+typedef struct gthread {
+  int32_t tid, pid;
+  const char *name;
+  uint8_t state; /* 0 sleeping, 1 runnable (preempted), 2 running */
+} gthread;
+
+typedef struct gcpu {
+  uint64_t t;            /* time the current run ends */
+  int32_t cur;           /* index into the CPU's pool, -1 idle */
+  uint32_t first, count; /* pool: threads [first, first + count) */
+  uint32_t freq;
+} gcpu;
+
+static uint32_t rnd(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(*s >> 33);
+}
+
+static const char *const k_procs[] = {"/system/bin/surfaceflinger", "com.example.camera",
+                                      "/system/bin/audioserver",    "com.example.launcher",
+                                      "/vendor/bin/hw/gpu-service", "python3 train.py",
+                                      "/system/bin/traced_probes",  "com.example.maps"};
+static const char *const k_threads[] = {"RenderThread", "binder:%d_1", "HwBinder", "worker",
+                                        "GLThread",     "AsyncTask",   "io",       "dataloader"};
+static const char *const k_slices[] = {
+    "draw",        "onMeasure", "inflate",  "decode", "Choreographer#doFrame",
+    "queueBuffer", "step",      "allreduce"};
+
+int gen_perfetto_write(const gen_perfetto_desc *d, int (*write)(void *ud, const void *p, size_t n),
+                       void *ud) {
+  uint64_t seed = d->seed * 0x9E3779B97F4A7C15ull + 1;
+  uint32_t ncpu = d->cpus ? d->cpus : 8;
+  uint64_t switches = d->switches ? d->switches : 1000;
+  uint32_t nproc = 8 + (uint32_t)(switches / 100000);
+  if (nproc > 512) nproc = 512;
+  uint32_t nthr = nproc * 6;
+  gthread *th = calloc(nthr, sizeof *th);
+  gcpu *cpu = calloc(ncpu, sizeof *cpu);
+  char(*names)[40] = calloc(nthr, 40);
+  pbuf out = {0}, pk = {0}, m = {0}, sub = {0}, bundle = {0}, ev = {0}, body = {0};
+  pbuf col[13];
+  memset(col, 0, sizeof col);
+  int rc = 1;
+  if (!th || !cpu || !names) goto done;
+  /* processes: pid 1000 + 100 * i; threads: the main one and five more */
+  for (uint32_t i = 0; i < nthr; i++) {
+    uint32_t p = i / 6, k = i % 6;
+    th[i].pid = (int32_t)(1000 + 100 * p);
+    th[i].tid = th[i].pid + (int32_t)k;
+    if (k == 0) {
+      const char *pn = k_procs[p % 8];
+      const char *slash = strrchr(pn, '/');
+      snprintf(names[i], 40, "%.15s", slash ? slash + 1 : pn);
+    } else {
+      snprintf(names[i], 40, k_threads[(p + k) % 8], th[i].pid);
+    }
+    th[i].name = names[i];
+  }
+  for (uint32_t c = 0; c < ncpu; c++) {
+    cpu[c].first = (uint32_t)((uint64_t)nthr * c / ncpu);
+    cpu[c].count = (uint32_t)((uint64_t)nthr * (c + 1) / ncpu) - cpu[c].first;
+    cpu[c].cur = -1;
+    cpu[c].t = 1000000000ull + rnd(&seed) % 100000;
+    cpu[c].freq = 1000000;
+  }
+  /* TraceConfig (BOOTTIME) and a ClockSnapshot, as traced writes them first */
+  pbuf *o = &out;
+  uv(&sub, 5, 6);
+  msg(&m, 20, &sub);
+  msg(&pk, 33, &m);
+  msg(o, 1, &pk);
+  pk.n = m.n = sub.n = 0;
+  const uint64_t clocks[3][2] = {
+      {6, 1000000000ull}, {3, 900000000ull}, {1, 1700000000000000000ull}};
+  for (int i = 0; i < 3; i++) {
+    uv(&sub, 1, clocks[i][0]);
+    uv(&sub, 2, clocks[i][1]);
+    msg(&m, 1, &sub);
+    sub.n = 0;
+  }
+  msg(&pk, 6, &m);
+  uv(&pk, 10, 1);
+  msg(o, 1, &pk);
+  pk.n = m.n = 0;
+  /* ProcessTree */
+  for (uint32_t p = 0; p < nproc; p++) {
+    uv(&sub, 1, (uint64_t)(1000 + 100 * p));
+    uv(&sub, 2, 1);
+    str(&sub, 3, k_procs[p % 8]);
+    msg(&m, 1, &sub);
+    sub.n = 0;
+  }
+  for (uint32_t i = 0; i < nthr; i++) {
+    uv(&sub, 1, (uint64_t)th[i].tid);
+    str(&sub, 2, th[i].name);
+    uv(&sub, 3, (uint64_t)th[i].pid);
+    msg(&m, 2, &sub);
+    sub.n = 0;
+  }
+  msg(&pk, 2, &m);
+  uv(&pk, 10, 1);
+  msg(o, 1, &pk);
+  pk.n = m.n = 0;
+  if (write(ud, out.p, out.n)) goto done;
+  out.n = 0;
+  /* scheduling, window by window */
+  uint64_t made = 0, window = 4000000, wend = 1000000000ull + window;
+  while (made < switches && !out.oom) {
+    for (uint32_t c = 0; c < ncpu && made < switches; c++) {
+      gcpu *g = &cpu[c];
+      for (int k = 0; k < 13; k++) col[k].n = 0;
+      ev.n = bundle.n = 0;
+      /* the intern table: the comms of this CPU's pool, and swapper */
+      char swapper[24];
+      snprintf(swapper, sizeof swapper, "swapper/%u", c);
+      pbuf intern = {0};
+      for (uint32_t i = 0; i < g->count; i++) str(&intern, 5, th[g->first + i].name);
+      uint64_t last_sw = 0, last_wk = 0;
+      while (g->t < wend && made < switches) {
+        uint64_t ts = g->t;
+        uint32_t r = rnd(&seed) % 100;
+        int32_t next = r < 12 ? -1 : (int32_t)(rnd(&seed) % g->count);
+        if (next == g->cur) next = g->cur < 0 ? 0 : -1;
+        uint32_t dur = 20000 + rnd(&seed) % 780000;
+        /* a sleeping thread is woken first */
+        if (next >= 0 && th[g->first + next].state == 0) {
+          uint64_t wts = ts - 2000 - rnd(&seed) % 3000;
+          varint(&col[7], wts - last_wk);
+          last_wk = wts;
+          varint(&col[8], (uint64_t)th[g->first + next].tid);
+          varint(&col[9], c);
+          varint(&col[10], 120);
+          varint(&col[11], (uint64_t)next);
+          th[g->first + next].state = 1;
+        }
+        /* the switch */
+        uint32_t ps = rnd(&seed) % 10;
+        int64_t prev_state = ps < 6 ? 1 : ps < 9 ? 256 : 2;
+        if (g->cur >= 0) th[g->first + g->cur].state = prev_state == 256 ? 1 : 0;
+        varint(&col[1], ts - last_sw);
+        last_sw = ts;
+        varint(&col[2], g->cur >= 0 ? (uint64_t)prev_state : 0);
+        varint(&col[3], next >= 0 ? (uint64_t)th[g->first + next].tid : 0);
+        varint(&col[4], next >= 0 ? 110 + (uint64_t)(next % 20) : 120);
+        varint(&col[6], next >= 0 ? (uint64_t)next : g->count);
+        made++;
+        g->cur = next;
+        if (next >= 0) {
+          gthread *t = &th[g->first + next];
+          t->state = 2;
+          /* atrace B/E around some runs */
+          if (rnd(&seed) % 4 == 0 && dur > 40000) {
+            char buf[96];
+            const char *sl = k_slices[(uint32_t)t->tid % 8];
+            for (int e = 0; e < 2; e++) {
+              body.n = 0;
+              int n = e ? snprintf(buf, sizeof buf, "E|%d\n", t->pid)
+                        : snprintf(buf, sizeof buf, "B|%d|%s\n", t->pid, sl);
+              bytes(&body, 2, buf, (size_t)n);
+              uv(&ev, 1, e ? ts + dur - 5000 : ts + 5000);
+              uv(&ev, 2, (uint64_t)t->tid);
+              msg(&ev, 3, &body);
+              msg(&bundle, 2, &ev);
+              ev.n = 0;
+            }
+          }
+        }
+        /* the frequency moves now and then */
+        if (rnd(&seed) % 64 == 0) {
+          g->freq = 300000 + (rnd(&seed) % 24) * 100000;
+          body.n = 0;
+          uv(&body, 1, g->freq);
+          uv(&body, 2, c);
+          uv(&ev, 1, ts);
+          uv(&ev, 2, 0);
+          msg(&ev, 11, &body);
+          msg(&bundle, 2, &ev);
+          ev.n = 0;
+        }
+        g->t = ts + dur;
+      }
+      /* the bundle: cpu, plain events, compact_sched */
+      pbuf cs = {0};
+      put(&cs, intern.p, intern.n);
+      str(&cs, 5, swapper);
+      for (int k = 1; k <= 12; k++)
+        if (col[k].n) msg(&cs, (uint32_t)k, &col[k]);
+      free(intern.p);
+      if (cs.oom) out.oom = 1;
+      pbuf b2 = {0};
+      uv(&b2, 1, c);
+      put(&b2, bundle.p, bundle.n);
+      msg(&b2, 4, &cs);
+      pk.n = 0;
+      msg(&pk, 1, &b2);
+      uv(&pk, 10, 2);
+      msg(&out, 1, &pk);
+      free(cs.p);
+      free(b2.p);
+    }
+    /* an android_log packet per window: not shown by strata */
+    pk.n = m.n = 0;
+    uv(&m, 1, 3);
+    msg(&pk, 39, &m);
+    msg(&out, 1, &pk);
+    if (out.oom || write(ud, out.p, out.n)) goto done;
+    out.n = 0;
+    wend += window;
+  }
+  rc = out.oom;
+done:
+  free(th);
+  free(cpu);
+  free(names);
+  free(out.p);
+  free(pk.p);
+  free(m.p);
+  free(sub.p);
+  free(bundle.p);
+  free(ev.p);
+  free(body.p);
+  for (int k = 0; k < 13; k++) free(col[k].p);
+  return rc;
+}
