@@ -139,10 +139,11 @@ static inline int key_is(const char *k, const char *lit, size_t n) {
 st_json_status st_chrome_parse_event(const char *p, const char *end, st_chrome_ev *e,
                                      const char **out, const char **bad, const char **why) {
   memset(e, 0, sizeof *e);
+  e->obj = p;
   p = st_json_ws(p + 1, end);
   if (p >= end) return ST_JSON_INCOMPLETE;
   if (*p == '}') {
-    *out = p + 1;
+    *out = e->obj_end = p + 1;
     return ST_JSON_OK;
   }
   for (;;) {
@@ -246,7 +247,7 @@ st_json_status st_chrome_parse_event(const char *p, const char *end, st_chrome_e
       continue;
     }
     if (*p == '}') {
-      *out = p + 1;
+      *out = e->obj_end = p + 1;
       return ST_JSON_OK;
     }
     *bad = p;

@@ -43,6 +43,7 @@ typedef struct st_chrome_ev {
   st_json_str ph, name, cat, scope_s, scope, event_stats, bp;
   int64_t ts, dur;
   st_chrome_id pid, tid, id, id2, bind_id;
+  const char *obj, *obj_end; /* the whole object (keys strata reads rarely, e.g. a sample's sf) */
   const char *args, *args_end;
   const char *entries, *entries_end;
 } st_chrome_ev;

@@ -11,6 +11,7 @@
  */
 #include "chrome_semantics.h"
 
+#include "chrome_samples.h"
 #include "import_chrome.h" /* ST_CHROME_GLOBAL_PID, ST_CHROME_STRING_KEY */
 
 #include <stdio.h>
@@ -40,6 +41,7 @@ typedef struct st_chrome_thread {
   uint32_t proc; /* index into procs */
   int64_t tid;
   uint32_t slices, instants; /* builder tracks, UINT32_MAX if none */
+  uint32_t samples;          /* builder samples track (chrome_samples.c), UINT32_MAX if none */
   uint32_t name;
   int32_t sort;
   uint8_t has_name, has_sort, counted;
@@ -290,8 +292,11 @@ static uint32_t event_thread(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t
         sem->nomem = 1;
         return UINT32_MAX;
       }
-      sem->threads[i] =
-          (thread){.proc = pi, .tid = tid, .slices = UINT32_MAX, .instants = UINT32_MAX};
+      sem->threads[i] = (thread){.proc = pi,
+                                 .tid = tid,
+                                 .slices = UINT32_MAX,
+                                 .instants = UINT32_MAX,
+                                 .samples = UINT32_MAX};
       sem->nthreads++;
     }
     sem->last_thread = i;
@@ -313,7 +318,9 @@ static uint32_t event_thread(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t
 }
 
 static uint32_t thread_track(st_chrome_sem *sem, thread *t, st_track_kind kind) {
-  uint32_t *slot = kind == ST_TRACK_SLICES ? &t->slices : &t->instants;
+  uint32_t *slot = kind == ST_TRACK_SLICES    ? &t->slices
+                   : kind == ST_TRACK_SAMPLES ? &t->samples
+                                              : &t->instants;
   if (*slot != UINT32_MAX) return *slot;
   uint32_t tr = st_builder_track(sem->b, sem->procs[t->proc].bidx, kind, t->tid, t->name);
   if (tr == UINT32_MAX) {
@@ -919,6 +926,14 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   case 'E': on_end(sem, e, pi); break;
   case 'i':
   case 'I':
+    if (e->name.n == 10 && st_chrome_str_eq(e->name, "CpuProfile")) { /* a whole V8 profile */
+      if (e->tid.kind) event_thread(sem, e, pi, 1);
+      st_stats_time(st, e->ts, e->ts);
+      st_chrome_samples_event(sem, e, pi);
+      break;
+    }
+    on_instant(sem, e, pi);
+    break;
   case 'R': on_instant(sem, e, pi); break;
   case 'C': on_counter(sem, e, pi); break;
   case 'b':
@@ -931,10 +946,14 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   case 's':
   case 't':
   case 'f': on_flow_v1(sem, e, pi, (char)c); break;
+  case 'P':
+    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    st_stats_time(st, e->ts, e->ts);
+    st_chrome_samples_event(sem, e, pi);
+    break;
   case 'O':
   case 'N':
   case 'D':
-  case 'P':
   case 'c':
   case 'V':
   case 'v':
@@ -954,6 +973,15 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
 
 /* Closes everything still open at the end of input. */
 static void close_open(st_chrome_sem *sem) {
+  st_chrome_samples_close(sem);
+  for (uint32_t i = 0; i < sem->nthreads; i++) { /* "<thread name> samples", its order */
+    thread *t = &sem->threads[i];
+    if (t->samples == UINT32_MAX) continue;
+    if (t->has_name)
+      st_builder_track_name(sem->b, t->samples,
+                            intern_join(sem, t->name, " ", ST_STR_EMPTY, "samples"));
+    if (t->has_sort) st_builder_track_sort(sem->b, t->samples, t->sort);
+  }
   for (uint32_t i = 0; i < sem->nthreads; i++) {
     thread *t = &sem->threads[i];
     while (t->depth > 0) {
@@ -997,6 +1025,7 @@ void st_chrome_sem_init(st_chrome_sem *sem, const st_alloc *a, st_builder *b, st
 }
 
 void st_chrome_sem_free(st_chrome_sem *sem) {
+  st_chrome_samples_free(sem);
   for (uint32_t i = 0; i < sem->nthreads; i++) st_free(&sem->alloc, sem->threads[i].stack);
   for (uint32_t i = 0; i < sem->naids; i++) st_free(&sem->alloc, sem->aids[i].stack);
   map *maps[] = {&sem->proc_map,  &sem->thread_map, &sem->counter_map, &sem->series_map,
@@ -1013,6 +1042,38 @@ int st_chrome_sem_event(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src)
   sem->cur_src = src;
   handle_event(sem, e);
   return !sem->nomem;
+}
+
+int st_chrome_sem_sample(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src) {
+  sem->cur_src = src;
+  st_chrome_samples_global(sem, e);
+  return !sem->nomem;
+}
+
+int st_chrome_sem_stack_frame(st_chrome_sem *sem, st_json_str key, const char *v, const char *vend,
+                              uint64_t src) {
+  sem->cur_src = src;
+  st_chrome_samples_frame(sem, key, v, vend);
+  return !sem->nomem;
+}
+
+uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e) {
+  return event_proc(sem, e);
+}
+
+uint32_t st_chrome_sem_samples_track(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
+  uint32_t ti = event_thread(sem, e, pi, 1);
+  if (ti == UINT32_MAX) return UINT32_MAX;
+  thread *t = &sem->threads[ti];
+  if (t->samples == UINT32_MAX && thread_track(sem, t, ST_TRACK_SLICES) == UINT32_MAX)
+    return UINT32_MAX;
+  return thread_track(sem, t, ST_TRACK_SAMPLES);
+}
+
+uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s) { return intern(sem, s); }
+
+uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char *s, size_t n) {
+  return intern_bytes(sem, s, n);
 }
 
 int st_chrome_sem_close(st_chrome_sem *sem) {

@@ -1,7 +1,9 @@
 /* chrome_semantics.h: what each Chrome trace event does to the st_builder,
  * phase by phase (FORMATS.md "strata's choices"): B/E pairs and X slices on
  * thread tracks, instants, counters, metadata (names, sort order), async
- * (nestable and legacy) and flows, with the warnings stats.h lists.
+ * (nestable and legacy) and flows, with the warnings stats.h lists; CPU
+ * samples (P, V8 profiles, top-level samples / stackFrames) are handed on
+ * to chrome_samples.h.
  *
  * The state is what the phases need across events: processes and threads
  * met so far, open B / async slices, counter series and flow identities.
@@ -58,6 +60,8 @@ typedef struct st_chrome_sem {
   char *scratch;
   size_t scratch_cap;
 
+  struct st_chrome_prof *prof; /* CPU samples (chrome_samples.c); NULL until one is read */
+
   uint64_t cur_src; /* the event being handled: its offset, for warnings and the model */
   int nomem;
 } st_chrome_sem;
@@ -71,5 +75,21 @@ int st_chrome_sem_event(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src)
 /* End of input: closes every slice still open (unfinished). 0 if out of
  * memory (now or before). */
 int st_chrome_sem_close(st_chrome_sem *sem);
+/* One element of the top-level `samples` array, at offset src (see
+ * chrome_samples.h). 0 if out of memory (sticky). */
+int st_chrome_sem_sample(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src);
+/* One member of the top-level `stackFrames` object, at offset src. 0 if
+ * out of memory (sticky). */
+int st_chrome_sem_stack_frame(st_chrome_sem *sem, st_json_str key, const char *v, const char *vend,
+                              uint64_t src);
+
+/* For chrome_samples.c: the event's process (counted as seen; UINT32_MAX
+ * on failure), the samples track of the event's thread in process pi
+ * (after the thread's slice track, so it is drawn under it; UINT32_MAX on
+ * failure), and interning (ST_STR_EMPTY and nomem on failure). */
+uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e);
+uint32_t st_chrome_sem_samples_track(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi);
+uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s);
+uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char *s, size_t n);
 
 #endif

@@ -12,6 +12,10 @@
  *      streams, counters, instants
  *   5. st_demo_write: sizing and the top-level object
  *
+ * With st_demo_desc.flows, launch arrows are written as Chrome v1 flow
+ * events: an "s" inside the launching slice and an "f" with "bp":"e"
+ * inside the launched one (both bind to their enclosing slice).
+ *
  * Sizing: a step emits about HOST_EVENTS + gpus * (2 * ops + 10) events; the
  * op count per step is chosen so that even small targets get several steps,
  * and steps are emitted until the next one would overshoot the target by
@@ -251,6 +255,8 @@ typedef struct op {
 typedef struct gen {
   writer w;
   rng r;
+  int flows;        /* st_demo_desc.flows */
+  uint64_t flow_id; /* the last flow id written */
   uint32_t gpus, nops;
   int kineto;
   const char *slow_op; /* NULL: none */
@@ -337,8 +343,27 @@ static void x_event(writer *w, int64_t pid, int64_t tid, int64_t ts, int64_t dur
   if (cat) w_cat(w, cat);
 }
 
+/* One launch arrow: an "s" at ts0 on (pid0, tid0) to an "f" at ts1 on
+ * (pid1, tid1); each binds to the slice enclosing it. */
+static void flow_arrow(gen *g, int64_t pid0, int64_t tid0, int64_t ts0, int64_t pid1, int64_t tid1,
+                       int64_t ts1) {
+  writer *w = &g->w;
+  uint64_t id = ++g->flow_id;
+  w_begin(w, 's', pid0, tid0, ts0, "launch");
+  w_cat(w, "flow");
+  w_str(w, ",\"id\":");
+  w_u64(w, id);
+  w_end(w);
+  w_begin(w, 'f', pid1, tid1, ts1, "launch");
+  w_cat(w, "flow");
+  w_str(w, ",\"bp\":\"e\",\"id\":");
+  w_u64(w, id);
+  w_end(w);
+}
+
 /* One GPU's share of a step starting at t; returns the end time. */
-static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *mem) {
+static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, int64_t launch_ts,
+                        double *mem) {
   writer *w = &g->w;
   int64_t pid = 1 + gpu;
   char buf[64];
@@ -381,6 +406,7 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *
   w_arg_str(w, 1, "long_name", "jit_train_step(8415209361)");
   w_arg_u64(w, 0, "run_id", 4000 + step);
   w_args_close(w);
+  if (g->flows) flow_arrow(g, HOST_PID, TID_PJRT, launch_ts, pid, TID_MODULES, m0);
   for (uint32_t i = 0; i < g->nops; i++) {
     const op *o = &g->ops[i];
     x_event(w, pid, TID_OPS, starts[i], ends[i] - starts[i], o->name, NULL);
@@ -406,6 +432,7 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, double *
       w_arg_str(w, 0, "block", "256,1,1");
     }
     w_args_close(w);
+    if (g->flows && i % 5 < 3) flow_arrow(g, pid, TID_OPS, starts[i], pid, stream, ks);
   }
   x_event(w, pid, TID_D2H, m1, d2h, "MemcpyD2H", "memcpy");
   w_args_open(w);
@@ -468,7 +495,9 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
     w_end(w);
   }
   for (uint32_t k = 0; k < g->gpus; k++) {
-    int64_t e = emit_gpu(g, k, step, dev0 + (int64_t)k * rng_range(&g->r, 1000, 8000), &mem[k]);
+    int64_t launch = dev0 - 15000 + (int64_t)k * 6000 + 2000; /* inside its ExecuteHelper */
+    int64_t e =
+        emit_gpu(g, k, step, dev0 + (int64_t)k * rng_range(&g->r, 1000, 8000), launch, &mem[k]);
     if (e > end) end = e;
   }
   int64_t bw = p0 + disp + 5000;
@@ -507,6 +536,7 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   g->w.fn = write;
   g->w.ud = ud;
   g->w.lean = dd.lean != 0;
+  g->flows = dd.flows != 0;
   g->r.s = dd.seed * 0x2545f4914f6cdd1dull;
   g->gpus = dd.gpus;
   g->kineto = dd.kineto != 0;

@@ -25,6 +25,11 @@ typedef struct st_demo_desc {
                            * picture at any size: bigger programs) */
   uint32_t lean;          /* 1: slices without args (about 90 bytes per event
                            * instead of 300; counters and metadata keep theirs) */
+  uint32_t flows;         /* 1: launch arrows (Chrome v1 flow events s -> f):
+                           * from 3 XLA ops in 5 to their kernels and from
+                           * the host's ExecuteHelper to each GPU's module:
+                           * ~0.18 arrows per event (their two flow events
+                           * count toward target_events) */
   /* Profiles and second runs (strata-gen --rank / --slow-op; all zero: the
    * demo as it always was): */
   uint32_t kineto; /* 1: Kineto-like rank trace: host steps named

@@ -398,7 +398,7 @@ static void on_item(void *ud, const st_lod_item *it) {
   float x0 = st_view_x_of(v, (double)it->start), x1 = st_view_x_of(v, (double)it->end);
   uint32_t col = name_color(d, it->name); /* the string only on a cache miss or for a label */
   float y = d->row_y + 1, h = ST_VIEW_ROW_H - 2;
-  int instant_row = d->row_kind == ST_TRACK_INSTANTS;
+  int instant_row = d->row_kind == ST_TRACK_INSTANTS || d->row_kind == ST_TRACK_SAMPLES;
   uint32_t flags = 0;
   const st_draw_overlay *ov = d->ov;
   if (ov) {

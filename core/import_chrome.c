@@ -2,7 +2,9 @@
  *
  * This file is the container: the input window, the state machine over the
  * top-level value (array form, or an object whose traceEvents list holds
- * the events and whose other keys are skipped or kept as metadata text),
+ * the events and whose other keys are skipped or kept as metadata text;
+ * its `samples` list and `stackFrames` object are read member by member
+ * like events and handed to chrome_samples.c),
  * errors with line/column, and the public API. Each complete event object
  * is parsed by chrome_event.c and handed to chrome_semantics.c, which
  * turns it into builder calls.
@@ -32,7 +34,8 @@ typedef enum tstate {
   T_OBJ_VALUE, /* dispatch the value of the current key */
   T_OBJ_SKIP,  /* the resumable skipper runs over a big value */
   T_OBJ_NEXT,  /* expect ',' or '}' */
-  T_LIST,      /* inside the event list */
+  T_LIST,      /* inside the event list (or the top-level samples list) */
+  T_FRAMES,    /* inside the top-level stackFrames object */
   T_DONE,      /* the top-level value ended; only whitespace may follow */
   T_FAILED
 } tstate;
@@ -62,6 +65,7 @@ struct st_chrome_importer {
   tstate state;
   int form; /* 0 unknown, 1 array, 2 object */
   int saw_event_list, expect_value, after_comma, final;
+  int list_samples; /* the list being read is the top-level samples, not traceEvents */
   topkey key;
   int capture; /* the skipped value is copied into meta */
   st_json_skipper sk;
@@ -165,8 +169,10 @@ static void wait_for(st_chrome_importer *im, const char *tok) {
   im->pos = (size_t)(tok - im->buf);
 }
 
-/* The event list: parse every complete element in the window. */
-static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
+/* The event list (or, samples != 0, the top-level samples list): parse
+ * every complete element in the window. */
+static inline int run_list_of(st_chrome_importer *im, const char **pp, const char *end,
+                              int samples) {
   const char *p = *pp;
   for (;;) {
     p = st_json_ws(p, end);
@@ -194,7 +200,8 @@ static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
         return -1;
       }
       im->cur_src = abs_of(im, p);
-      if (!st_chrome_sem_event(&im->sem, &e, im->cur_src)) {
+      if (!(samples ? st_chrome_sem_sample(&im->sem, &e, im->cur_src)
+                    : st_chrome_sem_event(&im->sem, &e, im->cur_src))) {
         set_error(im, ST_ERR_NOMEM, im->cur_src, "out of memory%s", "");
         return -1;
       }
@@ -214,6 +221,7 @@ static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
       p++;
       *pp = p;
       im->state = im->form == 1 ? T_DONE : T_OBJ_NEXT;
+      im->list_samples = 0;
       return 2;
     } else {
       const char *q;
@@ -233,6 +241,73 @@ static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
       im->after_comma = 0;
       p = q;
     }
+  }
+}
+
+/* Two copies of the loop, so the event list's has no samples branch. */
+static int run_list(st_chrome_importer *im, const char **pp, const char *end) {
+  return im->list_samples ? run_list_of(im, pp, end, 1) : run_list_of(im, pp, end, 0);
+}
+
+/* The stackFrames object: hand every complete member in the window to the
+ * samples semantics. Returns like run_list (2: the object ended). */
+static int run_frames(st_chrome_importer *im, const char **pp, const char *end) {
+  const char *p = *pp;
+  for (;;) {
+    p = st_json_ws(p, end);
+    *pp = p;
+    if (p >= end) return 0;
+    if (*p == '}' && !(im->expect_value && im->after_comma)) {
+      *pp = p + 1;
+      im->state = T_OBJ_NEXT;
+      return 2;
+    }
+    if (*p == ',' && !im->expect_value) {
+      im->expect_value = 1;
+      im->after_comma = 1;
+      p++;
+      continue;
+    }
+    if (*p != '"' || !im->expect_value) {
+      set_error(im, ST_ERR_JSON, abs_of(im, p), "JSON syntax error: %s in stackFrames",
+                im->expect_value ? "expected a key" : "expected ',' or '}'");
+      return -1;
+    }
+    const char *q, *v, *ve;
+    int esc;
+    if (st_json_string(p + 1, end, &q, &esc) != ST_JSON_OK) return 1;
+    st_json_str key = {p + 1, (size_t)(q - p - 1), esc};
+    v = st_json_ws(q + 1, end);
+    if (v >= end) return 1;
+    if (*v != ':') {
+      set_error(im, ST_ERR_JSON, abs_of(im, v), "JSON syntax error: expected ':' in stackFrames%s",
+                "");
+      return -1;
+    }
+    v = st_json_ws(v + 1, end);
+    if (v >= end) return 1;
+    st_json_status s = st_json_skip_value(v, end, &ve);
+    if (s == ST_JSON_INCOMPLETE) {
+      if ((size_t)(end - p) > ST_CHROME_EVENT_MAX) {
+        set_error(im, ST_ERR_LIMIT, abs_of(im, p), "a stack frame is larger than %s bytes",
+                  "536870912");
+        return -1;
+      }
+      return 1;
+    }
+    if (s == ST_JSON_BAD) {
+      set_error(im, ST_ERR_JSON, abs_of(im, ve),
+                "JSON syntax error: invalid value in stackFrames%s", "");
+      return -1;
+    }
+    im->cur_src = abs_of(im, p);
+    if (!st_chrome_sem_stack_frame(&im->sem, key, v, ve, im->cur_src)) {
+      set_error(im, ST_ERR_NOMEM, im->cur_src, "out of memory%s", "");
+      return -1;
+    }
+    im->expect_value = 0;
+    im->after_comma = 0;
+    p = ve;
   }
 }
 
@@ -319,14 +394,29 @@ static st_code run(st_chrome_importer *im) {
         p++;
         break;
       }
+      if (im->key == K_SAMPLES && *p == '[') { /* read like the event list */
+        im->list_samples = 1;
+        im->expect_value = 1;
+        im->after_comma = 0;
+        im->state = T_LIST;
+        p++;
+        break;
+      }
+      if (im->key == K_STACK_FRAMES && *p == '{') {
+        im->expect_value = 1;
+        im->after_comma = 0;
+        im->state = T_FRAMES;
+        p++;
+        break;
+      }
       if (im->key == K_TRACE_EVENTS)
         warn(im, "trace_events_not_a_list");
       else if (im->key == K_SYSTEM_TRACE_EVENTS)
         warn(im, "system_trace_events_ignored");
       else if (im->key == K_STACK_FRAMES)
-        warn(im, "stack_frames_skipped");
+        warn(im, "stack_frames_not_an_object");
       else if (im->key == K_SAMPLES)
-        warn(im, "samples_skipped");
+        warn(im, "samples_not_a_list");
       if (*p == '"' || *p == '[' || *p == '{') {
         im->sk = (st_json_skipper){0};
         im->state = T_OBJ_SKIP;
@@ -383,6 +473,23 @@ static st_code run(st_chrome_importer *im) {
           wait_for(im, p);
         else
           im->pos = (size_t)(p - im->buf);
+        return ST_OK;
+      }
+      break;
+    }
+    case T_FRAMES: {
+      int r = run_frames(im, &p, end);
+      if (r < 0) return im->code;
+      if (r == 1) {
+        if (!im->final)
+          wait_for(im, p);
+        else
+          im->pos = (size_t)(p - im->buf);
+        return ST_OK;
+      }
+      if (r == 0) {
+        im->pos = (size_t)(p - im->buf);
+        im->need_abs = 0;
         return ST_OK;
       }
       break;
@@ -506,7 +613,9 @@ st_code st_chrome_finish(st_chrome_importer *im, st_error *err) {
       im->cur_src = at;
       warn(im, "truncated");
       if (im->form == 2)
-        set_error(im, ST_ERR_TRUNCATED, at, "truncated: input ended inside the traceEvents list%s",
+        set_error(im, ST_ERR_TRUNCATED, at,
+                  im->list_samples ? "truncated: input ended inside the samples list%s"
+                                   : "truncated: input ended inside the traceEvents list%s",
                   p < im->buf + im->len ? " (in the middle of an event)" : "");
       break;
     case T_DONE: break;
@@ -521,11 +630,12 @@ st_code st_chrome_finish(st_chrome_importer *im, st_error *err) {
   }
   if (im->code == ST_OK && im->form == 2 && !im->saw_event_list)
     set_error(im, ST_ERR_FORMAT, 0, "not a trace: the JSON object has no traceEvents list%s", "");
+  /* what runs out of memory from here on does so at the end of the input */
   int closed = st_chrome_sem_close(&im->sem);
   if ((im->nomem || !closed) && im->code == ST_OK)
-    set_error(im, ST_ERR_NOMEM, 0, "out of memory%s", "");
+    set_error(im, ST_ERR_NOMEM, im->base + im->len, "out of memory%s", " at the end of the input");
   if (!meta_append(im, "}", 1) && im->code == ST_OK)
-    set_error(im, ST_ERR_NOMEM, 0, "out of memory%s", "");
+    set_error(im, ST_ERR_NOMEM, im->base + im->len, "out of memory%s", " at the end of the input");
   if (err) *err = im->error;
   return im->code;
 }
@@ -535,6 +645,15 @@ int st_chrome_has_trace(const st_chrome_importer *im) {
   if (im->code == ST_ERR_NOMEM || im->code == ST_ERR_FORMAT || im->code == ST_ERR_EMPTY) return 0;
   if (im->code != ST_OK && im->stats->events == 0) return 0;
   return 1;
+}
+
+void st_chrome_release(st_chrome_importer *im) {
+  if (!im) return;
+  st_chrome_sem_free(&im->sem);
+  memset(&im->sem, 0, sizeof im->sem);
+  st_free(&im->alloc, im->buf);
+  im->buf = NULL;
+  im->len = im->pos = im->cap = 0;
 }
 
 const char *st_chrome_metadata_json(const st_chrome_importer *im) {

@@ -16,6 +16,7 @@
  *   st_chrome_importer *im = st_chrome_create(&alloc, builder, &stats);
  *   st_chrome_push(im, bytes, n, &err); ...
  *   st_chrome_finish(im, &err);    // err.code may be set with a usable trace
+ *   st_chrome_release(im);         // optional: frees the working state
  *   if (st_chrome_has_trace(im)) ... st_builder_finish(builder, ...)
  *   st_chrome_destroy(im);
  */
@@ -54,5 +55,10 @@ int st_chrome_has_trace(const st_chrome_importer *im);
  * file order; values larger than ST_CHROME_META_VALUE_MAX are replaced by a
  * string saying so. Raw text: valid JSON if the file's was. Never NULL. */
 const char *st_chrome_metadata_json(const st_chrome_importer *im);
+/* After st_chrome_finish: frees the working state (the window, the id
+ * maps of threads, async slices and flows, open-slice stacks) before the
+ * builder is finished, so it does not add to that peak. has_trace and
+ * metadata_json still answer; nothing else may be called but destroy. */
+void st_chrome_release(st_chrome_importer *im);
 
 #endif

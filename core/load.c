@@ -32,6 +32,7 @@ typedef struct importer_vt {
   st_code (*finish)(void *im, st_error *err);
   int (*has_trace)(const void *im);
   const char *(*metadata_json)(const void *im);
+  void (*release)(void *im); /* optional: free the working state after finish */
 } importer_vt;
 
 /* ---- Chrome JSON adapter -------------------------------------------------- */
@@ -45,9 +46,11 @@ static st_code chrome_push(void *im, const uint8_t *d, size_t n, st_error *e) {
 static st_code chrome_finish(void *im, st_error *e) { return st_chrome_finish(im, e); }
 static int chrome_has_trace(const void *im) { return st_chrome_has_trace(im); }
 static const char *chrome_meta(const void *im) { return st_chrome_metadata_json(im); }
+static void chrome_release(void *im) { st_chrome_release(im); }
 
-static const importer_vt k_chrome = {"chrome-json", chrome_create,    chrome_destroy, chrome_push,
-                                     chrome_finish, chrome_has_trace, chrome_meta};
+static const importer_vt k_chrome = {"chrome-json", chrome_create, chrome_destroy,
+                                     chrome_push,   chrome_finish, chrome_has_trace,
+                                     chrome_meta,   chrome_release};
 
 /* ---- protobuf adapters: XSpace and Perfetto ------------------------------ */
 static void *xplane_create(const st_alloc *a, st_builder *b, st_stats *s) {
@@ -62,7 +65,7 @@ static int xplane_has_trace(const void *im) { return st_xplane_has_trace(im); }
 static const char *xplane_meta(const void *im) { return st_xplane_metadata_json(im); }
 
 static const importer_vt k_xplane = {"xplane",      xplane_create,    xplane_destroy, xplane_push,
-                                     xplane_finish, xplane_has_trace, xplane_meta};
+                                     xplane_finish, xplane_has_trace, xplane_meta,    NULL};
 
 static void *perfetto_create(const st_alloc *a, st_builder *b, st_stats *s) {
   return st_perfetto_create(a, b, s);
@@ -77,7 +80,7 @@ static const char *perfetto_meta(const void *im) { return st_perfetto_metadata_j
 
 static const importer_vt k_perfetto = {
     "perfetto-proto", perfetto_create,    perfetto_destroy, perfetto_push,
-    perfetto_finish,  perfetto_has_trace, perfetto_meta};
+    perfetto_finish,  perfetto_has_trace, perfetto_meta,    NULL};
 
 struct st_loader {
   st_alloc alloc;
@@ -322,13 +325,21 @@ st_trace *st_loader_finish(st_loader *l, st_error *err) {
   *err = l->err;
   err->code = l->code;
   if (l->code == ST_ERR_NOMEM || !l->vt || !l->imp || !l->vt->has_trace(l->imp)) return NULL;
+  /* the importer's maps and window are not needed to finish the model:
+   * freed first, they do not add to the peak */
+  if (l->vt->release) l->vt->release(l->imp);
   st_error be;
   memset(&be, 0, sizeof be);
   st_builder *b = l->builder;
   l->builder = NULL; /* consumed by finish, also on failure */
   st_trace *t = st_builder_finish(b, &be);
   if (!t) {
-    *err = be;
+    /* the whole input (up to any damage reported in err) was read: say
+     * where, and that it was the model that did not fit */
+    int damaged = l->code != ST_OK;
+    st_error_set(err, be.code, damaged ? err->offset : l->stats.bytes_decoded,
+                 "%s, after reading %s", be.msg,
+                 damaged ? "the input up to its damage" : "the whole input");
     return NULL;
   }
   /* flows are chained and bound to events by the builder: report what it made */

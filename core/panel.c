@@ -190,6 +190,21 @@ static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
   fmt(w, in ? "],\"flows_in_count\":%u" : "],\"flows_out_count\":%u", k);
 }
 
+/* A sample's call stack, leaf first: "stack":[names] (at most 64),
+ * "stack_depth":N (frames in all). */
+static void sample_stack(jw *w, const st_trace *t, st_event_ref ref) {
+  const st_frames *fr = st_trace_frames(t);
+  uint32_t f = st_trace_rows(t, NULL)[ref.row].cat[ref.index];
+  if (f >= st_frames_count(fr)) return;
+  lit(w, ",\"stack\":[");
+  uint32_t k = 0;
+  for (uint32_t x = f; x != ST_FRAME_NONE && k < 64; x = st_frames_parent(fr, x), k++) {
+    if (k) lit(w, ",");
+    str_id(w, t, st_frames_name(fr, x));
+  }
+  fmt(w, "],\"stack_depth\":%u", st_frames_depth(fr, f) + 1);
+}
+
 static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
   const st_trace *t = st_ui_trace(ui);
   st_event_info in;
@@ -225,6 +240,7 @@ static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
     dur_text(w, (double)in.self_ns);
     flow_list(w, t, ref, 0);
     flow_list(w, t, ref, 1);
+    if (in.track_kind == ST_TRACK_SAMPLES) sample_stack(w, t, ref);
   }
   lit(w, "}");
 }
@@ -313,6 +329,71 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   } else {
     lit(&w, "null");
   }
+  return done(&w);
+}
+
+st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f, double min_share,
+                            uint32_t max_nodes, const st_alloc *a) {
+  if (!b || !t || !f) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  uint32_t n;
+  const st_flame_node *nodes = st_flame_nodes(f, &n);
+  int samples = st_flame_source_of(f) == ST_FLAME_SAMPLES;
+  fmt(&w,
+      "{\"source\":\"%s\",\"unit\":\"%s\",\"events\":%llu,\"nodes_total\":%u,\"max_depth\":%u,"
+      "\"nodes\":[",
+      samples ? "samples" : "slices", samples ? "samples" : "ns",
+      (unsigned long long)st_flame_events(f), n, st_flame_max_depth(f));
+  double root = n ? (double)nodes[0].total : 0;
+  uint32_t shown = 0, omitted = 0;
+  for (uint32_t i = 0; i < n && !w.err;) {
+    const st_flame_node *o = &nodes[i];
+    if (shown >= max_nodes || (i && (double)o->total < min_share * root)) {
+      omitted += o->end - i; /* the node and its subtree */
+      i = o->end > i ? o->end : i + 1;
+      continue;
+    }
+    lit(&w, shown ? ",{\"i\":" : "{\"i\":");
+    fmt(&w, "%u,\"name\":", i);
+    if (i == 0)
+      lit(&w, "\"all\"");
+    else
+      str_id(&w, t, o->name);
+    fmt(&w,
+        ",\"parent\":%lld,\"depth\":%u,\"x\":%llu,\"total\":%llu,\"self\":%llu,"
+        "\"total_ns\":%llu,\"self_ns\":%llu,\"count\":%llu,\"total_text\":",
+        i ? (long long)o->parent : -1LL, o->depth, (unsigned long long)o->x,
+        (unsigned long long)o->total, (unsigned long long)o->self, (unsigned long long)o->total_ns,
+        (unsigned long long)o->self_ns, (unsigned long long)o->count);
+    dur_text(&w, (double)o->total_ns);
+    lit(&w, ",\"self_text\":");
+    dur_text(&w, (double)o->self_ns);
+    lit(&w, "}");
+    shown++;
+    i++;
+  }
+  fmt(&w, "],\"omitted\":%u}", omitted);
+  return done(&w);
+}
+
+st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind kind,
+                              const st_alloc *a) {
+  if (!b || !t) return ST_ERR_ARG;
+  jw w = {b, a, 0};
+  b->len = 0;
+  uint32_t nt, np, k = 0;
+  const st_track *tr = st_trace_tracks(t, &nt);
+  const st_process *pr = st_trace_processes(t, &np);
+  lit(&w, "[");
+  for (uint32_t i = 0; i < nt && !w.err; i++) {
+    if (tr[i].kind != (uint8_t)kind || tr[i].overflow || tr[i].process >= np) continue;
+    lit(&w, k++ ? ",{\"track\":" : "{\"track\":");
+    fmt(&w, "%u,\"name\":", i);
+    str_id(&w, t, tr[i].name);
+    fmt(&w, ",\"pid\":%lld,\"tid\":%lld}", (long long)pr[tr[i].process].pid, (long long)tr[i].key);
+  }
+  lit(&w, "]");
   return done(&w);
 }
 

@@ -12,6 +12,7 @@
 #ifndef STRATA_PANEL_H
 #define STRATA_PANEL_H
 
+#include "flame.h"
 #include "ui.h"
 
 typedef struct st_panel_buf {
@@ -36,7 +37,8 @@ st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_e
  * "dur_ns","dur_text","self_ns","self_text","src","row","index","flags","depth",
  * "flows_out":[{"row","index","name","ts_us","dur_us","process","thread","pid","tid"}],
  * "flows_out_count","flows_in":[...],"flows_in_count"} (the other end of each flow,
- * at most 64 listed per direction); "null" for an invalid ref. */
+ * at most 64 listed per direction); a CPU sample also has "stack":[names, leaf
+ * first, at most 64] and "stack_depth"; "null" for an invalid ref. */
 st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, const st_alloc *a);
 
 /* The summary (st_ui_summarize) sorted by col:
@@ -62,5 +64,22 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
 /* The hovered event or counter: {"kind":"event","name","dur_ns","dur_text"} /
  * {"kind":"counter","name","value"} / null. */
 st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
+
+/* The threads a flame graph can be narrowed to: [{"track","name","pid","tid"}], one per
+ * thread (process + tid) that has a track of kind `kind` (ST_TRACK_SAMPLES or
+ * ST_TRACK_SLICES; overflow tracks not listed), in display order; "track" is
+ * that track's index (st_flame_query.track). */
+st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind kind,
+                              const st_alloc *a);
+
+/* A flame graph (core/flame.h) for drawing:
+ * {"source":"samples"|"slices","unit":"samples"|"ns","events":N,"nodes_total":N,
+ *  "max_depth":D,"omitted":N,"nodes":[{"i","name","parent","depth","x","total","self",
+ *  "total_ns","self_ns","count","total_text","self_text"}]}
+ * in preorder (node 0 is the root, named "all"); nodes narrower than
+ * min_share of the root (and their subtrees) and nodes past max_nodes are
+ * left out and counted in "omitted". */
+st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f, double min_share,
+                            uint32_t max_nodes, const st_alloc *a);
 
 #endif

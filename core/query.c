@@ -140,6 +140,7 @@ int st_event_get(const st_trace *t, st_event_ref ref, st_event_info *out) {
   if (r->track < nt) {
     const st_track *tr = &tracks[r->track];
     out->track_kind = tr->kind;
+    if (tr->kind == ST_TRACK_SAMPLES) out->cat = ST_STR_EMPTY; /* cat holds the frame (trace.h) */
     out->tid = tr->key;
     out->thread_name = tr->name;
     out->process = tr->process;

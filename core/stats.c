@@ -162,6 +162,8 @@ size_t st_stats_json(const st_stats *s, char *buf, size_t cap) {
   kv_u64(&o, "counter_samples", s->counter_samples);
   kv_u64(&o, "async_slices", s->async_slices);
   kv_u64(&o, "flows", s->flows);
+  kv_u64(&o, "samples", s->samples);
+  kv_u64(&o, "stack_frames", s->stack_frames);
   kv_u64(&o, "processes", s->processes);
   kv_u64(&o, "threads", s->threads);
   key(&o, "ts_min_us");

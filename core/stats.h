@@ -37,6 +37,11 @@ typedef struct st_stats {
                             xplane `flow`) and both ends bound to events.
                             Ends with no producer warn "unmatched_flow", arrows
                             with an end bound to nothing "flow_unbound". */
+  uint64_t samples;      /* CPU samples put on thread sample tracks (P events,
+                            ProfileChunk cpuProfile samples, top-level
+                            `samples`); see core/chrome_samples.h */
+  uint64_t stack_frames; /* distinct stack frames of those samples (a frame is
+                            a function under a parent frame: st_frames) */
   uint64_t processes;    /* distinct pids of events that have a pid (or are
                             placed on a process: pid 0 when absent) */
   uint64_t threads;      /* distinct pid+tid pairs that carry non-M events
@@ -60,7 +65,8 @@ void st_stats_time(st_stats *s, int64_t start_ns, int64_t end_ns);
 /* Writes the JSON object (no trailing newline) to buf, NUL-terminated and
  * truncated to cap. Returns the length the full text needs (like snprintf).
  * Keys: format, compressed, bytes_in, bytes_decoded, events, phases, slices,
- * instants, counter_samples, async_slices, flows, processes, threads,
+ * instants, counter_samples, async_slices, flows, samples, stack_frames,
+ * processes, threads,
  * ts_min_us, ts_max_us (exact decimal microseconds, null if no timestamps),
  * warnings [{kind, count, first_offset}], load_ms, heap_bytes. */
 size_t st_stats_json(const st_stats *s, char *buf, size_t cap);

@@ -6,26 +6,28 @@
  *   3. finish: origin, ordering, struct-of-arrays rows, counters, end srcs
  *   4. trace accessors (end-src and flow lookups by binary search)
  *
+ * Memory. While importing, events, counter samples, flow points and end
+ * srcs are staged as compact records (trace_internal.h: ~10 bytes per
+ * event where the model keeps 33). st_builder_finish does what needs
+ * scratch memory first, while the staging is all there is (end srcs
+ * sorted, flow points chained), then builds the model track by track:
+ * each track's records are decoded straight into its final columns,
+ * freeing each staged block once decoded, sorted and laid out in those
+ * columns, and its events moved to their rows in place. The peak is about
+ * the finished model plus 4 bytes per event of the largest track (8 if
+ * its events came out of order) plus ~32 bytes per flow arrow (its pair
+ * and its two points' bindings, until the pairs become the flows).
+ *
  * st_builder_finish lays each track out with trace_layout.c (sorting,
  * nesting depths, overflow spill, lane packing: the layout rules are there)
  * and turns the flow points into arrows with trace_flows.c (chaining by key,
- * binding to events); trace_internal.h is what the three share.
+ * binding to events); trace_internal.h is what they share.
  */
 #include "trace_internal.h"
 
-/* Staged events of a track live in blocks: the first grows by doubling up to
- * EV_BLOCK events (small tracks stay small), the rest are EV_BLOCK each. No
- * block is ever copied while importing, so the staging costs sizeof(bev) per
- * event plus at most one partial block per track, where one doubling array
- * cost up to 2x that, and 3x at the moment it grew (old + new copy). */
-#define EV_BLOCK 16384u
+#define SRC_MAX (UINT64_MAX >> 8) /* srcs are clamped to 2^56 - 1 (64 PiB) */
 
 /* ==== 1. builder state ================================================== */
-
-typedef struct bsample {
-  int64_t ts;
-  double value;
-} bsample;
 
 typedef struct bproc {
   int64_t pid;
@@ -35,17 +37,15 @@ typedef struct bproc {
 
 typedef struct btrack {
   uint8_t kind;
+  uint8_t indent;
   uint32_t process;
   int64_t key;
   uint32_t name;
   int32_t sort_index;
-  uint8_t indent;
-  bev **blk; /* staged events: see EV_BLOCK */
-  uint32_t blk_count, blk_cap;
-  size_t last_cap; /* capacity of the last block */
-  size_t ev_count;
-  bsample *cs;
-  size_t cs_count, cs_cap;
+  size_t count; /* events, or samples for a counter track */
+  tstream rec;  /* staged events (tev) or samples (tcs) */
+  tev prev;     /* the last event added (for samples: prev.start is the last ts) */
+  tpoints *pts; /* flow points bound to this track, NULL if none */
 } btrack;
 
 struct st_builder {
@@ -59,10 +59,13 @@ struct st_builder {
   uint32_t track_count, track_cap;
   uint32_t *track_slots;
   uint32_t track_slot_cap;
-  bflow *fl;
-  size_t fl_count, fl_cap;
-  st_end_src *ends; /* st_builder_end_src pairs, in call order */
-  size_t end_count, end_cap;
+  size_t point_count; /* flow points, all tracks: the next point's id */
+  tstream ends;       /* st_builder_end_src pairs, in call order (see put_end) */
+  size_t end_count;
+  uint64_t end_prev;
+  int64_t lo, hi; /* the extent of everything added (events' starts and ends,
+                   * samples); lo > hi while nothing was */
+  st_frames *frames; /* samples' stack frames (st_builder_frames), NULL until used */
 };
 
 struct st_trace {
@@ -76,14 +79,12 @@ struct st_trace {
   uint32_t row_count;
   st_counter *counters;
   uint32_t counter_count;
-  /* event columns: one block per output slice track (start, dur, src, name,
-   * cat, flags of its events, in that order), so the builder can free each
-   * track's staging as its columns are made instead of holding both whole */
+  /* columns: one block per output track: a slice track's start, dur, src,
+   * name, cat, flags of its events in that order, a counter track's ts and
+   * value; each made as the builder frees that track's staging */
   void **col;
   uint32_t col_count;
   size_t ev_count;
-  int64_t *cs_ts;
-  double *cs_value;
   size_t cs_count;
   int64_t origin, duration;
   st_flow *flows;     /* sorted by (from_row, from_index, to_row, to_index) */
@@ -92,6 +93,7 @@ struct st_trace {
   st_flow_info flow_info;
   st_end_src *ends; /* sorted by src, unique */
   size_t end_count;
+  st_frames *frames; /* the builder's, sealed; NULL if no samples */
   size_t bytes;
 };
 
@@ -142,17 +144,13 @@ static uint32_t track_hash_of(const void *ctx, uint32_t i) {
 
 /* Doubles a growable array so it holds at least count + 1 elements. */
 static int reserve(const st_alloc *a, void **p, size_t *cap, size_t count, size_t elem) {
-  if (count < *cap) return 1;
-  size_t ncap = *cap ? *cap : 16;
-  while (ncap <= count) {
-    if (ncap > SIZE_MAX / 2) return 0;
-    ncap *= 2;
-  }
-  void *np = st_realloc_array(a, *p, ncap, elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = ncap;
-  return 1;
+  return st_tgrow(a, p, cap, count + 1, elem);
+}
+
+/* Widens the extent of what was added to [lo, hi]. */
+static inline void extend(st_builder *b, int64_t lo, int64_t hi) {
+  if (lo < b->lo) b->lo = lo;
+  if (hi > b->hi) b->hi = hi;
 }
 
 /* ==== 2. builder API ===================================================== */
@@ -162,6 +160,8 @@ st_builder *st_builder_create(const st_alloc *a) {
   st_builder *b = st_calloc(&al, 1, sizeof *b);
   if (!b) return NULL;
   b->alloc = al;
+  b->lo = INT64_MAX;
+  b->hi = INT64_MIN;
   b->strings = st_strtab_create(&al);
   if (!b->strings) {
     st_free(&al, b);
@@ -170,24 +170,24 @@ st_builder *st_builder_create(const st_alloc *a) {
   return b;
 }
 
-static void free_blocks(st_builder *b, btrack *t) {
-  for (uint32_t k = 0; k < t->blk_count; k++) st_free(&b->alloc, t->blk[k]);
-  st_free(&b->alloc, t->blk);
-  t->blk = NULL;
-  t->blk_count = t->blk_cap = 0;
+static void free_points(st_builder *b, btrack *t) {
+  if (!t->pts) return;
+  st_tstream_free(&t->pts->s, &b->alloc);
+  st_free(&b->alloc, t->pts);
+  t->pts = NULL;
 }
 
 static void free_builder_parts(st_builder *b, int keep_strings) {
   for (uint32_t i = 0; i < b->track_count; i++) {
-    free_blocks(b, &b->tracks[i]);
-    st_free(&b->alloc, b->tracks[i].cs);
+    st_tstream_free(&b->tracks[i].rec, &b->alloc);
+    free_points(b, &b->tracks[i]);
   }
   st_free(&b->alloc, b->tracks);
   st_free(&b->alloc, b->track_slots);
   st_free(&b->alloc, b->procs);
   st_free(&b->alloc, b->proc_slots);
-  st_free(&b->alloc, b->fl);
-  st_free(&b->alloc, b->ends);
+  st_tstream_free(&b->ends, &b->alloc);
+  st_frames_destroy(b->frames);
   if (!keep_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
@@ -251,7 +251,7 @@ static uint32_t markers_of(const st_builder *b, const btrack *bt) {
 
 uint32_t st_builder_track(st_builder *b, uint32_t process, st_track_kind kind, int64_t key,
                           uint32_t name) {
-  if (!b || process >= b->proc_count || (unsigned)kind > ST_TRACK_COUNTER) return UINT32_MAX;
+  if (!b || process >= b->proc_count || (unsigned)kind > ST_TRACK_SAMPLES) return UINT32_MAX;
   uint32_t found = find_track(b, process, (uint8_t)kind, key);
   if (found != UINT32_MAX) return found;
   uint32_t hv = track_hash(process, (uint8_t)kind, key);
@@ -301,33 +301,17 @@ st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_
   if (!b || track >= b->track_count) return ST_ERR_ARG;
   btrack *t = &b->tracks[track];
   if (t->kind == ST_TRACK_COUNTER) return ST_ERR_ARG;
-  if (t->ev_count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* rows index events by uint32 */
-  /* events in the last block (block 0 is full, EV_BLOCK, once there are more) */
-  size_t in_last = t->ev_count - (t->blk_count > 1 ? (size_t)EV_BLOCK * (t->blk_count - 1) : 0);
-  if (t->blk_count == 1 && in_last == t->last_cap && t->last_cap < EV_BLOCK) {
-    bev *nb = st_realloc_array(&b->alloc, t->blk[0], t->last_cap * 2, sizeof(bev));
-    if (!nb) return ST_ERR_NOMEM;
-    t->blk[0] = nb;
-    t->last_cap *= 2;
-  } else if (!t->blk_count || in_last == t->last_cap) {
-    void *p = t->blk;
-    size_t pcap = t->blk_cap;
-    if (!reserve(&b->alloc, &p, &pcap, t->blk_count, sizeof(bev *))) return ST_ERR_NOMEM;
-    t->blk = p;
-    t->blk_cap = (uint32_t)pcap;
-    size_t cap = t->blk_count ? EV_BLOCK : 16;
-    bev *nb = st_realloc_array(&b->alloc, NULL, cap, sizeof(bev));
-    if (!nb) return ST_ERR_NOMEM;
-    t->blk[t->blk_count++] = nb;
-    t->last_cap = cap;
-    in_last = 0;
-  }
+  if (t->count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* rows index events by uint32 */
+  uint8_t *p = ts_reserve(&t->rec, &b->alloc, EV_REC_MAX);
+  if (!p) return ST_ERR_NOMEM;
   if (flags & ST_EV_UNFINISHED) dur_ns = 0;
   if (dur_ns < 0) dur_ns = 0;
   if (start_ns > INT64_MAX - dur_ns) dur_ns = INT64_MAX - start_ns; /* end saturates */
   if (src > SRC_MAX) src = SRC_MAX;
-  t->blk[t->blk_count - 1][in_last] = (bev){start_ns, dur_ns, src << 8 | flags, name, cat};
-  t->ev_count++;
+  extend(b, start_ns, start_ns + dur_ns);
+  tev e = {(uint64_t)start_ns, src, (uint64_t)dur_ns, name, cat, flags};
+  ts_commit(&t->rec, tev_put(p, &t->prev, &e));
+  t->count++;
   return ST_OK;
 }
 
@@ -335,11 +319,12 @@ st_code st_builder_counter(st_builder *b, uint32_t track, int64_t ts_ns, double 
   if (!b || track >= b->track_count) return ST_ERR_ARG;
   btrack *t = &b->tracks[track];
   if (t->kind != ST_TRACK_COUNTER) return ST_ERR_ARG;
-  if (t->cs_count >= UINT32_MAX - 1) return ST_ERR_LIMIT;
-  void *p = t->cs;
-  if (!reserve(&b->alloc, &p, &t->cs_cap, t->cs_count, sizeof(bsample))) return ST_ERR_NOMEM;
-  t->cs = p;
-  t->cs[t->cs_count++] = (bsample){ts_ns, value};
+  if (t->count >= UINT32_MAX - 1) return ST_ERR_LIMIT;
+  uint8_t *p = ts_reserve(&t->rec, &b->alloc, CS_REC_MAX);
+  if (!p) return ST_ERR_NOMEM;
+  extend(b, ts_ns, ts_ns);
+  ts_commit(&t->rec, tcs_put(p, &t->prev.start, ts_ns, value));
+  t->count++;
   return ST_OK;
 }
 
@@ -348,30 +333,40 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
   if (!b || track >= b->track_count || b->tracks[track].kind == ST_TRACK_COUNTER) return ST_ERR_ARG;
   if (!(role & (ST_FLOW_IN | ST_FLOW_OUT)) || role > 7 || (unsigned)bind > ST_FLOW_BIND_NEXT)
     return ST_ERR_ARG;
-  if (b->fl_count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* flows index points by uint32 */
-  void *p = b->fl;
-  if (!reserve(&b->alloc, &p, &b->fl_cap, b->fl_count, sizeof(bflow))) return ST_ERR_NOMEM;
-  b->fl = p;
-  b->fl[b->fl_count++] = (bflow){key, ts_ns, src, track, (uint8_t)role, (uint8_t)bind};
+  if (b->point_count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* flows index points by uint32 */
+  btrack *t = &b->tracks[track];
+  if (!t->pts && !(t->pts = st_calloc(&b->alloc, 1, sizeof *t->pts))) return ST_ERR_NOMEM;
+  uint8_t *p = ts_reserve(&t->pts->s, &b->alloc, PT_REC_MAX);
+  if (!p) return ST_ERR_NOMEM;
+  tpoint e = {key, src, (uint64_t)ts_ns, (uint32_t)b->point_count, (uint8_t)role, (uint8_t)bind};
+  ts_commit(&t->pts->s, tpt_put(p, &t->pts->prev, &e));
+  t->pts->count++;
+  b->point_count++;
   return ST_OK;
 }
+
+/* An end-src pair: zigzag deltas of src (from the previous pair's) and of
+ * end_src (from src). */
+#define END_REC_MAX 20u
 
 st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src) {
   if (!b || src == UINT64_MAX || end_src == UINT64_MAX) return ST_ERR_ARG;
   if (b->end_count >= UINT32_MAX - 1) return ST_ERR_LIMIT;
-  void *p = b->ends;
-  if (!reserve(&b->alloc, &p, &b->end_cap, b->end_count, sizeof(st_end_src))) return ST_ERR_NOMEM;
-  b->ends = p;
+  uint8_t *p = ts_reserve(&b->ends, &b->alloc, END_REC_MAX);
+  if (!p) return ST_ERR_NOMEM;
   /* clamped as st_builder_slice clamps the event's src, so lookups by it match */
-  b->ends[b->end_count++] = (st_end_src){src > SRC_MAX ? SRC_MAX : src, end_src};
+  if (src > SRC_MAX) src = SRC_MAX;
+  p = put_uv(p, zz(src - b->end_prev));
+  p = put_uv(p, zz(end_src - src));
+  ts_commit(&b->ends, p);
+  b->end_prev = src;
+  b->end_count++;
   return ST_OK;
 }
 
 /* ==== 3. finish ========================================================== */
 
-static int bsample_less(const bsample *a, const bsample *b) { return a->ts < b->ts; }
 static int end_less(const st_end_src *a, const st_end_src *b) { return a->src < b->src; }
-DEFINE_MERGE_SORT(sort_samples, bsample, bsample_less)
 DEFINE_MERGE_SORT(sort_ends, st_end_src, end_less)
 
 typedef struct order_key {
@@ -391,8 +386,9 @@ static int order_less(const order_key *x, const order_key *y) {
 }
 DEFINE_MERGE_SORT(sort_order, order_key, order_less)
 
-static st_trace *fail(st_builder *b, st_trace *t, st_error *err) {
-  st_error_set(err, ST_ERR_NOMEM, 0, "out of memory while building the trace model");
+static st_trace *fail(st_builder *b, st_trace *t, st_error *err, size_t events) {
+  st_error_set(err, ST_ERR_NOMEM, 0, "out of memory while building the trace model of %zu events",
+               events);
   if (t) {
     t->strings = NULL; /* still owned by the builder */
     st_trace_destroy(t);
@@ -403,47 +399,180 @@ static st_trace *fail(st_builder *b, st_trace *t, st_error *err) {
 
 #define ALLOC_ARRAY(ptr, n) TR_ALLOC_ARRAY(&b->alloc, ptr, n)
 
+/* The end srcs, decoded, sorted by src (stable: of several calls for a src
+ * the last is kept) and moved into the trace. 0 on allocation failure. */
+static int finish_ends(st_builder *b, st_trace *t) {
+  size_t n = b->end_count;
+  if (!n) return 1;
+  st_end_src *ends = st_realloc_array(&b->alloc, NULL, n, sizeof *ends);
+  if (!ends) return 0;
+  size_t k = 0;
+  uint64_t src = 0, u;
+  for (uint32_t q = 0; q < b->ends.count; q++) {
+    tblock *blk = b->ends.blk[q];
+    for (const uint8_t *p = blk->data, *end = p + blk->used; p < end; k++) {
+      p = get_uv(p, &u);
+      src += unzz(u);
+      p = get_uv(p, &u);
+      ends[k] = (st_end_src){src, src + unzz(u)};
+    }
+    st_free(&b->alloc, blk);
+    b->ends.blk[q] = NULL;
+  }
+  st_tstream_free(&b->ends, &b->alloc);
+  st_end_src *tmp = st_realloc_array(&b->alloc, NULL, n, sizeof *tmp);
+  if (!tmp) {
+    st_free(&b->alloc, ends);
+    return 0;
+  }
+  sort_ends(ends, tmp, n);
+  st_free(&b->alloc, tmp);
+  k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (k && ends[k - 1].src == ends[i].src)
+      ends[k - 1] = ends[i];
+    else
+      ends[k++] = ends[i];
+  }
+  st_end_src *sh = k < n ? st_realloc_array(&b->alloc, ends, k, sizeof *sh) : NULL;
+  t->ends = sh ? sh : ends;
+  t->end_count = k;
+  return 1;
+}
+
+/* One counter track: its samples decoded into a block (ts, value), time
+ * order, min / max. 0 on allocation failure. */
+static int finish_counter(st_builder *b, st_trace *t, btrack *bt, tlayout *s, st_counter *c,
+                          uint32_t out_track) {
+  size_t n = bt->count, ncol = n + 1; /* one spare so an empty series never points at NULL */
+  void *blk = st_realloc_array(&b->alloc, NULL, ncol, sizeof(int64_t) + sizeof(double));
+  if (!blk) return 0;
+  t->col[t->col_count++] = blk;
+  int64_t *ts = blk;
+  double *value = (double *)(ts + ncol);
+  size_t k = 0;
+  uint64_t at = 0;
+  for (uint32_t q = 0; q < bt->rec.count; q++) {
+    tblock *rb = bt->rec.blk[q];
+    for (const uint8_t *p = rb->data, *end = p + rb->used; p < end; k++) {
+      p = tcs_get(p, &at, &value[k]);
+      ts[k] = (int64_t)at;
+    }
+    st_free(&b->alloc, rb);
+    bt->rec.blk[q] = NULL;
+  }
+  st_tstream_free(&bt->rec, &b->alloc);
+  if (!st_tlayout_samples(s, ts, value, n)) return 0;
+  *c = (st_counter){out_track, (uint32_t)n, ts, value, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    double v = value[i];
+    ts[i] = sat_sub(ts[i], t->origin);
+    if (i == 0 || v < c->min) c->min = v;
+    if (i == 0 || v > c->max) c->max = v;
+  }
+  return 1;
+}
+
+/* One slice / async / instant track: its events decoded into a block of
+ * columns, laid out, flow points bound, moved to their rows; the rows are
+ * appended to t->rows (capacity *rows_cap). *base_rows / *total_rows: the
+ * track's own rows and with the overflow ones. 0 on allocation failure. */
+static int finish_events(st_builder *b, st_trace *t, btrack *bt, tlayout *s, tflow *fw,
+                         uint32_t out_track, size_t *rows_cap, uint32_t *base_rows,
+                         uint32_t *total_rows) {
+  size_t n = bt->count, ncol = n + 1; /* one spare so empty rows never point at NULL + 0 */
+  void *blk = st_realloc_array(&b->alloc, NULL, ncol, 3 * 8 + 2 * 4 + 1);
+  if (!blk) return 0;
+  t->col[t->col_count++] = blk;
+  tcols c;
+  c.start = blk;
+  c.dur = c.start + ncol;
+  c.src = (uint64_t *)(c.dur + ncol);
+  c.name = (uint32_t *)(c.src + ncol);
+  c.cat = c.name + ncol;
+  c.flags = (uint8_t *)(c.cat + ncol);
+  /* decode, rebasing time and resolving unfinished events; free as we go */
+  size_t k = 0;
+  tev e = {0};
+  int64_t origin = t->origin, duration = t->duration;
+  for (uint32_t q = 0; q < bt->rec.count; q++) {
+    tblock *rb = bt->rec.blk[q];
+    for (const uint8_t *p = rb->data, *end = p + rb->used; p < end; k++) {
+      p = tev_get(p, &e);
+      int64_t start = sat_sub((int64_t)e.start, origin);
+      c.start[k] = start;
+      c.dur[k] = e.flags & ST_EV_UNFINISHED ? sat_sub(duration, start) : (int64_t)e.dur;
+      c.src[k] = e.src;
+      c.name[k] = e.name;
+      c.cat[k] = e.cat;
+      c.flags[k] = e.flags;
+    }
+    st_free(&b->alloc, rb);
+    bt->rec.blk[q] = NULL;
+  }
+  st_tstream_free(&bt->rec, &b->alloc);
+  uint32_t base, total;
+  if (!st_tlayout_track(s, &c, n, bt->kind, &base, &total)) return 0;
+  size_t need = (size_t)t->row_count + total;
+  if (need > UINT32_MAX - 1) return 0;
+  if (need > *rows_cap) {
+    size_t ncap = *rows_cap ? *rows_cap : 64;
+    while (ncap < need) ncap *= 2;
+    st_row *nr = st_realloc_array(&b->alloc, t->rows, ncap, sizeof *nr);
+    if (!nr) return 0;
+    t->rows = nr;
+    *rows_cap = ncap;
+  }
+  if (!st_tlayout_slots(s, n, total)) return 0;
+  if (bt->pts &&
+      !st_tflow_bind(fw, bt->pts, &c, n, s->depth, s->row_first, total, t->row_count, origin))
+    return 0;
+  if (total > 1) st_tlayout_apply(s, &c, n);
+  for (uint32_t r = 0; r < total; r++) {
+    size_t at = s->row_first[r];
+    t->rows[t->row_count + r] = (st_row){r < base ? out_track : out_track + 1,
+                                         r < base ? r : r - base,
+                                         s->row_first[r + 1] - s->row_first[r],
+                                         c.start + at,
+                                         c.dur + at,
+                                         c.name + at,
+                                         c.cat + at,
+                                         c.src + at,
+                                         c.flags + at};
+  }
+  *base_rows = base;
+  *total_rows = total;
+  return 1;
+}
+
 st_trace *st_builder_finish(st_builder *b, st_error *err) {
   if (!b) {
     st_error_set(err, ST_ERR_ARG, 0, "no builder");
     return NULL;
   }
   if (err) st_error_set(err, ST_OK, 0, "");
-  st_trace *t = st_calloc(&b->alloc, 1, sizeof *t);
-  if (!t) return fail(b, NULL, err);
-  t->alloc = b->alloc;
-  t->strings = b->strings;
-
-  /* -- totals, origin and end ------------------------------------------- */
+  /* -- totals ---------------------------------------------------------------- */
   size_t nev = 0, ncs = 0, max_track = 0;
   uint32_t ncounters = 0;
-  int have = 0;
-  int64_t lo = 0, hi = 0;
   for (uint32_t i = 0; i < b->track_count; i++) {
     const btrack *bt = &b->tracks[i];
-    nev += bt->ev_count; /* each < 2^32 and tracks < 2^31: no overflow in 64-bit size_t */
-    ncs += bt->cs_count;
-    if (bt->ev_count > max_track) max_track = bt->ev_count;
-    if (bt->cs_count > max_track) max_track = bt->cs_count;
-    if (bt->kind == ST_TRACK_COUNTER) ncounters++;
-    for (size_t k = 0; k < bt->ev_count; k++) {
-      const bev *e = &bt->blk[k / EV_BLOCK][k % EV_BLOCK];
-      int64_t s0 = e->start, e0 = s0 + e->dur;
-      if (!have || s0 < lo) lo = s0;
-      if (!have || e0 > hi) hi = e0;
-      have = 1;
+    /* each < 2^32 and tracks < 2^31: no overflow in 64-bit size_t */
+    if (bt->kind == ST_TRACK_COUNTER) {
+      ncs += bt->count;
+      ncounters++;
+    } else {
+      nev += bt->count;
     }
-    for (size_t k = 0; k < bt->cs_count; k++) {
-      int64_t s0 = bt->cs[k].ts;
-      if (!have || s0 < lo) lo = s0;
-      if (!have || s0 > hi) hi = s0;
-      have = 1;
-    }
+    if (bt->count > max_track) max_track = bt->count;
   }
-  t->origin = lo;
-  t->duration = have ? sat_sub(hi, lo) : 0;
+  st_trace *t = st_calloc(&b->alloc, 1, sizeof *t);
+  if (!t) return fail(b, NULL, err, nev + ncs);
+  t->alloc = b->alloc;
+  t->strings = b->strings;
+  int have = b->lo <= b->hi;
+  t->origin = have ? b->lo : 0;
+  t->duration = have ? sat_sub(b->hi, b->lo) : 0;
 
-  /* columns get one spare element so empty rows never point at NULL + 0 */
   /* -- process order ------------------------------------------------------ */
   order_key *keys = NULL, *ktmp = NULL;
   size_t nkeys = b->proc_count > b->track_count ? b->proc_count : b->track_count;
@@ -451,12 +580,11 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   if (!ALLOC_ARRAY(keys, nkeys) || !ALLOC_ARRAY(ktmp, nkeys) ||
       !ALLOC_ARRAY(proc_rank, b->proc_count) || !ALLOC_ARRAY(t->procs, b->proc_count) ||
       !ALLOC_ARRAY(t->tracks, (size_t)b->track_count * 2) || !ALLOC_ARRAY(t->counters, ncounters) ||
-      !ALLOC_ARRAY(t->col, b->track_count) || !ALLOC_ARRAY(t->cs_ts, ncs + 1) ||
-      !ALLOC_ARRAY(t->cs_value, ncs + 1)) {
+      !ALLOC_ARRAY(t->col, b->track_count)) {
     st_free(&b->alloc, keys);
     st_free(&b->alloc, ktmp);
     st_free(&b->alloc, proc_rank);
-    return fail(b, t, err);
+    return fail(b, t, err, nev + ncs);
   }
   for (uint32_t i = 0; i < b->proc_count; i++)
     keys[i] = (order_key){b->procs[i].sort_index, b->procs[i].pid, 0, 1, i};
@@ -476,7 +604,10 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     const btrack *bt = &b->tracks[i];
     uint32_t m = markers_of(b, bt);
     const btrack *at = m != UINT32_MAX ? &b->tracks[m] : bt;
-    keys[i] = (order_key){at->sort_index, at->key, at->kind, m == UINT32_MAX, i};
+    if (bt->kind == ST_TRACK_SAMPLES) /* a thread's samples row: right after its slices */
+      keys[i] = (order_key){bt->sort_index, bt->key, ST_TRACK_SLICES, 2, i};
+    else
+      keys[i] = (order_key){at->sort_index, at->key, at->kind, m == UINT32_MAX, i};
   }
   sort_order(keys, ktmp, b->track_count);
   uint32_t *track_order = (uint32_t *)ktmp; /* reuse: order_key is larger than uint32 */
@@ -487,7 +618,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       st_free(&b->alloc, keys);
       st_free(&b->alloc, ktmp);
       st_free(&b->alloc, proc_rank);
-      return fail(b, t, err);
+      return fail(b, t, err, nev + ncs);
     }
     for (uint32_t i = 0; i < b->track_count; i++) pos[proc_rank[b->tracks[i].process] + 1]++;
     for (uint32_t p = 0; p < b->proc_count; p++) pos[p + 1] += pos[p];
@@ -500,30 +631,28 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   st_free(&b->alloc, keys);
   keys = NULL;
 
-  /* -- flows: chain the points into pairs (freed below) ------------------- */
+  /* -- what needs scratch memory, while only the staging is resident: the
+   *    end srcs, and the flow points chained into pairs ------------------- */
+  int ok = finish_ends(b, t);
   tflow fw;
-  size_t np = b->fl_count;
-  int ok = st_tflow_chain(&fw, &b->alloc, b->fl, np, b->track_count, &t->flow_info);
+  memset(&fw, 0, sizeof fw);
+  if (ok && b->point_count) {
+    tpoints **pts = NULL;
+    ok = ALLOC_ARRAY(pts, b->track_count);
+    for (uint32_t i = 0; ok && i < b->track_count; i++) pts[i] = b->tracks[i].pts;
+    ok = ok && st_tflow_chain(&fw, &b->alloc, pts, b->track_count, b->point_count, &t->flow_info);
+    st_free(&b->alloc, pts);
+  }
 
-  /* -- scratch for layout and scattering ---------------------------------- */
-  tlayout s = {0};
-  uint32_t *count = NULL; /* events per row, then write cursors */
-  uint32_t *slot = NULL;  /* per event: index within its row (tracks with flow points) */
-  bev *evbuf = NULL;      /* one track's staged events, contiguous */
-  bsample *cstmp = NULL;
-  size_t scap = max_track + 1;
+  /* -- per track: decode into columns, lay out, bind flow points ---------- */
+  tlayout s;
+  memset(&s, 0, sizeof s);
+  ok = ok && st_tlayout_init(&s, &b->alloc, max_track + 1);
   size_t rows_cap = 0;
-  ok = ok && st_tlayout_init(&s, &b->alloc, scap) && ALLOC_ARRAY(count, scap) &&
-       (evbuf = st_realloc_array(&b->alloc, NULL, scap, sizeof *evbuf)) != NULL &&
-       ALLOC_ARRAY(cstmp, scap) && (!np || ALLOC_ARRAY(slot, scap));
-
-  /* -- per track: sort, lay out, scatter into columns --------------------- */
-  size_t cs_at = 0;
   uint32_t out_tracks = 0, counters_at = 0, cur_proc = UINT32_MAX;
   for (uint32_t k = 0; ok && k < b->track_count; k++) {
     uint32_t bi = track_order[k];
     btrack *bt = &b->tracks[bi];
-    int has_points = st_tflow_on_track(&fw, bi);
     uint32_t prank = proc_rank[bt->process];
     if (prank != cur_proc) {
       cur_proc = prank;
@@ -540,100 +669,16 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
                      .first_row = t->row_count,
                      .counter = UINT32_MAX};
     if (bt->kind == ST_TRACK_COUNTER) {
-      sort_samples(bt->cs, cstmp, bt->cs_count);
-      st_counter *c = &t->counters[counters_at];
-      *c = (st_counter){
-          out_tracks, (uint32_t)bt->cs_count, t->cs_ts + cs_at, t->cs_value + cs_at, 0, 0};
-      for (size_t i = 0; i < bt->cs_count; i++) {
-        double v = bt->cs[i].value;
-        t->cs_ts[cs_at + i] = sat_sub(bt->cs[i].ts, t->origin);
-        t->cs_value[cs_at + i] = v;
-        if (i == 0 || v < c->min) c->min = v;
-        if (i == 0 || v > c->max) c->max = v;
-      }
-      cs_at += bt->cs_count;
+      ok = finish_counter(b, t, bt, &s, &t->counters[counters_at], out_tracks);
       ot->counter = counters_at++;
       out_tracks++;
       t->procs[prank].track_count++;
-      st_free(&b->alloc, bt->cs);
-      bt->cs = NULL;
       continue;
     }
-    /* gather the blocks (freeing each once copied), rebase and resolve
-     * unfinished events, then sort and lay out */
-    size_t n = bt->ev_count;
-    bev *ev = evbuf;
-    for (uint32_t q = 0, at0 = 0; q < bt->blk_count; q++) {
-      size_t c = q == 0 ? (n < EV_BLOCK ? n : EV_BLOCK) : (n - at0 < EV_BLOCK ? n - at0 : EV_BLOCK);
-      memcpy(ev + at0, bt->blk[q], c * sizeof *ev);
-      at0 += (uint32_t)c;
-      st_free(&b->alloc, bt->blk[q]);
-      bt->blk[q] = NULL;
-    }
-    free_blocks(b, bt);
-    /* this track's columns: start, dur, src (8-byte), name, cat (4), flags */
-    const size_t ncol = n + 1; /* one spare so empty rows never point at NULL + 0 */
-    void *colblk = st_realloc_array(&b->alloc, NULL, ncol, 3 * 8 + 2 * 4 + 1);
-    if (!colblk) {
-      ok = 0;
-      break;
-    }
-    t->col[t->col_count++] = colblk;
-    int64_t *c_start = colblk, *c_dur = c_start + ncol;
-    uint64_t *c_src = (uint64_t *)(c_dur + ncol);
-    uint32_t *c_name = (uint32_t *)(c_src + ncol), *c_cat = c_name + ncol;
-    uint8_t *c_flags = (uint8_t *)(c_cat + ncol);
-    for (size_t i = 0; i < n; i++) {
-      bev *e = &ev[i];
-      e->start = sat_sub(e->start, t->origin);
-      if (EV_FLAGS(e) & ST_EV_UNFINISHED) e->dur = sat_sub(t->duration, e->start);
-    }
-    uint32_t base_rows;
-    uint32_t total_rows = st_tlayout_track(&s, ev, n, bt->kind, &base_rows);
-    /* rows */
-    size_t need = (size_t)t->row_count + total_rows;
-    if (need > UINT32_MAX - 1) {
-      ok = 0;
-      break;
-    }
-    if (need > rows_cap) {
-      size_t ncap = rows_cap ? rows_cap : 64;
-      while (ncap < need) ncap *= 2;
-      st_row *nr = st_realloc_array(&b->alloc, t->rows, ncap, sizeof *nr);
-      if (!nr) {
-        ok = 0;
-        break;
-      }
-      t->rows = nr;
-      rows_cap = ncap;
-    }
-    memset(count, 0, (size_t)total_rows * sizeof *count);
-    for (size_t i = 0; i < n; i++) count[s.depth[i]]++;
-    size_t at = 0;
-    for (uint32_t r = 0; r < total_rows; r++) {
-      uint32_t track_idx = r < base_rows ? out_tracks : out_tracks + 1;
-      uint32_t depth = r < base_rows ? r : r - base_rows;
-      uint32_t c = count[r];
-      t->rows[t->row_count + r] =
-          (st_row){track_idx,   depth,      c,          c_start + at, c_dur + at,
-                   c_name + at, c_cat + at, c_src + at, c_flags + at};
-      count[r] = (uint32_t)at; /* becomes the write cursor */
-      at += c;
-    }
-    for (size_t i = 0; i < n; i++) {
-      const bev *e = &ev[i];
-      size_t o = count[s.depth[i]]++;
-      if (has_points) /* index within the row: o minus the row's first column slot */
-        slot[i] = (uint32_t)(o - (size_t)(t->rows[t->row_count + s.depth[i]].start - c_start));
-      c_start[o] = e->start;
-      c_dur[o] = e->dur;
-      c_name[o] = e->name;
-      c_cat[o] = e->cat;
-      c_src[o] = EV_SRC(e);
-      c_flags[o] = EV_FLAGS(e);
-    }
-    if (has_points) /* s.idx is free after layout: the binding's stack */
-      st_tflow_bind(&fw, bi, ev, n, s.depth, slot, s.idx, t->row_count, t->origin);
+    uint32_t base_rows = 0, total_rows = 0;
+    ok = finish_events(b, t, bt, &s, &fw, out_tracks, &rows_cap, &base_rows, &total_rows);
+    free_points(b, bt);
+    if (!ok) break;
     ot->row_count = base_rows;
     t->row_count += total_rows;
     out_tracks++;
@@ -653,17 +698,13 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   t->ev_count = nev;
   t->cs_count = ncs;
 
-  st_tlayout_free(&s, &b->alloc);
-  st_free(&b->alloc, count);
-  st_free(&b->alloc, slot);
-  st_free(&b->alloc, evbuf);
-  st_free(&b->alloc, cstmp);
+  st_tlayout_free(&s);
   st_free(&b->alloc, ktmp);
   st_free(&b->alloc, proc_rank);
-  if (ok && np)
+  if (ok && b->point_count)
     ok = st_tflow_build(&fw, &t->alloc, &t->flows, &t->flows_in, &t->flow_count, &t->flow_info);
   st_tflow_free(&fw);
-  if (!ok) return fail(b, t, err);
+  if (!ok) return fail(b, t, err, nev + ncs);
 
   /* shrink the over-allocated arrays (tracks: 2x reserved for overflow) */
   if (t->track_count) {
@@ -677,29 +718,12 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
       t->rows = nr;
     }
   }
-  /* end events: sorted by src (stable: of several calls for a src, the
-   * last is kept), moved into the trace */
-  if (b->end_count) {
-    st_end_src *tmp = st_realloc_array(&b->alloc, NULL, b->end_count, sizeof *tmp);
-    if (!tmp) return fail(b, t, err);
-    sort_ends(b->ends, tmp, b->end_count);
-    st_free(&b->alloc, tmp);
-    size_t k = 0;
-    for (size_t i = 0; i < b->end_count; i++) {
-      if (k && b->ends[k - 1].src == b->ends[i].src)
-        b->ends[k - 1] = b->ends[i];
-      else
-        b->ends[k++] = b->ends[i];
-    }
-    st_end_src *sh = st_realloc_array(&b->alloc, b->ends, k, sizeof *sh);
-    t->ends = sh ? sh : b->ends;
-    t->end_count = k;
-    b->ends = NULL;
-    b->end_count = b->end_cap = 0;
-  }
+  t->frames = b->frames; /* samples' frames: moved, interning table dropped */
+  b->frames = NULL;
+  st_frames_seal(t->frames);
   free_builder_parts(b, 1);
 
-  t->bytes = sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
+  t->bytes = st_frames_bytes(t->frames) + sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
              (size_t)t->track_count * sizeof(st_track) + (size_t)t->row_count * sizeof(st_row) +
              (size_t)t->counter_count * sizeof(st_counter) +
              t->ev_count * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(uint64_t) + 1) +
@@ -721,15 +745,20 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->counters);
   for (uint32_t i = 0; i < t->col_count; i++) st_free(&a, t->col[i]);
   st_free(&a, t->col);
-  st_free(&a, t->cs_ts);
-  st_free(&a, t->cs_value);
   st_free(&a, t->flows);
   st_free(&a, t->flows_in);
   st_free(&a, t->ends);
+  st_frames_destroy(t->frames);
   st_free(&a, t);
 }
 
 const st_strtab *st_trace_strings(const st_trace *t) { return t ? t->strings : NULL; }
+const st_frames *st_trace_frames(const st_trace *t) { return t ? t->frames : NULL; }
+
+st_frames *st_builder_frames(st_builder *b) {
+  if (b && !b->frames) b->frames = st_frames_create(&b->alloc);
+  return b ? b->frames : NULL;
+}
 
 const st_process *st_trace_processes(const st_trace *t, uint32_t *count) {
   if (count) *count = t ? t->proc_count : 0;

@@ -33,13 +33,15 @@
 #define STRATA_TRACE_H
 
 #include "base.h"
+#include "frames.h"
 #include "strtab.h"
 
 typedef enum st_track_kind {
   ST_TRACK_SLICES = 0,   /* a thread/stream/line: rows are nesting depths */
   ST_TRACK_ASYNC = 1,    /* async events: rows are lanes packed without overlap */
   ST_TRACK_INSTANTS = 2, /* instant markers (dur 0) in one or more rows */
-  ST_TRACK_COUNTER = 3   /* one counter series; no rows */
+  ST_TRACK_COUNTER = 3,  /* one counter series; no rows */
+  ST_TRACK_SAMPLES = 4   /* a thread's CPU samples: markers (see "samples" below) */
 } st_track_kind;
 
 enum {
@@ -125,6 +127,20 @@ uint64_t st_trace_end_src_of(const st_trace *t, uint64_t src);
 /* Every pair, ascending by src (unique srcs). */
 const st_end_src *st_trace_end_srcs(const st_trace *t, size_t *count);
 
+/* ---- samples ---------------------------------------------------------------
+ * CPU samples (Chrome/V8 `P` events, ProfileChunk, top-level `samples`) are
+ * events of an ST_TRACK_SAMPLES track (one per sampled thread, keyed by the
+ * tid, ordered right after that thread's slice track): zero-length markers
+ * (ST_EV_INSTANT) whose `name` is the leaf function's name and whose `cat`
+ * is NOT a category but the sample's leaf frame, an index into
+ * st_trace_frames() (the stack is that frame's parent chain). Their `src`
+ * is the event that carried them. So a sample costs what any event costs,
+ * and the level-of-detail index, hit testing, selection, search by name
+ * and the summary table work on samples unchanged (core/flame.h
+ * aggregates them into call trees). */
+/* The frame table (NULL if the trace has no samples). */
+const st_frames *st_trace_frames(const st_trace *t);
+
 /* ---- flows ----------------------------------------------------------------
  * A flow is an arrow from one event (the producer, e.g. a kernel launch) to
  * another (the consumer, the kernel). Flows are kept sorted by
@@ -164,6 +180,10 @@ typedef struct st_builder st_builder;
 st_builder *st_builder_create(const st_alloc *a);
 void st_builder_destroy(st_builder *b); /* only if never finished */
 st_strtab *st_builder_strings(st_builder *b);
+
+/* The frame table samples refer to (created on first use; NULL on
+ * allocation failure). Owned by the builder, then by the trace. */
+st_frames *st_builder_frames(st_builder *b);
 
 /* Find-or-create. Return an index, or UINT32_MAX on allocation failure. */
 uint32_t st_builder_process(st_builder *b, int64_t pid);

@@ -9,50 +9,14 @@
  *   3. st_tflow_build, after all tracks: pairs whose two ends are bound (to
  *      different events) become st_flows, sorted by source, with an index
  *      sorted by destination; the others are counted in st_flow_info.
- * Memory while finishing: the points (32 bytes each) plus about 24 bytes per
- * point of work arrays; the trace keeps 20 bytes per bound flow.
+ * Memory: while importing, a point is a compact record of its track (~8
+ * bytes, trace_internal.h). Chaining decodes them all (33 bytes per point,
+ * before any column of the model exists); from then on until the end a
+ * point costs 8 bytes (its binding) and a pair 16 (becoming the flow); one
+ * track's points are decoded again for binding. The trace keeps 20 bytes
+ * per bound flow.
  */
 #include "trace_internal.h"
-
-typedef int (*idx_less_fn)(const void *ctx, uint32_t a, uint32_t b);
-
-/* Stable bottom-up merge sort of indices; tmp holds n. */
-static void sort_idx(uint32_t *v, uint32_t *tmp, size_t n, idx_less_fn less, const void *ctx) {
-  size_t i = 1;
-  while (i < n && !less(ctx, v[i], v[i - 1])) i++;
-  if (i >= n) return;
-  uint32_t *src = v, *dst = tmp;
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t a = lo, b = mid, o = lo;
-      while (a < mid && b < hi) dst[o++] = less(ctx, src[b], src[a]) ? src[b++] : src[a++];
-      while (a < mid) dst[o++] = src[a++];
-      while (b < hi) dst[o++] = src[b++];
-      if (hi == n) break;
-    }
-    uint32_t *sw = src;
-    src = dst;
-    dst = sw;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
-}
-
-static int fl_key_less(const void *ctx, uint32_t a, uint32_t b) {
-  const bflow *x = &((const bflow *)ctx)[a], *y = &((const bflow *)ctx)[b];
-  if (x->key != y->key) return x->key < y->key;
-  if (x->ts != y->ts) return x->ts < y->ts;
-  if (x->src != y->src) return x->src < y->src;
-  return a < b;
-}
-
-static int fl_track_less(const void *ctx, uint32_t a, uint32_t b) {
-  const bflow *x = &((const bflow *)ctx)[a], *y = &((const bflow *)ctx)[b];
-  if (x->track != y->track) return x->track < y->track;
-  if (x->ts != y->ts) return x->ts < y->ts;
-  if (x->src != y->src) return x->src < y->src;
-  return a < b;
-}
 
 static void note_first(uint64_t *count, uint64_t *offset, uint64_t src) {
   if (!*count || src < *offset) *offset = src;
@@ -61,59 +25,112 @@ static void note_first(uint64_t *count, uint64_t *offset, uint64_t src) {
 
 /* ==== 1. chaining ======================================================== */
 
-int st_tflow_chain(tflow *w, const st_alloc *a, const bflow *fl, size_t np, uint32_t track_count,
-                   st_flow_info *info) {
-  memset(w, 0, sizeof *w);
-  w->alloc = a;
-  w->fl = fl;
-  w->np = np;
-  if (!np) return 1;
-  if (!(TR_ALLOC_ARRAY(a, w->idx, np) && TR_ALLOC_ARRAY(a, w->tmp, np) &&
-        TR_ALLOC_ARRAY(a, w->pairs, 2 * np) && TR_ALLOC_ARRAY(a, w->res_row, np) &&
-        TR_ALLOC_ARRAY(a, w->res_idx, np) &&
-        TR_ALLOC_ARRAY(a, w->track_at, (size_t)track_count + 1)))
-    return 0;
-  /* chain the points into pairs */
-  for (size_t i = 0; i < np; i++) w->idx[i] = (uint32_t)i;
-  sort_idx(w->idx, w->tmp, np, fl_key_less, fl);
+typedef struct chain_ctx {
+  const uint64_t *key, *src;
+  const int64_t *ts;
+} chain_ctx;
+
+static int key_less(const void *ctx, uint32_t a, uint32_t b) {
+  const chain_ctx *c = ctx;
+  if (c->key[a] != c->key[b]) return c->key[a] < c->key[b];
+  if (c->ts[a] != c->ts[b]) return c->ts[a] < c->ts[b];
+  if (c->src[a] != c->src[b]) return c->src[a] < c->src[b];
+  return a < b;
+}
+
+/* One walk of the points in key order: counts the pairs, or (info !=
+ * NULL) writes them and counts the unmatched ends into info. */
+static size_t walk_chain(const uint32_t *idx, size_t np, const chain_ctx *c, const uint8_t *role,
+                         tpair *pairs, st_flow_info *info) {
   uint32_t prod = UINT32_MAX;
+  size_t n = 0;
   for (size_t k = 0; k < np; k++) {
-    uint32_t i = w->idx[k];
-    const bflow *f = &fl[i];
-    if (k == 0 || f->key != fl[w->idx[k - 1]].key) prod = UINT32_MAX;
-    if (f->role & ST_FLOW_IN) {
+    uint32_t i = idx[k];
+    if (k == 0 || c->key[i] != c->key[idx[k - 1]]) prod = UINT32_MAX;
+    if (role[i] & ST_FLOW_IN) {
       if (prod != UINT32_MAX) {
-        w->pairs[2 * w->npairs] = prod;
-        w->pairs[2 * w->npairs + 1] = i;
-        w->npairs++;
-      } else if (!(f->role & ST_FLOW_OUT)) {
-        note_first(&info->unmatched, &info->unmatched_offset, f->src);
+        if (info) pairs[n] = (tpair){c->src[prod], prod, i};
+        n++;
+      } else if (!(role[i] & ST_FLOW_OUT) && info) {
+        note_first(&info->unmatched, &info->unmatched_offset, c->src[i]);
       }
     }
-    if (f->role & ST_FLOW_OUT) prod = i;
-    if (f->role & ST_FLOW_END) prod = UINT32_MAX;
+    if (role[i] & ST_FLOW_OUT) prod = i;
+    if (role[i] & ST_FLOW_END) prod = UINT32_MAX;
   }
-  /* then order idx by (track, ts, src) for binding */
-  for (size_t i = 0; i < np; i++) {
-    w->idx[i] = (uint32_t)i;
-    w->res_row[i] = w->res_idx[i] = UINT32_MAX;
+  return n;
+}
+
+int st_tflow_chain(tflow *w, const st_alloc *a, tpoints *const *pts, uint32_t track_count,
+                   size_t np, st_flow_info *info) {
+  memset(w, 0, sizeof *w);
+  w->alloc = a;
+  w->np = np;
+  if (!np) return 1;
+  uint64_t *key = NULL, *src = NULL;
+  int64_t *ts = NULL;
+  uint8_t *role = NULL;
+  uint32_t *idx = NULL, *tmp = NULL;
+  int ok = TR_ALLOC_ARRAY(a, key, np) && TR_ALLOC_ARRAY(a, src, np) && TR_ALLOC_ARRAY(a, ts, np) &&
+           TR_ALLOC_ARRAY(a, role, np) && TR_ALLOC_ARRAY(a, idx, np) && TR_ALLOC_ARRAY(a, tmp, np);
+  if (ok) {
+    for (uint32_t t = 0; t < track_count; t++) {
+      const tpoints *tp = pts[t];
+      if (!tp) continue;
+      tpoint e = {0};
+      for (uint32_t q = 0; q < tp->s.count; q++) {
+        const tblock *blk = tp->s.blk[q];
+        for (const uint8_t *p = blk->data, *end = p + blk->used; p < end;) {
+          p = tpt_get(p, &e);
+          key[e.id] = e.key;
+          src[e.id] = e.src;
+          ts[e.id] = (int64_t)e.ts;
+          role[e.id] = e.role;
+        }
+      }
+    }
+    for (size_t i = 0; i < np; i++) idx[i] = (uint32_t)i;
+    chain_ctx c = {key, src, ts};
+    st_tsort_idx(idx, tmp, np, key_less, &c);
+    w->npairs = walk_chain(idx, np, &c, role, NULL, NULL);
+    ok = TR_ALLOC_ARRAY(a, w->pairs, w->npairs);
+    if (ok) walk_chain(idx, np, &c, role, w->pairs, info);
   }
-  sort_idx(w->idx, w->tmp, np, fl_track_less, fl);
-  for (uint32_t t = 0, k = 0; t <= track_count; t++) {
-    while (k < np && fl[w->idx[k]].track < t) k++;
-    w->track_at[t] = k;
-  }
+  st_free(a, key);
+  st_free(a, src);
+  st_free(a, ts);
+  st_free(a, role);
+  st_free(a, idx);
+  st_free(a, tmp);
+  if (!ok || !TR_ALLOC_ARRAY(a, w->res_row, np) || !TR_ALLOC_ARRAY(a, w->res_idx, np)) return 0;
+  memset(w->res_row, 0xFF, np * sizeof *w->res_row);
+  memset(w->res_idx, 0xFF, np * sizeof *w->res_idx);
   return 1;
 }
 
 /* ==== 2. binding ========================================================= */
 
+/* One track's points, decoded for binding. */
+typedef struct bind_pts {
+  int64_t *ts;
+  uint64_t *src;
+  uint32_t *id;
+  uint8_t *bind;
+} bind_pts;
+
+static int bind_less(const void *ctx, uint32_t a, uint32_t b) {
+  const bind_pts *p = ctx;
+  if (p->ts[a] != p->ts[b]) return p->ts[a] < p->ts[b];
+  if (p->src[a] != p->src[b]) return p->src[a] < p->src[b];
+  return p->id[a] < p->id[b];
+}
+
 /* First sorted event starting at or after ts. */
-static size_t first_at_or_after(const bev *ev, size_t n, int64_t ts) {
+static size_t first_at_or_after(const int64_t *start, size_t n, int64_t ts) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (ev[mid].start < ts)
+    if (start[mid] < ts)
       lo = mid + 1;
     else
       hi = mid;
@@ -127,61 +144,124 @@ static int64_t rebase_ts(int64_t ts, int64_t origin) {
   return ts < origin ? -1 : sat_sub(ts, origin);
 }
 
+/* Where sorted event e ended up: its row (relative to the track's first)
+ * and index in it. */
+static void locate(const uint32_t *dest, const uint32_t *row_first, uint32_t rows, size_t e,
+                   uint32_t *row, uint32_t *index) {
+  uint32_t d = dest[e], lo = 0, hi = rows; /* the last row whose first slot is <= d */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (row_first[mid] <= d)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *row = lo;
+  *index = d - row_first[lo];
+}
+
 #define EVENT_SCAN_MAX 64 /* same-start events scanned for a src before the map fallback */
 
-void st_tflow_bind(tflow *w, uint32_t bi, const bev *ev, size_t n, const uint32_t *depth,
-                   const uint32_t *slot, uint32_t *stack, uint32_t row_base, int64_t origin) {
-  uint32_t lo = w->track_at[bi], hi = w->track_at[bi + 1];
-  if (lo == hi || n == 0) return;
-  const bflow *fl = w->fl;
+int st_tflow_bind(tflow *w, tpoints *pts, const tcols *c, size_t n, const uint32_t *dest,
+                  const uint32_t *row_first, uint32_t rows, uint32_t row_base, int64_t origin) {
+  const st_alloc *a = w->alloc;
+  size_t np = pts->count;
+  if (np == 0) return 1;
+  bind_pts bp = {0};
+  uint32_t *order = NULL, *tmp = NULL, *stack = NULL;
+  size_t stack_cap = 0;
+  int ok = TR_ALLOC_ARRAY(a, bp.ts, np) && TR_ALLOC_ARRAY(a, bp.src, np) &&
+           TR_ALLOC_ARRAY(a, bp.id, np) && TR_ALLOC_ARRAY(a, bp.bind, np) &&
+           TR_ALLOC_ARRAY(a, order, np) && TR_ALLOC_ARRAY(a, tmp, np);
+  if (ok) {
+    tpoint e = {0};
+    size_t k = 0;
+    for (uint32_t q = 0; q < pts->s.count; q++) {
+      const tblock *blk = pts->s.blk[q];
+      for (const uint8_t *p = blk->data, *end = p + blk->used; p < end; k++) {
+        p = tpt_get(p, &e);
+        bp.ts[k] = (int64_t)e.ts;
+        bp.src[k] = e.src;
+        bp.id[k] = e.id;
+        bp.bind[k] = e.bind;
+        order[k] = (uint32_t)k;
+      }
+    }
+    st_tstream_free(&pts->s, a);
+    st_tsort_idx(order, tmp, np, bind_less, &bp);
+  }
   size_t ptr = 0, top = 0, pending = 0;
-  for (uint32_t k = lo; k < hi; k++) {
-    uint32_t i = w->idx[k];
-    const bflow *f = &fl[i];
-    int64_t ts = rebase_ts(f->ts, origin);
+  for (size_t k = 0; ok && n && k < np; k++) {
+    uint32_t i = order[k];
+    int64_t ts = rebase_ts(bp.ts[i], origin);
     size_t e = n;
-    if (f->bind == ST_FLOW_BIND_ENCLOSING) {
+    if (bp.bind[i] == ST_FLOW_BIND_ENCLOSING) {
       /* the stack holds started events in start order; popping the ended
        * ones off the top leaves the latest-starting event open at ts */
-      while (ptr < n && ev[ptr].start <= ts) stack[top++] = (uint32_t)ptr++;
-      while (top && ev_end(&ev[stack[top - 1]]) < ts) top--;
+      while (ptr < n && c->start[ptr] <= ts) {
+        if (top == stack_cap) {
+          void *sp = stack;
+          if (!st_tgrow(a, &sp, &stack_cap, top + 1, sizeof *stack)) {
+            ok = 0;
+            break;
+          }
+          stack = sp;
+        }
+        stack[top++] = (uint32_t)ptr++;
+      }
+      if (!ok) break;
+      while (top && c->start[stack[top - 1]] + c->dur[stack[top - 1]] < ts) top--;
       if (top) e = stack[top - 1];
-    } else if (f->bind == ST_FLOW_BIND_NEXT) {
-      e = first_at_or_after(ev, n, ts);
+    } else if (bp.bind[i] == ST_FLOW_BIND_NEXT) {
+      e = first_at_or_after(c->start, n, ts);
     } else {
-      size_t j = first_at_or_after(ev, n, ts), scanned = 0;
-      for (; j < n && ev[j].start == ts && scanned < EVENT_SCAN_MAX; j++, scanned++)
-        if (EV_SRC(&ev[j]) == f->src) break;
-      if (j < n && ev[j].start == ts && EV_SRC(&ev[j]) == f->src)
+      size_t j = first_at_or_after(c->start, n, ts), scanned = 0;
+      for (; j < n && c->start[j] == ts && scanned < EVENT_SCAN_MAX; j++, scanned++)
+        if (c->src[j] == bp.src[i]) break;
+      if (j < n && c->start[j] == ts && c->src[j] == bp.src[i])
         e = j;
-      else if (j < n && ev[j].start == ts)
-        w->tmp[pending++] = i; /* many events start here: find it by src below */
+      else if (j < n && c->start[j] == ts)
+        tmp[pending++] = i; /* many events start here: find it by src below */
     }
     if (e < n) {
-      w->res_row[i] = row_base + depth[e];
-      w->res_idx[i] = slot[e];
+      uint32_t r, x;
+      locate(dest, row_first, rows, e, &r, &x);
+      w->res_row[bp.id[i]] = row_base + r;
+      w->res_idx[bp.id[i]] = x;
     }
   }
-  if (!pending) return;
-  /* fallback: one pass over the track's events with a src map (O(n)) */
-  st_u64map_clear(&w->srcmap);
-  for (size_t p = 0; p < pending; p++)
-    if (st_u64map_get(&w->srcmap, fl[w->tmp[p]].src) == ST_U64MAP_NONE &&
-        !st_u64map_put(&w->srcmap, w->alloc, fl[w->tmp[p]].src, w->tmp[p]))
-      w->nomem = 1;
-  for (size_t j = 0; j < n; j++) {
-    uint32_t i = st_u64map_get(&w->srcmap, EV_SRC(&ev[j]));
-    if (i == ST_U64MAP_NONE || ev[j].start != rebase_ts(fl[i].ts, origin)) continue;
-    w->res_row[i] = row_base + depth[j];
-    w->res_idx[i] = slot[j];
-  }
-  for (size_t p = 0; p < pending; p++) {
-    uint32_t i = w->tmp[p], r = st_u64map_get(&w->srcmap, fl[i].src);
-    if (r != ST_U64MAP_NONE && r != i) {
-      w->res_row[i] = w->res_row[r];
-      w->res_idx[i] = w->res_idx[r];
+  if (ok && pending) {
+    /* fallback: one pass over the track's events with a src map (O(n)) */
+    st_u64map_clear(&w->srcmap);
+    for (size_t p = 0; ok && p < pending; p++)
+      if (st_u64map_get(&w->srcmap, bp.src[tmp[p]]) == ST_U64MAP_NONE &&
+          !st_u64map_put(&w->srcmap, a, bp.src[tmp[p]], tmp[p]))
+        ok = 0;
+    for (size_t j = 0; ok && j < n; j++) {
+      uint32_t i = st_u64map_get(&w->srcmap, c->src[j]);
+      if (i == ST_U64MAP_NONE || c->start[j] != rebase_ts(bp.ts[i], origin)) continue;
+      uint32_t r, x;
+      locate(dest, row_first, rows, j, &r, &x);
+      w->res_row[bp.id[i]] = row_base + r;
+      w->res_idx[bp.id[i]] = x;
+    }
+    for (size_t p = 0; ok && p < pending; p++) {
+      uint32_t i = tmp[p], f = st_u64map_get(&w->srcmap, bp.src[i]);
+      if (f != ST_U64MAP_NONE && f != i) {
+        w->res_row[bp.id[i]] = w->res_row[bp.id[f]];
+        w->res_idx[bp.id[i]] = w->res_idx[bp.id[f]];
+      }
     }
   }
+  st_free(a, bp.ts);
+  st_free(a, bp.src);
+  st_free(a, bp.id);
+  st_free(a, bp.bind);
+  st_free(a, order);
+  st_free(a, tmp);
+  st_free(a, stack);
+  if (!ok) w->nomem = 1;
+  return ok;
 }
 
 /* ==== 3. the trace's flow arrays ========================================= */
@@ -204,39 +284,45 @@ static int flow_in_less(const void *ctx, uint32_t a, uint32_t b) {
 int st_tflow_build(tflow *w, const st_alloc *a, st_flow **flows, uint32_t **flows_in,
                    uint32_t *count, st_flow_info *info) {
   if (w->nomem) return 0;
+  /* the pairs become the flows in place (the same size; flow nf <= pair k) */
+  st_flow *f = (st_flow *)(void *)w->pairs;
   size_t nf = 0;
-  if (w->npairs) {
-    *flows = st_calloc(a, w->npairs, sizeof **flows);
-    if (!*flows) return 0;
-  }
   for (size_t k = 0; k < w->npairs; k++) {
-    uint32_t p = w->pairs[2 * k], c = w->pairs[2 * k + 1];
-    if (w->res_row[p] == UINT32_MAX || w->res_row[c] == UINT32_MAX ||
-        (w->res_row[p] == w->res_row[c] && w->res_idx[p] == w->res_idx[c])) {
-      note_first(&info->unbound, &info->unbound_offset, w->fl[p].src);
+    tpair p = w->pairs[k];
+    if (w->res_row[p.prod] == UINT32_MAX || w->res_row[p.cons] == UINT32_MAX ||
+        (w->res_row[p.prod] == w->res_row[p.cons] && w->res_idx[p.prod] == w->res_idx[p.cons])) {
+      note_first(&info->unbound, &info->unbound_offset, p.prod_src);
       continue;
     }
-    (*flows)[nf++] = (st_flow){w->res_row[p], w->res_idx[p], w->res_row[c], w->res_idx[c]};
+    f[nf++] =
+        (st_flow){w->res_row[p.prod], w->res_idx[p.prod], w->res_row[p.cons], w->res_idx[p.cons]};
   }
-  if (nf) {
+  st_free(w->alloc, w->res_row);
+  st_free(w->alloc, w->res_idx);
+  w->res_row = w->res_idx = NULL;
+  size_t npairs = w->npairs;
+  w->pairs = NULL;
+  w->npairs = 0;
+  if (!nf) {
+    st_free(a, f);
+    *flows = NULL;
+  } else {
+    if (nf < npairs) {
+      st_flow *sh = st_realloc_array(a, f, nf, sizeof *sh);
+      if (sh) f = sh;
+    }
+    *flows = f;
     st_flow *tmp = st_calloc(a, nf, sizeof *tmp);
     *flows_in = st_calloc(a, nf, sizeof **flows_in);
     if (!tmp || !*flows_in) {
       st_free(a, tmp);
       return 0;
     }
-    sort_flows(*flows, tmp, nf);
-    uint32_t *itmp = (uint32_t *)tmp; /* nf * 16 bytes >= nf * 4 */
+    sort_flows(f, tmp, nf);
+    uint32_t *itmp = (uint32_t *)(void *)tmp; /* nf * 16 bytes >= nf * 4 */
     for (size_t i = 0; i < nf; i++) (*flows_in)[i] = (uint32_t)i;
-    sort_idx(*flows_in, itmp, nf, flow_in_less, *flows);
+    st_tsort_idx(*flows_in, itmp, nf, flow_in_less, f);
     st_free(a, tmp);
-    if (nf < w->npairs) {
-      st_flow *sh = st_realloc_array(a, *flows, nf, sizeof *sh);
-      if (sh) *flows = sh;
-    }
-  } else {
-    st_free(a, *flows);
-    *flows = NULL;
   }
   *count = (uint32_t)nf;
   info->bound = nf;
@@ -245,12 +331,9 @@ int st_tflow_build(tflow *w, const st_alloc *a, st_flow **flows, uint32_t **flow
 
 void st_tflow_free(tflow *w) {
   const st_alloc *a = w->alloc;
-  st_free(a, w->idx);
-  st_free(a, w->tmp);
   st_free(a, w->pairs);
   st_free(a, w->res_row);
   st_free(a, w->res_idx);
-  st_free(a, w->track_at);
   st_u64map_free(&w->srcmap, a);
   memset(w, 0, sizeof *w);
 }

@@ -44,12 +44,14 @@ static size_t format(const st_trace *t, uint32_t ti, uint32_t place, char *buf, 
   int n = (int)(len > MAX_NAME ? MAX_NAME : len);
   const char *over = tr->overflow ? " (overlaps)" : "";
   long long key = (long long)tr->key;
-  int thread = tr->kind == ST_TRACK_SLICES || tr->markers;
+  int thread = tr->kind == ST_TRACK_SLICES || tr->markers || tr->kind == ST_TRACK_SAMPLES;
   const char *kind = tr->kind == ST_TRACK_ASYNC      ? "async"
                      : tr->kind == ST_TRACK_INSTANTS ? "instants"
                                                      : "counter";
   int r;
-  if (!len && thread)
+  if (!len && tr->kind == ST_TRACK_SAMPLES) /* a thread's CPU samples (unnamed thread) */
+    r = snprintf(buf, cap, "tid %lld samples", key);
+  else if (!len && thread)
     r = snprintf(buf, cap, "tid %lld%s", key, over); /* the tid is the label: unique */
   else if (!len && tr->kind == ST_TRACK_INSTANTS)
     r = place ? snprintf(buf, cap, "instants #%u", place) : snprintf(buf, cap, "instants");

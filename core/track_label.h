@@ -6,8 +6,9 @@
  *     continues it (st_track_continues) with no label and no gap, and the
  *     pair carries the thread's one label.
  *   - A label is the track's name ("tid N" for an unnamed thread, "async
- *     N", "counter N", "instants" for a process's instants), "(overlaps)"
- *     after an overflow track's.
+ *     N", "counter N", "instants" for a process's instants, "tid N samples"
+ *     for an unnamed thread's CPU samples), "(overlaps)" after an overflow
+ *     track's.
  *   - When two labelled tracks of one section would read the same, each
  *     says what tells it apart: a thread its tid ("python (tid 7)"; its
  *     place "(#2)" when the importer made the key up, a negative one),

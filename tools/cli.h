@@ -18,6 +18,8 @@ int strata_cmd_bench(int argc, char **argv);
 int strata_cmd_export(int argc, char **argv);
 /* strata args FILE [--at SRC]... [--name TEXT] [--limit N]: see tools/cli_args.c */
 int strata_cmd_args(int argc, char **argv);
+/* strata flame FILE [--from US] [--to US] [--tid N] [--slices] [--json]: see tools/cli_flame.c */
+int strata_cmd_flame(int argc, char **argv);
 /* strata search FILE TEXT [--args] [--json] [--limit N]: see tools/cli_search.c */
 int strata_cmd_search(int argc, char **argv);
 /* strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1] [--step N]

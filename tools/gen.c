@@ -6,6 +6,7 @@
  *   strata-gen -n 5000 > small.json
  *   strata-gen -n 1e6 --lean -o lean.json   (slices without args: ~90 bytes/event)
  *   strata-gen -n 1e7 --steps 100 -o t.json (100 steps of a bigger program)
+ *   strata-gen -n 1e6 --lean --flows -o f.json (~0.18 launch arrows per event)
  *   strata-gen -n 1e5 --rank 3 --start-us 1250 -o rank-3.json   (a Kineto-like rank)
  *   strata-gen -n 1e5 --slow-op convolution --slow-factor 1.5 -o b.json   (a run B)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
@@ -42,9 +43,10 @@ static int write_sink(void *ud, const void *data, size_t len) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: strata-gen -n EVENTS [-o FILE] [--gz] [--level 1-9] [--seed N] [--gpus N] "
-             "[--lean] [--steps N] [--perfetto [--cpus N]]\n"
+             "[--lean] [--flows] [--steps N] [--perfetto [--cpus N]]\n"
              "  writes a JAX-like GPU training trace (Chrome JSON) of about EVENTS events\n"
              "  --lean: slices without args (about 90 bytes per event instead of 300)\n"
+             "  --flows: launch arrows (flow events s -> f, counted in EVENTS), ~0.18 per event\n"
              "  --steps N: exactly N training steps, ops per step grown to reach EVENTS\n"
              "    (default: ~50+ steps of at most 200 ops, more steps for more events)\n"
              "  --rank R: a Kineto-like rank trace: distributedInfo.rank = R,\n"
@@ -74,7 +76,7 @@ int main(int argc, char **argv) {
   double slow_factor = 0;
   const char *slow_op = NULL;
   const char *out = NULL;
-  int gz = 0, lean = 0, perfetto = 0;
+  int gz = 0, lean = 0, flows = 0, perfetto = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has_val = i + 1 < argc;
@@ -108,6 +110,8 @@ int main(int argc, char **argv) {
       if (*end || !(slow_factor > 0 && slow_factor <= 1000)) return usage(stderr), 2;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
+    } else if (!strcmp(a, "--flows")) {
+      flows = 1;
     } else if (!strcmp(a, "--perfetto")) {
       perfetto = 1;
     } else if (!strcmp(a, "--cpus") && has_val) {
@@ -151,6 +155,7 @@ int main(int argc, char **argv) {
                     .target_events = n,
                     .gpus = (uint32_t)gpus,
                     .lean = (uint32_t)lean,
+                    .flows = (uint32_t)flows,
                     .steps = (uint32_t)steps,
                     .kineto = (uint32_t)kineto,
                     .rank = (uint32_t)rank,

@@ -23,16 +23,18 @@
 #include <string.h>
 
 static int usage(FILE *f, int code) {
-  fprintf(f, "usage: strata stats FILE [--json]\n"
-             "       strata stats A B ... [--json]   (many files: one timeline)\n"
-             "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
-             "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
-             "       strata bench FILE [--json] [--passes N] [--frames]\n"
-             "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
-             "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
-             "       strata export FILE -o REPORT.html\n"
-             "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
-             "protobuf trace, compressed or not (the format is read from the content).\n");
+  fprintf(f,
+          "usage: strata stats FILE [--json]\n"
+          "       strata stats A B ... [--json]   (many files: one timeline)\n"
+          "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
+          "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
+          "       strata bench FILE [--json] [--passes N] [--frames]\n"
+          "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
+          "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
+          "       strata flame FILE [--from US] [--to US] [--tid N [--pid N]] [--slices] [--json]\n"
+          "       strata export FILE -o REPORT.html\n"
+          "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
+          "protobuf trace, compressed or not (the format is read from the content).\n");
   return code;
 }
 
@@ -60,6 +62,8 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t) {
   printf("counter samples: %llu\n", (unsigned long long)s->counter_samples);
   printf("async slices:    %llu\n", (unsigned long long)s->async_slices);
   printf("flows:           %llu\n", (unsigned long long)s->flows);
+  printf("samples:         %llu (%llu stack frames)\n", (unsigned long long)s->samples,
+         (unsigned long long)s->stack_frames);
   printf("processes:       %llu\n", (unsigned long long)s->processes);
   printf("threads:         %llu\n", (unsigned long long)s->threads);
   /* reuse the JSON writer's exact decimals for the time range */
@@ -131,6 +135,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "export") == 0) return strata_cmd_export(argc, argv);
   if (strcmp(argv[1], "args") == 0) return strata_cmd_args(argc, argv);
   if (strcmp(argv[1], "search") == 0) return strata_cmd_search(argc, argv);
+  if (strcmp(argv[1], "flame") == 0) return strata_cmd_flame(argc, argv);
   if (strcmp(argv[1], "diff") == 0) return strata_cmd_diff(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;

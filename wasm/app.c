@@ -22,6 +22,7 @@
 #include "js_bridge.h"
 #include "platform.h"
 #include "summary.h"
+#include "flame_panel.h"
 
 #define LABEL_FONT_PX 12.0f
 #define BACKGROUND_RGBA 0xFFFBFAFAu /* before any trace: matches web/style.css */
@@ -178,6 +179,7 @@ int st_app_load_finish(st_app *app) {
   }
   /* success: swap in (the ui and the lod point into the trace: free them first) */
   st_summary_forget(app);
+  st_flame_forget(app);
   st_ui_destroy(app->ui);
   st_lod_destroy(app->lod);
   st_trace_destroy(app->trace);

@@ -9,7 +9,8 @@
 // Sharing and embedding (?url=, #t=..&sel=.., ?embed=1, postMessage,
 // standalone files) live in embed.js; this file calls its hooks.
 
-import { createPanels } from './panels.js';
+import { createPanels, fmtDur } from './panels.js';
+import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
 import { createNotShown } from './not_shown.js';
 import { embedSetup } from './embed.js';
@@ -57,6 +58,7 @@ let buf = 0; // the one transfer buffer in the wasm heap (CHUNK bytes)
 let queue = Promise.resolve(); // loads run one after another
 let onFrameLoaded = null; // resolves when C reports the new trace's first frame
 let panels = null; // summary table, collapse-all, args view (panels.js)
+let flame = null; // the flame graph panel (flame.js)
 let argsSearch = null; // "in args" search passes over the file (search_args.js)
 
 // ---- small helpers ------------------------------------------------------
@@ -429,6 +431,17 @@ function fillDetails(ev, count) {
     tr.append(th, td);
     table.append(tr);
   }
+  if (ev.stack) { // a CPU sample: its call stack, leaf first
+    const tr = document.createElement('tr');
+    const th = document.createElement('th');
+    const td = document.createElement('td');
+    th.textContent = 'stack';
+    td.className = 'stack';
+    for (const f of ev.stack) td.append(Object.assign(document.createElement('div'), { textContent: f || '(unnamed)' }));
+    if (ev.stack_depth > ev.stack.length) td.append(Object.assign(document.createElement('div'), { textContent: `… ${ev.stack_depth - ev.stack.length} more` }));
+    tr.append(th, td);
+    table.append(tr);
+  }
   const args = document.createElement('div');
   args.className = 'args';
   args.textContent = 'args: reading…';
@@ -673,9 +686,17 @@ async function start() {
     },
     // Collapses every process section (or expands all if all are); true if all are collapsed.
     collapseAll: () => M._st_wasm_collapse_all() === 1,
+    // Opens the flame graph ({from: 'selection'|'mark'|'window', source: 'samples'|'slices',
+    // track: a range's thread}, each chosen as the button does when left out) and returns what
+    // it shows: {from, start_us, end_us, track, threads: [{track, name, pid, tid}], tree: {source,
+    // unit, events, nodes: [{i, name, depth, x, total, self, total_ns, self_ns, count}]}}, or
+    // null; flameShown() is the open one (or null).
+    flame: (opts) => flame.open(opts || {}),
+    flameShown: () => flame.data(),
   });
   wireUi();
   panels = createPanels({ M, str, fmtCount });
+  flame = createFlame({ M, str, fmtCount, fmtDur });
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
     getFile: () => shownFile,

@@ -43,6 +43,7 @@ export function createInfo({ M, str }) {
     row(dl, 'size', `${s.bytes_in.toLocaleString()} bytes${s.compressed ? `, ${s.bytes_decoded.toLocaleString()} decoded` : ''}`);
     row(dl, 'events', `${s.events.toLocaleString()} (${s.slices.toLocaleString()} slices, ${s.instants.toLocaleString()} instants, ` +
       `${s.counter_samples.toLocaleString()} counter samples, ${s.async_slices.toLocaleString()} async, ${s.flows.toLocaleString()} flows)`);
+    if (s.samples) row(dl, 'CPU samples', `${s.samples.toLocaleString()} (${s.stack_frames.toLocaleString()} stack frames)`);
     row(dl, 'processes / threads', `${s.processes} / ${s.threads}`);
     if (s.ts_min_us !== null) row(dl, 'timestamps (us, as in the file)', `${s.ts_min_us} … ${s.ts_max_us}`);
     for (const w of s.warnings || []) row(dl, `warning: ${w.kind}`, `${w.count}× (first at byte ${w.first_offset})`);

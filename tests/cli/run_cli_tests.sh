@@ -73,7 +73,7 @@ def warnings_of(s):
 # ---- 0. usage -------------------------------------------------------------------
 p = subprocess.run([strata, "--help"], capture_output=True, text=True)
 report(p.returncode == 0 and all(("strata %s FILE" % c) in p.stdout
-                                 for c in ("stats", "bench", "args", "search", "export")),
+                                 for c in ("stats", "bench", "args", "search", "export", "flame")),
        "strata --help lists every command", "rc %d: %r" % (p.returncode, p.stdout))
 p = subprocess.run([strata], capture_output=True, text=True)
 report(p.returncode == 2 and p.stderr.startswith("usage: strata"), "strata alone: usage, exit 2",
@@ -87,7 +87,14 @@ FIXTURES = {
     "array_basic.json": dict(events=8, slices=2, instants=1, counter_samples=1, processes=1,
                              threads=1, ts_min_us=100, ts_max_us=150,
                              phases={"B": 1, "C": 1, "E": 1, "M": 2, "X": 1, "i": 1, "": 1}),
-    "object_keys_any_order.json": dict(events=1, slices=1, ts_min_us=1, ts_max_us=3),
+    "object_keys_any_order.json": dict(events=1, slices=1, ts_min_us=1, ts_max_us=3, samples=1,
+                                       stack_frames=1),
+    # CPU samples (hand-derived in tests/unit/test_flame.c)
+    "samples_v8.json": dict(events=11, slices=7, samples=7, stack_frames=6, threads=2,
+                            ts_min_us=1000, ts_max_us=2600, phases={"M": 1, "P": 3, "X": 7}),
+    "samples_stackframes.json": dict(events=4, slices=1, samples=6, stack_frames=6, threads=2,
+                                     ts_min_us=0, ts_max_us=100),
+    "samples_truncated.json": dict(events=1, slices=1, samples=0),
     "truncated_mid_event.json": dict(events=2, slices=2),
     "truncated_trailing_comma.json": dict(events=2, slices=2),
     "trailing_comma_closed.json": dict(events=2, slices=2),
@@ -106,7 +113,7 @@ FIXTURES = {
     "counters.json": dict(events=6, counter_samples=11, processes=2, threads=0, ts_max_us=8),
     "flows.json": dict(events=7, flows=2, slices=3),
     "instants.json": dict(events=5, instants=5, processes=2),
-    "phases_misc.json": dict(events=14, slices=1),
+    "phases_misc.json": dict(events=14, slices=1, samples=1),
     "bom.json": dict(events=1, slices=1),
     "empty_array.json": dict(events=0, ts_min_us=None, ts_max_us=None),
     "empty_object.json": dict(events=0),
@@ -117,13 +124,17 @@ WARNINGS = {
     "begin_end.json": {"end_name_mismatch": 1, "unmatched_end": 1, "unclosed_begin": 1,
                        "negative_duration": 1},
     "truncated_mid_event.json": {"truncated": 1},
-    "phases_misc.json": {"skipped_phase": 9, "unknown_phase": 1, "missing_ph": 2,
+    "phases_misc.json": {"skipped_phase": 8, "unknown_phase": 1, "missing_ph": 2,
                          "non_object_event": 1},
-    "object_keys_any_order.json": {"stack_frames_skipped": 1, "samples_skipped": 1,
-                                   "system_trace_events_ignored": 1},
+    "object_keys_any_order.json": {"system_trace_events_ignored": 1, "stack_frames_skipped": None,
+                                   "samples_skipped": None},
+    "samples_v8.json": {"sample_unknown_node": 1, "skipped_phase": None},
+    "samples_stackframes.json": {"sample_unknown_frame": 1, "stack_frame_unknown_parent": 1},
+    "samples_truncated.json": {"truncated": 1},
 }
 # partial traces: exit 0, stats, and one warning line on stderr
 PARTIAL = {"truncated_mid_event.json", "truncated_trailing_comma.json", "object_truncated.json",
+           "samples_truncated.json",
            "syntax_error.json", "object_cut_in_metadata.json"}
 REFUSED = {  # file -> (byte offset, message part)
     "empty_file.json": (0, "empty input"),
@@ -219,6 +230,58 @@ for path in (be, be_gz):
         report(p.returncode == 0 and r.get("matches") == 1 and got == want_srcs,
                "%s search --args %s" % (tag, needle), "rc=%d %r" % (p.returncode, p.stdout))
 
+# ---- 1c. strata flame: call trees of samples and of nested slices, exact ---------------
+def flame(path, *extra):
+    p = subprocess.run([strata, "flame", path, "--json"] + list(extra), capture_output=True)
+    if p.returncode != 0:
+        return p.returncode, None
+    doc = json.loads(p.stdout)
+    return 0, doc
+
+
+def tree(doc):
+    return [(n["name"], n["depth"], n["x"], n["total"], n["self"]) for n in doc["nodes"]]
+
+
+v8 = os.path.join(fix, "samples_v8.json")
+rc, doc = flame(v8)
+want = [("all", 0, 0, 7, 0), ("(root)", 1, 0, 7, 0), ("main", 2, 0, 6, 1), ("work", 3, 0, 4, 3),
+        ("leaf", 4, 0, 1, 1), ("(anonymous)", 3, 4, 1, 1), ("(idle)", 2, 6, 1, 1)]
+report(rc == 0 and doc["source"] == "samples" and doc["events"] == 7 and tree(doc) == want
+       and doc["nodes"][2]["total_ns"] == 600000, "flame: the V8 profile's sample tree",
+       repr(doc))
+rc, doc = flame(v8, "--from", "1150", "--to", "1550", "--tid", "10")
+report(rc == 0 and doc["events"] == 4 and tree(doc)[2:4] == [("main", 2, 0, 3, 1),
+                                                              ("work", 3, 0, 2, 1)],
+       "flame --from --to --tid: the samples of a range", repr(doc))
+rc, doc = flame(v8, "--slices")
+want = [("all", 0, 0, 1500000, 0), ("step", 1, 0, 1500000, 700000),
+        ("bwd", 2, 0, 400000, 200000), ("mm", 3, 0, 200000, 200000),
+        ("fwd", 2, 400000, 400000, 300000), ("mm", 3, 400000, 100000, 100000)]
+report(rc == 0 and doc["source"] == "slices" and doc["unit"] == "ns" and tree(doc) == want,
+       "flame --slices: the nesting of slices", repr(doc))
+rc, doc = flame(v8, "--slices", "--from", "1100", "--to", "1300")
+report(rc == 0 and tree(doc) == [("all", 0, 0, 200000, 0), ("step", 1, 0, 200000, 0),
+                                 ("fwd", 2, 0, 200000, 100000), ("mm", 3, 0, 100000, 100000)],
+       "flame --slices --from --to: clipped to the range", repr(doc))
+rc, doc = flame(v8, "--min-share", "0.5")
+report(rc == 0 and [n["name"] for n in doc["nodes"]] == ["all", "(root)", "main", "work"]
+       and doc["omitted"] == 3, "flame --min-share leaves out narrow subtrees", repr(doc))
+rc, doc = flame(os.path.join(corpus, "speedscope__multi-thread-with-samples.json"), "--tid", "2")
+if os.path.isdir(corpus):
+    report(rc == 0 and tree(doc) == [("all", 0, 0, 5, 0), ("[root thread 2]", 1, 0, 5, 3),
+                                     ("function3", 2, 0, 1, 1), ("function4", 2, 1, 1, 1)]
+           and doc["nodes"][1]["total_ns"] == 50000000,
+           "flame: the Hermes export's thread 2 (stackFrames, 10 ms interval)", repr(doc))
+p = subprocess.run([strata, "flame", v8, "--tid", "99"], capture_output=True, text=True)
+report(p.returncode == 2 and "no thread with tid 99" in p.stderr, "flame --tid of no thread: exit 2",
+       "rc=%d %r" % (p.returncode, p.stderr))
+p = subprocess.run([strata, "flame", v8], capture_output=True, text=True)
+lines = p.stdout.splitlines()
+report(p.returncode == 0 and lines[0] == "sample flame: 7 samples, 7 nodes"
+       and lines[3].split("\t") == ["6", "1", "600 us", "100 us", "    main"],
+       "flame (text): one node per line", repr(p.stdout))
+
 # ---- 2. the corpus, checked against python's own reading -------------------------
 def us_to_ns(v):
     """microseconds (number or numeric string) -> int ns, rounded half away from 0"""
@@ -251,6 +314,38 @@ def independent(events):
     n = sum(1 for e in events if isinstance(e, dict))
     fmt = lambda ns: None if ns is None else D(ns) / 1000
     return n, dict(phases), fmt(lo), fmt(hi)
+
+
+def independent_samples(doc):
+    """CPU samples as chrome://tracing / DevTools place them: (count, [times in ns])"""
+    times = []
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    frames = doc.get("stackFrames", {}) if isinstance(doc, dict) else {}
+    frame_ids = {str(k) for k in frames}
+    profiles = {}  # (pid, id) -> [t, known node ids]
+    for e in events:
+        if not isinstance(e, dict) or e.get("ph") != "P":
+            continue
+        key = (str(e.get("pid")), str(e.get("id")))
+        if e.get("name") == "Profile":
+            start = e.get("args", {}).get("data", {}).get("startTime", e.get("ts"))
+            profiles.setdefault(key, [us_to_ns(start), set()])
+        elif e.get("name") == "ProfileChunk":
+            prof = profiles.setdefault(key, [us_to_ns(e["ts"]), set()])
+            data = e.get("args", {}).get("data", {})
+            cpu = data.get("cpuProfile", {})
+            prof[1].update(n["id"] for n in cpu.get("nodes", []))
+            for node, delta in zip(cpu.get("samples", []), data.get("timeDeltas", [])):
+                prof[0] += us_to_ns(delta)
+                if node in prof[1]:
+                    times.append(prof[0])
+        elif "sf" not in e or str(e["sf"]) in frame_ids:
+            times.append(us_to_ns(e["ts"]))
+    if isinstance(doc, dict):
+        for smp in doc.get("samples", []):
+            if "sf" not in smp or str(smp["sf"]) in frame_ids:
+                times.append(us_to_ns(smp["ts"]))
+    return len(times), times
 
 
 CORPUS_REFUSED = {
@@ -293,7 +388,11 @@ for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
     if doc is not None:
         events = doc["traceEvents"] if isinstance(doc, dict) else doc
         n, phases, lo, hi = independent(events)
-        want.update(events=n, phases=phases, ts_min_us=lo, ts_max_us=hi)
+        ns, times = independent_samples(doc)
+        if times:  # samples are events of the model: they widen the time range
+            lo = min([lo * 1000] + times) / 1000 if lo is not None else min(times) / D(1000)
+            hi = max([hi * 1000] + times) / 1000 if hi is not None else max(times) / D(1000)
+        want.update(events=n, phases=phases, ts_min_us=lo, ts_max_us=hi, samples=ns)
     check_subset(name, s, want)
 
 # ---- 3. generated traces -----------------------------------------------------------
@@ -327,6 +426,23 @@ if gen and os.path.exists(gen):
         total = sum(1 for e in evs if e.get("ph") not in (None, "M"))
         report(names == ["train_step %d" % (i + 1) for i in range(steps)] and 0.8 * n <= total <= 1.2 * n,
                "strata-gen -n %d --steps %d" % (n, steps), "steps %r, %d events" % (names, total))
+    # --flows: launch arrows (v1 s -> f, each inside its slice): every one is
+    # bound, none unmatched; --lean keeps them and drops slice args
+    out = os.path.join(tmp, "gen-flows.json")
+    r = subprocess.run([gen, "-n", "30000", "--lean", "--flows", "-o", out], capture_output=True)
+    if r.returncode != 0:
+        report(False, "strata-gen --flows", r.stderr.decode())
+    else:
+        evs = json.load(open(out))["traceEvents"]
+        arrows = sum(1 for e in evs if e.get("ph") == "s")
+        ends = sum(1 for e in evs if e.get("ph") == "f")
+        s, err = stats_of("gen-flows.json", out)
+        if s is not None:
+            report(arrows == ends and arrows > 0.15 * len(evs) and s["flows"] == arrows
+                   and s["events"] == len(evs) and not s.get("warnings")
+                   and not any("args" in e for e in evs if e.get("ph") == "X"),
+                   "strata-gen --lean --flows", "%d s, %d f of %d events; stats flows %s, warnings %r"
+                   % (arrows, ends, len(evs), s.get("flows"), s.get("warnings")))
     r = subprocess.run([gen, "-n", "100", "--steps", "0", "-o", os.path.join(tmp, "x.json")],
                        capture_output=True)
     report(r.returncode == 2, "strata-gen --steps 0 is refused", "exit %d" % r.returncode)

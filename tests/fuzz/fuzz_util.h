@@ -10,14 +10,18 @@
  * then builds what the page builds from the trace (level-of-detail index,
  * layout) and draws three frames of it: the full view, a deep zoom at its
  * middle and a scroll, so hostile times and durations reach the lod
- * queries and the draw-list code too. Any crash, leak or sanitizer report
- * is a bug. */
+ * queries and the draw-list code too; and the flame graphs the page builds
+ * (samples and nested slices, of the whole trace and of a selection, hit
+ * tested, selected from and written as JSON). Any crash, leak or
+ * sanitizer report is a bug. */
 #ifndef STRATA_FUZZ_UTIL_H
 #define STRATA_FUZZ_UTIL_H
 
 #include "bulk.h"
 #include "draw.h"
+#include "flame.h"
 #include "load.h"
+#include "panel.h"
 #include "lod.h"
 #include "view.h"
 
@@ -67,6 +71,36 @@ static inline void fuzz_draw(const st_trace *t) {
   st_lod_destroy(lod);
 }
 
+static inline void fuzz_flame(const st_trace *t) {
+  st_flame *f = st_flame_create(NULL);
+  st_selection *sel = st_selection_create(NULL);
+  st_panel_buf b = {0};
+  st_alloc a = {0};
+  if (f && sel) {
+    uint32_t nrows;
+    const st_row *rows = st_trace_rows(t, &nrows);
+    for (uint32_t r = 0; r < nrows; r += 2) /* every other row's first half */
+      st_selection_add(sel, r, 0, rows[r].count / 2 + 1 < rows[r].count ? rows[r].count / 2 + 1
+                                                                           : rows[r].count);
+    for (int k = 0; k < 4; k++) {
+      int64_t d = st_trace_duration_ns(t);
+      st_flame_query q = {(k & 1) ? ST_FLAME_SLICES : ST_FLAME_SAMPLES, k < 2 ? NULL : sel,
+                          k ? d / 3 : INT64_MIN, d < INT64_MAX ? d + 1 : d, UINT32_MAX};
+      if (st_flame_build(f, t, &q) != ST_OK) continue;
+      uint32_t n, depth = st_flame_max_depth(f);
+      (void)st_flame_nodes(f, &n);
+      for (uint32_t dd = 0; dd <= depth && dd < 64; dd++) {
+        uint32_t hit = st_flame_hit(f, (double)dd / 64.0, dd);
+        if (hit != UINT32_MAX) st_flame_select(f, hit, sel);
+      }
+      st_panel_flame_json(&b, t, f, k == 3 ? 0.01 : 0, 1000, &a);
+    }
+  }
+  st_panel_buf_free(&b, &a);
+  st_selection_destroy(sel);
+  st_flame_destroy(f);
+}
+
 static inline void fuzz_load_chunked(const char *name, const char *prefix, const uint8_t *data,
                                      size_t size) {
   uint32_t seed = fuzz_seed(data, size);
@@ -99,6 +133,7 @@ static inline void fuzz_load_chunked(const char *name, const char *prefix, const
         sink += (uint64_t)rows[r].start[k] + (uint64_t)rows[r].dur[k];
     (void)sink;
     fuzz_draw(t);
+    fuzz_flame(t);
     st_trace_destroy(t);
   }
   st_loader_destroy(l);
