@@ -49,6 +49,8 @@ static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
 #define COL_GUTTER rgba(242, 243, 246, 255)
 #define COL_SECTION rgba(226, 229, 235, 255)
 #define COL_SECTION_TEXT rgba(24, 26, 32, 255)
+#define COL_GROUP rgba(52, 58, 74, 255) /* a merged trace's file header */
+#define COL_GROUP_TEXT rgba(255, 255, 255, 255)
 #define COL_TRACK_TEXT rgba(62, 66, 76, 255)
 #define COL_AXIS rgba(255, 255, 255, 255)
 #define COL_AXIS_TEXT rgba(62, 66, 76, 255)
@@ -714,6 +716,8 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
     float sy = ST_VIEW_AXIS_H + it->y - v->scroll_y;
     if (it->kind == ST_LAYOUT_SECTION) {
       push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_SECTION, 0);
+    } else if (it->kind == ST_LAYOUT_GROUP) {
+      push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_GROUP, 0);
     } else if (it->kind == ST_LAYOUT_ROW) {
       if (!d->in->lod) continue;
       d->row_y = sy;
@@ -751,6 +755,23 @@ static void gutter_pass(dctx *d) {
       const st_layout_item *it = &items[i];
       float sy = ST_VIEW_AXIS_H + it->y - v->scroll_y;
       float x = d->c.x0 + PAD, w = d->c.x1 - d->c.x0 - 2 * PAD;
+      if (it->kind == ST_LAYOUT_GROUP) {
+        /* a merged trace's file: its name, and its offset when moved */
+        uint32_t nparts;
+        const st_trace_part *parts = st_trace_parts(d->in->trace, &nparts);
+        push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_GROUP, 0);
+        if (it->row >= nparts) continue;
+        size_t len;
+        const char *name = st_strtab_get(d->strs, parts[it->row].name, &len);
+        const char *mark =
+            st_layout_group_collapsed(lay, it->row) ? "\xE2\x96\xB8 " : "\xE2\x96\xBE ";
+        int m = snprintf(buf, sizeof buf, "%s%.*s", mark, (int)(len > 200 ? 200 : len),
+                         len ? name : "trace");
+        if (m > 0)
+          draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x,
+                    baseline_for(d, sy, it->h), w, COL_GROUP_TEXT);
+        continue;
+      }
       if (it->kind == ST_LAYOUT_SECTION) {
         if (it->process >= np) continue;
         const st_process *p = &ps[it->process];

@@ -41,6 +41,11 @@ st_hit st_hit_test(const st_trace *t, const st_layout *l, const st_view *v, floa
     h.kind = ST_HIT_SECTION;
     return h;
   }
+  if (item->kind == ST_LAYOUT_GROUP) {
+    h.kind = ST_HIT_GROUP;
+    h.row = item->row;
+    return h;
+  }
   h.row = item->row;
   if (!in_timeline) {
     h.kind = ST_HIT_GUTTER;

@@ -216,7 +216,13 @@ static const struct {
                       {90, "track_event_range_of_interest"},
                       {91, "entity_state_residency"},
                       {92, "network_packet_bundle"},
-                      {96, "app_wakelock_bundle"}};
+                      {96, "app_wakelock_bundle"},
+                      /* parts of packets that are shown otherwise (PF_PART_*) */
+                      {PF_PART_SYS_BUDDY_INFO, "sys_stats.buddy_info"},
+                      {PF_PART_SYS_DISK_STAT, "sys_stats.disk_stat"},
+                      {PF_PART_SYS_OTHER, "sys_stats (other fields)"},
+                      {PF_PART_PROC_FDS, "process_stats.fds"},
+                      {PF_PART_PROC_OTHER, "process_stats (other fields)"}};
 
 static const char *packet_kind_name(uint32_t num) {
   for (size_t i = 0; i < sizeof k_packet_kinds / sizeof *k_packet_kinds; i++)
@@ -224,7 +230,7 @@ static const char *packet_kind_name(uint32_t num) {
   return NULL;
 }
 
-static void count_skipped(st_perfetto_importer *im, uint32_t field, uint64_t at) {
+void pf_not_shown(st_perfetto_importer *im, uint32_t field, uint64_t at) {
   st_stats_warn(im->stats, "perfetto_packets_not_shown", at);
   im->skipped_total++;
   for (uint32_t i = 0; i < im->nskips; i++)
@@ -449,7 +455,7 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
     }
   } else if (other && !has_desc && !has_int && !has_def && !has_clk && !has_td && !has_pd &&
              !has_ftrace && !has_ptree && !has_pstats && !has_sstats && !has_config && !has_frame) {
-    count_skipped(im, other, src);
+    pf_not_shown(im, other, src);
   }
   im->has_trace = 1;
   return im->nomem ? pf_nomem(im, src, err) : ST_OK;

@@ -29,6 +29,8 @@
 typedef struct st_load_desc {
   st_alloc alloc;        /* zero: realloc/free */
   const char *file_name; /* may be NULL; used for hints and messages only */
+  st_strtab *strings;    /* NULL: the trace has its own string table; else names are
+                            interned here (shared with other traces: st_trace_merge) */
 } st_load_desc;
 
 typedef struct st_loader st_loader;

@@ -42,8 +42,11 @@
  * at ~100 ns per block. When the pyramid has cells at most 1/2 px wide, a
  * block instead takes the events of every cell starting in its column
  * (2 to 5 consecutive cells, one or two cache lines, plus the next cell
- * for the block's end and the next start; wide events, found by the
- * cells' longest event, fall back to the exact walk): the block can hold
+ * for the block's end and the next start; a column whose cells hold a
+ * wide event, found by the cells' longest event, ends the block at that
+ * event, which is the last of its cell and is yielded as itself: rows
+ * that mix long and short events, like a thread's states, stay on the
+ * cells too): the block can hold
  * events starting less than 1/2 px after the column (lod.h), and costs no
  * per-event access at all. 1e7 events, full view, all rows: 4.5 -> 1.9
  * ms with 32-event cells at 1/4 px; cells of one bucket at 1/2 px also
@@ -479,6 +482,15 @@ void st_lod_destroy(st_lod *lod) {
 
 size_t st_lod_bytes(const st_lod *lod) { return lod ? lod->bytes : 0; }
 
+void st_lod_shift_rows(st_lod *lod, uint32_t row_lo, uint32_t row_hi, int64_t delta) {
+  if (!lod || !delta) return;
+  if (row_hi > lod->row_count) row_hi = lod->row_count;
+  /* the index's buckets and cells are relative to tbase; rows without an
+   * index (nb == 0) keep none */
+  for (uint32_t r = row_lo; r < row_hi; r++)
+    if (lod->lrows[r].nb) lod->lrows[r].tbase += delta;
+}
+
 /* ==== 4. row queries ===================================================== */
 
 /* First index in [lo, hi) with a[index] >= v (hi if none); a[] ascending. */
@@ -610,8 +622,13 @@ static void acc_elem(void *ud, size_t i) {
 
 /* Blocks of at most this many events are named after their longest event:
  * zoomed in, blocks of a few events are the common case, and totalling
- * weights per name cost more than the rest of the block. */
-#define SMALL_BLOCK 16u
+ * weights per name cost more than the rest of the block. 32 rather than 16:
+ * rows of 10 to 30 events per pixel column, too sparse for the time cells
+ * (a thread's states in a system trace: 12 per column), had a third of
+ * their blocks take the tree's path, whose ragged ends read name[] and
+ * psum[] per event; the branch-free scan over psum (4 cache lines at most)
+ * costs less (those rows' full view: -20 %). */
+#define SMALL_BLOCK 32u
 
 static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape *sh, size_t a,
                               size_t b) {
@@ -697,6 +714,7 @@ typedef struct pyr {
   const int64_t *dur;
   const int64_t *psum; /* for a block that does not start on a cell */
   float narrow_lt;     /* a cell whose maxdur is below this holds only narrow events */
+  double min_ns;       /* an event at least this long is wide */
 } pyr;
 
 typedef struct pyr_out {
@@ -707,6 +725,8 @@ typedef struct pyr_out {
   uint32_t name;    /* dominant name of the block's whole cells */
   uint8_t named;    /* 0: no whole cell; the caller asks the name tree */
   uint8_t next_narrow;
+  uint8_t next_wide; /* event j is wide (a mixed column: yielded as itself) */
+  int64_t psum_j;    /* psum[j] when read (next_wide), else -1 */
 } pyr_out;
 
 /* The pyramid level for a query: the widest cells at most 1/CELLS_PER_PX
@@ -731,6 +751,7 @@ static int pyr_level(const st_lod *lod, const lrow *lr, const st_row *r, double 
   p->psum = lod->psum + lr->psum;
   /* maxdur is a float: 1e-6 below min_ns is safely below any rounding */
   p->narrow_lt = (float)(min_ns * (1.0 - 1e-6));
+  p->min_ns = min_ns;
   return 1;
 }
 
@@ -738,8 +759,18 @@ static int pyr_level(const st_lod *lod, const lrow *lr, const st_row *r, double 
  * of every cell that starts before its column's end ce. Reads only cells:
  * the 2 to 5 of the column (name, busy time and the wide-event check: one
  * cache line or two) and the one after it (the block's end and the next
- * start, as offsets). Returns 0 (the caller then searches exactly) if a
- * cell of the block holds a wide event. */
+ * start, as offsets).
+ *
+ * Mixed columns (a thread's states: short runs, then a sleep many pixels
+ * long). A wide event (at least min_px >= 1 px) is longer than two cells of
+ * at most 1/2 px, so it ends past its own cell: it is the last event of its
+ * cell, and nothing else starts in that cell after it. The first cell of the
+ * column whose longest event is wide therefore ends the block just before
+ * that cell's last event, which the caller then yields as itself: the
+ * narrow events before it are summarised from the cells (plus the prefix
+ * sums for the part of that cell before the wide event) instead of being
+ * walked. Returns 0 (the caller then searches exactly) only for a cell whose
+ * longest event is within float rounding of min_px but narrow. */
 static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) {
   uint64_t cf = ((uint64_t)s - (uint64_t)p->tbase) >> p->shift;
   uint64_t rel = (uint64_t)ce - (uint64_t)p->tbase, mask = ((uint64_t)1 << p->shift) - 1;
@@ -752,9 +783,13 @@ static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) 
   uint32_t best = 0, run = 0;
   float best_w = 0, run_w = 0;
   double busy = 0;
+  uint64_t cw = ccend; /* the first cell holding a wide event */
   for (uint64_t c = cf; c < ccend; c++) {
     const cell *x = &p->c[c];
-    if (x->maxdur >= p->narrow_lt) return 0;
+    if (x->maxdur >= p->narrow_lt) {
+      cw = c;
+      break;
+    }
     busy += x->dur;
     if (!(x->w > 0) || x->first < i) continue; /* empty, or not whole */
     if (x->name == run) {
@@ -764,6 +799,27 @@ static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) 
       run_w = x->w;
     }
     if (run_w > best_w) best = run, best_w = run_w;
+  }
+  o->next_wide = 0;
+  o->psum_j = -1;
+  if (cw < ccend) {
+    /* the wide event: the last of cell cw (see above) */
+    size_t wi = (cw + 1 < p->count ? p->c[cw + 1].first : p->n) - 1;
+    if (wi <= i || wi >= p->n) return 0;
+    int64_t pw = p->psum[wi], dw = p->psum[wi + 1] - pw; /* sums not saturated (caller) */
+    if ((double)dw < p->min_ns) return 0;                /* rounding: narrow after all */
+    o->j = wi;
+    size_t cwf = p->c[cw].first;
+    o->busy_ns = p->c[cf].first == i && cwf >= i ? busy + (double)(pw - p->psum[cwf])
+                                                 : (double)(pw - p->psum[i]);
+    o->last_end = p->start[wi - 1] + (pw - p->psum[wi - 1]);
+    o->next = p->start[wi];
+    o->next_narrow = 0;
+    o->next_wide = 1;
+    o->psum_j = pw;
+    o->named = best_w > 0;
+    o->name = best;
+    return 1;
   }
   size_t j = ccend < p->count ? p->c[ccend].first : p->n;
   if (j <= i) return 0;
@@ -856,7 +912,8 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
           double busy = o.busy_ns / (double)(e - s);
           it.busy = busy > 1.0 ? 1.0f : (float)busy;
         }
-        prev_j = SIZE_MAX; /* psum[j] not at hand */
+        prev_j = o.psum_j >= 0 ? j : SIZE_MAX; /* psum[j] at hand? */
+        prev_psum = o.psum_j;
         fn(ud, &it);
         items++;
         i = j;

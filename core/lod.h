@@ -43,6 +43,9 @@ typedef void (*st_lod_sample_fn)(void *ud, const st_lod_sample *sample);
 st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err);
 void st_lod_destroy(st_lod *lod);
 size_t st_lod_bytes(const st_lod *lod);
+/* The events of rows [row_lo, row_hi) were all moved by delta ns in place
+ * (trace.h st_trace_merge_set_offsets): moves the index with them, O(rows). */
+void st_lod_shift_rows(st_lod *lod, uint32_t row_lo, uint32_t row_hi, int64_t delta);
 
 /* Items of `row` that intersect [t0, t1), in time order. Returns the number
  * of items visited. Pixel columns are anchored at t = 0 (column c covers

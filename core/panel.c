@@ -121,6 +121,12 @@ static double us_of(const st_trace *t, double ns) {
   return ((double)st_trace_origin_ns(t) + ns) / 1000.0;
 }
 
+/* An event's time in its own file's microseconds (a merged trace's parts
+ * each have their own clock). */
+static double ev_us_of(const st_trace *t, uint32_t row, double ns) {
+  return ((double)st_trace_row_origin_ns(t, row) + ns) / 1000.0;
+}
+
 st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a) {
   if (!b || !ui) return ST_ERR_ARG;
   jw w = {b, a, 0};
@@ -178,7 +184,7 @@ static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
     fmt(w, "%s{\"row\":%u,\"index\":%u,\"name\":", j ? "," : "", o.row, o.index);
     str_id(w, t, oi.name);
     lit(w, ",\"ts_us\":");
-    num(w, us_of(t, (double)oi.start_ns));
+    num(w, ev_us_of(t, o.row, (double)oi.start_ns));
     lit(w, ",\"dur_us\":");
     num(w, (double)oi.dur_ns / 1000.0);
     lit(w, ",\"process\":");
@@ -217,11 +223,16 @@ static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
   lit(w, ",\"cat\":");
   str_id(w, t, in.cat);
   lit(w, ",\"ts_us\":");
-  num(w, us_of(t, (double)in.start_ns));
+  num(w, ev_us_of(t, ref.row, (double)in.start_ns));
   lit(w, ",\"dur_us\":");
   num(w, (double)in.dur_ns / 1000.0);
   fmt(w, ",\"pid\":%lld,\"tid\":%lld,\"row\":%u,\"index\":%u,\"src\":%llu", (long long)in.pid,
       (long long)in.tid, ref.row, ref.index, (unsigned long long)in.src);
+  uint32_t part = st_trace_part_of_row(t, ref.row);
+  if (part != UINT32_MAX) { /* a merged trace: the file the event came from */
+    fmt(w, ",\"part\":%u,\"file\":", part);
+    str_id(w, t, st_trace_parts(t, NULL)[part].name);
+  }
   if (full) {
     lit(w, ",\"process\":");
     str_id(w, t, in.process_name);

@@ -58,8 +58,8 @@ static void stage(st_perfetto_importer *im, const fev *e) {
 
 static int32_t i32(uint64_t u) { return (int32_t)(uint32_t)u; }
 
-static void cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
-                        uint64_t src) {
+void pf_cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
+                    uint64_t src) {
   if (cpu >= ST_PERFETTO_MAX_CPUS) {
     st_stats_warn(im->stats, "perfetto_cpu_out_of_range", src);
     return;
@@ -238,10 +238,10 @@ static st_code read_event(st_perfetto_importer *im, uint32_t cpu, uint64_t clock
     if (sl[1]) pf_thread_name(im, i32(v[2]), pf_intern(im, s[1], sl[1]), NAME_FTRACE);
     stage(im, &x);
     break;
-  case EV_CPU_FREQ: cpu_counter(im, (uint32_t)v[2], 0, ts, (double)(uint32_t)v[1], src); break;
+  case EV_CPU_FREQ: pf_cpu_counter(im, (uint32_t)v[2], 0, ts, (double)(uint32_t)v[1], src); break;
   case EV_CPU_IDLE:
-    cpu_counter(im, (uint32_t)v[2], 1, ts,
-                (uint32_t)v[1] == UINT32_MAX ? -1.0 : (double)(uint32_t)v[1], src);
+    pf_cpu_counter(im, (uint32_t)v[2], 1, ts,
+                   (uint32_t)v[1] == UINT32_MAX ? -1.0 : (double)(uint32_t)v[1], src);
     break;
   case EV_WAKEUP:
   case EV_WAKING:

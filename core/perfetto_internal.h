@@ -283,6 +283,17 @@ uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *nam
 void pf_counter(st_perfetto_importer *im, uint32_t bt, int64_t ts, double v, uint64_t src);
 st_code pf_read_process_tree(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *f,
                              st_error *err);
+/* Counts a packet (TracePacket field number) or a part of one (PF_PART_*)
+ * in the "not shown" line (import_perfetto.c). */
+#define PF_PART_SYS_BUDDY_INFO 1012u /* SysStats.buddy_info: needs the page size */
+#define PF_PART_SYS_DISK_STAT 1013u  /* SysStats.disk_stat: rates between samples */
+#define PF_PART_SYS_OTHER 1099u      /* SysStats fields this importer does not know */
+#define PF_PART_PROC_FDS 1115u       /* ProcessStats.Process.fds: open files, no counter */
+#define PF_PART_PROC_OTHER 1199u     /* ProcessStats.Process fields not known */
+/* A counter of the CPUs section: "CPU <cpu> frequency" (kHz) or "idle". */
+void pf_cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
+                    uint64_t src);
+void pf_not_shown(st_perfetto_importer *im, uint32_t field, uint64_t at);
 st_code pf_read_process_stats(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *f,
                               int64_t ts, uint64_t src, st_error *err);
 st_code pf_read_sys_stats(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *f,

@@ -345,12 +345,33 @@ static int src_in(const uint64_t *srcs, size_t n, uint64_t v) {
   return lo < n && srcs[lo] == v;
 }
 
+/* The rows [r0, r1) are those of one file (a merged trace's part, or the
+ * whole of a plain trace): srcs are offsets in that file, and its end-src
+ * pairs are `owner`'s. */
+static st_code add_srcs(st_find *f, const st_trace *owner, uint32_t r0, uint32_t r1,
+                        const uint64_t *srcs, size_t n);
+
 st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n) {
+  if (!f) return ST_ERR_ARG;
+  return add_srcs(f, f->trace, 0, f->row_count, srcs, n);
+}
+
+st_code st_find_add_srcs_part(st_find *f, uint32_t part, const uint64_t *srcs, size_t n) {
+  uint32_t np;
+  const st_trace_part *parts = f ? st_trace_parts(f->trace, &np) : NULL;
+  if (!parts) return st_find_add_srcs(f, srcs, n);
+  if (part >= np) return ST_ERR_ARG;
+  return add_srcs(f, parts[part].trace, parts[part].row_base,
+                  parts[part].row_base + parts[part].row_count, srcs, n);
+}
+
+static st_code add_srcs(st_find *f, const st_trace *owner, uint32_t r0, uint32_t r1,
+                        const uint64_t *srcs, size_t n) {
   if (!f || !f->active || !f->bits || !f->cum) return ST_ERR_ARG;
   /* B/E slices whose end event (trace.h st_trace_end_src) is among srcs: their
    * own srcs, ascending since the pairs are sorted by them */
   size_t npairs = 0, nends = 0;
-  const st_end_src *pairs = st_trace_end_srcs(f->trace, &npairs);
+  const st_end_src *pairs = st_trace_end_srcs(owner, &npairs);
   uint64_t *ends = NULL;
   for (int pass = 0; n && npairs && pass < 2; pass++) {
     for (size_t i = 0; i < npairs; i++) {
@@ -369,7 +390,7 @@ st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n) {
   uint64_t lo_src = srcs[0], hi_src = srcs[n - 1];
   if (nends && ends[0] < lo_src) lo_src = ends[0];
   if (nends && ends[nends - 1] > hi_src) hi_src = ends[nends - 1];
-  for (uint32_t r = 0; r < f->row_count; r++) {
+  for (uint32_t r = r0; r < r1 && r < f->row_count; r++) {
     const uint64_t *src = f->rows[r].src;
     uint32_t cnt = f->rows[r].count;
     uint64_t *w = f->bits + f->word_base[r];

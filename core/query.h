@@ -101,6 +101,11 @@ int st_find_is_match(const st_find *f, uint32_t row, uint32_t index);
  * if no search is active (st_find_set first), ST_ERR_NOMEM (then the
  * search is unchanged). */
 st_code st_find_add_srcs(st_find *f, const uint64_t *srcs, size_t n);
+/* The same for one part of a merged trace (trace.h st_trace_merge): srcs
+ * are offsets in that part's file, matched against its rows only (and its
+ * own B/E end events). For a plain trace, st_find_add_srcs. Several calls
+ * (one per file) add up. */
+st_code st_find_add_srcs_part(st_find *f, uint32_t part, const uint64_t *srcs, size_t n);
 int st_find_in_args(const st_find *f); /* st_find_add_srcs was applied */
 /* Matches among row[lo, hi). */
 uint64_t st_find_count_in(const st_find *f, uint32_t row, uint32_t lo, uint32_t hi);

@@ -51,6 +51,7 @@ typedef struct btrack {
 struct st_builder {
   st_alloc alloc;
   st_strtab *strings;
+  int own_strings; /* 0: shared (st_builder_create_shared) */
   bproc *procs;
   uint32_t proc_count, proc_cap;
   uint32_t *proc_slots; /* index + 1, 0 = empty; power-of-two size */
@@ -95,6 +96,12 @@ struct st_trace {
   size_t end_count;
   st_frames *frames; /* the builder's, sealed; NULL if no samples */
   size_t bytes;
+  int own_strings; /* 0: a shared table (st_builder_create_shared) or a merged trace's */
+  int64_t shift;   /* ns every time was moved by since finish (st_trace_merge) */
+  /* a merged trace (section 5): its parts; its own arrays are the merged
+   * processes, tracks, rows, counters and flows (columns are the parts') */
+  st_trace_part *parts;
+  uint32_t part_count;
 };
 
 static uint32_t hash64(uint64_t x) {
@@ -155,19 +162,27 @@ static inline void extend(st_builder *b, int64_t lo, int64_t hi) {
 
 /* ==== 2. builder API ===================================================== */
 
-st_builder *st_builder_create(const st_alloc *a) {
+/* A builder interning into `strings` (own: it creates and frees it). */
+static st_builder *builder_new(const st_alloc *a, st_strtab *strings) {
   st_alloc al = a ? *a : (st_alloc){0};
   st_builder *b = st_calloc(&al, 1, sizeof *b);
   if (!b) return NULL;
   b->alloc = al;
   b->lo = INT64_MAX;
   b->hi = INT64_MIN;
-  b->strings = st_strtab_create(&al);
+  b->own_strings = !strings;
+  b->strings = strings ? strings : st_strtab_create(&al);
   if (!b->strings) {
     st_free(&al, b);
     return NULL;
   }
   return b;
+}
+
+st_builder *st_builder_create(const st_alloc *a) { return builder_new(a, NULL); }
+
+st_builder *st_builder_create_shared(const st_alloc *a, st_strtab *strings) {
+  return strings ? builder_new(a, strings) : NULL;
 }
 
 static void free_points(st_builder *b, btrack *t) {
@@ -188,7 +203,7 @@ static void free_builder_parts(st_builder *b, int keep_strings) {
   st_free(&b->alloc, b->proc_slots);
   st_tstream_free(&b->ends, &b->alloc);
   st_frames_destroy(b->frames);
-  if (!keep_strings) st_strtab_destroy(b->strings);
+  if (!keep_strings && b->own_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
 }
@@ -569,6 +584,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   if (!t) return fail(b, NULL, err, nev + ncs);
   t->alloc = b->alloc;
   t->strings = b->strings;
+  t->own_strings = b->own_strings;
   int have = b->lo <= b->hi;
   t->origin = have ? b->lo : 0;
   t->duration = have ? sat_sub(b->hi, b->lo) : 0;
@@ -738,7 +754,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
 void st_trace_destroy(st_trace *t) {
   if (!t) return;
   st_alloc a = t->alloc;
-  st_strtab_destroy(t->strings);
+  if (t->own_strings) st_strtab_destroy(t->strings);
+  st_free(&a, t->parts);
   st_free(&a, t->procs);
   st_free(&a, t->tracks);
   st_free(&a, t->rows);
@@ -781,7 +798,9 @@ int64_t st_trace_duration_ns(const st_trace *t) { return t ? t->duration : 0; }
 uint64_t st_trace_event_count(const st_trace *t) {
   return t ? (uint64_t)t->ev_count + t->cs_count : 0;
 }
-size_t st_trace_bytes(const st_trace *t) { return t ? t->bytes + st_strtab_bytes(t->strings) : 0; }
+size_t st_trace_bytes(const st_trace *t) {
+  return t ? t->bytes + (t->own_strings ? st_strtab_bytes(t->strings) : 0) : 0;
+}
 
 uint64_t st_trace_end_src_of(const st_trace *t, uint64_t src) {
   if (!t || !t->end_count) return UINT64_MAX;
@@ -797,6 +816,11 @@ uint64_t st_trace_end_src_of(const st_trace *t, uint64_t src) {
 }
 
 uint64_t st_trace_end_src(const st_trace *t, uint32_t row, uint32_t index) {
+  if (t && t->parts) { /* a merged trace: the part's own table */
+    uint32_t k = st_trace_part_of_row(t, row);
+    if (k == UINT32_MAX) return UINT64_MAX;
+    return st_trace_end_src(t->parts[k].trace, row - t->parts[k].row_base, index);
+  }
   if (!t || !t->end_count || row >= t->row_count || index >= t->rows[row].count ||
       !(t->rows[row].flags[index] & ST_EV_HAS_END))
     return UINT64_MAX;
@@ -857,4 +881,238 @@ void st_trace_flow_info(const st_trace *t, st_flow_info *out) {
     *out = t->flow_info;
   else
     memset(out, 0, sizeof *out);
+}
+
+/* ==== 5. merged traces =================================================== */
+
+const st_trace_part *st_trace_parts(const st_trace *t, uint32_t *count) {
+  if (count) *count = t ? t->part_count : 0;
+  return t ? t->parts : NULL;
+}
+
+/* The last part whose base (at field offset `off`) is <= v, if v is below
+ * its base + count: parts are in base order. */
+static uint32_t part_of(const st_trace *t, uint32_t v, int which) {
+  if (!t || !t->parts) return UINT32_MAX;
+  uint32_t lo = 0, hi = t->part_count;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    const st_trace_part *p = &t->parts[mid];
+    uint32_t base = which == 0 ? p->row_base : which == 1 ? p->process_base : p->track_base;
+    if (base <= v)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  /* empty parts share their base with the next one: take the one holding v */
+  for (uint32_t k = lo; k < t->part_count; k++) {
+    const st_trace_part *p = &t->parts[k];
+    uint32_t base = which == 0 ? p->row_base : which == 1 ? p->process_base : p->track_base;
+    uint32_t n = which == 0 ? p->row_count : which == 1 ? p->process_count : p->track_count;
+    if (base > v) break;
+    if (v - base < n) return k;
+  }
+  return UINT32_MAX;
+}
+
+uint32_t st_trace_part_of_row(const st_trace *t, uint32_t row) { return part_of(t, row, 0); }
+uint32_t st_trace_part_of_process(const st_trace *t, uint32_t process) {
+  return part_of(t, process, 1);
+}
+
+int64_t st_trace_row_origin_ns(const st_trace *t, uint32_t row) {
+  if (!t) return 0;
+  if (!t->parts) return t->origin;
+  uint32_t k = st_trace_part_of_row(t, row);
+  return k == UINT32_MAX ? t->origin : t->parts[k].trace->origin;
+}
+
+int64_t st_trace_shift_ns(const st_trace *t) { return t ? t->shift : 0; }
+
+/* Adds delta to every time of a plain trace (its columns are its own). */
+static void shift_columns(st_trace *t, int64_t delta) {
+  if (!delta) return;
+  for (uint32_t r = 0; r < t->row_count; r++) {
+    int64_t *start = (int64_t *)t->rows[r].start; /* the trace owns its columns */
+    for (uint32_t i = 0; i < t->rows[r].count; i++) start[i] += delta;
+  }
+  for (uint32_t c = 0; c < t->counter_count; c++) {
+    int64_t *ts = (int64_t *)t->counters[c].ts; /* the trace owns its columns */
+    for (uint32_t i = 0; i < t->counters[c].count; i++) ts[i] += delta;
+  }
+  t->origin -= delta;
+  t->shift += delta;
+}
+
+/* 1 if moving a trace of duration dur to offset off stays inside int64 with
+ * room to spare (times are added to and subtracted from freely). */
+static int offset_ok(int64_t off, int64_t dur) {
+  const int64_t lim = INT64_MAX / 4;
+  return off > -lim && off < lim && dur < lim - (off > 0 ? off : 0);
+}
+
+/* Normalises offsets (smallest 0) into out; 0 if out of range. */
+static int normalise(const st_trace_part *parts, uint32_t n, const int64_t *in, int64_t *out) {
+  int64_t lo = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    if (!offset_ok(in[k], parts[k].trace->duration)) return 0;
+    if (k == 0 || in[k] < lo) lo = in[k];
+  }
+  for (uint32_t k = 0; k < n; k++) out[k] = in[k] - lo;
+  return 1;
+}
+
+static void merged_extent(st_trace *m) {
+  int64_t end = 0;
+  for (uint32_t k = 0; k < m->part_count; k++) {
+    int64_t e = m->parts[k].offset_ns + m->parts[k].trace->duration;
+    if (e > end) end = e;
+  }
+  m->duration = end;
+  m->origin = m->part_count ? m->parts[0].trace->origin : 0;
+}
+
+st_code st_trace_merge_set_offsets(st_trace *t, const int64_t *offsets, int64_t *deltas) {
+  if (!t || !t->parts || !offsets) return ST_ERR_ARG;
+  int64_t stack[16], *norm = stack;
+  if (t->part_count > 16) {
+    norm = st_calloc(&t->alloc, t->part_count, sizeof *norm);
+    if (!norm) return ST_ERR_NOMEM;
+  }
+  st_code rc = ST_OK;
+  if (!normalise(t->parts, t->part_count, offsets, norm)) {
+    rc = ST_ERR_ARG;
+  } else {
+    for (uint32_t k = 0; k < t->part_count; k++) {
+      st_trace_part *p = &t->parts[k];
+      int64_t delta = norm[k] - p->offset_ns;
+      shift_columns(p->trace, delta);
+      p->offset_ns = norm[k];
+      if (deltas) deltas[k] = delta;
+    }
+    merged_extent(t);
+  }
+  if (norm != stack) st_free(&t->alloc, norm);
+  return rc;
+}
+
+static st_trace *merge_fail(st_trace *m, st_error *err, st_code code, const char *what) {
+  st_error_set(err, code, 0, what);
+  st_trace_destroy(m);
+  return NULL;
+}
+
+st_trace *st_trace_merge(const st_alloc *a, st_trace *const *parts, const uint32_t *names,
+                         const int64_t *offsets, uint32_t n, st_error *err) {
+  st_alloc al = a ? *a : (st_alloc){0};
+  if (err) st_error_set(err, ST_OK, 0, "");
+  if (!parts || !n) {
+    st_error_set(err, ST_ERR_ARG, 0, "no traces to merge");
+    return NULL;
+  }
+  uint64_t np = 0, nt = 0, nr = 0, nc = 0, nf = 0, nev = 0, ncs = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const st_trace *p = parts[k];
+    if (!p || p->parts || p->strings != parts[0]->strings) {
+      st_error_set(err, ST_ERR_ARG, 0, "merged traces must be plain and share one string table");
+      return NULL;
+    }
+    for (uint32_t j = 0; j < k; j++)
+      if (parts[j] == p) {
+        st_error_set(err, ST_ERR_ARG, 0, "a trace can be merged only once");
+        return NULL;
+      }
+    np += p->proc_count, nt += p->track_count, nr += p->row_count, nc += p->counter_count;
+    nf += p->flow_count, nev += p->ev_count, ncs += p->cs_count;
+  }
+  if (np >= UINT32_MAX || nt >= UINT32_MAX || nr >= UINT32_MAX || nc >= UINT32_MAX ||
+      nf >= UINT32_MAX) {
+    st_error_set(err, ST_ERR_LIMIT, 0, "too many rows to merge (2^32)");
+    return NULL;
+  }
+  st_trace *m = st_calloc(&al, 1, sizeof *m);
+  if (!m) {
+    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory merging traces");
+    return NULL;
+  }
+  m->alloc = al;
+  m->strings = parts[0]->strings;
+  m->part_count = n;
+  m->parts = st_calloc(&al, n, sizeof *m->parts);
+  m->procs = st_calloc(&al, np + 1, sizeof *m->procs);
+  m->tracks = st_calloc(&al, nt + 1, sizeof *m->tracks);
+  m->rows = st_calloc(&al, nr + 1, sizeof *m->rows);
+  m->counters = st_calloc(&al, nc + 1, sizeof *m->counters);
+  m->flows = st_calloc(&al, nf + 1, sizeof *m->flows);
+  m->flows_in = st_calloc(&al, nf + 1, sizeof *m->flows_in);
+  if (!m->parts || !m->procs || !m->tracks || !m->rows || !m->counters || !m->flows || !m->flows_in)
+    return merge_fail(m, err, ST_ERR_NOMEM, "out of memory merging traces");
+  uint32_t pb = 0, tb = 0, rb = 0, cb = 0, fb = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    st_trace *p = parts[k];
+    st_trace_part *pt = &m->parts[k];
+    *pt = (st_trace_part){p,       names ? names[k] : ST_STR_EMPTY,
+                          pb,      p->proc_count,
+                          tb,      p->track_count,
+                          rb,      p->row_count,
+                          cb,      p->counter_count,
+                          fb,      p->flow_count,
+                          p->shift};
+    for (uint32_t i = 0; i < p->proc_count; i++) {
+      st_process q = p->procs[i];
+      q.first_track += tb;
+      m->procs[pb + i] = q;
+    }
+    for (uint32_t i = 0; i < p->track_count; i++) {
+      st_track q = p->tracks[i];
+      q.process += pb;
+      q.first_row += rb;
+      if (q.kind == ST_TRACK_COUNTER) q.counter += cb;
+      m->tracks[tb + i] = q;
+    }
+    for (uint32_t i = 0; i < p->row_count; i++) {
+      st_row q = p->rows[i];
+      q.track += tb;
+      m->rows[rb + i] = q;
+    }
+    for (uint32_t i = 0; i < p->counter_count; i++) {
+      st_counter q = p->counters[i];
+      q.track += tb;
+      m->counters[cb + i] = q;
+    }
+    /* rows only grow from part to part: both flow orders stay sorted */
+    for (uint32_t i = 0; i < p->flow_count; i++) {
+      st_flow f = p->flows[i];
+      f.from_row += rb;
+      f.to_row += rb;
+      m->flows[fb + i] = f;
+      m->flows_in[fb + i] = p->flows_in[i] + fb;
+    }
+    m->flow_info.bound += p->flow_info.bound;
+    m->flow_info.unmatched += p->flow_info.unmatched;
+    m->flow_info.unbound += p->flow_info.unbound;
+    pb += p->proc_count, tb += p->track_count, rb += p->row_count, cb += p->counter_count;
+    fb += p->flow_count;
+  }
+  m->proc_count = pb, m->track_count = tb, m->row_count = rb, m->counter_count = cb;
+  m->flow_count = fb;
+  m->ev_count = (size_t)nev;
+  m->cs_count = 0; /* the columns are the parts' (col stays NULL); samples'
+                   * frames are each part's own (st_trace_frames: NULL here) */
+  m->bytes = sizeof *m + (size_t)n * sizeof *m->parts + (size_t)(np + 1) * sizeof *m->procs +
+             (size_t)(nt + 1) * sizeof *m->tracks + (size_t)(nr + 1) * sizeof *m->rows +
+             (size_t)(nc + 1) * sizeof *m->counters +
+             (size_t)(nf + 1) * (sizeof *m->flows + sizeof *m->flows_in);
+  int64_t stack[16], *want = stack;
+  if (n > 16) {
+    want = st_calloc(&al, n, sizeof *want);
+    if (!want) return merge_fail(m, err, ST_ERR_NOMEM, "out of memory merging traces");
+  }
+  for (uint32_t k = 0; k < n; k++) want[k] = offsets ? offsets[k] : 0;
+  st_code rc = st_trace_merge_set_offsets(m, want, NULL);
+  if (want != stack) st_free(&al, want);
+  if (rc != ST_OK) return merge_fail(m, err, rc, "trace offsets out of range");
+  /* event counts: the parts' samples count too (st_trace_event_count) */
+  m->ev_count = (size_t)(nev + ncs);
+  return m;
 }

@@ -174,10 +174,66 @@ typedef struct st_flow_info {
 } st_flow_info;
 void st_trace_flow_info(const st_trace *t, st_flow_info *out);
 
+/* ---- merged traces ----------------------------------------------------------
+ * Several traces on one timeline (a profile of many files; two runs
+ * compared): st_trace_merge makes a trace whose processes, tracks, rows,
+ * counters and flows are those of its parts one after the other (part k's
+ * row r is row parts[k].row_base + r), so every view, query and selection
+ * written for one trace works on it unchanged. Events are not copied: the
+ * merged rows point at the parts' columns. The parts must share one string
+ * table (st_builder_create_shared), so a name id means the same string in
+ * every part, and they must outlive the merged trace.
+ *
+ * Time: the merged trace's time is "scene" time. Each part sits at an
+ * offset (the scene time of its own time 0); offsets are kept >= 0 with
+ * the smallest at 0, so the scene starts at 0 like a single trace. A part
+ * is moved by shifting its own columns in place (its origin moves the
+ * other way, so st_trace_origin_ns + a time stays the file's own absolute
+ * time): a lod over the merged trace then only needs its rows' time bases
+ * moved (lod.h st_lod_shift_rows). */
+typedef struct st_trace_part {
+  st_trace *trace; /* the part's own model */
+  uint32_t name;   /* its group's name (strtab id, "" if none) */
+  uint32_t process_base, process_count;
+  uint32_t track_base, track_count;
+  uint32_t row_base, row_count;
+  uint32_t counter_base, counter_count;
+  uint32_t flow_base, flow_count;
+  int64_t offset_ns; /* scene time of the part's own time 0 */
+} st_trace_part;
+
+/* Merges n >= 1 traces (names: strtab ids or NULL; offsets: ns or NULL for
+ * all 0, normalised so the smallest is 0). The parts' times are shifted to
+ * their offsets in place. NULL + err: allocation failure, parts that do
+ * not share one string table (ST_ERR_ARG), or more than 2^32 - 2 rows. */
+st_trace *st_trace_merge(const st_alloc *a, st_trace *const *parts, const uint32_t *names,
+                         const int64_t *offsets, uint32_t n, st_error *err);
+/* The parts of a merged trace (NULL and 0 for a trace read from one file). */
+const st_trace_part *st_trace_parts(const st_trace *t, uint32_t *count);
+/* The part holding row / process / track (binary search over the parts);
+ * UINT32_MAX for a plain trace or out of range. */
+uint32_t st_trace_part_of_row(const st_trace *t, uint32_t row);
+uint32_t st_trace_part_of_process(const st_trace *t, uint32_t process);
+/* The absolute time (ns, in the file's own clock) of time 0 of the trace
+ * for the events of row: the row's part's origin for a merged trace. */
+int64_t st_trace_row_origin_ns(const st_trace *t, uint32_t row);
+/* The time every event was shifted by since the model was built (0 unless
+ * it is part of a merged trace that moved it). */
+int64_t st_trace_shift_ns(const st_trace *t);
+/* Moves the parts to new offsets (ns; normalised so the smallest is 0) by
+ * shifting their columns in place. deltas (may be NULL) gets, per part,
+ * how far its times moved (for st_lod_shift_rows). ST_ERR_ARG for a plain
+ * trace or offsets that would overflow the time range. */
+st_code st_trace_merge_set_offsets(st_trace *t, const int64_t *offsets, int64_t *deltas);
+
 /* ---- building ------------------------------------------------------------ */
 typedef struct st_builder st_builder;
 
 st_builder *st_builder_create(const st_alloc *a);
+/* The same, interning into `strings` (which the caller keeps owning and
+ * must keep alive as long as the trace): traces built so can be merged
+ * (st_trace_merge). */
+st_builder *st_builder_create_shared(const st_alloc *a, st_strtab *strings);
 void st_builder_destroy(st_builder *b); /* only if never finished */
 st_strtab *st_builder_strings(st_builder *b);
 

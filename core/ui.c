@@ -38,6 +38,7 @@
 
 enum { HOLD_ZOOM_IN = 0, HOLD_ZOOM_OUT, HOLD_LEFT, HOLD_RIGHT, HOLD_N };
 enum { DRAG_NONE = 0, DRAG_PRESSED, DRAG_ACTIVE };
+#define DRAG_SHIFT 100 /* drag_tool: alt+drag of a merged trace's file header moves it */
 
 /* ==== 1. state =========================================================== */
 
@@ -72,6 +73,10 @@ struct st_ui {
   double held_ms[HOLD_N];
   int help;
   int hide_flows; /* 0: flow arrows drawn (the default) */
+  /* moving a merged trace's part in time (alt+drag of its header): the
+   * front end takes the pending move with st_ui_take_shift */
+  uint32_t shift_part;
+  double shift_pending_ns;
   /* the first view: where the events are (core/bulk.h) */
   st_bulk bulk;
   int outliers_hidden; /* the first view leaves bulk.outside events out, until 0 */
@@ -505,6 +510,14 @@ unsigned st_ui_pointer_down(st_ui *ui, float x, float y, unsigned buttons, unsig
   ui->travel = 0;
   ui->down_t = st_view_time_at(&ui->view, x < ST_VIEW_GUTTER_W ? ST_VIEW_GUTTER_W : x);
   ui->down_cy = content_y(ui, y);
+  if (button == ST_BUTTON_LEFT && (mods & ST_MOD_ALT)) {
+    st_hit h = st_hit_test(ui->trace, ui->layout, &ui->view, x, y, HIT_SLOP_PX);
+    if (h.kind == ST_HIT_GROUP) {
+      ui->drag_tool = DRAG_SHIFT;
+      ui->shift_part = h.row;
+      ui->shift_pending_ns = 0;
+    }
+  }
   ui->mark_before = ui->has_mark;
   ui->mark_before_t0 = ui->mark_t0;
   ui->mark_before_t1 = ui->mark_t1;
@@ -549,6 +562,10 @@ unsigned st_ui_pointer_move(st_ui *ui, float x, float y, unsigned buttons, unsig
     ch |= ST_UI_VIEW | ST_UI_REDRAW;
     break;
   case ST_TOOL_TIMING: ch |= st_ui_set_mark(ui, ui->down_t, time_at_clamped(ui, x)); break;
+  case DRAG_SHIFT:
+    ui->shift_pending_ns += (double)dx * ui->view.ns_per_px;
+    ch |= ST_UI_SHIFT | ST_UI_REDRAW;
+    break;
   default: /* select box, zoom range: drawn from the drag state */ ch |= ST_UI_REDRAW; break;
   }
   return ch;
@@ -559,6 +576,8 @@ static void click(st_ui *ui, float x, float y, unsigned mods, unsigned *ch) {
   int add = (mods & (ST_MOD_CTRL | ST_MOD_META)) != 0;
   if (h.kind == ST_HIT_SECTION) {
     *ch |= st_ui_toggle_section(ui, h.process);
+  } else if (h.kind == ST_HIT_GROUP) {
+    *ch |= st_ui_toggle_group(ui, h.row);
   } else if (h.kind == ST_HIT_EVENT) {
     *ch |= st_ui_select(ui, (st_event_ref){h.row, h.index}, add);
   } else if (!add && h.kind != ST_HIT_AXIS && h.kind != ST_HIT_GUTTER &&
@@ -816,7 +835,7 @@ const char *st_ui_cursor(const st_ui *ui) {
     default: return "crosshair";
     }
   }
-  if (ui->hover.kind == ST_HIT_SECTION) return "pointer";
+  if (ui->hover.kind == ST_HIT_SECTION || ui->hover.kind == ST_HIT_GROUP) return "pointer";
   if (ui->hover.kind == ST_HIT_AXIS) return "col-resize";
   switch (ui->tool) {
   case ST_TOOL_PAN: return "grab";
@@ -859,6 +878,12 @@ unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64
   return ST_UI_HANDLED | ST_UI_SEARCH | ST_UI_REDRAW;
 }
 
+unsigned st_ui_search_add_srcs(st_ui *ui, uint32_t part, const uint64_t *srcs, size_t n) {
+  if (!ui || !st_find_active(ui->find)) return 0;
+  if (st_find_add_srcs_part(ui->find, part, srcs, n) != ST_OK) return 0;
+  return ST_UI_SEARCH | ST_UI_REDRAW;
+}
+
 const st_find *st_ui_find(const st_ui *ui) { return ui ? ui->find : NULL; }
 
 st_event_ref st_ui_search_current(const st_ui *ui) { return ui ? ui->find_cur : ST_REF_NONE; }
@@ -875,6 +900,28 @@ unsigned st_ui_search_step(st_ui *ui, int dir) {
   ui->find_cur = next;
   unsigned ch = ST_UI_SEARCH | st_ui_select(ui, next, 0) | st_ui_reveal(ui, next);
   return ch | ST_UI_HANDLED | ST_UI_REDRAW;
+}
+
+unsigned st_ui_toggle_group(st_ui *ui, uint32_t part) {
+  if (!ui || part >= st_layout_group_count(ui->layout)) return 0;
+  st_layout_set_group_collapsed(ui->layout, part, !st_layout_group_collapsed(ui->layout, part));
+  clamp_scroll(ui);
+  return ST_UI_HANDLED | ST_UI_LAYOUT | ST_UI_REDRAW;
+}
+
+unsigned st_ui_set_group_hidden(st_ui *ui, uint32_t part, int hidden) {
+  if (!ui || part >= st_layout_group_count(ui->layout)) return 0;
+  st_layout_set_group_hidden(ui->layout, part, hidden);
+  clamp_scroll(ui);
+  return ST_UI_LAYOUT | ST_UI_REDRAW;
+}
+
+int st_ui_take_shift(st_ui *ui, uint32_t *part, double *delta_ns) {
+  if (!ui || ui->shift_pending_ns == 0) return 0;
+  *part = ui->shift_part;
+  *delta_ns = ui->shift_pending_ns;
+  ui->shift_pending_ns = 0;
+  return 1;
 }
 
 unsigned st_ui_search_box_key(st_ui *ui, const char *key, unsigned mods) {

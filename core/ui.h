@@ -77,7 +77,8 @@ enum {
   ST_UI_ANIMATING = 1u << 10,   /* keys are held: call st_ui_tick on the next frame */
   ST_UI_LAYOUT = 1u << 11,      /* sections were collapsed or expanded */
   ST_UI_FLOWS = 1u << 12,       /* flow arrows were turned on or off */
-  ST_UI_TO_TIMELINE = 1u << 13  /* the search box hands the keys back to the timeline */
+  ST_UI_TO_TIMELINE = 1u << 13, /* the search box hands the keys back to the timeline */
+  ST_UI_SHIFT = 1u << 14        /* a merged trace's part is being moved: st_ui_take_shift */
 };
 
 typedef struct st_ui st_ui;
@@ -172,6 +173,11 @@ const st_find *st_ui_find(const st_ui *ui);
  * srcs (ascending; core/args_search.h). */
 unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64_t *srcs,
                            size_t n);
+/* Adds the events of one file (part of a merged trace; query.h
+ * st_find_add_srcs_part) whose src is in srcs to the active search: the
+ * "in args" search over several files, one pass per file after the name
+ * search (st_ui_search). 0 if no search is active. */
+unsigned st_ui_search_add_srcs(st_ui *ui, uint32_t part, const uint64_t *srcs, size_t n);
 /* Steps |dir| matches forward (dir > 0) or back in time order from the
  * current one (wrapping; from none: the first / last is one step): selects
  * the match reached and reveals it (st_ui_reveal). */
@@ -184,6 +190,16 @@ st_event_ref st_ui_search_current(const st_ui *ui);
 
 /* ---- sections ------------------------------------------------------------ */
 unsigned st_ui_toggle_section(st_ui *ui, uint32_t process);
+/* A merged trace's file group (view.h ST_LAYOUT_GROUP): a click on its
+ * header collapses / expands it; alt+drag on it moves the file in time:
+ * the ui only records the move (ST_UI_SHIFT), the owner of the traces
+ * applies it (trace.h st_trace_merge_set_offsets, lod.h
+ * st_lod_shift_rows) after taking it here: 1 and the part and the ns to
+ * add to its offset, or 0 if nothing is pending. */
+unsigned st_ui_toggle_group(st_ui *ui, uint32_t part);
+int st_ui_take_shift(st_ui *ui, uint32_t *part, double *delta_ns);
+/* Shows only some files in this ui's layout (view.h st_layout_set_group_hidden). */
+unsigned st_ui_set_group_hidden(st_ui *ui, uint32_t part, int hidden);
 /* Collapses every section, or expands them all if all are collapsed. */
 unsigned st_ui_collapse_all(st_ui *ui);
 int st_ui_all_collapsed(const st_ui *ui);

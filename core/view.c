@@ -68,6 +68,11 @@ struct st_layout {
   const st_trace *trace;
   uint8_t *collapsed; /* per process */
   uint32_t proc_count;
+  /* a merged trace's parts: collapsed flag and item index per group */
+  const st_trace_part *parts;
+  uint32_t group_count;
+  uint8_t *group_collapsed;
+  uint32_t *group_item;
   st_layout_item *items;
   uint32_t count, cap;
   float height;
@@ -79,7 +84,7 @@ static int rebuild(st_layout *l) {
   const st_process *ps = st_trace_processes(l->trace, &np);
   const st_track *ts = st_trace_tracks(l->trace, &nt);
   /* worst case: every section, row and counter expanded */
-  size_t need = np;
+  size_t need = (size_t)np + l->group_count;
   for (uint32_t i = 0; i < nt; i++) need += ts[i].kind == ST_TRACK_COUNTER ? 1u : ts[i].row_count;
   if (need > UINT32_MAX - 1) return 0;
   if (need > l->cap) {
@@ -90,7 +95,27 @@ static int rebuild(st_layout *l) {
   }
   uint32_t n = 0;
   float y = 0;
-  for (uint32_t p = 0; p < np; p++) {
+  uint32_t g = 0; /* the next group (merged traces) */
+  for (uint32_t p = 0; p < np || g < l->group_count; p++) {
+    /* group headers: before the first process of their part */
+    while (g < l->group_count && l->parts[g].process_base <= p) {
+      if (l->group_collapsed[g] == 2) { /* hidden: neither header nor processes */
+        l->group_item[g] = UINT32_MAX;
+        p = l->parts[g].process_base + l->parts[g].process_count;
+        g++;
+        continue;
+      }
+      l->group_item[g] = n;
+      l->items[n++] = (st_layout_item){ST_LAYOUT_GROUP, 0, 0, l->parts[g].process_base,
+                                       UINT32_MAX,      g, y, ST_VIEW_GROUP_H};
+      y += ST_VIEW_GROUP_H;
+      if (l->group_collapsed[g]) p = l->parts[g].process_base + l->parts[g].process_count;
+      g++;
+    }
+    if (p >= np) continue;
+    if (g && l->group_collapsed[g - 1] &&
+        p < l->parts[g - 1].process_base + l->parts[g - 1].process_count)
+      continue;
     l->items[n++] =
         (st_layout_item){ST_LAYOUT_SECTION, 0, 0, p, UINT32_MAX, 0, y, ST_VIEW_SECTION_H};
     y += ST_VIEW_SECTION_H;
@@ -131,9 +156,12 @@ st_layout *st_layout_create(const st_alloc *a, const st_trace *t) {
   l->alloc = al;
   l->trace = t;
   st_trace_processes(t, &l->proc_count);
+  l->parts = st_trace_parts(t, &l->group_count);
   l->collapsed = st_calloc(&al, (size_t)l->proc_count + 1, 1);
   l->labels = st_track_labels_create(&al, t);
-  if (!l->collapsed || !l->labels || !rebuild(l)) {
+  l->group_collapsed = st_calloc(&al, (size_t)l->group_count + 1, 1);
+  l->group_item = st_calloc(&al, (size_t)l->group_count + 1, sizeof *l->group_item);
+  if (!l->collapsed || !l->labels || !l->group_collapsed || !l->group_item || !rebuild(l)) {
     st_layout_destroy(l);
     return NULL;
   }
@@ -144,6 +172,8 @@ void st_layout_destroy(st_layout *l) {
   if (!l) return;
   st_alloc a = l->alloc;
   st_free(&a, l->collapsed);
+  st_free(&a, l->group_collapsed);
+  st_free(&a, l->group_item);
   st_free(&a, l->items);
   st_track_labels_destroy(l->labels);
   st_free(&a, l);
@@ -161,6 +191,28 @@ void st_layout_set_collapsed(st_layout *l, uint32_t process, int collapsed) {
 
 int st_layout_collapsed(const st_layout *l, uint32_t process) {
   return l && process < l->proc_count ? l->collapsed[process] : 0;
+}
+
+uint32_t st_layout_group_count(const st_layout *l) { return l ? l->group_count : 0; }
+
+void st_layout_set_group_collapsed(st_layout *l, uint32_t part, int collapsed) {
+  if (!l || part >= l->group_count || l->group_collapsed[part] == 2) return;
+  uint8_t c = collapsed ? 1 : 0;
+  if (l->group_collapsed[part] == c) return;
+  l->group_collapsed[part] = c;
+  rebuild(l); /* fits the capacity sized for everything expanded */
+}
+
+int st_layout_group_collapsed(const st_layout *l, uint32_t part) {
+  return l && part < l->group_count ? l->group_collapsed[part] != 0 : 0;
+}
+
+void st_layout_set_group_hidden(st_layout *l, uint32_t part, int hidden) {
+  if (!l || part >= l->group_count) return;
+  uint8_t c = hidden ? 2 : 0;
+  if (l->group_collapsed[part] == c) return;
+  l->group_collapsed[part] = c;
+  rebuild(l);
 }
 
 const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count) {
@@ -195,7 +247,7 @@ uint32_t st_layout_first_at(const st_layout *l, float content_y) {
  * process: binary search on that key. */
 static int item_before(const st_layout_item *it, uint32_t process, uint32_t track, uint32_t row) {
   if (it->process != process) return it->process < process;
-  if (it->kind == ST_LAYOUT_SECTION) return 1;
+  if (it->kind == ST_LAYOUT_SECTION || it->kind == ST_LAYOUT_GROUP) return 1;
   if (it->track != track) return it->track < track;
   return it->kind == ST_LAYOUT_ROW && it->row < row;
 }
@@ -216,6 +268,10 @@ uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row) {
       hi = m;
   }
   if (lo < l->count && l->items[lo].kind == ST_LAYOUT_ROW && l->items[lo].row == row) return lo;
+  if (l->group_count) {
+    uint32_t g = st_trace_part_of_process(l->trace, process);
+    if (g < l->group_count && l->group_collapsed[g]) return l->group_item[g]; /* MAX if hidden */
+  }
   if (process < l->proc_count && l->collapsed[process]) {
     /* the section is the last item before lo in its process */
     uint32_t s = lo;

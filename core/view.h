@@ -20,6 +20,7 @@
 #define ST_VIEW_AXIS_H 28.0f    /* time axis */
 #define ST_VIEW_ROW_H 20.0f     /* one slice row */
 #define ST_VIEW_SECTION_H 24.0f /* process header */
+#define ST_VIEW_GROUP_H 26.0f   /* a merged trace's file header (above its processes) */
 #define ST_VIEW_COUNTER_H 40.0f /* counter track */
 #define ST_VIEW_TRACK_GAP 4.0f  /* space after a track */
 
@@ -44,7 +45,9 @@ float st_view_timeline_w(const st_view *v);
 typedef enum st_layout_kind {
   ST_LAYOUT_SECTION = 0, /* process header (clickable to collapse) */
   ST_LAYOUT_ROW = 1,     /* one row of a slice/async/instant track */
-  ST_LAYOUT_COUNTER = 2  /* a counter track */
+  ST_LAYOUT_COUNTER = 2, /* a counter track */
+  ST_LAYOUT_GROUP = 3    /* a merged trace's part (one file): its header above its
+                          * processes; row = part index, process = its first process */
 } st_layout_kind;
 
 typedef struct st_layout_item {
@@ -64,6 +67,14 @@ st_layout *st_layout_create(const st_alloc *a, const st_trace *t);
 void st_layout_destroy(st_layout *l);
 void st_layout_set_collapsed(st_layout *l, uint32_t process, int collapsed);
 int st_layout_collapsed(const st_layout *l, uint32_t process);
+/* A merged trace (trace.h st_trace_merge) lays out one group per part, a
+ * header above its processes, collapsible as a whole. */
+uint32_t st_layout_group_count(const st_layout *l);
+void st_layout_set_group_collapsed(st_layout *l, uint32_t part, int collapsed);
+int st_layout_group_collapsed(const st_layout *l, uint32_t part);
+/* Leaves a group out of the layout altogether (no header, no processes):
+ * a pane that shows some of the files, e.g. B beside A when comparing. */
+void st_layout_set_group_hidden(st_layout *l, uint32_t part, int hidden);
 /* Items in top-to-bottom order, for the current collapse state. */
 const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count);
 float st_layout_height(const st_layout *l);
@@ -74,8 +85,9 @@ size_t st_layout_track_label(const st_layout *l, uint32_t track, char *buf, size
 /* Index of the first item whose bottom is below content y (binary search). */
 uint32_t st_layout_first_at(const st_layout *l, float content_y);
 /* The item showing global row `row`: its ROW item, or its process's
- * SECTION item when that section is collapsed; UINT32_MAX if the row is not
- * laid out (an empty or unknown row). O(log items). */
+ * SECTION item when that section is collapsed (its GROUP item when its
+ * group is); UINT32_MAX if the row is not laid out (an empty or unknown
+ * row). O(log items). */
 uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row);
 
 #endif

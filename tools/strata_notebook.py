@@ -4,6 +4,7 @@
     import strata_notebook
     strata_notebook.show("trace.json.gz")                       # viewer from the local dist/
     strata_notebook.show(data, base_url="https://you.github.io/strata/")  # a hosted copy
+    strata_notebook.show(["rank-0.json.gz", "rank-1.json.gz"])  # several files, one timeline
 
 The output cell holds an <iframe> with the viewer (?embed=1) and a little
 script that hands it the trace by postMessage ({strata: {buffer, name}},
@@ -147,7 +148,9 @@ def _js(value):
 
 
 def show(trace, base_url=None, height=600, name=None, dist=None, viewer_dir=None, display=True):
-    """Show TRACE (a path or bytes) in the strata viewer inside the output cell.
+    """Show TRACE (a path or bytes, or a list of them: several files merged on
+    one timeline, each under its own group) in the strata viewer inside the
+    output cell.
 
     base_url: a hosted copy of strata (e.g. "https://you.github.io/strata/");
     without it the local dist/ is packed into strata-viewer.html next to the
@@ -155,8 +158,15 @@ def show(trace, base_url=None, height=600, name=None, dist=None, viewer_dir=None
     object instead of displaying it."""
     from IPython.display import HTML, display as ipy_display
 
-    b64, default_name = _packed(trace)
-    name = name or default_name
+    many = isinstance(trace, (list, tuple))
+    packed = [_packed(t) for t in (trace if many else [trace])]
+    if not packed:
+        raise ValueError("strata_notebook.show: no trace given")
+    b64s = [p[0] for p in packed]
+    names = [p[1] for p in packed]
+    if name and not many:
+        names = [name]
+    name = name or ", ".join(names)
     fid = "strata-" + uuid.uuid4().hex[:12]
     if base_url:
         src = base_url.rstrip("/") + "/?embed=1"
@@ -172,7 +182,7 @@ def show(trace, base_url=None, height=600, name=None, dist=None, viewer_dir=None
 <script>
 (function () {{
   var f = document.getElementById({_js(fid)});
-  var b64 = {_js(b64)}, name = {_js(name)}, target = {_js(target)}, viewerFile = {_js(viewer_file)};
+  var b64s = {_js(b64s)}, names = {_js(names)}, many = {_js(many)}, target = {_js(target)}, viewerFile = {_js(viewer_file)};
   if (!f) return;
   if (viewerFile) {{
     // The notebook's folder under the server's /files/ route: the page is
@@ -185,9 +195,14 @@ def show(trace, base_url=None, height=600, name=None, dist=None, viewer_dir=None
   function send() {{
     if (sent) return;
     sent = true;
-    var bin = atob(b64), u8 = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
-    f.contentWindow.postMessage({{ strata: {{ buffer: u8.buffer, name: name }} }}, target, [u8.buffer]);
+    var bufs = b64s.map(function (b64) {{
+      var bin = atob(b64), u8 = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
+      return u8.buffer;
+    }});
+    var msg = many ? {{ strata: {{ buffers: bufs.map(function (b, i) {{ return {{ buffer: b, name: names[i] }}; }}) }} }}
+                   : {{ strata: {{ buffer: bufs[0], name: names[0] }} }};
+    f.contentWindow.postMessage(msg, target, bufs);
   }}
   window.addEventListener("message", function (e) {{
     if (e.source !== f.contentWindow) return;

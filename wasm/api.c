@@ -211,8 +211,10 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_args_reset(void) { st_argsrd_reset(); }
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_begin(double src) {
   st_app *app = st_app_get();
   double end = -1;
-  if (app->trace && src >= 0 && src < 18446744073709551616.0) {
-    uint64_t e = st_trace_end_src_of(app->trace, (uint64_t)src);
+  /* the trace whose args source is in use (st_wasm_args_use) */
+  const st_trace *t = app->traces[st_argsrd_current() % ST_APP_MAX_TRACES].trace;
+  if (t && src >= 0 && src < 18446744073709551616.0) {
+    uint64_t e = st_trace_end_src_of(t, (uint64_t)src);
     if (e != UINT64_MAX) end = (double)e;
   }
   return st_argsrd_begin_end(src, end);
@@ -269,3 +271,79 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_set_flows(int visible) {
   st_app_apply(app, st_ui_set_flows(app->ui, visible));
   return st_ui_flows_visible(app->ui);
 }
+
+/* ---- the workspace of traces (app.h) --------------------------------------
+ * Handles are numbers the page keeps; a closed trace's handle fails.
+ *   st_wasm_batch_begin()          the next loads go into one batch
+ *   (st_wasm_load_begin / push / finish per file: finish returns the status
+ *    of that file, and shows nothing yet; st_wasm_last_handle() is its
+ *    handle)
+ *   st_wasm_batch_end()            shows the batch (several files merged on one
+ *                                  timeline) in place of the traces shown;
+ *                                  returns how many (0: none loaded, the
+ *                                  previous stay). Module.strataOnLoaded()
+ *                                  follows after the first frame.
+ *   st_wasm_traces_json()          [{"handle","name","group","events","offset_us","format"}]
+ *   st_wasm_set_offset(h, us)      moves a file on the shared timeline
+ *   st_wasm_args_use(h)            the args calls above then read h's file */
+EMSCRIPTEN_KEEPALIVE void st_wasm_batch_begin(void) { st_app_batch_begin(st_app_get()); }
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_batch_end(void) { return (int)st_app_batch_end(st_app_get()); }
+
+EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) {
+  st_app *app = st_app_get();
+  uint32_t s = app->last_slot;
+  return s < ST_APP_MAX_TRACES && app->traces[s].trace ? (double)st_app_handle_of(app, s) : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_traces_json(void) {
+  return st_app_traces_json(st_app_get());
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_trace_valid(double handle) {
+  return st_app_slot_of(st_app_get(), handle) != UINT32_MAX;
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_set_offset(double handle, double offset_us) {
+  st_app *app = st_app_get();
+  uint32_t slot = st_app_slot_of(app, handle);
+  return slot != UINT32_MAX && st_app_set_offset(app, slot, offset_us * 1000.0);
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_use(double handle) {
+  st_app *app = st_app_get();
+  uint32_t slot = st_app_slot_of(app, handle);
+  if (slot == UINT32_MAX) return 0;
+  st_argsrd_use(slot);
+  return 1;
+}
+
+/* One file's top-level metadata (the Info panel's block per file). */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_info_json_of(double handle) {
+  st_app *app = st_app_get();
+  uint32_t slot = st_app_slot_of(app, handle);
+  if (slot == UINT32_MAX || !app->traces[slot].info_json) return "{}";
+  return app->traces[slot].info_json;
+}
+
+/* One file's own stats (st_stats_json shape), or null. */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_stats_json(double handle) {
+  static char buf[8192];
+  st_app *app = st_app_get();
+  uint32_t slot = st_app_slot_of(app, handle);
+  if (slot == UINT32_MAX) return "null";
+  size_t need = st_stats_json(&app->traces[slot].stats, buf, sizeof buf);
+  return need < sizeof buf ? buf : "null";
+}
+
+/* Aligns the files on their selected events (app.h st_app_align_selection). */
+EMSCRIPTEN_KEEPALIVE int st_wasm_align_selection(void) {
+  return st_app_align_selection(st_app_get());
+}
+
+/* Two traces or more: 1 side by side (two panes, zoom and pan synchronised),
+ * 0 stacked (one timeline). Returns the layout in effect. */
+EMSCRIPTEN_KEEPALIVE int st_wasm_set_side_by_side(int on) {
+  return st_app_set_side_by_side(st_app_get(), on);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_side_by_side(void) { return st_app_get()->side; }

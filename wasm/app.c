@@ -21,7 +21,9 @@
 #include "args_reader.h"
 #include "js_bridge.h"
 #include "platform.h"
+#include "compare.h"
 #include "summary.h"
+#include "workspace.h"
 #include "flame_panel.h"
 
 #define LABEL_FONT_PX 12.0f
@@ -30,6 +32,7 @@
 /* ---- state --------------------------------------------------------------- */
 
 static st_app g_app;
+_Static_assert(ST_APP_MAX_TRACES == ST_ARGSRD_SLOTS, "one args slot per trace slot");
 
 st_app *st_app_get(void) { return &g_app; }
 
@@ -66,6 +69,35 @@ static void copy_str(char *dst, size_t cap, const char *src) {
 /* ---- view ---------------------------------------------------------------- */
 
 void st_app_apply(st_app *app, unsigned ch) {
+  uint32_t part;
+  double delta;
+  if ((ch & ST_UI_SHIFT) && app->ui && st_ui_take_shift(app->ui, &part, &delta) &&
+      part < app->shown_count) { /* alt+drag of a file's header */
+    uint32_t slot = app->shown[part];
+    st_app_set_offset(app, slot, (double)app->traces[slot].offset_ns + delta);
+  }
+  if (app->side && app->ui) { /* the panes show the same time, selection, mark and search */
+    st_ui *other = app->ui == app->pane[0] ? app->pane[1] : app->pane[0];
+    if (other && (ch & ST_UI_VIEW)) {
+      double t0, t1;
+      st_ui_window(app->ui, &t0, &t1);
+      st_ui_set_view(other, t0, t1);
+      ch |= ST_UI_REDRAW;
+    }
+    if (other && (ch & ST_UI_SELECTION)) st_ui_set_selection(other, st_ui_selection(app->ui));
+    if (other && (ch & ST_UI_MARK)) {
+      double m0, m1;
+      if (st_ui_mark(app->ui, &m0, &m1))
+        st_ui_set_mark(other, m0, m1);
+      else
+        st_ui_clear_mark(other);
+    }
+    if (other && (ch & ST_UI_SEARCH)) {
+      const char *q = st_find_text(st_ui_find(app->ui));
+      if (strcmp(q, st_find_text(st_ui_find(other))) != 0) st_ui_search(other, q, strlen(q));
+    }
+    if (other && (ch & ST_UI_TOOL)) st_ui_set_tool(other, st_ui_tool(app->ui));
+  }
   if (ch & ST_UI_REDRAW) app->dirty = 1;
   if (ch & ST_UI_ANIMATING) {
     if (!app->animating) app->last_tick_ms = st_platform_now_ms();
@@ -107,7 +139,13 @@ void st_app_resize(st_app *app, float css_w, float css_h, float dpr) {
   app->dpr = dpr;
   st_platform_canvas_size((int)lroundf(css_w * dpr), (int)lroundf(css_h * dpr));
   if (app->glyphs) st_glyphs_set_dpr(app->glyphs, dpr);
-  if (app->ui) st_app_apply(app, st_ui_resize(app->ui, css_w, css_h, dpr));
+  if (app->side) {
+    st_ui_resize(app->pane[1 - (app->ui == app->pane[1])], css_w / 2, css_h, dpr);
+    app->pane_dx = app->ui == app->pane[1] ? css_w / 2 : 0;
+    st_app_apply(app, st_ui_resize(app->ui, css_w / 2, css_h, dpr));
+  } else if (app->ui) {
+    st_app_apply(app, st_ui_resize(app->ui, css_w, css_h, dpr));
+  }
   st_app_request_redraw(app);
 }
 
@@ -117,15 +155,22 @@ void st_app_request_redraw(st_app *app) { app->dirty = 1; }
 
 int st_app_load_begin(st_app *app, const char *name) {
   if (app->loader) st_loader_destroy(app->loader);
+  app->loader = NULL;
   copy_str(app->load_name, sizeof app->load_name, name && *name ? name : "trace");
+  if (!app->batch_open) { /* a load on its own: a batch of one */
+    st_app_batch_begin(app);
+    app->batch_open = 2;
+  }
   st_load_desc d = {0};
   d.alloc = app->alloc;
   d.file_name = app->load_name;
-  app->loader = st_loader_create(&d);
+  d.strings = app->batch_strings;
+  app->loader = app->batch_strings ? st_loader_create(&d) : NULL;
   app->push_code = ST_OK;
   app->load_t0_ms = st_platform_now_ms();
   if (!app->loader) {
     snprintf(app->error, sizeof app->error, "%s: out of memory starting the load", app->load_name);
+    if (app->batch_open == 2) st_app_batch_end(app);
     return 0;
   }
   return 1;
@@ -144,11 +189,29 @@ static void set_error(st_app *app, const st_error *err) {
   st_load_error_line(err, app->load_name, app->error, sizeof app->error);
 }
 
+static uint32_t free_slot(const st_app *app) {
+  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
+    if (!app->traces[i].trace) return i;
+  return UINT32_MAX;
+}
+
+/* Frees a slot: its model, metadata and args source; its handles go stale. */
+static void close_slot(st_app *app, uint32_t slot) {
+  st_app_trace *s = &app->traces[slot];
+  st_trace_destroy(s->trace);
+  free(s->info_json);
+  st_argsrd_close(slot);
+  uint32_t gen = s->gen + 1;
+  memset(s, 0, sizeof *s);
+  s->gen = gen & 0x7FFFFFu ? gen & 0x7FFFFFu : 1;
+}
+
 int st_app_load_finish(st_app *app) {
   if (!app->loader) {
     snprintf(app->error, sizeof app->error, "no load in progress");
     return ST_APP_LOAD_FAILED;
   }
+  int single = app->batch_open == 2;
   st_error err;
   memset(&err, 0, sizeof err);
   st_trace *t = st_loader_finish(app->loader, &err);
@@ -157,46 +220,38 @@ int st_app_load_finish(st_app *app) {
   char *info = dup_str(t ? st_loader_metadata_json(app->loader) : NULL); /* trace-info panel */
   st_loader_destroy(app->loader);
   app->loader = NULL;
-  if (!t) {
+  uint32_t slot = t ? free_slot(app) : UINT32_MAX;
+  if (!t || slot == UINT32_MAX) {
     free(info);
     st_argsrc_destroy(args);
+    if (t) {
+      st_trace_destroy(t);
+      st_error_set(&err, ST_ERR_LIMIT, 0, "too many traces open (64)");
+    }
     if (err.code == ST_OK) st_error_set(&err, ST_ERR_FORMAT, 0, "no trace data");
     set_error(app, &err);
+    if (single) st_app_batch_end(app);
     return ST_APP_LOAD_FAILED;
   }
-  st_error lerr;
-  memset(&lerr, 0, sizeof lerr);
-  st_lod *lod = st_lod_build(&app->alloc, t, &lerr);
-  st_ui *ui = lod ? st_ui_create(&app->alloc, t, app->css_w, app->css_h, app->dpr) : NULL;
-  if (!lod || !ui) {
-    if (lerr.code == ST_OK) st_error_set(&lerr, ST_ERR_NOMEM, 0, "out of memory");
-    set_error(app, &lerr);
-    free(info);
-    st_argsrc_destroy(args);
-    st_lod_destroy(lod);
-    st_trace_destroy(t);
-    return ST_APP_LOAD_FAILED;
-  }
-  /* success: swap in (the ui and the lod point into the trace: free them first) */
-  st_summary_forget(app);
-  st_flame_forget(app);
-  st_ui_destroy(app->ui);
-  st_lod_destroy(app->lod);
-  st_trace_destroy(app->trace);
-  app->trace = t;
+  st_app_trace *s = &app->traces[slot];
+  uint32_t gen = s->gen ? s->gen : 1;
+  memset(s, 0, sizeof *s);
+  s->gen = gen;
+  s->trace = t;
+  s->in_batch = 1;
+  s->seq = ++app->seq;
+  s->stats = stats;
+  s->stats.load_ms = st_platform_now_ms() - app->load_t0_ms;
+  s->stats.heap_bytes = st_platform_heap_bytes();
+  s->info_json = info;
+  copy_str(s->name, sizeof s->name, app->load_name);
+  unsigned cur = st_argsrd_current();
+  st_argsrd_use(slot);
   st_argsrd_set_source(args);
-  app->lod = lod;
-  app->ui = ui;
-  app->stats = stats;
-  app->has_stats = 1;
-  free(app->info_json);
-  app->info_json = info;
-  app->animating = 0;
-  st_ui_set_tool(ui, (st_tool)app->tool);
-  copy_str(app->trace_name, sizeof app->trace_name, app->load_name);
-  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH | ST_UI_MARK |
-                        ST_UI_TOOL | ST_UI_LAYOUT);
-  app->loaded_pending = 1;
+  st_argsrd_reset();
+  st_argsrd_use(cur);
+  app->batch_loaded++;
+  app->last_slot = slot;
   int rc = ST_APP_LOAD_OK;
   app->error[0] = 0;
   if (err.code != ST_OK) {
@@ -207,17 +262,214 @@ int st_app_load_finish(st_app *app) {
              app->load_name, line);
     rc = ST_APP_LOAD_PARTIAL;
   }
-  /* The first frame now, not at the next animation frame (up to 16 ms of
-   * waiting, ~11 ms per load in a profile of the 30 MB trace): WebGL may
-   * draw outside requestAnimationFrame, and the browser shows the canvas
-   * at its next composite either way. */
-  st_app_frame(app);
+  if (single && !st_app_batch_end(app)) return ST_APP_LOAD_FAILED;
   return rc;
 }
 
 void st_app_load_abort(st_app *app) {
   if (app->loader) st_loader_destroy(app->loader);
   app->loader = NULL;
+  if (app->batch_open == 2) st_app_batch_end(app);
+}
+
+/* ---- workspace ------------------------------------------------------------ */
+
+void st_app_batch_begin(st_app *app) {
+  if (app->batch_open) st_app_batch_end(app);
+  app->batch_strings = st_strtab_create(&app->alloc);
+  app->batch_open = 1;
+  app->batch_loaded = 0;
+  app->batch_t0_ms = st_platform_now_ms();
+}
+
+uint32_t st_app_handle_of(const st_app *app, uint32_t slot) {
+  if (slot >= ST_APP_MAX_TRACES || !app->traces[slot].trace) return 0;
+  return slot | (app->traces[slot].gen ? app->traces[slot].gen : 1) << 8;
+}
+
+uint32_t st_app_slot_of(const st_app *app, double handle) {
+  if (!(handle >= 1 && handle < 2147483648.0)) return UINT32_MAX;
+  uint32_t h = (uint32_t)handle, slot = h & 0xFFu;
+  if ((double)h != handle || slot >= ST_APP_MAX_TRACES || !app->traces[slot].trace ||
+      app->traces[slot].in_batch || st_app_handle_of(app, slot) != h)
+    return UINT32_MAX;
+  return slot;
+}
+
+static void drop_view(st_app *app) {
+  st_summary_forget(app);
+  st_flame_forget(app);
+  st_compare_forget();
+  if (app->side) { /* back to one pane (the ui and the lod point into the traces) */
+    app->ui = app->pane[0];
+    st_ui_destroy(app->pane[1]);
+    app->pane[0] = app->pane[1] = NULL;
+    app->side = 0;
+    app->pane_dx = 0;
+  }
+  st_ui_destroy(app->ui);
+  st_lod_destroy(app->lod);
+  st_trace_destroy(app->merged);
+  app->ui = NULL;
+  app->lod = NULL;
+  app->merged = NULL;
+  app->trace = NULL;
+}
+
+/* The view of the traces shown: one as itself, several merged under their
+ * group names at their offsets. 0 (and app->error) on failure. */
+static int build_view(st_app *app) {
+  uint32_t n = app->shown_count;
+  if (!n) return 1;
+  st_trace *view = app->traces[app->shown[0]].trace;
+  st_error err;
+  memset(&err, 0, sizeof err);
+  if (n > 1) {
+    st_trace *parts[ST_APP_MAX_TRACES];
+    uint32_t names[ST_APP_MAX_TRACES];
+    int64_t offs[ST_APP_MAX_TRACES];
+    for (uint32_t k = 0; k < n; k++) {
+      st_app_trace *s = &app->traces[app->shown[k]];
+      parts[k] = s->trace;
+      names[k] = st_strtab_intern(app->strings, s->group, strlen(s->group));
+      if (names[k] == ST_STR_NONE) names[k] = ST_STR_EMPTY;
+      offs[k] = s->offset_ns;
+    }
+    view = app->merged = st_trace_merge(&app->alloc, parts, names, offs, n, &err);
+    if (view) /* normalised */
+      for (uint32_t k = 0; k < n; k++)
+        app->traces[app->shown[k]].offset_ns = st_trace_parts(view, NULL)[k].offset_ns;
+  }
+  st_lod *lod = view ? st_lod_build(&app->alloc, view, &err) : NULL;
+  st_ui *ui = lod ? st_ui_create(&app->alloc, view, app->css_w, app->css_h, app->dpr) : NULL;
+  if (!ui) {
+    if (err.code == ST_OK) st_error_set(&err, ST_ERR_NOMEM, 0, "out of memory");
+    st_load_error_line(&err, n > 1 ? "merging the traces" : app->traces[app->shown[0]].name,
+                       app->error, sizeof app->error);
+    st_lod_destroy(lod);
+    st_trace_destroy(app->merged);
+    app->merged = NULL;
+    return 0;
+  }
+  app->trace = view;
+  app->lod = lod;
+  app->ui = ui;
+  app->animating = 0;
+  st_ui_set_tool(ui, (st_tool)app->tool);
+  return 1;
+}
+
+uint32_t st_app_batch_end(st_app *app) {
+  if (!app->batch_open) return 0;
+  app->batch_open = 0;
+  if (!app->batch_loaded) { /* nothing loaded: what is shown stays */
+    st_strtab_destroy(app->batch_strings);
+    app->batch_strings = NULL;
+    return 0;
+  }
+  /* the batch replaces the traces shown (the ui and the lod point into them:
+   * they go first) */
+  drop_view(app);
+  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
+    if (app->traces[i].trace && !app->traces[i].in_batch) close_slot(app, i);
+  st_strtab_destroy(app->strings);
+  app->strings = app->batch_strings;
+  app->batch_strings = NULL;
+  /* display order: load order (the slots were taken lowest first after the
+   * old ones were closed, so order by load time instead) */
+  app->shown_count = 0;
+  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
+    if (app->traces[i].trace) app->shown[app->shown_count++] = i;
+  for (uint32_t i = 1; i < app->shown_count; i++) /* insertion sort by load order */
+    for (uint32_t j = i;
+         j > 0 && app->traces[app->shown[j]].seq < app->traces[app->shown[j - 1]].seq; j--) {
+      uint32_t tmp = app->shown[j];
+      app->shown[j] = app->shown[j - 1];
+      app->shown[j - 1] = tmp;
+    }
+  st_ws_place(app);
+  for (uint32_t k = 0; k < app->shown_count; k++) app->traces[app->shown[k]].in_batch = 0;
+  char keep[sizeof app->error];
+  memcpy(keep, app->error, sizeof keep); /* a partial load's warning */
+  if (!build_view(app)) {
+    app->shown_count = 0;
+    return 0;
+  }
+  memcpy(app->error, keep, sizeof keep);
+  copy_str(app->trace_name, sizeof app->trace_name,
+           app->shown_count == 1 ? app->traces[app->shown[0]].name : "");
+  if (app->shown_count > 1)
+    snprintf(app->trace_name, sizeof app->trace_name, "%u traces", app->shown_count);
+  app->has_stats = 1;
+  app->load_t0_ms = app->batch_t0_ms;
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH | ST_UI_MARK |
+                        ST_UI_TOOL | ST_UI_LAYOUT);
+  app->loaded_pending = 1;
+  /* The first frame now, not at the next animation frame (up to 16 ms of
+   * waiting, ~11 ms per load in a profile of the 30 MB trace): WebGL may
+   * draw outside requestAnimationFrame, and the browser shows the canvas
+   * at its next composite either way. */
+  st_app_frame(app);
+  return app->shown_count;
+}
+
+int st_app_align_selection(st_app *app) {
+  if (!app->merged || !app->ui) return 0;
+  uint32_t n = app->shown_count, ns;
+  const st_sel_span *sp = st_selection_spans(st_ui_selection(app->ui), &ns);
+  const st_row *rows = st_trace_rows(app->merged, NULL);
+  int64_t first[ST_APP_MAX_TRACES];
+  uint8_t have[ST_APP_MAX_TRACES] = {0};
+  uint32_t ref = UINT32_MAX, count = 0;
+  /* each file's earliest selected event; the first file with one is the reference */
+  for (uint32_t i = 0; i < ns; i++) {
+    uint32_t k = st_trace_part_of_row(app->merged, sp[i].row);
+    if (k >= n) continue;
+    int64_t t = rows[sp[i].row].start[sp[i].lo];
+    if (!have[k] || t < first[k]) first[k] = t;
+    if (!have[k]) count++;
+    have[k] = 1;
+  }
+  for (uint32_t k = 0; k < n && ref == UINT32_MAX; k++)
+    if (have[k]) ref = k;
+  if (count < 2) return 0;
+  int64_t offs[ST_APP_MAX_TRACES], deltas[ST_APP_MAX_TRACES];
+  for (uint32_t k = 0; k < n; k++) {
+    offs[k] = app->traces[app->shown[k]].offset_ns;
+    if (have[k]) offs[k] += first[ref] - first[k];
+  }
+  if (st_trace_merge_set_offsets(app->merged, offs, deltas) != ST_OK) return 0;
+  const st_trace_part *parts = st_trace_parts(app->merged, NULL);
+  for (uint32_t k = 0; k < n; k++) {
+    st_lod_shift_rows(app->lod, parts[k].row_base, parts[k].row_base + parts[k].row_count,
+                      deltas[k]);
+    app->traces[app->shown[k]].offset_ns = parts[k].offset_ns;
+  }
+  st_summary_forget(app);
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SHIFT);
+  return (int)count;
+}
+
+int st_app_set_offset(st_app *app, uint32_t slot, double offset_ns) {
+  if (!app->merged || slot >= ST_APP_MAX_TRACES || !isfinite(offset_ns) ||
+      !(fabs(offset_ns) < 4e18))
+    return 0;
+  uint32_t n = app->shown_count, k = 0;
+  while (k < n && app->shown[k] != slot) k++;
+  if (k == n) return 0;
+  int64_t offs[ST_APP_MAX_TRACES], deltas[ST_APP_MAX_TRACES];
+  for (uint32_t i = 0; i < n; i++) offs[i] = app->traces[app->shown[i]].offset_ns;
+  offs[k] = (int64_t)llround(offset_ns);
+  if (st_trace_merge_set_offsets(app->merged, offs, deltas) != ST_OK) return 0;
+  const st_trace_part *parts = st_trace_parts(app->merged, NULL);
+  for (uint32_t i = 0; i < n; i++) {
+    st_lod_shift_rows(app->lod, parts[i].row_base, parts[i].row_base + parts[i].row_count,
+                      deltas[i]);
+    app->traces[app->shown[i]].offset_ns = parts[i].offset_ns;
+  }
+  st_summary_forget(app);
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SHIFT);
+  return 1;
 }
 
 /* The demo is generated straight into the loader, and its bytes are also
@@ -272,15 +524,123 @@ void st_app_demo_release(st_app *app) {
 
 /* ---- frame --------------------------------------------------------------- */
 
-static st_code build(st_app *app) {
+static st_code build_ui(st_app *app, st_ui *ui, st_drawlist *dl) {
   st_draw_input in = {.trace = app->trace,
                       .lod = app->lod,
-                      .layout = st_ui_layout(app->ui),
-                      .view = st_ui_view(app->ui),
+                      .layout = st_ui_layout(ui),
+                      .view = st_ui_view(ui),
                       .font = st_glyphs_font(app->glyphs)};
   st_draw_overlay ov;
-  st_ui_overlay(app->ui, &ov);
-  return st_draw_frame_overlay(&app->dl, &in, &ov, &app->alloc);
+  st_ui_overlay(ui, &ov);
+  return st_draw_frame_overlay(dl, &in, &ov, &app->alloc);
+}
+
+/* Appends src's primitives to dst moved right by dx (the right pane). */
+static st_code append_moved(st_app *app, st_drawlist *dst, const st_drawlist *src, float dx) {
+  const st_alloc *a = &app->alloc;
+  uint32_t nr = dst->rect_count + src->rect_count, ng = dst->glyph_count + src->glyph_count;
+  uint32_t nl = dst->line_count + src->line_count, nc = dst->cmd_count + src->cmd_count;
+#define GROW(field, cap, n)                                                                        \
+  if ((n) > dst->cap) {                                                                            \
+    void *p = st_realloc_array(a, dst->field, (n), sizeof *dst->field);                            \
+    if (!p) return ST_ERR_NOMEM;                                                                   \
+    dst->field = p;                                                                                \
+    dst->cap = (n);                                                                                \
+  }
+  GROW(rects, rect_cap, nr)
+  GROW(glyphs, glyph_cap, ng)
+  GROW(lines, line_cap, nl)
+  GROW(cmds, cmd_cap, nc)
+#undef GROW
+  for (uint32_t i = 0; i < src->rect_count; i++) {
+    st_rect r = src->rects[i];
+    r.x += dx;
+    dst->rects[dst->rect_count + i] = r;
+  }
+  for (uint32_t i = 0; i < src->glyph_count; i++) {
+    st_glyph_quad q = src->glyphs[i];
+    q.x += dx;
+    dst->glyphs[dst->glyph_count + i] = q;
+  }
+  for (uint32_t i = 0; i < src->line_count; i++) {
+    st_line l = src->lines[i];
+    l.x0 += dx;
+    l.x1 += dx;
+    dst->lines[dst->line_count + i] = l;
+  }
+  for (uint32_t i = 0; i < src->cmd_count; i++) {
+    st_draw_cmd c = src->cmds[i];
+    c.first += c.kind == ST_DRAW_RECTS    ? dst->rect_count
+               : c.kind == ST_DRAW_GLYPHS ? dst->glyph_count
+                                          : dst->line_count;
+    c.clip_x += dx;
+    dst->cmds[dst->cmd_count + i] = c;
+  }
+  dst->rect_count = nr, dst->glyph_count = ng, dst->line_count = nl, dst->cmd_count = nc;
+  dst->flows_drawn += src->flows_drawn;
+  return ST_OK;
+}
+
+static st_code build(st_app *app) {
+  if (!app->side) return build_ui(app, app->ui, &app->dl);
+  st_code c = build_ui(app, app->pane[0], &app->dl);
+  if (c == ST_OK) c = build_ui(app, app->pane[1], &app->dl2);
+  if (c == ST_OK) c = append_moved(app, &app->dl, &app->dl2, app->css_w / 2);
+  return c;
+}
+
+int st_app_set_side_by_side(st_app *app, int on) {
+  on = on ? 1 : 0;
+  if (on == app->side || !app->ui) return app->side;
+  if (on && (!app->merged || app->shown_count < 2)) return 0;
+  uint32_t nparts;
+  st_trace_parts(app->merged, &nparts);
+  if (on) {
+    st_ui *b = st_ui_create(&app->alloc, app->merged, app->css_w / 2, app->css_h, app->dpr);
+    if (!b) return 0;
+    st_ui *a = app->ui;
+    for (uint32_t k = 0; k < nparts; k++) {
+      st_ui_set_group_hidden(a, k, k != 0);
+      st_ui_set_group_hidden(b, k, k != 1);
+    }
+    double t0, t1;
+    st_ui_window(a, &t0, &t1);
+    st_ui_resize(a, app->css_w / 2, app->css_h, app->dpr);
+    st_ui_set_view(a, t0, t1);
+    st_ui_set_view(b, t0, t1);
+    st_ui_set_tool(b, (st_tool)app->tool);
+    app->pane[0] = a;
+    app->pane[1] = b;
+    app->pane_dx = 0;
+    app->side = 1;
+  } else {
+    st_ui *a = app->pane[0];
+    double t0, t1;
+    st_ui_window(app->ui, &t0, &t1);
+    app->ui = a;
+    st_ui_destroy(app->pane[1]);
+    app->pane[0] = app->pane[1] = NULL;
+    app->side = 0;
+    app->pane_dx = 0;
+    for (uint32_t k = 0; k < nparts; k++) st_ui_set_group_hidden(a, k, 0);
+    st_ui_resize(a, app->css_w, app->css_h, app->dpr);
+    st_ui_set_view(a, t0, t1);
+  }
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_LAYOUT | ST_UI_SELECTION | ST_UI_SEARCH);
+  return app->side;
+}
+
+float st_app_route_x(st_app *app, float x) {
+  if (!app->side) return x;
+  float half = app->css_w / 2;
+  st_ui *want = app->pane[x >= half];
+  if (want && app->ui != want) {
+    st_app_apply(app, st_ui_pointer_leave(app->ui));
+    app->ui = want;
+    st_app_apply(app, ST_UI_SELECTION | ST_UI_SEARCH | ST_UI_TOOL | ST_UI_MARK);
+  }
+  app->pane_dx = app->ui == app->pane[1] ? half : 0;
+  return x - app->pane_dx;
 }
 
 void st_app_frame(st_app *app) {
@@ -326,14 +686,25 @@ void st_app_frame(st_app *app) {
 
 /* ---- stats --------------------------------------------------------------- */
 
-const char *st_app_info_json(const st_app *app) { return app->info_json ? app->info_json : "{}"; }
+const char *st_app_info_json(const st_app *app) {
+  const char *j = app->shown_count ? app->traces[app->shown[0]].info_json : NULL;
+  return j ? j : "{}";
+}
 
 const char *st_app_stats_json(st_app *app) {
   static char *buf;
   static size_t cap;
-  if (!app->has_stats) return "null";
-  st_stats s = app->stats;
-  if (app->loaded_pending) s.load_ms = st_platform_now_ms() - app->load_t0_ms;
+  if (!app->has_stats || !app->shown_count) return "null";
+  double load_ms =
+      app->loaded_pending ? st_platform_now_ms() - app->load_t0_ms : app->stats.load_ms;
+  if (app->shown_count > 1) { /* totals, and each file's own */
+    static char *multi;
+    free(multi);
+    multi = st_ws_stats_json(app, (double)st_platform_heap_bytes(), load_ms);
+    return multi ? multi : "null";
+  }
+  st_stats s = app->traces[app->shown[0]].stats;
+  s.load_ms = load_ms;
   s.heap_bytes = st_platform_heap_bytes();
   if (!buf) {
     buf = malloc(4096);

@@ -10,12 +10,21 @@
 #include "argsrc.h"
 #include "gzindex.h"
 
-static st_gzindex *g_ix;
-static int g_ix_state; /* 0 none, 1 building, 2 ready, -1 failed */
+/* One args source and gzip index per open trace (the workspace's slots,
+ * wasm/app.h); st_argsrd_use picks the one the calls below work on. */
+typedef struct rd_slot {
+  st_gzindex *ix;
+  int ix_state;   /* 0 none, 1 building, 2 ready, -1 failed */
+  st_argsrc *src; /* the args source of that trace */
+} rd_slot;
+static rd_slot g_slots[ST_ARGSRD_SLOTS];
+static unsigned g_cur;
+#define g_ix (g_slots[g_cur].ix)
+#define g_ix_state (g_slots[g_cur].ix_state)
+#define g_src (g_slots[g_cur].src)
 static st_gzread *g_rd;
 static char *g_out;
 static size_t g_out_cap;
-static st_argsrc *g_src;    /* the args source of the trace shown */
 static unsigned g_src_gen;  /* bumped by each st_argsrd_set_source */
 static st_args_query *g_q;  /* the query in progress */
 static st_args_span g_span; /* the range it asked for */
@@ -137,6 +146,28 @@ static const char *read_json(void) {
   snprintf(g_out, g_out_cap, "{\"read\":{\"offset\":%llu,\"length\":%llu}}",
            (unsigned long long)g_span.offset, (unsigned long long)g_span.length);
   return g_out;
+}
+
+void st_argsrd_use(unsigned slot) {
+  if (slot >= ST_ARGSRD_SLOTS || slot == g_cur) return;
+  /* a read in progress belongs to the previous trace */
+  st_args_query_end(g_q);
+  g_q = NULL;
+  g_nacc = 0;
+  st_gzread_end(g_rd);
+  g_rd = NULL;
+  g_cur = slot;
+}
+
+unsigned st_argsrd_current(void) { return g_cur; }
+
+void st_argsrd_close(unsigned slot) {
+  if (slot >= ST_ARGSRD_SLOTS) return;
+  unsigned cur = g_cur;
+  st_argsrd_use(slot);
+  st_argsrd_set_source(NULL);
+  st_argsrd_reset();
+  st_argsrd_use(cur);
 }
 
 void st_argsrd_set_source(st_argsrc *as) {

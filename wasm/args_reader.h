@@ -32,6 +32,14 @@
 /* Takes ownership of the args source of the trace now shown (NULL: none);
  * the previous one is freed. */
 struct st_argsrc;
+/* Every open trace has its own source and index (a slot of the workspace,
+ * wasm/app.h): st_argsrd_use(slot) makes slot's the one every other call
+ * here works on (and drops a read in progress of another); st_argsrd_close
+ * frees a slot's. Slot 0 until the first use. */
+#define ST_ARGSRD_SLOTS 64
+void st_argsrd_use(unsigned slot);
+unsigned st_argsrd_current(void);
+void st_argsrd_close(unsigned slot);
 void st_argsrd_set_source(struct st_argsrc *as);
 const char *st_argsrd_begin(double src);
 /* The same for a slice made of two events (a B/E pair: core/trace.h

@@ -90,3 +90,45 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish(void) {
   st_wasm_args_search_abort();
   return r;
 }
+
+/* ---- several files (a merged view): one pass per file ----------------------
+ * The page runs the name search (st_wasm_search) first, then one pass per
+ * file: st_wasm_args_search_begin_in(handle, text), push, finish_in(): its
+ * hits are added to the search for that file's rows only (its srcs are
+ * offsets in that file). Returns the match count so far, -1 on failure. */
+static uint32_t g_part = UINT32_MAX;
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_begin_in(double handle, const char *text) {
+  st_wasm_args_search_abort();
+  memset(&g_err, 0, sizeof g_err);
+  st_app *app = st_app_get();
+  uint32_t slot = st_app_slot_of(app, handle), part = 0;
+  while (part < app->shown_count && app->shown[part] != slot) part++;
+  if (!app->ui || slot == UINT32_MAX || part == app->shown_count) {
+    st_error_set(&g_err, ST_ERR_ARG, 0, "no such trace is shown");
+    return 0;
+  }
+  st_argsrd_use(slot);
+  size_t n = strlen(text);
+  g_s =
+      st_args_search_create_for(NULL, st_argsrd_source(), app->traces[slot].trace, text, n, &g_err);
+  g_gen = st_argsrd_generation();
+  g_part = part;
+  if (!g_s) return 0;
+  return 1;
+}
+
+EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish_in(void) {
+  st_app *app = st_app_get();
+  if (!g_s || !app->ui || g_part == UINT32_MAX) return -1;
+  double r = -1;
+  if (!stale() && st_args_search_finish(g_s, &g_err) == ST_OK) {
+    size_t n;
+    const uint64_t *hits = st_args_search_hits(g_s, &n);
+    st_app_apply(app, st_ui_search_add_srcs(app->ui, g_part, hits, n));
+    r = (double)st_find_count(st_ui_find(app->ui));
+  }
+  st_wasm_args_search_abort();
+  g_part = UINT32_MAX;
+  return r;
+}

@@ -58,8 +58,9 @@ static EM_BOOL on_wheel(int type, const EmscriptenWheelEvent *e, void *ud) {
   if (!app->ui) return EM_FALSE;
   float dy = (float)wheel_px(e->deltaY, e->deltaMode, app->css_h);
   float dx = (float)wheel_px(e->deltaX, e->deltaMode, app->css_w);
-  return apply(app, st_ui_wheel(app->ui, dx, dy, mouse_mods(&e->mouse), (float)e->mouse.targetX,
-                                (float)e->mouse.targetY));
+  float wx = st_app_route_x(app, (float)e->mouse.targetX);
+  return apply(app,
+               st_ui_wheel(app->ui, dx, dy, mouse_mods(&e->mouse), wx, (float)e->mouse.targetY));
 }
 
 static EM_BOOL on_down(int type, const EmscriptenMouseEvent *e, void *ud) {
@@ -69,7 +70,8 @@ static EM_BOOL on_down(int type, const EmscriptenMouseEvent *e, void *ud) {
   unsigned b = (unsigned)e->buttons & 7u;
   /* DOM `buttons` uses the ST_BUTTON_* bits (1 left, 2 right, 4 middle) */
   if (!b) b = e->button == 0 ? ST_BUTTON_LEFT : e->button == 1 ? ST_BUTTON_MIDDLE : ST_BUTTON_RIGHT;
-  unsigned ch = st_ui_pointer_down(app->ui, (float)e->targetX, (float)e->targetY, b, mouse_mods(e));
+  float px = st_app_route_x(app, (float)e->targetX); /* side by side: the pane pressed */
+  unsigned ch = st_ui_pointer_down(app->ui, px, (float)e->targetY, b, mouse_mods(e));
   if (ch & ST_UI_HANDLED) {
     in->dragging = 1;
     in->origin_x = e->clientX - e->targetX;
@@ -82,8 +84,9 @@ static EM_BOOL on_canvas_move(int type, const EmscriptenMouseEvent *e, void *ud)
   input_state *in = ud;
   st_app *app = in->app;
   if (!app->ui || in->dragging) return EM_FALSE; /* drags are followed on the document */
-  apply(app, st_ui_pointer_move(app->ui, (float)e->targetX, (float)e->targetY, (unsigned)e->buttons,
-                                mouse_mods(e)));
+  float px = st_app_route_x(app, (float)e->targetX);
+  apply(app,
+        st_ui_pointer_move(app->ui, px, (float)e->targetY, (unsigned)e->buttons, mouse_mods(e)));
   return EM_FALSE;
 }
 
@@ -98,7 +101,7 @@ static EM_BOOL on_doc_move(int type, const EmscriptenMouseEvent *e, void *ud) {
   st_app *app = in->app;
   if (!app->ui || !in->dragging) return EM_FALSE;
   unsigned ch =
-      st_ui_pointer_move(app->ui, (float)(e->clientX - in->origin_x),
+      st_ui_pointer_move(app->ui, (float)(e->clientX - in->origin_x) - app->pane_dx,
                          (float)(e->clientY - in->origin_y), (unsigned)e->buttons, mouse_mods(e));
   if (!(e->buttons & 7)) in->dragging = 0; /* released outside the window */
   apply(app, ch);
@@ -111,7 +114,7 @@ static EM_BOOL on_doc_up(int type, const EmscriptenMouseEvent *e, void *ud) {
   if (!app->ui || !in->dragging) return EM_FALSE;
   if (!(e->buttons & 7)) in->dragging = 0;
   apply(app,
-        st_ui_pointer_up(app->ui, (float)(e->clientX - in->origin_x),
+        st_ui_pointer_up(app->ui, (float)(e->clientX - in->origin_x) - app->pane_dx,
                          (float)(e->clientY - in->origin_y), (unsigned)e->buttons, mouse_mods(e)));
   return EM_FALSE;
 }
@@ -119,8 +122,8 @@ static EM_BOOL on_doc_up(int type, const EmscriptenMouseEvent *e, void *ud) {
 static EM_BOOL on_dblclick(int type, const EmscriptenMouseEvent *e, void *ud) {
   input_state *in = ud;
   if (!in->app->ui) return EM_FALSE;
-  return apply(in->app, st_ui_double_click(in->app->ui, (float)e->targetX, (float)e->targetY,
-                                           mouse_mods(e)));
+  float px = st_app_route_x(in->app, (float)e->targetX);
+  return apply(in->app, st_ui_double_click(in->app->ui, px, (float)e->targetY, mouse_mods(e)));
 }
 
 /* Touches: each changed finger to the gesture recogniser. Taken touches
@@ -132,10 +135,13 @@ static EM_BOOL on_touch(int type, const EmscriptenTouchEvent *e, void *ud) {
   if (!app->ui) return EM_FALSE;
   unsigned ch = 0;
   int n = e->numTouches < 32 ? e->numTouches : 32;
+  /* side by side: a gesture belongs to the pane its first finger touched */
+  if (type == EMSCRIPTEN_EVENT_TOUCHSTART && e->numTouches == 1)
+    st_app_route_x(app, (float)e->touches[0].targetX);
   for (int i = 0; i < n; i++) {
     const EmscriptenTouchPoint *p = &e->touches[i];
     if (!p->isChanged) continue;
-    float x = (float)p->targetX, y = (float)p->targetY;
+    float x = (float)p->targetX - app->pane_dx, y = (float)p->targetY;
     switch (type) {
     case EMSCRIPTEN_EVENT_TOUCHSTART:
       ch |= st_touch_start(&in->touch, app->ui, p->identifier, x, y);

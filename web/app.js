@@ -12,6 +12,7 @@
 import { createPanels, fmtDur } from './panels.js';
 import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
+import { createDiff } from './diff.js';
 import { createNotShown } from './not_shown.js';
 import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
@@ -39,6 +40,8 @@ const ui = {
   tool: $('tool'),
   helpButton: $('help-button'),
   flowsButton: $('flows-button'),
+  alignButton: $('align-button'),
+  layoutButton: $('layout-button'),
   help: $('help'),
   details: $('details'),
   outliers: $('outliers'),
@@ -49,7 +52,7 @@ const ui = {
 
 const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui.h)
 // ST_UI_* change bits (core/ui.h) that Module.strataOnUi receives.
-const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13 };
+const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13, SHIFT: 1 << 14 };
 // ST_MOD_* bits (core/ui.h)
 const modsOf = (e) => (e.shiftKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.altKey ? 4 : 0) | (e.metaKey ? 8 : 0);
 
@@ -60,6 +63,7 @@ let onFrameLoaded = null; // resolves when C reports the new trace's first frame
 let panels = null; // summary table, collapse-all, args view (panels.js)
 let flame = null; // the flame graph panel (flame.js)
 let argsSearch = null; // "in args" search passes over the file (search_args.js)
+let diffTable = null; // the diff of two traces (diff.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -110,6 +114,9 @@ function fmtCount(n) {
 }
 
 function showLoaded(name, stats) {
+  ui.alignButton.hidden = tracesNow().length < 2;
+  ui.layoutButton.hidden = tracesNow().length < 2;
+  showLayout();
   ui.name.textContent = name;
   ui.name.title = name;
   document.title = `${name} – strata`;
@@ -271,8 +278,9 @@ async function doOpen(source, opts) {
       throw e;
     }
     const stats = await finish(name);
-    setShownFile(read ? { read, size: total, compressed: !!stats.compressed } : null);
-    embed.opened(source, name);
+    const h = M._st_wasm_last_handle();
+    setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+    embed.opened([{ source, name }]);
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
@@ -286,8 +294,107 @@ async function doOpen(source, opts) {
   }
 }
 
+// Several files on one timeline: each read and imported one after another
+// into its own model (one batch: wasm/app.h), then shown merged, each under
+// its group. Files that cannot be read are skipped, and the page says which
+// and why; the others stay open (also when one does not fit in memory).
+async function doOpenMany(sources, opts) {
+  const prevStatus = ui.status.textContent;
+  const names = (opts && opts.names) || [];
+  const loaded = []; // {handle, file, name}
+  const skipped = []; // {name, message}
+  const warnings = [];
+  try {
+    if (!M) throw new Error('strata is not ready yet');
+    if (!sources.length) throw new Error('strata.open: no files given');
+    hideError();
+    M._st_wasm_batch_begin();
+    for (const [i, source] of sources.entries()) {
+      let name = names[i] || (source && source.name) || (typeof source === 'string' ? nameFromUrl(source) : `trace ${i + 1}`);
+      try {
+        ui.status.textContent = `Opening ${name} (${i + 1} of ${sources.length})…`;
+        const r = await resolveSource(source, { name: names[i] });
+        name = r.name;
+        const status = await pushSource(r);
+        if (status === 2) {
+          skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
+          continue;
+        }
+        if (status === 1) warnings.push(oneLine(str(M._st_wasm_error())));
+        loaded.push({ handle: M._st_wasm_last_handle(), name, source,
+          file: r.read ? { read: r.read, size: r.total, compressed: false } : null });
+      } catch (e) {
+        skipped.push({ name, message: oneLine(e && e.message ? e.message : e) });
+      }
+    }
+    const frame = waitFirstFrame();
+    if (!M._st_wasm_batch_end()) {
+      onFrameLoaded = null;
+      throw new Error(skipped.length ? skipped.map((f) => f.message).join('; ') : oneLine(str(M._st_wasm_error())));
+    }
+    await frame;
+    const list = tracesNow();
+    const files = new Map();
+    for (const l of loaded) {
+      if (!l.file) continue;
+      const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
+      files.set(l.handle, { ...l.file, compressed: !!(st && st.compressed) });
+    }
+    setFiles(files);
+    const stats = statsNow();
+    showLoaded(list.length === 1 ? list[0].name : `${list.length} traces`, stats);
+    const notes = [];
+    if (skipped.length) {
+      notes.push(`Skipped ${skipped.length} of ${sources.length} files: ` +
+        skipped.map((f) => (f.message.startsWith(f.name) ? f.message : `${f.name}: ${f.message}`)).join('; '));
+    }
+    notes.push(...warnings);
+    if (notes.length) showError(notes.join(' · '), true);
+    embed.loaded();
+    embed.opened(loaded.map((l) => ({ source: l.source, name: l.name })));
+    emit('strata:loaded', stats);
+    return stats;
+  } catch (e) {
+    const message = oneLine(e && e.message ? e.message : e);
+    ui.progress.hidden = true;
+    ui.status.textContent = ui.name.textContent ? prevStatus : '';
+    if (!ui.name.textContent) ui.empty.hidden = false;
+    showError(message);
+    emit('strata:error', message);
+    throw new Error(message);
+  }
+}
+
+// Pushes one resolved source through the loader (inside a batch: the file's
+// load status, 0 ok, 1 damaged part-way, 2 failed; nothing is shown yet).
+async function pushSource({ name, total, chunks }) {
+  setProgress(0, total);
+  if (!withCString(name, (p) => M._st_wasm_load_begin(p))) return 2;
+  let done = 0;
+  let code = 0;
+  try {
+    for await (const chunk of chunks) {
+      for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
+        const part = chunk.subarray(off, off + CHUNK);
+        M.HEAPU8.set(part, buf);
+        code = M._st_wasm_load_push(buf, part.length);
+      }
+      done += chunk.length;
+      setProgress(done, total);
+      if (code !== 0) break;
+    }
+  } catch (e) {
+    M._st_wasm_load_abort();
+    throw e;
+  }
+  return M._st_wasm_load_finish();
+}
+
+const tracesNow = () => (M ? JSON.parse(str(M._st_wasm_traces_json())) : []);
+
 function open(source, opts) {
-  const p = queue.then(() => doOpen(source, opts));
+  const many = Array.isArray(source);
+  const p = queue.then(() => (many ? doOpenMany(source, opts) : doOpen(source, opts)));
   queue = p.catch(() => {});
   return p;
 }
@@ -297,14 +404,25 @@ const openFromUi = (source, opts) => open(source, opts).catch(() => {});
 
 // ---- args: re-read from the file on demand (wasm/args_reader.h) ------------------
 
-let shownFile = null; // {read(off, n) -> Promise<Uint8Array>, size, compressed} of the trace shown
-const argsCache = new Map(); // src -> {args} | {error}
+// handle -> {read(off, n) -> Promise<Uint8Array>, size, compressed}: the
+// files of the traces shown (each its own args source in the wasm side)
+let shownFiles = new Map();
+let shownFile = null; // the one file when one trace is shown (the "in args" search)
+const argsCache = new Map(); // `${handle}:${src}` -> {args} | {error}
 
-function setShownFile(f) {
-  shownFile = f;
+function setFiles(files) {
+  shownFiles = files;
+  shownFile = files.size === 1 && tracesNow().length === 1 ? [...files.values()][0] : null;
   if (argsSearch) argsSearch.fileChanged();
   argsCache.clear();
-  M._st_wasm_args_reset();
+  for (const h of files.keys()) if (M._st_wasm_args_use(h)) M._st_wasm_args_reset();
+}
+
+// The handle of the file an event (from the core's JSON) came from.
+function handleOf(ev) {
+  const list = tracesNow();
+  const t = ev && ev.part !== undefined ? list[ev.part] : list[0];
+  return t ? t.handle : 0;
 }
 
 // Streams the compressed file once through the gzip index builder.
@@ -351,14 +469,17 @@ async function readArgs(f, src) {
 }
 
 // Resolves {args, truncated} or {error}; shares the load queue (and buffer).
-function argsFor(src) {
-  if (argsCache.has(src)) return Promise.resolve(argsCache.get(src));
-  const f = shownFile;
+function argsFor(src, handle) {
+  if (handle === undefined) handle = handleOf(null);
+  const key = `${handle}:${src}`;
+  if (argsCache.has(key)) return Promise.resolve(argsCache.get(key));
+  const files = shownFiles;
+  const f = files.get(handle);
   if (!f) return Promise.resolve({ error: 'args are shown for traces opened from a file' });
   const p = queue.then(async () => {
-    if (f !== shownFile) return { error: 'another trace was opened' };
+    if (files !== shownFiles || !M._st_wasm_args_use(handle)) return { error: 'another trace was opened' };
     const res = await readArgs(f, src);
-    if (f === shownFile) argsCache.set(src, res);
+    if (files === shownFiles) argsCache.set(key, res);
     return res;
   });
   queue = p.catch(() => {});
@@ -413,6 +534,7 @@ function fillDetails(ev, count) {
   h.textContent = ev.name || '(unnamed)';
   const table = document.createElement('table');
   const rows = [
+    ['file', ev.part !== undefined ? (tracesNow()[ev.part] || {}).name : undefined],
     ['category', ev.cat],
     ['start', ev.start_text],
     ['duration', ev.dur_text],
@@ -448,7 +570,7 @@ function fillDetails(ev, count) {
   ui.details.append(h, table, flowLinks(ev, 'out'), flowLinks(ev, 'in'), args);
   ui.details.hidden = false;
   const src = ev.src;
-  argsFor(src).then((res) => {
+  argsFor(src, handleOf(ev)).then((res) => {
     if (!args.isConnected) return; // another selection replaced the panel
     panels.renderArgs(args, res);
   });
@@ -487,6 +609,7 @@ function onUi(bits) {
   }
   if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
   if (panels) panels.onUi(bits, st);
+  if (bits & UI.SHIFT) emit('strata:offsets', tracesNow()); // a file was moved (alt+drag, Align, an offset)
   if (bits & (UI.HOVER | UI.VIEW)) {
     const h = json(M._st_wasm_hover_json());
     if (!h) {
@@ -529,8 +652,73 @@ function wirePanels() {
   ui.outliersShow.addEventListener('click', () => { M._st_wasm_view_fit(); ui.canvas.focus(); });
   ui.tool.addEventListener('change', () => { M._st_wasm_set_tool(Number(ui.tool.value)); ui.canvas.focus(); });
   ui.helpButton.addEventListener('click', () => M._st_wasm_set_help(ui.help.hidden ? 1 : 0));
+  ui.layoutButton.addEventListener('click', () => {
+    setLayout(M._st_wasm_side_by_side() ? 'stacked' : 'side');
+    ui.canvas.focus();
+  });
+  window.addEventListener('keydown', (e) => { // c: the compare layout
+    if (e.key !== 'c' || e.ctrlKey || e.metaKey || e.altKey || ui.layoutButton.hidden) return;
+    const t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+    setLayout(M._st_wasm_side_by_side() ? 'stacked' : 'side');
+  });
+  ui.alignButton.addEventListener('click', () => {
+    if (!M._st_wasm_align_selection()) {
+      showError('Align: select one event in at least two files (ctrl+click), e.g. the same step in every rank, then Align', true);
+    }
+    ui.canvas.focus();
+  });
   ui.flowsButton.addEventListener('click', () =>
     M._st_wasm_set_flows(ui.flowsButton.getAttribute('aria-pressed') === 'true' ? 0 : 1));
+}
+
+// ---- compare layouts: stacked / side by side ------------------------------------
+
+function showLayout() {
+  const side = !!(M && M._st_wasm_side_by_side());
+  ui.layoutButton.setAttribute('aria-pressed', side ? 'true' : 'false');
+  ui.layoutButton.textContent = side ? 'Stacked' : 'Side by side';
+  document.documentElement.classList.toggle('side-by-side', side);
+  return side ? 'side' : 'stacked';
+}
+
+function setLayout(name) {
+  M._st_wasm_set_side_by_side(name === 'side' ? 1 : 0);
+  return showLayout();
+}
+
+// ---- dropped files and folders -------------------------------------------------
+
+// Every file of a drop: plain files as they are, folders walked (a profile
+// directory: plugins/profile/<run>/*.xplane.pb, rank-*.pt.trace.json.gz);
+// which of them are traces is decided by the loader from their bytes, and
+// the page lists the ones it skipped. Sorted by path, so ranks keep order.
+async function droppedFiles(dt) {
+  const items = Array.from(dt.items || []).filter((it) => it.kind === 'file');
+  const entries = items.map((it) => (it.webkitGetAsEntry ? it.webkitGetAsEntry() : null));
+  if (!entries.length || entries.some((e) => !e)) return Array.from(dt.files || []);
+  const out = [];
+  const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
+  const readAll = async (dir) => {
+    const reader = dir.createReader();
+    const all = [];
+    for (;;) { // readEntries returns at most ~100 at a time
+      const batch = await new Promise((res, rej) => reader.readEntries(res, rej));
+      if (!batch.length) return all;
+      all.push(...batch);
+    }
+  };
+  const walk = async (entry, depth) => {
+    if (entry.isFile) {
+      const f = await fileOf(entry);
+      out.push({ path: entry.fullPath || f.name, file: f });
+    } else if (entry.isDirectory && depth < 16) {
+      for (const child of await readAll(entry)) await walk(child, depth + 1);
+    }
+  };
+  for (const e of entries) await walk(e, 0);
+  out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out.map((o) => o.file);
 }
 
 // ---- canvas size ------------------------------------------------------------
@@ -558,8 +746,9 @@ function watchDpr() {
 function wireUi() {
   ui.open.addEventListener('click', () => ui.file.click());
   ui.file.addEventListener('change', () => {
-    const f = ui.file.files && ui.file.files[0];
-    if (f) openFromUi(f);
+    const fs = Array.from(ui.file.files || []);
+    if (fs.length === 1) openFromUi(fs[0]);
+    else if (fs.length > 1) openFromUi(fs);
     ui.file.value = ''; // the same file can be chosen again
   });
   ui.errorClose.addEventListener('click', hideError);
@@ -587,8 +776,10 @@ function wireUi() {
     e.preventDefault();
     depth = 0;
     ui.drop.hidden = true;
-    const f = e.dataTransfer.files[0];
-    if (f) openFromUi(f);
+    droppedFiles(e.dataTransfer).then((fs) => {
+      if (fs.length === 1) openFromUi(fs[0]);
+      else if (fs.length > 1) openFromUi(fs);
+    }, (err) => showError(`Could not read the dropped files: ${oneLine(err && err.message ? err.message : err)}`));
   });
 
   new ResizeObserver(resize).observe(ui.canvas);
@@ -645,10 +836,50 @@ async function start() {
     // The selected events (at most 10000). args: decoded once the event has
     // been shown in the details panel (or fetched with argsOf), else null.
     selection: () =>
-      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(e.src)?.args ?? null })),
+      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(`${handleOf(e)}:${e.src}`)?.args ?? null })),
     // The args of the event at decoded offset src, re-read from the file (a B/E
     // slice's src: its B's and E's args merged, the E's winning on a duplicate key).
-    argsOf: (src) => argsFor(Number(src)),
+    argsOf: (src, handle) => argsFor(Number(src), handle === undefined ? undefined : Number(handle)),
+    // The traces shown, in display order: [{handle, name, group, events, offset_us, format}].
+    traces: () => tracesNow().map((t) => ({ ...t })),
+    // Two runs: A the baseline, B the candidate, on one timeline (A's files above B's),
+    // B aligned on A at the first step marker both have (else their starts).
+    // Resolves {a, b}: each file's own stats, and the alignment used.
+    compare: async (a, b, opts) => {
+      await open([a, b], opts);
+      const alignment = JSON.parse(str(M._st_wasm_compare_align()));
+      const list = tracesNow();
+      const own = (t) => JSON.parse(str(M._st_wasm_trace_stats_json(t.handle)));
+      emit('strata:offsets', list);
+      return { a: own(list[0]), b: own(list[1]), alignment };
+    },
+    // The diff table of the first two traces ({by: 'name'|'cat', range: 'all'|'window'|
+    // {step: N}|{start_us, end_us}}): {rows, only_a, only_b, ...} (core/diff.h's JSON).
+    diff: (opts) => {
+      diffTable.show(true);
+      const d = diffTable.compute(opts || {});
+      if (!d) throw new Error('strata.diff: needs two traces shown (and the step in both)');
+      return d;
+    },
+    // Two files or more: 'stacked' (one time axis) or 'side' (two panes, A left, B right,
+    // zoom and pan synchronised); compareLayout() says which is shown.
+    compareLayout: () => (M._st_wasm_side_by_side() ? 'side' : 'stacked'),
+    setCompareLayout: (name) => {
+      if (name !== 'side' && name !== 'stacked') throw new Error("strata.setCompareLayout: 'side' or 'stacked'");
+      const got = setLayout(name);
+      if (got !== name) throw new Error('strata.setCompareLayout: side by side needs two traces shown');
+      return got;
+    },
+    // Lines the files up on their selected events (one per file, e.g. ProfilerStep#550 in
+    // every rank): {aligned: files moved together, traces}.
+    align: () => ({ aligned: M._st_wasm_align_selection(), traces: tracesNow() }),
+    // Moves one file on the shared timeline (its time 0 at offset_us); the traces after.
+    setOffset: (handle, offsetUs) => {
+      if (!M._st_wasm_set_offset(Number(handle), Number(offsetUs))) {
+        throw new Error('strata.setOffset: needs the handle of one of several traces shown and a finite offset');
+      }
+      return tracesNow();
+    },
     // Whole-trace name search (case-insensitive); non-matches are dimmed. With {args: true}
     // also in every event's args (a pass over the file): a Promise of {matches}.
     search: (text, opts) => {
@@ -695,15 +926,19 @@ async function start() {
     flameShown: () => flame.data(),
   });
   wireUi();
+  window.addEventListener('strata:layout', showLayout);
   panels = createPanels({ M, str, fmtCount });
   flame = createFlame({ M, str, fmtCount, fmtDur });
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
     getFile: () => shownFile,
+    // several files shown: [{handle, file}] in display order (each searched in its own pass)
+    getFiles: () => (tracesNow().length > 1 ? tracesNow().filter((t) => shownFiles.has(t.handle)).map((t) => ({ handle: t.handle, file: shownFiles.get(t.handle) })) : []),
     getBuf: () => buf,
   });
   wirePanels();
-  createInfo({ M, str });
+  createInfo({ M, str, traces: tracesNow });
+  diffTable = createDiff({ M, str, withCString });
   createNotShown({ M, str });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
@@ -725,8 +960,9 @@ async function start() {
       const size = M._st_wasm_demo_size();
       const demo = size > 0 ? new Blob([M.HEAPU8.slice(M._st_wasm_demo_bytes(), M._st_wasm_demo_bytes() + size)]) : null;
       M._st_wasm_demo_release();
-      setShownFile(demo ? { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false } : null);
-      embed.opened(demo, 'strata-demo.trace.json');
+      const h = M._st_wasm_last_handle();
+      setFiles(new Map(demo ? [[h, { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false }]] : []));
+      embed.opened(demo ? [{ source: demo, name: 'strata-demo.trace.json' }] : []);
       embed.loaded();
     }));
   }

@@ -33,7 +33,8 @@
 
 const params = new URLSearchParams(location.search);
 const EMBED = params.get('embed') === '1';
-const URL_PARAM = params.get('url');
+const URL_PARAMS = params.getAll('url').filter(Boolean);
+const URL_PARAM = URL_PARAMS[0] || null;
 const $ = (id) => document.getElementById(id);
 
 // ---- standalone file layout ---------------------------------------------------
@@ -84,10 +85,12 @@ function bytesToB64Parts(u8) {
 function tightenCsp() {
   if (STANDALONE) return; // its own policy allows no connections at all
   let allow = "'self'";
-  if (URL_PARAM) {
+  for (const p of URL_PARAMS) {
     try {
-      const u = new URL(URL_PARAM, document.baseURI);
-      if ((u.protocol === 'http:' || u.protocol === 'https:') && u.origin !== location.origin) allow += ' ' + u.origin;
+      const u = new URL(p, document.baseURI);
+      if ((u.protocol === 'http:' || u.protocol === 'https:') && u.origin !== location.origin && !allow.includes(` ${u.origin}`)) {
+        allow += ' ' + u.origin;
+      }
     } catch {
       /* an invalid URL fails in the loader with its own message */
     }
@@ -108,9 +111,13 @@ function parseHash(h) {
   }
   const t = /^(-?[\d.]+(?:e[+-]?\d+)?),(-?[\d.]+(?:e[+-]?\d+)?)$/i.exec(out.t || '');
   const s = /^(\d+):(\d+)$/.exec(out.sel || '');
+  // off=<us>,<us>,...: each file's offset on the shared timeline (several traces)
+  const off = /^-?[\d.]+(?:e[+-]?\d+)?(?:,-?[\d.]+(?:e[+-]?\d+)?)+$/i.test(out.off || '') ? out.off.split(',').map(Number) : null;
   return {
     t: t ? [Number(t[1]), Number(t[2])] : null,
     sel: s ? [Number(s[1]), Number(s[2])] : null,
+    off,
+    cmp: out.cmp === 'side' ? 'side' : null,
   };
 }
 
@@ -201,7 +208,9 @@ async function gzipIfPlain(u8) {
  * One self-contained HTML file: {css, strataJs, appModule, wasmB64Parts, body}
  * plus the trace (Uint8Array or null) and its name. Returns Blob parts.
  */
-export function standaloneParts({ css, strataJs, appModule, wasmB64Parts, body }, trace, name) {
+export function standaloneParts({ css, strataJs, appModule, wasmB64Parts, body }, traces, name) {
+  // one trace (Uint8Array, named `name`) or several: [{bytes, name}]
+  if (traces && !Array.isArray(traces)) traces = [{ bytes: traces, name }];
   const js1 = escScript(strataJs);
   const js2 = escScript(appModule);
   const csp = `default-src 'none'; script-src ${hashOf(js1)} ${hashOf(js2)} 'wasm-unsafe-eval'; style-src ${hashOf(css)}; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -217,9 +226,9 @@ export function standaloneParts({ css, strataJs, appModule, wasmB64Parts, body }
     `<style id="strata-css">${css}</style>\n</head>\n<body>\n${body.trim()}\n`,
     '<script type="application/octet-stream" id="strata-wasm">', ...wasmB64Parts, '</script>\n',
   ];
-  if (trace) {
-    parts.push(`<script type="application/octet-stream" id="strata-trace" data-name="${escHtml(name || 'trace')}">`,
-      ...bytesToB64Parts(trace), '</script>\n');
+  for (const [i, t] of (traces || []).entries()) {
+    parts.push(`<script type="application/octet-stream" id="strata-trace${i ? `-${i}` : ''}" class="strata-trace" data-name="${escHtml(t.name || 'trace')}">`,
+      ...bytesToB64Parts(t.bytes), '</script>\n');
   }
   parts.push(`<script id="strata-js">${js1}</script>\n`, `<script type="module" id="strata-app">${js2}</script>\n</body>\n</html>\n`);
   return parts;
@@ -238,7 +247,7 @@ export function embedSetup() {
   let M = null;
   let api = null; // {open, openFromUi}
   let hashApplied = false;
-  let shown = null; // {source, name} of the trace on screen, for "Save HTML"
+  let shown = null; // [{source, name}] of the traces on screen, for "Save HTML"
   let saveButton = null;
 
   const tellParents = (msg) => {
@@ -255,6 +264,14 @@ export function embedSetup() {
 
   function applyHash() {
     const h = parseHash(location.hash);
+    if (h.off) {
+      const list = JSON.parse(M.UTF8ToString(M._st_wasm_traces_json()));
+      if (list.length === h.off.length) list.forEach((t, i) => { if (t.offset_us !== h.off[i]) M._st_wasm_set_offset(t.handle, h.off[i]); });
+    }
+    if (h.cmp === 'side' && !M._st_wasm_side_by_side()) {
+      M._st_wasm_set_side_by_side(1);
+      window.dispatchEvent(new CustomEvent('strata:layout'));
+    }
     if (h.t && h.t[1] > h.t[0]) M._st_wasm_view_set(h.t[0], h.t[1]);
     if (h.sel) M._st_wasm_select(h.sel[0], h.sel[1]);
   }
@@ -276,6 +293,9 @@ export function embedSetup() {
     let h = `#t=${fmtUs(v.start_us)},${fmtUs(v.end_us)}`;
     const sel = JSON.parse(M.UTF8ToString(M._st_wasm_selection_json(2)));
     if (Array.isArray(sel) && sel.length === 1 && sel[0].row !== undefined) h += `&sel=${sel[0].row}:${sel[0].index}`;
+    const list = JSON.parse(M.UTF8ToString(M._st_wasm_traces_json()));
+    if (list.length > 1) h += `&off=${list.map((t) => fmtUs(t.offset_us)).join(',')}`;
+    if (M._st_wasm_side_by_side()) h += '&cmp=side';
     lastHash = h;
     if (h === location.hash) return;
     try {
@@ -285,8 +305,7 @@ export function embedSetup() {
     }
   }
 
-  async function traceBytes() {
-    const s = shown && shown.source;
+  async function traceBytes(s) {
     if (!s) throw new Error('no trace from a file is open (the built-in demo cannot be saved)');
     if (typeof s === 'string') {
       const r = await fetch(s, { credentials: 'omit', referrerPolicy: 'no-referrer' });
@@ -322,9 +341,12 @@ export function embedSetup() {
   }
 
   async function saveStandalone() {
-    const name = (shown && shown.name) || 'trace';
-    const [assets, raw] = await Promise.all([ownAssets(), traceBytes()]);
-    const blob = new Blob(standaloneParts(assets, await gzipIfPlain(raw), name), { type: 'text/html' });
+    if (!shown || !shown.length) throw new Error('no trace from a file is open');
+    const name = shown.length === 1 ? shown[0].name || 'trace' : `${shown.length} traces`;
+    const [assets, ...raws] = await Promise.all([ownAssets(), ...shown.map((s) => traceBytes(s.source))]);
+    const traces = [];
+    for (const [i, raw] of raws.entries()) traces.push({ bytes: await gzipIfPlain(raw), name: shown[i].name || 'trace' });
+    const blob = new Blob(standaloneParts(assets, traces, name), { type: 'text/html' });
     const a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
     a.download = `${name.replace(/(\.(json|gz|pb|perfetto-trace|pftrace|trace))+$/i, '') || 'trace'}.strata.html`;
@@ -376,6 +398,13 @@ export function embedSetup() {
     const isBuf = (b) => b instanceof ArrayBuffer || ArrayBuffer.isView(b);
     let buffer = null;
     let name;
+    if (d.strata && typeof d.strata === 'object' && Array.isArray(d.strata.buffers)) {
+      // several files on one timeline: {strata: {buffers: [{buffer, name}, ...]}}
+      const list = d.strata.buffers.filter((b) => b && typeof b === 'object' && isBuf(b.buffer));
+      if (!list.length) return;
+      api.openFromUi(list.map((b) => b.buffer), { names: list.map((b) => (typeof b.name === 'string' && b.name ? b.name : 'trace')) });
+      return;
+    }
     if (d.strata && typeof d.strata === 'object' && isBuf(d.strata.buffer)) {
       buffer = d.strata.buffer;
       name = d.strata.name;
@@ -396,8 +425,13 @@ export function embedSetup() {
     },
     // What to show first: {kind: 'open', source, opts} | {kind: 'demo'} | {kind: 'none'}.
     firstSource() {
-      const t = $('strata-trace');
+      const ts = Array.from(document.querySelectorAll('script[id^="strata-trace"]'));
+      if (ts.length > 1) {
+        return { kind: 'open', source: ts.map((t) => b64ToBytes(t.textContent)), opts: { names: ts.map((t) => t.dataset.name || 'trace') } };
+      }
+      const t = ts[0];
       if (t) return { kind: 'open', source: b64ToBytes(t.textContent), opts: { name: t.dataset.name || 'trace' } };
+      if (URL_PARAMS.length > 1) return { kind: 'open', source: URL_PARAMS, opts: {} };
       if (URL_PARAM) return { kind: 'open', source: URL_PARAM, opts: {} };
       if (EMBED) {
         const empty = $('empty');
@@ -417,8 +451,8 @@ export function embedSetup() {
       applyHash();
     },
     // A trace opened through app.js's loader (kept for "Save HTML").
-    opened(source, name) {
-      shown = source ? { source, name } : null;
+    opened(list) {
+      shown = list && list.length && list.every((s) => s.source) ? list : null;
       if (saveButton) saveButton.disabled = !shown;
     },
     // The module is up and window.strata exists.
@@ -432,7 +466,7 @@ export function embedSetup() {
         lastHash = location.hash;
         applyHash();
       });
-      window.addEventListener('strata:loaded', (e) => tellParents({ event: 'loaded', name: shown ? shown.name : null, stats: e.detail }));
+      window.addEventListener('strata:loaded', (e) => tellParents({ event: 'loaded', name: shown ? shown.map((s) => s.name).join(', ') : null, stats: e.detail }));
       window.addEventListener('strata:error', (e) => tellParents({ event: 'error', message: String(e.detail) }));
       setInterval(syncHash, 250);
       tellParents({ event: 'ready' });

@@ -5,7 +5,7 @@
 // textContent: names and values are untrusted.
 const MAX_VALUE_CHARS = 20000;
 
-export function createInfo({ M, str }) {
+export function createInfo({ M, str, traces }) {
   const button = document.getElementById('info-button');
   const panel = document.getElementById('trace-info');
   const body = document.getElementById('trace-info-body');
@@ -21,8 +21,8 @@ export function createInfo({ M, str }) {
     dl.append(el('dt', key), el('dd', value));
   };
 
-  function metadata() {
-    const text = str(M._st_wasm_trace_info_json());
+  function metadata(handle) {
+    const text = str(handle === undefined ? M._st_wasm_trace_info_json() : M._st_wasm_trace_info_json_of(handle));
     try {
       return { obj: JSON.parse(text), text };
     } catch {
@@ -37,8 +37,45 @@ export function createInfo({ M, str }) {
       body.append(el('p', 'No trace is open.'));
       return;
     }
+    const list = traces ? traces() : [];
+    if (list.length < 2) {
+      block(body, s, document.getElementById('trace-name').textContent || '(unnamed)');
+      return;
+    }
+    // several files: one block each, with its offset on the shared timeline (editable)
+    for (const t of list) {
+      const sec = el('section', undefined, 'trace-block');
+      sec.dataset.handle = String(t.handle);
+      sec.append(el('h3', `${t.group}`, 'trace-block-title'));
+      const ts = JSON.parse(str(M._st_wasm_trace_stats_json(t.handle)));
+      if (ts) block(sec, ts, t.name, t);
+      body.append(sec);
+    }
+  }
+
+  function offsetInput(t) {
+    const input = el('input');
+    input.type = 'number';
+    input.step = 'any';
+    input.value = String(t.offset_us);
+    input.className = 'offset-input';
+    input.setAttribute('aria-label', `offset of ${t.name} in microseconds`);
+    input.addEventListener('change', () => {
+      const v = Number(input.value);
+      if (Number.isFinite(v) && M._st_wasm_set_offset(t.handle, v)) render();
+      else input.value = String(t.offset_us);
+    });
+    return input;
+  }
+
+  function block(body, s, name, t) {
     const dl = el('dl');
-    row(dl, 'trace', document.getElementById('trace-name').textContent || '(unnamed)');
+    row(dl, 'trace', name);
+    if (t) {
+      const dd = el('dd');
+      dd.append(offsetInput(t), el('span', ' us: where its time 0 is on the shared timeline'));
+      dl.append(el('dt', 'offset'), dd);
+    }
     row(dl, 'format', `${s.format}${s.compressed ? ' (gzip)' : ''}`);
     row(dl, 'size', `${s.bytes_in.toLocaleString()} bytes${s.compressed ? `, ${s.bytes_decoded.toLocaleString()} decoded` : ''}`);
     row(dl, 'events', `${s.events.toLocaleString()} (${s.slices.toLocaleString()} slices, ${s.instants.toLocaleString()} instants, ` +
@@ -49,7 +86,7 @@ export function createInfo({ M, str }) {
     for (const w of s.warnings || []) row(dl, `warning: ${w.kind}`, `${w.count}× (first at byte ${w.first_offset})`);
     body.append(dl);
 
-    const meta = metadata();
+    const meta = metadata(t ? t.handle : undefined);
     const keys = meta.obj && typeof meta.obj === 'object' ? Object.keys(meta.obj) : [];
     body.append(el('h3', keys.length || !meta.obj ? 'Metadata in the file' : 'No metadata in the file'));
     if (!meta.obj) {
@@ -75,5 +112,6 @@ export function createInfo({ M, str }) {
   button.addEventListener('click', () => show(panel.hidden));
   close.addEventListener('click', () => show(false));
   window.addEventListener('strata:loaded', () => { if (!panel.hidden) render(); });
+  window.addEventListener('strata:offsets', () => { if (!panel.hidden && !panel.contains(document.activeElement)) render(); });
   return { show, render };
 }

@@ -14,7 +14,7 @@
 
 const DEBOUNCE_MS = 250;
 
-export function createArgsSearch({ M, withCString, getFile, getBuf, chunk, progressEl, countEl }) {
+export function createArgsSearch({ M, withCString, getFile, getFiles, getBuf, chunk, progressEl, countEl }) {
   const setProgress = (done, total) => {
     progressEl.hidden = false;
     progressEl.value = total > 0 ? Math.min(1, done / total) : 0;
@@ -37,8 +37,45 @@ export function createArgsSearch({ M, withCString, getFile, getBuf, chunk, progr
     doneText = null;
   }
 
+  // Several files shown: the name search, then one pass per file, each
+  // adding its args hits to the search for its own events.
+  async function passMany(text, files) {
+    const my = ++gen;
+    const t0 = performance.now();
+    withCString(text, (p) => M._st_wasm_search(p));
+    const total = files.reduce((a, x) => a + x.file.size, 0);
+    let done = 0;
+    let matches = 0;
+    for (const { handle, file: f } of files) {
+      if (!withCString(text, (p) => M._st_wasm_args_search_begin_in(handle, p))) {
+        throw new Error(M.UTF8ToString(M._st_wasm_args_search_error()));
+      }
+      for (let off = 0; off < f.size; off += chunk) {
+        const part = await f.read(off, chunk);
+        if (my !== gen) return { matches: null, cancelled: true };
+        const buf = getBuf();
+        M.HEAPU8.set(part, buf);
+        if (M._st_wasm_args_search_push(buf, part.length) !== 0) {
+          const msg = M.UTF8ToString(M._st_wasm_args_search_error());
+          M._st_wasm_args_search_abort();
+          throw new Error(`args search: ${msg}`);
+        }
+        done += part.length;
+        setProgress(done, total);
+        countEl.textContent = `searching args… ${Math.floor((100 * done) / total)}%`;
+      }
+      if (my !== gen) return { matches: null, cancelled: true };
+      matches = M._st_wasm_args_search_finish_in();
+      if (matches < 0) throw new Error(`args search: ${M.UTF8ToString(M._st_wasm_args_search_error())}`);
+    }
+    doneText = text;
+    return { matches, ms: performance.now() - t0 };
+  }
+
   // One pass; resolves {matches} | {matches: null, cancelled: true}; rejects with the core's message.
   async function pass(text) {
+    const many = getFiles ? getFiles() : [];
+    if (many.length > 1) return passMany(text, many);
     const my = ++gen;
     const f = getFile();
     if (!f) throw new Error('args search needs the trace file: open it from disk (or drop it) to search its args');

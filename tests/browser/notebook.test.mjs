@@ -43,6 +43,7 @@ before(async () => {
   root = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-nb-'));
   home = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-nbhome-'));
   await fsp.copyFile(fx.paths.json, path.join(root, 'small.trace.json'));
+  await fsp.copyFile(fx.paths.gz, path.join(root, 'other.trace.json.gz')); // a second file for show([a, b])
   hosted = await startServer({ root: DIST, prefix: '/strata/' }); // stands in for a GitHub Pages copy
   const tools = path.join(REPO_ROOT, 'tools');
   const nb = {
@@ -52,6 +53,7 @@ before(async () => {
       cell(`import sys\nsys.path.insert(0, ${JSON.stringify(tools)})\nimport strata_notebook`),
       cell(`strata_notebook.show("small.trace.json", dist=${JSON.stringify(DIST)}, height=400)`),
       cell(`strata_notebook.show(open("small.trace.json", "rb").read(), base_url=${JSON.stringify(hosted.url)}, name="hosted copy", height=400)`),
+      cell(`strata_notebook.show(["small.trace.json", "other.trace.json.gz"], dist=${JSON.stringify(DIST)}, height=400)`),
     ],
   };
   // (cells are ids-less nbformat 4.5; nbclient fills them in)
@@ -110,21 +112,32 @@ async function freePort() {
   });
 }
 
-test('the executed notebook, opened in Jupyter, shows the trace in both iframes (local dist/ via /files/, and base_url)', { skip: SKIP }, async (t) => {
+test('the executed notebook, opened in Jupyter, shows the trace in both iframes (local dist/ via /files/, and base_url), and show([a, b]) both files on one timeline', { skip: SKIP }, async (t) => {
   const requests = [];
   const app = await newApp(browser, { url: jupyterOrigin + '/' }, { viewport: { width: 1280, height: 1100 }, allRequests: requests });
   t.after(() => app.close());
   await app.page.goto(`${jupyterOrigin}/notebooks/nb.ipynb?token=${token}`, { waitUntil: 'load' });
   // Each output iframe reports the loaded stats on its element (set by show()'s script).
-  await app.page.waitForFunction(() => document.querySelectorAll('iframe[data-strata-loaded]').length >= 2, null, { timeout: 60_000 })
+  await app.page.waitForFunction(() => document.querySelectorAll('iframe[data-strata-loaded]').length >= 3, null, { timeout: 60_000 })
     .catch(async () => {
       const state = await app.page.evaluate(() => [...document.querySelectorAll('iframe')].map((f) => [f.src, f.getAttribute('data-strata-loaded'), f.getAttribute('data-strata-error')]));
       await app.page.screenshot({ path: path.join(REPO_ROOT, 'tests/browser/artifacts/notebook_fail.png') }).catch(() => {});
       assert.fail(`the iframes did not load the trace: ${JSON.stringify(state)}\n${app.diagnostics()}`);
     });
   const e = fx.trace.expect;
-  const frames = app.page.frames().filter((f) => /strata-viewer\.html|\/strata\/\?embed=1/.test(f.url()));
-  assert.equal(frames.length, 2, `two viewer frames: ${app.page.frames().map((f) => f.url()).join(', ')}`);
+  const all = app.page.frames().filter((f) => /strata-viewer\.html|\/strata\/\?embed=1/.test(f.url()));
+  assert.equal(all.length, 3, `three viewer frames: ${app.page.frames().map((f) => f.url()).join(', ')}`);
+  // the third cell's frame shows two files: show([a, b])
+  const counts = await Promise.all(all.map((f) => f.evaluate(() => window.strata.traces().length)));
+  const frames = all.filter((f, i) => counts[i] === 1);
+  const two = all.filter((f, i) => counts[i] === 2);
+  assert.equal(frames.length, 2);
+  assert.equal(two.length, 1, 'show([a, b]): one frame with both files');
+  const ts = await two[0].evaluate(() => ({ list: window.strata.traces(), s: window.strata.stats() }));
+  assert.deepEqual(ts.list.map((x) => [x.name, x.events]), [['small.trace.json', e.events], ['other.trace.json.gz', e.events]]);
+  assert.deepEqual(ts.s.traces.map((x) => x.events), [e.events, e.events]);
+  assert.equal(ts.s.events, 2 * e.events, 'the total is the sum of the files\'');
+  assert.equal(await two[0].evaluate(() => document.getElementById('trace-name').textContent), '2 traces');
   const local = frames.find((f) => f.url().includes('/files/strata-viewer.html'));
   const remote = frames.find((f) => f.url().startsWith(hosted.url));
   assert.ok(local, 'the local viewer is served by the notebook server\'s /files/ route');

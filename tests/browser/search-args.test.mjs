@@ -131,7 +131,7 @@ test('in args: an XSpace file (a stat name only in args)', { skip: !fs.existsSyn
     await page.locator('#search').fill('memcpy_details');
     await page.locator('#search').press('Enter');
     await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 20_000 });
-    await page.waitForFunction(() => document.getElementById('search-count').textContent === '452 matches');
+    await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 452');
     const name = await page.evaluate(() => window.strata.selection()[0].name);
     assert.match(name, /^Memcpy/, name);
     assert.deepEqual(app.pageErrors, []);

@@ -105,7 +105,7 @@ async function traceServer(body) {
       const step = Math.ceil(body.length / 16);
       for (let off = 0; off < body.length; off += step) {
         res.write(body.subarray(off, off + step));
-        await new Promise((r) => setTimeout(r, 60));
+        await new Promise((r) => setTimeout(r, 150));
       }
       res.end();
     } else if (req.url === '/nocors.json') {

@@ -523,6 +523,7 @@ if gen and os.path.exists(gen):
                    "strata-gen --perfetto: stats match the protobuf",
                    "stats %r; packets %d ftrace %d switches %d real %d B %d logs %d"
                    % (s, packets, ftrace, switches, real, begins, logs))
+
 # ---- 4. profiles: strata stats A B ..., strata diff A B -----------------------------
 # Fixtures tests/fixtures/profile: run_a/run_b (two ProfilerSteps; B with
 # aten::mm and gemm_kernel twice as long, aten::copy_ replaced by

@@ -702,6 +702,197 @@ static void test_system_more(void) {
   enc_free(&t);
 }
 
+/* The counter track `name`: its samples as "ts=value;..." (values %.17g). */
+static void counter_text(const st_trace *t, const char *name, char *out, size_t cap) {
+  const st_track *tr = track_named(t, name);
+  out[0] = 0;
+  if (!tr || tr->kind != ST_TRACK_COUNTER) {
+    snprintf(out, cap, "(no counter %s)", name);
+    return;
+  }
+  uint32_t nc;
+  const st_counter *c = &st_trace_counters(t, &nc)[tr->counter];
+  size_t n = 0;
+  for (uint32_t i = 0; i < c->count && n < cap; i++)
+    n += (size_t)snprintf(out + n, cap - n, "%s%lld=%.17g", i ? ";" : "", (long long)c->ts[i],
+                          c->value[i]);
+}
+
+static const char *section_of(const st_trace *t, const char *track) {
+  const st_track *tr = track_named(t, track);
+  uint32_t np;
+  return tr ? str(t, st_trace_processes(t, &np)[tr->process].name) : "(none)";
+}
+
+/* SysStats and ProcessStats beyond meminfo and /proc/pid/status: every
+ * field is a counter where ui.perfetto.dev shows one, or counted as not
+ * shown (buddy_info, disk_stat, fds, fields not known). */
+/* The SysStats / ProcessStats trace of test_sys_stats_all. */
+static void build_sys_stats(enc *t_out) {
+  enc t = {0}, m = {0}, sub = {0}, sub2 = {0};
+  /* a thread so the trace has a slice (origin 1000) */
+  {
+    enc ev = {0};
+    ev_print(&ev, 1000, 300, "B|300|work\n");
+    ev_print(&ev, 1500, 300, "E|300\n");
+    bundle_packet(&t, 0, &ev);
+    enc_free(&ev);
+  }
+  for (int s = 0; s < 2; s++) {
+    uint64_t ts = 2000 + 1000 * (uint64_t)s;
+    /* vmstat: nr_free_pages (1), pgfault (49), an unknown key (999) */
+    uint64_t vm[3][2] = {{1, 5000 + (uint64_t)s}, {49, 77}, {999, 3}};
+    for (int i = 0; i < 3; i++) {
+      enc_u(&sub, 1, vm[i][0]);
+      enc_u(&sub, 2, vm[i][1]);
+      enc_msg(&m, 2, &sub);
+      enc_reset(&sub);
+    }
+    /* cpu_stat of CPU 1: user 100 s, idle 7 ns; a CpuTimes without cpu_id */
+    enc_u(&sub, 1, 1);
+    enc_u(&sub, 2, 100000000000ull + (uint64_t)s);
+    enc_u(&sub, 5, 7);
+    enc_msg(&m, 3, &sub);
+    enc_reset(&sub);
+    enc_u(&sub, 2, 1);
+    enc_msg(&m, 3, &sub);
+    enc_reset(&sub);
+    enc_u(&m, 4, 12345); /* num_forks */
+    enc_u(&m, 5, 999);   /* num_irq_total */
+    enc_u(&sub, 1, 33);  /* num_irq {irq 33, count 8} */
+    enc_u(&sub, 2, 8);
+    enc_msg(&m, 6, &sub);
+    enc_reset(&sub);
+    enc_u(&m, 7, 55);  /* num_softirq_total */
+    enc_u(&sub, 1, 2); /* num_softirq {2, 4} */
+    enc_u(&sub, 2, 4);
+    enc_msg(&m, 8, &sub);
+    enc_reset(&sub);
+    enc_u(&m, 9, ts + 10);    /* collection_end_timestamp: not data */
+    enc_str(&sub, 1, "gpu0"); /* devfreq gpu0: 600000 kHz */
+    enc_u(&sub, 2, 600000);
+    enc_msg(&m, 10, &sub);
+    enc_reset(&sub);
+    uint64_t khz[2] = {1800000, 2400000}; /* cpufreq_khz, packed: CPU 0, CPU 1 */
+    packed(&m, 11, khz, 2);
+    enc_str(&sub, 1, "Normal"); /* buddy_info: not shown */
+    enc_msg(&m, 12, &sub);
+    enc_reset(&sub);
+    enc_str(&sub, 1, "sda"); /* disk_stat: not shown */
+    enc_msg(&m, 13, &sub);
+    enc_reset(&sub);
+    enc_u(&sub, 1, 1); /* psi cpu.some 4242 ns */
+    enc_u(&sub, 2, 4242);
+    enc_msg(&m, 14, &sub);
+    enc_reset(&sub);
+    enc_str(&sub, 1, "thermal_zone0"); /* thermal: named by type */
+    enc_u(&sub, 2, 45);
+    enc_str(&sub, 3, "cpu-thermal");
+    enc_msg(&m, 15, &sub);
+    enc_reset(&sub);
+    enc_u(&sub, 1, 0); /* cpuidle CPU 0: C1 250 us */
+    enc_str(&sub2, 1, "C1");
+    enc_u(&sub2, 2, 250);
+    enc_msg(&sub, 2, &sub2);
+    enc_reset(&sub2);
+    enc_msg(&m, 16, &sub);
+    enc_reset(&sub);
+    enc_u(&m, 17, 300); /* gpufreq_mhz */
+    enc_u(&m, 40, 1);   /* a field not known */
+    ts_packet(&t, ts, 7, &m);
+    enc_reset(&m);
+  }
+  /* ProcessStats of pid 300: smaps pss 64 kB, runtime user 20 ms, a thread
+   * 301, an open file, a chrome footprint (not shown) */
+  enc_u(&sub, 1, 300);
+  enc_u(&sub, 17, 64);
+  enc_u(&sub, 21, 20000000);
+  enc_u(&sub2, 1, 301);
+  enc_msg(&sub, 11, &sub2);
+  enc_reset(&sub2);
+  enc_u(&sub2, 1, 3);
+  enc_str(&sub2, 2, "/dev/null");
+  enc_msg(&sub, 15, &sub2);
+  enc_reset(&sub2);
+  enc_u(&sub, 13, 1000);
+  enc_msg(&m, 1, &sub);
+  enc_reset(&sub);
+  ts_packet(&t, 2500, 9, &m);
+  enc_reset(&m);
+
+  *t_out = t;
+  enc_free(&m);
+  enc_free(&sub);
+  enc_free(&sub2);
+}
+
+static void test_sys_stats_all(void) {
+  enc t;
+  build_sys_stats(&t);
+  st_error err;
+  st_stats stats;
+  char meta[1024], c[256];
+  st_trace *tr = tu_load(t.p, t.n, 13, "sysstats.pftrace", &err, &stats, meta, sizeof meta);
+  CHECK(tr != NULL);
+  if (tr) {
+    CHECK_EQ_INT(st_trace_origin_ns(tr), 1000);
+    counter_text(tr, "nr_free_pages", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=5000;2000=5001");
+    counter_text(tr, "pgfault", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=77;2000=77");
+    counter_text(tr, "vmstat.999", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=3;2000=3");
+    CHECK_EQ_STR(section_of(tr, "nr_free_pages"), "System");
+    counter_text(tr, "CPU 1 cpu.times.user_ns", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=100000000000;2000=100000000001");
+    counter_text(tr, "CPU 1 cpu.times.idle_ns", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=7;2000=7");
+    CHECK_EQ_STR(section_of(tr, "CPU 1 cpu.times.user_ns"), "CPUs");
+    CHECK(track_named(tr, "CPU 1 cpu.times.steal_ns") == NULL); /* not in the file */
+    CHECK(warned(&stats, "perfetto_cpu_times_without_cpu", 2));
+    counter_text(tr, "num_forks", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=12345;2000=12345");
+    counter_text(tr, "num_irq_total", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=999;2000=999");
+    counter_text(tr, "num_irq (id: 33)", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=8;2000=8");
+    counter_text(tr, "num_softirq_total", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=55;2000=55");
+    counter_text(tr, "num_softirq (id: 2)", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=4;2000=4");
+    counter_text(tr, "gpu0", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=600000;2000=600000");
+    counter_text(tr, "CPU 0 frequency", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=1800000;2000=1800000");
+    counter_text(tr, "CPU 1 frequency", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=2400000;2000=2400000");
+    counter_text(tr, "psi.cpu.some", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=4242;2000=4242");
+    counter_text(tr, "cpu-thermal", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=45;2000=45");
+    counter_text(tr, "cpuidle0.C1", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=250;2000=250");
+    counter_text(tr, "gpufreq", c, sizeof c);
+    CHECK_EQ_STR(c, "1000=300;2000=300");
+    counter_text(tr, "mem.smaps.pss", c, sizeof c);
+    CHECK_EQ_STR(c, "1500=65536");
+    counter_text(tr, "runtime.user_ns", c, sizeof c);
+    CHECK_EQ_STR(c, "1500=20000000");
+    const st_track *pss = track_named(tr, "mem.smaps.pss");
+    CHECK(pss != NULL);
+    if (pss) CHECK_EQ_INT(st_trace_processes(tr, &(uint32_t){0})[pss->process].pid, 300);
+    /* what is not shown, by part: 2 + 2 + 2 SysStats packets, 1 + 1 ProcessStats */
+    CHECK(strstr(meta, "\"packets\": 8") != NULL);
+    CHECK(strstr(meta, "\"sys_stats.buddy_info\": 2") != NULL);
+    CHECK(strstr(meta, "\"sys_stats.disk_stat\": 2") != NULL);
+    CHECK(strstr(meta, "\"sys_stats (other fields)\": 2") != NULL);
+    CHECK(strstr(meta, "\"process_stats.fds\": 1") != NULL);
+    CHECK(strstr(meta, "\"process_stats (other fields)\": 1") != NULL);
+    st_trace_destroy(tr);
+  }
+  enc_free(&t);
+}
+
 static void test_nothing_shown(void) {
   enc t = {0}, pk = {0};
   for (int i = 0; i < 3; i++) {
@@ -882,20 +1073,23 @@ static void test_compressed(void) {
 /* `test_import_perfetto_system --write-fixtures DIR` writes the traces these
  * tests build to DIR (tests/fixtures/perfetto_system*.pftrace: fuzz seeds). */
 static int write_fixtures(const char *dir) {
-  enc a, b;
+  enc a, b, c;
   build_system(&a);
   build_more(&b);
+  build_sys_stats(&c);
   char path[1024];
   int bad = 0;
-  for (int k = 0; k < 2; k++) {
-    snprintf(path, sizeof path, "%s/perfetto_system%s.pftrace", dir, k ? "_more" : "");
+  static const char *const suffix[] = {"", "_more", "_sysstats"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/perfetto_system%s.pftrace", dir, suffix[k]);
     FILE *f = fopen(path, "wb");
-    const enc *e = k ? &b : &a;
+    const enc *e = k == 2 ? &c : k ? &b : &a;
     bad |= !f || fwrite(e->p, 1, e->n, f) != e->n;
     if (f) bad |= fclose(f) != 0;
   }
   enc_free(&a);
   enc_free(&b);
+  enc_free(&c);
   return bad;
 }
 
@@ -904,6 +1098,7 @@ int main(int argc, char **argv) {
   RUN(test_system);
   RUN(test_details);
   RUN(test_system_more);
+  RUN(test_sys_stats_all);
   RUN(test_clocks);
   RUN(test_clock_graph);
   RUN(test_compressed);

@@ -311,7 +311,7 @@ static void test_counters_vs_brute_force(void) {
 /* A row whose dense start makes its time cells fine, then a sparse tail:
  * zoomed out, the pyramid serves the tail's columns, each holding one
  * narrow event (a block of one keeps that event's name), and a wide event
- * among them falls back to the exact walk. */
+ * among them is yielded as itself. */
 static void test_pyramid_sparse_tail(void) {
   st_builder *b = st_builder_create(NULL);
   st_strtab *s = st_builder_strings(b);
@@ -352,6 +352,106 @@ static void test_pyramid_sparse_tail(void) {
   st_trace_destroy(t);
 }
 
+/* Rows that mix short events with long ones, as a thread's states do (runs
+ * and waits of a few ns to ~50, then a sleep of 500 ns to 50 us): against
+ * brute force, zoomed out (where the time cells serve the columns) and in,
+ * at the three time scales. */
+static st_trace *mixed_trace(int events, int names) {
+  st_builder *b = st_builder_create(NULL);
+  st_strtab *s = st_builder_strings(b);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
+  uint32_t ids[8];
+  char nm[2] = {0, 0};
+  for (int i = 0; i < names && i < 8; i++) {
+    nm[0] = (char)('a' + i);
+    ids[i] = st_strtab_intern(s, nm, 1);
+  }
+  int64_t t = 0;
+  for (int i = 0; i < events; i++) {
+    int64_t d = rnd() % 40 == 0 ? rnd_range(500, 50000) : rnd_range(0, 50);
+    st_builder_slice(b, th, t * g_time_scale, d * g_time_scale, ids[rnd() % (uint64_t)names], 0,
+                     (uint64_t)i, 0);
+    t += d + rnd_range(0, 20);
+  }
+  return st_builder_finish(b, NULL);
+}
+
+static void test_mixed_rows_vs_brute_force(void) {
+  uint64_t blocks0 = g_blocks, reals0 = g_reals;
+  for (int round = 0; round < 9; round++) {
+    g_time_scale = round < 3 ? 1 : round < 6 ? (int64_t)1 << 22 : (int64_t)1 << 28;
+    st_trace *t = mixed_trace(round % 3 == 0 ? 3000 : 40000, 1 + round % 3);
+    CHECK(t != NULL);
+    if (!t) continue;
+    st_lod *lod = st_lod_build(NULL, t, NULL);
+    CHECK(lod != NULL);
+    uint32_t nrows;
+    const st_row *rows = st_trace_rows(t, &nrows);
+    int64_t dur = st_trace_duration_ns(t);
+    for (int q = 0; q < 60; q++) {
+      int64_t span = q % 2 ? dur + 1 : rnd_range(1, dur + 1000),
+              t0 = q % 2 ? 0 : rnd_range(-1000, dur);
+      double px = (double)rnd_range(100, 2000);
+      double min_px = q % 3 == 0 ? 1.0 : q % 3 == 1 ? 3.0 : 0.25;
+      check_row_query(lod, &rows[0], 0, t0, t0 + span, (double)span / px, min_px);
+    }
+    st_lod_destroy(lod);
+    st_trace_destroy(t);
+  }
+  g_time_scale = 1;
+  printf("mixed rows: %llu blocks, %llu real events\n", (unsigned long long)(g_blocks - blocks0),
+         (unsigned long long)(g_reals - reals0));
+  CHECK(g_blocks - blocks0 > 1000 && g_reals - reals0 > 1000);
+}
+
+/* A column served by the time cells although one of them holds a long
+ * event (lod.c, "Mixed columns"). 4096 events whose starts span 426,300 ns
+ * make 1024 ns time cells; at 3000 ns per pixel they serve the columns.
+ * Column 0 holds 30 short events, then, in the cell that crosses its end
+ * (2048..3072), a short one at 3010 and a long one at 3050: the column's
+ * block takes the 31 short ones from the cells, and the long event is
+ * yielded as itself. (Walked exactly, the column's block would stop at
+ * 3000 and the event at 3010 would make a block of its own.) */
+static void test_mixed_column_from_cells(void) {
+  st_builder *b = st_builder_create(NULL);
+  st_strtab *s = st_builder_strings(b);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
+  uint32_t run = st_strtab_intern(s, "Running", 7), sleep = st_strtab_intern(s, "Sleeping", 8);
+  uint64_t src = 0;
+  for (int i = 0; i < 30; i++) st_builder_slice(b, th, 100 * i, 10, run, 0, src++, 0);
+  st_builder_slice(b, th, 3010, 5, run, 0, src++, 0);
+  st_builder_slice(b, th, 3050, 10000, sleep, 0, src++, 0);
+  for (int i = 0; i < 4064; i++) st_builder_slice(b, th, 20000 + 100 * i, 10, run, 0, src++, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  CHECK(t != NULL);
+  if (!t) return;
+  st_lod *lod = st_lod_build(NULL, t, NULL);
+  CHECK(lod != NULL);
+  const st_row *r = st_trace_rows(t, NULL);
+  CHECK_EQ_INT(r->count, 4096);
+  check_row_query(lod, r, 0, 0, 430000, 3000.0, 1.0);
+  items *c = &g_items;
+  CHECK(c->n >= 2);
+  if (c->n >= 2) {
+    CHECK_EQ_INT(c->v[0].merged, 1);
+    CHECK_EQ_INT(c->v[0].index, 0);
+    CHECK_EQ_INT(c->v[0].count, 31);
+    CHECK_EQ_INT(c->v[0].name, run);
+    CHECK_EQ_INT(c->v[0].start, 0);
+    CHECK_EQ_INT(c->v[0].end, 3015); /* the last short event's end */
+    CHECK(fabs(c->v[0].busy - 305.0 / 3015.0) < 1e-6);
+    CHECK_EQ_INT(c->v[1].merged, 0);
+    CHECK_EQ_INT(c->v[1].index, 31);
+    CHECK_EQ_INT(c->v[1].name, sleep);
+    CHECK_EQ_INT(c->v[1].start, 3050);
+    CHECK_EQ_INT(c->v[1].end, 13050);
+  }
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
 static void test_empty(void) {
   st_builder *b = st_builder_create(NULL);
   st_trace *t = st_builder_finish(b, NULL);
@@ -370,6 +470,8 @@ int main(void) {
   RUN(test_tiny_event_visible);
   RUN(test_dense_row);
   RUN(test_pyramid_sparse_tail);
+  RUN(test_mixed_rows_vs_brute_force);
+  RUN(test_mixed_column_from_cells);
   RUN(test_counters_vs_brute_force);
   RUN(test_empty);
   return check_report();

@@ -1,0 +1,147 @@
+// diff.js: the diff table of two traces (the first two shown: A the
+// baseline, B the candidate; wasm/compare.c over core/diff.h): by name or
+// category, over the whole traces, the visible window or one step; count,
+// total, self and average in A and B, the difference and the ratio;
+// sortable by any column; rows only in one side marked; big regressions
+// coloured; a click selects the row's events in both. Names are untrusted:
+// textContent only.
+
+const COLS = [
+  ['name', 'name'], ['count_a', 'count A'], ['count_b', 'count B'],
+  ['total_us_a', 'total A'], ['total_us_b', 'total B'], ['d_total_us', 'Δ total'], ['ratio_total', 'B / A'],
+  ['self_us_a', 'self A'], ['self_us_b', 'self B'], ['avg_us_a', 'avg A'], ['avg_us_b', 'avg B'],
+];
+// the core's column keys for sorting (core/diff.h st_diff_col_key)
+const SORT_KEY = { total_us_a: 'total_us_a', total_us_b: 'total_us_b', d_total_us: 'd_total_us', self_us_a: 'self_us_a',
+  self_us_b: 'self_us_b', avg_us_a: 'avg_us_a', avg_us_b: 'avg_us_b', ratio_total: 'ratio_total', name: 'name',
+  count_a: 'count_a', count_b: 'count_b' };
+
+export function createDiff({ M, str, withCString, onChange }) {
+  const $ = (id) => document.getElementById(id);
+  const panel = $('diff');
+  const head = $('diff-head');
+  const body = $('diff-body');
+  const meta = $('diff-meta');
+  const note = $('diff-note');
+  const by = $('diff-by');
+  const range = $('diff-range');
+  const step = $('diff-step');
+  const button = $('diff-button');
+  let last = null; // the JSON shown
+  let sort = { col: 'd_total_us', desc: true };
+
+  const fmtUs = (us) => {
+    if (us === null || us === undefined) return '';
+    const a = Math.abs(us);
+    if (a >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
+    if (a >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
+    return `${+us.toFixed(3)} us`;
+  };
+  const cell = (c, r) => {
+    const v = r[c];
+    if (c === 'name') return v;
+    if (c.startsWith('count')) return String(v);
+    if (c === 'ratio_total') return v === null ? '∞' : `${v.toFixed(2)}×`;
+    if (c === 'd_total_us') return `${v > 0 ? '+' : ''}${fmtUs(v)}`;
+    return fmtUs(v);
+  };
+
+  function render(d) {
+    last = d;
+    head.replaceChildren();
+    body.replaceChildren();
+    if (!d) {
+      meta.textContent = '';
+      note.hidden = false;
+      note.textContent = 'Nothing to compare: open two traces (or the step is not in both).';
+      return d;
+    }
+    for (const [c, label] of COLS) {
+      const th = document.createElement('th');
+      if (sort.col === c) th.setAttribute('aria-sort', sort.desc ? 'descending' : 'ascending');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = label;
+      b.dataset.col = c;
+      b.addEventListener('click', () => {
+        sort = { col: c, desc: sort.col === c ? !sort.desc : c !== 'name' };
+        render(JSON.parse(withCString(SORT_KEY[c], (p) => str(M._st_wasm_diff_sort(p, sort.desc ? 1 : 0)))));
+      });
+      th.append(b);
+      head.append(th);
+    }
+    d.rows.forEach((r, i) => {
+      const tr = document.createElement('tr');
+      if (r.regression) tr.classList.add('regression');
+      if (r.improvement) tr.classList.add('improvement');
+      if (r.only_a) tr.classList.add('only-a');
+      if (r.only_b) tr.classList.add('only-b');
+      for (const [c] of COLS) {
+        const td = document.createElement('td');
+        if (c === 'name') td.className = 'name';
+        if (c === 'd_total_us') td.className = 'd';
+        td.textContent = cell(c, r);
+        if (c === 'name') td.title = r.name;
+        tr.append(td);
+      }
+      tr.addEventListener('click', () => {
+        for (const x of body.querySelectorAll('tr.active')) x.classList.remove('active');
+        tr.classList.add('active');
+        M._st_wasm_diff_select(i);
+      });
+      body.append(tr);
+    });
+    meta.textContent = `${d.rows.length} rows · ${d.regressions} regressions · ${d.only_a} only in A · ${d.only_b} only in B`;
+    note.hidden = true;
+    return d;
+  }
+
+  // {by: 'name'|'cat', range: 'all'|'window'|{step}|{start_us, end_us}} -> the diff JSON (null if none)
+  function compute(opts = {}) {
+    const byCat = opts.by === 'cat' || opts.by === 'category' ? 1 : 0;
+    let kind = 0;
+    let t0 = 0;
+    let t1 = 0;
+    let n = 0;
+    const r = opts.range;
+    if (r === 'window') {
+      const v = window.strata.view();
+      kind = 1; t0 = v.start_us; t1 = v.end_us;
+    } else if (r && typeof r === 'object' && r.step !== undefined) {
+      kind = 2; n = Number(r.step);
+    } else if (r && typeof r === 'object' && r.start_us !== undefined) {
+      kind = 1; t0 = Number(r.start_us); t1 = Number(r.end_us);
+    }
+    by.value = String(byCat);
+    range.value = kind === 0 ? 'all' : kind === 2 ? 'step' : 'window';
+    step.hidden = kind !== 2;
+    if (kind === 2) step.value = String(n);
+    const d = JSON.parse(withCString(SORT_KEY[sort.col], (p) => str(M._st_wasm_diff(byCat, kind, t0, t1, n, p, sort.desc ? 1 : 0))));
+    return render(d);
+  }
+
+  function fromControls() {
+    step.hidden = range.value !== 'step';
+    const r = range.value === 'step' ? { step: Number(step.value || 0) } : range.value;
+    return compute({ by: by.value === '1' ? 'cat' : 'name', range: r });
+  }
+
+  function show(on) {
+    panel.hidden = !on;
+    button.setAttribute('aria-pressed', on ? 'true' : 'false');
+    if (on) fromControls();
+  }
+
+  by.addEventListener('change', fromControls);
+  range.addEventListener('change', fromControls);
+  step.addEventListener('change', fromControls);
+  $('diff-close').addEventListener('click', () => show(false));
+  button.addEventListener('click', () => show(panel.hidden));
+  window.addEventListener('strata:loaded', () => {
+    button.hidden = window.strata.traces().length < 2;
+    if (button.hidden) show(false);
+    else if (!panel.hidden) fromControls();
+  });
+  void onChange;
+  return { compute, show, last: () => last };
+}
