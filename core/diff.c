@@ -90,7 +90,7 @@ static void fill_side(st_diff_row *r, const st_agg_row *s, int side) {
 }
 
 static void finish_row(st_diff_row *r, double ratio_min, double share_ns) {
-  r->d_count = (int64_t)(r->count_b - r->count_a);
+  r->d_count = (int64_t)r->count_b - (int64_t)r->count_a;
   r->d_total_ns = sat_sub(r->total_b_ns, r->total_a_ns);
   r->d_self_ns = sat_sub(r->self_b_ns, r->self_a_ns);
   r->d_avg_ns = r->avg_b_ns - r->avg_a_ns;

@@ -6,9 +6,9 @@
  *   strata-gen -n 5000 > small.json
  *   strata-gen -n 1e6 --lean -o lean.json   (slices without args: ~90 bytes/event)
  *   strata-gen -n 1e7 --steps 100 -o t.json (100 steps of a bigger program)
+ *   strata-gen -n 1e6 --lean --flows -o f.json (~0.18 launch arrows per event)
  *   strata-gen -n 1e5 --rank 3 --start-us 1250 -o rank-3.json   (a Kineto-like rank)
  *   strata-gen -n 1e5 --slow-op convolution --slow-factor 1.5 -o b.json   (a run B)
- *   strata-gen -n 1e6 --lean --flows -o f.json (~0.18 launch arrows per event)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen_perfetto.c)
  */
@@ -70,8 +70,8 @@ static int parse_u64(const char *s, unsigned long long *out) {
 }
 
 int main(int argc, char **argv) {
-  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, rank = 0, first_step = 0, cpus = 8;
-  unsigned long long base_time = 1700000000000000000ull, start_us = 0;
+  unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, cpus = 8, rank = 0;
+  unsigned long long first_step = 0, base_time = 1700000000000000000ull, start_us = 0;
   int kineto = 0;
   double slow_factor = 0;
   const char *slow_op = NULL;

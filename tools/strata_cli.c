@@ -135,8 +135,8 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "export") == 0) return strata_cmd_export(argc, argv);
   if (strcmp(argv[1], "args") == 0) return strata_cmd_args(argc, argv);
   if (strcmp(argv[1], "search") == 0) return strata_cmd_search(argc, argv);
-  if (strcmp(argv[1], "diff") == 0) return strata_cmd_diff(argc, argv);
   if (strcmp(argv[1], "flame") == 0) return strata_cmd_flame(argc, argv);
+  if (strcmp(argv[1], "diff") == 0) return strata_cmd_diff(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
     int json = 0, nfiles = 0;
