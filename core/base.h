@@ -67,4 +67,17 @@ static inline int st_mul_size(size_t a, size_t b, size_t *out) {
   return 1;
 }
 
+/* Saturating int64 arithmetic: the result clamps to INT64_MIN / INT64_MAX
+ * instead of overflowing (times and durations from hostile files). */
+static inline int64_t st_sat_add(int64_t a, int64_t b) {
+  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+  return a + b;
+}
+static inline int64_t st_sat_sub(int64_t a, int64_t b) {
+  if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
+  if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
+  return a - b;
+}
+
 #endif

@@ -30,18 +30,6 @@ struct st_diff {
   st_diff_summary sum;
 };
 
-static int64_t sat_sub(int64_t a, int64_t b) {
-  if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
-  if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
-  return a - b;
-}
-
-static int64_t sat_add(int64_t a, int64_t b) {
-  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
-  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
-  return a + b;
-}
-
 /* b / a with the diff's rule: 1 when both are 0, +inf when only b is. */
 static double ratio(double a, double b) {
   if (a == 0) return b == 0 ? 1.0 : INFINITY;
@@ -91,8 +79,8 @@ static void fill_side(st_diff_row *r, const st_agg_row *s, int side) {
 
 static void finish_row(st_diff_row *r, double ratio_min, double share_ns) {
   r->d_count = (int64_t)r->count_b - (int64_t)r->count_a;
-  r->d_total_ns = sat_sub(r->total_b_ns, r->total_a_ns);
-  r->d_self_ns = sat_sub(r->self_b_ns, r->self_a_ns);
+  r->d_total_ns = st_sat_sub(r->total_b_ns, r->total_a_ns);
+  r->d_self_ns = st_sat_sub(r->self_b_ns, r->self_a_ns);
   r->d_avg_ns = r->avg_b_ns - r->avg_a_ns;
   r->ratio_total = ratio((double)r->total_a_ns, (double)r->total_b_ns);
   r->ratio_self = ratio((double)r->self_a_ns, (double)r->self_b_ns);
@@ -166,7 +154,7 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
   /* merge-join the two name-sorted lists */
   int64_t busy[2] = {0, 0};
   for (int s = 0; s < 2; s++)
-    for (uint32_t i = 0; i < n[s]; i++) busy[s] = sat_add(busy[s], ar[s][i].self_ns);
+    for (uint32_t i = 0; i < n[s]; i++) busy[s] = st_sat_add(busy[s], ar[s][i].self_ns);
   double share_ns = share * (double)(busy[0] > busy[1] ? busy[0] : busy[1]);
   uint32_t i = 0, j = 0, m = 0;
   while (i < n[0] || j < n[1]) {

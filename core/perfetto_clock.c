@@ -45,16 +45,6 @@ struct st_pclock {
   uint64_t rejected;
 };
 
-static int64_t sat_add(int64_t a, int64_t b) {
-  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
-  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
-  return a + b;
-}
-static int64_t sat_sub(int64_t a, int64_t b) {
-  if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
-  if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
-  return a - b;
-}
 static int64_t sat_mul(int64_t a, uint64_t m) {
   if (m <= 1 || a == 0) return a;
   if (m > (uint64_t)INT64_MAX) return a > 0 ? INT64_MAX : INT64_MIN;
@@ -184,7 +174,7 @@ int st_pclock_to_ns(st_pclock *pc, uint64_t id, int64_t raw, int64_t *ns) {
   int64_t v = sat_mul(raw, k->unit);
   if (k->incremental) {
     if (!k->has_last) return 0;
-    v = k->last = sat_add(k->last, v);
+    v = k->last = st_sat_add(k->last, v);
   }
   *ns = v;
   return 1;
@@ -245,7 +235,7 @@ static int64_t edge_convert(const pc_edge *e, int backward, int64_t t) {
       hi = mid;
   }
   uint32_t k = lo ? lo - 1 : 0;
-  return sat_add(sat_sub(t, e->pairs[2 * k + x]), e->pairs[2 * k + y]);
+  return st_sat_add(st_sat_sub(t, e->pairs[2 * k + x]), e->pairs[2 * k + y]);
 }
 
 int st_pclock_convert(st_pclock *pc, uint64_t from, int64_t ns, uint64_t to, int64_t *out) {

@@ -271,18 +271,6 @@ st_code st_profile_group_names(const st_alloc *a, const st_profile_file *files, 
 #define EPOCH_MIN_NS 1000000000000000000ll /* 2001-09-09 in Unix ns */
 #define ABSOLUTE_MIN_NS 1000000000ll       /* 1 s: below it, written from zero */
 
-static int64_t sat_add(int64_t a, int64_t b) {
-  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
-  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
-  return a + b;
-}
-
-static int64_t sat_sub(int64_t a, int64_t b) {
-  if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
-  if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
-  return a - b;
-}
-
 void st_profile_clock_get(const st_profile_file *f, st_profile_clock *out) {
   memset(out, 0, sizeof *out);
   if (!f || !f->trace || st_trace_event_count(f->trace) == 0) return;
@@ -293,7 +281,7 @@ void st_profile_clock_get(const st_profile_file *f, st_profile_clock *out) {
   int has_base = obj_member(meta, meta + strlen(meta), "baseTimeNanoseconds", &v, &ve) &&
                  int_value(v, ve, &base);
   int xspace = f->format && strcmp(f->format, "xplane") == 0;
-  int64_t start = has_base ? sat_add(base, origin) : origin;
+  int64_t start = has_base ? st_sat_add(base, origin) : origin;
   if (!xspace && !has_base && origin < ABSOLUTE_MIN_NS) return; /* written from zero */
   out->kind = start >= EPOCH_MIN_NS ? ST_CLOCK_EPOCH : ST_CLOCK_MACHINE;
   out->start_ns = start;
@@ -311,7 +299,7 @@ st_code st_profile_initial_offsets(const st_profile_clock *clocks, size_t n, int
   for (size_t i = 0; i < n; i++) {
     st_clock_kind k = clocks[i].kind;
     offsets_ns[i] =
-        k == ST_CLOCK_EPOCH || k == ST_CLOCK_MACHINE ? sat_sub(clocks[i].start_ns, lo[k]) : 0;
+        k == ST_CLOCK_EPOCH || k == ST_CLOCK_MACHINE ? st_sat_sub(clocks[i].start_ns, lo[k]) : 0;
   }
   return ST_OK;
 }
@@ -540,7 +528,7 @@ st_code st_profile_compare_offset(const st_alloc *alloc, const st_trace *a, cons
       out->kind = kinds[k];
       out->ref_a = ea.ref;
       out->ref_b = eb.ref;
-      out->offset_ns = sat_sub(ea.start, eb.start);
+      out->offset_ns = st_sat_sub(ea.start, eb.start);
       found = 1;
     }
     list_free(&al, &la);
@@ -554,7 +542,7 @@ st_code st_profile_align_events(const st_trace *a, st_event_ref ea, const st_tra
                                 st_event_ref eb, int64_t *offset_ns) {
   if (!offset_ns || !st_ref_valid(a, ea) || !st_ref_valid(b, eb)) return ST_ERR_ARG;
   const st_row *ra = st_trace_rows(a, NULL), *rb = st_trace_rows(b, NULL);
-  *offset_ns = sat_sub(ra[ea.row].start[ea.index], rb[eb.row].start[eb.index]);
+  *offset_ns = st_sat_sub(ra[ea.row].start[ea.index], rb[eb.row].start[eb.index]);
   return ST_OK;
 }
 
@@ -602,6 +590,6 @@ int st_profile_find_step(const st_trace *t, int64_t step, st_event_ref *ref, int
   if (best.row == UINT32_MAX) return 0;
   if (ref) *ref = best;
   if (t0_ns) *t0_ns = bs;
-  if (t1_ns) *t1_ns = sat_add(bs, rows[best.row].dur[best.index]);
+  if (t1_ns) *t1_ns = st_sat_add(bs, rows[best.row].dur[best.index]);
   return 1;
 }
