@@ -13,13 +13,7 @@
 #define MAX_OUTSIDE_PCT 1 /* at most this % of the events may be left out per side */
 #define MIN_SHRINK 2      /* leaving events out must divide the span by this */
 
-static int64_t sat_add(int64_t a, int64_t b) {
-  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
-  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
-  return a + b;
-}
-
-static int64_t end_of(const st_row *r, uint32_t i) { return sat_add(r->start[i], r->dur[i]); }
+static int64_t end_of(const st_row *r, uint32_t i) { return st_sat_add(r->start[i], r->dur[i]); }
 
 /* ---- one row or counter: binary searches --------------------------------- */
 
@@ -122,10 +116,10 @@ static int64_t kth_start(const events *e, uint64_t k, int64_t lo, int64_t hi) {
  * it; 0 if it did not settle within MAX_GROW_STEPS. *end gets the last
  * end of the events reached. */
 static int grow_right(const events *e, int64_t x, int64_t gap, int64_t *end) {
-  int64_t reach = sat_add(x, gap);
+  int64_t reach = st_sat_add(x, gap);
   for (int step = 0; step < MAX_GROW_STEPS; step++) {
     *end = max_end_starting_le(e, reach);
-    int64_t next = sat_add(*end, gap);
+    int64_t next = st_sat_add(*end, gap);
     if (next <= reach) return 1;
     reach = next;
   }
@@ -133,10 +127,10 @@ static int grow_right(const events *e, int64_t x, int64_t gap, int64_t *end) {
 }
 
 static int grow_left(const events *e, int64_t x, int64_t gap, int64_t *start) {
-  int64_t reach = sat_add(x, -gap);
+  int64_t reach = st_sat_add(x, -gap);
   for (int step = 0; step < MAX_GROW_STEPS; step++) {
     *start = min_start_ending_ge(e, reach);
-    int64_t next = sat_add(*start, -gap);
+    int64_t next = st_sat_add(*start, -gap);
     if (next >= reach) return 1;
     reach = next;
   }
