@@ -1,7 +1,7 @@
 /* cli_flame.c: `strata flame FILE [--from US] [--to US] [--tid N [--pid N]]
  *               [--slices] [--min-share F] [--json]`
  *
- * The viewer's flame graph from the command line (core/flame.h): the CPU
+ * The viewer's flame graph from the command line (core/index/flame.h): the CPU
  * samples (default) or the nested slices (--slices) of a time range
  * [--from, --to) given in the file's microseconds (default: the whole
  * trace), on one thread (--tid, and --pid if tids repeat across processes)
@@ -9,7 +9,7 @@
  *   <total> <self> <total time> <self time> <indent by depth><name>
  * (samples: totals count samples, times are samples x the thread's
  * sampling interval; slices: totals are ns). --json prints
- * core/panel.h's st_panel_flame_json object. --min-share leaves out
+ * core/ui/panel.h's st_panel_flame_json object. --min-share leaves out
  * nodes below that share of the root (default 0: every node).
  * Exit 1 if the file cannot be loaded, 2 on usage errors (or an unknown
  * thread).

@@ -2,7 +2,7 @@
  *
  * The files are loaded one after another, each into its own model (all of
  * them stay in memory, as in the page), then named and placed on one
- * timeline with core/profile.h. --json prints one object: the totals of
+ * timeline with core/index/profile.h. --json prints one object: the totals of
  * the per-file stats (every count summed, phases per letter, warnings
  * merged by kind with the first file's offset, ts_min_us / ts_max_us the
  * extremes as written in the files, format the common one or "mixed",

@@ -100,7 +100,7 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_frame_stats_json(void) {
   return buf;
 }
 
-/* ---- interaction state (core/ui.h, as JSON from core/panel.h) ------------ */
+/* ---- interaction state (core/ui/ui.h, as JSON from core/ui/panel.h) ------------ */
 
 static st_panel_buf g_panel;
 

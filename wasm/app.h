@@ -2,7 +2,7 @@
  * (the exported API, input handlers, the main loop) performs on it.
  *
  * Interaction (view, layout and collapse, tools, selection, search, marks,
- * held keys) is the core's st_ui (core/ui.h): input.c translates DOM events
+ * held keys) is the core's st_ui (core/ui/ui.h): input.c translates DOM events
  * into st_ui calls and hands their ST_UI_* change bits to st_app_apply(),
  * which schedules a redraw and tells the page at once which panels to
  * refresh.
@@ -23,7 +23,7 @@
  * generation: a handle of a closed trace fails validation). A batch
  * (st_app_batch_begin ... st_app_batch_end) loads several files one after
  * another into one shared string table, and shows them together: one trace
- * as itself, several merged on one timeline (core/trace.h st_trace_merge),
+ * as itself, several merged on one timeline (core/model/trace.h st_trace_merge),
  * each under a group header, at an offset (its clock, or moved by the
  * user: st_app_set_offset). A load outside a batch is a batch of one. The
  * batch replaces the traces shown once at least one of its files loaded.
@@ -96,7 +96,7 @@ typedef struct st_app {
    * first successful load) */
   st_trace *trace;
   st_lod *lod;
-  st_ui *ui; /* view, layout, selection, search: see core/ui.h */
+  st_ui *ui; /* view, layout, selection, search: see core/ui/ui.h */
   int tool;  /* st_tool, kept across loads */
   st_stats stats; /* load_ms: the last batch's, to its first frame */
   int has_stats;

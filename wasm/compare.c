@@ -1,6 +1,6 @@
 /* compare.c: two runs compared in the page (issue 13): B aligned on A at
- * their first common step marker (core/profile.h st_profile_compare_offset)
- * and the diff table (core/diff.h) of the first two traces shown, A the
+ * their first common step marker (core/index/profile.h st_profile_compare_offset)
+ * and the diff table (core/index/diff.h) of the first two traces shown, A the
  * baseline and B the candidate. The traces are the workspace's (app.h): a
  * compare is a batch of two files; every part of the merged view has its
  * own model, so the diff runs on the two models as they are (their times
@@ -8,7 +8,7 @@
  *
  *   st_wasm_compare_align()        -> {"kind","offset_us","step"} | null
  *   st_wasm_diff(by, range, t0_us, t1_us, step, col, desc) -> the diff JSON
- *       (core/diff.h st_diff_json); range 0 whole traces, 1 [t0, t1) in the
+ *       (core/index/diff.h st_diff_json); range 0 whole traces, 1 [t0, t1) in the
  *       view's microseconds (st_wasm_view_json's), 2 step `step` of each
  *   st_wasm_diff_sort(col, desc)   -> the same diff re-sorted
  *   st_wasm_diff_select(row)       -> selects the row's events in A and B;

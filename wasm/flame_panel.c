@@ -1,4 +1,4 @@
-/* flame_panel.c: the page's flame graph (core/flame.h), exported to web/flame.js.
+/* flame_panel.c: the page's flame graph (core/index/flame.h), exported to web/flame.js.
  *
  * A snapshot like the summary table: st_wasm_flame_take() aggregates once
  * (what it came from is kept in the core's flame), the page draws it from
@@ -10,7 +10,7 @@
  *       source: 0 samples, 1 slices, -1 samples if there are any, else slices
  *       track: a range's thread (a track index of it), -1 every thread
  *   st_wasm_flame_json(min_share) -> {"from","start_us","end_us","track","threads":[...],
- *       "tree":{...}} (tree: core/panel.h st_panel_flame_json; start/end null
+ *       "tree":{...}} (tree: core/ui/panel.h st_panel_flame_json; start/end null
  *       for a selection; threads: st_panel_threads_json, what track may name)
  *   st_wasm_flame_hit(fx, depth)  -> node index at share fx of row depth, -1 if none
  *   st_wasm_flame_select(node)    -> selects the events behind node (the
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "flame.h" /* core/flame.h */
+#include "flame.h" /* core/index/flame.h */
 #include "flame_panel.h"
 #include "panel.h"
 

@@ -1,6 +1,6 @@
 /* gl_renderer.h: draws an st_drawlist with WebGL2 (GLES 3.0). It only
  * uploads and draws: every decision about what to show was made by
- * core/draw.c. Three instanced pipelines (rects, glyph quads, lines), one
+ * core/draw/draw.c. Three instanced pipelines (rects, glyph quads, lines), one
  * draw call per st_draw_cmd, each scissored to its clip rectangle. The draw
  * list is in CSS px; the renderer scales by dpr and snaps to device pixels
  * in the vertex shaders.

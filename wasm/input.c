@@ -24,7 +24,7 @@ typedef struct input_state {
    * targetX): document events of the drag are made canvas-relative with it.
    * (EmscriptenMouseEvent.canvasX is not filled by this Emscripten.) */
   long origin_x, origin_y;
-  st_touch touch; /* the touch gesture in progress (core/touch.h) */
+  st_touch touch; /* the touch gesture in progress (core/ui/touch.h) */
 } input_state;
 
 static input_state g_in;

@@ -9,7 +9,7 @@
  *
  *   st_wasm_summary_take(window)          -> events aggregated (-1: failed)
  *   st_wasm_summary_json(col, desc, max)  -> {"source","events","names","rows":[...]}
- *                                            (core/panel.h), sorted by col
+ *                                            (core/ui/panel.h), sorted by col
  *   st_wasm_summary_select(name_id)       -> selects the set's events of that
  *                                            name (-1: the whole set again)
  * A new trace drops the snapshot (st_summary_forget, from the swap in app.c).

@@ -11,7 +11,7 @@
 
 /* ---- placement ------------------------------------------------------------ */
 
-/* Group names and clocks come from core/profile.h: XSpace hostnames,
+/* Group names and clocks come from core/index/profile.h: XSpace hostnames,
  * Kineto's distributedInfo.rank, else the file name; files with absolute
  * time line up on it (Kineto's baseTimeNanoseconds counted), the others
  * start together with the earliest. */

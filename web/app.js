@@ -50,10 +50,10 @@ const ui = {
   tooltip: $('tooltip'),
 };
 
-const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui.h)
-// ST_UI_* change bits (core/ui.h) that Module.strataOnUi receives.
+const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui/ui.h)
+// ST_UI_* change bits (core/ui/ui.h) that Module.strataOnUi receives.
 const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13, SHIFT: 1 << 14 };
-// ST_MOD_* bits (core/ui.h)
+// ST_MOD_* bits (core/ui/ui.h)
 const modsOf = (e) => (e.shiftKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.altKey ? 4 : 0) | (e.metaKey ? 8 : 0);
 
 let M = null; // the wasm module
@@ -602,7 +602,7 @@ function onUi(bits) {
     ui.canvas.focus();
   }
   if (bits & UI.VIEW) {
-    // the first view left isolated far events out (core/bulk.h): say how many
+    // the first view left isolated far events out (core/index/bulk.h): say how many
     const n = st.outside || 0;
     ui.outliers.hidden = !n;
     if (n) ui.outliersText.textContent = `${fmtCount(n)} event${n === 1 ? '' : 's'} far from the rest ${n === 1 ? 'is' : 'are'} not in this first view.`;
@@ -854,7 +854,7 @@ async function start() {
       return { a: own(list[0]), b: own(list[1]), alignment };
     },
     // The diff table of the first two traces ({by: 'name'|'cat', range: 'all'|'window'|
-    // {step: N}|{start_us, end_us}}): {rows, only_a, only_b, ...} (core/diff.h's JSON).
+    // {step: N}|{start_us, end_us}}): {rows, only_a, only_b, ...} (core/index/diff.h's JSON).
     diff: (opts) => {
       diffTable.show(true);
       const d = diffTable.compute(opts || {});

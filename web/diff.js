@@ -1,5 +1,5 @@
 // diff.js: the diff table of two traces (the first two shown: A the
-// baseline, B the candidate; wasm/compare.c over core/diff.h): by name or
+// baseline, B the candidate; wasm/compare.c over core/index/diff.h): by name or
 // category, over the whole traces, the visible window or one step; count,
 // total, self and average in A and B, the difference and the ratio;
 // sortable by any column; rows only in one side marked; big regressions
@@ -11,7 +11,7 @@ const COLS = [
   ['total_us_a', 'total A'], ['total_us_b', 'total B'], ['d_total_us', 'Δ total'], ['ratio_total', 'B / A'],
   ['self_us_a', 'self A'], ['self_us_b', 'self B'], ['avg_us_a', 'avg A'], ['avg_us_b', 'avg B'],
 ];
-// the core's column keys for sorting (core/diff.h st_diff_col_key)
+// the core's column keys for sorting (core/index/diff.h st_diff_col_key)
 const SORT_KEY = { total_us_a: 'total_us_a', total_us_b: 'total_us_b', d_total_us: 'd_total_us', self_us_a: 'self_us_a',
   self_us_b: 'self_us_b', avg_us_a: 'avg_us_a', avg_us_b: 'avg_us_b', ratio_total: 'ratio_total', name: 'name',
   count_a: 'count_a', count_b: 'count_b' };

@@ -1,5 +1,5 @@
 // panels.js: the page's summary table, the "collapse all" toggle and the
-// args view of the details pane. Built from the core's JSON (core/panel.h
+// args view of the details pane. Built from the core's JSON (core/ui/panel.h
 // through wasm/summary.c and wasm/api.c); the state stays in C.
 //
 // Summary: a multi-selection (2+ events) is aggregated by name (count,
@@ -9,10 +9,10 @@
 // snapshot (click it again: the whole snapshot). Event names and args are
 // untrusted: they reach the DOM through textContent only.
 
-// ST_UI_* change bits (core/ui.h)
+// ST_UI_* change bits (core/ui/ui.h)
 const SELECTION = 1 << 3;
 const LAYOUT = 1 << 11;
-// st_agg_col (core/query.h), in table order
+// st_agg_col (core/index/query.h), in table order
 const COLS = [
   { key: 'name', label: 'Name', col: 0 },
   { key: 'count', label: 'Count', col: 1 },

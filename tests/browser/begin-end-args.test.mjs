@@ -17,7 +17,7 @@ import { useBrowser, GUTTER_PX, AXIS_PX, REPO_ROOT, privacyReport } from './harn
 
 const ctx = useBrowser({ before, after });
 const FIXTURE = path.join(REPO_ROOT, 'tests', 'fixtures', 'begin_end_args.json');
-// Layout (core/view.h): axis 28 px, section header 24 px, rows 20 px.
+// Layout (core/view/view.h): axis 28 px, section header 24 px, rows 20 px.
 const DEPTH0_Y = AXIS_PX + 24 + 10; // step
 const DEPTH1_Y = AXIS_PX + 24 + 20 + 10; // inner, op
 const STEP_ARGS = { step: 1, phase: 'begin', shared: 'from E', result: { loss: 0.5 } };

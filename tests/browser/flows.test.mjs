@@ -9,7 +9,7 @@ import { useBrowser, decodePng, GUTTER_PX, AXIS_PX, REPO_ROOT } from './harness.
 
 const ctx = useBrowser({ before, after });
 const FIXTURE = path.join(REPO_ROOT, 'tests', 'fixtures', 'flows_v2_small.json');
-// Layout (core/view.h): axis 28 px, section header 24 px, rows 20 px, 4 px after a track.
+// Layout (core/view/view.h): axis 28 px, section header 24 px, rows 20 px, 4 px after a track.
 const ROW1_Y = AXIS_PX + 24 + 10; // tid 1 (launch, other)
 const ROW2_Y = AXIS_PX + 24 + 20 + 4 + 10; // tid 2 (kernel)
 

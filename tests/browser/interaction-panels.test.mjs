@@ -37,7 +37,7 @@ const TRACE = {
     X(2, 1, 'kernel', 6000, 500),
   ],
 };
-// Layout (core/view.h): axis 28 px, section header 24, rows 20, 4 px after a track.
+// Layout (core/view/view.h): axis 28 px, section header 24, rows 20, 4 px after a track.
 const P1_HEAD = AXIS_PX + 12;
 const T1 = AXIS_PX + 24 + 10; // host/main, depth 0
 const T1_D1 = T1 + 20; // host/main, depth 1 (inner)

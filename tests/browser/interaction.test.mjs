@@ -2,7 +2,7 @@
 // and key presses on the page (page.mouse, page.keyboard), with outcomes
 // checked through window.strata (view(), selection(), search()) and the DOM
 // panels (#tool, #search, #search-count, #details, #help, #tooltip).
-// The state lives in C (core/ui.h); this checks the page routes input to it.
+// The state lives in C (core/ui/ui.h); this checks the page routes input to it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, GUTTER_PX, AXIS_PX } from './harness.mjs';
@@ -22,7 +22,7 @@ const TRACE = {
     { name: 'delta', cat: 'c', ph: 'X', pid: 1, tid: 2, ts: 1500, dur: 1000 },
   ],
 };
-// Layout (core/view.h): axis 28 px, section header 24 px, rows 20 px, 4 px after a track.
+// Layout (core/view/view.h): axis 28 px, section header 24 px, rows 20 px, 4 px after a track.
 const ROW1_Y = AXIS_PX + 24 + 10; // middle of tid 1's row
 const ROW2_Y = AXIS_PX + 24 + 20 + 4 + 10; // middle of tid 2's row
 

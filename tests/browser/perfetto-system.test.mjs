@@ -19,7 +19,7 @@ const run = promisify(execFile);
 const ctx = useBrowser({ before, after });
 const GEN = path.join(path.dirname(CLI), 'strata-gen');
 const SKIP = (!fs.existsSync(CLI) || !fs.existsSync(GEN)) && `native CLI / strata-gen not built (${CLI})`;
-const SECTION = 24; // core/view.h: section header height; rows are 20 px
+const SECTION = 24; // core/view/view.h: section header height; rows are 20 px
 
 let tmp, sys, logOnly;
 before(async () => {

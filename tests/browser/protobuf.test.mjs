@@ -63,7 +63,7 @@ for (const [file, format] of [[XPLANE, 'xplane'], [PERFETTO, 'perfetto-proto']])
   });
 }
 
-// XSpace layout (core/view.h: axis, section header 24 px, rows 20 px, 4 px after
+// XSpace layout (core/view/view.h: axis, section header 24 px, rows 20 px, 4 px after
 // a track): /device:GPU:1 (one stream) comes first, then /device:GPU:4, whose
 // second line is Stream #134(Compute).
 const SECTION = 24;

@@ -1,7 +1,7 @@
 // Rendering of a known small trace (issue 4 item 5): pixels where slices must
 // be, and background where they must not be: two depth-0 slices with a gap,
 // a child under the second only, and an instant marker on its own track.
-// Layout (core/view.h): axis 28 px, section header 24 px, rows 20 px,
+// Layout (core/view/view.h): axis 28 px, section header 24 px, rows 20 px,
 // 4 px after each track.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -52,7 +52,7 @@ const TRACE = {
   ],
 };
 const sampleUs = (i) => BASE + 100 * (i + 1); // file time of sample i
-// Layout (core/view.h): axis, section header 24, rows of 20 (3 slice depths), 4 px after a track.
+// Layout (core/view/view.h): axis, section header 24, rows of 20 (3 slice depths), 4 px after a track.
 const SAMPLE_ROW_Y = AXIS_PX + 24 + 3 * 20 + 4 + 10;
 const SLICE_ROW_Y = AXIS_PX + 24 + 10; // depth 0: step
 

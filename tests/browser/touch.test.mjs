@@ -3,7 +3,7 @@
 // enabled. One finger drags the view (time and tracks), two fingers spread
 // to zoom in around their midpoint, a tap selects the slice under it (and
 // only once: the browser's compatibility mouse events are suppressed).
-// The gesture logic is core/touch.c (unit-tested natively); this checks the
+// The gesture logic is core/ui/touch.c (unit-tested natively); this checks the
 // page routes touches to it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/* test_builder_memory.c: the trace builder's memory diet (core/trace.c,
+/* test_builder_memory.c: the trace builder's memory diet (core/model/trace.c,
  * trace_stage.c, trace_internal.h): the staging records round-trip every
  * value exactly (extremes too), the sorts the finish uses are right and
  * stable, staging costs well under the model's 33 bytes per event, the

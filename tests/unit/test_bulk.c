@@ -1,4 +1,4 @@
-/* test_bulk.c: the first view's range (core/bulk.h) against its rule:
+/* test_bulk.c: the first view's range (core/index/bulk.h) against its rule:
  * a lone event a million seconds before the work is left out (and counted),
  * outliers on both sides, an event that straddles the gap joins it to the
  * bulk, a sparse but continuous tail is kept, more than 1% far away is not

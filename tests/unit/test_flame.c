@@ -1,6 +1,6 @@
 /* test_flame.c: CPU samples read from Chrome JSON (V8 Profile/ProfileChunk,
  * P events, top-level samples + stackFrames) into sample tracks and the
- * frame table, and core/flame.c's call trees over samples and nested
+ * frame table, and core/index/flame.c's call trees over samples and nested
  * slices: exact totals, self, layout, hit testing and selection. The
  * expected trees are derived by hand in the comments from the fixtures. */
 #include "check.h"

@@ -70,7 +70,7 @@ static void test_panels(void) {
 
 /* The tracks as laid out (window.strata.tracks()): one entry per label, a
  * thread's marker lane and slices as one; and the state's "outside", the
- * events the first view leaves out (core/bulk.h) until key 0. */
+ * events the first view leaves out (core/index/bulk.h) until key 0. */
 static void test_tracks_and_outside(void) {
   st_builder *b = st_builder_create(NULL);
   uint32_t p = st_builder_process(b, 7);

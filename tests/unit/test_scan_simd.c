@@ -1,4 +1,4 @@
-/* test_scan_simd.c: core/scan_simd.h and the JSON skips built on it, against
+/* test_scan_simd.c: core/base/scan_simd.h and the JSON skips built on it, against
  * byte-by-byte references, on random bytes from a JSON-heavy alphabet at
  * every length 0..100 and every start offset 0..17 (so every 16-byte block
  * split and tail is hit). ctest runs it natively (the portable paths); the

@@ -1,4 +1,4 @@
-/* test_touch.c: touch gestures (core/touch.h) on a real st_ui: a one-finger
+/* test_touch.c: touch gestures (core/ui/touch.h) on a real st_ui: a one-finger
  * drag pans time and scrolls tracks with the finger, a two-finger spread
  * zooms in around the midpoint (the time under it stays put) and a pinch
  * zooms out, a tap selects the event under it while a drag never does,

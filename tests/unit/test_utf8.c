@@ -1,4 +1,4 @@
-/* test_utf8.c: st_utf8_len (core/utf8.h): valid 1-4 byte sequences and
+/* test_utf8.c: st_utf8_len (core/base/utf8.h): valid 1-4 byte sequences and
  * their boundaries; overlong forms, surrogates, code points past U+10FFFF,
  * bad lead and continuation bytes, sequences cut by the end of the input. */
 #include "check.h"

@@ -93,7 +93,7 @@ uint32_t st_find_name_count(const st_find *f); /* distinct matching names */
 int st_find_name_matches(const st_find *f, uint32_t name);
 int st_find_is_match(const st_find *f, uint32_t row, uint32_t index);
 /* "In args": adds to the active search every event whose src is in srcs
- * (ascending; st_args_search hits, core/args_search.h), so the match set
+ * (ascending; st_args_search hits, core/import/args_search.h), so the match set
  * is names OR args. A src of a B/E slice's end event (the E: no model
  * event, trace.h st_trace_end_src) adds that slice. One pass over the
  * rows' src arrays with a binary search into srcs; no per-event memory
@@ -141,7 +141,7 @@ void st_agg_destroy(st_agg *g);
 void st_agg_reset(st_agg *g);
 /* What the rows group by: event names (the default) or categories; with
  * ST_AGG_KEY_CAT, st_agg_row.name holds the category's strtab id (sorting
- * by ST_AGG_NAME sorts the category strings). Resets g (core/diff.h uses
+ * by ST_AGG_NAME sorts the category strings). Resets g (core/index/diff.h uses
  * it for its by-category table). */
 typedef enum st_agg_key { ST_AGG_KEY_NAME = 0, ST_AGG_KEY_CAT = 1 } st_agg_key;
 void st_agg_set_key(st_agg *g, st_agg_key key);

@@ -111,7 +111,7 @@ size_t st_trace_bytes(const st_trace *t);         /* resident memory of the mode
 /* ---- end events -----------------------------------------------------------
  * A slice whose args are at two events (ST_EV_HAS_END: a B/E pair, whose
  * args are the B's merged with the E's, E winning on duplicate keys; see
- * core/argsrc.h st_args_query_begin_end) keeps its end event's src here,
+ * core/import/argsrc.h st_args_query_begin_end) keeps its end event's src here,
  * as recorded by the importer with st_builder_end_src. Pairs are sorted by
  * the slice's src; lookups are binary searches. */
 typedef struct st_end_src {
@@ -136,7 +136,7 @@ const st_end_src *st_trace_end_srcs(const st_trace *t, size_t *count);
  * st_trace_frames() (the stack is that frame's parent chain). Their `src`
  * is the event that carried them. So a sample costs what any event costs,
  * and the level-of-detail index, hit testing, selection, search by name
- * and the summary table work on samples unchanged (core/flame.h
+ * and the summary table work on samples unchanged (core/index/flame.h
  * aggregates them into call trees). */
 /* The frame table (NULL if the trace has no samples). */
 const st_frames *st_trace_frames(const st_trace *t);

@@ -78,7 +78,7 @@ void st_layout_set_group_hidden(st_layout *l, uint32_t part, int hidden);
 /* Items in top-to-bottom order, for the current collapse state. */
 const st_layout_item *st_layout_items(const st_layout *l, uint32_t *count);
 float st_layout_height(const st_layout *l);
-/* The gutter label of a track (core/track_label.h: a thread's instants
+/* The gutter label of a track (core/view/track_label.h: a thread's instants
  * are the marker lane on top of its slices, under one label; no two labels
  * of a section read the same). Returns the length written. */
 size_t st_layout_track_label(const st_layout *l, uint32_t track, char *buf, size_t cap);

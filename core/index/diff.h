@@ -1,7 +1,7 @@
 /* diff.h: two traces compared, row by row: the diff table of a baseline A
  * and a candidate B (issue 13's "what changed between run A and run B?").
  *
- * Each side is aggregated with core/query.h's st_agg (count, total, self
+ * Each side is aggregated with core/index/query.h's st_agg (count, total, self
  * time and average per name, or per category), over the whole trace or
  * over a time range of its own: [t0, t1) in that trace's ns from its
  * start (the page passes the visible window or one step; st_profile_find_step

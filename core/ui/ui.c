@@ -77,7 +77,7 @@ struct st_ui {
    * front end takes the pending move with st_ui_take_shift */
   uint32_t shift_part;
   double shift_pending_ns;
-  /* the first view: where the events are (core/bulk.h) */
+  /* the first view: where the events are (core/index/bulk.h) */
   st_bulk bulk;
   int outliers_hidden; /* the first view leaves bulk.outside events out, until 0 */
 };

@@ -94,7 +94,7 @@ const st_trace *st_ui_trace(const st_ui *ui);
 /* ---- view ---------------------------------------------------------------- */
 unsigned st_ui_resize(st_ui *ui, float w, float h, float dpr);
 /* Fits the whole trace (key 0). The first view (st_ui_create) instead fits
- * where the events are when a few lie far outside (core/bulk.h). */
+ * where the events are when a few lie far outside (core/index/bulk.h). */
 unsigned st_ui_fit(st_ui *ui);
 /* While the first view leaves isolated outliers out (until st_ui_fit):
  * how many events lie outside it, and its range; 0 otherwise. */
@@ -170,7 +170,7 @@ unsigned st_ui_reveal(st_ui *ui, st_event_ref ref);
 unsigned st_ui_search(st_ui *ui, const char *text, size_t len);
 const st_find *st_ui_find(const st_ui *ui);
 /* "In args": the name search for text, plus the events whose src is in
- * srcs (ascending; core/args_search.h). */
+ * srcs (ascending; core/import/args_search.h). */
 unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64_t *srcs,
                            size_t n);
 /* Adds the events of one file (part of a merged trace; query.h
