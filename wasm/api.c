@@ -22,6 +22,7 @@
 #include "app.h"
 #include "args_reader.h"
 #include "bench.h"
+#include "heap_budget.h"
 #include "panel.h"
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin(const char *name) {
@@ -289,6 +290,27 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_set_flows(int visible) {
 EMSCRIPTEN_KEEPALIVE void st_wasm_batch_begin(void) { st_app_batch_begin(st_app_get()); }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_batch_end(void) { return (int)st_app_batch_end(st_app_get()); }
+
+/* The last batch's files left out because the view of them all did not fit
+ * in memory: "<file>: not shown: <why> (after its N events, X MB read)\n" each. */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_batch_dropped(void) { return st_app_get()->dropped; }
+
+/* A test hook (heap_budget.h): from now on the app's allocations are counted,
+ * and refused past the bytes held now plus `more` (more < 0: no limit), as
+ * when the 4 GB heap is full; at_view: past the bytes held when the next
+ * batch's view starts being built plus `more` instead. Returns the bytes
+ * counted now. */
+EMSCRIPTEN_KEEPALIVE double st_wasm_test_heap_budget(double more, int at_view) {
+  st_app *app = st_app_get();
+  if (app->alloc.fn == NULL) st_heap_budget_install(&app->alloc);
+  uint64_t live = st_heap_budget_live();
+  int limit = more >= 0 && more < 1e15;
+  if (limit && at_view)
+    st_heap_budget_at_view((uint64_t)more);
+  else
+    st_heap_budget_set(limit ? live + (uint64_t)more : 0);
+  return (double)live;
+}
 
 EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) {
   st_app *app = st_app_get();

@@ -25,6 +25,7 @@
 #include "summary.h"
 #include "workspace.h"
 #include "flame_panel.h"
+#include "heap_budget.h"
 
 #define LABEL_FONT_PX 12.0f
 #define BACKGROUND_RGBA 0xFFFBFAFAu /* before any trace: matches web/style.css */
@@ -316,8 +317,45 @@ static void drop_view(st_app *app) {
   app->trace = NULL;
 }
 
+/* "5,000,000" */
+static void fmt_count(char *buf, size_t cap, uint64_t v) {
+  char digits[32];
+  int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v), o = 0;
+  for (int i = 0; i < n && (size_t)o + 2 < cap; i++) {
+    if (i && (n - i) % 3 == 0) buf[o++] = ',';
+    buf[o++] = digits[i];
+  }
+  buf[o] = 0;
+}
+
+/* "612 MB", "1.51 GB", "9.6 MB", "512 bytes" */
+static void fmt_bytes(char *buf, size_t cap, uint64_t v) {
+  if (v >= 1000000000u)
+    snprintf(buf, cap, "%.2f GB", (double)v / 1e9);
+  else if (v >= 100000000u)
+    snprintf(buf, cap, "%.0f MB", (double)v / 1e6);
+  else if (v >= 1000000u)
+    snprintf(buf, cap, "%.1f MB", (double)v / 1e6);
+  else if (v >= 1000u)
+    snprintf(buf, cap, "%.1f kB", (double)v / 1e3);
+  else
+    snprintf(buf, cap, "%llu bytes", (unsigned long long)v);
+}
+
+/* How far a trace's load had got: "after its 5,000,000 events, 612 MB read"
+ * (the whole file was read: a byte offset would say nothing). */
+static void load_extent(const st_app_trace *s, char *buf, size_t cap) {
+  char ev[32], by[32];
+  fmt_count(ev, sizeof ev, s->stats.events);
+  fmt_bytes(by, sizeof by, s->stats.bytes_in);
+  snprintf(buf, cap, "after its %s events, %s read", ev, by);
+}
+
 /* The view of the traces shown: one as itself, several merged under their
- * group names at their offsets. 0 (and app->error) on failure. */
+ * group names at their offsets. 0 on failure, with app->error saying which
+ * stage failed for which file(s): "out of memory building the
+ * level-of-detail index for run.json (after its 5,000,000 events, 612 MB
+ * read)"; several files: "... of 3 files together". */
 static int build_view(st_app *app) {
   uint32_t n = app->shown_count;
   if (!n) return 1;
@@ -343,9 +381,17 @@ static int build_view(st_app *app) {
   st_lod *lod = view ? st_lod_build(&app->alloc, view, &err) : NULL;
   st_ui *ui = lod ? st_ui_create(&app->alloc, view, app->css_w, app->css_h, app->dpr) : NULL;
   if (!ui) {
+    if (lod && err.code == ST_OK)
+      st_error_set(&err, ST_ERR_NOMEM, 0, "out of memory creating the view");
     if (err.code == ST_OK) st_error_set(&err, ST_ERR_NOMEM, 0, "out of memory");
-    st_load_error_line(&err, n > 1 ? "merging the traces" : app->traces[app->shown[0]].name,
-                       app->error, sizeof app->error);
+    if (n == 1) {
+      char ext[96];
+      load_extent(&app->traces[app->shown[0]], ext, sizeof ext);
+      snprintf(app->error, sizeof app->error, "%s for %s (%s)", err.msg,
+               app->traces[app->shown[0]].name, ext);
+    } else {
+      snprintf(app->error, sizeof app->error, "%s of %u files together", err.msg, n);
+    }
     st_lod_destroy(lod);
     st_trace_destroy(app->merged);
     app->merged = NULL;
@@ -359,42 +405,79 @@ static int build_view(st_app *app) {
   return 1;
 }
 
+/* The slots holding traces of the batch in progress (in_batch) or not, in
+ * load order. */
+static uint32_t slots_by_load(const st_app *app, int in_batch, uint32_t *out) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
+    if (app->traces[i].trace && !app->traces[i].in_batch == !in_batch) out[n++] = i;
+  for (uint32_t i = 1; i < n; i++) /* insertion sort by load order */
+    for (uint32_t j = i; j > 0 && app->traces[out[j]].seq < app->traces[out[j - 1]].seq; j--) {
+      uint32_t tmp = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = tmp;
+    }
+  return n;
+}
+
+/* Appends "<file>: <why>\n" to app->dropped. */
+static void note_dropped(st_app *app, const st_app_trace *s, const char *why) {
+  size_t len = strlen(app->dropped);
+  char ext[96];
+  load_extent(s, ext, sizeof ext);
+  snprintf(app->dropped + len, sizeof app->dropped - len, "%s: not shown: %s (%s)\n", s->name, why,
+           ext);
+}
+
 uint32_t st_app_batch_end(st_app *app) {
   if (!app->batch_open) return 0;
   app->batch_open = 0;
+  app->dropped[0] = 0;
   if (!app->batch_loaded) { /* nothing loaded: what is shown stays */
     st_strtab_destroy(app->batch_strings);
     app->batch_strings = NULL;
     return 0;
   }
-  /* the batch replaces the traces shown (the ui and the lod point into them:
-   * they go first) */
+  /* The batch replaces the traces shown. Their view goes first (the ui and
+   * the lod point into them, and the memory is the new view's); their
+   * models stay until the new view is built, to come back if it cannot be. */
   drop_view(app);
-  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
-    if (app->traces[i].trace && !app->traces[i].in_batch) close_slot(app, i);
-  st_strtab_destroy(app->strings);
+  uint32_t old[ST_APP_MAX_TRACES], nold = slots_by_load(app, 0, old);
+  st_strtab *old_strings = app->strings;
   app->strings = app->batch_strings;
-  app->batch_strings = NULL;
-  /* display order: load order (the slots were taken lowest first after the
-   * old ones were closed, so order by load time instead) */
-  app->shown_count = 0;
-  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
-    if (app->traces[i].trace) app->shown[app->shown_count++] = i;
-  for (uint32_t i = 1; i < app->shown_count; i++) /* insertion sort by load order */
-    for (uint32_t j = i;
-         j > 0 && app->traces[app->shown[j]].seq < app->traces[app->shown[j - 1]].seq; j--) {
-      uint32_t tmp = app->shown[j];
-      app->shown[j] = app->shown[j - 1];
-      app->shown[j - 1] = tmp;
-    }
+  app->shown_count = slots_by_load(app, 1, app->shown); /* display order: load order */
   st_ws_place(app);
-  for (uint32_t k = 0; k < app->shown_count; k++) app->traces[app->shown[k]].in_batch = 0;
   char keep[sizeof app->error];
   memcpy(keep, app->error, sizeof keep); /* a partial load's warning */
-  if (!build_view(app)) {
-    app->shown_count = 0;
+  st_heap_budget_view_begins();          /* a test's budget (heap_budget.h), if armed */
+  int built;
+  while (!(built = build_view(app)) && app->shown_count > 1) {
+    /* the view of them all does not fit: the last file is left out */
+    uint32_t last = app->shown[--app->shown_count];
+    note_dropped(app, &app->traces[last], app->error);
+    close_slot(app, last);
+  }
+  if (!built) { /* not even the first file's view: the batch goes, the old traces stay */
+    char why[sizeof app->error];
+    memcpy(why, app->error, sizeof why);
+    for (uint32_t k = 0; k < app->shown_count; k++) close_slot(app, app->shown[k]);
+    st_strtab_destroy(app->strings);
+    app->strings = old_strings;
+    app->batch_strings = NULL;
+    memcpy(app->shown, old, sizeof old);
+    app->shown_count = nold;
+    if (!build_view(app)) app->shown_count = 0;
+    memcpy(app->error, why, sizeof why);
+    app->dropped[0] = 0; /* the error says it: nothing of the batch is shown */
+    if (app->ui)
+      st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH | ST_UI_MARK |
+                            ST_UI_TOOL | ST_UI_LAYOUT);
     return 0;
   }
+  for (uint32_t k = 0; k < nold; k++) close_slot(app, old[k]);
+  st_strtab_destroy(old_strings);
+  app->batch_strings = NULL;
+  for (uint32_t k = 0; k < app->shown_count; k++) app->traces[app->shown[k]].in_batch = 0;
   memcpy(app->error, keep, sizeof keep);
   copy_str(app->trace_name, sizeof app->trace_name,
            app->shown_count == 1 ? app->traces[app->shown[0]].name : "");

@@ -26,7 +26,12 @@
  * as itself, several merged on one timeline (core/model/trace.h st_trace_merge),
  * each under a group header, at an offset (its clock, or moved by the
  * user: st_app_set_offset). A load outside a batch is a batch of one. The
- * batch replaces the traces shown once at least one of its files loaded.
+ * batch replaces the traces shown once at least one of its files loaded
+ * and the view of them (merge, level-of-detail index, ui) could be built.
+ * When that view does not fit in memory, the batch's last files are left
+ * out one by one until it does (each named in `dropped`, with why); when
+ * not even its first file's view fits, the batch goes and the traces shown
+ * before stay (their view rebuilt), with `error` saying what failed.
  *
  *   st_app *app = st_app_get();
  *   st_app_load_begin(app, "run.json.gz");
@@ -111,6 +116,7 @@ typedef struct st_app {
   st_code push_code; /* first error a push reported */
 
   char error[320]; /* last load error, one line */
+  char dropped[2048]; /* the last batch's files left out of the view: "<file>: <why>\n" each */
 
   /* canvas */
   float css_w, css_h, dpr;
@@ -164,7 +170,9 @@ int st_app_view_set(st_app *app, double start_us, double end_us);
 /* ---- workspace ---------------------------------------------------------- */
 void st_app_batch_begin(st_app *app);
 /* Shows the batch's traces in place of those shown (if any loaded):
- * returns how many are shown now from the batch (0: the previous stay). */
+ * returns how many are shown now from the batch (0: the previous stay, and
+ * error says why when files had loaded). Files whose view did not fit are
+ * listed in app->dropped. */
 uint32_t st_app_batch_end(st_app *app);
 /* A handle (slot | gen << 8, > 0) of a loaded trace; slot of a valid one,
  * else UINT32_MAX. */

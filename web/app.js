@@ -329,11 +329,18 @@ async function doOpenMany(sources, opts) {
     }
     const frame = waitFirstFrame();
     if (!M._st_wasm_batch_end()) {
+      // nothing of the batch shown: the files that failed to load, and (if some
+      // had loaded) why their view could not be built; what was shown stays
       onFrameLoaded = null;
-      throw new Error(skipped.length ? skipped.map((f) => f.message).join('; ') : oneLine(str(M._st_wasm_error())));
+      const why = [...skipped.map((f) => f.message), ...(loaded.length ? [oneLine(str(M._st_wasm_error()))] : [])];
+      throw new Error(why.join('; '));
     }
     await frame;
     const list = tracesNow();
+    // files loaded but left out because the view of them all did not fit in memory
+    for (const line of str(M._st_wasm_batch_dropped()).split('\n')) if (line) skipped.push({ name: '', message: line });
+    const shownHandles = new Set(list.map((t) => t.handle));
+    loaded.splice(0, loaded.length, ...loaded.filter((l) => shownHandles.has(l.handle)));
     const files = new Map();
     for (const l of loaded) {
       if (!l.file) continue;
