@@ -337,8 +337,10 @@ async function doOpenMany(sources, opts) {
     }
     await frame;
     const list = tracesNow();
-    // files loaded but left out because the view of them all did not fit in memory
-    for (const line of str(M._st_wasm_batch_dropped()).split('\n')) if (line) skipped.push({ name: '', message: line });
+    // files loaded but left out because the view of them all did not fit in
+    // memory (the C side lists them last first), in file order
+    const dropped = str(M._st_wasm_batch_dropped()).split('\n').filter(Boolean).reverse();
+    for (const line of dropped) skipped.push({ name: '', message: line });
     const shownHandles = new Set(list.map((t) => t.handle));
     loaded.splice(0, loaded.length, ...loaded.filter((l) => shownHandles.has(l.handle)));
     const files = new Map();
