@@ -541,32 +541,6 @@ static void overlay_pass(dctx *d) {
  * flow arrays (binary search again). So a frame touches O(visible rows x
  * log) entries plus the arrows it draws, capped at ST_DRAW_MAX_FLOWS. */
 
-/* First index of row r whose end is >= t (ends ascend within a row). */
-static uint32_t first_ending_at_or_after(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    int64_t end = r->start[m] > INT64_MAX - r->dur[m] ? INT64_MAX : r->start[m] + r->dur[m];
-    if (end < t)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
-}
-/* First index of row r starting after t. */
-static uint32_t first_starting_after(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (r->start[m] <= t)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
-}
-
 /* Clips the segment to the clip rectangle (Liang-Barsky); 0 if outside. */
 static int clip_segment(const clip *c, float *x0, float *y0, float *x1, float *y1) {
   double t0 = 0, t1 = 1, dx = (double)*x1 - *x0, dy = (double)*y1 - *y0;
@@ -670,7 +644,7 @@ static void flows_pass(dctx *d, int64_t t0, int64_t t1) {
     for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
       if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
       const st_row *r = &rows[items[i].row];
-      uint32_t a = first_ending_at_or_after(r, t0), b = first_starting_after(r, t1), first;
+      uint32_t a = st_row_first_end_ge(r, t0), b = st_row_first_start_gt(r, t1), first;
       if (a >= b) continue;
       uint32_t k = st_trace_flows_from(tr, items[i].row, a, b, &first);
       for (uint32_t j = 0; j < k && flow_budget(d); j++) draw_arrow(d, &fl[first + j], COL_FLOW, 1);
