@@ -456,6 +456,7 @@ uint32_t st_app_batch_end(st_app *app) {
     uint32_t last = app->shown[--app->shown_count];
     note_dropped(app, &app->traces[last], app->error);
     close_slot(app, last);
+    st_ws_place(app); /* group names unique among those left (and their clocks) */
   }
   if (!built) { /* not even the first file's view: the batch goes, the old traces stay */
     char why[sizeof app->error];
