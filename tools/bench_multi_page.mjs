@@ -15,7 +15,10 @@
 // first frame's GL submission; a batch: the first file's begin -> the merged
 // view's first frame), the same interval from JS (the change event ->
 // strata:loaded), the wasm memory size after the load (heap_bytes: memory only
-// grows, so this is the peak) and performance.memory.usedJSHeapSize.
+// grows, so this is the peak), performance.memory.usedJSHeapSize, and the CPU
+// time (user + sys) the browser's processes spent from the choice to
+// strata:loaded (on a shared machine the wall times swing with other jobs;
+// the CPU time much less).
 // Prints a markdown table of medians (stdout) and the raw runs as JSON
 // (build/bench-multi-page-results.json). Environment as tools/bench_page.mjs
 // (STRATA_DIST, CHROMIUM).
@@ -33,7 +36,7 @@ const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--reps') reps = Math.max(1, Number(args[++i]) | 0);
   else if (args[i] === '-h' || args[i] === '--help') {
-    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 21).join('\n'));
+    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 24).join('\n'));
     process.exit(0);
   } else files.push(path.resolve(args[i]));
 }
@@ -48,6 +51,33 @@ const median = (v) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+
+// CPU time (user + sys, ms) of this process's descendants now alive (the
+// browser's processes: renderer, GPU, utility); read around one load, so
+// other jobs on the machine do not count, as the native side's CPU figure.
+const TICK_MS = 1000 / 100; // USER_HZ
+function treeCpuMs() {
+  const kids = new Map(); // ppid -> [pid]
+  const cpu = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let st;
+    try { st = fs.readFileSync(`/proc/${d}/stat`, 'utf8'); } catch { continue; }
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+    const ppid = Number(f[1]);
+    if (!kids.has(ppid)) kids.set(ppid, []);
+    kids.get(ppid).push(Number(d));
+    cpu.set(Number(d), (Number(f[11]) + Number(f[12])) * TICK_MS); // utime, stime
+  }
+  let sum = 0;
+  const stack = [...(kids.get(process.pid) || [])];
+  while (stack.length) {
+    const p = stack.pop();
+    sum += cpu.get(p) || 0;
+    stack.push(...(kids.get(p) || []));
+  }
+  return sum;
+}
 
 const HANDOFF = () => {
   window.addEventListener('change', (e) => {
@@ -67,8 +97,10 @@ async function pageRun(browser, server, list) {
     await app.demoLoaded();
     app.page.setDefaultTimeout(timeout);
     const n = await app.eventCount();
+    const cpu0 = treeCpuMs();
     await app.page.setInputFiles('#file-input', list);
     const ev = await app.nextOutcome(n, { timeout });
+    const cpu_ms = treeCpuMs() - cpu0;
     if (ev.type !== 'strata:loaded') throw new Error(`page could not open ${list.map((f) => path.basename(f)).join(', ')}: ${ev.detail}`);
     const more = await app.page.evaluate(() => ({
       handoff: window.__ppHandoff,
@@ -80,6 +112,7 @@ async function pageRun(browser, server, list) {
     return {
       load_ms: ev.detail.load_ms,
       js_ms: ev.t - more.handoff,
+      cpu_ms,
       heap_bytes: ev.detail.heap_bytes,
       js_heap_bytes: more.js_heap,
       events: ev.detail.events,
@@ -106,8 +139,9 @@ async function main() {
         log(`  ${path.basename(f)} alone: ${singles.at(-1).load_ms.toFixed(0)} ms`);
       }
       const sum = (k) => singles.reduce((a, s) => a + s[k], 0);
-      runs.push({ rep: r, many, singles, sum_load_ms: sum('load_ms'), sum_js_ms: sum('js_ms'),
-        r_load: many.load_ms / sum('load_ms'), r_js: many.js_ms / sum('js_ms') });
+      runs.push({ rep: r, many, singles, sum_load_ms: sum('load_ms'), sum_js_ms: sum('js_ms'), sum_cpu_ms: sum('cpu_ms'),
+        r_load: many.load_ms / sum('load_ms'), r_js: many.js_ms / sum('js_ms'), r_cpu: many.cpu_ms / sum('cpu_ms') });
+      log(`  ratios: time to first frame ${runs.at(-1).r_load.toFixed(3)}, CPU ${runs.at(-1).r_cpu.toFixed(3)}`);
     }
   } finally {
     await browser.close();
@@ -117,7 +151,8 @@ async function main() {
   const m = {
     many_load_ms: med((r) => r.many.load_ms), many_js_ms: med((r) => r.many.js_ms),
     sum_load_ms: med((r) => r.sum_load_ms), sum_js_ms: med((r) => r.sum_js_ms),
-    r_load: med((r) => r.r_load), r_js: med((r) => r.r_js),
+    many_cpu_ms: med((r) => r.many.cpu_ms), sum_cpu_ms: med((r) => r.sum_cpu_ms),
+    r_load: med((r) => r.r_load), r_js: med((r) => r.r_js), r_cpu: med((r) => r.r_cpu),
     heap: med((r) => r.many.heap_bytes), js_heap: med((r) => r.many.js_heap_bytes),
     single_heap_max: med((r) => Math.max(...r.singles.map((s) => s.heap_bytes))),
   };
@@ -131,6 +166,7 @@ async function main() {
   console.log('|---|---|---|---|---|');
   console.log(`| time to first frame, stats().load_ms | ${(m.many_load_ms / 1e3).toFixed(1)} s | ${(m.sum_load_ms / 1e3).toFixed(1)} s | ${m.r_load.toFixed(3)} (${yes(m.r_load, 1.1)}) | ${range('r_load')} |`);
   console.log(`| the same from JS (change -> strata:loaded) | ${(m.many_js_ms / 1e3).toFixed(1)} s | ${(m.sum_js_ms / 1e3).toFixed(1)} s | ${m.r_js.toFixed(3)} (${yes(m.r_js, 1.1)}) | ${range('r_js')} |`);
+  console.log(`| CPU time of the browser's processes (user + sys) | ${(m.many_cpu_ms / 1e3).toFixed(1)} s | ${(m.sum_cpu_ms / 1e3).toFixed(1)} s | ${m.r_cpu.toFixed(3)} (${yes(m.r_cpu, 1.1)}) | ${range('r_cpu')} |`);
   console.log(`\nwasm memory after the ${files.length} files together: ${(m.heap / 2 ** 20).toFixed(0)} MiB of 4096 MiB ` +
     `(${(m.heap / ev).toFixed(1)} bytes per event); one file alone: ${(m.single_heap_max / 2 ** 20).toFixed(0)} MiB; ` +
     `JS heap (performance.memory.usedJSHeapSize): ${(m.js_heap / 1e6).toFixed(0)} MB`);
