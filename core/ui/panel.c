@@ -199,7 +199,7 @@ static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
 /* A sample's call stack, leaf first: "stack":[names] (at most 64),
  * "stack_depth":N (frames in all). */
 static void sample_stack(jw *w, const st_trace *t, st_event_ref ref) {
-  const st_frames *fr = st_trace_frames(t);
+  const st_frames *fr = st_trace_row_frames(t, ref.row); /* merged: the row's file's */
   uint32_t f = st_trace_rows(t, NULL)[ref.row].cat[ref.index];
   if (f >= st_frames_count(fr)) return;
   lit(w, ",\"stack\":[");
