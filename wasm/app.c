@@ -93,8 +93,18 @@ void st_app_apply(st_app *app, unsigned ch) {
         st_ui_clear_mark(other);
     }
     if (other && (ch & ST_UI_SEARCH)) {
-      const char *q = st_find_text(st_ui_find(app->ui));
-      if (strcmp(q, st_find_text(st_ui_find(other))) != 0) st_ui_search(other, q, strlen(q));
+      /* the same query; a name search replacing an "in args" one resets the
+       * other pane too (the args passes add their hits to both panes:
+       * args_search_api.c) */
+      const st_find *fa = st_ui_find(app->ui), *fb = st_ui_find(other);
+      const char *q = st_find_text(fa);
+      if (strcmp(q, st_find_text(fb)) != 0 || (st_find_in_args(fb) && !st_find_in_args(fa)))
+        st_ui_search(other, q, strlen(q));
+      /* a step made in one pane: the other follows (its current match, and
+       * the event revealed in the pane that shows its file) */
+      st_event_ref cur = st_ui_search_current(app->ui), oc = st_ui_search_current(other);
+      if (cur.row != oc.row || cur.index != oc.index) st_ui_search_follow(other, cur);
+      ch |= ST_UI_REDRAW;
     }
     if (other && (ch & ST_UI_TOOL)) st_ui_set_tool(other, st_ui_tool(app->ui));
   }

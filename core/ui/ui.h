@@ -187,6 +187,11 @@ unsigned st_ui_search_step(st_ui *ui, int dir);
  * and selection stay). 0 for keys the box types itself. */
 unsigned st_ui_search_box_key(st_ui *ui, const char *key, unsigned mods);
 st_event_ref st_ui_search_current(const st_ui *ui);
+/* Makes ref (a match of the active search, or ST_REF_NONE) the current
+ * match without selecting it, and reveals it: a second view of the same
+ * trace following a step made in the first (side-by-side panes), so that
+ * the next step there goes on from it. 0 if ref is not a match. */
+unsigned st_ui_search_follow(st_ui *ui, st_event_ref ref);
 
 /* ---- sections ------------------------------------------------------------ */
 unsigned st_ui_toggle_section(st_ui *ui, uint32_t process);
