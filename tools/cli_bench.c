@@ -169,8 +169,9 @@ int strata_cmd_bench(int argc, char **argv) {
       double rcr = (double)dl.rect_count / (columns * (vr ? vr : 1));
       if (rcr > rcr_max) rcr_max = rcr;
       if (dump)
-        fprintf(stderr, "frame %ld.%u kind %u zoom %u: %.3f ms, %u rects, %u glyphs, %u lines\n", p,
-                i, steps[i].kind, steps[i].zoom, f1 - f0, dl.rect_count, dl.glyph_count,
+        fprintf(stderr,
+                "frame %ld.%u kind %u zoom %u: %.3f ms (cpu %.3f), %u rects, %u glyphs, %u lines\n",
+                p, i, steps[i].kind, steps[i].zoom, f1 - f0, c1 - c0, dl.rect_count, dl.glyph_count,
                 dl.line_count);
     }
   }

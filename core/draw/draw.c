@@ -182,7 +182,13 @@ typedef struct dctx {
    * conversion cost more than the rect */
   uint32_t *colors;
   uint32_t ncolors;
+  double px_per_ns; /* 1 / ns_per_px: item_x multiplies (a zoomed-out row yields ~1 item per px) */
 } dctx;
+
+/* st_view_x_of for the lod's items, without its division (two per item) */
+static inline float item_x(const dctx *d, int64_t t) {
+  return (float)(ST_VIEW_GUTTER_W + ((double)t - d->v->t0_ns) * d->px_per_ns);
+}
 
 static uint32_t name_color(dctx *d, uint32_t id) {
   if (id < d->ncolors && d->colors[id]) return d->colors[id];
@@ -396,8 +402,7 @@ static void diamond(dctx *d, float x, float yc, float half, uint32_t col) {
 
 static void on_item(void *ud, const st_lod_item *it) {
   dctx *d = ud;
-  const st_view *v = d->v;
-  float x0 = st_view_x_of(v, (double)it->start), x1 = st_view_x_of(v, (double)it->end);
+  float x0 = item_x(d, it->start), x1 = item_x(d, it->end);
   uint32_t col = name_color(d, it->name); /* the string only on a cache miss or for a label */
   float y = d->row_y + 1, h = ST_VIEW_ROW_H - 2;
   int instant_row = d->row_kind == ST_TRACK_INSTANTS || d->row_kind == ST_TRACK_SAMPLES;
@@ -536,32 +541,6 @@ static void overlay_pass(dctx *d) {
  * flow arrays (binary search again). So a frame touches O(visible rows x
  * log) entries plus the arrows it draws, capped at ST_DRAW_MAX_FLOWS. */
 
-/* First index of row r whose end is >= t (ends ascend within a row). */
-static uint32_t first_ending_at_or_after(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    int64_t end = r->start[m] > INT64_MAX - r->dur[m] ? INT64_MAX : r->start[m] + r->dur[m];
-    if (end < t)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
-}
-/* First index of row r starting after t. */
-static uint32_t first_starting_after(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (r->start[m] <= t)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
-}
-
 /* Clips the segment to the clip rectangle (Liang-Barsky); 0 if outside. */
 static int clip_segment(const clip *c, float *x0, float *y0, float *x1, float *y1) {
   double t0 = 0, t1 = 1, dx = (double)*x1 - *x0, dy = (double)*y1 - *y0;
@@ -665,7 +644,7 @@ static void flows_pass(dctx *d, int64_t t0, int64_t t1) {
     for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
       if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
       const st_row *r = &rows[items[i].row];
-      uint32_t a = first_ending_at_or_after(r, t0), b = first_starting_after(r, t1), first;
+      uint32_t a = st_row_first_end_ge(r, t0), b = st_row_first_start_gt(r, t1), first;
       if (a >= b) continue;
       uint32_t k = st_trace_flows_from(tr, items[i].row, a, b, &first);
       for (uint32_t j = 0; j < k && flow_budget(d); j++) draw_arrow(d, &fl[first + j], COL_FLOW, 1);
@@ -885,6 +864,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
   d.a = a;
   d.in = in;
   d.v = v;
+  d.px_per_ns = 1.0 / v->ns_per_px;
   d.strs = in->trace ? st_trace_strings(in->trace) : NULL;
   d.colors = color_cache(dl, in->trace, a, &d.ncolors);
   d.ov = ov;

@@ -31,24 +31,6 @@ uint32_t pf_intern(st_perfetto_importer *im, const void *s, size_t n) {
   return id;
 }
 
-int pf_flag_test_set(st_perfetto_importer *im, flag_array *f, uint32_t i) {
-  if (i >= f->n) {
-    size_t n = f->n ? f->n : 64;
-    while (n <= i) n *= 2;
-    uint8_t *v = st_realloc(&im->alloc, f->v, n);
-    if (!v) {
-      im->nomem = 1;
-      return 1;
-    }
-    memset(v + f->n, 0, n - f->n);
-    f->v = v;
-    f->n = n;
-  }
-  if (f->v[i]) return 1;
-  f->v[i] = 1;
-  return 0;
-}
-
 int32_t pf_clamp32(int64_t v) {
   return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
@@ -515,8 +497,8 @@ static void free_working_state(st_perfetto_importer *im) {
   st_u64map_free(&im->track_map, &a);
   st_u64map_free(&im->seq_map, &a);
   st_free(&a, im->fids);
-  st_free(&a, im->track_seen.v);
-  st_free(&a, im->proc_seen.v);
+  st_seen_free(&a, &im->track_seen);
+  st_seen_free(&a, &im->proc_seen);
   st_free(&a, im->fevs);
   st_free(&a, im->runs);
   st_free(&a, im->run_tmp);
@@ -532,7 +514,7 @@ static void free_working_state(st_perfetto_importer *im) {
   memset(&im->track_map, 0, sizeof im->track_map);
   memset(&im->seq_map, 0, sizeof im->seq_map);
   im->fids = NULL, im->nfids = im->cap_fids = 0;
-  im->track_seen = (flag_array){0}, im->proc_seen = (flag_array){0};
+  im->track_seen = (st_seen){0}, im->proc_seen = (st_seen){0};
   im->fevs = NULL, im->nfevs = im->cap_fevs = 0;
   im->runs = NULL, im->nruns = im->cap_runs = 0;
   im->run_tmp = NULL, im->cap_run_tmp = 0;

@@ -21,6 +21,7 @@
 #include "argsrc.h"
 #include "pb_stream.h"
 #include "pb_wire.h"
+#include "seen.h"
 #include "u64map.h"
 
 #include <stdio.h>
@@ -52,11 +53,6 @@ typedef struct strbuf {
   uint32_t items;
 } strbuf;
 
-typedef struct flag_array { /* one byte per builder index */
-  uint8_t *v;
-  size_t n;
-} flag_array;
-
 typedef struct line_key {
   const uint8_t *name;
   size_t len;
@@ -85,7 +81,7 @@ struct st_xplane_importer {
   uint32_t *ranks; /* by line index: 1-based rank in name order (host planes) */
   size_t cap_lines;
   /* whole import */
-  flag_array proc_seen, track_seen;
+  st_seen proc_seen, track_seen; /* builder processes / tracks counted */
   uint32_t host_planes;
   uint32_t *procs; /* builder processes made (for hostname labels) */
   uint32_t nprocs, cap_procs;
@@ -115,24 +111,6 @@ static uint32_t intern(st_xplane_importer *im, const uint8_t *s, size_t n) {
 static int starts_with(const uint8_t *s, size_t n, const char *prefix) {
   size_t m = strlen(prefix);
   return n >= m && memcmp(s, prefix, m) == 0;
-}
-
-static int flag_test_set(st_xplane_importer *im, flag_array *f, uint32_t i) {
-  if (i >= f->n) {
-    size_t n = f->n ? f->n : 64;
-    while (n <= i) n *= 2;
-    uint8_t *v = st_realloc(&im->alloc, f->v, n);
-    if (!v) {
-      im->nomem = 1;
-      return 1;
-    }
-    memset(v + f->n, 0, n - f->n);
-    f->v = v;
-    f->n = n;
-  }
-  if (f->v[i]) return 1;
-  f->v[i] = 1;
-  return 0;
 }
 
 /* ps -> ns, flooring both ends (see the header). 0 if out of int64 range. */
@@ -404,7 +382,7 @@ static uint32_t plane_process(st_xplane_importer *im) {
   }
   im->procs[im->nprocs++] = p;
   im->proc = p;
-  if (!flag_test_set(im, &im->proc_seen, p)) im->stats->processes++;
+  if (!st_seen_test_set(&im->alloc, &im->proc_seen, p, &im->nomem)) im->stats->processes++;
   return p;
 }
 
@@ -419,7 +397,8 @@ static uint32_t line_track(st_xplane_importer *im, line_ctx *lc, st_track_kind k
     return t;
   }
   st_builder_track_sort(im->b, t, lc->sort);
-  if (kind == ST_TRACK_SLICES && !flag_test_set(im, &im->track_seen, t)) im->stats->threads++;
+  if (kind == ST_TRACK_SLICES && !st_seen_test_set(&im->alloc, &im->track_seen, t, &im->nomem))
+    im->stats->threads++;
   *slot = t;
   return t;
 }
@@ -826,15 +805,15 @@ static void free_working_state(st_xplane_importer *im) {
   st_u64map_free(&im->ev_map, &a);
   st_free(&a, im->lines);
   st_free(&a, im->ranks);
-  st_free(&a, im->proc_seen.v);
-  st_free(&a, im->track_seen.v);
+  st_seen_free(&a, &im->proc_seen);
+  st_seen_free(&a, &im->track_seen);
   st_free(&a, im->procs);
   im->sm = NULL, im->nsm = im->cap_sm = 0;
   im->ev = NULL, im->nev = im->cap_ev = 0;
   memset(&im->sm_map, 0, sizeof im->sm_map);
   memset(&im->ev_map, 0, sizeof im->ev_map);
   im->lines = NULL, im->ranks = NULL, im->cap_lines = 0;
-  im->proc_seen = (flag_array){0}, im->track_seen = (flag_array){0};
+  im->proc_seen = (st_seen){0}, im->track_seen = (st_seen){0};
   im->procs = NULL, im->nprocs = im->cap_procs = 0;
 }
 

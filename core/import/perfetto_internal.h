@@ -22,6 +22,7 @@
 #include "pb_stream.h"
 #include "pb_wire.h"
 #include "perfetto_clock.h"
+#include "seen.h"
 #include "u64map.h"
 
 /* ---- TrackEvent state ------------------------------------------------------ */
@@ -68,11 +69,6 @@ typedef struct pseq {
   uint32_t ndef_int, ndef_dbl, cap_def;
   uint32_t legacy_track; /* ptrack of a legacy ThreadDescriptor, UINT32_MAX */
 } pseq;
-
-typedef struct flag_array {
-  uint8_t *v;
-  size_t n;
-} flag_array;
 
 typedef struct pflow {
   uint64_t id;
@@ -186,7 +182,7 @@ struct st_perfetto_importer {
   st_u64map seq_map; /* sequence id -> index */
   pflow *fids;       /* flow ids of the event being read */
   uint32_t nfids, cap_fids;
-  flag_array track_seen, proc_seen;
+  st_seen track_seen, proc_seen; /* builder tracks / processes counted */
   uint8_t resolve_all; /* the end: tracks still without descriptor are placed as they are */
   /* clocks */
   st_pclock *clocks;
@@ -226,7 +222,6 @@ struct st_perfetto_importer {
 /* ---- import_perfetto.c ---- */
 uint32_t pf_intern(st_perfetto_importer *im, const void *s, size_t n);
 st_code pf_nomem(st_perfetto_importer *im, uint64_t at, st_error *err);
-int pf_flag_test_set(st_perfetto_importer *im, flag_array *f, uint32_t i);
 int32_t pf_clamp32(int64_t v);
 /* A timestamp in clock id (global) -> trace clock ns; 0 (and a counted
  * warning) if it cannot be converted: the caller drops the event. */

@@ -115,7 +115,8 @@ uint32_t pf_builder_process(st_perfetto_importer *im, int64_t pid) {
   }
   pp = pf_process(im, pid);
   pp->bproc = p;
-  if (pid >= 0 && !pf_flag_test_set(im, &im->proc_seen, p)) im->stats->processes++;
+  if (pid >= 0 && !st_seen_test_set(&im->alloc, &im->proc_seen, p, &im->nomem))
+    im->stats->processes++;
   return p;
 }
 
@@ -137,7 +138,7 @@ uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states) {
     t->state_bt = bt;
   else
     t->slice_bt = bt;
-  if (!pf_flag_test_set(im, &im->track_seen, bt)) im->stats->threads++;
+  if (!st_seen_test_set(&im->alloc, &im->track_seen, bt, &im->nomem)) im->stats->threads++;
   return bt;
 }
 

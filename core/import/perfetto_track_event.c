@@ -148,7 +148,7 @@ static uint32_t track_builder(st_perfetto_importer *im, uint32_t ti, int counter
   } else {
     uint32_t p = track_process(im, ti);
     if (p == UINT32_MAX) return UINT32_MAX;
-    if (!pf_flag_test_set(im, &im->proc_seen, p)) im->stats->processes++;
+    if (!st_seen_test_set(&im->alloc, &im->proc_seen, p, &im->nomem)) im->stats->processes++;
     t = &im->tracks[ti];
     int64_t key = -0x100000000LL - (int64_t)t->order;
     uint32_t name = t->name;
@@ -161,7 +161,8 @@ static uint32_t track_builder(st_perfetto_importer *im, uint32_t ti, int counter
     if (bt != UINT32_MAX) {
       st_builder_track_sort(im->b, bt, pf_clamp32(t->order));
       st_builder_track_indent(im->b, bt, track_depth(im, ti));
-      if (!counter && !pf_flag_test_set(im, &im->track_seen, bt)) im->stats->threads++;
+      if (!counter && !st_seen_test_set(&im->alloc, &im->track_seen, bt, &im->nomem))
+        im->stats->threads++;
     }
   }
   if (bt == UINT32_MAX) {

@@ -18,18 +18,7 @@ static int64_t end_of(const st_row *r, uint32_t i) { return st_sat_add(r->start[
 /* ---- one row or counter: binary searches --------------------------------- */
 
 static uint32_t row_start_gt(const st_row *r, int64_t x) { return st_row_first_start_gt(r, x); }
-
-static uint32_t row_end_ge(const st_row *r, int64_t x) {
-  uint32_t lo = 0, hi = r->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (end_of(r, m) < x)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
-}
+static uint32_t row_end_ge(const st_row *r, int64_t x) { return st_row_first_end_ge(r, x); }
 
 static uint32_t ts_gt(const st_counter *c, int64_t x) {
   uint32_t lo = 0, hi = c->count;

@@ -10,8 +10,12 @@
  * Rows. A row's events are sorted by start and do not overlap, so their ends
  * are sorted too: the first event intersecting a window is one binary search
  * away. Per row the index keeps
- *   - psum[n + 1]: prefix sums of durations, so the busy time of any index
- *     range is one subtraction (8 bytes/event);
+ *   - gsum[n / LEAF + 1]: prefix sums of durations at every LEAF-th event,
+ *     so the busy time of any index range is one subtraction plus the
+ *     ragged ends from dur[] (at most 2 (LEAF - 1) events, in lines a
+ *     block reads anyway): 1 byte/event. (Full prefix sums, 8 bytes/event,
+ *     saved little: a block reads dur[] near its ends anyway, for its last
+ *     event and its name.)
  *   - a name summary: level 0 holds, per aligned group of LEAF events, the
  *     name with the largest weight (dur + 1 ns, so instants count too) and
  *     that weight; level k + 1 merges pairs of level-k nodes (same name: add,
@@ -27,31 +31,34 @@
  *     from the block's first event touches log2(block size) cache lines
  *     and pages (a full view of 1e7 events is bound by those misses).
  *   - a time-cell pyramid (rows of at least CELL_MIN_EVENTS events): level
- *     0 cuts the start range into cells of one time bucket (8 to 16
- *     events), level k + 1 merges pairs of level-k cells; each cell (28
- *     bytes) holds its first event, its summed durations, its longest
- *     event, its heaviest name, and as 32-bit offsets from its start the
- *     next start and the end of the last event before its end: about n / 6
- *     cells, ~4.7 bytes/event.
- *   Total about 15.3 bytes/event (plus 64 bytes per row), reported by
+ *     0 cuts the start range into cells of half a time bucket (4 to 8
+ *     events on average), level k + 1 merges pairs of level-k cells; each
+ *     cell (28 bytes) holds its first event, its summed durations, its
+ *     longest event, its heaviest name, and as 32-bit offsets from its
+ *     start the next start and the end of the last event before its end:
+ *     about n / 3 cells, ~9.4 bytes/event.
+ *   Total about 13.3 bytes/event (plus 64 bytes per row), reported by
  *   st_lod_bytes().
  *
  * Zoomed out. A merged block found exactly needs the first event past its
- * column's end: a miss in start[] and psum[] (and the index) per block,
- * spread over many pages, which bounds a full view of a 1e7-event trace
- * at ~100 ns per block. When the pyramid has cells at most 1/2 px wide, a
- * block instead takes the events of every cell starting in its column
- * (2 to 5 consecutive cells, one or two cache lines, plus the next cell
- * for the block's end and the next start; a column whose cells hold a
- * wide event, found by the cells' longest event, ends the block at that
- * event, which is the last of its cell and is yielded as itself: rows
- * that mix long and short events, like a thread's states, stay on the
- * cells too): the block can hold
- * events starting less than 1/2 px after the column (lod.h), and costs no
- * per-event access at all. 1e7 events, full view, all rows: 4.5 -> 1.9
- * ms with 32-event cells at 1/4 px; cells of one bucket at 1/2 px also
- * serve rows of ~30 events per pixel, which the exact walk paid ~70 ns
- * per block for (zoom 2 of a 100-step 1e7 trace: 450 -> 140 us).
+ * column's end: a miss in start[] and dur[] (and the index) per block,
+ * and a walk over every event's duration and name for the block's busy
+ * time and colour: a full view streams the rows' columns through the
+ * cache (16+ bytes per event in view). When the pyramid has cells at most
+ * 1 px wide, a block instead takes the events of every cell starting in
+ * its column (1 to 4 consecutive cells, one or two cache lines, plus the
+ * next cell for the block's end and the next start; a column whose cells
+ * hold a wide event, found by the cells' longest event, ends the block at
+ * that event, which is the last of its cell and is yielded as itself:
+ * rows that mix long and short events, like a thread's states, stay on
+ * the cells too): the block can hold events starting less than 1 px after
+ * the column (lod.h), and costs no per-event access at all. 1e7 events,
+ * full view, all rows: 4.5 -> 1.9 ms with 32-event cells at 1/4 px. Cells
+ * of 4 to 8 events used up to 1 px serve rows from ~8 events per pixel
+ * (a system trace's thread states: ~11 per pixel at full view, which
+ * cells of 8 to 16 events at 1/2 px left to the exact walk): its full
+ * view, 224 rows, 15.5 -> 9.2 ms of CPU, and the lod 15.3 -> 13.3 bytes
+ * per event with the sampled prefix sums.
  *
  * Query walk (per row, window [t0, t1), scale nspp): pixel columns are
  * anchored at time 0 (column c = [c * nspp, (c + 1) * nspp)), so blocks stay
@@ -78,9 +85,9 @@
 #define CANDIDATES 8u        /* names tracked while summarising a range */
 #define TBUCKET_EVENTS 8u    /* events per time bucket, on average */
 #define TINDEX_MIN 64u       /* rows with fewer events search start[] directly */
-#define CELL_SHIFT 0u        /* 2^CELL_SHIFT time buckets per level-0 cell (~8 events) */
+#define CELL_SPLIT 1u        /* level-0 cells are 2^-CELL_SPLIT time buckets (~4 to 8 events) */
 #define CELL_MIN_EVENTS 256u /* rows with fewer events have no pyramid */
-#define CELLS_PER_PX 2.0     /* cells used are at most 1/2 px wide */
+#define CELLS_PER_PX 1.0     /* cells used are at most 1 px wide */
 
 /* A hint only: portable C11 elsewhere, GCC/Clang builtin where available
  * (a no-op in wasm). */
@@ -117,7 +124,7 @@ typedef struct cell {
 #define CELL_FAR_END INT32_MIN
 
 typedef struct lrow {
-  size_t psum;     /* offset of this row's psum[count + 1] */
+  size_t gsum;     /* offset of this row's gsum[count / LEAF + 1] */
   size_t node;     /* offset of this row's level-0 name nodes */
   size_t tidx;     /* offset of this row's time index tidx[nb + 1] */
   size_t cells;    /* offset of this row's cell pyramid (ncell0 > 0) */
@@ -136,7 +143,7 @@ struct st_lod {
   const st_counter *counters;
   uint32_t counter_count;
   lrow *lrows;
-  int64_t *psum;
+  int64_t *gsum;
   name_node *nodes;
   uint32_t *tidx;
   cell *cells;
@@ -253,7 +260,7 @@ static cell merge_cells(const st_row *r, int64_t tbase, uint32_t shift_a, uint64
 }
 
 /* Level-0 cells from the row's events, then each level from the one below. */
-static void build_cells(const st_row *r, const lrow *lr, const int64_t *psum, cell *cells) {
+static void build_cells(const st_row *r, const lrow *lr, cell *cells) {
   size_t off[MAX_LEVELS], cnt[MAX_LEVELS], total;
   uint32_t levels = cell_levels(lr->ncell0, off, cnt, &total);
   size_t n = r->count, i = 0;
@@ -383,7 +390,7 @@ st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
   lod->rows = st_trace_rows(t, &lod->row_count);
   lod->counters = st_trace_counters(t, &lod->counter_count);
 
-  size_t npsum = 0, nnodes = 0, ncnodes = 0, ntidx = 0, ncells = 0;
+  size_t ngsum = 0, nnodes = 0, ncnodes = 0, ntidx = 0, ncells = 0;
   lod->lrows = st_calloc(&al, (size_t)lod->row_count + 1, sizeof *lod->lrows);
   if (!lod->lrows) goto nomem;
   for (uint32_t r = 0; r < lod->row_count; r++) {
@@ -391,15 +398,15 @@ st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
     lrow *lr = &lod->lrows[r];
     tindex_shape(&lod->rows[r], lr);
     lr->ncell0 = 0;
-    if (lr->nb && lod->rows[r].count >= CELL_MIN_EVENTS && lr->shift + CELL_SHIFT < 63) {
+    if (lr->nb && lod->rows[r].count >= CELL_MIN_EVENTS) {
       uint64_t span = (uint64_t)lod->rows[r].start[lod->rows[r].count - 1] - (uint64_t)lr->tbase;
-      lr->cshift = lr->shift + CELL_SHIFT;
+      lr->cshift = lr->shift > CELL_SPLIT ? lr->shift - CELL_SPLIT : 0;
       lr->ncell0 = (uint32_t)((span >> lr->cshift) + 1);
     }
     size_t coff[MAX_LEVELS], ccnt[MAX_LEVELS], ctotal;
     cell_levels(lr->ncell0, coff, ccnt, &ctotal);
     lr->cells = ncells;
-    if (!st_add_size(npsum, (size_t)lod->rows[r].count + 1, &npsum) ||
+    if (!st_add_size(ngsum, (size_t)lod->rows[r].count / LEAF + 1, &ngsum) ||
         !st_add_size(nnodes, tree_nodes(lod->rows[r].count), &nnodes) ||
         !st_add_size(ntidx, lr->nb ? (size_t)lr->nb + 1 : 0, &ntidx) ||
         !st_add_size(ncells, ctotal, &ncells))
@@ -408,16 +415,16 @@ st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
   for (uint32_t c = 0; c < lod->counter_count; c++)
     if (!st_add_size(ncnodes, tree_nodes(lod->counters[c].count), &ncnodes)) goto nomem;
 
-  lod->psum = st_calloc(&al, npsum + 1, sizeof *lod->psum);
+  lod->gsum = st_calloc(&al, ngsum + 1, sizeof *lod->gsum);
   lod->tidx = st_calloc(&al, ntidx + 1, sizeof *lod->tidx);
   lod->cells = st_calloc(&al, ncells + 1, sizeof *lod->cells);
   lod->nodes = st_calloc(&al, nnodes + 1, sizeof *lod->nodes);
   lod->cnode_off = st_calloc(&al, (size_t)lod->counter_count + 1, sizeof *lod->cnode_off);
   lod->cnodes = st_calloc(&al, ncnodes + 1, sizeof *lod->cnodes);
-  if (!lod->psum || !lod->tidx || !lod->cells || !lod->nodes || !lod->cnode_off || !lod->cnodes)
+  if (!lod->gsum || !lod->tidx || !lod->cells || !lod->nodes || !lod->cnode_off || !lod->cnodes)
     goto nomem;
   lod->bytes = sizeof *lod + ((size_t)lod->row_count + 1) * sizeof *lod->lrows +
-               (npsum + 1) * sizeof *lod->psum + (nnodes + 1) * sizeof *lod->nodes +
+               (ngsum + 1) * sizeof *lod->gsum + (nnodes + 1) * sizeof *lod->nodes +
                (ntidx + 1) * sizeof *lod->tidx + (ncells + 1) * sizeof *lod->cells +
                ((size_t)lod->counter_count + 1) * sizeof *lod->cnode_off +
                (ncnodes + 1) * sizeof *lod->cnodes;
@@ -426,7 +433,7 @@ st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
   for (uint32_t r = 0; r < lod->row_count; r++) {
     const st_row *row = &lod->rows[r];
     lrow *lr = &lod->lrows[r];
-    lr->psum = ps;
+    lr->gsum = ps;
     lr->node = nd;
     lr->tidx = ti;
     if (lr->nb) {
@@ -441,16 +448,16 @@ st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
       tx[lr->nb] = row->count;
       ti += (size_t)lr->nb + 1;
     }
-    int64_t *p = lod->psum + ps, acc = 0;
-    p[0] = 0;
+    int64_t *g = lod->gsum + ps, acc = 0;
+    g[0] = 0;
     for (uint32_t i = 0; i < row->count; i++) {
       /* rows do not overlap, so the sum is at most the row's span */
       acc = row->dur[i] > INT64_MAX - acc ? INT64_MAX : acc + row->dur[i];
-      p[i + 1] = acc;
+      if ((i + 1) % LEAF == 0) g[(i + 1) / LEAF] = acc;
     }
-    if (lr->ncell0) build_cells(row, lr, p, lod->cells + lr->cells);
+    if (lr->ncell0) build_cells(row, lr, lod->cells + lr->cells);
     build_row_names(row, lod->nodes + nd);
-    ps += (size_t)row->count + 1;
+    ps += (size_t)row->count / LEAF + 1;
     nd += tree_nodes(row->count);
   }
   size_t cn = 0;
@@ -471,7 +478,7 @@ void st_lod_destroy(st_lod *lod) {
   if (!lod) return;
   st_alloc a = lod->alloc;
   st_free(&a, lod->lrows);
-  st_free(&a, lod->psum);
+  st_free(&a, lod->gsum);
   st_free(&a, lod->tidx);
   st_free(&a, lod->cells);
   st_free(&a, lod->nodes);
@@ -539,15 +546,15 @@ static size_t gallop_guess(const int64_t *a, size_t lo, size_t n, int64_t v, siz
 }
 
 /* gallop_ge(start, lo, n, v) for a row with a time index: the answer lies
- * in [tidx[b], tidx[b + 1]] for v's bucket b. psum's line at the bucket is
+ * in [tidx[b], tidx[b + 1]] for v's bucket b. dur[]'s line at the bucket is
  * requested while start[] is bisected (the block's busy time needs it). */
 static size_t tindex_ge(const lrow *lr, const uint32_t *tx, const int64_t *start, size_t lo,
-                        size_t n, int64_t v, const int64_t *psum) {
+                        size_t n, int64_t v, const int64_t *dur) {
   if (v <= lr->tbase) return lo;
   uint64_t b = ((uint64_t)v - (uint64_t)lr->tbase) >> lr->shift;
   if (b >= lr->nb) return n; /* past the last start */
   size_t a = tx[b], z = tx[b + 1];
-  PREFETCH(&psum[a]);
+  PREFETCH(&dur[a]);
   if (lo > a) a = lo;
   return a >= z ? a : bisect_ge(start, a, z, v);
 }
@@ -581,9 +588,28 @@ static inline int64_t column_start(int64_t t, double nspp) {
   return si <= t ? si : t;
 }
 
+/* Summed durations of events [a, b) of a row: the group sums for the whole
+ * groups of LEAF events inside, dur[] for the ragged ends (at most 2 (LEAF
+ * - 1) events, in the lines a block reads anyway). Saturated group sums
+ * (durations summing past INT64_MAX ns: hostile input) read as "all
+ * busy". A double: exact to 2^53 ns (104 days), which a busy fraction
+ * needs no more than. */
+static double dur_sum(const int64_t *gsum, const int64_t *dur, size_t a, size_t b) {
+  size_t ga = (a + LEAF - 1) / LEAF, gb = b / LEAF;
+  double s = 0;
+  if (ga >= gb) {
+    for (size_t i = a; i < b; i++) s += (double)dur[i];
+    return s;
+  }
+  if (gsum[gb] == INT64_MAX) return 9.2e18;
+  s = (double)(gsum[gb] - gsum[ga]);
+  for (size_t i = a; i < ga * LEAF; i++) s += (double)dur[i];
+  for (size_t i = gb * LEAF; i < b; i++) s += (double)dur[i];
+  return s;
+}
+
 typedef struct name_acc {
   const st_row *row;
-  const int64_t *psum; /* durations from psum: its lines are fetched for the busy time */
   const name_node *nodes;
   name_node cand[CANDIDATES];
   uint32_t n;
@@ -605,8 +631,7 @@ static void acc_add(name_acc *acc, name_node x) {
 }
 static void acc_elem(void *ud, size_t i) {
   name_acc *acc = ud;
-  int64_t d = acc->psum[i + 1] == INT64_MAX ? acc->row->dur[i] : acc->psum[i + 1] - acc->psum[i];
-  acc_add(acc, (name_node){acc->row->name[i], weight_of(d)});
+  acc_add(acc, (name_node){acc->row->name[i], weight_of(acc->row->dur[i])});
 }
 
 /* Blocks spanning at least this many whole leaves take their name from the
@@ -626,42 +651,33 @@ static void acc_elem(void *ud, size_t i) {
  * rows of 10 to 30 events per pixel column, too sparse for the time cells
  * (a thread's states in a system trace: 12 per column), had a third of
  * their blocks take the tree's path, whose ragged ends read name[] and
- * psum[] per event; the branch-free scan over psum (4 cache lines at most)
- * costs less (those rows' full view: -20 %). */
+ * dur[] per event; the branch-free scan over dur (4 cache lines at most)
+ * costs less (those rows' full view: -20 %). The same scan sums the
+ * block's busy time (*busy), which a larger block takes from the group
+ * sums (dur_sum). */
 #define SMALL_BLOCK 32u
 
 static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape *sh, size_t a,
-                              size_t b) {
+                              size_t b, double *busy) {
+  const st_row *r = &lod->rows[row];
   if (b - a <= SMALL_BLOCK) {
-    const st_row *r = &lod->rows[row];
-    const int64_t *ps = lod->psum + lod->lrows[row].psum;
+    /* the longest is picked without a branch (which of 16 events is
+     * longest is a coin toss for the branch predictor) */
     size_t best = a;
     int64_t bw = -1;
-    if (ps[b] != INT64_MAX) {
-      /* the sums are not saturated up to b (they only grow): durations are
-       * differences; the longest is picked without a branch (which of 16
-       * events is longest is a coin toss for the branch predictor) */
-      int64_t prev = ps[a];
-      for (size_t i = a; i < b; i++) {
-        int64_t next = ps[i + 1], d = next - prev;
-        int longer = d > bw;
-        bw = longer ? d : bw;
-        best = longer ? i : best;
-        prev = next;
-      }
-    } else {
-      for (size_t i = a; i < b; i++) {
-        int64_t d = ps[i + 1] == INT64_MAX ? r->dur[i] : ps[i + 1] - ps[i];
-        if (d > bw) bw = d, best = i;
-      }
+    double sum = 0;
+    for (size_t i = a; i < b; i++) {
+      int64_t d = r->dur[i];
+      int longer = d > bw;
+      bw = longer ? d : bw;
+      best = longer ? i : best;
+      sum += (double)d;
     }
+    if (busy) *busy = sum;
     return r->name[best];
   }
-  name_acc acc = {&lod->rows[row],
-                  lod->psum + lod->lrows[row].psum,
-                  lod->nodes + lod->lrows[row].node,
-                  {{0, 0}},
-                  0};
+  if (busy) *busy = dur_sum(lod->gsum + lod->lrows[row].gsum, r->dur, a, b);
+  name_acc acc = {r, lod->nodes + lod->lrows[row].node, {{0, 0}}, 0};
   size_t ia = (a + LEAF - 1) / LEAF * LEAF, ib = b / LEAF * LEAF;
   if (sh->levels && ib > ia && ib - ia >= INTERIOR_LEAVES * LEAF) {
     size_t min_span = (b - a) / MIN_PIECE, p = ia;
@@ -712,7 +728,7 @@ typedef struct pyr {
   size_t n;             /* events in the row */
   const int64_t *start; /* the row's events, for offsets that did not fit */
   const int64_t *dur;
-  const int64_t *psum; /* for a block that does not start on a cell */
+  const int64_t *gsum; /* for a block that does not start on a cell */
   float narrow_lt;     /* a cell whose maxdur is below this holds only narrow events */
   double min_ns;       /* an event at least this long is wide */
 } pyr;
@@ -726,11 +742,11 @@ typedef struct pyr_out {
   uint8_t named;    /* 0: no whole cell; the caller asks the name tree */
   uint8_t next_narrow;
   uint8_t next_wide; /* event j is wide (a mixed column: yielded as itself) */
-  int64_t psum_j;    /* psum[j] when read (next_wide), else -1 */
+  int64_t dur_j;     /* dur[j] when read (next_wide), else -1 */
 } pyr_out;
 
 /* The pyramid level for a query: the widest cells at most 1/CELLS_PER_PX
- * of a pixel (so a column holds about 2 to 5 of them). 0 if the row has no
+ * of a pixel (so a column holds about 1 to 4 of them). 0 if the row has no
  * pyramid or the scale is too fine for it (then blocks hold few events and
  * the exact search is cheap). */
 static int pyr_level(const st_lod *lod, const lrow *lr, const st_row *r, double nspp, double min_ns,
@@ -748,7 +764,7 @@ static int pyr_level(const st_lod *lod, const lrow *lr, const st_row *r, double 
   p->n = r->count;
   p->start = r->start;
   p->dur = r->dur;
-  p->psum = lod->psum + lr->psum;
+  p->gsum = lod->gsum + lr->gsum;
   /* maxdur is a float: 1e-6 below min_ns is safely below any rounding */
   p->narrow_lt = (float)(min_ns * (1.0 - 1e-6));
   p->min_ns = min_ns;
@@ -757,18 +773,18 @@ static int pyr_level(const st_lod *lod, const lrow *lr, const st_row *r, double 
 
 /* The block that starts with narrow event i (start s) and takes the events
  * of every cell that starts before its column's end ce. Reads only cells:
- * the 2 to 5 of the column (name, busy time and the wide-event check: one
+ * the 1 to 4 of the column (name, busy time and the wide-event check: one
  * cache line or two) and the one after it (the block's end and the next
  * start, as offsets).
  *
  * Mixed columns (a thread's states: short runs, then a sleep many pixels
- * long). A wide event (at least min_px >= 1 px) is longer than two cells of
- * at most 1/2 px, so it ends past its own cell: it is the last event of its
- * cell, and nothing else starts in that cell after it. The first cell of the
+ * long). A wide event (at least min_px >= 1 px) is at least as long as a
+ * cell of at most 1 px, so it ends at or past its own cell's end: it is the
+ * last event of its cell, and nothing else starts in that cell after it. The first cell of the
  * column whose longest event is wide therefore ends the block just before
  * that cell's last event, which the caller then yields as itself: the
- * narrow events before it are summarised from the cells (plus the prefix
- * sums for the part of that cell before the wide event) instead of being
+ * narrow events before it are summarised from the cells (plus dur_sum for
+ * the part of that cell before the wide event) instead of being
  * walked. Returns 0 (the caller then searches exactly) only for a cell whose
  * longest event is within float rounding of min_px but narrow. */
 static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) {
@@ -801,22 +817,22 @@ static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) 
     if (run_w > best_w) best = run, best_w = run_w;
   }
   o->next_wide = 0;
-  o->psum_j = -1;
+  o->dur_j = -1;
   if (cw < ccend) {
     /* the wide event: the last of cell cw (see above) */
     size_t wi = (cw + 1 < p->count ? p->c[cw + 1].first : p->n) - 1;
     if (wi <= i || wi >= p->n) return 0;
-    int64_t pw = p->psum[wi], dw = p->psum[wi + 1] - pw; /* sums not saturated (caller) */
-    if ((double)dw < p->min_ns) return 0;                /* rounding: narrow after all */
+    int64_t dw = p->dur[wi];
+    if ((double)dw < p->min_ns) return 0; /* rounding: narrow after all */
     o->j = wi;
     size_t cwf = p->c[cw].first;
-    o->busy_ns = p->c[cf].first == i && cwf >= i ? busy + (double)(pw - p->psum[cwf])
-                                                 : (double)(pw - p->psum[i]);
-    o->last_end = p->start[wi - 1] + (pw - p->psum[wi - 1]);
+    o->busy_ns = p->c[cf].first == i && cwf >= i ? busy + dur_sum(p->gsum, p->dur, cwf, wi)
+                                                 : dur_sum(p->gsum, p->dur, i, wi);
+    o->last_end = p->start[wi - 1] + p->dur[wi - 1];
     o->next = p->start[wi];
     o->next_narrow = 0;
     o->next_wide = 1;
-    o->psum_j = pw;
+    o->dur_j = dw;
     o->named = best_w > 0;
     o->name = best;
     return 1;
@@ -826,7 +842,7 @@ static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) 
   o->j = j;
   /* whole cells: their summed durations; else (the block began inside a
    * cell, after an exact block) the prefix sums */
-  o->busy_ns = p->c[cf].first == i ? busy : (double)(p->psum[j] - p->psum[i]);
+  o->busy_ns = p->c[cf].first == i ? busy : dur_sum(p->gsum, p->dur, i, j);
   const cell *last = &p->c[ccend - 1];
   o->last_end = last->end_off != CELL_FAR_END
                     ? cell_start(p->tbase, ccend - 1, p->shift) + last->end_off
@@ -851,14 +867,31 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
   if (!(min_px >= 1.0)) min_px = 1.0; /* see the header comment: blocks rely on it */
   const st_row *r = &lod->rows[row];
   const lrow *lr = &lod->lrows[row];
-  const int64_t *psum = lod->psum + lr->psum;
+  const int64_t *gsum = lod->gsum + lr->gsum;
   const uint32_t *tx = lod->tidx + lr->tidx;
   size_t n = r->count;
   double min_ns = min_px * ns_per_px;
   int64_t px_ns = ns_per_px >= 9.2e18 ? INT64_MAX : (int64_t)ceil(ns_per_px);
 
-  /* first event that ends after t0 or starts at/after it (monotone in i) */
+  /* first event that ends after t0 or starts at/after it (monotone in i):
+   * the events before the first start >= t0 (one bucket of the time index
+   * away) end in start order, so it is that one or one just before it */
   size_t lo = 0, hi = n;
+  if (lr->nb) {
+    hi = tindex_ge(lr, tx, r->start, 0, n, t0, r->dur);
+    lo = hi;
+    for (size_t step = 1; lo > 0;) { /* gallop back over events ending after t0 */
+      size_t q = lo > step ? lo - step : 0;
+      if (r->start[q] + r->dur[q] > t0) {
+        hi = q;
+        lo = q;
+        step *= 2;
+      } else {
+        lo = q + 1;
+        break;
+      }
+    }
+  }
   while (lo < hi) {
     size_t m = lo + (hi - lo) / 2;
     if (r->start[m] + r->dur[m] > t0 || r->start[m] >= t0)
@@ -868,23 +901,21 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
   }
   uint32_t items = 0;
   tree_shape sh;
-  sh.levels = tree_levels(n, sh.off);  /* once per query, not per block */
-  size_t guess = 1, prev_j = SIZE_MAX; /* last block's size and end */
-  int64_t prev_psum = 0;               /* psum[prev_j] */
+  sh.levels = tree_levels(n, sh.off); /* once per query, not per block */
+  size_t guess = 1;                   /* last block's size */
   pyr py = {0};
-  int use_pyr = psum[n] != INT64_MAX && /* saturated sums: exact path (dur[]) */
+  int use_pyr = gsum[n / LEAF] != INT64_MAX && /* saturated sums: exact path (dur[]) */
                 pyr_level(lod, lr, r, ns_per_px, min_ns, &py);
-  int64_t s_next = 0;         /* start of the next event when a block found it */
-  int have_s = 0, narrow = 0; /* ... and whether its cell says it is narrow */
+  int64_t s_next = 0, d_next = -1; /* start (and duration) of the next event when a block read it */
+  int have_s = 0, narrow = 0;      /* ... and whether its cell says it is narrow */
   for (size_t i = lo; i < n;) {
     int64_t s = have_s ? s_next : r->start[i];
     int known_narrow = have_s && narrow;
     have_s = 0;
     if (s >= t1) break;
     if (!known_narrow) {
-      /* right after a block, psum[i] is at hand and psum[i + 1] shares its
-       * line: no miss in dur[] */
-      int64_t d = i == prev_j && psum[i + 1] != INT64_MAX ? psum[i + 1] - prev_psum : r->dur[i];
+      int64_t d = d_next >= 0 ? d_next : r->dur[i];
+      d_next = -1;
       if ((double)d >= min_ns) {
         st_lod_item it = {s, s + d, (uint32_t)i, 1, r->name[i], 1.0f, r->flags[i], 0};
         fn(ud, &it);
@@ -906,40 +937,35 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
           it.name = r->name[i];
           it.flags = r->flags[i];
         } else if (!o.named) {
-          it.name = dominant_name(lod, row, &sh, i, j);
+          it.name = dominant_name(lod, row, &sh, i, j, NULL);
         }
         if (e > s) {
           double busy = o.busy_ns / (double)(e - s);
           it.busy = busy > 1.0 ? 1.0f : (float)busy;
         }
-        prev_j = o.psum_j >= 0 ? j : SIZE_MAX; /* psum[j] at hand? */
-        prev_psum = o.psum_j;
         fn(ud, &it);
         items++;
         i = j;
         s_next = o.next;
+        d_next = o.dur_j; /* the wide event's duration, read by the block */
         have_s = j < n;
         narrow = o.next_narrow;
         continue;
       }
     }
-    size_t j = lr->nb ? tindex_ge(lr, tx, r->start, i + 1, n, ce, psum)
+    size_t j = lr->nb ? tindex_ge(lr, tx, r->start, i + 1, n, ce, r->dur)
                       : gallop_guess(r->start, i + 1, n, ce, guess - 1);
     guess = j - i;
     /* the next block most likely ends about as far on: start its loads now
      * (a full view is bound by these misses, not by arithmetic) */
     if (guess < n - j) {
       PREFETCH(&r->start[j + guess]);
-      PREFETCH(&psum[j + guess]);
+      PREFETCH(&r->dur[j + guess]);
     }
-    /* dur[j - 1] read from psum, whose line the busy fraction needs anyway,
-     * saves a miss in dur[] per block (psum saturates only past INT64_MAX) */
-    int64_t pj = psum[j];
-    int64_t dlast = pj == INT64_MAX ? r->dur[j - 1] : pj - psum[j - 1];
+    int64_t dlast = r->dur[j - 1];
     if (j - 1 > i && (double)dlast >= min_ns) { /* a wide last event stays itself */
       j--;
-      pj = psum[j];
-      dlast = pj == INT64_MAX ? r->dur[j - 1] : pj - psum[j - 1];
+      dlast = r->dur[j - 1];
     }
     int64_t last_end = r->start[j - 1] + dlast;
     int64_t next = j < n ? r->start[j] : INT64_MAX;
@@ -947,15 +973,13 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
     if (e > next) e = next;
     if (e < last_end) e = last_end;
     st_lod_item it = {s, e, (uint32_t)i, (uint32_t)(j - i), 0, 1.0f, 0, 1};
-    it.name = j - i == 1 ? r->name[i] : dominant_name(lod, row, &sh, i, j);
+    double busy_ns = 0;
+    it.name = dominant_name(lod, row, &sh, i, j, &busy_ns);
     if (j - i == 1) it.flags = r->flags[i];
     if (e > s) {
-      int64_t pi = i == prev_j ? prev_psum : psum[i];
-      double busy = (double)(pj - pi) / (double)(e - s);
+      double busy = busy_ns / (double)(e - s);
       it.busy = busy > 1.0 ? 1.0f : (float)busy;
     }
-    prev_j = j;
-    prev_psum = pj;
     fn(ud, &it);
     items++;
     i = j;

@@ -51,8 +51,8 @@ void st_lod_shift_rows(st_lod *lod, uint32_t row_lo, uint32_t row_hi, int64_t de
  * of items visited. Pixel columns are anchored at t = 0 (column c covers
  * [c * ns_per_px, (c + 1) * ns_per_px)) so blocks do not shimmer while
  * panning; a block holds the events starting in its column and, zoomed out
- * on a big row, possibly some starting less than 1/2 px after it (the
- * index's time cells are at most 1/2 px wide); blocks never share a
+ * on a big row, possibly some starting less than 1 px after it (the
+ * index's time cells are at most 1 px wide); blocks never share a
  * column. min_px < 1 is treated as 1. At most about columns + 1 blocks plus
  * window / min_px + 2 events per row; O(log n) work per item.
  * The lod keeps pointers into the trace: the trace must outlive it. */

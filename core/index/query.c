@@ -74,6 +74,18 @@ uint32_t st_row_first_end_gt(const st_row *r, int64_t t) {
   return lo;
 }
 
+uint32_t st_row_first_end_ge(const st_row *r, int64_t t) {
+  uint32_t lo = 0, hi = r ? r->count : 0;
+  while (lo < hi) {
+    uint32_t m = lo + (hi - lo) / 2;
+    if (st_sat_add(r->start[m], r->dur[m]) < t)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
 /* The row holding the children of `row` (one depth deeper, same slice
  * track), or UINT32_MAX. */
 static uint32_t child_row(const st_trace *t, uint32_t row) {

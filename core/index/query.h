@@ -53,6 +53,8 @@ uint32_t st_row_first_start_gt(const st_row *r, int64_t t_ns);
 /* First index whose end > t_ns, or whose end == t_ns for a zero-length
  * event (so an instant at t is found). */
 uint32_t st_row_first_end_gt(const st_row *r, int64_t t_ns);
+/* First index whose end (saturated at INT64_MAX) is >= t_ns. */
+uint32_t st_row_first_end_ge(const st_row *r, int64_t t_ns);
 
 /* ---- one event ----------------------------------------------------------- */
 typedef struct st_event_info {

@@ -8,6 +8,7 @@
  * (st_args_merge). Any crash, leak or sanitizer report is a bug. */
 #include "args.h"
 #include "argsrc.h"
+#include "fuzz_util.h" /* fuzz_decode_args */
 #include "load.h"
 
 #include <stddef.h>
@@ -15,25 +16,6 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void decode(const st_argsrc *as, const uint8_t *data, size_t size, uint64_t src,
-                   uint64_t end_src) {
-  st_error err;
-  st_args_span rd;
-  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
-  int more = q != NULL;
-  while (more) {
-    size_t from = rd.offset < size ? (size_t)rd.offset : size;
-    size_t len = rd.length < size - from ? (size_t)rd.length : size - from;
-    if (st_args_query_push(q, data + from, len, &more, &rd, &err) != ST_OK) break;
-  }
-  size_t n = 0;
-  int cut = 0;
-  const char *s = st_args_query_result(q, &n, &cut);
-  volatile size_t sink = n + (size_t)cut + (size_t)(unsigned char)s[0];
-  (void)sink;
-  st_args_query_end(q);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
@@ -56,11 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const st_row *rows = st_trace_rows(t, &nrows);
       for (uint32_t r = 0; r < nrows && done < 512; r++)
         for (uint32_t k = 0; k < rows[r].count && done < 512; k++, done++)
-          decode(as, data, size, rows[r].src[k], st_trace_end_src(t, r, k));
+          fuzz_decode_args(as, data, size, rows[r].src[k], st_trace_end_src(t, r, k));
     }
     for (size_t off = 0; off < size && off < 64; off++) {
-      decode(as, data, size, off, UINT64_MAX);
-      decode(as, data, size, off, size - 1 - off);
+      fuzz_decode_args(as, data, size, off, UINT64_MAX);
+      fuzz_decode_args(as, data, size, off, size - 1 - off);
     }
   }
   char merged[4096];

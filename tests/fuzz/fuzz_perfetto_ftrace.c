@@ -7,6 +7,7 @@
  * CPU come with it (cross-CPU replay). The trace is loaded (chunked at
  * random), drawn, and the details of its events are decoded from the same
  * bytes. Any crash, leak or sanitizer report is a bug. */
+#include "../unit/pb_enc.h"
 #include "argsrc.h"
 #include "fuzz_util.h"
 #include "load.h"
@@ -15,73 +16,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct buf {
-  uint8_t *p;
-  size_t n, cap;
-} buf;
-
-static void put(buf *b, const void *d, size_t n) {
-  if (b->n + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + n) cap *= 2;
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) abort();
-    b->p = p;
-    b->cap = cap;
-  }
-  if (n) memcpy(b->p + b->n, d, n);
-  b->n += n;
-}
-static void varint(buf *b, uint64_t v) {
-  uint8_t t[10];
-  size_t n = 0;
-  do {
-    t[n] = (uint8_t)(v & 0x7F);
-    v >>= 7;
-    if (v) t[n] |= 0x80;
-    n++;
-  } while (v);
-  put(b, t, n);
-}
-static void field(buf *b, uint32_t num, const uint8_t *d, size_t n) {
-  varint(b, (uint64_t)num << 3 | 2);
-  varint(b, n);
-  put(b, d, n);
-}
-
-static void decode(const st_argsrc *as, const uint8_t *data, size_t size, uint64_t src,
-                   uint64_t end_src) {
-  st_error err;
-  st_args_span rd;
-  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
-  int more = q != NULL;
-  while (more) {
-    size_t from = rd.offset < size ? (size_t)rd.offset : size;
-    size_t len = rd.length < size - from ? (size_t)rd.length : size - from;
-    if (st_args_query_push(q, data + from, len, &more, &rd, &err) != ST_OK) break;
-  }
-  size_t n = 0;
-  const char *s = st_args_query_result(q, &n, NULL);
-  volatile size_t sink = n + (size_t)(unsigned char)s[0];
-  (void)sink;
-  st_args_query_end(q);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   /* ProcessTree {processes {pid 10, cmdline "p"}, threads {tid 11, name "t", tgid 10}} */
   static const uint8_t tree[] = {0x0a, 0x05, 0x08, 0x0a, 0x1a, 0x01, 'p',  0x12,
                                  0x07, 0x08, 0x0b, 0x12, 0x01, 't',  0x18, 0x0a};
-  buf trace = {0}, pk = {0}, bundle = {0};
-  field(&pk, 2, tree, sizeof tree);
-  field(&trace, 1, pk.p, pk.n);
+  enc trace = {0}, pk = {0}, bundle = {0};
+  enc_bytes(&pk, 2, tree, sizeof tree);
+  enc_bytes(&trace, 1, pk.p, pk.n);
   for (int copy = 0; copy < 2; copy++) {
     bundle.n = pk.n = 0;
-    varint(&bundle, 1 << 3);
-    varint(&bundle, (uint64_t)(data[0] % 4 + (unsigned)copy));
-    put(&bundle, data + 1, size - 1);
-    field(&pk, 1, bundle.p, bundle.n);
-    field(&trace, 1, pk.p, pk.n);
+    enc_varint(&bundle, 1 << 3);
+    enc_varint(&bundle, (uint64_t)(data[0] % 4 + (unsigned)copy));
+    enc_raw(&bundle, data + 1, size - 1);
+    enc_bytes(&pk, 1, bundle.p, bundle.n);
+    enc_bytes(&trace, 1, pk.p, pk.n);
   }
   uint32_t seed = fuzz_seed(data, size);
   st_load_desc d;
@@ -107,11 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const st_row *rows = st_trace_rows(t, &nrows);
       for (uint32_t r = 0; r < nrows && done < 256; r++)
         for (uint32_t k = 0; k < rows[r].count && done < 256; k++, done++)
-          decode(as, trace.p, trace.n, rows[r].src[k], st_trace_end_src(t, r, k));
+          fuzz_decode_args(as, trace.p, trace.n, rows[r].src[k], st_trace_end_src(t, r, k));
       st_trace_destroy(t);
     }
     for (size_t off = 0; off < trace.n && off < 48; off++)
-      decode(as, trace.p, trace.n, off, UINT64_MAX);
+      fuzz_decode_args(as, trace.p, trace.n, off, UINT64_MAX);
     st_argsrc_destroy(as);
   }
   free(trace.p);

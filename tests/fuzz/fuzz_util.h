@@ -17,6 +17,7 @@
 #ifndef STRATA_FUZZ_UTIL_H
 #define STRATA_FUZZ_UTIL_H
 
+#include "argsrc.h"
 #include "bulk.h"
 #include "draw.h"
 #include "flame.h"
@@ -80,8 +81,8 @@ static inline void fuzz_flame(const st_trace *t) {
     uint32_t nrows;
     const st_row *rows = st_trace_rows(t, &nrows);
     for (uint32_t r = 0; r < nrows; r += 2) /* every other row's first half */
-      st_selection_add(sel, r, 0, rows[r].count / 2 + 1 < rows[r].count ? rows[r].count / 2 + 1
-                                                                           : rows[r].count);
+      st_selection_add(
+          sel, r, 0, rows[r].count / 2 + 1 < rows[r].count ? rows[r].count / 2 + 1 : rows[r].count);
     for (int k = 0; k < 4; k++) {
       int64_t d = st_trace_duration_ns(t);
       st_flame_query q = {(k & 1) ? ST_FLAME_SLICES : ST_FLAME_SAMPLES, k < 2 ? NULL : sel,
@@ -137,6 +138,28 @@ static inline void fuzz_load_chunked(const char *name, const char *prefix, const
     st_trace_destroy(t);
   }
   st_loader_destroy(l);
+}
+
+/* Decodes the args of the event at src (and its end event at end_src, or
+ * UINT64_MAX) through the query dialogue, reading from data as the page
+ * reads the file; touches the result. */
+static inline void fuzz_decode_args(const st_argsrc *as, const uint8_t *data, size_t size,
+                                    uint64_t src, uint64_t end_src) {
+  st_error err;
+  st_args_span rd;
+  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
+  int more = q != NULL;
+  while (more) {
+    size_t from = rd.offset < size ? (size_t)rd.offset : size;
+    size_t len = rd.length < size - from ? (size_t)rd.length : size - from;
+    if (st_args_query_push(q, data + from, len, &more, &rd, &err) != ST_OK) break;
+  }
+  size_t n = 0;
+  int cut = 0;
+  const char *s = st_args_query_result(q, &n, &cut);
+  volatile size_t sink = n + (size_t)cut + (size_t)(unsigned char)s[0];
+  (void)sink;
+  st_args_query_end(q);
 }
 
 #endif

@@ -134,8 +134,8 @@ static void check_row_query(const st_lod *lod, const st_row *r, uint32_t row, in
   }
   CHECK(next >= hi);
   /* a block may take events just past t1, but only from t1's column (or,
-   * zoomed out, less than 1/2 px past it: lod.h) */
-  if (next > hi) CHECK((double)r->start[next - 1] < (floor((double)t1 / nspp) + 1.5) * nspp + 1);
+   * zoomed out, less than 1 px past it: lod.h) */
+  if (next > hi) CHECK((double)r->start[next - 1] < (floor((double)t1 / nspp) + 2.0) * nspp + 1);
   double columns = (double)(t1 - t0) / nspp + 2;
   CHECK(blocks <= columns + 1);
   CHECK(reals <= (double)(t1 - t0) / (mp * nspp) + 2);
@@ -407,9 +407,10 @@ static void test_mixed_rows_vs_brute_force(void) {
 
 /* A column served by the time cells although one of them holds a long
  * event (lod.c, "Mixed columns"). 4096 events whose starts span 426,300 ns
- * make 1024 ns time cells; at 3000 ns per pixel they serve the columns.
+ * make 512 ns level-0 time cells; at 3000 ns per pixel those of 2048 ns
+ * (at most 1 px) serve the columns.
  * Column 0 holds 30 short events, then, in the cell that crosses its end
- * (2048..3072), a short one at 3010 and a long one at 3050: the column's
+ * (2048..4096), a short one at 3010 and a long one at 3050: the column's
  * block takes the 31 short ones from the cells, and the long event is
  * yielded as itself. (Walked exactly, the column's block would stop at
  * 3000 and the event at 3010 would make a block of its own.) */
