@@ -402,7 +402,13 @@ st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind 
     lit(&w, k++ ? ",{\"track\":" : "{\"track\":");
     fmt(&w, "%u,\"name\":", i);
     str_id(&w, t, tr[i].name);
-    fmt(&w, ",\"pid\":%lld,\"tid\":%lld}", (long long)pr[tr[i].process].pid, (long long)tr[i].key);
+    fmt(&w, ",\"pid\":%lld,\"tid\":%lld", (long long)pr[tr[i].process].pid, (long long)tr[i].key);
+    uint32_t part = st_trace_part_of_process(t, tr[i].process);
+    if (part != UINT32_MAX) { /* a merged trace: the thread's file (its group) */
+      lit(&w, ",\"file\":");
+      str_id(&w, t, st_trace_parts(t, NULL)[part].name);
+    }
+    lit(&w, "}");
   }
   lit(&w, "]");
   return done(&w);

@@ -338,9 +338,16 @@ test('two files with samples: one flame graph of both (stacks merged by name), a
   assert.equal(d.tree.nodes[2].total_ns, 40 * 100_000 + 10 * 200_000, 'each file\'s own sampling interval');
   const labels = await page.locator('#flame-tree .flame-node').allTextContents();
   for (const name of ['main', 'alpha_work', 'alpha_leaf', 'bravo_work', '(idle)']) assert.ok(labels.includes(name), `a box for ${name}: ${labels}`);
-  // the thread menu lists both files' sampled threads
-  const threads = await page.locator('#flame-thread option').allTextContents();
-  assert.equal(threads.filter((x) => /main samples/.test(x)).length, 2, JSON.stringify(threads));
+  // the thread menu lists both files' sampled threads, each with its file; bravo's alone
+  assert.deepEqual(await page.locator('#flame-thread option').allTextContents(), ['all threads',
+    `main samples (${list[0].group}: pid 1, tid 10)`, `main samples (${list[1].group}: pid 2, tid 10)`]);
+  await page.selectOption('#flame-thread', { label: `main samples (${list[1].group}: pid 2, tid 10)` });
+  await page.waitForFunction(() => window.strata.flameShown()?.tree.events === 20);
+  assert.deepEqual(rowsOf(await S(() => window.strata.flameShown())), [
+    ['all', 0, 20, 0], ['(root)', 1, 20, 0], ['(idle)', 2, 10, 10], ['main', 2, 10, 0], ['bravo_work', 3, 10, 10],
+  ]); // (idle) and main tie at 10: by name
+  await page.selectOption('#flame-thread', { label: 'all threads' });
+  await page.waitForFunction(() => window.strata.flameShown()?.tree.events === 60);
 
   // a click on bravo_work: bravo's 10 samples are selected on the timeline
   const bw = page.locator('#flame-tree .flame-node', { hasText: /^bravo_work$/ });

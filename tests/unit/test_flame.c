@@ -514,8 +514,9 @@ static void test_merged_samples(void) {
   if (!a || !b) return;
   st_trace *parts[2] = {a, b};
   int64_t offs[2] = {0, 2000000}; /* B 2 ms after A's start */
+  uint32_t names[2] = {st_strtab_intern(strs, "rank-a", 6), st_strtab_intern(strs, "rank-b", 6)};
   st_error err;
-  st_trace *m = st_trace_merge(NULL, parts, NULL, offs, 2, &err);
+  st_trace *m = st_trace_merge(NULL, parts, names, offs, 2, &err);
   CHECK(m != NULL);
   if (!m) return;
   CHECK(st_trace_frames(m) == NULL); /* each part keeps its own */
@@ -578,6 +579,20 @@ static void test_merged_samples(void) {
   CHECK_EQ_STR(node_text(m, f, 1), "(root) d1 x0 t3 s0");
   CHECK_EQ_STR(node_text(m, f, 4), "main d1 x3 t2 s0");
   CHECK_EQ_STR(node_text(m, f, 5), "compute d2 x3 t2 s2");
+
+  /* the threads the flame can be narrowed to name their files */
+  st_panel_buf tb = {0};
+  st_alloc tal = {0};
+  CHECK_EQ_INT(st_panel_threads_json(&tb, m, ST_TRACK_SAMPLES, &tal), ST_OK);
+  char want[320];
+  uint32_t tb2 = st_trace_rows(m, NULL)[merged_samples_row(m, 1, 2)].track;
+  snprintf(want, sizeof want,
+           "[{\"track\":%u,\"name\":\"CrRendererMain samples\",\"pid\":1,\"tid\":10,\"file\":"
+           "\"rank-a\"},{\"track\":%u,\"name\":\"worker samples\",\"pid\":1,\"tid\":1,\"file\":"
+           "\"rank-b\"},{\"track\":%u,\"name\":\"\",\"pid\":1,\"tid\":2,\"file\":\"rank-b\"}]",
+           st_trace_rows(m, NULL)[ra].track, q.track, tb2);
+  CHECK_EQ_STR(tb.text, want);
+  st_panel_buf_free(&tb, &tal);
 
   /* the details of a sample name its own file's frames, leaf first */
   st_ui *ui = st_ui_create(NULL, m, 1280, 800, 1);
