@@ -304,7 +304,8 @@ const BRAVO = v8File('bravo', 2, 200, [ // other node ids for the same names: ea
   { id: 5, parent: 9, callFrame: { functionName: 'bravo_work' } },
 ], Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 5 : 8)));
 
-test('two files with samples: one flame graph of both (stacks merged by name), a frame of one file clicked, each sample\'s own call stack', async (t) => {
+// alpha.json and bravo.json opened together with the file picker.
+async function openPair(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-samples2-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const files = [path.join(dir, 'alpha.json'), path.join(dir, 'bravo.json')];
@@ -313,12 +314,17 @@ test('two files with samples: one flame graph of both (stacks merged by name), a
   const app = await ctx.app();
   t.after(() => app.close());
   await app.demoLoaded();
-  const page = app.page;
-  const S = (expr, arg) => page.evaluate(expr, arg);
   const n = await app.eventCount();
-  await page.setInputFiles('#file-input', files);
+  await app.page.setInputFiles('#file-input', files);
   const ev = await app.nextOutcome(n);
   assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  return app;
+}
+
+test('two files with samples: one flame graph of both (stacks merged by name), a frame of one file clicked, each sample\'s own call stack', async (t) => {
+  const app = await openPair(t);
+  const page = app.page;
+  const S = (expr, arg) => page.evaluate(expr, arg);
   const st = await app.stats();
   assert.deepEqual(st.traces.map((x) => x.samples), [40, 20], 'each file\'s samples');
   const list = await S(() => window.strata.traces());
@@ -386,6 +392,30 @@ test('two files with samples: one flame graph of both (stacks merged by name), a
     { name: 'alpha_leaf', stack: ['alpha_leaf', 'alpha_work', 'main', '(root)'] });
   assert.deepEqual(await stackOfClick(BASE + 400, 'proc-bravo'), // bravo's sample 1
     { name: '(idle)', stack: ['(idle)', '(root)'] });
+  assert.deepEqual(app.pageErrors, []);
+});
+
+test('two files side by side: the flame graph of both, usable whichever pane the mouse was last over', async (t) => {
+  const app = await openPair(t);
+  const page = app.page;
+  const S = (expr, arg) => page.evaluate(expr, arg);
+  await page.locator('#layout-button').click();
+  assert.equal(await S(() => window.strata.compareLayout()), 'side');
+  const box = await page.locator('#canvas').boundingBox();
+  await page.mouse.move(box.x + GUTTER_PX + 50, box.y + box.height - 30); // the left pane
+  await page.click('#flame-button');
+  await page.waitForFunction(() => !document.getElementById('flame').hidden);
+  assert.equal((await S(() => window.strata.flameShown())).tree.events, 60, 'both files\' samples');
+  // over the right pane (below the panel), then back to the panel: its frames still answer clicks
+  await page.mouse.move(box.x + box.width / 2 + GUTTER_PX + 50, box.y + box.height - 30);
+  const bw = page.locator('#flame-tree .flame-node', { hasText: /^bravo_work$/ });
+  const bb = await bw.boundingBox();
+  await page.mouse.click(bb.x + bb.width / 2, bb.y + bb.height / 2);
+  const picked = await S(() => window.strata.selection());
+  assert.equal(picked.length, 10);
+  assert.deepEqual([...new Set(picked.map((e) => e.name))], ['bravo_work']);
+  assert.match(await page.locator('#flame-info').textContent(), /10 samples selected/);
+  assert.equal((await S(() => window.strata.flameShown())).tree.events, 60, 'the panel still shows its tree');
   assert.deepEqual(app.pageErrors, []);
 });
 
