@@ -93,13 +93,17 @@ void st_app_apply(st_app *app, unsigned ch) {
         st_ui_clear_mark(other);
     }
     if (other && (ch & ST_UI_SEARCH)) {
-      /* the same query; a name search replacing an "in args" one resets the
-       * other pane too (the args passes add their hits to both panes:
-       * args_search_api.c) */
+      /* the same search: a new query, or "in args" results the other pane
+       * lacks (a pane made after the search) or must drop (a name search
+       * replaced them), are copied over; the args passes add their hits
+       * to both panes (args_search_api.c) */
       const st_find *fa = st_ui_find(app->ui), *fb = st_ui_find(other);
-      const char *q = st_find_text(fa);
-      if (strcmp(q, st_find_text(fb)) != 0 || (st_find_in_args(fb) && !st_find_in_args(fa)))
-        st_ui_search(other, q, strlen(q));
+      if (strcmp(st_find_text(fa), st_find_text(fb)) != 0 ||
+          st_find_in_args(fa) != st_find_in_args(fb) || st_find_count(fa) != st_find_count(fb))
+        if (!st_ui_search_copy(other, app->ui)) { /* out of memory: names at least */
+          const char *q = st_find_text(fa);
+          st_ui_search(other, q, strlen(q));
+        }
       /* a step made in one pane: the other follows (its current match, and
        * the event revealed in the pane that shows its file) */
       st_event_ref cur = st_ui_search_current(app->ui), oc = st_ui_search_current(other);

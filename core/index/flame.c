@@ -5,10 +5,11 @@
  * creation order (a parent always before its children); samples reach
  * their node through a per-frame memo, so each stack is walked once per
  * build, not once per sample (a merged trace's samples through their own
- * part's frame table: the memo has a stretch per part). (2) Lay out: totals flow to parents in
- * reverse creation order, children are sorted (total desc, name), and one
- * preorder walk assigns the final index, depth, x and subtree end. The
- * contributing events are kept (row, index, node) for st_flame_select.
+ * part's frame table: the memo has a stretch per part). (2) Lay out:
+ * totals flow to parents in reverse creation order, children are sorted
+ * (total desc, name), and one preorder walk assigns the final index,
+ * depth, x and subtree end. The contributing events are kept (row,
+ * index, node) for st_flame_select.
  *
  * Contents
  *   1. state and helpers

@@ -899,6 +899,16 @@ unsigned st_ui_search_follow(st_ui *ui, st_event_ref ref) {
   return ST_UI_SEARCH | ST_UI_REDRAW | st_ui_reveal(ui, ref);
 }
 
+unsigned st_ui_search_copy(st_ui *dst, const st_ui *src) {
+  if (!dst || !src) return 0;
+  if (st_find_copy(dst->find, src->find) != ST_OK) {
+    dst->find_cur = ST_REF_NONE;
+    return 0;
+  }
+  dst->find_cur = src->find_cur;
+  return ST_UI_SEARCH | ST_UI_REDRAW;
+}
+
 unsigned st_ui_search_step(st_ui *ui, int dir) {
   if (!ui) return 0;
   st_event_ref next = ui->find_cur;

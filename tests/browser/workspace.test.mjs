@@ -378,6 +378,21 @@ test('side by side: "in args" search marks the matches in both panes; Enter step
   await page.waitForFunction(() => document.getElementById('search-count').textContent === '0 matches');
   await page.mouse.move(box.x + GUTTER_PX + 40, box.y + box.height - 20); // the left pane
   await page.waitForFunction(() => document.getElementById('search-count').textContent === '0 matches');
+  // searched in args while stacked, then side by side (key c): the new pane has the args matches too
+  await page.locator('#canvas').focus();
+  await page.keyboard.press('c');
+  assert.equal(await page.evaluate(() => window.strata.compareLayout()), 'stacked');
+  await page.locator('#search-args').check();
+  await page.locator('#search').press('Enter');
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2', null, { timeout: 10_000 });
+  await page.locator('#canvas').focus();
+  await page.keyboard.press('c');
+  assert.equal(await page.evaluate(() => window.strata.compareLayout()), 'side');
+  await page.mouse.move(box.x + half + GUTTER_PX + 40, box.y + box.height - 20); // the new right pane
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2');
+  const right = await colours();
+  assert.ok(dist(before.matmul, right.matmul) < 10, `the new right pane's matmul (an args match) keeps its colour: ${before.matmul} -> ${right.matmul}`);
+  assert.ok(dist(before.step, right.step) > 60, `its step is dimmed: ${before.step} -> ${right.step}`);
   assert.deepEqual(app.pageErrors, []);
 });
 

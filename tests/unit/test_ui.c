@@ -571,6 +571,27 @@ static void test_search_and_sections(void) {
   CHECK(st_ui_search_current(ui2).index == 0);
   CHECK(st_ui_search_follow(ui2, ST_REF_NONE) & ST_UI_SEARCH);
   CHECK(st_ui_search_current(ui2).row == UINT32_MAX);
+  /* copying a search ("in args" matches too) from one view to another */
+  uint64_t src0 = 0; /* every event of this trace was added with src 0 */
+  st_ui_search_srcs(ui, "b", 1, &src0, 1); /* B by name, the 1007 events by their "args" */
+  CHECK_EQ_INT(st_find_count(st_ui_find(ui)), 1007);
+  st_ui_search_step(ui, 1);
+  ch = st_ui_search_copy(ui2, ui);
+  CHECK(ch & ST_UI_SEARCH);
+  CHECK_EQ_INT(st_find_count(st_ui_find(ui2)), 1007);
+  CHECK_EQ_INT(st_find_name_count(st_ui_find(ui2)), 1);
+  CHECK(st_find_in_args(st_ui_find(ui2)) && st_find_is_match(st_ui_find(ui2), A.row, A.index));
+  CHECK_EQ_STR(st_find_text(st_ui_find(ui2)), "b");
+  CHECK(st_ui_search_current(ui2).row == st_ui_search_current(ui).row &&
+        st_ui_search_current(ui2).index == st_ui_search_current(ui).index);
+  st_ui_search(ui, "", 0);
+  st_ui_search_copy(ui2, ui); /* no search: cleared */
+  CHECK(!st_find_active(st_ui_find(ui2)) && st_find_count(st_ui_find(ui2)) == 0);
+  st_trace *other = trace();
+  st_ui *ui3 = st_ui_create(NULL, other, W, H, 1);
+  CHECK_EQ_INT(st_ui_search_copy(ui3, ui2), 0); /* another trace */
+  st_ui_destroy(ui3);
+  st_trace_destroy(other);
   st_ui_destroy(ui2);
   st_ui_search(ui, "", 0);
   st_ui_overlay(ui, &ov);
