@@ -18,7 +18,8 @@ int strata_cmd_bench(int argc, char **argv);
 int strata_cmd_export(int argc, char **argv);
 /* strata args FILE [--at SRC]... [--name TEXT] [--limit N]: see tools/cli_args.c */
 int strata_cmd_args(int argc, char **argv);
-/* strata flame FILE [--from US] [--to US] [--tid N] [--slices] [--json]: see tools/cli_flame.c */
+/* strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] [--slices]
+ * [--min-share F] [--json]: see tools/cli_flame.c */
 int strata_cmd_flame(int argc, char **argv);
 /* strata search FILE TEXT [--args] [--json] [--limit N]: see tools/cli_search.c */
 int strata_cmd_search(int argc, char **argv);
@@ -51,6 +52,10 @@ double cli_now_ms(void);
  * out of memory, read error, no trace). */
 st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
                           double *load_ms);
+/* The same, interning names into `strings` (NULL: the trace's own table),
+ * so that several files loaded so can be merged (trace.h st_trace_merge). */
+st_loader *cli_load_timed_in(const char *file, cli_heap *heap, st_strtab *strings, st_trace **out,
+                             st_error *err, double *load_ms);
 
 /* Streams the open file f (named `file`) through buf[cap] into a default
  * loader until EOF; f stays open. Returns the finished loader with *out the

@@ -43,11 +43,17 @@ double cli_now_ms(void) {
 
 st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
                           double *load_ms) {
+  return cli_load_timed_in(file, heap, NULL, out, err, load_ms);
+}
+
+st_loader *cli_load_timed_in(const char *file, cli_heap *heap, st_strtab *strings, st_trace **out,
+                             st_error *err, double *load_ms) {
   st_load_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.alloc.fn = cli_counting_alloc;
   desc.alloc.ud = heap;
   desc.file_name = file;
+  desc.strings = strings;
   FILE *f = fopen(file, "rb");
   if (!f) {
     fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));

@@ -31,7 +31,8 @@ static int usage(FILE *f, int code) {
           "       strata bench FILE [--json] [--passes N] [--frames]\n"
           "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
           "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
-          "       strata flame FILE [--from US] [--to US] [--tid N [--pid N]] [--slices] [--json]\n"
+          "       strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] [--slices]\n"
+          "                   [--min-share F] [--json]   (many files: merged, stacks by name)\n"
           "       strata export FILE -o REPORT.html\n"
           "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
           "protobuf trace, compressed or not (the format is read from the content).\n");

@@ -94,8 +94,22 @@ void st_app_apply(st_app *app, unsigned ch) {
         st_ui_clear_mark(other);
     }
     if (other && (ch & ST_UI_SEARCH)) {
-      const char *q = st_find_text(st_ui_find(app->ui));
-      if (strcmp(q, st_find_text(st_ui_find(other))) != 0) st_ui_search(other, q, strlen(q));
+      /* the same search: a new query, or "in args" results the other pane
+       * lacks (a pane made after the search) or must drop (a name search
+       * replaced them), are copied over; the args passes add their hits
+       * to both panes (args_search_api.c) */
+      const st_find *fa = st_ui_find(app->ui), *fb = st_ui_find(other);
+      if (strcmp(st_find_text(fa), st_find_text(fb)) != 0 ||
+          st_find_in_args(fa) != st_find_in_args(fb) || st_find_count(fa) != st_find_count(fb))
+        if (!st_ui_search_copy(other, app->ui)) { /* out of memory: names at least */
+          const char *q = st_find_text(fa);
+          st_ui_search(other, q, strlen(q));
+        }
+      /* a step made in one pane: the other follows (its current match, and
+       * the event revealed in the pane that shows its file) */
+      st_event_ref cur = st_ui_search_current(app->ui), oc = st_ui_search_current(other);
+      if (cur.row != oc.row || cur.index != oc.index) st_ui_search_follow(other, cur);
+      ch |= ST_UI_REDRAW;
     }
     if (other && (ch & ST_UI_TOOL)) st_ui_set_tool(other, st_ui_tool(app->ui));
   }

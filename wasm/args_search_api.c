@@ -95,7 +95,9 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish(void) {
  * The page runs the name search (st_wasm_search) first, then one pass per
  * file: st_wasm_args_search_begin_in(handle, text), push, finish_in(): its
  * hits are added to the search for that file's rows only (its srcs are
- * offsets in that file). Returns the match count so far, -1 on failure. */
+ * offsets in that file), in both panes when two runs are side by side
+ * (each pane keeps its own search; the counts are of both files). Returns
+ * the match count so far, -1 on failure. */
 static uint32_t g_part = UINT32_MAX;
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_begin_in(double handle, const char *text) {
@@ -125,7 +127,12 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish_in(void) {
   if (!stale() && st_args_search_finish(g_s, &g_err) == ST_OK) {
     size_t n;
     const uint64_t *hits = st_args_search_hits(g_s, &n);
-    st_app_apply(app, st_ui_search_add_srcs(app->ui, g_part, hits, n));
+    unsigned ch = st_ui_search_add_srcs(app->ui, g_part, hits, n);
+    if (app->side) /* side by side: both panes show the matches (each has its own search) */
+      for (int k = 0; k < 2; k++)
+        if (app->pane[k] && app->pane[k] != app->ui)
+          ch |= st_ui_search_add_srcs(app->pane[k], g_part, hits, n);
+    st_app_apply(app, ch);
     r = (double)st_find_count(st_ui_find(app->ui));
   }
   st_wasm_args_search_abort();

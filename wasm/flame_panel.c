@@ -31,19 +31,25 @@
 
 static struct {
   st_flame *f;
-  const st_ui *ui; /* the ui it was taken from */
-  int from;        /* 0 selection, 1 mark, 2 window; -1 none */
-  int track;       /* the range's thread, -1 all */
+  const st_trace *trace; /* the trace on screen it was taken from (side by side:
+                          * both panes show it, so either pane may use it) */
+  int from;              /* 0 selection, 1 mark, 2 window; -1 none */
+  int track;             /* the range's thread, -1 all */
   double t0_ns, t1_ns;
   st_panel_buf tree, threads;
   char *out;
   size_t out_cap;
 } g_fl = {NULL, NULL, -1, -1, 0, 0, {0}, {0}, NULL, 0};
 
+/* The snapshot is of the trace on screen (a new one drops it: st_flame_forget). */
+static int shown(const st_app *app) {
+  return app->ui && g_fl.f && g_fl.from >= 0 && g_fl.trace == app->trace;
+}
+
 void st_flame_forget(st_app *app) {
   st_flame_destroy(g_fl.f);
   g_fl.f = NULL;
-  g_fl.ui = NULL;
+  g_fl.trace = NULL;
   g_fl.from = -1;
   (void)app;
 }
@@ -70,10 +76,10 @@ static int selection_has_samples(const st_trace *t, const st_selection *s) {
 EMSCRIPTEN_KEEPALIVE double st_wasm_flame_take(int from, int source, int track) {
   st_app *app = st_app_get();
   if (!app->ui) return -1;
-  if (g_fl.ui != app->ui) st_flame_forget(app);
+  if (g_fl.trace != app->trace) st_flame_forget(app);
   if (!g_fl.f) g_fl.f = st_flame_create(&app->alloc);
   if (!g_fl.f) return -1;
-  g_fl.ui = app->ui;
+  g_fl.trace = app->trace;
   const st_selection *sel = st_ui_selection(app->ui);
   double m0, m1;
   int has_mark = st_ui_mark(app->ui, &m0, &m1);
@@ -118,12 +124,12 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_flame_take(int from, int source, int track) 
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_flame_json(double min_share) {
   st_app *app = st_app_get();
-  if (!app->ui || g_fl.ui != app->ui || g_fl.from < 0 || !g_fl.f) return "null";
+  if (!shown(app)) return "null";
   if (!(min_share >= 0 && min_share <= 1)) min_share = 0;
   int samples = st_flame_source_of(g_fl.f) == ST_FLAME_SAMPLES;
   if (st_panel_flame_json(&g_fl.tree, app->trace, g_fl.f, min_share, 20000, &app->alloc) != ST_OK ||
-      st_panel_threads_json(&g_fl.threads, app->trace,
-                            samples ? ST_TRACK_SAMPLES : ST_TRACK_SLICES, &app->alloc) != ST_OK)
+      st_panel_threads_json(&g_fl.threads, app->trace, samples ? ST_TRACK_SAMPLES : ST_TRACK_SLICES,
+                            &app->alloc) != ST_OK)
     return "null";
   size_t need = g_fl.tree.len + g_fl.threads.len + 200;
   if (need > g_fl.out_cap) {
@@ -150,14 +156,14 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_flame_json(double min_share) {
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_flame_hit(double fx, int depth) {
   st_app *app = st_app_get();
-  if (!app->ui || g_fl.ui != app->ui || g_fl.from < 0 || depth < 0) return -1;
+  if (!shown(app) || depth < 0) return -1;
   uint32_t n = st_flame_hit(g_fl.f, fx, (uint32_t)depth);
   return n == UINT32_MAX ? -1 : (int)n;
 }
 
 EMSCRIPTEN_KEEPALIVE double st_wasm_flame_select(int node) {
   st_app *app = st_app_get();
-  if (!app->ui || g_fl.ui != app->ui || g_fl.from < 0 || node < 0) return -1;
+  if (!shown(app) || node < 0) return -1;
   st_selection *s = st_selection_create(&app->alloc);
   if (!s) return -1;
   double n = -1;

@@ -90,7 +90,8 @@ export function createFlame({ M, str, fmtCount, fmtDur }) {
     // the thread menu: for a range only (a selection already names its threads)
     threadSel.hidden = data.from === 'selection';
     threadSel.replaceChildren(el('option', null, 'all threads'), ...data.threads.map((th) => {
-      const o = el('option', null, `${th.name || `tid ${th.tid}`} (pid ${th.pid}, tid ${th.tid})`);
+      const where = `${th.file !== undefined ? `${th.file}: ` : ''}pid ${th.pid}, tid ${th.tid}`; // several files: whose
+      const o = el('option', null, `${th.name || `tid ${th.tid}`} (${where})`);
       o.value = String(th.track);
       return o;
     }));

@@ -4,10 +4,12 @@
  * a node found by (parent node, name) in a hash map, nodes numbered in
  * creation order (a parent always before its children); samples reach
  * their node through a per-frame memo, so each stack is walked once per
- * build, not once per sample. (2) Lay out: totals flow to parents in
- * reverse creation order, children are sorted (total desc, name), and one
- * preorder walk assigns the final index, depth, x and subtree end. The
- * contributing events are kept (row, index, node) for st_flame_select.
+ * build, not once per sample (a merged trace's samples through their own
+ * part's frame table: the memo has a stretch per part). (2) Lay out:
+ * totals flow to parents in reverse creation order, children are sorted
+ * (total desc, name), and one preorder walk assigns the final index,
+ * depth, x and subtree end. The contributing events are kept (row,
+ * index, node) for st_flame_select.
  *
  * Contents
  *   1. state and helpers
@@ -58,7 +60,8 @@ typedef struct bstate {
   tnode *n;
   uint32_t nn, cn;
   st_u64map map;   /* parent << 32 | name -> node */
-  uint32_t *fmemo; /* samples: frame -> node */
+  uint32_t *fmemo; /* samples: frame -> node, for every frame table in use */
+  size_t *fbase;   /* samples of a merged trace: where part k's frames start in fmemo */
   uint32_t *chain; /* samples: frames being mapped */
   contrib *ev;
   size_t nev, cev;
@@ -181,46 +184,71 @@ static int64_t interval_of(bstate *bs, uint32_t track) {
   return iv;
 }
 
-/* The node of a frame: its parent chain mapped top-down once. */
-static uint32_t frame_node(bstate *bs, const st_frames *fr, uint32_t frame) {
+/* The node of a frame of table fr (memo: fr's part of fmemo): its parent
+ * chain mapped top-down once. Nodes are keyed by name, so equal name paths
+ * of different tables (the parts of a merged trace, which share one string
+ * table) meet in one node. */
+static uint32_t frame_node(bstate *bs, const st_frames *fr, uint32_t *memo, uint32_t frame) {
   uint32_t nf = st_frames_count(fr);
   if (frame >= nf) return UINT32_MAX;
-  if (bs->fmemo[frame] != UINT32_MAX) return bs->fmemo[frame];
+  if (memo[frame] != UINT32_MAX) return memo[frame];
   uint32_t k = 0, x = frame;
-  while (x != ST_FRAME_NONE && bs->fmemo[x] == UINT32_MAX && k <= ST_FRAMES_MAX_DEPTH) {
+  while (x != ST_FRAME_NONE && memo[x] == UINT32_MAX && k <= ST_FRAMES_MAX_DEPTH) {
     bs->chain[k++] = x;
     x = st_frames_parent(fr, x);
   }
-  uint32_t node = x == ST_FRAME_NONE || bs->fmemo[x] == UINT32_MAX ? 0 : bs->fmemo[x];
+  uint32_t node = x == ST_FRAME_NONE || memo[x] == UINT32_MAX ? 0 : memo[x];
   while (k) {
     uint32_t fx = bs->chain[--k];
     node = child_of(bs, node, st_frames_name(fr, fx));
     if (node == UINT32_MAX) return UINT32_MAX;
-    bs->fmemo[fx] = node;
+    memo[fx] = node;
   }
   return node;
 }
 
+/* The frame memo: one entry per frame of the trace's table, or of every
+ * part's table of a merged trace, one table after another. */
 static int samples_setup(bstate *bs) {
-  uint32_t nf = st_frames_count(st_trace_frames(bs->t));
-  bs->fmemo = st_realloc_array(bs->a, NULL, nf ? nf : 1, sizeof *bs->fmemo);
+  uint32_t np;
+  const st_trace_part *parts = st_trace_parts(bs->t, &np);
+  uint64_t nf = 0;
+  if (parts) {
+    bs->fbase = st_realloc_array(bs->a, NULL, np ? np : 1, sizeof *bs->fbase);
+    if (!bs->fbase) return bs->nomem = 1, 0;
+    for (uint32_t k = 0; k < np; k++) {
+      bs->fbase[k] = (size_t)nf;
+      nf += st_frames_count(st_trace_frames(parts[k].trace));
+      if (nf > SIZE_MAX / sizeof *bs->fmemo) return bs->nomem = 1, 0;
+    }
+  } else {
+    nf = st_frames_count(st_trace_frames(bs->t));
+  }
+  if (!nf) nf = 1;
+  bs->fmemo = st_realloc_array(bs->a, NULL, (size_t)nf, sizeof *bs->fmemo);
   bs->chain = st_realloc_array(bs->a, NULL, ST_FRAMES_MAX_DEPTH + 1, sizeof *bs->chain);
   if (!bs->fmemo || !bs->chain) return bs->nomem = 1, 0;
-  memset(bs->fmemo, 0xFF, (size_t)(nf ? nf : 1) * sizeof *bs->fmemo);
+  memset(bs->fmemo, 0xFF, (size_t)nf * sizeof *bs->fmemo);
   return 1;
 }
 
 /* Samples row[lo, hi) of a samples track. */
 static void add_samples(bstate *bs, uint32_t row, uint32_t lo, uint32_t hi) {
   const st_row *r = &bs->rows[row];
-  const st_frames *fr = st_trace_frames(bs->t);
+  const st_frames *fr = st_trace_row_frames(bs->t, row);
+  uint32_t *memo = bs->fmemo;
+  if (bs->fbase) { /* a merged trace: the row's part's frames */
+    uint32_t k = st_trace_part_of_row(bs->t, row);
+    if (k == UINT32_MAX) return;
+    memo += bs->fbase[k];
+  }
   int64_t iv = interval_of(bs, r->track);
   if (iv < 0) {
     bs->nomem = 1;
     return;
   }
   for (uint32_t i = lo; i < hi && !bs->nomem; i++) {
-    uint32_t node = frame_node(bs, fr, r->cat[i]);
+    uint32_t node = frame_node(bs, fr, memo, r->cat[i]);
     if (node == UINT32_MAX) continue;
     bs->n[node].self++;
     bs->n[node].sns += (uint64_t)iv;
@@ -537,6 +565,7 @@ st_code st_flame_build(st_flame *f, const st_trace *t, const st_flame_query *q) 
   st_free(&f->alloc, bs.n);
   st_u64map_free(&bs.map, &f->alloc);
   st_free(&f->alloc, bs.fmemo);
+  st_free(&f->alloc, bs.fbase);
   st_free(&f->alloc, bs.chain);
   st_free(&f->alloc, bs.ev);
   st_free(&f->alloc, bs.stack);

@@ -10,6 +10,10 @@
  *     stands for its thread's sampling interval, the median gap between
  *     consecutive samples of that thread's sample track (a track with one
  *     sample: 0), so total_ns = samples x interval, summed over threads.
+ *     A merged trace (trace.h st_trace_merge: several files) works the
+ *     same: each sample's stack is read from its own file's frame table
+ *     (st_trace_row_frames) and equal name paths of every file merge into
+ *     one node (the files share one string table, so a name is one id).
  *   - slices (ST_FLAME_SLICES): nesting on thread slice tracks is the call
  *     stack. From a range: every slice intersecting [t0, t1) (on one thread
  *     or all) with its time clipped to the range. From a selection: each

@@ -426,6 +426,33 @@ static st_code add_srcs(st_find *f, const st_trace *owner, uint32_t r0, uint32_t
 
 int st_find_in_args(const st_find *f) { return f && f->in_args; }
 
+st_code st_find_copy(st_find *dst, const st_find *src) {
+  if (!dst || !src || dst->trace != src->trace || dst->words != src->words) return ST_ERR_ARG;
+  if (dst == src) return ST_OK;
+  find_clear(dst);
+  if (!src->active) return ST_OK;
+  st_alloc *a = &dst->alloc;
+  size_t tl = strlen(src->text) + 1, nw = (size_t)src->words;
+  dst->text = st_malloc(a, tl);
+  dst->name_hit = st_calloc(a, src->name_cap ? src->name_cap : 1, 1);
+  dst->bits = st_calloc(a, nw ? nw : 1, sizeof *dst->bits);
+  dst->cum = st_calloc(a, nw + 1, sizeof *dst->cum);
+  if (!dst->text || !dst->name_hit || !dst->bits || !dst->cum) {
+    find_clear(dst);
+    return ST_ERR_NOMEM;
+  }
+  memcpy(dst->text, src->text, tl);
+  if (src->name_cap) memcpy(dst->name_hit, src->name_hit, src->name_cap);
+  if (nw) memcpy(dst->bits, src->bits, nw * sizeof *dst->bits);
+  memcpy(dst->cum, src->cum, (nw + 1) * sizeof *dst->cum);
+  dst->name_cap = src->name_cap;
+  dst->name_hits = src->name_hits;
+  dst->count = src->count;
+  dst->active = 1;
+  dst->in_args = src->in_args;
+  return ST_OK;
+}
+
 int st_find_active(const st_find *f) { return f && f->active; }
 const char *st_find_text(const st_find *f) { return f && f->text ? f->text : ""; }
 uint64_t st_find_count(const st_find *f) { return f ? f->count : 0; }

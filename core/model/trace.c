@@ -772,6 +772,13 @@ void st_trace_destroy(st_trace *t) {
 const st_strtab *st_trace_strings(const st_trace *t) { return t ? t->strings : NULL; }
 const st_frames *st_trace_frames(const st_trace *t) { return t ? t->frames : NULL; }
 
+const st_frames *st_trace_row_frames(const st_trace *t, uint32_t row) {
+  if (!t || row >= t->row_count) return NULL;
+  if (!t->parts) return t->frames;
+  uint32_t k = st_trace_part_of_row(t, row);
+  return k == UINT32_MAX ? NULL : t->parts[k].trace->frames;
+}
+
 st_frames *st_builder_frames(st_builder *b) {
   if (b && !b->frames) b->frames = st_frames_create(&b->alloc);
   return b ? b->frames : NULL;
@@ -1098,7 +1105,7 @@ st_trace *st_trace_merge(const st_alloc *a, st_trace *const *parts, const uint32
   m->flow_count = fb;
   m->ev_count = (size_t)nev;
   m->cs_count = 0; /* the columns are the parts' (col stays NULL); samples'
-                   * frames are each part's own (st_trace_frames: NULL here) */
+                    * frames are each part's own (st_trace_row_frames) */
   m->bytes = sizeof *m + (size_t)n * sizeof *m->parts + (size_t)(np + 1) * sizeof *m->procs +
              (size_t)(nt + 1) * sizeof *m->tracks + (size_t)(nr + 1) * sizeof *m->rows +
              (size_t)(nc + 1) * sizeof *m->counters +

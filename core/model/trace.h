@@ -138,8 +138,13 @@ const st_end_src *st_trace_end_srcs(const st_trace *t, size_t *count);
  * and the level-of-detail index, hit testing, selection, search by name
  * and the summary table work on samples unchanged (core/index/flame.h
  * aggregates them into call trees). */
-/* The frame table (NULL if the trace has no samples). */
+/* The frame table (NULL if the trace has no samples, and for a merged
+ * trace, whose parts each keep their own: st_trace_row_frames). */
 const st_frames *st_trace_frames(const st_trace *t);
+/* The frame table the samples of `row` refer to: the trace's own, or for a
+ * merged trace that of the part holding the row (NULL if it has none or
+ * the row is out of range). A sample's stack is read with this. */
+const st_frames *st_trace_row_frames(const st_trace *t, uint32_t row);
 
 /* ---- flows ----------------------------------------------------------------
  * A flow is an arrow from one event (the producer, e.g. a kernel launch) to
@@ -182,7 +187,8 @@ void st_trace_flow_info(const st_trace *t, st_flow_info *out);
  * written for one trace works on it unchanged. Events are not copied: the
  * merged rows point at the parts' columns. The parts must share one string
  * table (st_builder_create_shared), so a name id means the same string in
- * every part, and they must outlive the merged trace.
+ * every part, and they must outlive the merged trace. Samples' frame ids
+ * stay each part's own (st_trace_row_frames resolves them).
  *
  * Time: the merged trace's time is "scene" time. Each part sits at an
  * offset (the scene time of its own time 0); offsets are kept >= 0 with

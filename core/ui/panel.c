@@ -199,7 +199,7 @@ static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
 /* A sample's call stack, leaf first: "stack":[names] (at most 64),
  * "stack_depth":N (frames in all). */
 static void sample_stack(jw *w, const st_trace *t, st_event_ref ref) {
-  const st_frames *fr = st_trace_frames(t);
+  const st_frames *fr = st_trace_row_frames(t, ref.row); /* merged: the row's file's */
   uint32_t f = st_trace_rows(t, NULL)[ref.row].cat[ref.index];
   if (f >= st_frames_count(fr)) return;
   lit(w, ",\"stack\":[");
@@ -402,7 +402,13 @@ st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind 
     lit(&w, k++ ? ",{\"track\":" : "{\"track\":");
     fmt(&w, "%u,\"name\":", i);
     str_id(&w, t, tr[i].name);
-    fmt(&w, ",\"pid\":%lld,\"tid\":%lld}", (long long)pr[tr[i].process].pid, (long long)tr[i].key);
+    fmt(&w, ",\"pid\":%lld,\"tid\":%lld", (long long)pr[tr[i].process].pid, (long long)tr[i].key);
+    uint32_t part = st_trace_part_of_process(t, tr[i].process);
+    if (part != UINT32_MAX) { /* a merged trace: the thread's file (its group) */
+      lit(&w, ",\"file\":");
+      str_id(&w, t, st_trace_parts(t, NULL)[part].name);
+    }
+    lit(&w, "}");
   }
   lit(&w, "]");
   return done(&w);

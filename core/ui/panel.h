@@ -68,7 +68,8 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
 /* The threads a flame graph can be narrowed to: [{"track","name","pid","tid"}], one per
  * thread (process + tid) that has a track of kind `kind` (ST_TRACK_SAMPLES or
  * ST_TRACK_SLICES; overflow tracks not listed), in display order; "track" is
- * that track's index (st_flame_query.track). */
+ * that track's index (st_flame_query.track). In a merged trace (several
+ * files) each also has "file": its file's group name. */
 st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind kind,
                               const st_alloc *a);
 

@@ -888,6 +888,27 @@ const st_find *st_ui_find(const st_ui *ui) { return ui ? ui->find : NULL; }
 
 st_event_ref st_ui_search_current(const st_ui *ui) { return ui ? ui->find_cur : ST_REF_NONE; }
 
+unsigned st_ui_search_follow(st_ui *ui, st_event_ref ref) {
+  if (!ui) return 0;
+  if (ref.row == UINT32_MAX) {
+    ui->find_cur = ST_REF_NONE;
+    return ST_UI_SEARCH;
+  }
+  if (!st_ref_valid(ui->trace, ref) || !st_find_is_match(ui->find, ref.row, ref.index)) return 0;
+  ui->find_cur = ref;
+  return ST_UI_SEARCH | ST_UI_REDRAW | st_ui_reveal(ui, ref);
+}
+
+unsigned st_ui_search_copy(st_ui *dst, const st_ui *src) {
+  if (!dst || !src) return 0;
+  if (st_find_copy(dst->find, src->find) != ST_OK) {
+    dst->find_cur = ST_REF_NONE;
+    return 0;
+  }
+  dst->find_cur = src->find_cur;
+  return ST_UI_SEARCH | ST_UI_REDRAW;
+}
+
 unsigned st_ui_search_step(st_ui *ui, int dir) {
   if (!ui) return 0;
   st_event_ref next = ui->find_cur;

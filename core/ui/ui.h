@@ -187,6 +187,16 @@ unsigned st_ui_search_step(st_ui *ui, int dir);
  * and selection stay). 0 for keys the box types itself. */
 unsigned st_ui_search_box_key(st_ui *ui, const char *key, unsigned mods);
 st_event_ref st_ui_search_current(const st_ui *ui);
+/* Makes ref (a match of the active search, or ST_REF_NONE) the current
+ * match without selecting it, and reveals it: a second view of the same
+ * trace following a step made in the first (side-by-side panes), so that
+ * the next step there goes on from it. 0 if ref is not a match. */
+unsigned st_ui_search_follow(st_ui *ui, st_event_ref ref);
+/* Makes dst's search the same as src's (query, matches including "in
+ * args" ones, current match; query.h st_find_copy): two views of one
+ * trace side by side. Nothing is selected or revealed. 0 if they do not
+ * show the same trace or memory ran out (dst's search is then cleared). */
+unsigned st_ui_search_copy(st_ui *dst, const st_ui *src);
 
 /* ---- sections ------------------------------------------------------------ */
 unsigned st_ui_toggle_section(st_ui *ui, uint32_t process);

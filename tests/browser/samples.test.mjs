@@ -4,7 +4,9 @@
 // a box drag over that row selects the samples of a time range; the
 // "Flame graph" button shows their call tree (exact counts); a click on a
 // frame selects the samples whose stack passes through it; the same panel
-// builds the tree of nested slices for a selected slice. Outcomes through
+// builds the tree of nested slices for a selected slice; two files with
+// samples opened together give one tree of both and each sample's own call
+// stack (issue 13). Outcomes through
 // window.strata (stats, selection, flameShown), the DOM (#flame, its node
 // boxes, #tooltip) and screenshot pixels for the markers.
 import { test, before, after } from 'node:test';
@@ -269,6 +271,152 @@ test('a standalone report (strata export) has the flame graph too', async (t) =>
   assert.equal(d.tree.events, N);
   assert.ok(await page.locator('#flame-tree .flame-node', { hasText: /^work$/ }).isVisible());
   assert.deepEqual(errors, []);
+});
+
+// Two files with CPU samples opened together (the file picker, both selected):
+// alpha.json samples 40 times every 100 us, (root) > main > alpha_work
+// (> alpha_leaf every 4th); bravo.json 20 times every 200 us, (root) > main
+// > bravo_work or (root) > (idle), alternately. Both start at BASE (absolute
+// time: they line up). The flame graph of the view is one tree of both
+// files' samples, stacks merged by name ((root) > main is one frame); a click
+// on bravo_work selects bravo's samples; a sample of each file lists its own
+// file's call stack in the details.
+const v8File = (tag, pid, interval, nodes, stacks) => JSON.stringify({
+  traceEvents: [
+    { name: 'process_name', ph: 'M', pid, args: { name: `proc-${tag}` } },
+    { name: 'thread_name', ph: 'M', pid, tid: 10, args: { name: 'main' } },
+    { name: `${tag}_step`, cat: 'c', ph: 'X', pid, tid: 10, ts: BASE, dur: interval * (stacks.length + 1) },
+    { name: 'Profile', ph: 'P', cat: 'disabled-by-default-v8.cpu_profiler', id: '0x1', pid, tid: 10, ts: BASE, args: { data: { startTime: BASE } } },
+    { name: 'ProfileChunk', ph: 'P', cat: 'disabled-by-default-v8.cpu_profiler', id: '0x1', pid, tid: 11, ts: BASE + interval * stacks.length,
+      args: { data: { cpuProfile: { nodes, samples: stacks }, timeDeltas: Array(stacks.length).fill(interval) } } },
+  ],
+});
+const ALPHA = v8File('alpha', 1, 100, [
+  { id: 1, callFrame: { functionName: '(root)' } },
+  { id: 2, parent: 1, callFrame: { functionName: 'main' } },
+  { id: 3, parent: 2, callFrame: { functionName: 'alpha_work' } },
+  { id: 4, parent: 3, callFrame: { functionName: 'alpha_leaf' } },
+], Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? 4 : 3)));
+const BRAVO = v8File('bravo', 2, 200, [ // other node ids for the same names: each file's own frames
+  { id: 7, callFrame: { functionName: '(root)' } },
+  { id: 8, parent: 7, callFrame: { functionName: '(idle)' } },
+  { id: 9, parent: 7, callFrame: { functionName: 'main' } },
+  { id: 5, parent: 9, callFrame: { functionName: 'bravo_work' } },
+], Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 5 : 8)));
+
+// alpha.json and bravo.json opened together with the file picker.
+async function openPair(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-samples2-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const files = [path.join(dir, 'alpha.json'), path.join(dir, 'bravo.json')];
+  fs.writeFileSync(files[0], ALPHA);
+  fs.writeFileSync(files[1], BRAVO);
+  const app = await ctx.app();
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const n = await app.eventCount();
+  await app.page.setInputFiles('#file-input', files);
+  const ev = await app.nextOutcome(n);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  return app;
+}
+
+test('two files with samples: one flame graph of both (stacks merged by name), a frame of one file clicked, each sample\'s own call stack', async (t) => {
+  const app = await openPair(t);
+  const page = app.page;
+  const S = (expr, arg) => page.evaluate(expr, arg);
+  const st = await app.stats();
+  assert.deepEqual(st.traces.map((x) => x.samples), [40, 20], 'each file\'s samples');
+  const list = await S(() => window.strata.traces());
+  assert.deepEqual(list.map((x) => x.offset_us), [0, 0], 'both start at BASE');
+
+  // nothing selected: the Flame graph button shows the view's samples, both files'
+  await page.click('#flame-button');
+  await page.waitForFunction(() => !document.getElementById('flame').hidden);
+  const d = await S(() => window.strata.flameShown());
+  assert.equal(d.from, 'window');
+  assert.equal(d.tree.source, 'samples', 'the merged view has samples');
+  assert.equal(d.tree.events, 60);
+  assert.deepEqual(rowsOf(d), [
+    ['all', 0, 60, 0], ['(root)', 1, 60, 0], ['main', 2, 50, 0], ['alpha_work', 3, 40, 30],
+    ['alpha_leaf', 4, 10, 10], ['bravo_work', 3, 10, 10], ['(idle)', 2, 10, 10],
+  ]);
+  assert.equal(d.tree.nodes[2].total_ns, 40 * 100_000 + 10 * 200_000, 'each file\'s own sampling interval');
+  const labels = await page.locator('#flame-tree .flame-node').allTextContents();
+  for (const name of ['main', 'alpha_work', 'alpha_leaf', 'bravo_work', '(idle)']) assert.ok(labels.includes(name), `a box for ${name}: ${labels}`);
+  // the thread menu lists both files' sampled threads, each with its file; bravo's alone
+  assert.deepEqual(await page.locator('#flame-thread option').allTextContents(), ['all threads',
+    `main samples (${list[0].group}: pid 1, tid 10)`, `main samples (${list[1].group}: pid 2, tid 10)`]);
+  await page.selectOption('#flame-thread', { label: `main samples (${list[1].group}: pid 2, tid 10)` });
+  await page.waitForFunction(() => window.strata.flameShown()?.tree.events === 20);
+  assert.deepEqual(rowsOf(await S(() => window.strata.flameShown())), [
+    ['all', 0, 20, 0], ['(root)', 1, 20, 0], ['(idle)', 2, 10, 10], ['main', 2, 10, 0], ['bravo_work', 3, 10, 10],
+  ]); // (idle) and main tie at 10: by name
+  await page.selectOption('#flame-thread', { label: 'all threads' });
+  await page.waitForFunction(() => window.strata.flameShown()?.tree.events === 60);
+
+  // a click on bravo_work: bravo's 10 samples are selected on the timeline
+  const bw = page.locator('#flame-tree .flame-node', { hasText: /^bravo_work$/ });
+  const bb = await bw.boundingBox();
+  await page.mouse.click(bb.x + bb.width / 2, bb.y + bb.height / 2);
+  const picked = await S(() => window.strata.selection());
+  assert.equal(picked.length, 10);
+  assert.deepEqual([...new Set(picked.map((e) => e.name))], ['bravo_work']);
+  assert.deepEqual([...new Set(picked.map((e) => e.file))], [list[1].group], 'from the second file');
+  await page.click('#flame-close');
+  await page.keyboard.press('Escape');
+
+  // a sample of each file, clicked on its row: the details list that file's call stack
+  await S((v) => window.strata.setView(v), { start_us: BASE, end_us: BASE + 2000 });
+  const box = await page.locator('#canvas').boundingBox();
+  const v = await app.view();
+  const xOf = (us) => box.x + GUTTER_PX + ((us - v.start_us) / (v.end_us - v.start_us)) * (box.width - GUTTER_PX);
+  const tracks = await S(() => window.strata.tracks());
+  const rowY = (section) => {
+    const tr = tracks.find((x) => x.section === section && /samples/.test(x.label));
+    assert.ok(tr, `a samples row in ${section}: ${JSON.stringify(tracks)}`);
+    return box.y + AXIS_PX + tr.y + 10 - v.scroll_y;
+  };
+  const stackOfClick = async (us, section) => {
+    await page.mouse.click(xOf(us), rowY(section));
+    await page.waitForFunction(() => !document.getElementById('details').hidden);
+    return {
+      name: await page.locator('#details h2').textContent(),
+      stack: await page.locator('#details td.stack div').allTextContents(),
+    };
+  };
+  assert.deepEqual(await stackOfClick(BASE + 200, 'proc-bravo'), // bravo's sample 0
+    { name: 'bravo_work', stack: ['bravo_work', 'main', '(root)'] });
+  assert.match(await page.locator('#details').textContent(), /bravo\.json/, 'the details name the file');
+  assert.deepEqual(await stackOfClick(BASE + 100, 'proc-alpha'), // alpha's sample 0
+    { name: 'alpha_leaf', stack: ['alpha_leaf', 'alpha_work', 'main', '(root)'] });
+  assert.deepEqual(await stackOfClick(BASE + 400, 'proc-bravo'), // bravo's sample 1
+    { name: '(idle)', stack: ['(idle)', '(root)'] });
+  assert.deepEqual(app.pageErrors, []);
+});
+
+test('two files side by side: the flame graph of both, usable whichever pane the mouse was last over', async (t) => {
+  const app = await openPair(t);
+  const page = app.page;
+  const S = (expr, arg) => page.evaluate(expr, arg);
+  await page.locator('#layout-button').click();
+  assert.equal(await S(() => window.strata.compareLayout()), 'side');
+  const box = await page.locator('#canvas').boundingBox();
+  await page.mouse.move(box.x + GUTTER_PX + 50, box.y + box.height - 30); // the left pane
+  await page.click('#flame-button');
+  await page.waitForFunction(() => !document.getElementById('flame').hidden);
+  assert.equal((await S(() => window.strata.flameShown())).tree.events, 60, 'both files\' samples');
+  // over the right pane (below the panel), then back to the panel: its frames still answer clicks
+  await page.mouse.move(box.x + box.width / 2 + GUTTER_PX + 50, box.y + box.height - 30);
+  const bw = page.locator('#flame-tree .flame-node', { hasText: /^bravo_work$/ });
+  const bb = await bw.boundingBox();
+  await page.mouse.click(bb.x + bb.width / 2, bb.y + bb.height / 2);
+  const picked = await S(() => window.strata.selection());
+  assert.equal(picked.length, 10);
+  assert.deepEqual([...new Set(picked.map((e) => e.name))], ['bravo_work']);
+  assert.match(await page.locator('#flame-info').textContent(), /10 samples selected/);
+  assert.equal((await S(() => window.strata.flameShown())).tree.events, 60, 'the panel still shows its tree');
+  assert.deepEqual(app.pageErrors, []);
 });
 
 test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {

@@ -13,7 +13,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { useBrowser, startServer, DIST, GUTTER_PX, AXIS_PX } from './harness.mjs';
+import { useBrowser, startServer, decodePng, saveArtifact, DIST, GUTTER_PX, AXIS_PX } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 
@@ -316,6 +316,84 @@ test('search in args across files: each file\'s pass marks its own events only',
   assert.equal(sel[0].file, 'rank-1');
   const r0 = await app.page.evaluate(() => window.strata.search('mm', { args: true }));
   assert.equal(r0.matches, 2, 'matmul in both files');
+});
+
+test('side by side: "in args" search marks the matches in both panes; Enter steps through both files; the other pane follows', async (t) => {
+  const app = await ctx.app({ server });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  const n = await app.eventCount();
+  await app.page.setInputFiles('#file-input', [files.a, files.b]);
+  assert.equal((await app.nextOutcome(n)).type, 'strata:loaded');
+  const page = app.page;
+  await page.locator('#layout-button').click();
+  assert.equal(await page.evaluate(() => window.strata.compareLayout()), 'side');
+  const box = await page.locator('#canvas').boundingBox();
+  const half = box.width / 2;
+  // scene us -> page x in a pane (both panes show the same window); rows: group header 26, section 24
+  const xOf = (v, pane, sceneUs) => box.x + pane * half + GUTTER_PX + ((sceneUs - (v.start_us - T0)) / (v.end_us - v.start_us)) * (half - GUTTER_PX);
+  const yDepth = (d) => box.y + AXIS_PX + 26 + 24 + d * 20 + 4; // near a box's top: clear of its label
+  const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+  // the right pane (rank 1, scene +500): matmul [600, 900) at depth 1 matches "mm" by its args;
+  // its step [500, 1500) at depth 0, at 950 (nothing under it), does not
+  const colours = async () => {
+    await frame();
+    const v = await page.evaluate(() => window.strata.view());
+    const img = decodePng(await page.screenshot());
+    const px = (x, y) => { const i = (Math.round(y) * img.width + Math.round(x)) * 4; return [img.data[i], img.data[i + 1], img.data[i + 2]]; };
+    return { img, matmul: px(xOf(v, 1, 750), yDepth(1)), step: px(xOf(v, 1, 950), yDepth(0)), leftStep: px(xOf(v, 0, 800), yDepth(0)) };
+  };
+  const before = await colours();
+  // type in the box, tick "in args", press Enter: the pass runs over both files, then steps to the first match
+  await page.locator('#search').click();
+  await page.keyboard.type('mm');
+  await page.locator('#search-args').check();
+  await page.locator('#search').press('Enter');
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2', null, { timeout: 10_000 });
+  let sel = await page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['matmul', 'rank-0']], 'the first match in time: rank 0\'s matmul');
+  const after = await colours();
+  const dist = (a, b) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) + Math.abs(a[2] - b[2]);
+  if (dist(before.matmul, after.matmul) >= 10) await saveArtifact('side-args-search.png', await page.screenshot());
+  assert.ok(dist(before.matmul, after.matmul) < 10, `the right pane's matmul (an args match) keeps its colour: ${before.matmul} -> ${after.matmul}`);
+  assert.ok(dist(before.step, after.step) > 60, `the right pane's step (no match) is dimmed: ${before.step} -> ${after.step}`);
+  assert.ok(dist(before.leftStep, after.leftStep) > 60, `the left pane's step is dimmed too: ${before.leftStep} -> ${after.leftStep}`);
+  // Enter again: rank 1's matmul (shown in the right pane)
+  await page.locator('#search').press('Enter');
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '2 of 2');
+  sel = await page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['matmul', 'rank-1']]);
+  // over the right pane (now the pane in use): the same matches (both files'), and the current one
+  await page.mouse.move(box.x + half + GUTTER_PX + 40, box.y + box.height - 20);
+  const st = await page.evaluate(() => window.strata.compareLayout());
+  assert.equal(st, 'side');
+  assert.equal(await page.locator('#search-count').textContent(), '2 of 2', 'the right pane has both matches and follows the step');
+  // shift+Enter from there goes back to rank 0's matmul
+  await page.locator('#search').press('Shift+Enter');
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2');
+  sel = await page.evaluate(() => window.strata.selection());
+  assert.deepEqual(sel.map((e) => [e.name, e.file]), [['matmul', 'rank-0']]);
+  // unticking "in args": a name search again, in both panes (no name holds "mm")
+  await page.locator('#search-args').uncheck();
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '0 matches');
+  await page.mouse.move(box.x + GUTTER_PX + 40, box.y + box.height - 20); // the left pane
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '0 matches');
+  // searched in args while stacked, then side by side (key c): the new pane has the args matches too
+  await page.locator('#canvas').focus();
+  await page.keyboard.press('c');
+  assert.equal(await page.evaluate(() => window.strata.compareLayout()), 'stacked');
+  await page.locator('#search-args').check();
+  await page.locator('#search').press('Enter');
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2', null, { timeout: 10_000 });
+  await page.locator('#canvas').focus();
+  await page.keyboard.press('c');
+  assert.equal(await page.evaluate(() => window.strata.compareLayout()), 'side');
+  await page.mouse.move(box.x + half + GUTTER_PX + 40, box.y + box.height - 20); // the new right pane
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2');
+  const right = await colours();
+  assert.ok(dist(before.matmul, right.matmul) < 10, `the new right pane's matmul (an args match) keeps its colour: ${before.matmul} -> ${right.matmul}`);
+  assert.ok(dist(before.step, right.step) > 60, `its step is dimmed: ${before.step} -> ${right.step}`);
+  assert.deepEqual(app.pageErrors, []);
 });
 
 test('groups are named from the files\' metadata (Kineto distributedInfo.rank); the summary covers every file', async (t) => {

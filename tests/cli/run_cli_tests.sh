@@ -282,6 +282,46 @@ report(p.returncode == 0 and lines[0] == "sample flame: 7 samples, 7 nodes"
        and lines[3].split("\t") == ["6", "1", "600 us", "100 us", "    main"],
        "flame (text): one node per line", repr(p.stdout))
 
+# strata flame A B: the files merged on one timeline (as the page opens them), each
+# sample's stack from its own file's frames, stacks merged by name (the tree
+# hand-derived in tests/unit/test_flame.c test_merged_samples)
+sf = os.path.join(fix, "samples_stackframes.json")
+def flame_many(paths, *extra):
+    p = subprocess.run([strata, "flame"] + paths + ["--json"] + list(extra), capture_output=True)
+    return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else p.stderr.decode())
+
+
+rc, doc = flame_many([v8, sf])
+want = [("all", 0, 0, 13, 0), ("(root)", 1, 0, 7, 0), ("main", 2, 0, 6, 1), ("work", 3, 0, 4, 3),
+        ("leaf", 4, 0, 1, 1), ("(anonymous)", 3, 4, 1, 1), ("(idle)", 2, 6, 1, 1),
+        ("main", 1, 7, 4, 0), ("compute", 2, 7, 2, 2), ("io", 2, 9, 2, 2), ("loopB", 1, 11, 1, 0),
+        ("loopA", 2, 11, 1, 1), ("tick", 1, 12, 1, 1)]
+report(rc == 0 and doc["events"] == 13 and tree(doc) == want and doc["nodes"][0]["total_ns"] == 760000,
+       "flame A B: both files' samples in one tree", repr(doc))
+rc, doc = flame_many([v8, v8])
+report(rc == 0 and [(n[0], n[3], n[4]) for n in tree(doc)] ==
+       [("all", 14, 0), ("(root)", 14, 0), ("main", 12, 2), ("work", 8, 6), ("leaf", 2, 2),
+        ("(anonymous)", 2, 2), ("(idle)", 2, 2)],
+       "flame A A: the same file twice doubles every node", repr(doc))
+rc, doc = flame_many([v8, sf], "--tid", "1", "--file", "2")
+report(rc == 0 and tree(doc) == [("all", 0, 0, 4, 0), ("main", 1, 0, 3, 0), ("compute", 2, 0, 2, 2),
+                                 ("io", 2, 2, 1, 1), ("loopB", 1, 3, 1, 0), ("loopA", 2, 3, 1, 1)],
+       "flame A B --tid 1 --file 2: one thread of the second file", repr(doc))
+rc, doc = flame_many([v8, sf], "--from", "1000", "--to", "1500")
+report(rc == 0 and doc["events"] == 10, "flame A B --from --to: the first file's clock (4 + 6 samples)",
+       repr(doc))
+rc, err = flame_many([v8, sf], "--tid", "10", "--file", "2")
+report(rc == 2 and "samples_stackframes.json: no thread with tid 10" in err,
+       "flame A B --tid --file: a thread the file does not have, exit 2", repr(err))
+rc, err = flame_many([v8, sf], "--file", "2")
+report(rc == 2 and "usage" in err, "flame --file without --tid: usage, exit 2", repr(err))
+rc, err = flame_many([v8, os.path.join(tmp, "missing.json")])
+report(rc == 1 and "missing.json" in err and err.count("\n") == 1, "flame A B: a missing file, exit 1",
+       repr(err))
+p = subprocess.run([strata, "flame", v8, sf], capture_output=True, text=True)
+report(p.returncode == 0 and p.stdout.splitlines()[0] == "sample flame of 2 files: 13 samples, 13 nodes",
+       "flame A B (text)", repr(p.stdout))
+
 # ---- 2. the corpus, checked against python's own reading -------------------------
 def us_to_ns(v):
     """microseconds (number or numeric string) -> int ns, rounded half away from 0"""

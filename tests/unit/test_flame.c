@@ -1,7 +1,9 @@
 /* test_flame.c: CPU samples read from Chrome JSON (V8 Profile/ProfileChunk,
  * P events, top-level samples + stackFrames) into sample tracks and the
  * frame table, and core/index/flame.c's call trees over samples and nested
- * slices: exact totals, self, layout, hit testing and selection. The
+ * slices: exact totals, self, layout, hit testing and selection; the
+ * same over two files merged on one timeline (each sample's stack from its
+ * own file's frame table, stacks merged by name). The
  * expected trees are derived by hand in the comments from the fixtures. */
 #include "check.h"
 #include "test_util.h"
@@ -417,8 +419,8 @@ static void test_interval(void) {
   len += (size_t)snprintf(buf + len, cap - len, "{\"traceEvents\":[],\"samples\":[");
   long long ts = 0;
   for (int i = 0; i <= 100; i++) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s{\"pid\":1,\"tid\":1,\"ts\":%lld,\"name\":\"f\"}",
-                            i ? "," : "", ts);
+    len += (size_t)snprintf(buf + len, cap - len,
+                            "%s{\"pid\":1,\"tid\":1,\"ts\":%lld,\"name\":\"f\"}", i ? "," : "", ts);
     ts += (i * 7) % 100 < 49 ? 10 : 30;
   }
   len += (size_t)snprintf(buf + len, cap - len, "]}");
@@ -458,6 +460,181 @@ static void test_no_samples(void) {
   CHECK_EQ_INT(st_flame_hit(f, 0.5, 0), UINT32_MAX);
   st_flame_destroy(f);
   st_trace_destroy(t);
+}
+
+/* ---- several files merged on one timeline (trace.h st_trace_merge) ------ */
+
+/* A fixture loaded into the shared string table strs (as the page and
+ * `strata flame A B` load a profile of several files). */
+static st_trace *load_shared(const char *name, st_strtab *strs) {
+  char path[256];
+  snprintf(path, sizeof path, "tests/fixtures/%s", name);
+  size_t n;
+  unsigned char *data = tu_read_file(path, &n);
+  CHECK(data != NULL);
+  if (!data) return NULL;
+  st_load_desc d;
+  memset(&d, 0, sizeof d);
+  d.file_name = name;
+  d.strings = strs;
+  st_loader *l = st_loader_create(&d);
+  st_loader_push(l, data, n);
+  st_error err;
+  st_trace *t = st_loader_finish(l, &err);
+  st_loader_destroy(l);
+  free(data);
+  CHECK(t != NULL);
+  return t;
+}
+
+/* The row of part k holding its samples track's events for tid (first). */
+static uint32_t merged_samples_row(const st_trace *m, uint32_t part, int64_t tid) {
+  uint32_t nt;
+  const st_track *tr = st_trace_tracks(m, &nt);
+  const st_trace_part *p = st_trace_parts(m, NULL);
+  for (uint32_t i = p[part].track_base; i < p[part].track_base + p[part].track_count; i++)
+    if (tr[i].kind == ST_TRACK_SAMPLES && tr[i].key == tid) return tr[i].first_row;
+  return UINT32_MAX;
+}
+
+/* Two files with samples merged: samples_v8.json (rank A) and
+ * samples_stackframes.json (rank B), whose frame tables number their
+ * frames independently (frame 0 is "(root)" in A, "main" in B). Each
+ * sample's stack comes from its own file's table; stacks merge by name.
+ *   A: (root) 7 > main 6 (self 1) > work 4 (self 3) > leaf 1; (anonymous) 1
+ *                > (idle) 1                                  (test_sample_tree)
+ *   B: tid 1 main 3 (compute 2, io 1), loopB 1 > loopA 1; tid 2 main > io 1,
+ *      tick 1                                               (test_stack_frames)
+ * -> all 13 > (root) 7 ..., main 4 > compute 2, io 2; loopB 1 > loopA 1;
+ *    tick 1 (ties by name). The same file twice doubles every total. */
+static void test_merged_samples(void) {
+  st_strtab *strs = st_strtab_create(NULL);
+  st_trace *a = load_shared("samples_v8.json", strs);
+  st_trace *b = load_shared("samples_stackframes.json", strs);
+  if (!a || !b) return;
+  st_trace *parts[2] = {a, b};
+  int64_t offs[2] = {0, 2000000}; /* B 2 ms after A's start */
+  uint32_t names[2] = {st_strtab_intern(strs, "rank-a", 6), st_strtab_intern(strs, "rank-b", 6)};
+  st_error err;
+  st_trace *m = st_trace_merge(NULL, parts, names, offs, 2, &err);
+  CHECK(m != NULL);
+  if (!m) return;
+  CHECK(st_trace_frames(m) == NULL); /* each part keeps its own */
+  uint32_t ra = merged_samples_row(m, 0, 10), rb = merged_samples_row(m, 1, 1);
+  CHECK(ra != UINT32_MAX && rb != UINT32_MAX);
+  if (ra == UINT32_MAX || rb == UINT32_MAX) return;
+  CHECK(st_trace_row_frames(m, ra) == st_trace_frames(a));
+  CHECK(st_trace_row_frames(m, rb) == st_trace_frames(b));
+  CHECK(st_trace_row_frames(m, UINT32_MAX) == NULL);
+  CHECK(st_trace_row_frames(a, 0) == st_trace_frames(a));
+
+  st_flame *f = st_flame_create(NULL);
+  st_flame_query q = {ST_FLAME_SAMPLES, NULL, 0, st_trace_duration_ns(m) + 1, UINT32_MAX};
+  CHECK_EQ_INT(st_flame_build(f, m, &q), ST_OK);
+  uint32_t n;
+  const st_flame_node *nodes = st_flame_nodes(f, &n);
+  CHECK_EQ_INT(n, 13);
+  CHECK_EQ_INT(st_flame_events(f), 13);
+  CHECK_EQ_STR(node_text(m, f, 0), "all d0 x0 t13 s0");
+  CHECK_EQ_STR(node_text(m, f, 1), "(root) d1 x0 t7 s0");
+  CHECK_EQ_STR(node_text(m, f, 2), "main d2 x0 t6 s1");
+  CHECK_EQ_STR(node_text(m, f, 3), "work d3 x0 t4 s3");
+  CHECK_EQ_STR(node_text(m, f, 4), "leaf d4 x0 t1 s1");
+  CHECK_EQ_STR(node_text(m, f, 5), "(anonymous) d3 x4 t1 s1");
+  CHECK_EQ_STR(node_text(m, f, 6), "(idle) d2 x6 t1 s1");
+  CHECK_EQ_STR(node_text(m, f, 7), "main d1 x7 t4 s0");
+  CHECK_EQ_STR(node_text(m, f, 8), "compute d2 x7 t2 s2");
+  CHECK_EQ_STR(node_text(m, f, 9), "io d2 x9 t2 s2");
+  CHECK_EQ_STR(node_text(m, f, 10), "loopB d1 x11 t1 s0");
+  CHECK_EQ_STR(node_text(m, f, 11), "loopA d2 x11 t1 s1");
+  CHECK_EQ_STR(node_text(m, f, 12), "tick d1 x12 t1 s1");
+  /* time: A's samples 100 us apart, B's 10 us: 7 x 100 + 6 x 10 us */
+  if (n == 13) {
+    CHECK_EQ_INT(nodes[0].total_ns, 760000);
+    CHECK_EQ_INT(nodes[7].total_ns, 40000);
+  }
+  /* "io" selects B's two io samples: one on each of B's threads */
+  st_selection *sel = st_selection_create(NULL);
+  CHECK_EQ_INT(st_flame_select(f, 9, sel), ST_OK);
+  CHECK_EQ_INT(st_selection_count(sel), 2);
+  CHECK(st_selection_contains(sel, rb, 2)); /* tid 1's third sample: sf 3 = io */
+  /* a range on the shared timeline: [0, 1.5 ms) holds A's samples only */
+  q.t1 = 1500000;
+  CHECK_EQ_INT(st_flame_build(f, m, &q), ST_OK);
+  CHECK_EQ_INT(st_flame_events(f), 7);
+  CHECK_EQ_STR(node_text(m, f, 0), "all d0 x0 t7 s0");
+  /* one thread of B */
+  q.t1 = st_trace_duration_ns(m) + 1;
+  q.track = st_trace_rows(m, NULL)[rb].track;
+  CHECK_EQ_INT(st_flame_build(f, m, &q), ST_OK);
+  CHECK_EQ_STR(node_text(m, f, 1), "main d1 x0 t3 s0");
+  CHECK_EQ_STR(node_text(m, f, 2), "compute d2 x0 t2 s2");
+  /* a selection across both files: A's first three samples and B's first two */
+  st_selection_clear(sel);
+  st_selection_add(sel, ra, 0, 3);
+  st_selection_add(sel, rb, 0, 2);
+  st_flame_query qs = {ST_FLAME_SAMPLES, sel, 0, 0, UINT32_MAX};
+  CHECK_EQ_INT(st_flame_build(f, m, &qs), ST_OK);
+  CHECK_EQ_INT(st_flame_events(f), 5);
+  CHECK_EQ_STR(node_text(m, f, 1), "(root) d1 x0 t3 s0");
+  CHECK_EQ_STR(node_text(m, f, 4), "main d1 x3 t2 s0");
+  CHECK_EQ_STR(node_text(m, f, 5), "compute d2 x3 t2 s2");
+
+  /* the threads the flame can be narrowed to name their files */
+  st_panel_buf tb = {0};
+  st_alloc tal = {0};
+  CHECK_EQ_INT(st_panel_threads_json(&tb, m, ST_TRACK_SAMPLES, &tal), ST_OK);
+  char want[320];
+  uint32_t tb2 = st_trace_rows(m, NULL)[merged_samples_row(m, 1, 2)].track;
+  snprintf(want, sizeof want,
+           "[{\"track\":%u,\"name\":\"CrRendererMain samples\",\"pid\":1,\"tid\":10,\"file\":"
+           "\"rank-a\"},{\"track\":%u,\"name\":\"worker samples\",\"pid\":1,\"tid\":1,\"file\":"
+           "\"rank-b\"},{\"track\":%u,\"name\":\"\",\"pid\":1,\"tid\":2,\"file\":\"rank-b\"}]",
+           st_trace_rows(m, NULL)[ra].track, q.track, tb2);
+  CHECK_EQ_STR(tb.text, want);
+  st_panel_buf_free(&tb, &tal);
+
+  /* the details of a sample name its own file's frames, leaf first */
+  st_ui *ui = st_ui_create(NULL, m, 1280, 800, 1);
+  st_panel_buf pb = {0};
+  st_alloc al = {0};
+  CHECK_EQ_INT(st_panel_event_json(&pb, ui, (st_event_ref){ra, 4}, &al), ST_OK);
+  CHECK(pb.text && strstr(pb.text, "\"stack\":[\"leaf\",\"work\",\"main\",\"(root)\"],"
+                                   "\"stack_depth\":4"));
+  CHECK_EQ_INT(st_panel_event_json(&pb, ui, (st_event_ref){rb, 0}, &al), ST_OK);
+  CHECK(pb.text && strstr(pb.text, "\"stack\":[\"compute\",\"main\"],\"stack_depth\":2"));
+  st_panel_buf_free(&pb, &al);
+  st_ui_destroy(ui);
+  st_selection_destroy(sel);
+  st_trace_destroy(m);
+  st_trace_destroy(a);
+  st_trace_destroy(b);
+
+  /* the same file twice: every count doubles, one tree */
+  a = load_shared("samples_v8.json", strs);
+  b = load_shared("samples_v8.json", strs);
+  if (!a || !b) return;
+  parts[0] = a;
+  parts[1] = b;
+  m = st_trace_merge(NULL, parts, NULL, offs, 2, &err);
+  CHECK(m != NULL);
+  if (!m) return;
+  q.t1 = st_trace_duration_ns(m) + 1;
+  q.track = UINT32_MAX;
+  CHECK_EQ_INT(st_flame_build(f, m, &q), ST_OK);
+  nodes = st_flame_nodes(f, &n);
+  CHECK_EQ_INT(n, 7);
+  CHECK_EQ_STR(node_text(m, f, 0), "all d0 x0 t14 s0");
+  CHECK_EQ_STR(node_text(m, f, 2), "main d2 x0 t12 s2");
+  CHECK_EQ_STR(node_text(m, f, 3), "work d3 x0 t8 s6");
+  CHECK_EQ_STR(node_text(m, f, 4), "leaf d4 x0 t2 s2");
+  CHECK_EQ_STR(node_text(m, f, 6), "(idle) d2 x12 t2 s2");
+  if (n == 7) CHECK_EQ_INT(nodes[2].total_ns, 1200000);
+  st_flame_destroy(f);
+  st_trace_destroy(m);
+  st_trace_destroy(a);
+  st_trace_destroy(b);
+  st_strtab_destroy(strs);
 }
 
 /* The real V8 profile of the corpus: every sample of the 503 chunks is
@@ -508,6 +685,7 @@ int main(void) {
   RUN(test_cpu_profile_event);
   RUN(test_interval);
   RUN(test_no_samples);
+  RUN(test_merged_samples);
   RUN(test_corpus_lighthouse);
   return check_report();
 }

@@ -550,6 +550,49 @@ static void test_search_and_sections(void) {
   CHECK(cur.index == 999);
   st_ui_search_step(ui, 1); /* wraps to the first */
   CHECK(st_ui_search_current(ui).index == 0);
+  /* a second view follows the first one's step (side-by-side panes): its
+   * current match, revealed, not selected; the next step goes on from it */
+  st_ui *ui2 = st_ui_create(NULL, t, W, H, 1);
+  st_ui_search(ui2, "I", 1);
+  st_ui_set_view(ui2, 50000, 60000);
+  cur = st_ui_search_current(ui);
+  st_ui_search_step(ui, 1);
+  st_event_ref next = st_ui_search_current(ui);
+  ch = st_ui_search_follow(ui2, next);
+  CHECK((ch & ST_UI_SEARCH) && (ch & ST_UI_VIEW));
+  CHECK(st_ui_search_current(ui2).row == next.row && st_ui_search_current(ui2).index == 1);
+  CHECK(st_selection_count(st_ui_selection(ui2)) == 0);
+  st_ui_window(ui2, &w0, &w1);
+  CHECK(w0 <= (double)st_trace_rows(t, NULL)[next.row].start[next.index] && w1 > w0);
+  CHECK(w1 < 50000);
+  st_ui_search_step(ui2, -1); /* back from the followed match */
+  CHECK(st_ui_search_current(ui2).row == cur.row && st_ui_search_current(ui2).index == 0);
+  CHECK_EQ_INT(st_ui_search_follow(ui2, A), 0); /* not a match of "I" */
+  CHECK(st_ui_search_current(ui2).index == 0);
+  CHECK(st_ui_search_follow(ui2, ST_REF_NONE) & ST_UI_SEARCH);
+  CHECK(st_ui_search_current(ui2).row == UINT32_MAX);
+  /* copying a search ("in args" matches too) from one view to another */
+  uint64_t src0 = 0; /* every event of this trace was added with src 0 */
+  st_ui_search_srcs(ui, "b", 1, &src0, 1); /* B by name, the 1007 events by their "args" */
+  CHECK_EQ_INT(st_find_count(st_ui_find(ui)), 1007);
+  st_ui_search_step(ui, 1);
+  ch = st_ui_search_copy(ui2, ui);
+  CHECK(ch & ST_UI_SEARCH);
+  CHECK_EQ_INT(st_find_count(st_ui_find(ui2)), 1007);
+  CHECK_EQ_INT(st_find_name_count(st_ui_find(ui2)), 1);
+  CHECK(st_find_in_args(st_ui_find(ui2)) && st_find_is_match(st_ui_find(ui2), A.row, A.index));
+  CHECK_EQ_STR(st_find_text(st_ui_find(ui2)), "b");
+  CHECK(st_ui_search_current(ui2).row == st_ui_search_current(ui).row &&
+        st_ui_search_current(ui2).index == st_ui_search_current(ui).index);
+  st_ui_search(ui, "", 0);
+  st_ui_search_copy(ui2, ui); /* no search: cleared */
+  CHECK(!st_find_active(st_ui_find(ui2)) && st_find_count(st_ui_find(ui2)) == 0);
+  st_trace *other = trace();
+  st_ui *ui3 = st_ui_create(NULL, other, W, H, 1);
+  CHECK_EQ_INT(st_ui_search_copy(ui3, ui2), 0); /* another trace */
+  st_ui_destroy(ui3);
+  st_trace_destroy(other);
+  st_ui_destroy(ui2);
   st_ui_search(ui, "", 0);
   st_ui_overlay(ui, &ov);
   CHECK(!ov.matches);
