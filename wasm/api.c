@@ -364,7 +364,8 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_align_selection(void) {
 }
 
 /* Two traces or more: 1 side by side (two panes, zoom and pan synchronised),
- * 0 stacked (one timeline). Returns the layout in effect. */
+ * 0 stacked (one timeline). Returns the layout in effect, -1 if the second
+ * pane did not fit in memory (stacked). */
 EMSCRIPTEN_KEEPALIVE int st_wasm_set_side_by_side(int on) {
   return st_app_set_side_by_side(st_app_get(), on);
 }

@@ -695,7 +695,7 @@ int st_app_set_side_by_side(st_app *app, int on) {
   st_trace_parts(app->merged, &nparts);
   if (on) {
     st_ui *b = st_ui_create(&app->alloc, app->merged, app->css_w / 2, app->css_h, app->dpr);
-    if (!b) return 0;
+    if (!b) return -1; /* out of memory: stays stacked */
     st_ui *a = app->ui;
     for (uint32_t k = 0; k < nparts; k++) {
       st_ui_set_group_hidden(a, k, k != 0);

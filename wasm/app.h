@@ -189,7 +189,9 @@ int st_app_set_offset(st_app *app, uint32_t slot, double offset_ns);
 int st_app_align_selection(st_app *app);
 /* Stacked (0: one timeline, A's sections above B's) or side by side (1:
  * two panes, A left and B right, zoom and pan synchronised). Needs two
- * traces or more shown; returns the layout now in effect. */
+ * traces or more shown; returns the layout now in effect, or -1 when side
+ * by side was asked for and the second pane could not be made (out of
+ * memory: the layout stays stacked). */
 int st_app_set_side_by_side(st_app *app, int on);
 /* Side by side: makes the pane under canvas x the one in use and returns x
  * in its coordinates (x unchanged when stacked). */

@@ -691,8 +691,11 @@ function showLayout() {
   return side ? 'side' : 'stacked';
 }
 
+// The layout now in effect; side by side asked for without the memory for its
+// second pane says so (and stays stacked).
+const SIDE_NO_MEMORY = 'Side by side: out of memory for the second pane (the view stays stacked; close files or open fewer to compare side by side)';
 function setLayout(name) {
-  M._st_wasm_set_side_by_side(name === 'side' ? 1 : 0);
+  if (M._st_wasm_set_side_by_side(name === 'side' ? 1 : 0) < 0) showError(SIDE_NO_MEMORY, true);
   return showLayout();
 }
 
@@ -875,8 +878,12 @@ async function start() {
     compareLayout: () => (M._st_wasm_side_by_side() ? 'side' : 'stacked'),
     setCompareLayout: (name) => {
       if (name !== 'side' && name !== 'stacked') throw new Error("strata.setCompareLayout: 'side' or 'stacked'");
+      const shown = tracesNow().length;
       const got = setLayout(name);
-      if (got !== name) throw new Error('strata.setCompareLayout: side by side needs two traces shown');
+      if (got !== name) {
+        throw new Error(shown < 2 ? 'strata.setCompareLayout: side by side needs two traces shown'
+          : `strata.setCompareLayout: ${SIDE_NO_MEMORY}`);
+      }
       return got;
     },
     // Lines the files up on their selected events (one per file, e.g. ProfilerStep#550 in

@@ -196,3 +196,22 @@ test('a file that does not fit while it is read: skipped with where its read sto
   await assertSmallUsable(app);
   assert.deepEqual(app.pageErrors, []);
 });
+
+test('side by side without the memory for its second pane: the page says so and stays stacked; with the memory back, c opens it', async (t) => {
+  const app = await memApp(t);
+  await chooseOk(app, [f.s1, f.s2]);
+  const layout = () => app.page.evaluate(() => window.strata.compareLayout());
+  assert.equal(await layout(), 'stacked');
+  await budget(app, 256); // the second pane's view needs far more
+  await app.page.locator('#layout-button').click();
+  await budget(app, -1);
+  assert.equal(await layout(), 'stacked', 'no half-made second pane');
+  assert.match(await banner(app), /^Side by side: out of memory for the second pane \(the view stays stacked/);
+  assert.equal(await app.page.locator('#layout-button').textContent(), 'Side by side');
+  await assertSmallUsable(app);
+  await app.page.locator('#canvas').focus();
+  await app.page.keyboard.press('c');
+  assert.equal(await layout(), 'side');
+  assert.equal(await app.page.locator('#layout-button').textContent(), 'Stacked');
+  assert.deepEqual(app.pageErrors, []);
+});
