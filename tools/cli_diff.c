@@ -15,8 +15,8 @@
  * "only_a", "only_b", ...}, every row, plus "alignment": {"kind": "start" |
  * "profiler_step" | "steps_line" | "xla_module", "step": N or -1,
  * "offset_us": what to add to B's times to line it up with A's}: the
- * default compare alignment of core/index/profile.h (also the table's header). The table (default) shows
- * the first
+ * default compare alignment of core/index/profile.h (also the table's header). The table (default)
+ * shows the first
  * --limit rows (default 40; 0 = all) and marks rows only in A / only in B
  * and big regressions ("!!") / improvements ("++").
  * Exit 1 if a file cannot be loaded or lacks the step, 2 on usage errors.

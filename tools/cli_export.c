@@ -96,7 +96,8 @@ static void sha256_block(uint32_t h[8], const unsigned char *p) {
   }
   uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
   for (int i = 0; i < 64; i++) {
-    uint32_t t1 = k + (ROTR(e, 6) ^ ROTR(e, 11) ^ ROTR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
+    uint32_t t1 =
+        k + (ROTR(e, 6) ^ ROTR(e, 11) ^ ROTR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
     uint32_t t2 = (ROTR(a, 2) ^ ROTR(a, 13) ^ ROTR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
     k = g;
     g = f;
@@ -134,7 +135,8 @@ static void sb_base64(sbuf *b, const unsigned char *d, size_t n) {
   char out[4096];
   size_t o = 0;
   for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
+    uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) |
+                 (i + 2 < n ? d[i + 2] : 0);
     out[o++] = A[v >> 18];
     out[o++] = A[(v >> 12) & 63];
     out[o++] = i + 1 < n ? A[(v >> 6) & 63] : '=';
@@ -194,7 +196,8 @@ static int inline_modules(const char *dist, const char *file, sbuf *out, int dep
   sbuf src = {0};
   snprintf(path, sizeof path, "%s/%s", dist, file);
   if (depth > 8 || read_file(path, &src) != 0) {
-    fprintf(stderr, "strata: export: cannot read %s%s\n", path, depth > 8 ? " (imports nest too deeply)" : "");
+    fprintf(stderr, "strata: export: cannot read %s%s\n", path,
+            depth > 8 ? " (imports nest too deeply)" : "");
     free(src.p);
     return -1;
   }
@@ -207,13 +210,14 @@ static int inline_modules(const char *dist, const char *file, sbuf *out, int dep
     char name[256];
     size_t len = (size_t)(le - s);
     while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r')) len--;
-    if (at_line_start && len > 16 && strncmp(s, "import {", 8) == 0 && (close = memchr(open, '}', len)) &&
-        (size_t)(close - s) + 10 < len && strncmp(close, "} from './", 10) == 0 &&
-        strncmp(s + len - 5, ".js';", 5) == 0 && (from = close + 10) < s + len - 2 &&
-        (size_t)(s + len - 2 - from) < sizeof name) {
+    if (at_line_start && len > 16 && strncmp(s, "import {", 8) == 0 &&
+        (close = memchr(open, '}', len)) && (size_t)(close - s) + 10 < len &&
+        strncmp(close, "} from './", 10) == 0 && strncmp(s + len - 5, ".js';", 5) == 0 &&
+        (from = close + 10) < s + len - 2 && (size_t)(s + len - 2 - from) < sizeof name) {
       memcpy(name, from, (size_t)(s + len - 2 - from));
       name[s + len - 2 - from] = 0;
-      if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(name))
+      if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+          strlen(name))
         goto plain;
       /* the import list: "a, b as c" -> local "a, b: c", exported "a, b" */
       sbuf local = {0}, exported = {0}, body = {0};
@@ -263,7 +267,8 @@ static int inline_modules(const char *dist, const char *file, sbuf *out, int dep
       sb_str(out, exported.p ? exported.p : "");
       sb_str(out, " };\n})();");
       free(local.p), free(exported.p), free(body.p);
-      sb_add(out, s + len, (size_t)(le - (s + len))); /* trailing blanks, as the JS regex leaves none */
+      sb_add(out, s + len,
+             (size_t)(le - (s + len))); /* trailing blanks, as the JS regex leaves none */
       s = le;
       at_line_start = 0;
       continue;
@@ -399,14 +404,18 @@ int strata_cmd_export(int argc, char **argv) {
 
   char dist[PATH_MAX];
   if (find_dist(dist_opt, argv[0], dist, sizeof dist) != 0) {
-    fprintf(stderr, "strata: export: no viewer at %s (index.html missing): build it (tools/build), or pass --dist DIR / set STRATA_DIST\n", dist);
+    fprintf(stderr,
+            "strata: export: no viewer at %s (index.html missing): build it (tools/build), or pass "
+            "--dist DIR / set STRATA_DIST\n",
+            dist);
     return 1;
   }
 
   /* the trace, checked by loading it as `strata stats` would */
   sbuf raw = {0};
   if (read_file(trace, &raw) != 0) {
-    fprintf(stderr, "strata: %s: cannot read: %s\n", trace, raw.oom ? "out of memory" : strerror(errno));
+    fprintf(stderr, "strata: %s: cannot read: %s\n", trace,
+            raw.oom ? "out of memory" : strerror(errno));
     free(raw.p);
     return 1;
   }
@@ -438,7 +447,8 @@ int strata_cmd_export(int argc, char **argv) {
   st_loader_destroy(l);
 
   const unsigned char *u = (const unsigned char *)raw.p;
-  int compressed = raw.n >= 2 && ((u[0] == 0x1f && u[1] == 0x8b) || (u[0] == 0x78 && ((u[0] << 8) | u[1]) % 31 == 0));
+  int compressed = raw.n >= 2 && ((u[0] == 0x1f && u[1] == 0x8b) ||
+                                  (u[0] == 0x78 && ((u[0] << 8) | u[1]) % 31 == 0));
   sbuf packed = {0};
   if (!compressed && gzip_bytes(u, raw.n, &packed) != 0) {
     fprintf(stderr, "strata: export: could not compress %s\n", trace);
@@ -475,17 +485,22 @@ int strata_cmd_export(int argc, char **argv) {
     sb_script_text(&js2, app.p, app.n);
     char title[1024];
     snprintf(title, sizeof title, "%s – strata", name);
-    sb_str(&o, "<!doctype html>\n<!-- strata standalone file: the viewer, its wasm and the trace in one file. It opens from\n"
-               "     disk with no server and makes no network request (see the Content-Security-Policy). -->\n"
-               "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src ");
+    sb_str(
+        &o,
+        "<!doctype html>\n<!-- strata standalone file: the viewer, its wasm and the trace in one "
+        "file. It opens from\n"
+        "     disk with no server and makes no network request (see the Content-Security-Policy). "
+        "-->\n"
+        "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src ");
     csp_hash(&o, js1.p ? js1.p : "", js1.n);
     sb_str(&o, " ");
     csp_hash(&o, js2.p ? js2.p : "", js2.n);
     sb_str(&o, " 'wasm-unsafe-eval'; style-src ");
     csp_hash(&o, css.p, css.n);
-    sb_str(&o, "; img-src data:; base-uri 'none'; form-action 'none'\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
+    sb_str(&o, "; img-src data:; base-uri 'none'; form-action 'none'\">\n<meta name=\"referrer\" "
+               "content=\"no-referrer\">\n<title>");
     sb_html_escaped(&o, title);
     sb_str(&o, "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style id=\"strata-css\">");
     sb_add(&o, css.p, css.n);
@@ -493,7 +508,8 @@ int strata_cmd_export(int argc, char **argv) {
     sb_add(&o, body.p, body.n);
     sb_str(&o, "\n<script type=\"application/octet-stream\" id=\"strata-wasm\">");
     sb_base64(&o, (const unsigned char *)wasm.p, wasm.n);
-    sb_str(&o, "</script>\n<script type=\"application/octet-stream\" id=\"strata-trace\" data-name=\"");
+    sb_str(&o,
+           "</script>\n<script type=\"application/octet-stream\" id=\"strata-trace\" data-name=\"");
     sb_html_escaped(&o, name);
     sb_str(&o, "\">");
     sb_base64(&o, tb, tn);
@@ -513,8 +529,8 @@ int strata_cmd_export(int argc, char **argv) {
       fprintf(stderr, "strata: export: cannot write %s: %s\n", out_path, strerror(errno));
       bad = 1;
     } else {
-      printf("wrote %s: %zu bytes (viewer: wasm %zu, js %zu; trace: %llu events, %zu bytes%s)\n", out_path,
-             o.n, wasm.n, sjs.n + app.n, events, tn, compressed ? "" : " gzip'd");
+      printf("wrote %s: %zu bytes (viewer: wasm %zu, js %zu; trace: %llu events, %zu bytes%s)\n",
+             out_path, o.n, wasm.n, sjs.n + app.n, events, tn, compressed ? "" : " gzip'd");
     }
   }
   free(raw.p), free(packed.p), free(html.p), free(css.p), free(sjs.p), free(wasm.p), free(app.p),

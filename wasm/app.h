@@ -63,13 +63,13 @@ enum {
 #define ST_APP_MAX_TRACES 64 /* = ST_ARGSRD_SLOTS */
 
 typedef struct st_app_trace {
-  st_trace *trace; /* NULL: a free slot */
-  uint32_t gen;    /* bumped when the slot is freed: its old handles go stale */
-  int in_batch;    /* loaded by the batch in progress, not shown yet */
-  st_stats stats;  /* its own load's numbers */
-  char *info_json; /* its top-level metadata (st_loader_metadata_json), malloc'd */
-  char name[256];  /* the file's name */
-  char group[256]; /* its group's name on the timeline */
+  st_trace *trace;   /* NULL: a free slot */
+  uint32_t gen;      /* bumped when the slot is freed: its old handles go stale */
+  int in_batch;      /* loaded by the batch in progress, not shown yet */
+  st_stats stats;    /* its own load's numbers */
+  char *info_json;   /* its top-level metadata (st_loader_metadata_json), malloc'd */
+  char name[256];    /* the file's name */
+  char group[256];   /* its group's name on the timeline */
   int64_t offset_ns; /* where its time 0 is on the shared timeline */
   uint64_t seq;      /* load order */
 } st_app_trace;
@@ -101,8 +101,8 @@ typedef struct st_app {
    * first successful load) */
   st_trace *trace;
   st_lod *lod;
-  st_ui *ui; /* view, layout, selection, search: see core/ui/ui.h */
-  int tool;  /* st_tool, kept across loads */
+  st_ui *ui;      /* view, layout, selection, search: see core/ui/ui.h */
+  int tool;       /* st_tool, kept across loads */
   st_stats stats; /* load_ms: the last batch's, to its first frame */
   int has_stats;
   unsigned char *demo_bytes; /* the demo's JSON, kept until the page copies it (args) */
@@ -115,7 +115,7 @@ typedef struct st_app {
   char load_name[256];
   st_code push_code; /* first error a push reported */
 
-  char error[320]; /* last load error, one line */
+  char error[320];    /* last load error, one line */
   char dropped[2048]; /* the last batch's files left out of the view: "<file>: <why>\n" each */
 
   /* canvas */

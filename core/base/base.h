@@ -32,15 +32,15 @@ void st_free(const st_alloc *a, void *ptr);
 
 typedef enum st_code {
   ST_OK = 0,
-  ST_ERR_NOMEM,      /* an allocation failed or a size would overflow */
-  ST_ERR_EMPTY,      /* no bytes at all */
-  ST_ERR_FORMAT,     /* not a format strata reads (PNG, HTML, random bytes) */
-  ST_ERR_GZIP,       /* corrupt or truncated gzip/zlib stream */
-  ST_ERR_JSON,       /* JSON syntax error */
-  ST_ERR_TRUNCATED,  /* input ended inside a value/record */
-  ST_ERR_PROTO,      /* protobuf wire error */
-  ST_ERR_LIMIT,      /* a hard cap (depth, size, count) was hit */
-  ST_ERR_ARG         /* bad argument from the caller */
+  ST_ERR_NOMEM,     /* an allocation failed or a size would overflow */
+  ST_ERR_EMPTY,     /* no bytes at all */
+  ST_ERR_FORMAT,    /* not a format strata reads (PNG, HTML, random bytes) */
+  ST_ERR_GZIP,      /* corrupt or truncated gzip/zlib stream */
+  ST_ERR_JSON,      /* JSON syntax error */
+  ST_ERR_TRUNCATED, /* input ended inside a value/record */
+  ST_ERR_PROTO,     /* protobuf wire error */
+  ST_ERR_LIMIT,     /* a hard cap (depth, size, count) was hit */
+  ST_ERR_ARG        /* bad argument from the caller */
 } st_code;
 
 typedef struct st_error {

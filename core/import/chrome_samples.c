@@ -380,7 +380,8 @@ static void on_chunk(st_chrome_sem *sem, prof *p, const st_chrome_ev *e, uint32_
     if (sem->nomem) return;
   }
   if (!cv[1]) return;
-  const char *sv = cv[1], *sve = cve[1], *tv = dv[1] ? dv[1] : cv[2], *tve = dv[1] ? dve[1] : cve[2];
+  const char *sv = cv[1], *sve = cve[1], *tv = dv[1] ? dv[1] : cv[2],
+             *tve = dv[1] ? dve[1] : cve[2];
   if (!tv) {
     warn(sem, "samples_without_time");
     return;

@@ -120,8 +120,8 @@ st_loader *st_loader_create(const st_load_desc *desc) {
   l->stats.format = "unknown";
   const char *name = desc && desc->file_name ? desc->file_name : "";
   l->hint_xplane = ends_with(name, ".xplane.pb") || ends_with(name, ".xspace.pb");
-  l->builder = desc && desc->strings ? st_builder_create_shared(&al, desc->strings)
-                             : st_builder_create(&al);
+  l->builder =
+      desc && desc->strings ? st_builder_create_shared(&al, desc->strings) : st_builder_create(&al);
   if (!l->builder) {
     st_free(&al, l);
     return NULL;

@@ -13,46 +13,46 @@
 #define ST_STATS_MAX_WARNINGS 48
 
 typedef struct st_warning {
-  const char *kind;      /* static string, e.g. "unmatched_end" */
+  const char *kind; /* static string, e.g. "unmatched_end" */
   uint64_t count;
   uint64_t first_offset; /* byte offset (decoded input) of the first one */
 } st_warning;
 
 typedef struct st_stats {
-  const char *format;    /* "chrome-json", "perfetto-proto", "xplane", or "unknown" */
-  int compressed;        /* input was gzip/zlib */
-  uint64_t bytes_in;     /* bytes given to the loader */
-  uint64_t bytes_decoded;/* bytes after decompression */
-  uint64_t events;       /* trace events read (every element of the event list) */
-  uint64_t phases[129];  /* count per ph letter (ASCII); [128] = missing/empty ph */
-  uint64_t phases_other; /* ph not ASCII or longer than one char (counted by first byte otherwise) */
-  uint64_t slices;       /* X events + matched B/E pairs (+ unclosed B) */
-  uint64_t instants;     /* i/I/R markers + async instants (n) */
+  const char *format;       /* "chrome-json", "perfetto-proto", "xplane", or "unknown" */
+  int compressed;           /* input was gzip/zlib */
+  uint64_t bytes_in;        /* bytes given to the loader */
+  uint64_t bytes_decoded;   /* bytes after decompression */
+  uint64_t events;          /* trace events read (every element of the event list) */
+  uint64_t phases[129];     /* count per ph letter (ASCII); [128] = missing/empty ph */
+  uint64_t phases_other;    /* ph not ASCII, or longer than one char */
+  uint64_t slices;          /* X events + matched B/E pairs (+ unclosed B) */
+  uint64_t instants;        /* i/I/R markers + async instants (n) */
   uint64_t counter_samples; /* values added to counter series (one per args key) */
-  uint64_t async_slices; /* slices put on async tracks: b/e pairs (+ unclosed b),
-                            legacy S/F pairs and their T/p steps (+ unclosed S) */
-  uint64_t flows;        /* flow arrows bound in the model (st_trace_flows):
-                            chained (v1 s -> t -> f by (cat, name, id); v2
-                            flow_out -> flow_in by bind_id; Perfetto flow_ids;
-                            xplane `flow`) and both ends bound to events.
-                            Ends with no producer warn "unmatched_flow", arrows
-                            with an end bound to nothing "flow_unbound". */
-  uint64_t samples;      /* CPU samples put on thread sample tracks (P events,
-                            ProfileChunk cpuProfile samples, top-level
-                            `samples`); see core/import/chrome_samples.h */
-  uint64_t stack_frames; /* distinct stack frames of those samples (a frame is
-                            a function under a parent frame: st_frames) */
-  uint64_t processes;    /* distinct pids of events that have a pid (or are
-                            placed on a process: pid 0 when absent) */
-  uint64_t threads;      /* distinct pid+tid pairs that carry non-M events
-                            (a thread-track event without tid uses tid = pid) */
-  int has_ts;            /* ts_min/max valid */
-  int64_t ts_min_ns;     /* smallest timestamp as in the file, ns */
-  int64_t ts_max_ns;     /* largest end (ts + dur) as in the file, ns */
+  uint64_t async_slices;    /* slices put on async tracks: b/e pairs (+ unclosed b),
+                               legacy S/F pairs and their T/p steps (+ unclosed S) */
+  uint64_t flows;           /* flow arrows bound in the model (st_trace_flows):
+                               chained (v1 s -> t -> f by (cat, name, id); v2
+                               flow_out -> flow_in by bind_id; Perfetto flow_ids;
+                               xplane `flow`) and both ends bound to events.
+                               Ends with no producer warn "unmatched_flow", arrows
+                               with an end bound to nothing "flow_unbound". */
+  uint64_t samples;         /* CPU samples put on thread sample tracks (P events,
+                               ProfileChunk cpuProfile samples, top-level
+                               `samples`); see core/import/chrome_samples.h */
+  uint64_t stack_frames;    /* distinct stack frames of those samples (a frame is
+                               a function under a parent frame: st_frames) */
+  uint64_t processes;       /* distinct pids of events that have a pid (or are
+                               placed on a process: pid 0 when absent) */
+  uint64_t threads;         /* distinct pid+tid pairs that carry non-M events
+                               (a thread-track event without tid uses tid = pid) */
+  int has_ts;               /* ts_min/max valid */
+  int64_t ts_min_ns;        /* smallest timestamp as in the file, ns */
+  int64_t ts_max_ns;        /* largest end (ts + dur) as in the file, ns */
   uint32_t warning_count;
   st_warning warnings[ST_STATS_MAX_WARNINGS];
-  double load_ms;        /* set by the front end */
-  uint64_t heap_bytes;   /* set by the front end */
+  double load_ms;      /* set by the front end */
+  uint64_t heap_bytes; /* set by the front end */
 } st_stats;
 
 /* Record one occurrence of warning `kind` (a static string) at offset. */

@@ -64,8 +64,8 @@ struct st_builder {
   tstream ends;       /* st_builder_end_src pairs, in call order (see put_end) */
   size_t end_count;
   uint64_t end_prev;
-  int64_t lo, hi; /* the extent of everything added (events' starts and ends,
-                   * samples); lo > hi while nothing was */
+  int64_t lo, hi;    /* the extent of everything added (events' starts and ends,
+                      * samples); lo > hi while nothing was */
   st_frames *frames; /* samples' stack frames (st_builder_frames), NULL until used */
 };
 

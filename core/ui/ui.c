@@ -31,8 +31,8 @@
 #define HOLD_MAX_SPEED 4.0
 #define TICK_MAX_MS 100.0 /* a long frame (background tab) moves no further than this */
 #define ARROW_SCROLL_ROWS 3.0f
-#define FIT_MARGIN 0.05   /* f / double-click: margin on each side, of the span */
-#define MIN_FIT_NS 1000.0 /* fitting an instant shows at least 1 us */
+#define FIT_MARGIN 0.05    /* f / double-click: margin on each side, of the span */
+#define MIN_FIT_NS 1000.0  /* fitting an instant shows at least 1 us */
 #define REVEAL_MIN_PX 32.0 /* reveal zooms in until the event is this wide (a label fits) */
 #define SEARCH_PAGE 10     /* PageDown / PageUp step this many matches */
 

@@ -25,11 +25,11 @@
 #define ST_VIEW_TRACK_GAP 4.0f  /* space after a track */
 
 typedef struct st_view {
-  double t0_ns;      /* time at the left edge of the timeline area */
-  double ns_per_px;  /* horizontal scale (CSS px) */
+  double t0_ns;        /* time at the left edge of the timeline area */
+  double ns_per_px;    /* horizontal scale (CSS px) */
   float width, height; /* canvas, CSS px */
-  float dpr;         /* device pixels per CSS px */
-  float scroll_y;    /* vertical scroll of the track area, CSS px */
+  float dpr;           /* device pixels per CSS px */
+  float scroll_y;      /* vertical scroll of the track area, CSS px */
 } st_view;
 
 /* Show the whole trace (with a small margin) in a canvas of w x h CSS px. */
@@ -51,14 +51,14 @@ typedef enum st_layout_kind {
 } st_layout_kind;
 
 typedef struct st_layout_item {
-  uint8_t kind;       /* st_layout_kind */
+  uint8_t kind;           /* st_layout_kind */
   uint8_t first_of_track; /* 1 on the first row of a track (draws its label); 0 on a
                            * thread's slices under its marker lane (one track) */
   uint16_t reserved;
   uint32_t process;
-  uint32_t track;     /* UINT32_MAX for sections */
-  uint32_t row;       /* global row index (ROW) or counter index (COUNTER) */
-  float y, h;         /* content y (before scroll; add ST_VIEW_AXIS_H - scroll_y) */
+  uint32_t track; /* UINT32_MAX for sections */
+  uint32_t row;   /* global row index (ROW) or counter index (COUNTER) */
+  float y, h;     /* content y (before scroll; add ST_VIEW_AXIS_H - scroll_y) */
 } st_layout_item;
 
 typedef struct st_layout st_layout;

@@ -455,7 +455,7 @@ static void test_flows_instants_phases(void) {
   }
   l = load_fixture("phases_misc.json");
   if (l) {
-    CHECK_EQ_INT(l->stats.events, 14); /* 42 is not an event object */
+    CHECK_EQ_INT(l->stats.events, 14);                 /* 42 is not an event object */
     CHECK(has_warning(&l->stats, "skipped_phase", 8)); /* P is a sample now */
     CHECK_EQ_INT(l->stats.samples, 1);
     CHECK(has_warning(&l->stats, "unknown_phase", 1));

@@ -51,7 +51,8 @@ static void test_scans(void) {
         while (r2 < e && *r2 != '"' && *r2 != '\\') r2++;
         CHECK(st_scan_byte2(p, e, '"', '\\') == r2);
         const char *rs = p;
-        while (rs < e && !(*rs == '"' || *rs == '[' || *rs == ']' || *rs == '{' || *rs == '}')) rs++;
+        while (rs < e && !(*rs == '"' || *rs == '[' || *rs == ']' || *rs == '{' || *rs == '}'))
+          rs++;
         CHECK(st_scan_structural(p, e) == rs);
         size_t ra = 0;
         while (ra < n && (unsigned char)p[ra] < 0x80 && p[ra] != '\\') ra++;
@@ -94,10 +95,10 @@ static const char *ref_skip(const char *p, const char *e) {
 /* Random nested values with strings holding escapes, brackets and quotes. */
 static size_t gen_value(char *o, size_t cap, int depth) {
   size_t n = 0;
-#define PUT(ch)                                                                      \
-  do {                                                                               \
-    if (n < cap) o[n] = (ch);                                                        \
-    n++;                                                                             \
+#define PUT(ch)                                                                                    \
+  do {                                                                                             \
+    if (n < cap) o[n] = (ch);                                                                      \
+    n++;                                                                                           \
   } while (0)
   unsigned kind = depth > 6 ? rnd(2) : rnd(4);
   if (kind == 0) {

@@ -572,7 +572,7 @@ static void test_search_and_sections(void) {
   CHECK(st_ui_search_follow(ui2, ST_REF_NONE) & ST_UI_SEARCH);
   CHECK(st_ui_search_current(ui2).row == UINT32_MAX);
   /* copying a search ("in args" matches too) from one view to another */
-  uint64_t src0 = 0; /* every event of this trace was added with src 0 */
+  uint64_t src0 = 0;                       /* every event of this trace was added with src 0 */
   st_ui_search_srcs(ui, "b", 1, &src0, 1); /* B by name, the 1007 events by their "args" */
   CHECK_EQ_INT(st_find_count(st_ui_find(ui)), 1007);
   st_ui_search_step(ui, 1);
