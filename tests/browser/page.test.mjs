@@ -150,3 +150,34 @@ test('privacy: every request of this file\'s pages went to the page\'s own origi
   const { bad, message } = privacyReport(ctx.requests, origin);
   assert.deepEqual(bad, [], message);
 });
+
+test('a narrow window (a notebook cell) with two files open: every top-bar control is on the bar and works', async (t) => {
+  const app = await ctx.app({ viewport: { width: 800, height: 600 } });
+  t.after(() => app.close());
+  await app.demoLoaded();
+  await app.page.evaluate(async () => {
+    const mk = (pid, n) => new File([JSON.stringify({ traceEvents: [
+      { ph: 'X', name: 'step', pid, tid: 1, ts: 0, dur: 100 }] })], n);
+    await window.strata.open([mk(1, 'run-a.trace.json'), mk(2, 'run-b.trace.json')]);
+  });
+  // the controls wrap onto more lines; none is cut off by the bar's right or bottom edge
+  const off = await app.page.evaluate(() => {
+    const bar = document.getElementById('topbar').getBoundingClientRect();
+    return [...document.getElementById('topbar').children]
+      .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && (r.right > bar.right + 0.5 || r.bottom > bar.bottom + 0.5); })
+      .map((e) => e.id || e.className);
+  });
+  assert.deepEqual(off, [], 'controls outside the top bar');
+  // the last ones, which a one-line bar cut off at this width, answer clicks
+  await app.page.locator('#info-button').click();
+  await app.page.waitForFunction(() => !document.getElementById('trace-info').hidden);
+  await app.page.locator('#help-button').click();
+  await app.page.locator('#layout-button').click();
+  assert.equal(await app.page.evaluate(() => window.strata.compareLayout()), 'side');
+  // and the timeline starts below the bar
+  const [barBottom, canvasTop] = await app.page.evaluate(() => [
+    document.getElementById('topbar').getBoundingClientRect().bottom,
+    document.getElementById('canvas').getBoundingClientRect().top]);
+  assert.ok(canvasTop >= barBottom, `canvas top ${canvasTop} under the bar's bottom ${barBottom}`);
+  assert.deepEqual(app.pageErrors, []);
+});
