@@ -67,7 +67,6 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_stats_json(void) {
   return st_app_stats_json(st_app_get());
 }
 
-EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_name(void) { return st_app_get()->trace_name; }
 
 /* {"start_us":..,"end_us":..,"scroll_y":..} in the file's timebase. */
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_view_json(void) {
@@ -116,12 +115,6 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_search(const char *text) {
   if (!app->ui) return 0;
   st_app_apply(app, st_ui_search(app->ui, text, strlen(text)));
   return (double)st_find_count(st_ui_find(app->ui));
-}
-
-/* Selects and reveals the next (dir > 0) / previous match. */
-EMSCRIPTEN_KEEPALIVE void st_wasm_search_step(int dir) {
-  st_app *app = st_app_get();
-  if (app->ui) st_app_apply(app, st_ui_search_step(app->ui, dir));
 }
 
 /* A key pressed in the search box (DOM key name, ST_MOD_* bits): steps
@@ -229,16 +222,12 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_push(const void *data, size_t len) {
   return st_argsrd_index_push(data, len);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_finish(void) { return st_argsrd_index_finish(); }
-EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_extract(const void *data, size_t len) {
-  return st_argsrd_extract(data, len);
-}
 EMSCRIPTEN_KEEPALIVE double st_wasm_args_gz_begin(double src, double len) {
   return st_argsrd_gz_begin(src, len);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_gz_push(const void *data, size_t len) {
   return st_argsrd_gz_push(data, len);
 }
-EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_gz_extract(void) { return st_argsrd_gz_extract(); }
 
 /* ---- links: the page's #sel=<row>:<index> (web/embed.js) ------------------ */
 
@@ -320,10 +309,6 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) {
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_traces_json(void) {
   return st_app_traces_json(st_app_get());
-}
-
-EMSCRIPTEN_KEEPALIVE int st_wasm_trace_valid(double handle) {
-  return st_app_slot_of(st_app_get(), handle) != UINT32_MAX;
 }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_set_offset(double handle, double offset_us) {

@@ -115,7 +115,7 @@ const char *st_argsrd_gz_extract(void) {
   return st_argsrd_extract(d, n);
 }
 
-/* ---- every format: the core's args source (core/import/argsrc.h) ------------------ */
+/* ---- every format: the core's args source (core/import/args/argsrc.h) ------------------ */
 
 static int out_room(size_t need) {
   if (need <= g_out_cap) return 1;

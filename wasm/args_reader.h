@@ -1,17 +1,17 @@
 /* args_reader.h: an event's args for the page, decoded on demand from the
- * bytes of its JSON object (core/import/args.h). The model keeps only `src`, the
+ * bytes of its JSON object (core/import/args/args.h). The model keeps only `src`, the
  * event's offset in the decoded input; the page re-reads the file around it
  * (Blob.slice) and hands the bytes here.
  *
  * Plain files: the page reads [src, src + n) and calls st_argsrd_extract.
  * Compressed files: once per trace the page streams the whole file through
- * st_argsrd_index_push (a zran index, core/import/gzindex.h: ~0.8% of the decoded
+ * st_argsrd_index_push (a zran index, core/import/args/gzindex.h: ~0.8% of the decoded
  * size); then for each event st_argsrd_gz_begin says from which compressed
  * byte to read, st_argsrd_gz_push takes bytes until it has n decoded ones,
  * and st_argsrd_gz_extract decodes them.
  *
  * Every format (JSON, XSpace, Perfetto; gzip'd or not) goes through the
- * core's args source (core/import/argsrc.h), kept beside the trace shown:
+ * core's args source (core/import/args/argsrc.h), kept beside the trace shown:
  * st_argsrd_begin(src) says which decoded range to read, the page reads it
  * (st_argsrd_data for plain files; st_argsrd_gz_begin/push through the
  * index for compressed ones), st_argsrd_step decodes it and either asks
@@ -44,7 +44,7 @@ void st_argsrd_set_source(struct st_argsrc *as);
 const char *st_argsrd_begin(double src);
 /* The same for a slice made of two events (a B/E pair: core/model/trace.h
  * st_trace_end_src): the args of both merged, the end's winning on a
- * duplicate key (core/import/argsrc.h st_args_query_begin_end). The ranges of the
+ * duplicate key (core/import/args/argsrc.h st_args_query_begin_end). The ranges of the
  * event at src are asked for, then those of the one at end_src (up to
  * 2 x ST_ARGS_QUERY_STEPS reads). end_src < 0: none. */
 const char *st_argsrd_begin_end(double src, double end_src);

@@ -1,8 +1,8 @@
-/* args_search_api.c: the "in args" search for the page (core/import/args_search.h).
+/* args_search_api.c: the "in args" search for the page (core/import/args/args_search.h).
  * The page streams the open File (Blob.slice chunks, raw bytes: gzip is
  * inflated in the core) through one reused buffer:
  *   st_wasm_args_search_begin(text) -> 1 ok, 0 refused (st_wasm_args_search_error)
- * Every format: JSON, XSpace, Perfetto (core/import/args_search.h decodes the
+ * Every format: JSON, XSpace, Perfetto (core/import/args/args_search.h decodes the
  * protobuf events' args with the trace's args source, wasm/args_reader.h);
  * a new trace loaded mid-pass fails the pass (the source changed).
  *   st_wasm_args_search_push(ptr, len) -> 0 ok, else an st_code (stop pushing)

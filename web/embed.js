@@ -38,8 +38,8 @@ const URL_PARAM = URL_PARAMS[0] || null;
 const $ = (id) => document.getElementById(id);
 
 // ---- standalone file layout ---------------------------------------------------
-// Elements of a standalone file (also written by tools/cli_export.c and
-// tools/strata_notebook.py; keep the three in step):
+// Elements of a standalone file (also written by tools/cli/cli_export.c and
+// tools/python/strata_notebook.py; keep the three in step):
 //   <style id="strata-css">                      style.css
 //   <script type="application/octet-stream" id="strata-wasm">   strata.wasm, base64
 //   <script type="application/octet-stream" id="strata-trace" data-name="...">
@@ -180,7 +180,7 @@ const escScript = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '
 // `import { a, b as c } from './name.js';` becomes
 // `const { a, b: c } = (() => { <name.js, "export " dropped> return { a, b }; })();`
 // (recursively). read(name) -> Promise<text>. The same rule is in
-// tools/cli_export.c and tools/strata_notebook.py.
+// tools/cli/cli_export.c and tools/python/strata_notebook.py.
 const IMPORT_RE = /^import \{([^}]*)\} from '\.\/([\w.-]+\.js)';[ \t]*$/m;
 async function inlineModules(text, read, depth = 0) {
   if (depth > 8) throw new Error('modules import each other too deeply');

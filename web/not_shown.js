@@ -2,7 +2,7 @@
 // next to the trace's name ("12,003 packets not shown: 11,000 android_log,
 // 1,003 heap_graph"), and, when nothing in the file can be drawn, says so
 // over the timeline instead of leaving it empty. The counts come from the
-// importer's metadata ({"not_shown": {...}}: core/import/import_perfetto.h), which
+// importer's metadata ({"not_shown": {...}}: core/import/perfetto/import_perfetto.h), which
 // the Info panel lists too. Kind names come from the file's structure, not
 // its text, but are still set with textContent only.
 

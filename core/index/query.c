@@ -20,16 +20,6 @@ int st_ref_valid(const st_trace *t, st_event_ref ref) {
   return rows && ref.row < nr && ref.index < rows[ref.row].count;
 }
 
-int st_ref_cmp_time(const st_trace *t, st_event_ref a, st_event_ref b) {
-  int va = st_ref_valid(t, a), vb = st_ref_valid(t, b);
-  if (!va || !vb) return va - vb;
-  const st_row *rows = st_trace_rows(t, NULL);
-  int64_t sa = rows[a.row].start[a.index], sb = rows[b.row].start[b.index];
-  if (sa != sb) return sa < sb ? -1 : 1;
-  if (a.row != b.row) return a.row < b.row ? -1 : 1;
-  if (a.index != b.index) return a.index < b.index ? -1 : 1;
-  return 0;
-}
 
 uint32_t st_row_first_start_ge(const st_row *r, int64_t t) {
   uint32_t lo = 0, hi = r ? r->count : 0;
@@ -458,9 +448,6 @@ const char *st_find_text(const st_find *f) { return f && f->text ? f->text : "";
 uint64_t st_find_count(const st_find *f) { return f ? f->count : 0; }
 uint32_t st_find_name_count(const st_find *f) { return f ? f->name_hits : 0; }
 
-int st_find_name_matches(const st_find *f, uint32_t name) {
-  return f && f->name_hit && name < f->name_cap && f->name_hit[name];
-}
 
 int st_find_is_match(const st_find *f, uint32_t row, uint32_t index) {
   if (!f || !f->count || row >= f->row_count || index >= f->rows[row].count) return 0;

@@ -42,8 +42,6 @@ typedef struct st_event_ref {
 
 /* 1 if ref names an event of t. */
 int st_ref_valid(const st_trace *t, st_event_ref ref);
-/* -1, 0, 1 comparing (start, row, index); invalid refs sort first. */
-int st_ref_cmp_time(const st_trace *t, st_event_ref a, st_event_ref b);
 
 /* ---- row helpers (binary searches; rows' starts and ends are sorted) ---- */
 /* First index whose start >= t_ns (count if none). */
@@ -92,10 +90,9 @@ int st_find_active(const st_find *f);          /* a non-empty query is set */
 const char *st_find_text(const st_find *f);    /* the query ("" if none) */
 uint64_t st_find_count(const st_find *f);      /* matching events */
 uint32_t st_find_name_count(const st_find *f); /* distinct matching names */
-int st_find_name_matches(const st_find *f, uint32_t name);
 int st_find_is_match(const st_find *f, uint32_t row, uint32_t index);
 /* "In args": adds to the active search every event whose src is in srcs
- * (ascending; st_args_search hits, core/import/args_search.h), so the match set
+ * (ascending; st_args_search hits, core/import/args/args_search.h), so the match set
  * is names OR args. A src of a B/E slice's end event (the E: no model
  * event, trace.h st_trace_end_src) adds that slice. One pass over the
  * rows' src arrays with a binary search into srcs; no per-event memory

@@ -111,7 +111,7 @@ size_t st_trace_bytes(const st_trace *t);         /* resident memory of the mode
 /* ---- end events -----------------------------------------------------------
  * A slice whose args are at two events (ST_EV_HAS_END: a B/E pair, whose
  * args are the B's merged with the E's, E winning on duplicate keys; see
- * core/import/argsrc.h st_args_query_begin_end) keeps its end event's src here,
+ * core/import/args/argsrc.h st_args_query_begin_end) keeps its end event's src here,
  * as recorded by the importer with st_builder_end_src. Pairs are sorted by
  * the slice's src; lookups are binary searches. */
 typedef struct st_end_src {

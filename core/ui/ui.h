@@ -170,7 +170,7 @@ unsigned st_ui_reveal(st_ui *ui, st_event_ref ref);
 unsigned st_ui_search(st_ui *ui, const char *text, size_t len);
 const st_find *st_ui_find(const st_ui *ui);
 /* "In args": the name search for text, plus the events whose src is in
- * srcs (ascending; core/import/args_search.h). */
+ * srcs (ascending; core/import/args/args_search.h). */
 unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64_t *srcs, size_t n);
 /* Adds the events of one file (part of a merged trace; query.h
  * st_find_add_srcs_part) whose src is in srcs to the active search: the

@@ -122,7 +122,7 @@ export const CHROMIUM_ARGS = [
  * fresh temp dir of our own so the profile lives in a directory this run owns.
  */
 export async function launchBrowser() {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM, or run tools/setup)`);
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM, or run tools/scripts/setup)`);
   const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-btest-'));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -1,12 +1,12 @@
 // Notebooks (issue 6), with the real thing: Debian's Jupyter Notebook.
-// A temp Jupyter root gets a notebook that calls tools/strata_notebook.py's
+// A temp Jupyter root gets a notebook that calls tools/python/strata_notebook.py's
 // show() twice (the local dist/ through the server's /files/ route, and a
 // "hosted" copy given by base_url on another origin); nbclient executes it,
 // it is signed as `jupyter trust` would (so the notebook page runs the outputs' scripts),
 // `jupyter notebook` serves it, and headless Chromium opens the notebook
 // page: each iframe must show the fixture (window.strata.stats() inside the
 // frame), and no request may leave 127.0.0.1.
-// Needs: jupyter-notebook python3-nbclient python3-ipykernel (tools/setup).
+// Needs: jupyter-notebook python3-nbclient python3-ipykernel (tools/scripts/setup).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -22,7 +22,7 @@ const run = promisify(execFile);
 // Debian's Python (its Jupyter stack), whatever python3 comes first on PATH.
 const PY = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 const HAVE_JUPYTER = fs.existsSync('/usr/bin/jupyter-notebook');
-const SKIP = !HAVE_JUPYTER && 'Jupyter not installed (apt-get install jupyter-notebook python3-nbclient python3-ipykernel; tools/setup does)';
+const SKIP = !HAVE_JUPYTER && 'Jupyter not installed (apt-get install jupyter-notebook python3-nbclient python3-ipykernel; tools/scripts/setup does)';
 
 let root, home, fx, hosted, browser, jupyter, jupyterOrigin, token, started;
 const env = () => ({
@@ -45,7 +45,7 @@ before(async () => {
   await fsp.copyFile(fx.paths.json, path.join(root, 'small.trace.json'));
   await fsp.copyFile(fx.paths.gz, path.join(root, 'other.trace.json.gz')); // a second file for show([a, b])
   hosted = await startServer({ root: DIST, prefix: '/strata/' }); // stands in for a GitHub Pages copy
-  const tools = path.join(REPO_ROOT, 'tools');
+  const tools = path.join(REPO_ROOT, 'tools', 'python');
   const nb = {
     nbformat: 4, nbformat_minor: 5,
     metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
@@ -162,7 +162,7 @@ test('the executed notebook, opened in Jupyter, shows the trace in both iframes 
 });
 
 test('why not a copy of dist/ under /files/: the server sandboxes it (opaque origin), so its module script and wasm fetch fail', { skip: SKIP }, async (t) => {
-  // Documents the rule in tools/strata_notebook.py with the real server.
+  // Documents the rule in tools/python/strata_notebook.py with the real server.
   await fsp.cp(DIST, path.join(root, 'distcopy'), { recursive: true });
   const r = await fetch(`${jupyterOrigin}/files/distcopy/index.html?token=${token}`);
   assert.equal(r.status, 200);

@@ -1,4 +1,4 @@
-// The README's run command serves the page with tools/serve.py: with a trace
+// The README's run command serves the page with tools/scripts/serve.py: with a trace
 // path it prints a URL that opens that trace (served at /trace/<name>,
 // streamed through ?url=). Started here as tools/run starts it (after its
 // build step), on a free port, and driven in Chromium.
@@ -23,7 +23,7 @@ const freePort = () => new Promise((resolve, reject) => {
 });
 
 async function serve(args) {
-  const child = spawn('python3', [path.join(REPO_ROOT, 'tools', 'serve.py'), '--dist', DIST, ...args],
+  const child = spawn('python3', [path.join(REPO_ROOT, 'tools', 'scripts', 'serve.py'), '--dist', DIST, ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise((resolve, reject) => {
     let out = '';
@@ -41,7 +41,7 @@ async function serve(args) {
 }
 
 const CONTROL = path.join(CORPUS, 'hta__control.json.gz');
-test('tools/serve.py TRACE: the printed URL opens that trace in the page', { skip: corpusMissing(CONTROL) }, async (t) => {
+test('tools/scripts/serve.py TRACE: the printed URL opens that trace in the page', { skip: corpusMissing(CONTROL) }, async (t) => {
   const port = await freePort();
   const trace = CONTROL;
   const { child, url } = await serve(['--port', String(port), '--trace', trace]);
@@ -60,12 +60,12 @@ test('tools/serve.py TRACE: the printed URL opens that trace in the page', { ski
   assert.deepEqual(bad, [], message);
 });
 
-test('tools/serve.py on a port in use exits non-zero with a one-line hint', async (t) => {
+test('tools/scripts/serve.py on a port in use exits non-zero with a one-line hint', async (t) => {
   const port = await freePort();
   const first = await serve(['--port', String(port)]);
   t.after(() => first.child.kill());
   assert.equal(first.url, `http://127.0.0.1:${port}/`);
-  const second = spawn('python3', [path.join(REPO_ROOT, 'tools', 'serve.py'), '--dist', DIST, '--port', String(port)],
+  const second = spawn('python3', [path.join(REPO_ROOT, 'tools', 'scripts', 'serve.py'), '--dist', DIST, '--port', String(port)],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   second.stderr.on('data', (d) => { err += d; });

@@ -111,7 +111,7 @@ test('in args: a name search still works while the box is unchecked and a new qu
 });
 
 // XSpace (protobuf): the pass frames each XPlane and decodes every event's
-// stats from it (core/import/args_search.c). "memcpy_details" is a stat name of
+// stats from it (core/import/args/args_search.c). "memcpy_details" is a stat name of
 // 452 events of the corpus file (as `strata search FILE memcpy_details
 // --args` counts them) and no event's name.
 const XPLANE = path.join(CORPUS, 'xprof__34.83.195.179_6003.xplane.pb');

@@ -8,7 +8,8 @@
 #      st_alloc hook in base.c;
 #   4. the layers (core/README.md): a file includes headers of its own layer
 #      or of the layers before it in base, model, import, index, view, draw,
-#      ui; never of a later one (no cycles between the folders).
+#      ui; never of a later one (no cycles between the folders). A layer may
+#      hold one level of sub-folders (core/import/chrome/): they count as it.
 # Prints "N passed, N failed".
 set -u
 lib=$1 src=$2
@@ -18,23 +19,24 @@ check() { # name, offending lines
 }
 globals=$(objdump -t "$lib" | awk '$0 ~ /[ \t]\.(data|bss)([ \t]|\.[^r])/ && $0 !~ /\.data\.rel\.ro/ && $3 == "O"')
 check "mutable globals in the core" "$globals"
-headers=$(grep -nE '#include[[:space:]]*[<"](emscripten|SDL|GL|GLES|EGL|unistd|pthread|time|sys/|windows|fcntl|dirent)' "$src"/core/*/*.[ch])
+headers=$(grep -nE '#include[[:space:]]*[<"](emscripten|SDL|GL|GLES|EGL|unistd|pthread|time|sys/|windows|fcntl|dirent)' $(find "$src/core" -name '*.[ch]'))
 check "platform headers in core/" "$headers"
 code_only() { grep -vE ':[0-9]+:[[:space:]]*(\*|/\*|//)'; } # drop comment lines
-calls=$(grep -nE '(^|[^_[:alnum:]])(printf|fprintf|puts|fputs|fopen|fread|fwrite|fclose|getenv|clock|time|exit|abort)[[:space:]]*\(' "$src"/core/*/*.c | code_only)
+calls=$(grep -nE '(^|[^_[:alnum:]])(printf|fprintf|puts|fputs|fopen|fread|fwrite|fclose|getenv|clock|time|exit|abort)[[:space:]]*\(' $(find "$src/core" -name '*.c') | code_only)
 check "I/O, clock or exit calls in core/" "$calls"
-allocs=$(grep -nE '(^|[^_[:alnum:]])(malloc|calloc|realloc|free)[[:space:]]*\(' "$src"/core/*/*.c | grep -v "^$src/core/base/base.c:" | code_only)
+allocs=$(grep -nE '(^|[^_[:alnum:]])(malloc|calloc|realloc|free)[[:space:]]*\(' $(find "$src/core" -name '*.c') | grep -v "^$src/core/base/base.c:" | code_only)
 check "allocation outside st_alloc" "$allocs"
 layers=(base model import index view draw ui)
-stray=$(find "$src/core" -name '*.[ch]' | grep -vE "/core/($(IFS='|'; echo "${layers[*]}"))/[^/]+$")
+stray=$(find "$src/core" -name '*.[ch]' | grep -vE "/core/($(IFS='|'; echo "${layers[*]}"))/([^/]+/)?[^/]+$")
 check "core files outside the layer folders" "$stray"
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo 99; }
 upward=""
-for f in "$src"/core/*/*.[ch]; do
-  mine=$(rank "$(basename "$(dirname "$f")")")
+for f in $(find "$src/core" -name '*.[ch]' | sort); do
+  rel=${f#$src/core/}
+  mine=$(rank "${rel%%/*}")
   while IFS= read -r h; do
     [ -n "$h" ] || continue
-    owner=$(cd "$src/core" && ls -d */"$h" 2>/dev/null | head -n1)
+    owner=$(cd "$src/core" && find . -name "$(basename "$h")" | sed 's#^\./##' | head -n1)
     [ -n "$owner" ] || continue
     theirs=$(rank "${owner%%/*}")
     [ "$theirs" -le "$mine" ] || upward+="${f#$src/}: includes ${owner} (a later layer)"$'\n'

@@ -1,4 +1,4 @@
-/* fuzz_args.c: libFuzzer target for args on selection (core/import/argsrc.h): the
+/* fuzz_args.c: libFuzzer target for args on selection (core/import/args/argsrc.h): the
  * input is loaded as a trace (XSpace, Perfetto or by content, chosen by the
  * first byte), then the args of its events (B/E slices: with their end
  * events, merged) and of arbitrary offsets (and pairs of them) are decoded

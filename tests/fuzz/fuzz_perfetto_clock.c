@@ -1,5 +1,5 @@
 /* fuzz_perfetto_clock.c: libFuzzer target for the Perfetto clock graph
- * (core/import/perfetto_clock.h). The input is a program: each step's first byte
+ * (core/import/perfetto/perfetto_clock.h). The input is a program: each step's first byte
  * picks an operation (snapshot of up to 4 clocks drawn from a small set of
  * ids, with readings, units and incremental flags from the input; a
  * reading to ns; a conversion between two clocks), so repeated, backwards,

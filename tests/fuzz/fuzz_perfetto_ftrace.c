@@ -1,5 +1,5 @@
 /* fuzz_perfetto_ftrace.c: libFuzzer target for the Perfetto system-data
- * decoders (core/import/perfetto_ftrace.c, perfetto_sched.c, perfetto_system.c and
+ * decoders (core/import/perfetto/perfetto_ftrace.c, perfetto_sched.c, perfetto_system.c and
  * argsrc.c's scheduling details). The input is the body of an
  * FtraceEventBundle (after a `cpu` field taken from its first byte), so
  * hostile FtraceEvents and compact_sched columns reach the decoders

@@ -1,4 +1,4 @@
-/* test_args_search.c: the streaming "in args" search (core/import/args_search.h)
+/* test_args_search.c: the streaming "in args" search (core/import/args/args_search.h)
  * and its match set (st_find_add_srcs): matches in nested args, keys and
  * literals; escapes decoded (\", \n, \u00e9, surrogate pairs); case
  * folding; nothing outside "args" (names, cat, other members) matches; a

@@ -1,4 +1,4 @@
-/* test_argsrc.c: args on selection for every format (core/import/argsrc.h): the
+/* test_argsrc.c: args on selection for every format (core/import/args/argsrc.h): the
  * loader's args source and the query dialogue, on fixtures encoded here
  * (pb_enc.h) and on the corpus; hostile srcs, short reads, huge lengths,
  * invalid UTF-8; a B/E slice's args (the B's and the E's merged). */

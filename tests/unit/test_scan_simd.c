@@ -3,7 +3,7 @@
  * every length 0..100 and every start offset 0..17 (so every 16-byte block
  * split and tail is hit). ctest runs it natively (the portable paths); the
  * wasm SIMD128 paths run when it is built with emcc -msimd128 and run under
- * node (tools/test_wasm_scan). */
+ * node (tools/scripts/test_wasm_scan). */
 #include <stdlib.h>
 
 #include "check.h"

@@ -40,8 +40,6 @@ st_pb_stream *st_pb_stream_create(const st_alloc *a, uint64_t max_len, st_pb_str
 void st_pb_stream_destroy(st_pb_stream *s);
 st_code st_pb_stream_push(st_pb_stream *s, const uint8_t *data, size_t len, st_error *err);
 st_code st_pb_stream_finish(st_pb_stream *s, st_error *err);
-/* Bytes consumed so far (= absolute offset of the next byte). */
-uint64_t st_pb_stream_offset(const st_pb_stream *s);
 /* Bytes of buffer currently held (for memory statements and tests). */
 size_t st_pb_stream_buffer_bytes(const st_pb_stream *s);
 

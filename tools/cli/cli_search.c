@@ -3,7 +3,7 @@
  * The viewer's search, from the command line: the trace is loaded, TEXT is
  * searched case-insensitively in every event name (core/index/query.h) and, with
  * --args, in every event's args by a second streaming pass over the file
- * (core/import/args_search.h; JSON, XSpace and Perfetto, gzip'd or not; events
+ * (core/import/args/args_search.h; JSON, XSpace and Perfetto, gzip'd or not; events
  * whose args cannot be decoded are skipped and counted). Prints the match
  * count, the times taken and the first N matches in time order (default
  * 10; 0 = all): `<src>\t<start ns>\t<name>`. --json prints one object:

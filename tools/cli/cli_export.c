@@ -7,7 +7,7 @@
  * no network request: its Content-Security-Policy allows only the sha256
  * hashes of its two inline scripts and its style, plus 'wasm-unsafe-eval'.
  * The layout is the one web/embed.js reads and writes (its "Save HTML"
- * button builds the same file in the browser; tools/strata_notebook.py
+ * button builds the same file in the browser; tools/python/strata_notebook.py
  * builds the trace-less viewer): keep the three in step.
  *
  * dist/ is found from --dist DIR, else $STRATA_DIST, else next to the

@@ -39,7 +39,7 @@ typedef struct st_stats {
                                with an end bound to nothing "flow_unbound". */
   uint64_t samples;         /* CPU samples put on thread sample tracks (P events,
                                ProfileChunk cpuProfile samples, top-level
-                               `samples`); see core/import/chrome_samples.h */
+                               `samples`); see core/import/chrome/chrome_samples.h */
   uint64_t stack_frames;    /* distinct stack frames of those samples (a frame is
                                a function under a parent frame: st_frames) */
   uint64_t processes;       /* distinct pids of events that have a pid (or are

@@ -49,7 +49,6 @@ void st_pb_stream_destroy(st_pb_stream *s) {
   st_free(&a, s);
 }
 
-uint64_t st_pb_stream_offset(const st_pb_stream *s) { return s ? s->pos : 0; }
 size_t st_pb_stream_buffer_bytes(const st_pb_stream *s) { return s ? s->cap : 0; }
 
 static st_code stop(st_pb_stream *s, st_error *err, const st_error *e) {

@@ -1,5 +1,5 @@
 /* cli.h: commands of the `strata` CLI that live in their own file
- * (tools/cli_<command>.c); tools/strata_cli.c's main() dispatches to them.
+ * (tools/cli_<command>.c); tools/cli/strata_cli.c's main() dispatches to them.
  * Each takes the arguments after the command name's position as main() got
  * them (argv[0] = "strata", argv[1] = the command) and returns the exit code. */
 #ifndef STRATA_CLI_H
@@ -11,26 +11,26 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli_bench.c */
+/* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli/cli_bench.c */
 int strata_cmd_bench(int argc, char **argv);
 
-/* strata export TRACE -o OUT.html [--dist DIR] [--name NAME]: see tools/cli_export.c */
+/* strata export TRACE -o OUT.html [--dist DIR] [--name NAME]: see tools/cli/cli_export.c */
 int strata_cmd_export(int argc, char **argv);
-/* strata args FILE [--at SRC]... [--name TEXT] [--limit N]: see tools/cli_args.c */
+/* strata args FILE [--at SRC]... [--name TEXT] [--limit N]: see tools/cli/cli_args.c */
 int strata_cmd_args(int argc, char **argv);
 /* strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] [--slices]
- * [--min-share F] [--json]: see tools/cli_flame.c */
+ * [--min-share F] [--json]: see tools/cli/cli_flame.c */
 int strata_cmd_flame(int argc, char **argv);
-/* strata search FILE TEXT [--args] [--json] [--limit N]: see tools/cli_search.c */
+/* strata search FILE TEXT [--args] [--json] [--limit N]: see tools/cli/cli_search.c */
 int strata_cmd_search(int argc, char **argv);
 /* strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1] [--step N]
- * [--sort COL] [--asc] [--limit N]: see tools/cli_diff.c */
+ * [--sort COL] [--asc] [--limit N]: see tools/cli/cli_diff.c */
 int strata_cmd_diff(int argc, char **argv);
-/* strata stats A B ... [--json]: see tools/cli_stats_many.c (files = argv
+/* strata stats A B ... [--json]: see tools/cli/cli_stats_many.c (files = argv
  * entries that are not options; json = --json given) */
 int strata_cmd_stats_many(const char *const *files, int n, int json);
 
-/* ---- loading a trace file (tools/cli_load.c) ----------------------------- */
+/* ---- loading a trace file (tools/cli/cli_load.c) ----------------------------- */
 
 /* A heap counter for cli_counting_alloc (an st_alloc function; ud = the
  * cli_heap): current and peak bytes in use. */

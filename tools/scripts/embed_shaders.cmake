@@ -3,7 +3,7 @@
 # Run as: cmake -DOUT=<header> -DSRC_DIR=<shaders dir> -P embed_shaders.cmake
 file(GLOB files ${SRC_DIR}/*.glsl)
 list(SORT files)
-set(out "/* generated from the .glsl files in shaders/ by tools/embed_shaders.cmake: do not edit */\n")
+set(out "/* generated from the .glsl files in shaders/ by tools/scripts/embed_shaders.cmake: do not edit */\n")
 foreach(f ${files})
   get_filename_component(base ${f} NAME)
   string(REGEX REPLACE "\\.glsl$" "" base "${base}")

@@ -1,9 +1,9 @@
 /* cli_args.c: `strata args FILE [--at SRC]... [--name TEXT] [--limit N]`
  *
  * Shows events' args as the viewer's details pane gets them: the trace is
- * loaded, its args source kept (core/import/argsrc.h), and each event's args are
+ * loaded, its args source kept (core/import/args/argsrc.h), and each event's args are
  * decoded by re-reading the file at the ranges the core asks for (through
- * a gzip index, core/import/gzindex.h, when the file is compressed).
+ * a gzip index, core/import/args/gzindex.h, when the file is compressed).
  *
  *   --at SRC    the event at decoded offset SRC (repeatable)
  *   --name TEXT events whose name contains TEXT (in display order)
@@ -15,7 +15,7 @@
  * code is 1. Exit 2 on usage errors, 1 if the file cannot be loaded.
  * A slice made of two events (a Chrome B/E pair: trace.h st_trace_end_src)
  * shows the args of both merged, the E's winning on a duplicate key, as
- * the details pane does (core/import/argsrc.h st_args_query_begin_end).
+ * the details pane does (core/import/args/argsrc.h st_args_query_begin_end).
  */
 #define _POSIX_C_SOURCE 200809L
 

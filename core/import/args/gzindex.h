@@ -42,7 +42,6 @@ st_code st_gzindex_push(st_gzindex *ix, const void *data, size_t len, st_error *
 st_code st_gzindex_finish(st_gzindex *ix, st_error *err);
 uint32_t st_gzindex_points(const st_gzindex *ix);
 uint64_t st_gzindex_decoded(const st_gzindex *ix); /* decoded bytes seen */
-size_t st_gzindex_bytes(const st_gzindex *ix);     /* memory held */
 
 /* Starts reading up to len decoded bytes at offset. *in_offset: the first
  * compressed byte to push. NULL on bad arguments or allocation failure. */

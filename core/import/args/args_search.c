@@ -626,5 +626,4 @@ const uint64_t *st_args_search_hits(const st_args_search *s, size_t *count) {
 }
 
 uint64_t st_args_search_decoded(const st_args_search *s) { return s ? s->pos : 0; }
-uint64_t st_args_search_events(const st_args_search *s) { return s ? s->decoded_events : 0; }
 uint64_t st_args_search_skipped(const st_args_search *s) { return s ? s->skipped : 0; }

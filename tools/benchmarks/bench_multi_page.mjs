@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// tools/bench_multi_page.mjs: the page side of tools/bench_multi (issue 13
+// tools/benchmarks/bench_multi_page.mjs: the page side of tools/bench_multi (issue 13
 // item 6): do N files opened together in the page cost what they cost one by
 // one, and do they fit the 4 GB wasm heap?
 //
-//   node tools/bench_multi_page.mjs [--reps N] FILE...
+//   node tools/benchmarks/bench_multi_page.mjs [--reps N] FILE...
 //   (tools/bench_multi --page runs it on the rank traces it generates)
 //
 // One repetition, interleaved so machine noise hits both sides alike:
@@ -20,7 +20,7 @@
 // strata:loaded (on a shared machine the wall times swing with other jobs;
 // the CPU time much less).
 // Prints a markdown table of medians (stdout) and the raw runs as JSON
-// (build/bench-multi-page-results.json). Environment as tools/bench_page.mjs
+// (build/bench-multi-page-results.json). Environment as tools/benchmarks/bench_page.mjs
 // (STRATA_DIST, CHROMIUM).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser, newApp, distExists, DIST } from '../tests/browser/harness.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = path.join(ROOT, 'build', 'bench-multi-page-results.json');
 const args = process.argv.slice(2);
 let reps = 3;

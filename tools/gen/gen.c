@@ -1,5 +1,5 @@
 /* gen.c: `strata-gen`, the synthetic trace generator. Writes the demo-style
- * JAX/XLA GPU training trace (core/import/demo.c) with about N events to a file or
+ * JAX/XLA GPU training trace (core/import/load/demo.c) with about N events to a file or
  * stdout, optionally gzip-compressed.
  *
  *   strata-gen -n 1000000 -o big.trace.json.gz --gz --seed 3
@@ -10,7 +10,7 @@
  *   strata-gen -n 1e5 --rank 3 --start-us 1250 -o rank-3.json   (a Kineto-like rank)
  *   strata-gen -n 1e5 --slow-op convolution --slow-factor 1.5 -o b.json   (a run B)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
- *     trace with 1e6 sched_switch events: tools/gen_perfetto.c)
+ *     trace with 1e6 sched_switch events: tools/gen/gen_perfetto.c)
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include "demo.h"

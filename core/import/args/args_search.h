@@ -3,7 +3,7 @@
  * Args are not resident (the model keeps each event's `src`), so an args
  * search is a streaming pass over the file, like a load: the raw file bytes
  * are pushed in order, in chunks of any size (down to 1 byte); gzip / zlib
- * are inflated by the loader's source layer (core/import/source.h). The result is
+ * are inflated by the loader's source layer (core/import/load/source.h). The result is
  * the ascending list of `src` offsets of the event objects whose args
  * contain the needle; st_find_add_srcs (core/index/query.h) turns them into the
  * search's match set.
@@ -36,7 +36,7 @@
  * event (the rows' srcs and the SLICE_END events of begin/end slices,
  * gathered and sorted once per search: 8 bytes per event, freed at
  * finish; an END's hit maps to its slice) whose src lies inside the unit has its args
- * decoded by the args source (core/import/argsrc.h), every read served from the
+ * decoded by the args source (core/import/args/argsrc.h), every read served from the
  * unit's bytes, and the needle is matched on the args JSON text by the
  * same rule as above (keys, string values, literals). Events whose args
  * cannot be decoded that way (a read outside their unit, Perfetto events
@@ -86,9 +86,8 @@ st_code st_args_search_finish(st_args_search *s, st_error *err);
 /* The matching candidates' offsets, ascending. Valid until destroy. */
 const uint64_t *st_args_search_hits(const st_args_search *s, size_t *count);
 uint64_t st_args_search_decoded(const st_args_search *s); /* decoded bytes seen */
-/* XSpace / Perfetto: events whose args were decoded and matched, and events
- * skipped (args not decodable from their unit); 0 for JSON. */
-uint64_t st_args_search_events(const st_args_search *s);
+/* XSpace / Perfetto: events skipped (args not decodable from their unit); 0
+ * for JSON. */
 uint64_t st_args_search_skipped(const st_args_search *s);
 
 #endif

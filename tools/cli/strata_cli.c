@@ -1,8 +1,8 @@
 /* strata_cli.c: the `strata` command line (DESIGN.md contract 1).
  *
  *   strata stats FILE [--json]
- *   strata stats A B ... [--json]   (a profile: tools/cli_stats_many.c)
- *   strata diff A B ...             (two runs compared: tools/cli_diff.c)
+ *   strata stats A B ... [--json]   (a profile: tools/cli/cli_stats_many.c)
+ *   strata diff A B ...             (two runs compared: tools/cli/cli_diff.c)
  *
  * Reads FILE with stdio in 1 MiB chunks and streams them into the core's
  * loader, timing the load with CLOCK_MONOTONIC and measuring the peak heap

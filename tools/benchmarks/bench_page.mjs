@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// tools/bench_page.mjs: the page-side benchmarks (issue 3 item 7, issue 4
+// tools/benchmarks/bench_page.mjs: the page-side benchmarks (issue 3 item 7, issue 4
 // item 6) in one command. Prints a markdown table of medians and ratios
 // against the targets (for the README) and writes every raw run to
 // build/bench-page-results.json.
 //
-//   node tools/bench_page.mjs              1e5, 1e6 lean (the "90 MB, 1e6-event"
+//   node tools/benchmarks/bench_page.mjs              1e5, 1e6 lean (the "90 MB, 1e6-event"
 //                                          reference), 1e6 (300 MB) and its .gz; N=5
-//   node tools/bench_page.mjs --big        also the ~10 GB trace and its .gz (1 run each)
-//   node tools/bench_page.mjs --only-big   the 10 GB pair alone
+//   node tools/benchmarks/bench_page.mjs --big        also the ~10 GB trace and its .gz (1 run each)
+//   node tools/benchmarks/bench_page.mjs --only-big   the 10 GB pair alone
 //   options: --reps N  --regen
-//   node tools/bench_page.mjs --cpu-prof   only one profiled page load of the lean
+//   node tools/benchmarks/bench_page.mjs --cpu-prof   only one profiled page load of the lean
 //            1e6 trace -> build/bench-page-lean1e6.cpuprofile (Chrome DevTools
 //            format; build the wasm with -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs
 //            for function names) and its top self-time functions;
@@ -44,7 +44,7 @@ import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, DIST, CLI, startServer, launchBrowser, newApp, distExists } from '../tests/browser/harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..');
+const ROOT = path.resolve(HERE, '..', '..');
 const DATA = path.join(ROOT, 'build', 'bench-data');
 const OUT = path.join(ROOT, 'build', 'bench-page-results.json');
 const GEN = path.resolve(process.env.STRATA_GEN || path.join(path.dirname(CLI), 'strata-gen'));

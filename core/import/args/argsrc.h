@@ -5,7 +5,7 @@
  * the model (st_loader_args_source): the format, and for protobuf the few
  * tables the bytes at `src` cannot be decoded without:
  *   - JSON: nothing; the args are the "args" member of the object at src
- *     (core/import/args.h).
+ *     (core/import/args/args.h).
  *   - XSpace: per drawn plane its byte range, its stat metadata names (a
  *     stat's key; also the text of `ref_value` stats) and, per event
  *     metadata id, the range of its XEventMetadata record (display name ->

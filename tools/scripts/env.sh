@@ -1,8 +1,8 @@
-# tools/env.sh: shared settings for tools/setup, build, run, test (sourced).
+# tools/scripts/env.sh: shared settings for tools/scripts/setup, build, run, test (sourced).
 # STRATA_CACHE      where SDL2/zlib for wasm are cached (default ~/.cache/strata)
 # STRATA_WASM_PORTS 1 = use Emscripten ports (upstream emsdk) instead of the cache;
 #                   automatic when EMSDK is set (emsdk_env.sh sets it)
-strata_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+strata_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STRATA_CACHE=${STRATA_CACHE:-$HOME/.cache/strata}
 strata_sdl_version=2.26.5
 strata_zlib_version=1.2.13

@@ -1,8 +1,8 @@
-// tools/screenshot_compare.mjs: the README's compare-mode screenshot, taken
+// tools/scripts/screenshot_compare.mjs: the README's compare-mode screenshot, taken
 // from the real page: two runs written by strata-gen (B with convolutions
 // twice as slow), opened with window.strata.compare(a, b), side by side,
 // with the diff table open.
-//   node tools/screenshot_compare.mjs [OUT.png]   (after tools/build)
+//   node tools/scripts/screenshot_compare.mjs [OUT.png]   (after tools/build)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser, newApp } from '../tests/browser/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const out = process.argv[2] || path.join(here, 'screenshot_compare.png');
-const gen = path.join(here, '..', 'build', 'native', 'strata-gen');
+const out = process.argv[2] || path.join(here, '..', 'images', 'screenshot_compare.png');
+const gen = path.join(here, '..', '..', 'build', 'native', 'strata-gen');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-shot-'));
 const a = path.join(dir, 'run-a.json');
 const b = path.join(dir, 'run-b.json');

@@ -201,9 +201,6 @@ st_code st_gzindex_finish(st_gzindex *ix, st_error *err) {
 
 uint32_t st_gzindex_points(const st_gzindex *ix) { return ix ? ix->count : 0; }
 uint64_t st_gzindex_decoded(const st_gzindex *ix) { return ix ? ix->out_total : 0; }
-size_t st_gzindex_bytes(const st_gzindex *ix) {
-  return ix ? ix->bytes + (size_t)ix->cap * sizeof(point) : 0;
-}
 
 /* ---- reading ------------------------------------------------------------- */
 

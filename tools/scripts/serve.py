@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/serve.py: serve dist/ on 127.0.0.1 (never on other interfaces).
+"""tools/scripts/serve.py: serve dist/ on 127.0.0.1 (never on other interfaces).
 
 With --trace FILE the file is also served read-only at /trace/<name> and the
 printed URL opens it through the page's ?url= parameter. Standard library

@@ -30,7 +30,7 @@ Where the viewer comes from:
                  needs no further request.
 
 Standard library and IPython only. The packed viewer has the layout that
-web/embed.js documents (tools/cli_export.c writes the same with a trace).
+web/embed.js documents (tools/cli/cli_export.c writes the same with a trace).
 """
 import base64
 import gzip
@@ -49,7 +49,7 @@ _IMPORT_RE = re.compile(r"^import \{([^}]*)\} from '\./([\w.-]+\.js)';[ \t]*$", 
 
 def find_dist(dist=None):
     """dist=, else $STRATA_DIST, else <repo>/dist next to this file's tools/."""
-    for d in (dist, os.environ.get("STRATA_DIST"), os.path.join(_HERE, "..", "dist")):
+    for d in (dist, os.environ.get("STRATA_DIST"), os.path.join(_HERE, "..", "..", "dist")):
         if d and os.path.isfile(os.path.join(d, "index.html")):
             return os.path.abspath(d)
     raise FileNotFoundError(
@@ -104,7 +104,7 @@ def viewer_html(dist=None):
     csp = (f"default-src 'none'; script-src {_csp_hash(js1)} {_csp_hash(js2)} 'wasm-unsafe-eval'; "
            f"style-src {_csp_hash(css)}; img-src data:; base-uri 'none'; form-action 'none'")
     return (
-        "<!doctype html>\n<!-- strata viewer in one file (tools/strata_notebook.py): it waits for a trace by postMessage. -->\n"
+        "<!doctype html>\n<!-- strata viewer in one file (tools/python/strata_notebook.py): it waits for a trace by postMessage. -->\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
