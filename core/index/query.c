@@ -20,7 +20,6 @@ int st_ref_valid(const st_trace *t, st_event_ref ref) {
   return rows && ref.row < nr && ref.index < rows[ref.row].count;
 }
 
-
 uint32_t st_row_first_start_ge(const st_row *r, int64_t t) {
   uint32_t lo = 0, hi = r ? r->count : 0;
   while (lo < hi) {
@@ -447,7 +446,6 @@ int st_find_active(const st_find *f) { return f && f->active; }
 const char *st_find_text(const st_find *f) { return f && f->text ? f->text : ""; }
 uint64_t st_find_count(const st_find *f) { return f ? f->count : 0; }
 uint32_t st_find_name_count(const st_find *f) { return f ? f->name_hits : 0; }
-
 
 int st_find_is_match(const st_find *f, uint32_t row, uint32_t index) {
   if (!f || !f->count || row >= f->row_count || index >= f->rows[row].count) return 0;
