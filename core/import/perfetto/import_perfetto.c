@@ -3,9 +3,9 @@
  * the other parts).
  *
  * Contents
- *   1. helpers: errors, interning, clocks (ClockSnapshot, trace config)
+ *   1. clocks (ClockSnapshot, trace config)
  *   2. sequences
- *   3. what is not shown: packet kinds counted by name
+ *   3. what is not shown: packet kinds by name
  *   4. packets (and compressed_packets)
  *   5. public API
  */
@@ -15,42 +15,10 @@
 #include <string.h>
 #include <zlib.h>
 
-/* ==== 1. helpers ========================================================= */
-
-st_code pf_nomem(st_perfetto_importer *im, uint64_t at, st_error *err) {
-  im->nomem = 1;
-  return st_error_set(err, ST_ERR_NOMEM, at, "out of memory");
-}
-
-uint32_t pf_intern(st_perfetto_importer *im, const void *s, size_t n) {
-  uint32_t id = st_strtab_intern(im->strs, (const char *)s, n);
-  if (id == ST_STR_NONE) {
-    im->nomem = 1;
-    return ST_STR_EMPTY;
-  }
-  return id;
-}
-
-int32_t pf_clamp32(int64_t v) {
-  return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
-}
+/* ==== 1. clocks ========================================================== */
 
 uint64_t pf_clock_id(uint64_t seq, uint32_t id) {
   return id >= 64 && id < 128 ? st_pclock_seq_id(seq, id) : id;
-}
-
-int pf_to_trace(st_perfetto_importer *im, uint64_t clock, int64_t raw, uint64_t at, int64_t *out) {
-  im->clock_used = 1;
-  if (clock == im->trace_clock) {
-    *out = raw;
-    return 1;
-  }
-  int64_t ns;
-  if (st_pclock_to_ns(im->clocks, clock, raw, &ns) &&
-      st_pclock_convert(im->clocks, clock, ns, im->trace_clock, out))
-    return 1;
-  st_stats_warn(im->stats, "perfetto_clock_not_converted", at);
-  return 0;
 }
 
 static void set_trace_clock(st_perfetto_importer *im, uint64_t id, uint64_t at) {
@@ -210,17 +178,6 @@ static const char *packet_kind_name(uint32_t num) {
   for (size_t i = 0; i < sizeof k_packet_kinds / sizeof *k_packet_kinds; i++)
     if (k_packet_kinds[i].num == num) return k_packet_kinds[i].name;
   return NULL;
-}
-
-void pf_not_shown(st_perfetto_importer *im, uint32_t field, uint64_t at) {
-  st_stats_warn(im->stats, "perfetto_packets_not_shown", at);
-  im->skipped_total++;
-  for (uint32_t i = 0; i < im->nskips; i++)
-    if (im->skips[i].field == field) {
-      im->skips[i].count++;
-      return;
-    }
-  if (im->nskips < MAX_SKIPPED) im->skips[im->nskips++] = (skipped){field, 1};
 }
 
 /* ==== 4. packets ========================================================= */

@@ -58,20 +58,6 @@ static void stage(st_perfetto_importer *im, const fev *e) {
 
 static int32_t i32(uint64_t u) { return (int32_t)(uint32_t)u; }
 
-void pf_cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
-                    uint64_t src) {
-  if (cpu >= ST_PERFETTO_MAX_CPUS) {
-    st_stats_warn(im->stats, "perfetto_cpu_out_of_range", src);
-    return;
-  }
-  char tmp[48];
-  int n = snprintf(tmp, sizeof tmp, "CPU %u %s", cpu, idle ? "idle" : "frequency");
-  int64_t key = ((int64_t)(idle ? 2 : 1) << 20) + cpu;
-  uint32_t bt = pf_counter_track(im, PF_CPU_PID, tmp, (size_t)n, key);
-  if (bt != UINT32_MAX) st_builder_track_sort(im->b, bt, (int32_t)key);
-  pf_counter(im, bt, ts, v, src);
-}
-
 /* ---- atrace ---------------------------------------------------------------- */
 
 /* The next '|'-separated field of s[*i..n). */

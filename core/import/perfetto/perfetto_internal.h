@@ -1,18 +1,33 @@
 /* perfetto_internal.h: what the pieces of the Perfetto importer share
- * (private to import_perfetto.c, perfetto_track_event.c, perfetto_ftrace.c,
- * perfetto_sched.c and perfetto_system.c; nothing else includes it).
+ * (private to import_perfetto.c, perfetto_track_event.c, perfetto_system.c,
+ * perfetto_ftrace.c, perfetto_sched.c and perfetto_common.c; nothing else
+ * includes it).
  *
  *   import_perfetto.c       packets, sequences, clocks, compressed packets,
  *                           what is not shown, the public API
  *   perfetto_track_event.c  TrackDescriptor tracks and TrackEvent slices,
  *                           counters, flows, interning, packet defaults
+ *   perfetto_system.c       ProcessTree, ProcessStats / SysStats counters,
+ *                           FrameTimeline; at the end thread and process
+ *                           names and section order
  *   perfetto_ftrace.c       FtraceEventBundle (FtraceEvent list and
  *                           compact_sched) -> staged scheduling records
  *   perfetto_sched.c        at the end: staged records in time order ->
  *                           CPU tracks, thread states, atrace slices
- *   perfetto_system.c       processes and threads (ProcessTree, descriptors,
- *                           names by priority), ProcessStats / SysStats
- *                           counters, FrameTimeline, section order
+ *   perfetto_common.c       what all of them use: errors, interning, the
+ *                           trace clock, the "not shown" count, the thread
+ *                           and process registry, emitting slices/counters
+ *
+ * Call order: a file calls only the files below it, never one above.
+ *
+ *   import_perfetto.c -> perfetto_track_event.c, perfetto_system.c,
+ *                        perfetto_ftrace.c, perfetto_sched.c
+ *   perfetto_ftrace.c -> perfetto_sched.c (a bundle's staged run)
+ *   every file        -> perfetto_common.c (and perfetto_clock.c,
+ *                        perfetto_states.c, which call nothing here)
+ *
+ * A helper that two parts need goes into perfetto_common.c, not into the
+ * part that needed it first.
  */
 #ifndef STRATA_PERFETTO_INTERNAL_H
 #define STRATA_PERFETTO_INTERNAL_H
@@ -220,12 +235,6 @@ struct st_perfetto_importer {
 };
 
 /* ---- import_perfetto.c ---- */
-uint32_t pf_intern(st_perfetto_importer *im, const void *s, size_t n);
-st_code pf_nomem(st_perfetto_importer *im, uint64_t at, st_error *err);
-int32_t pf_clamp32(int64_t v);
-/* A timestamp in clock id (global) -> trace clock ns; 0 (and a counted
- * warning) if it cannot be converted: the caller drops the event. */
-int pf_to_trace(st_perfetto_importer *im, uint64_t clock, int64_t raw, uint64_t at, int64_t *out);
 /* The global id of clock id as used on sequence seq. */
 uint64_t pf_clock_id(uint64_t seq, uint32_t id);
 
@@ -242,8 +251,6 @@ st_code pf_read_defaults(st_perfetto_importer *im, pseq *s, st_pb_reader *r, con
 st_code pf_read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
                             const st_pb_field *ef, int has_ts, int64_t ts, uint64_t src,
                             st_error *err);
-void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
-             uint32_t cat, uint64_t src, uint8_t flags);
 void pf_close_track_events(st_perfetto_importer *im);
 /* Places the held events of tracks that never got a descriptor (the end). */
 void pf_flush_pending(st_perfetto_importer *im);
@@ -263,32 +270,8 @@ void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start);
 void pf_sched_finish(st_perfetto_importer *im);
 
 /* ---- perfetto_system.c ---- */
-pthr *pf_thread(st_perfetto_importer *im, int64_t tid); /* find or create; NULL: no memory */
-pproc *pf_process(st_perfetto_importer *im, int64_t pid);
-void pf_thread_name(st_perfetto_importer *im, int64_t tid, uint32_t name, uint8_t prio);
-void pf_thread_tgid(st_perfetto_importer *im, int64_t tid, int64_t tgid);
-void pf_process_name(st_perfetto_importer *im, int64_t pid, uint32_t name, uint8_t prio);
-/* The builder process of pid, made on first use. */
-uint32_t pf_builder_process(st_perfetto_importer *im, int64_t pid);
-/* The builder track of thread tid's slices / states, in its process. */
-uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states);
-/* A counter track of the process (pid >= 0) or of the system section (pid < 0). */
-uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
-                          int64_t key);
-void pf_counter(st_perfetto_importer *im, uint32_t bt, int64_t ts, double v, uint64_t src);
 st_code pf_read_process_tree(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *f,
                              st_error *err);
-/* Counts a packet (TracePacket field number) or a part of one (PF_PART_*)
- * in the "not shown" line (import_perfetto.c). */
-#define PF_PART_SYS_BUDDY_INFO 1012u /* SysStats.buddy_info: needs the page size */
-#define PF_PART_SYS_DISK_STAT 1013u  /* SysStats.disk_stat: rates between samples */
-#define PF_PART_SYS_OTHER 1099u      /* SysStats fields this importer does not know */
-#define PF_PART_PROC_FDS 1115u       /* ProcessStats.Process.fds: open files, no counter */
-#define PF_PART_PROC_OTHER 1199u     /* ProcessStats.Process fields not known */
-/* A counter of the CPUs section: "CPU <cpu> frequency" (kHz) or "idle". */
-void pf_cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
-                    uint64_t src);
-void pf_not_shown(st_perfetto_importer *im, uint32_t field, uint64_t at);
 st_code pf_read_process_stats(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *f,
                               int64_t ts, uint64_t src, st_error *err);
 st_code pf_read_sys_stats(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *f,
@@ -298,7 +281,44 @@ st_code pf_read_frame_timeline(st_perfetto_importer *im, st_pb_reader *r, const 
 /* Names threads' and processes' tracks and orders sections (at the end). */
 void pf_system_finish(st_perfetto_importer *im);
 
-/* pid of the CPU section (a synthetic, negative key: not shown) */
+/* ---- perfetto_common.c ---- */
+uint32_t pf_intern(st_perfetto_importer *im, const void *s, size_t n);
+st_code pf_nomem(st_perfetto_importer *im, uint64_t at, st_error *err);
+int32_t pf_clamp32(int64_t v);
+/* A timestamp in clock id (global) -> trace clock ns; 0 (and a counted
+ * warning) if it cannot be converted: the caller drops the event. */
+int pf_to_trace(st_perfetto_importer *im, uint64_t clock, int64_t raw, uint64_t at, int64_t *out);
+/* Counts a packet (TracePacket field number) or a part of one (PF_PART_*)
+ * in the "not shown" line (import_perfetto.c names them). */
+#define PF_PART_SYS_BUDDY_INFO 1012u /* SysStats.buddy_info: needs the page size */
+#define PF_PART_SYS_DISK_STAT 1013u  /* SysStats.disk_stat: rates between samples */
+#define PF_PART_SYS_OTHER 1099u      /* SysStats fields this importer does not know */
+#define PF_PART_PROC_FDS 1115u       /* ProcessStats.Process.fds: open files, no counter */
+#define PF_PART_PROC_OTHER 1199u     /* ProcessStats.Process fields not known */
+void pf_not_shown(st_perfetto_importer *im, uint32_t field, uint64_t at);
+
+pthr *pf_thread(st_perfetto_importer *im, int64_t tid); /* find or create; NULL: no memory */
+pproc *pf_process(st_perfetto_importer *im, int64_t pid);
+void pf_thread_name(st_perfetto_importer *im, int64_t tid, uint32_t name, uint8_t prio);
+void pf_thread_tgid(st_perfetto_importer *im, int64_t tid, int64_t tgid);
+void pf_process_name(st_perfetto_importer *im, int64_t pid, uint32_t name, uint8_t prio);
+/* The builder process of pid, made on first use. */
+uint32_t pf_builder_process(st_perfetto_importer *im, int64_t pid);
+/* The builder track of thread tid's slices / states, in its process. */
+uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states);
+
+/* A slice on builder track bt (UINT32_MAX: none, nothing happens). */
+void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
+             uint32_t cat, uint64_t src, uint8_t flags);
+/* pids of the CPU and System sections (synthetic, negative keys: not shown) */
 #define PF_CPU_PID ((int64_t)-0x1000000000000000LL)
+#define PF_SYS_PID ((int64_t)-0x1000000000000001LL)
+/* A counter track of the process (pid >= 0) or of the CPU / System section. */
+uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
+                          int64_t key);
+void pf_counter(st_perfetto_importer *im, uint32_t bt, int64_t ts, double v, uint64_t src);
+/* A counter of the CPUs section: "CPU <cpu> frequency" (kHz) or "idle". */
+void pf_cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
+                    uint64_t src);
 
 #endif

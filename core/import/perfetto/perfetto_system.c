@@ -1,12 +1,9 @@
 /* perfetto_system.c: processes and threads of a Perfetto trace, whatever
  * source names them, and the system-wide packets that are not scheduling:
  *
- *   - Registry: a thread (tid) has a process (tgid, once known) and a name;
- *     a process (pid) has a name. Names come with a priority, as
- *     trace_processor ranks them: ftrace comms (sched_switch, task_newtask,
- *     task_rename) < ProcessTree < descriptors (TrackDescriptor,
- *     Process/ThreadDescriptor); a name replaces one of lower or equal
- *     priority. A process without a name takes its main thread's.
+ *   - Names: threads and processes are registered (perfetto_common.c) by
+ *     every source with a priority; at the end a process without a name
+ *     takes its main thread's.
  *   - ProcessTree (TracePacket 2): Process {1 pid, 3 cmdline[0] = name},
  *     Thread {1 tid, 2 name, 3 tgid}.
  *   - ProcessStats (9): per process {1 pid, 2 vm_size_kb, 3 vm_rss_kb,
@@ -35,148 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PF_SYS_PID ((int64_t)-0x1000000000000001LL)
 #define THREAD_SORT_BASE (1 << 24)
-
-/* ==== registry =========================================================== */
-
-pthr *pf_thread(st_perfetto_importer *im, int64_t tid) {
-  uint32_t i = st_u64map_get(&im->thr_map, (uint64_t)tid);
-  if (i != ST_U64MAP_NONE) return &im->thr[i];
-  if (im->nthr == im->cap_thr) {
-    uint32_t cap = im->cap_thr ? im->cap_thr * 2 : 64;
-    pthr *p = cap > im->cap_thr ? st_realloc_array(&im->alloc, im->thr, cap, sizeof *p) : NULL;
-    if (!p) {
-      im->nomem = 1;
-      return NULL;
-    }
-    im->thr = p;
-    im->cap_thr = cap;
-  }
-  pthr *t = &im->thr[im->nthr];
-  memset(t, 0, sizeof *t);
-  t->tid = tid;
-  t->tgid = -1;
-  t->slice_bt = t->state_bt = UINT32_MAX;
-  if (!st_u64map_put(&im->thr_map, &im->alloc, (uint64_t)tid, im->nthr)) {
-    im->nomem = 1;
-    return NULL;
-  }
-  im->nthr++;
-  return t;
-}
-
-pproc *pf_process(st_perfetto_importer *im, int64_t pid) {
-  uint32_t i = st_u64map_get(&im->proc_map, (uint64_t)pid);
-  if (i != ST_U64MAP_NONE) return &im->procs[i];
-  if (im->nprocs == im->cap_procs) {
-    uint32_t cap = im->cap_procs ? im->cap_procs * 2 : 64;
-    pproc *p = cap > im->cap_procs ? st_realloc_array(&im->alloc, im->procs, cap, sizeof *p) : NULL;
-    if (!p) {
-      im->nomem = 1;
-      return NULL;
-    }
-    im->procs = p;
-    im->cap_procs = cap;
-  }
-  pproc *p = &im->procs[im->nprocs];
-  *p = (pproc){pid, ST_STR_EMPTY, NAME_NONE, UINT32_MAX};
-  if (!st_u64map_put(&im->proc_map, &im->alloc, (uint64_t)pid, im->nprocs)) {
-    im->nomem = 1;
-    return NULL;
-  }
-  im->nprocs++;
-  return p;
-}
-
-void pf_thread_name(st_perfetto_importer *im, int64_t tid, uint32_t name, uint8_t prio) {
-  pthr *t = pf_thread(im, tid);
-  if (t && name != ST_STR_EMPTY && prio >= t->name_prio) t->name = name, t->name_prio = prio;
-}
-
-void pf_thread_tgid(st_perfetto_importer *im, int64_t tid, int64_t tgid) {
-  pthr *t = pf_thread(im, tid);
-  if (t && t->tgid < 0 && tgid >= 0) t->tgid = tgid;
-}
-
-void pf_process_name(st_perfetto_importer *im, int64_t pid, uint32_t name, uint8_t prio) {
-  pproc *p = pf_process(im, pid);
-  if (p && name != ST_STR_EMPTY && prio >= p->name_prio) p->name = name, p->name_prio = prio;
-}
-
-uint32_t pf_builder_process(st_perfetto_importer *im, int64_t pid) {
-  pproc *pp = pf_process(im, pid);
-  if (!pp) return UINT32_MAX;
-  if (pp->bproc != UINT32_MAX) return pp->bproc;
-  uint32_t p = st_builder_process(im->b, pid);
-  if (p == UINT32_MAX) {
-    im->nomem = 1;
-    return p;
-  }
-  pp = pf_process(im, pid);
-  pp->bproc = p;
-  if (pid >= 0 && !st_seen_test_set(&im->alloc, &im->proc_seen, p, &im->nomem))
-    im->stats->processes++;
-  return p;
-}
-
-uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states) {
-  uint32_t *slot = states ? &t->state_bt : &t->slice_bt;
-  if (*slot != UINT32_MAX) return *slot;
-  int64_t tid = t->tid, pid = t->tgid >= 0 ? t->tgid : t->tid;
-  uint32_t p = pf_builder_process(im, pid); /* may move im->thr: t is re-found below */
-  if (p == UINT32_MAX) return UINT32_MAX;
-  int64_t key = states ? (int64_t)((uint64_t)tid + (1ull << 40)) : tid;
-  uint32_t bt = st_builder_track(im->b, p, ST_TRACK_SLICES, key, ST_STR_EMPTY);
-  if (bt == UINT32_MAX) {
-    im->nomem = 1;
-    return bt;
-  }
-  t = pf_thread(im, tid);
-  if (!t) return UINT32_MAX;
-  if (states)
-    t->state_bt = bt;
-  else
-    t->slice_bt = bt;
-  if (!st_seen_test_set(&im->alloc, &im->track_seen, bt, &im->nomem)) im->stats->threads++;
-  return bt;
-}
-
-uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
-                          int64_t key) {
-  uint32_t p;
-  if (pid == PF_CPU_PID || pid == PF_SYS_PID) {
-    p = st_builder_process(im->b, pid);
-    if (p != UINT32_MAX) {
-      int cpu = pid == PF_CPU_PID;
-      st_builder_process_name(im->b, p, pf_intern(im, cpu ? "CPUs" : "System", cpu ? 4 : 6));
-      st_builder_process_sort(im->b, p, cpu ? INT32_MIN : INT32_MIN + 1);
-    }
-  } else {
-    p = pf_builder_process(im, pid);
-  }
-  if (p == UINT32_MAX) {
-    im->nomem = 1;
-    return p;
-  }
-  uint32_t bt = st_builder_track(im->b, p, ST_TRACK_COUNTER, key, pf_intern(im, name, n));
-  if (bt == UINT32_MAX) im->nomem = 1;
-  return bt;
-}
-
-void pf_counter(st_perfetto_importer *im, uint32_t bt, int64_t ts, double v, uint64_t src) {
-  if (bt == UINT32_MAX) return;
-  st_code c = st_builder_counter(im->b, bt, ts, v);
-  if (c == ST_ERR_NOMEM) {
-    im->nomem = 1;
-  } else if (c != ST_OK) {
-    st_stats_warn(im->stats, "perfetto_counter_rejected", src);
-  } else {
-    im->stats->counter_samples++;
-    im->shown++;
-    st_stats_time(im->stats, ts, ts);
-  }
-}
 
 /* ==== ProcessTree ======================================================== */
 

@@ -3,7 +3,8 @@
  * threads, counters, custom trees and their child ordering), TrackEvent
  * slices / instants / counters / flows, interned names and categories,
  * TracePacketDefaults. Threads' and processes' names and section order are
- * decided at the end by perfetto_system.c, which all sources share.
+ * decided at the end by perfetto_system.c; the thread and process registry
+ * all sources share is perfetto_common.c's.
  *
  * Contents
  *   1. flows
@@ -135,7 +136,7 @@ static uint8_t track_depth(const st_perfetto_importer *im, uint32_t ti) {
 }
 
 /* The builder track of a ptrack, made on first use. A thread track is the
- * thread's (shared with its atrace slices, perfetto_system.c). */
+ * thread's (shared with its atrace slices, perfetto_common.c). */
 static uint32_t track_builder(st_perfetto_importer *im, uint32_t ti, int counter) {
   ptrack *t = &im->tracks[ti];
   if (t->btrack != UINT32_MAX) return t->btrack;
@@ -566,18 +567,6 @@ void pf_flush_pending(st_perfetto_importer *im) {
   im->resolve_all = 1;
   for (uint32_t i = 0; i < im->ntracks; i++)
     if (im->tracks[i].npend) flush_track(im, i);
-}
-
-void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
-             uint32_t cat, uint64_t src, uint8_t flags) {
-  if (bt == UINT32_MAX) return;
-  st_code c = st_builder_slice(im->b, bt, ts, dur, name, cat, src, flags);
-  if (c == ST_ERR_NOMEM)
-    im->nomem = 1;
-  else if (c != ST_OK)
-    st_stats_warn(im->stats, "track_event_limit", src);
-  else
-    im->shown++;
 }
 
 static uint32_t join_cats(st_perfetto_importer *im, uint32_t a, uint32_t b) {

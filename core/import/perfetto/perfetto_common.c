@@ -1,0 +1,237 @@
+/* perfetto_common.c: what every part of the Perfetto importer needs, at
+ * the bottom of its call order (perfetto_internal.h): errors, interning,
+ * timestamps in the trace clock, the "not shown" count, the registry of
+ * threads and processes, and emitting slices and counters to the builder.
+ *
+ *   - Registry: a thread (tid) has a process (tgid, once known) and a name;
+ *     a process (pid) has a name. Names come with a priority, as
+ *     trace_processor ranks them: ftrace comms (sched_switch, task_newtask,
+ *     task_rename) < ProcessTree < descriptors (TrackDescriptor,
+ *     Process/ThreadDescriptor); a name replaces one of lower or equal
+ *     priority. Builder processes and thread tracks are made on first use;
+ *     perfetto_system.c names and orders them at the end.
+ *   - Counters go to a process's section, the "System" section
+ *     (PF_SYS_PID) or the "CPUs" section (PF_CPU_PID).
+ *
+ * Contents
+ *   1. errors, interning, clocks, what is not shown
+ *   2. registry: threads, processes, their builder processes and tracks
+ *   3. emitting: slices, counter tracks, counter samples
+ */
+#include "perfetto_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ==== 1. errors, interning, clocks, what is not shown ===================== */
+
+st_code pf_nomem(st_perfetto_importer *im, uint64_t at, st_error *err) {
+  im->nomem = 1;
+  return st_error_set(err, ST_ERR_NOMEM, at, "out of memory");
+}
+
+uint32_t pf_intern(st_perfetto_importer *im, const void *s, size_t n) {
+  uint32_t id = st_strtab_intern(im->strs, (const char *)s, n);
+  if (id == ST_STR_NONE) {
+    im->nomem = 1;
+    return ST_STR_EMPTY;
+  }
+  return id;
+}
+
+int32_t pf_clamp32(int64_t v) {
+  return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+int pf_to_trace(st_perfetto_importer *im, uint64_t clock, int64_t raw, uint64_t at, int64_t *out) {
+  im->clock_used = 1;
+  if (clock == im->trace_clock) {
+    *out = raw;
+    return 1;
+  }
+  int64_t ns;
+  if (st_pclock_to_ns(im->clocks, clock, raw, &ns) &&
+      st_pclock_convert(im->clocks, clock, ns, im->trace_clock, out))
+    return 1;
+  st_stats_warn(im->stats, "perfetto_clock_not_converted", at);
+  return 0;
+}
+
+void pf_not_shown(st_perfetto_importer *im, uint32_t field, uint64_t at) {
+  st_stats_warn(im->stats, "perfetto_packets_not_shown", at);
+  im->skipped_total++;
+  for (uint32_t i = 0; i < im->nskips; i++)
+    if (im->skips[i].field == field) {
+      im->skips[i].count++;
+      return;
+    }
+  if (im->nskips < MAX_SKIPPED) im->skips[im->nskips++] = (skipped){field, 1};
+}
+
+/* ==== 2. registry ======================================================== */
+
+pthr *pf_thread(st_perfetto_importer *im, int64_t tid) {
+  uint32_t i = st_u64map_get(&im->thr_map, (uint64_t)tid);
+  if (i != ST_U64MAP_NONE) return &im->thr[i];
+  if (im->nthr == im->cap_thr) {
+    uint32_t cap = im->cap_thr ? im->cap_thr * 2 : 64;
+    pthr *p = cap > im->cap_thr ? st_realloc_array(&im->alloc, im->thr, cap, sizeof *p) : NULL;
+    if (!p) {
+      im->nomem = 1;
+      return NULL;
+    }
+    im->thr = p;
+    im->cap_thr = cap;
+  }
+  pthr *t = &im->thr[im->nthr];
+  memset(t, 0, sizeof *t);
+  t->tid = tid;
+  t->tgid = -1;
+  t->slice_bt = t->state_bt = UINT32_MAX;
+  if (!st_u64map_put(&im->thr_map, &im->alloc, (uint64_t)tid, im->nthr)) {
+    im->nomem = 1;
+    return NULL;
+  }
+  im->nthr++;
+  return t;
+}
+
+pproc *pf_process(st_perfetto_importer *im, int64_t pid) {
+  uint32_t i = st_u64map_get(&im->proc_map, (uint64_t)pid);
+  if (i != ST_U64MAP_NONE) return &im->procs[i];
+  if (im->nprocs == im->cap_procs) {
+    uint32_t cap = im->cap_procs ? im->cap_procs * 2 : 64;
+    pproc *p = cap > im->cap_procs ? st_realloc_array(&im->alloc, im->procs, cap, sizeof *p) : NULL;
+    if (!p) {
+      im->nomem = 1;
+      return NULL;
+    }
+    im->procs = p;
+    im->cap_procs = cap;
+  }
+  pproc *p = &im->procs[im->nprocs];
+  *p = (pproc){pid, ST_STR_EMPTY, NAME_NONE, UINT32_MAX};
+  if (!st_u64map_put(&im->proc_map, &im->alloc, (uint64_t)pid, im->nprocs)) {
+    im->nomem = 1;
+    return NULL;
+  }
+  im->nprocs++;
+  return p;
+}
+
+void pf_thread_name(st_perfetto_importer *im, int64_t tid, uint32_t name, uint8_t prio) {
+  pthr *t = pf_thread(im, tid);
+  if (t && name != ST_STR_EMPTY && prio >= t->name_prio) t->name = name, t->name_prio = prio;
+}
+
+void pf_thread_tgid(st_perfetto_importer *im, int64_t tid, int64_t tgid) {
+  pthr *t = pf_thread(im, tid);
+  if (t && t->tgid < 0 && tgid >= 0) t->tgid = tgid;
+}
+
+void pf_process_name(st_perfetto_importer *im, int64_t pid, uint32_t name, uint8_t prio) {
+  pproc *p = pf_process(im, pid);
+  if (p && name != ST_STR_EMPTY && prio >= p->name_prio) p->name = name, p->name_prio = prio;
+}
+
+uint32_t pf_builder_process(st_perfetto_importer *im, int64_t pid) {
+  pproc *pp = pf_process(im, pid);
+  if (!pp) return UINT32_MAX;
+  if (pp->bproc != UINT32_MAX) return pp->bproc;
+  uint32_t p = st_builder_process(im->b, pid);
+  if (p == UINT32_MAX) {
+    im->nomem = 1;
+    return p;
+  }
+  pp = pf_process(im, pid);
+  pp->bproc = p;
+  if (pid >= 0 && !st_seen_test_set(&im->alloc, &im->proc_seen, p, &im->nomem))
+    im->stats->processes++;
+  return p;
+}
+
+uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states) {
+  uint32_t *slot = states ? &t->state_bt : &t->slice_bt;
+  if (*slot != UINT32_MAX) return *slot;
+  int64_t tid = t->tid, pid = t->tgid >= 0 ? t->tgid : t->tid;
+  uint32_t p = pf_builder_process(im, pid); /* may move im->thr: t is re-found below */
+  if (p == UINT32_MAX) return UINT32_MAX;
+  int64_t key = states ? (int64_t)((uint64_t)tid + (1ull << 40)) : tid;
+  uint32_t bt = st_builder_track(im->b, p, ST_TRACK_SLICES, key, ST_STR_EMPTY);
+  if (bt == UINT32_MAX) {
+    im->nomem = 1;
+    return bt;
+  }
+  t = pf_thread(im, tid);
+  if (!t) return UINT32_MAX;
+  if (states)
+    t->state_bt = bt;
+  else
+    t->slice_bt = bt;
+  if (!st_seen_test_set(&im->alloc, &im->track_seen, bt, &im->nomem)) im->stats->threads++;
+  return bt;
+}
+
+/* ==== 3. emitting ======================================================== */
+
+void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
+             uint32_t cat, uint64_t src, uint8_t flags) {
+  if (bt == UINT32_MAX) return;
+  st_code c = st_builder_slice(im->b, bt, ts, dur, name, cat, src, flags);
+  if (c == ST_ERR_NOMEM)
+    im->nomem = 1;
+  else if (c != ST_OK)
+    st_stats_warn(im->stats, "track_event_limit", src);
+  else
+    im->shown++;
+}
+
+uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
+                          int64_t key) {
+  uint32_t p;
+  if (pid == PF_CPU_PID || pid == PF_SYS_PID) {
+    p = st_builder_process(im->b, pid);
+    if (p != UINT32_MAX) {
+      int cpu = pid == PF_CPU_PID;
+      st_builder_process_name(im->b, p, pf_intern(im, cpu ? "CPUs" : "System", cpu ? 4 : 6));
+      st_builder_process_sort(im->b, p, cpu ? INT32_MIN : INT32_MIN + 1);
+    }
+  } else {
+    p = pf_builder_process(im, pid);
+  }
+  if (p == UINT32_MAX) {
+    im->nomem = 1;
+    return p;
+  }
+  uint32_t bt = st_builder_track(im->b, p, ST_TRACK_COUNTER, key, pf_intern(im, name, n));
+  if (bt == UINT32_MAX) im->nomem = 1;
+  return bt;
+}
+
+void pf_counter(st_perfetto_importer *im, uint32_t bt, int64_t ts, double v, uint64_t src) {
+  if (bt == UINT32_MAX) return;
+  st_code c = st_builder_counter(im->b, bt, ts, v);
+  if (c == ST_ERR_NOMEM) {
+    im->nomem = 1;
+  } else if (c != ST_OK) {
+    st_stats_warn(im->stats, "perfetto_counter_rejected", src);
+  } else {
+    im->stats->counter_samples++;
+    im->shown++;
+    st_stats_time(im->stats, ts, ts);
+  }
+}
+
+void pf_cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
+                    uint64_t src) {
+  if (cpu >= ST_PERFETTO_MAX_CPUS) {
+    st_stats_warn(im->stats, "perfetto_cpu_out_of_range", src);
+    return;
+  }
+  char tmp[48];
+  int n = snprintf(tmp, sizeof tmp, "CPU %u %s", cpu, idle ? "idle" : "frequency");
+  int64_t key = ((int64_t)(idle ? 2 : 1) << 20) + cpu;
+  uint32_t bt = pf_counter_track(im, PF_CPU_PID, tmp, (size_t)n, key);
+  if (bt != UINT32_MAX) st_builder_track_sort(im->b, bt, (int32_t)key);
+  pf_counter(im, bt, ts, v, src);
+}
