@@ -10,6 +10,8 @@
  */
 #include "chrome_samples.h"
 
+#include "chrome_internal.h"
+
 #include "frames.h"
 #include "u64map.h"
 

@@ -2,52 +2,20 @@
  * (see chrome_semantics.h).
  *
  * Contents
- *   1. state: processes, threads, open slices
- *   2. small helpers: hash maps, interning
- *   3. processes and threads
- *   4. event semantics per phase (B/E, X, instants, counters, metadata,
+ *   1. state: open async slices (processes and threads: chrome_internal.h)
+ *   2. small helpers: interning joined names, warnings
+ *   3. event semantics per phase (B/E, X, instants, counters, metadata,
  *      async, legacy async, flows)
- *   5. dispatch, end of input, set-up
+ *   4. dispatch, end of input, set-up
  */
-#include "chrome_semantics.h"
-
+#include "chrome_internal.h"
 #include "chrome_samples.h"
-#include "import_chrome.h" /* ST_CHROME_GLOBAL_PID, ST_CHROME_STRING_KEY */
+#include "import_chrome.h" /* ST_CHROME_GLOBAL_PID */
 
 #include <stdio.h>
 #include <string.h>
 
 /* ==== 1. state =========================================================== */
-
-/* short names for chrome_semantics.h's map types */
-typedef st_chrome_mkey mkey;
-typedef st_chrome_map map;
-
-typedef struct bopen { /* an open B on a thread */
-  int64_t ts;
-  uint64_t src;
-  uint32_t name, cat;
-} bopen;
-
-typedef struct st_chrome_proc {
-  int64_t pid;
-  uint32_t bidx;     /* builder process */
-  uint32_t instants; /* process-scope instant track, UINT32_MAX if none */
-  uint8_t named;     /* name set by an M event or a string pid */
-  uint8_t counted;
-} proc;
-
-typedef struct st_chrome_thread {
-  uint32_t proc; /* index into procs */
-  int64_t tid;
-  uint32_t slices, instants; /* builder tracks, UINT32_MAX if none */
-  uint32_t samples;          /* builder samples track (chrome_samples.c), UINT32_MAX if none */
-  uint32_t name;
-  int32_t sort;
-  uint8_t has_name, has_sort, counted;
-  bopen *stack;
-  uint32_t depth, cap;
-} thread;
 
 typedef struct aopen { /* an open nestable async b */
   int64_t ts;
@@ -68,124 +36,6 @@ typedef struct st_chrome_lopen { /* an open legacy async S */
 } lopen;
 
 /* ==== 2. helpers ========================================================= */
-
-static uint32_t hash_key(mkey k) {
-  uint64_t x = k.a * 0x9e3779b97f4a7c15ull ^ (k.b + 0x7f4a7c159e3779b9ull) * 0xbf58476d1ce4e5b9ull ^
-               k.c * 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  x *= 0xd6e8feb86659fd93ull;
-  x ^= x >> 32;
-  return (uint32_t)x;
-}
-
-static uint32_t map_get(const map *m, mkey k) {
-  if (!m->cap) return UINT32_MAX;
-  uint32_t mask = m->cap - 1;
-  for (uint32_t i = hash_key(k) & mask;; i = (i + 1) & mask) {
-    if (m->vals[i] == UINT32_MAX) return UINT32_MAX;
-    if (m->keys[i].a == k.a && m->keys[i].b == k.b && m->keys[i].c == k.c) return m->vals[i];
-  }
-}
-
-static void map_set_slot(map *m, mkey k, uint32_t v) {
-  uint32_t mask = m->cap - 1, i = hash_key(k) & mask;
-  while (m->vals[i] != UINT32_MAX) {
-    if (m->keys[i].a == k.a && m->keys[i].b == k.b && m->keys[i].c == k.c) {
-      m->vals[i] = v;
-      return;
-    }
-    i = (i + 1) & mask;
-  }
-  m->keys[i] = k;
-  m->vals[i] = v;
-  m->count++;
-}
-
-/* Insert or overwrite. 0 on allocation failure. */
-static int map_put(st_chrome_sem *sem, map *m, mkey k, uint32_t v) {
-  if ((uint64_t)(m->count + 1) * 2 > m->cap) {
-    uint32_t ncap = m->cap ? m->cap * 2 : 64;
-    if (ncap < m->cap) return 0;
-    mkey *nk = st_malloc(&sem->alloc, (size_t)ncap * sizeof *nk);
-    uint32_t *nv = st_malloc(&sem->alloc, (size_t)ncap * sizeof *nv);
-    if (!nk || !nv) {
-      st_free(&sem->alloc, nk);
-      st_free(&sem->alloc, nv);
-      return 0;
-    }
-    memset(nv, 0xFF, (size_t)ncap * sizeof *nv);
-    map old = *m;
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = ncap;
-    m->count = 0;
-    for (uint32_t i = 0; i < old.cap; i++)
-      if (old.vals[i] != UINT32_MAX) map_set_slot(m, old.keys[i], old.vals[i]);
-    st_free(&sem->alloc, old.keys);
-    st_free(&sem->alloc, old.vals);
-  }
-  map_set_slot(m, k, v);
-  return 1;
-}
-
-static void map_free(st_chrome_sem *sem, map *m) {
-  st_free(&sem->alloc, m->keys);
-  st_free(&sem->alloc, m->vals);
-}
-
-/* Grows an array so index `count` is valid. 0 on failure. */
-static int grow(st_chrome_sem *sem, void **p, uint32_t *cap, uint32_t count, size_t elem) {
-  if (count < *cap) return 1;
-  uint32_t ncap = *cap ? *cap * 2 : 16;
-  if (ncap <= count) return 0;
-  void *np = st_realloc_array(&sem->alloc, *p, ncap, elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = ncap;
-  return 1;
-}
-
-static uint32_t intern_bytes(st_chrome_sem *sem, const char *s, size_t n) {
-  uint32_t id = st_strtab_intern(sem->strs, s, n);
-  if (id == ST_STR_NONE) {
-    sem->nomem = 1;
-    return ST_STR_EMPTY;
-  }
-  return id;
-}
-
-/* Decodes a string value into the scratch buffer; returns its length. */
-static const char *decode(st_chrome_sem *sem, st_json_str s, size_t *n) {
-  if (!s.esc && st_json_plain_utf8(s.p, s.n)) {
-    *n = s.n;
-    return s.p;
-  }
-  size_t need;
-  if (!st_mul_size(s.n, 3, &need) || !st_add_size(need, 8, &need)) {
-    sem->nomem = 1;
-    *n = 0;
-    return "";
-  }
-  if (need > sem->scratch_cap) {
-    char *p = st_realloc(&sem->alloc, sem->scratch, need);
-    if (!p) {
-      sem->nomem = 1;
-      *n = 0;
-      return "";
-    }
-    sem->scratch = p;
-    sem->scratch_cap = need;
-  }
-  *n = st_json_unescape(s.p, s.n, sem->scratch);
-  return sem->scratch;
-}
-
-static uint32_t intern(st_chrome_sem *sem, st_json_str s) {
-  if (s.n == 0) return ST_STR_EMPTY;
-  size_t n;
-  const char *p = decode(sem, s, &n);
-  return intern_bytes(sem, p, n);
-}
 
 static uint32_t intern_join(st_chrome_sem *sem, uint32_t a, const char *sep, uint32_t bid,
                             const char *suffix) {
@@ -210,129 +60,14 @@ static uint32_t intern_join(st_chrome_sem *sem, uint32_t a, const char *sep, uin
   memcpy(o + na, sep, ns);
   memcpy(o + na + ns, sb, nb);
   memcpy(o + na + ns + nb, suffix, nx);
-  return intern_bytes(sem, sem->scratch, total);
+  return st_chrome_sem_intern_bytes(sem, sem->scratch, total);
 }
 
 static void warn(st_chrome_sem *sem, const char *kind) {
   st_stats_warn(sem->stats, kind, sem->cur_src);
 }
 
-/* ==== 3. processes and threads =========================================== */
-
-/* pid/tid value -> key; string non-integers are interned (name_out set). */
-static int64_t key_of(st_chrome_sem *sem, const st_chrome_id *v, uint32_t *name_out) {
-  *name_out = ST_STR_EMPTY;
-  if (v->kind == ST_CHROME_ID_NUM) return v->num;
-  if (v->kind == ST_CHROME_ID_STR) {
-    int64_t k;
-    if (!v->s.esc && st_json_int_key(v->s.p, v->s.n, &k)) return k;
-    uint32_t id = intern(sem, v->s);
-    *name_out = id;
-    return ST_CHROME_STRING_KEY + (int64_t)id;
-  }
-  return 0;
-}
-
-static uint32_t proc_by_key(st_chrome_sem *sem, int64_t pid) {
-  mkey k = {(uint64_t)pid, 0, 0};
-  uint32_t i = map_get(&sem->proc_map, k);
-  if (i != UINT32_MAX) return i;
-  uint32_t bidx = st_builder_process(sem->b, pid);
-  if (bidx == UINT32_MAX ||
-      !grow(sem, (void **)&sem->procs, &sem->cprocs, sem->nprocs, sizeof(proc))) {
-    sem->nomem = 1;
-    return UINT32_MAX;
-  }
-  i = sem->nprocs;
-  if (!map_put(sem, &sem->proc_map, k, i)) {
-    sem->nomem = 1;
-    return UINT32_MAX;
-  }
-  sem->procs[i] = (proc){pid, bidx, UINT32_MAX, 0, 0};
-  sem->nprocs++;
-  return i;
-}
-
-/* The event's process (pid 0 if absent); counts it as seen. */
-static uint32_t event_proc(st_chrome_sem *sem, const st_chrome_ev *e) {
-  uint32_t name;
-  int64_t pid = key_of(sem, &e->pid, &name);
-  uint32_t i = proc_by_key(sem, pid);
-  if (i == UINT32_MAX) return i;
-  proc *p = &sem->procs[i];
-  if (!p->counted) {
-    p->counted = 1;
-    sem->stats->processes++;
-  }
-  if (name != ST_STR_EMPTY && !p->named) {
-    p->named = 1;
-    st_builder_process_name(sem->b, p->bidx, name);
-  }
-  return i;
-}
-
-/* The event's thread (tid = pid if absent). count: it carries a non-M event. */
-static uint32_t event_thread(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, int count) {
-  uint32_t tname = ST_STR_EMPTY;
-  int64_t tid = e->tid.kind ? key_of(sem, &e->tid, &tname) : sem->procs[pi].pid;
-  int64_t pid = sem->procs[pi].pid;
-  uint32_t i;
-  if (sem->last_thread != UINT32_MAX && sem->last_pid == pid && sem->last_tid == tid) {
-    i = sem->last_thread;
-  } else {
-    mkey k = {pi, (uint64_t)tid, 1};
-    i = map_get(&sem->thread_map, k);
-    if (i == UINT32_MAX) {
-      if (!grow(sem, (void **)&sem->threads, &sem->cthreads, sem->nthreads, sizeof(thread))) {
-        sem->nomem = 1;
-        return UINT32_MAX;
-      }
-      i = sem->nthreads;
-      if (!map_put(sem, &sem->thread_map, k, i)) {
-        sem->nomem = 1;
-        return UINT32_MAX;
-      }
-      sem->threads[i] = (thread){.proc = pi,
-                                 .tid = tid,
-                                 .slices = UINT32_MAX,
-                                 .instants = UINT32_MAX,
-                                 .samples = UINT32_MAX};
-      sem->nthreads++;
-    }
-    sem->last_thread = i;
-    sem->last_pid = pid;
-    sem->last_tid = tid;
-  }
-  thread *t = &sem->threads[i];
-  if (tname != ST_STR_EMPTY && !t->has_name) {
-    t->has_name = 1;
-    t->name = tname;
-    if (t->slices != UINT32_MAX) st_builder_track_name(sem->b, t->slices, tname);
-    if (t->instants != UINT32_MAX) st_builder_track_name(sem->b, t->instants, tname);
-  }
-  if (count && !t->counted) {
-    t->counted = 1;
-    sem->stats->threads++;
-  }
-  return i;
-}
-
-static uint32_t thread_track(st_chrome_sem *sem, thread *t, st_track_kind kind) {
-  uint32_t *slot = kind == ST_TRACK_SLICES    ? &t->slices
-                   : kind == ST_TRACK_SAMPLES ? &t->samples
-                                              : &t->instants;
-  if (*slot != UINT32_MAX) return *slot;
-  uint32_t tr = st_builder_track(sem->b, sem->procs[t->proc].bidx, kind, t->tid, t->name);
-  if (tr == UINT32_MAX) {
-    sem->nomem = 1;
-    return tr;
-  }
-  if (t->has_sort) st_builder_track_sort(sem->b, tr, t->sort);
-  *slot = tr;
-  return tr;
-}
-
-/* ==== 4. event semantics ================================================== */
+/* ==== 3. event semantics ================================================== */
 
 static void emit(st_chrome_sem *sem, uint32_t track, int64_t ts, int64_t dur, uint32_t name,
                  uint32_t cat, uint64_t src, uint8_t flags) {
@@ -348,10 +83,10 @@ static void emit(st_chrome_sem *sem, uint32_t track, int64_t ts, int64_t dur, ui
 }
 
 static void on_complete(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
-  uint32_t ti = event_thread(sem, e, pi, 1);
+  uint32_t ti = st_chrome_sem_thread(sem, e, pi, 1);
   if (ti == UINT32_MAX) return;
-  uint32_t tr = thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES);
-  uint32_t name = intern(sem, e->name), cat = intern(sem, e->cat);
+  uint32_t tr = st_chrome_sem_thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES);
+  uint32_t name = st_chrome_sem_intern(sem, e->name), cat = st_chrome_sem_intern(sem, e->cat);
   int64_t dur = e->dur;
   uint8_t flags = 0;
   if (!e->has_dur) {
@@ -369,20 +104,21 @@ static void on_complete(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) 
 }
 
 static void on_begin(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
-  uint32_t ti = event_thread(sem, e, pi, 1);
+  uint32_t ti = st_chrome_sem_thread(sem, e, pi, 1);
   if (ti == UINT32_MAX) return;
   thread *t = &sem->threads[ti];
-  if (!grow(sem, (void **)&t->stack, &t->cap, t->depth, sizeof(bopen))) {
+  if (!st_chrome_sem_grow(sem, (void **)&t->stack, &t->cap, t->depth, sizeof(bopen))) {
     sem->nomem = 1;
     return;
   }
-  thread_track(sem, t, ST_TRACK_SLICES);
-  t->stack[t->depth++] = (bopen){e->ts, sem->cur_src, intern(sem, e->name), intern(sem, e->cat)};
+  st_chrome_sem_thread_track(sem, t, ST_TRACK_SLICES);
+  t->stack[t->depth++] = (bopen){e->ts, sem->cur_src, st_chrome_sem_intern(sem, e->name),
+                                 st_chrome_sem_intern(sem, e->cat)};
   st_stats_time(sem->stats, e->ts, e->ts);
 }
 
 static void on_end(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
-  uint32_t ti = event_thread(sem, e, pi, 1);
+  uint32_t ti = st_chrome_sem_thread(sem, e, pi, 1);
   if (ti == UINT32_MAX) return;
   thread *t = &sem->threads[ti];
   st_stats_time(sem->stats, e->ts, e->ts);
@@ -391,13 +127,14 @@ static void on_end(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
     return;
   }
   bopen b = t->stack[--t->depth];
-  if (e->name.n && intern(sem, e->name) != b.name) warn(sem, "end_name_mismatch");
+  if (e->name.n && st_chrome_sem_intern(sem, e->name) != b.name) warn(sem, "end_name_mismatch");
   int64_t dur = e->ts - b.ts;
   if (e->ts < b.ts) {
     warn(sem, "negative_duration");
     dur = 0;
   }
-  emit(sem, thread_track(sem, t, ST_TRACK_SLICES), b.ts, dur, b.name, b.cat, b.src, ST_EV_HAS_END);
+  emit(sem, st_chrome_sem_thread_track(sem, t, ST_TRACK_SLICES), b.ts, dur, b.name, b.cat, b.src,
+       ST_EV_HAS_END);
   sem->stats->slices++;
 }
 
@@ -406,11 +143,11 @@ static void on_instant(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
   uint32_t tr;
   if (scope == 'g') {
     if (sem->global_proc == UINT32_MAX) {
-      sem->global_proc = proc_by_key(sem, ST_CHROME_GLOBAL_PID);
+      sem->global_proc = st_chrome_sem_proc_by_key(sem, ST_CHROME_GLOBAL_PID);
       if (sem->global_proc == UINT32_MAX) return;
       proc *g = &sem->procs[sem->global_proc];
       g->named = 1;
-      st_builder_process_name(sem->b, g->bidx, intern_bytes(sem, "Global", 6));
+      st_builder_process_name(sem->b, g->bidx, st_chrome_sem_intern_bytes(sem, "Global", 6));
       st_builder_process_sort(sem->b, g->bidx, INT32_MIN);
     }
     pi = sem->global_proc;
@@ -426,22 +163,23 @@ static void on_instant(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
     }
     tr = p->instants;
   } else {
-    uint32_t ti = event_thread(sem, e, pi, 1);
+    uint32_t ti = st_chrome_sem_thread(sem, e, pi, 1);
     if (ti == UINT32_MAX) return;
-    tr = thread_track(sem, &sem->threads[ti], ST_TRACK_INSTANTS);
+    tr = st_chrome_sem_thread_track(sem, &sem->threads[ti], ST_TRACK_INSTANTS);
   }
   st_stats_time(sem->stats, e->ts, e->ts);
-  emit(sem, tr, e->ts, 0, intern(sem, e->name), intern(sem, e->cat), sem->cur_src, ST_EV_INSTANT);
+  emit(sem, tr, e->ts, 0, st_chrome_sem_intern(sem, e->name), st_chrome_sem_intern(sem, e->cat),
+       sem->cur_src, ST_EV_INSTANT);
   sem->stats->instants++;
 }
 
 /* One counter series track: (process, series name). */
 static uint32_t counter_track(st_chrome_sem *sem, uint32_t pi, uint32_t series) {
   mkey k = {pi, series, 2};
-  uint32_t tr = map_get(&sem->series_map, k);
+  uint32_t tr = st_chrome_map_get(&sem->series_map, k);
   if (tr != UINT32_MAX) return tr;
   tr = st_builder_track(sem->b, sem->procs[pi].bidx, ST_TRACK_COUNTER, series, series);
-  if (tr == UINT32_MAX || !map_put(sem, &sem->series_map, k, tr)) {
+  if (tr == UINT32_MAX || !st_chrome_map_put(sem, &sem->series_map, k, tr)) {
     sem->nomem = 1;
     return UINT32_MAX;
   }
@@ -455,15 +193,15 @@ static void add_sample(st_chrome_sem *sem, uint32_t tr, int64_t ts, double v) {
 }
 
 static uint32_t counter_group_name(st_chrome_sem *sem, const st_chrome_ev *e) {
-  uint32_t name = intern(sem, e->name);
+  uint32_t name = st_chrome_sem_intern(sem, e->name);
   if (e->id.kind == ST_CHROME_ID_NONE) return name;
   uint32_t id;
   if (e->id.kind == ST_CHROME_ID_STR) {
-    id = intern(sem, e->id.s);
+    id = st_chrome_sem_intern(sem, e->id.s);
   } else {
     char num[32];
     snprintf(num, sizeof num, "%lld", (long long)e->id.num);
-    id = intern_bytes(sem, num, strlen(num));
+    id = st_chrome_sem_intern_bytes(sem, num, strlen(num));
   }
   return intern_join(sem, name, "[", id, "]");
 }
@@ -475,7 +213,7 @@ static void on_counter_entries(st_chrome_sem *sem, const st_chrome_ev *e, uint32
    * "<name> <column>" */
   enum { MAX_COLS = 16 };
   const char *p = e->entries + 1, *end = e->entries_end - 1, *q;
-  uint32_t base_name = e->event_stats.n ? intern(sem, e->event_stats) : group;
+  uint32_t base_name = e->event_stats.n ? st_chrome_sem_intern(sem, e->event_stats) : group;
   uint32_t tracks[MAX_COLS];
   for (int i = 0; i < MAX_COLS; i++) tracks[i] = UINT32_MAX;
   if (e->entries_end - e->entries < 2 || *e->entries != '[') {
@@ -519,7 +257,8 @@ static void on_counter_entries(st_chrome_sem *sem, const st_chrome_ev *e, uint32
         if (ncol > 2) {
           char num[16];
           snprintf(num, sizeof num, "%d", c - 1);
-          series = intern_join(sem, base_name, " ", intern_bytes(sem, num, strlen(num)), "");
+          series = intern_join(sem, base_name, " ",
+                               st_chrome_sem_intern_bytes(sem, num, strlen(num)), "");
         }
         tracks[c - 1] = counter_track(sem, pi, series);
       }
@@ -529,7 +268,7 @@ static void on_counter_entries(st_chrome_sem *sem, const st_chrome_ev *e, uint32
 }
 
 static void on_counter(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
-  if (e->tid.kind) event_thread(sem, e, pi, 1);
+  if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
   uint32_t group = counter_group_name(sem, e);
   if (e->entries) {
     on_counter_entries(sem, e, pi, group);
@@ -543,7 +282,7 @@ static void on_counter(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
   /* series naming is decided by the group's first sample: one key -> the
    * counter's name alone, several -> "<name> <key>" */
   mkey gk = {pi, group, 3};
-  uint32_t mode = map_get(&sem->counter_map, gk);
+  uint32_t mode = st_chrome_map_get(&sem->counter_map, gk);
   st_chrome_objit it = st_chrome_objit_of(e->args, e->args_end);
   st_json_str key;
   const char *v, *ve;
@@ -551,7 +290,7 @@ static void on_counter(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
     uint32_t n = 0;
     while (st_chrome_objit_next(&it, &key, &v, &ve)) n++;
     mode = n == 1 ? 1 : 2;
-    if (!map_put(sem, &sem->counter_map, gk, mode)) {
+    if (!st_chrome_map_put(sem, &sem->counter_map, gk, mode)) {
       sem->nomem = 1;
       return;
     }
@@ -568,13 +307,13 @@ static void on_counter(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
     uint32_t series = group;
     if (mode == 2) {
       /* cache (group, key) -> track */
-      uint32_t kid = intern(sem, key);
+      uint32_t kid = st_chrome_sem_intern(sem, key);
       mkey sk = {pi, ((uint64_t)group << 32) | kid, 4};
-      uint32_t tr = map_get(&sem->series_map, sk);
+      uint32_t tr = st_chrome_map_get(&sem->series_map, sk);
       if (tr == UINT32_MAX) {
         series = intern_join(sem, group, " ", kid, "");
         tr = counter_track(sem, pi, series);
-        if (tr == UINT32_MAX || !map_put(sem, &sem->series_map, sk, tr)) {
+        if (tr == UINT32_MAX || !st_chrome_map_put(sem, &sem->series_map, sk, tr)) {
           sem->nomem = 1;
           return;
         }
@@ -609,14 +348,14 @@ static void on_metadata(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) 
     proc *p = &sem->procs[pi];
     if (what == 1 || what == 2 || what == 4) {
       if (!st_chrome_value_str(v, ve, &s)) continue;
-      uint32_t id = intern(sem, s);
+      uint32_t id = st_chrome_sem_intern(sem, s);
       if (what == 1) {
         p->named = 1;
         st_builder_process_name(sem->b, p->bidx, id);
       } else if (what == 2) {
         st_builder_process_labels(sem->b, p->bidx, id);
       } else {
-        uint32_t ti = event_thread(sem, e, pi, 0);
+        uint32_t ti = st_chrome_sem_thread(sem, e, pi, 0);
         if (ti == UINT32_MAX) return;
         thread *t = &sem->threads[ti];
         t->name = id;
@@ -631,7 +370,7 @@ static void on_metadata(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) 
       if (what == 3) {
         st_builder_process_sort(sem->b, p->bidx, si);
       } else {
-        uint32_t ti = event_thread(sem, e, pi, 0);
+        uint32_t ti = st_chrome_sem_thread(sem, e, pi, 0);
         if (ti == UINT32_MAX) return;
         thread *t = &sem->threads[ti];
         t->sort = si;
@@ -648,7 +387,7 @@ static void on_metadata(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) 
 static void id_words(st_chrome_sem *sem, const st_chrome_id *v, uint64_t *tag, uint64_t *val) {
   if (v->kind == ST_CHROME_ID_STR) {
     *tag = 2;
-    *val = intern(sem, v->s);
+    *val = st_chrome_sem_intern(sem, v->s);
   } else {
     *tag = v->kind == ST_CHROME_ID_NUM ? 1 : 0;
     *val = (uint64_t)v->num;
@@ -668,12 +407,12 @@ static void on_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, cha
     warn(sem, "async_without_id");
     return;
   }
-  if (e->tid.kind) event_thread(sem, e, pi, 1);
-  uint32_t name = intern(sem, e->name), cat = intern(sem, e->cat);
+  if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
+  uint32_t name = st_chrome_sem_intern(sem, e->name), cat = st_chrome_sem_intern(sem, e->cat);
   uint64_t tag, val;
   id_words(sem, id, &tag, &val);
   int local = e->has_id2 && e->id2_local;
-  mkey k = {((uint64_t)cat << 32) | intern(sem, e->scope),
+  mkey k = {((uint64_t)cat << 32) | st_chrome_sem_intern(sem, e->scope),
             tag | (local ? (uint64_t)(pi + 1) << 8 : 0), val};
   uint32_t tr = async_track(sem, pi, name, cat);
   st_stats_time(sem->stats, e->ts, e->ts);
@@ -682,14 +421,14 @@ static void on_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, cha
     sem->stats->instants++;
     return;
   }
-  uint32_t ai = map_get(&sem->async_map, k);
+  uint32_t ai = st_chrome_map_get(&sem->async_map, k);
   if (ai == UINT32_MAX) {
     if (ph == 'e') {
       warn(sem, "unmatched_async_end");
       return;
     }
-    if (!grow(sem, (void **)&sem->aids, &sem->caids, sem->naids, sizeof(aident)) ||
-        !map_put(sem, &sem->async_map, k, sem->naids)) {
+    if (!st_chrome_sem_grow(sem, (void **)&sem->aids, &sem->caids, sem->naids, sizeof(aident)) ||
+        !st_chrome_map_put(sem, &sem->async_map, k, sem->naids)) {
       sem->nomem = 1;
       return;
     }
@@ -698,7 +437,7 @@ static void on_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, cha
   }
   aident *a = &sem->aids[ai];
   if (ph == 'b') {
-    if (!grow(sem, (void **)&a->stack, &a->cap, a->depth, sizeof(aopen))) {
+    if (!st_chrome_sem_grow(sem, (void **)&a->stack, &a->cap, a->depth, sizeof(aopen))) {
       sem->nomem = 1;
       return;
     }
@@ -729,13 +468,13 @@ static void on_legacy_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t 
     warn(sem, "async_without_id");
     return;
   }
-  if (e->tid.kind) event_thread(sem, e, pi, 1);
-  uint32_t name = intern(sem, e->name), cat = intern(sem, e->cat);
+  if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
+  uint32_t name = st_chrome_sem_intern(sem, e->name), cat = st_chrome_sem_intern(sem, e->cat);
   uint64_t tag, val;
   id_words(sem, &e->id, &tag, &val);
   mkey k = {name, tag, val};
   st_stats_time(sem->stats, e->ts, e->ts);
-  uint32_t li = map_get(&sem->legacy_map, k);
+  uint32_t li = st_chrome_map_get(&sem->legacy_map, k);
   lopen *o = li != UINT32_MAX ? &sem->lopens[li] : NULL;
   if (ph == 'S') {
     if (o && o->open) {
@@ -744,8 +483,9 @@ static void on_legacy_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t 
       sem->stats->async_slices++;
     }
     if (!o) {
-      if (!grow(sem, (void **)&sem->lopens, &sem->clopens, sem->nlopens, sizeof(lopen)) ||
-          !map_put(sem, &sem->legacy_map, k, sem->nlopens)) {
+      if (!st_chrome_sem_grow(sem, (void **)&sem->lopens, &sem->clopens, sem->nlopens,
+                              sizeof(lopen)) ||
+          !st_chrome_map_put(sem, &sem->legacy_map, k, sem->nlopens)) {
         sem->nomem = 1;
         return;
       }
@@ -770,7 +510,8 @@ static void on_legacy_async(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t 
   st_json_str key, s;
   const char *v, *ve;
   while (st_chrome_objit_next(&it, &key, &v, &ve))
-    if (st_chrome_str_eq(key, "step") && st_chrome_value_str(v, ve, &s)) step = intern(sem, s);
+    if (st_chrome_str_eq(key, "step") && st_chrome_value_str(v, ve, &s))
+      step = st_chrome_sem_intern(sem, s);
   if (o->has_step) { /* a T step runs until this event */
     emit(sem, o->track, o->step_ts, e->ts - o->step_ts, o->step_name, o->cat, o->step_src, 0);
     sem->stats->async_slices++;
@@ -815,10 +556,10 @@ static int flow_key(st_chrome_sem *sem, mkey k, uint64_t *key) {
   uint32_t cls = 0;
   if (k.a != UINT64_MAX) { /* v1 (cat and name are interned ids: never both UINT32_MAX) */
     mkey pair = {k.a, 0, 0};
-    cls = map_get(&sem->flow_class_map, pair);
+    cls = st_chrome_map_get(&sem->flow_class_map, pair);
     if (cls == UINT32_MAX && sem->flow_class_map.count < FLOW_CLASS_MAX) {
       cls = sem->flow_class_map.count + 1;
-      if (!map_put(sem, &sem->flow_class_map, pair, cls)) return 0;
+      if (!st_chrome_map_put(sem, &sem->flow_class_map, pair, cls)) return 0;
     }
   }
   if (cls != UINT32_MAX && k.c < (1ull << FLOW_ID_BITS)) {
@@ -826,9 +567,9 @@ static int flow_key(st_chrome_sem *sem, mkey k, uint64_t *key) {
     *key = (uint64_t)cls << (FLOW_ID_BITS + 1) | str << FLOW_ID_BITS | k.c;
     return 1;
   }
-  uint32_t fi = map_get(&sem->flow_map, k);
+  uint32_t fi = st_chrome_map_get(&sem->flow_map, k);
   if (fi == UINT32_MAX) {
-    if (!map_put(sem, &sem->flow_map, k, sem->nflows)) return 0;
+    if (!st_chrome_map_put(sem, &sem->flow_map, k, sem->nflows)) return 0;
     fi = sem->nflows++;
   }
   *key = 1ull << 63 | fi;
@@ -863,7 +604,7 @@ static int str_has(st_json_str s, const char *w) {
  * or "ipc.flow", as catapult does) the enclosing one. */
 static void on_flow_v1(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, char ph) {
   /* a flow without tid is placed on tid = pid but does not count a thread */
-  uint32_t ti = event_thread(sem, e, pi, e->tid.kind ? 1 : 0);
+  uint32_t ti = st_chrome_sem_thread(sem, e, pi, e->tid.kind ? 1 : 0);
   if (e->has_ts) st_stats_time(sem->stats, e->ts, e->ts);
   if (e->id.kind == ST_CHROME_ID_NONE) {
     warn(sem, "flow_without_id");
@@ -876,7 +617,9 @@ static void on_flow_v1(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, c
   if (ti == UINT32_MAX) return;
   uint64_t tag, val;
   id_words(sem, &e->id, &tag, &val);
-  mkey k = {((uint64_t)intern(sem, e->cat) << 32) | intern(sem, e->name), tag, val};
+  mkey k = {((uint64_t)st_chrome_sem_intern(sem, e->cat) << 32) |
+                st_chrome_sem_intern(sem, e->name),
+            tag, val};
   st_flow_bind bind = ST_FLOW_BIND_ENCLOSING;
   unsigned role = ph == 's'   ? ST_FLOW_OUT
                   : ph == 't' ? ST_FLOW_IN | ST_FLOW_OUT
@@ -884,7 +627,8 @@ static void on_flow_v1(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, c
   if (ph == 'f' && !st_chrome_str_eq(e->bp, "e") && !str_has(e->cat, "input") &&
       !str_has(e->cat, "ipc.flow"))
     bind = ST_FLOW_BIND_NEXT;
-  flow_point(sem, k, role, bind, thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES), e->ts);
+  flow_point(sem, k, role, bind,
+             st_chrome_sem_thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES), e->ts);
 }
 
 /* v2: the event's own slice (X or B on its thread; b or n on its async
@@ -897,10 +641,12 @@ static void on_flow_v2(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, u
   uint32_t track = UINT32_MAX;
   if (!e->has_ts) return; /* the event itself is dropped (missing_ts) */
   if (ph == 'X' || ph == 'B') {
-    uint32_t ti = event_thread(sem, e, pi, 1);
-    if (ti != UINT32_MAX) track = thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES);
+    uint32_t ti = st_chrome_sem_thread(sem, e, pi, 1);
+    if (ti != UINT32_MAX)
+      track = st_chrome_sem_thread_track(sem, &sem->threads[ti], ST_TRACK_SLICES);
   } else if (ph == 'b' || ph == 'n') {
-    track = async_track(sem, pi, intern(sem, e->name), intern(sem, e->cat));
+    track =
+        async_track(sem, pi, st_chrome_sem_intern(sem, e->name), st_chrome_sem_intern(sem, e->cat));
   } else {
     warn(sem, "flow_unbound"); /* no slice of its own to bind to */
     return;
@@ -912,7 +658,7 @@ static void on_flow_v2(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, u
   flow_point(sem, k, role, ST_FLOW_BIND_EVENT, track, e->ts);
 }
 
-/* ==== 5. dispatch, end of input, set-up ================================== */
+/* ==== 4. dispatch, end of input, set-up ================================== */
 
 static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   st_stats *st = sem->stats;
@@ -939,10 +685,10 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   if (e->nkeys == 0) return; /* the {} sentinel */
   if (!e->has_ph || e->ph.n == 0) {
     warn(sem, "missing_ph");
-    if (e->pid.kind) event_proc(sem, e);
+    if (e->pid.kind) st_chrome_sem_proc(sem, e);
     return;
   }
-  uint32_t pi = event_proc(sem, e);
+  uint32_t pi = st_chrome_sem_proc(sem, e);
   if (pi == UINT32_MAX) return;
   if (c != 'M' && e->has_ts == 0 && e->bad_ts) warn(sem, "bad_timestamp");
   if (e->bad_dur) warn(sem, "bad_duration");
@@ -954,7 +700,7 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   int needs_ts = c != 'C' && c != 's' && c != 't' && c != 'f';
   if (needs_ts && !e->has_ts) {
     if (!e->bad_ts) warn(sem, "missing_ts");
-    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
     return;
   }
   switch (c) {
@@ -964,7 +710,7 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   case 'i':
   case 'I':
     if (e->name.n == 10 && st_chrome_str_eq(e->name, "CpuProfile")) { /* a whole V8 profile */
-      if (e->tid.kind) event_thread(sem, e, pi, 1);
+      if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
       st_stats_time(st, e->ts, e->ts);
       st_chrome_samples_event(sem, e, pi);
       break;
@@ -984,7 +730,7 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   case 't':
   case 'f': on_flow_v1(sem, e, pi, (char)c); break;
   case 'P':
-    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
     st_stats_time(st, e->ts, e->ts);
     st_chrome_samples_event(sem, e, pi);
     break;
@@ -996,12 +742,12 @@ static void handle_event(st_chrome_sem *sem, const st_chrome_ev *e) {
   case 'v':
   case '(':
   case ')':
-    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
     st_stats_time(st, e->ts, e->ts);
     warn(sem, "skipped_phase");
     break;
   default:
-    if (e->tid.kind) event_thread(sem, e, pi, 1);
+    if (e->tid.kind) st_chrome_sem_thread(sem, e, pi, 1);
     st_stats_time(st, e->ts, e->ts);
     warn(sem, "unknown_phase");
     break;
@@ -1025,7 +771,7 @@ static void close_open(st_chrome_sem *sem) {
       bopen b = t->stack[--t->depth];
       sem->cur_src = b.src;
       warn(sem, "unclosed_begin");
-      emit(sem, thread_track(sem, t, ST_TRACK_SLICES), b.ts, 0, b.name, b.cat, b.src,
+      emit(sem, st_chrome_sem_thread_track(sem, t, ST_TRACK_SLICES), b.ts, 0, b.name, b.cat, b.src,
            ST_EV_UNFINISHED);
       sem->stats->slices++;
     }
@@ -1067,7 +813,7 @@ void st_chrome_sem_free(st_chrome_sem *sem) {
   for (uint32_t i = 0; i < sem->naids; i++) st_free(&sem->alloc, sem->aids[i].stack);
   map *maps[] = {&sem->proc_map,  &sem->thread_map, &sem->counter_map, &sem->series_map,
                  &sem->async_map, &sem->legacy_map, &sem->flow_map,    &sem->flow_class_map};
-  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) map_free(sem, maps[i]);
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) st_chrome_map_free(sem, maps[i]);
   st_free(&sem->alloc, sem->threads);
   st_free(&sem->alloc, sem->procs);
   st_free(&sem->alloc, sem->aids);
@@ -1092,25 +838,6 @@ int st_chrome_sem_stack_frame(st_chrome_sem *sem, st_json_str key, const char *v
   sem->cur_src = src;
   st_chrome_samples_frame(sem, key, v, vend);
   return !sem->nomem;
-}
-
-uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e) {
-  return event_proc(sem, e);
-}
-
-uint32_t st_chrome_sem_samples_track(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
-  uint32_t ti = event_thread(sem, e, pi, 1);
-  if (ti == UINT32_MAX) return UINT32_MAX;
-  thread *t = &sem->threads[ti];
-  if (t->samples == UINT32_MAX && thread_track(sem, t, ST_TRACK_SLICES) == UINT32_MAX)
-    return UINT32_MAX;
-  return thread_track(sem, t, ST_TRACK_SAMPLES);
-}
-
-uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s) { return intern(sem, s); }
-
-uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char *s, size_t n) {
-  return intern_bytes(sem, s, n);
 }
 
 int st_chrome_sem_close(st_chrome_sem *sem) {

@@ -42,7 +42,7 @@ typedef struct st_chrome_sem {
   st_strtab *strs;
   st_stats *stats;
 
-  /* model lookups (the element types are chrome_semantics.c's) */
+  /* model lookups (the element types are chrome_internal.h's) */
   struct st_chrome_proc *procs;
   uint32_t nprocs, cprocs;
   struct st_chrome_thread *threads;
@@ -83,14 +83,5 @@ int st_chrome_sem_sample(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src
  * out of memory (sticky). */
 int st_chrome_sem_stack_frame(st_chrome_sem *sem, st_json_str key, const char *v, const char *vend,
                               uint64_t src);
-
-/* For chrome_samples.c: the event's process (counted as seen; UINT32_MAX
- * on failure), the samples track of the event's thread in process pi
- * (after the thread's slice track, so it is drawn under it; UINT32_MAX on
- * failure), and interning (ST_STR_EMPTY and nomem on failure). */
-uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e);
-uint32_t st_chrome_sem_samples_track(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi);
-uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s);
-uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char *s, size_t n);
 
 #endif
