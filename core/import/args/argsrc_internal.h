@@ -3,9 +3,16 @@
  * every format's decoder writes through, and each format's query step.
  *   argsrc.c           the source (create, recording), the query dialogue,
  *                      Chrome JSON (the "args" member, args.h)
- *   argsrc_json.c      the JSON text writer (growing, capped, UTF-8 safe)
  *   argsrc_xplane.c    XSpace: an XEvent's stats and its metadata's -> JSON
  *   argsrc_perfetto.c  Perfetto: debug annotations, scheduling details
+ *   argsrc_common.c    what the formats' steps use: the query's reads (ask,
+ *                      finish, a record at the range's start) and the JSON
+ *                      text writer (growing, capped, UTF-8 safe)
+ *
+ * Call order: a file calls only the files below it, never one above.
+ *
+ *   argsrc.c -> argsrc_xplane.c, argsrc_perfetto.c -> argsrc_common.c
+ *   argsrc.c -> argsrc_common.c (and args.c for Chrome JSON)
  */
 #ifndef STRATA_ARGSRC_INTERNAL_H
 #define STRATA_ARGSRC_INTERNAL_H
@@ -52,9 +59,6 @@ typedef struct pf_thr { /* a thread, for scheduling details */
 /* interned key: table (1 bit) | generation (31 bits) | iid (32 bits) */
 #define PF_GEN_MAX 0x7FFFFFFFu
 
-/* interned key: table (1 bit) | generation (31 bits) | iid (32 bits) */
-#define PF_GEN_MAX 0x7FFFFFFFu
-
 struct st_argsrc {
   st_alloc alloc;
   st_args_kind kind;
@@ -87,7 +91,7 @@ static inline uint64_t pf_key(int table, uint32_t g, uint64_t iid) {
   return ((uint64_t)(table & 1) << 63) | ((uint64_t)g << 32) | (iid & 0xFFFFFFFFu);
 }
 
-/* ---- the JSON text writer (argsrc_json.c) ---- */
+/* ---- the JSON text writer (argsrc_common.c) ---- */
 
 #define STR_MAX ((size_t)1u << 20) /* one string value is cut past this */
 #define ELLIPSIS "\xE2\x80\xA6"
@@ -114,7 +118,7 @@ void jb_key(jb *b, int *first, const char *k);
 /* The shortest %g that reads back the same double. */
 void jb_fmt_double(char *buf, size_t cap, double v);
 
-/* ---- the query (argsrc.c) and each format's step ---- */
+/* ---- the query (argsrc.c, its reads argsrc_common.c), each format's step ---- */
 
 struct st_args_query {
   const st_argsrc *as;
