@@ -15,6 +15,13 @@
  * (st_tflow_bind), and turned into the trace's flow arrays after it
  * (st_tflow_build). Every call is per track or per trace, never per event:
  * the hot loops stay in one file (the record codecs below are inline).
+ *
+ * Call order: a file calls only the files below it, never one above (what
+ * all of them share is inline here).
+ *
+ *   trace.c -> trace_flows.c, trace_layout.c -> trace_stage.c (growing
+ *              arrays, index sorts, staged byte blocks)
+ *   trace.c -> trace_stage.c
  */
 #ifndef STRATA_TRACE_INTERNAL_H
 #define STRATA_TRACE_INTERNAL_H
