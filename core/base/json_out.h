@@ -1,16 +1,36 @@
-/* json_out.h: a bounded JSON text writer, header only, for the core's
- * snprintf-shaped writers (diff.c): bytes go to buf up to cap, and `len`
- * counts what the full text needs, so a caller can size a second call.
+/* json_out.h: the core's one JSON text writer, header only. Every JSON the
+ * core and the tools write goes through it: strings escaped one way (with
+ * the few choices below), numbers formatted one way.
  *
- *   st_jout o = {buf, cap, 0};
+ * Two modes, chosen by st_jout.grow:
+ *   - bounded (grow 0), snprintf-shaped (diff.c, stats.c): bytes go to
+ *     buf up to cap, and `len` counts what the full text needs, so a
+ *     caller can size a second call (st_jout m = {0} only measures);
+ *   - growing (grow 1: panel.c, the args decoders, the CLI): buf grows
+ *     through alloc (an st_alloc; NULL: the default) from 256 bytes,
+ *     doubling, to hold all of it, always NUL-terminated (buf and cap may
+ *     start as an earlier text left them). On allocation failure nomem is
+ *     set, later output is dropped and len stays what was written. The
+ *     caller frees buf (st_free).
+ *
+ *   st_jout o = {.buf = buf, .cap = cap}; // or {.grow = 1, .alloc = &a}
  *   st_jout_lit(&o, "{\"name\":");
  *   st_jout_str(&o, name, name_len);   // escaped; invalid UTF-8 -> U+FFFD
  *   st_jout_us(&o, 1500);              // exact decimal us: 1.5
  *   st_jout_end(&o);                   // NUL at min(len, cap - 1)
+ *
+ * Strings: '"' and '\\' are escaped as \" and \\, control characters
+ * (below 0x20) as \u00XX (lowercase hex), always. Flags choose the rest:
+ *   ST_JESC_UTF8  bytes from 0x80 must form UTF-8 (utf8.h); an invalid
+ *                 byte becomes U+FFFD. Without it they are copied as they
+ *                 are (text the caller knows, or wants kept byte for byte).
+ *   ST_JESC_DEL   0x7f is escaped as \u007f too.
+ * st_jout_str uses both; st_jout_str_as / st_jout_esc take the flags.
  */
 #ifndef STRATA_JSON_OUT_H
 #define STRATA_JSON_OUT_H
 
+#include "base.h"
 #include "utf8.h"
 
 #include <inttypes.h>
@@ -21,9 +41,37 @@
 typedef struct st_jout {
   char *buf;
   size_t cap, len;
+  int grow;              /* 1: growing mode */
+  const st_alloc *alloc; /* growing mode: where buf comes from (NULL: default) */
+  int nomem;             /* growing mode: an allocation failed */
 } st_jout;
 
+enum { ST_JESC_UTF8 = 1, ST_JESC_DEL = 2 };
+
+/* Growing mode: room for n more bytes and the NUL. 0 (and nomem) if not. */
+static inline int st_jout_room(st_jout *o, size_t n) {
+  if (o->nomem) return 0;
+  if (o->cap - o->len > n) return 1; /* len < cap once buf exists */
+  size_t c = o->cap ? o->cap : 256;
+  while (c - o->len <= n) {
+    if (c > SIZE_MAX / 2) return o->nomem = 1, 0;
+    c *= 2;
+  }
+  char *p = (char *)st_realloc(o->alloc, o->buf, c);
+  if (!p) return o->nomem = 1, 0;
+  o->buf = p;
+  o->cap = c;
+  return 1;
+}
+
 static inline void st_jout_put(st_jout *o, const char *s, size_t n) {
+  if (o->grow) {
+    if (!st_jout_room(o, n)) return;
+    if (n) memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    o->buf[o->len] = 0;
+    return;
+  }
   if (o->len < o->cap) {
     size_t room = o->cap - o->len;
     memcpy(o->buf + o->len, s, n < room ? n : room);
@@ -33,36 +81,50 @@ static inline void st_jout_put(st_jout *o, const char *s, size_t n) {
 
 static inline void st_jout_lit(st_jout *o, const char *s) { st_jout_put(o, s, strlen(s)); }
 
-/* A JSON string of any bytes: quotes, backslashes and control characters
- * escaped, invalid UTF-8 replaced by U+FFFD. */
-static inline void st_jout_str(st_jout *o, const char *s, size_t n) {
+/* The inside of a JSON string (no quotes): s[0, n) escaped as the flags say
+ * (see the top). Runs of bytes that need nothing are copied at once. */
+static inline void st_jout_esc(st_jout *o, const char *s, size_t n, unsigned flags) {
+  static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)s;
-  st_jout_put(o, "\"", 1);
-  size_t i = 0;
+  size_t i = 0, run = 0;
   while (i < n) {
     unsigned c = p[i];
-    char esc[8];
-    if (c == '"' || c == '\\') {
-      esc[0] = '\\';
-      esc[1] = (char)c;
-      st_jout_put(o, esc, 2);
-      i++;
-    } else if (c < 0x20 || c == 0x7f) {
-      int k = snprintf(esc, sizeof esc, "\\u%04x", c);
-      st_jout_put(o, esc, (size_t)k);
-      i++;
-    } else {
-      size_t k = st_utf8_len(p + i, n - i);
-      if (k) {
-        st_jout_put(o, s + i, k);
-        i += k;
-      } else {
-        st_jout_put(o, "\xEF\xBF\xBD", 3);
-        i++;
-      }
+    size_t k = 1;
+    if (c == '"' || c == '\\' || c < 0x20 || (c == 0x7f && (flags & ST_JESC_DEL)))
+      k = 0;
+    else if (c >= 0x80 && (flags & ST_JESC_UTF8))
+      k = st_utf8_len(p + i, n - i);
+    if (k) { /* copied as it is */
+      i += k, run += k;
+      continue;
     }
+    if (run) st_jout_put(o, s + i - run, run);
+    run = 0;
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      st_jout_put(o, e, 2);
+    } else if (c < 0x80) {
+      char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      st_jout_put(o, e, 6);
+    } else {
+      st_jout_put(o, "\xEF\xBF\xBD", 3); /* U+FFFD for one invalid byte */
+    }
+    i++;
   }
+  if (run) st_jout_put(o, s + i - run, run);
+}
+
+/* A JSON string of s[0, n): quoted, escaped as the flags say. */
+static inline void st_jout_str_as(st_jout *o, const char *s, size_t n, unsigned flags) {
   st_jout_put(o, "\"", 1);
+  st_jout_esc(o, s, n, flags);
+  st_jout_put(o, "\"", 1);
+}
+
+/* A JSON string of any bytes: quotes, backslashes, control characters and
+ * 0x7f escaped, invalid UTF-8 replaced by U+FFFD. */
+static inline void st_jout_str(st_jout *o, const char *s, size_t n) {
+  st_jout_str_as(o, s, n, ST_JESC_UTF8 | ST_JESC_DEL);
 }
 
 static inline void st_jout_u64(st_jout *o, uint64_t v) {

@@ -1,5 +1,6 @@
-/* utf8.h: strict UTF-8 validation shared by the JSON writers (args.c,
- * argsrc.c, panel.c), header only.
+/* utf8.h: strict UTF-8 validation shared by the JSON writer (json_out.h,
+ * and args.c's reader), the draw list's text and profile names, header
+ * only.
  *
  * st_utf8_len(s, n) is the length (1..4) of the one well-formed UTF-8
  * sequence at the start of s[0, n), or 0 when there is none there:

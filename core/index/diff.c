@@ -371,7 +371,7 @@ static void key(st_jout *o, const char *k, int first) {
 static void put_avg_us(st_jout *o, double ns) { st_jout_fixed(o, ns / 1000.0, 6); }
 
 size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) {
-  st_jout o = {buf, cap, 0};
+  st_jout o = {.buf = buf, .cap = cap};
   st_diff_summary s;
   st_diff_summary_get(d, &s);
   uint32_t n = d ? d->count : 0;
