@@ -7,6 +7,8 @@
  */
 #include "stats.h"
 
+#include "json_out.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,109 +56,57 @@ void st_stats_time(st_stats *s, int64_t start_ns, int64_t end_ns) {
   if (end_ns > s->ts_max_ns) s->ts_max_ns = end_ns;
 }
 
-typedef struct out {
-  char *buf;
-  size_t cap, len;
-} out;
-
-static void put(out *o, const char *s, size_t n) {
-  if (o->len < o->cap) {
-    size_t room = o->cap - o->len;
-    memcpy(o->buf + o->len, s, n < room ? n : room);
-  }
-  o->len += n;
+/* Strings here are the importers' names (format, phases, warning kinds):
+ * escaped, bytes kept as they are. */
+static void put_string(st_jout *o, const char *s) {
+  if (!s) s = "";
+  st_jout_str_as(o, s, strlen(s), 0);
 }
 
-static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
-
-static void putf_u64(out *o, uint64_t v) {
-  char b[24];
-  int n = snprintf(b, sizeof b, "%" PRIu64, v);
-  put(o, b, (size_t)n);
-}
-
-static void put_string(out *o, const char *s) {
-  put(o, "\"", 1);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    char esc[8];
-    if (*p == '"' || *p == '\\') {
-      esc[0] = '\\';
-      esc[1] = (char)*p;
-      put(o, esc, 2);
-    } else if (*p < 0x20) {
-      int n = snprintf(esc, sizeof esc, "\\u%04x", *p);
-      put(o, esc, (size_t)n);
-    } else {
-      put(o, (const char *)p, 1);
-    }
-  }
-  put(o, "\"", 1);
-}
-
-/* ns -> exact decimal microseconds: 1234567 -> "1234.567", -500 -> "-0.5" */
-static void put_us(out *o, int64_t ns) {
-  char b[40];
-  uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  uint64_t ip = m / 1000;
-  unsigned fr = (unsigned)(m % 1000);
-  int n;
-  if (fr == 0) {
-    n = snprintf(b, sizeof b, "%s%" PRIu64, ns < 0 ? "-" : "", ip);
-  } else {
-    char f[4];
-    snprintf(f, sizeof f, "%03u", fr);
-    size_t fl = 3;
-    while (fl > 0 && f[fl - 1] == '0') fl--;
-    f[fl] = 0;
-    n = snprintf(b, sizeof b, "%s%" PRIu64 ".%s", ns < 0 ? "-" : "", ip, f);
-  }
-  put(o, b, (size_t)n);
-}
-
-static void key(out *o, const char *k) {
-  put(o, ",", 1);
+static void key(st_jout *o, const char *k) {
+  st_jout_put(o, ",", 1);
   put_string(o, k);
-  put(o, ":", 1);
+  st_jout_put(o, ":", 1);
 }
 
-static void kv_u64(out *o, const char *k, uint64_t v) {
+static void kv_u64(st_jout *o, const char *k, uint64_t v) {
   key(o, k);
-  putf_u64(o, v);
+  st_jout_u64(o, v);
 }
 
 size_t st_stats_json(const st_stats *s, char *buf, size_t cap) {
-  out o = {buf, cap, 0};
+  st_jout o = {.buf = buf, .cap = cap};
   st_stats zero;
   if (!s) {
     memset(&zero, 0, sizeof zero);
     s = &zero;
   }
-  puts_(&o, "{\"format\":");
+  st_jout_lit(&o, "{\"format\":");
   put_string(&o, s->format ? s->format : "unknown");
   key(&o, "compressed");
-  puts_(&o, s->compressed ? "true" : "false");
+  st_jout_lit(&o, s->compressed ? "true" : "false");
   kv_u64(&o, "bytes_in", s->bytes_in);
   kv_u64(&o, "bytes_decoded", s->bytes_decoded);
   kv_u64(&o, "events", s->events);
   key(&o, "phases");
-  put(&o, "{", 1);
+  st_jout_put(&o, "{", 1);
   int first = 1;
   for (int c = 0; c <= 128; c++) {
     if (!s->phases[c]) continue;
     char name[2] = {(char)(c == 128 ? 0 : c), 0};
-    if (!first) put(&o, ",", 1);
+    if (!first) st_jout_put(&o, ",", 1);
     first = 0;
     put_string(&o, name);
-    put(&o, ":", 1);
-    putf_u64(&o, s->phases[c]);
+    st_jout_put(&o, ":", 1);
+    st_jout_u64(&o, s->phases[c]);
   }
   if (s->phases_other) {
-    if (!first) put(&o, ",", 1);
+    if (!first) st_jout_put(&o, ",", 1);
     put_string(&o, "other");
-    put(&o, ":", 1);
-    putf_u64(&o, s->phases_other);
+    st_jout_put(&o, ":", 1);
+    st_jout_u64(&o, s->phases_other);
   }
-  put(&o, "}", 1);
+  st_jout_put(&o, "}", 1);
   kv_u64(&o, "slices", s->slices);
   kv_u64(&o, "instants", s->instants);
   kv_u64(&o, "counter_samples", s->counter_samples);
@@ -168,35 +118,34 @@ size_t st_stats_json(const st_stats *s, char *buf, size_t cap) {
   kv_u64(&o, "threads", s->threads);
   key(&o, "ts_min_us");
   if (s->has_ts)
-    put_us(&o, s->ts_min_ns);
+    st_jout_us(&o, s->ts_min_ns);
   else
-    puts_(&o, "null");
+    st_jout_lit(&o, "null");
   key(&o, "ts_max_us");
   if (s->has_ts)
-    put_us(&o, s->ts_max_ns);
+    st_jout_us(&o, s->ts_max_ns);
   else
-    puts_(&o, "null");
+    st_jout_lit(&o, "null");
   key(&o, "warnings");
-  put(&o, "[", 1);
+  st_jout_put(&o, "[", 1);
   for (uint32_t i = 0; i < s->warning_count && i < ST_STATS_MAX_WARNINGS; i++) {
-    if (i) put(&o, ",", 1);
-    puts_(&o, "{\"kind\":");
+    if (i) st_jout_put(&o, ",", 1);
+    st_jout_lit(&o, "{\"kind\":");
     put_string(&o, s->warnings[i].kind);
     kv_u64(&o, "count", s->warnings[i].count);
     kv_u64(&o, "first_offset", s->warnings[i].first_offset);
-    put(&o, "}", 1);
+    st_jout_put(&o, "}", 1);
   }
-  put(&o, "]", 1);
+  st_jout_put(&o, "]", 1);
   key(&o, "load_ms");
   {
     char b[48];
     double ms = s->load_ms;
     if (!(ms >= 0 && ms < 1e15)) ms = 0; /* NaN/inf are not JSON */
     int n = snprintf(b, sizeof b, "%.3f", ms);
-    put(&o, b, (size_t)n);
+    st_jout_put(&o, b, (size_t)n);
   }
   kv_u64(&o, "heap_bytes", s->heap_bytes);
-  put(&o, "}", 1);
-  if (cap) buf[o.len < cap ? o.len : cap - 1] = 0;
-  return o.len;
+  st_jout_put(&o, "}", 1);
+  return st_jout_end(&o);
 }
