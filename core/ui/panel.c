@@ -1,17 +1,22 @@
 /* panel.c: ui state as JSON for front ends (see panel.h). */
 #include "panel.h"
-#include "utf8.h"
+
+#include "json_out.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h> /* snprintf / vsnprintf only */
 #include <string.h>
 
-typedef struct jw {
+typedef struct jw { /* the text goes into b through a growing st_jout (json_out.h) */
   st_panel_buf *b;
-  const st_alloc *a;
-  int err;
+  st_jout o;
 } jw;
+
+static jw jw_begin(st_panel_buf *b, const st_alloc *a) {
+  b->len = 0;
+  return (jw){b, {.buf = b->text, .cap = b->cap, .grow = 1, .alloc = a}};
+}
 
 void st_panel_buf_free(st_panel_buf *b, const st_alloc *a) {
   if (!b) return;
@@ -19,32 +24,9 @@ void st_panel_buf_free(st_panel_buf *b, const st_alloc *a) {
   memset(b, 0, sizeof *b);
 }
 
-static int reserve(jw *w, size_t extra) {
-  if (w->err) return 0;
-  st_panel_buf *b = w->b;
-  size_t need;
-  if (!st_add_size(b->len, extra + 1, &need)) return w->err = 1, 0;
-  if (need <= b->cap) return 1;
-  size_t nc = b->cap ? b->cap : 256;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 2) return w->err = 1, 0;
-    nc *= 2;
-  }
-  char *t = st_realloc(w->a, b->text, nc);
-  if (!t) return w->err = 1, 0;
-  b->text = t;
-  b->cap = nc;
-  return 1;
-}
+static void raw(jw *w, const char *s, size_t n) { st_jout_put(&w->o, s, n); }
 
-static void raw(jw *w, const char *s, size_t n) {
-  if (!reserve(w, n)) return;
-  memcpy(w->b->text + w->b->len, s, n);
-  w->b->len += n;
-  w->b->text[w->b->len] = 0;
-}
-
-static void lit(jw *w, const char *s) { raw(w, s, strlen(s)); }
+static void lit(jw *w, const char *s) { st_jout_lit(&w->o, s); }
 
 static void fmt(jw *w, const char *f, ...) {
   char tmp[256];
@@ -63,40 +45,8 @@ static void num(jw *w, double v) {
     fmt(w, "%.17g", v);
 }
 
-static void str(jw *w, const char *s, size_t n) {
-  const unsigned char *u = (const unsigned char *)s;
-  raw(w, "\"", 1);
-  size_t i = 0, run = 0;
-  while (i < n) {
-    unsigned char c = u[i];
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      i++;
-      run++;
-      continue;
-    }
-    raw(w, s + i - run, run);
-    run = 0;
-    if (c == '"' || c == '\\') {
-      char e[2] = {'\\', (char)c};
-      raw(w, e, 2);
-      i++;
-    } else if (c < 0x20) {
-      fmt(w, "\\u%04x", c);
-      i++;
-    } else {
-      size_t l = st_utf8_len(u + i, n - i);
-      if (l) {
-        raw(w, s + i, l);
-        i += l;
-      } else {
-        raw(w, "\xEF\xBF\xBD", 3);
-        i++;
-      }
-    }
-  }
-  raw(w, s + i - run, run);
-  raw(w, "\"", 1);
-}
+/* Names from the trace: escaped, invalid UTF-8 -> U+FFFD (0x7f as it is). */
+static void str(jw *w, const char *s, size_t n) { st_jout_str_as(&w->o, s, n, ST_JESC_UTF8); }
 
 static void str_id(jw *w, const st_trace *t, uint32_t id) {
   size_t n;
@@ -111,10 +61,11 @@ static void dur_text(jw *w, double ns) {
 }
 
 static st_code done(jw *w) {
-  if (w->err) return ST_ERR_NOMEM;
-  if (!reserve(w, 0)) return ST_ERR_NOMEM;
-  w->b->text[w->b->len] = 0;
-  return ST_OK;
+  st_jout_put(&w->o, "", 0); /* the text exists and is NUL-terminated */
+  w->b->text = w->o.buf;
+  w->b->cap = w->o.cap;
+  w->b->len = w->o.len;
+  return w->o.nomem ? ST_ERR_NOMEM : ST_OK;
 }
 
 static double us_of(const st_trace *t, double ns) {
@@ -129,8 +80,7 @@ static double ev_us_of(const st_trace *t, uint32_t row, double ns) {
 
 st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a) {
   if (!b || !ui) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   const st_trace *t = st_ui_trace(ui);
   lit(&w, "{\"tool\":");
   str(&w, st_ui_tool_name(st_ui_tool(ui)), strlen(st_ui_tool_name(st_ui_tool(ui))));
@@ -259,12 +209,11 @@ static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
 st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_events,
                                 const st_alloc *a) {
   if (!b || !ui) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   lit(&w, "[");
   uint32_t ns, k = 0;
   const st_sel_span *sp = st_selection_spans(st_ui_selection(ui), &ns);
-  for (uint32_t s = 0; s < ns && k < max_events && !w.err; s++)
+  for (uint32_t s = 0; s < ns && k < max_events && !w.o.nomem; s++)
     for (uint32_t i = sp[s].lo; i < sp[s].hi && k < max_events; i++, k++) {
       if (k) lit(&w, ",");
       event_obj(&w, ui, (st_event_ref){sp[s].row, i}, 0);
@@ -275,8 +224,7 @@ st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_e
 
 st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, const st_alloc *a) {
   if (!b || !ui) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   event_obj(&w, ui, ref, 1);
   return done(&w);
 }
@@ -294,15 +242,14 @@ st_code st_panel_summary_json(st_panel_buf *b, const st_ui *ui, st_agg *g, int w
 st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, const char *source,
                           uint32_t max_rows, const st_alloc *a) {
   if (!b || !ui || !g) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   uint32_t n;
   const st_agg_row *rows = st_agg_rows(g, &n);
   const st_trace *t = st_ui_trace(ui);
   lit(&w, "{\"source\":");
   str(&w, source ? source : "", source ? strlen(source) : 0);
   fmt(&w, ",\"events\":%llu,\"names\":%u,\"rows\":[", (unsigned long long)st_agg_events(g), n);
-  for (uint32_t i = 0; i < n && i < max_rows && !w.err; i++) {
+  for (uint32_t i = 0; i < n && i < max_rows && !w.o.nomem; i++) {
     const st_agg_row *r = &rows[i];
     lit(&w, i ? ",{\"name\":" : "{\"name\":");
     str_id(&w, t, r->name);
@@ -320,8 +267,7 @@ st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, con
 
 st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a) {
   if (!b || !ui) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   st_hit h = st_ui_hover(ui);
   const st_trace *t = st_ui_trace(ui);
   if (h.kind == ST_HIT_EVENT) {
@@ -346,8 +292,7 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
 st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *f, double min_share,
                             uint32_t max_nodes, const st_alloc *a) {
   if (!b || !t || !f) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   uint32_t n;
   const st_flame_node *nodes = st_flame_nodes(f, &n);
   int samples = st_flame_source_of(f) == ST_FLAME_SAMPLES;
@@ -358,7 +303,7 @@ st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *
       (unsigned long long)st_flame_events(f), n, st_flame_max_depth(f));
   double root = n ? (double)nodes[0].total : 0;
   uint32_t shown = 0, omitted = 0;
-  for (uint32_t i = 0; i < n && !w.err;) {
+  for (uint32_t i = 0; i < n && !w.o.nomem;) {
     const st_flame_node *o = &nodes[i];
     if (shown >= max_nodes || (i && (double)o->total < min_share * root)) {
       omitted += o->end - i; /* the node and its subtree */
@@ -391,13 +336,12 @@ st_code st_panel_flame_json(st_panel_buf *b, const st_trace *t, const st_flame *
 st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind kind,
                               const st_alloc *a) {
   if (!b || !t) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   uint32_t nt, np, k = 0;
   const st_track *tr = st_trace_tracks(t, &nt);
   const st_process *pr = st_trace_processes(t, &np);
   lit(&w, "[");
-  for (uint32_t i = 0; i < nt && !w.err; i++) {
+  for (uint32_t i = 0; i < nt && !w.o.nomem; i++) {
     if (tr[i].kind != (uint8_t)kind || tr[i].overflow || tr[i].process >= np) continue;
     lit(&w, k++ ? ",{\"track\":" : "{\"track\":");
     fmt(&w, "%u,\"name\":", i);
@@ -418,8 +362,7 @@ st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind 
 
 st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a) {
   if (!b || !ui) return ST_ERR_ARG;
-  jw w = {b, a, 0};
-  b->len = 0;
+  jw w = jw_begin(b, a);
   const st_trace *t = st_ui_trace(ui);
   const st_layout *lay = st_ui_layout(ui);
   uint32_t n, np;
