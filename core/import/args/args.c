@@ -10,7 +10,7 @@
  * stays valid JSON.
  */
 #include "args.h"
-#include "utf8.h"
+#include "json_out.h"
 
 #include <string.h>
 
@@ -185,19 +185,15 @@ static int emit_string(rd *r, wr *w) {
         fail(r);
         return 0;
       }
-    } else if (c < 0x20) {
-      static const char hx[] = "0123456789abcdef";
-      memcpy(tmp, "\\u00", 4);
-      tmp[4] = hx[c >> 4];
-      tmp[5] = hx[c & 15];
+    } else if (c < 0x20 || c >= 0x80) {
+      /* a raw control character (\u00XX) or a UTF-8 sequence (an invalid
+       * byte: U+FFFD, one byte consumed), the way json_out.h writes them */
+      in = c < 0x20 ? 1 : st_utf8_len(r->s + r->i, r->n - r->i);
+      if (!in) in = 1;
+      st_jout e = {.buf = tmp, .cap = sizeof tmp};
+      st_jout_esc(&e, p, in, ST_JESC_UTF8);
       p = tmp;
-      k = 6;
-    } else if (c >= 0x80) {
-      size_t l = st_utf8_len(r->s + r->i, r->n - r->i);
-      if (l)
-        in = k = l;
-      else
-        p = "\xEF\xBF\xBD", k = 3; /* U+FFFD, one byte consumed */
+      k = e.len;
     }
     if (!put(w, p, k)) goto cut;
     r->i += in;

@@ -289,8 +289,8 @@ st_args_query *st_args_query_begin_end(const st_argsrc *as, uint64_t src, uint64
   }
   q->as = as;
   q->alloc = as->alloc;
-  q->out.alloc = &q->alloc;
-  q->first.alloc = &q->alloc;
+  q->out.o = (st_jout){.grow = 1, .alloc = &q->alloc};
+  q->first.o = (st_jout){.grow = 1, .alloc = &q->alloc};
   q->src = src;
   q->plane = plane;
   q->want = want;
@@ -310,16 +310,16 @@ void st_args_query_end(st_args_query *q) {
   if (!q) return;
   st_alloc a = q->alloc;
   st_free(&a, q->ev);
-  st_free(&a, q->out.p);
-  st_free(&a, q->first.p);
+  st_free(&a, q->out.o.buf);
+  st_free(&a, q->first.o.buf);
   st_free(&a, q);
 }
 
 const char *st_args_query_result(const st_args_query *q, size_t *len, int *truncated) {
-  int ok = q && q->done && q->out.p;
-  if (len) *len = ok ? q->out.n : 2;
+  int ok = q && q->done && q->out.o.buf;
+  if (len) *len = ok ? q->out.o.len : 2;
   if (truncated) *truncated = ok ? q->out.truncated : 0;
-  return ok ? q->out.p : "{}";
+  return ok ? q->out.o.buf : "{}";
 }
 
 static st_code step_json(st_args_query *q, const uint8_t *data, size_t len, int *more,
@@ -353,7 +353,7 @@ static st_code next_event(st_args_query *q, int *more, st_args_span *read, st_er
   if (c != ST_OK) return c;
   q->first = q->out;
   memset(&q->out, 0, sizeof q->out);
-  q->out.alloc = &q->alloc;
+  q->out.o = (st_jout){.grow = 1, .alloc = &q->alloc};
   st_free(&q->alloc, q->ev);
   q->ev = NULL;
   q->nev = 0;
@@ -371,8 +371,8 @@ static st_code next_event(st_args_query *q, int *more, st_args_span *read, st_er
 
 /* Both events decoded: the result is the first's args merged with the end's. */
 static st_code merge_results(st_args_query *q, st_error *err) {
-  size_t nb = q->first.p ? q->first.n : 0, ne = q->out.p ? q->out.n : 0;
-  const char *b = nb ? q->first.p : "{}", *e = ne ? q->out.p : "{}";
+  size_t nb = q->first.o.buf ? q->first.o.len : 0, ne = q->out.o.buf ? q->out.o.len : 0;
+  const char *b = nb ? q->first.o.buf : "{}", *e = ne ? q->out.o.buf : "{}";
   if (!nb) nb = 2;
   if (!ne) ne = 2;
   size_t cap = nb + ne + 64; /* each is capped near ST_ARGS_RESULT_MAX: no overflow */
@@ -387,10 +387,10 @@ static st_code merge_results(st_args_query *q, st_error *err) {
     return c;
   }
   int was_cut = q->first.truncated || q->out.truncated;
-  st_free(&q->alloc, q->out.p);
-  q->out.p = out;
-  q->out.n = n;
-  q->out.cap = cap;
+  st_free(&q->alloc, q->out.o.buf);
+  q->out.o.buf = out;
+  q->out.o.len = n;
+  q->out.o.cap = cap;
   q->out.truncated = cut || was_cut;
   return ST_OK;
 }
@@ -418,7 +418,7 @@ st_code st_args_query_push(st_args_query *q, const uint8_t *data, size_t len, in
     c = q->phase == 0 ? next_event(q, more, read, err) : merge_results(q, err);
   if (c != ST_OK) {
     *more = 0;
-    q->out.n = 0;
+    q->out.o.len = 0;
     q->done = 0;
   }
   return c;

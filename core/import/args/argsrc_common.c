@@ -13,7 +13,6 @@
 #include "argsrc_internal.h"
 
 #include "args.h" /* ST_ARGS_MAX_OBJECT */
-#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +37,7 @@ st_code argsrc_ask(st_args_query *q, uint64_t offset, uint64_t length, int *more
 }
 
 st_code argsrc_finish(st_args_query *q, int *more, st_error *err) {
-  if (q->out.nomem) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
+  if (q->out.o.nomem) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
   q->done = 1;
   *more = 0;
   return ST_OK;
@@ -77,71 +76,19 @@ st_code argsrc_record_at(st_args_query *q, const uint8_t *data, size_t len, uint
 
 /* ==== 2. the JSON text writer ============================================= */
 
-void jb_put(jb *b, const char *s, size_t n) {
-  if (b->nomem) return;
-  if (n + 1 > b->cap - b->n || !b->p) {
-    size_t c = b->cap ? b->cap : 256;
-    while (c - b->n < n + 1) {
-      if (c > SIZE_MAX / 2) {
-        b->nomem = 1;
-        return;
-      }
-      c *= 2;
-    }
-    char *q = st_realloc(b->alloc, b->p, c);
-    if (!q) {
-      b->nomem = 1;
-      return;
-    }
-    b->p = q;
-    b->cap = c;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
+void jb_put(jb *b, const char *s, size_t n) { st_jout_put(&b->o, s, n); }
 
-void jb_lit(jb *b, const char *s) { jb_put(b, s, strlen(s)); }
+void jb_lit(jb *b, const char *s) { st_jout_lit(&b->o, s); }
 
-/* A JSON string: control characters escaped, invalid UTF-8 -> U+FFFD, cut
- * with an ellipsis past STR_MAX bytes of input. */
+/* A JSON string: control characters escaped, invalid UTF-8 -> U+FFFD (0x7f
+ * as it is), cut with an ellipsis past STR_MAX bytes of input. */
 void jb_str(jb *b, const uint8_t *s, size_t n) {
   int cut = n > STR_MAX;
   if (cut) n = STR_MAX;
-  jb_put(b, "\"", 1);
-  size_t i = 0, run = 0;
-  while (i < n) {
-    uint8_t c = s[i];
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      i++, run++;
-      continue;
-    }
-    if (run) jb_put(b, (const char *)s + i - run, run);
-    run = 0;
-    if (c < 0x80) {
-      char esc[8];
-      if (c == '"' || c == '\\') {
-        esc[0] = '\\', esc[1] = (char)c;
-        jb_put(b, esc, 2);
-      } else {
-        snprintf(esc, sizeof esc, "\\u%04x", c);
-        jb_put(b, esc, 6);
-      }
-      i++;
-      continue;
-    }
-    size_t k = st_utf8_len(s + i, n - i);
-    if (k) {
-      jb_put(b, (const char *)s + i, k);
-      i += k;
-    } else {
-      jb_put(b, "\xEF\xBF\xBD", 3);
-      i++;
-    }
-  }
-  if (run) jb_put(b, (const char *)s + i - run, run);
-  if (cut) jb_put(b, ELLIPSIS, 3);
-  jb_put(b, "\"", 1);
+  st_jout_put(&b->o, "\"", 1);
+  st_jout_esc(&b->o, (const char *)s, n, ST_JESC_UTF8);
+  if (cut) st_jout_put(&b->o, ELLIPSIS, 3);
+  st_jout_put(&b->o, "\"", 1);
 }
 
 void jb_cstr(jb *b, const char *s) { jb_str(b, (const uint8_t *)s, strlen(s)); }
@@ -149,7 +96,7 @@ void jb_cstr(jb *b, const char *s) { jb_str(b, (const uint8_t *)s, strlen(s)); }
 /* Starts a member or element: 0 (and stop) once the result is over the cap. */
 int jb_sep(jb *b, int *first) {
   if (b->stop) return 0;
-  if (b->n > ST_ARGS_RESULT_MAX) {
+  if (b->o.len > ST_ARGS_RESULT_MAX) {
     b->stop = b->truncated = 1;
     return 0;
   }

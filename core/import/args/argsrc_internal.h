@@ -18,6 +18,7 @@
 #define STRATA_ARGSRC_INTERNAL_H
 
 #include "argsrc.h"
+#include "json_out.h"
 #include "pb_wire.h"
 #include "u64map.h"
 
@@ -97,10 +98,8 @@ static inline uint64_t pf_key(int table, uint32_t g, uint64_t iid) {
 #define ELLIPSIS "\xE2\x80\xA6"
 
 typedef struct jb {
-  const st_alloc *alloc;
-  char *p;
-  size_t n, cap;
-  int nomem, truncated, stop;
+  st_jout o; /* growing (json_out.h): o.buf the text, o.len its length */
+  int truncated, stop;
 } jb;
 
 void jb_put(jb *b, const char *s, size_t n);

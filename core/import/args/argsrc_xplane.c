@@ -17,9 +17,9 @@ static const txt *xp_stat_name(const st_argsrc *as, const xp_plane *p, uint64_t 
 static void xp_inflated(jb *b, const uint8_t *data, size_t len) {
   z_stream zs;
   memset(&zs, 0, sizeof zs);
-  uint8_t *out = st_malloc(b->alloc, STR_MAX);
+  uint8_t *out = st_malloc(b->o.alloc, STR_MAX);
   if (!out || inflateInit2(&zs, 15 + 32) != Z_OK) {
-    st_free(b->alloc, out);
+    st_free(b->o.alloc, out);
     jb_cstr(b, "<compressed text>");
     return;
   }
@@ -37,7 +37,7 @@ static void xp_inflated(jb *b, const uint8_t *data, size_t len) {
     snprintf(tmp, sizeof tmp, "<%zu bytes compressed>", len);
     jb_cstr(b, tmp);
   }
-  st_free(b->alloc, out);
+  st_free(b->o.alloc, out);
 }
 
 /* One XStat (payload in r) as "name": "value". */
