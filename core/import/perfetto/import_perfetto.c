@@ -11,6 +11,8 @@
  */
 #include "perfetto_internal.h"
 
+#include "json_out.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -545,21 +547,26 @@ const char *st_perfetto_metadata_json(const st_perfetto_importer *im) {
   if (!im || (!im->nskips && !im->ftrace_other && im->shown)) return "{}";
   st_perfetto_importer *m = (st_perfetto_importer *)im; /* caches the text */
   if (m->meta_json) return m->meta_json;
-  size_t cap = 160 + (size_t)im->nskips * 80;
-  char *out = st_malloc(&m->alloc, cap);
-  if (!out) return "{}";
-  size_t n = (size_t)snprintf(out, cap, "{\"not_shown\": {\"packets\": %llu, \"kinds\": {",
-                              (unsigned long long)im->skipped_total);
-  for (uint32_t i = 0; i < im->nskips && n < cap; i++) {
+  st_jout o = {.grow = 1, .alloc = &m->alloc};
+  st_jout_lit(&o, "{\"not_shown\": {\"packets\": ");
+  st_jout_u64(&o, im->skipped_total);
+  st_jout_lit(&o, ", \"kinds\": {");
+  for (uint32_t i = 0; i < im->nskips; i++) {
     const char *name = packet_kind_name(im->skips[i].field);
     char tmp[32];
     if (!name) snprintf(tmp, sizeof tmp, "field %u", (unsigned)im->skips[i].field), name = tmp;
-    n += (size_t)snprintf(out + n, cap - n, "%s\"%s\": %llu", i ? ", " : "", name,
-                          (unsigned long long)im->skips[i].count);
+    if (i) st_jout_put(&o, ", ", 2);
+    st_jout_str_as(&o, name, strlen(name), 0);
+    st_jout_put(&o, ": ", 2);
+    st_jout_u64(&o, im->skips[i].count);
   }
-  if (n < cap)
-    snprintf(out + n, cap - n, "}, \"ftrace_events\": %llu, \"nothing_shown\": %s}}",
-             (unsigned long long)im->ftrace_other, im->shown ? "false" : "true");
-  m->meta_json = out;
-  return out;
+  st_jout_lit(&o, "}, \"ftrace_events\": ");
+  st_jout_u64(&o, im->ftrace_other);
+  st_jout_lit(&o, im->shown ? ", \"nothing_shown\": false}}" : ", \"nothing_shown\": true}}");
+  if (o.nomem) {
+    st_free(&m->alloc, o.buf);
+    return "{}";
+  }
+  m->meta_json = o.buf;
+  return o.buf;
 }

@@ -19,6 +19,7 @@
 #include "import_xplane.h"
 
 #include "argsrc.h"
+#include "json_out.h"
 #include "pb_stream.h"
 #include "pb_wire.h"
 #include "seen.h"
@@ -47,9 +48,8 @@ typedef struct evmeta {
   uint64_t flow;
 } evmeta;
 
-typedef struct strbuf {
-  char *p;
-  size_t len, cap;
+typedef struct strbuf { /* a JSON list's items (growing st_jout, json_out.h) */
+  st_jout o;
   uint32_t items;
 } strbuf;
 
@@ -130,46 +130,18 @@ static int xp_time(int64_t line_ns, int64_t off_ps, int64_t dur_ps, int64_t *sta
   return 1;
 }
 
-static void sb_put(strbuf *sb, st_xplane_importer *im, const char *s, size_t n) {
-  if (sb->len + n + 1 > ST_XPLANE_META_MAX) return;
-  if (sb->len + n + 1 > sb->cap) {
-    size_t cap = sb->cap ? sb->cap : 256;
-    while (cap < sb->len + n + 1) cap *= 2;
-    char *p = st_realloc(&im->alloc, sb->p, cap);
-    if (!p) {
-      im->nomem = 1;
-      return;
-    }
-    sb->p = p;
-    sb->cap = cap;
-  }
-  memcpy(sb->p + sb->len, s, n);
-  sb->len += n;
-  sb->p[sb->len] = 0;
-}
-
 /* Appends a JSON string literal (control characters escaped; other bytes
- * as they are). Whole items only: an item that does not fit is dropped. */
+ * as they are). Whole items only: an item that does not fit in
+ * ST_XPLANE_META_MAX is dropped. */
 static void sb_json_string(strbuf *sb, st_xplane_importer *im, const uint8_t *s, size_t n) {
-  size_t need = 3;
-  for (size_t i = 0; i < n; i++) need += s[i] < 0x20 ? 6 : (s[i] == '"' || s[i] == '\\') ? 2 : 1;
-  if (sb->len + need + 1 > ST_XPLANE_META_MAX) return;
-  if (sb->items++) sb_put(sb, im, ",", 1);
-  sb_put(sb, im, "\"", 1);
-  for (size_t i = 0; i < n; i++) {
-    char esc[8];
-    if (s[i] < 0x20) {
-      snprintf(esc, sizeof esc, "\\u%04x", s[i]);
-      sb_put(sb, im, esc, 6);
-    } else if (s[i] == '"' || s[i] == '\\') {
-      esc[0] = '\\';
-      esc[1] = (char)s[i];
-      sb_put(sb, im, esc, 2);
-    } else {
-      sb_put(sb, im, (const char *)s + i, 1);
-    }
-  }
-  sb_put(sb, im, "\"", 1);
+  st_jout m = {0}; /* measures */
+  st_jout_str_as(&m, (const char *)s, n, 0);
+  if (sb->o.len + m.len + 2 > ST_XPLANE_META_MAX) return; /* with a comma and the NUL */
+  sb->o.grow = 1;
+  sb->o.alloc = &im->alloc;
+  if (sb->items++) st_jout_put(&sb->o, ",", 1);
+  st_jout_str_as(&sb->o, (const char *)s, n, 0);
+  if (sb->o.nomem) im->nomem = 1;
 }
 
 /* ==== 3. plane metadata ================================================== */
@@ -821,9 +793,9 @@ void st_xplane_destroy(st_xplane_importer *im) {
   if (!im) return;
   st_alloc a = im->alloc;
   free_working_state(im);
-  st_free(&a, im->hostnames.p);
-  st_free(&a, im->errors.p);
-  st_free(&a, im->warnings.p);
+  st_free(&a, im->hostnames.o.buf);
+  st_free(&a, im->errors.o.buf);
+  st_free(&a, im->warnings.o.buf);
   st_free(&a, im->meta_json);
   st_free(&a, im);
 }
@@ -859,59 +831,35 @@ const char *st_xplane_metadata_json(const st_xplane_importer *im) {
   if (m->meta_json) return m->meta_json;
   const strbuf *parts[3] = {&im->hostnames, &im->errors, &im->warnings};
   const char *keys[3] = {"hostnames", "errors", "warnings"};
-  size_t need = 3;
-  for (int i = 0; i < 3; i++) need += parts[i]->len + strlen(keys[i]) + 8;
-  char *out = st_malloc(&m->alloc, need);
-  if (!out) return "{}";
-  size_t n = 0;
-  out[n++] = '{';
+  st_jout o = {.grow = 1, .alloc = &m->alloc};
+  st_jout_put(&o, "{", 1);
   for (int i = 0; i < 3; i++) {
     if (!parts[i]->items) continue;
-    n += (size_t)snprintf(out + n, need - n, "%s\"%s\": [%s]", n > 1 ? ", " : "", keys[i],
-                          parts[i]->p ? parts[i]->p : "");
+    if (o.len > 1) st_jout_put(&o, ", ", 2);
+    st_jout_str_as(&o, keys[i], strlen(keys[i]), 0);
+    st_jout_put(&o, ": [", 3);
+    st_jout_put(&o, parts[i]->o.buf, parts[i]->o.len);
+    st_jout_put(&o, "]", 1);
   }
-  out[n++] = '}';
-  out[n] = 0;
-  m->meta_json = out;
-  return out;
+  st_jout_put(&o, "}", 1);
+  if (o.nomem) {
+    st_free(&m->alloc, o.buf);
+    return "{}";
+  }
+  m->meta_json = o.buf;
+  return o.buf;
 }
 
 /* ==== 7. args on selection =============================================== */
 
-typedef struct jout {
-  char *buf;
-  size_t cap, len;
-} jout;
-
-static void jput(jout *o, const char *s, size_t n) {
-  if (o->len < o->cap) {
-    size_t room = o->cap - o->len;
-    memcpy(o->buf + o->len, s, n < room ? n : room);
-  }
-  o->len += n;
-}
-
-static void jstr(jout *o, const uint8_t *s, size_t n) {
-  jput(o, "\"", 1);
-  for (size_t i = 0; i < n; i++) {
-    char esc[8];
-    if (s[i] < 0x20) {
-      snprintf(esc, sizeof esc, "\\u%04x", s[i]);
-      jput(o, esc, 6);
-    } else if (s[i] == '"' || s[i] == '\\') {
-      esc[0] = '\\';
-      esc[1] = (char)s[i];
-      jput(o, esc, 2);
-    } else {
-      jput(o, (const char *)s + i, 1);
-    }
-  }
-  jput(o, "\"", 1);
+/* Names and values as they are in the file: escaped, bytes kept. */
+static void jstr(st_jout *o, const uint8_t *s, size_t n) {
+  st_jout_str_as(o, (const char *)s, n, 0);
 }
 
 /* One XStat as "name": value. Numbers are written as JSON strings, as the
  * XLA/XProf JSON writers do (64-bit integers survive JavaScript). */
-static st_code arg_stat(st_xplane_importer *im, st_pb_reader *r, const st_pb_field *sf, jout *o,
+static st_code arg_stat(st_xplane_importer *im, st_pb_reader *r, const st_pb_field *sf, st_jout *o,
                         int *first, st_error *err) {
   st_pb_reader sr;
   st_pb_field f;
@@ -930,7 +878,7 @@ static st_code arg_stat(st_xplane_importer *im, st_pb_reader *r, const st_pb_fie
   if (!has) return ST_OK;
   const statmeta *m = stat_meta(im, mid);
   char num[40];
-  if (!*first) jput(o, ", ", 2);
+  if (!*first) st_jout_put(o, ", ", 2);
   *first = 0;
   if (m)
     jstr(o, m->name, m->len);
@@ -938,7 +886,7 @@ static st_code arg_stat(st_xplane_importer *im, st_pb_reader *r, const st_pb_fie
     snprintf(num, sizeof num, "stat %llu", (unsigned long long)mid);
     jstr(o, (const uint8_t *)num, strlen(num));
   }
-  jput(o, ": ", 2);
+  st_jout_put(o, ": ", 2);
   switch (val.num) {
   case 2: snprintf(num, sizeof num, "%.17g", st_pb_double(val.u)); break;
   case 3: snprintf(num, sizeof num, "%llu", (unsigned long long)val.u); break;
@@ -992,9 +940,9 @@ size_t st_xplane_event_args_json(const uint8_t *plane, size_t len, uint64_t plan
       st_pb_reader ev0 = er;
       while (st_pb_next(&er, &h, err) > 0)
         if (h.num == 1) mid = h.u;
-      jout o = {buf, cap, 0};
+      st_jout o = {.buf = buf, .cap = cap};
       int first = 1;
-      jput(&o, "{", 1);
+      st_jout_put(&o, "{", 1);
       st_pb_reader pm = pr;
       while (st_pb_next(&pm, &h, err) > 0) {
         if (h.num != 4 || h.wire != ST_PB_LEN) continue;
@@ -1020,7 +968,7 @@ size_t st_xplane_event_args_json(const uint8_t *plane, size_t len, uint64_t plan
         }
         if (has_disp) {
           jstr(&o, (const uint8_t *)"long_name", 9);
-          jput(&o, ": ", 2);
+          st_jout_put(&o, ": ", 2);
           jstr(&o, nm, nl);
           first = 0;
         }
@@ -1035,9 +983,8 @@ size_t st_xplane_event_args_json(const uint8_t *plane, size_t len, uint64_t plan
       while (st_pb_next(&er, &h, err) > 0)
         if (h.num == 4 && h.wire == ST_PB_LEN && arg_stat(&im, &er, &h, &o, &first, err) != ST_OK)
           goto done;
-      jput(&o, "}", 1);
-      if (cap) buf[o.len < cap ? o.len : cap - 1] = 0;
-      result = o.len;
+      st_jout_put(&o, "}", 1);
+      result = st_jout_end(&o);
       goto done;
     }
     break;
