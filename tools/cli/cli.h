@@ -5,6 +5,7 @@
 #ifndef STRATA_CLI_H
 #define STRATA_CLI_H
 
+#include "json_out.h"
 #include "load.h"
 
 #include <stddef.h>
@@ -80,5 +81,16 @@ void cli_loaded_free(cli_loaded *l);
 /* The warning line `strata stats` prints for a trace damaged part-way or
  * truncated (nothing otherwise). */
 void cli_warn_damaged(const cli_loaded *l);
+
+/* ---- JSON strings on stdout ------------------------------------------------- */
+
+/* Prints s[0, n) to stdout as a JSON string, written by json_out.h (quotes,
+ * backslashes and control characters escaped; other bytes as they are). */
+static inline void cli_print_json_str(const char *s, size_t n) {
+  st_jout o = {.grow = 1};
+  st_jout_str_as(&o, s, n, 0);
+  if (o.buf) fwrite(o.buf, 1, o.len, stdout);
+  st_free(NULL, o.buf);
+}
 
 #endif

@@ -214,16 +214,9 @@ int strata_cmd_bench(int argc, char **argv) {
   double busiest = deep->t0_ns + columns / 2 * deep->ns_per_px;
 
   if (json) {
-    printf("{\"file\":\"");
-    for (const char *c = file; *c; c++) {
-      if (*c == '"' || *c == '\\')
-        printf("\\%c", *c);
-      else if ((unsigned char)*c < 0x20)
-        printf("\\u%04x", (unsigned char)*c);
-      else
-        putchar(*c);
-    }
-    printf("\",\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"events\":%llu,\"events_read\":%llu,",
+    printf("{\"file\":");
+    cli_print_json_str(file, strlen(file));
+    printf(",\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"events\":%llu,\"events_read\":%llu,",
            (unsigned long long)stats.bytes_in, (unsigned long long)stats.bytes_decoded,
            (unsigned long long)events, (unsigned long long)stats.events);
     printf("\"load_ms\":%.3f,\"import_mb_per_s\":%.1f,\"heap_peak_bytes\":%llu,", load_ms, mbps,

@@ -34,20 +34,6 @@ static int usage(void) {
   return 2;
 }
 
-static void json_str(const char *s, size_t n) {
-  putchar('"');
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\')
-      printf("\\%c", c);
-    else if (c < 0x20)
-      printf("\\u%04x", c);
-    else
-      putchar(c);
-  }
-  putchar('"');
-}
-
 int strata_cmd_search(int argc, char **argv) {
   const char *file = NULL, *text = NULL;
   int args = 0, json = 0;
@@ -123,7 +109,7 @@ int strata_cmd_search(int argc, char **argv) {
     uint64_t count = st_find_count(fd);
     if (json) {
       printf("{\"text\":");
-      json_str(text, strlen(text));
+      cli_print_json_str(text, strlen(text));
       printf(",\"args\":%s,\"matches\":%llu,\"names_ms\":%.3f,\"args_ms\":%.3f,"
              "\"decoded_bytes\":%llu,\"skipped\":%llu,\"first\":[",
              args ? "true" : "false", (unsigned long long)count, names_ms, args_ms,
@@ -149,7 +135,7 @@ int strata_cmd_search(int argc, char **argv) {
         printf(
             "%s{\"src\":%llu,\"row\":%u,\"index\":%u,\"start_ns\":%lld,\"name\":", shown ? "," : "",
             (unsigned long long)info.src, r.row, r.index, (long long)info.start_ns);
-        json_str(nm, nl);
+        cli_print_json_str(nm, nl);
         printf("}");
       } else {
         printf("%llu\t%lld\t%.*s\n", (unsigned long long)info.src, (long long)info.start_ns,

@@ -46,7 +46,6 @@ static const st_warning *find_warning(const st_stats *s, const char *kind) {
 }
 
 static void print_text(const char *file, const st_stats *s, const st_trace *t) {
-  char json[16384];
   printf("file:            %s\n", file);
   printf("format:          %s%s\n", s->format, s->compressed ? " (compressed)" : "");
   printf("bytes:           %llu in, %llu decoded\n", (unsigned long long)s->bytes_in,
@@ -67,13 +66,16 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t) {
          (unsigned long long)s->stack_frames);
   printf("processes:       %llu\n", (unsigned long long)s->processes);
   printf("threads:         %llu\n", (unsigned long long)s->threads);
-  /* reuse the JSON writer's exact decimals for the time range */
-  st_stats_json(s, json, sizeof json);
-  const char *a = strstr(json, "\"ts_min_us\":"), *b = strstr(json, "\"ts_max_us\":");
-  if (a && b) {
-    int na = (int)strcspn(a + 12, ","), nb = (int)strcspn(b + 12, ",");
-    printf("time range (us): %.*s .. %.*s\n", na, a + 12, nb, b + 12);
+  /* the JSON writer's exact decimals for the time range (json_out.h) */
+  char t0[40] = "null", t1[40] = "null";
+  if (s->has_ts) {
+    st_jout a = {.buf = t0, .cap = sizeof t0}, b = {.buf = t1, .cap = sizeof t1};
+    st_jout_us(&a, s->ts_min_ns);
+    st_jout_us(&b, s->ts_max_ns);
+    st_jout_end(&a);
+    st_jout_end(&b);
   }
+  printf("time range (us): %s .. %s\n", t0, t1);
   for (uint32_t i = 0; i < s->warning_count; i++)
     printf("warning:         %s x%llu (first at byte %llu)\n", s->warnings[i].kind,
            (unsigned long long)s->warnings[i].count,
