@@ -9,7 +9,6 @@
 
 #include "json_out.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
