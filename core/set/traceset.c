@@ -51,7 +51,8 @@ struct st_traceset {
   st_trace *view;   /* the one shown file's model, or merged */
   st_loader *loader;
   char *load_name;
-  /* scratch, cap entries each */
+  /* scratch, cap entries each, carved from one block (alloc_scratch) */
+  void *scratch;
   uint32_t *old, *names;
   st_trace **parts;
   int64_t *offs, *first;
@@ -158,6 +159,30 @@ st_trace *st_traceset_view(const st_traceset *s) { return s ? s->view : NULL; }
 
 /* ---- lifetime ---------------------------------------------------------------- */
 
+/* One block for the scratch arrays (the shown list included), in order of
+ * alignment (int64 first, then pointers, uint32, bytes: on wasm32 too)
+ * so each is aligned. */
+static int alloc_scratch(st_traceset *s) {
+  size_t wide =
+      sizeof(st_trace *) + 2 * sizeof(int64_t) + sizeof(st_profile_file) + sizeof(st_profile_clock);
+  size_t each = wide + 3 * sizeof(uint32_t) + 1, bytes;
+  if (!st_mul_size(s->cap, each, &bytes)) return 0;
+  char *p = st_malloc(&s->alloc, bytes);
+  if (!p) return 0;
+  s->scratch = p;
+  size_t n = s->cap;
+  s->clocks = (st_profile_clock *)(void *)p, p += n * sizeof *s->clocks;
+  s->offs = (int64_t *)(void *)p, p += n * sizeof *s->offs;
+  s->first = (int64_t *)(void *)p, p += n * sizeof *s->first;
+  s->pf = (st_profile_file *)(void *)p, p += n * sizeof *s->pf;
+  s->parts = (st_trace **)(void *)p, p += n * sizeof *s->parts;
+  s->shown = (uint32_t *)(void *)p, p += n * sizeof *s->shown;
+  s->old = (uint32_t *)(void *)p, p += n * sizeof *s->old;
+  s->names = (uint32_t *)(void *)p, p += n * sizeof *s->names;
+  s->have = (uint8_t *)p;
+  return 1;
+}
+
 st_traceset *st_traceset_create(const st_traceset_desc *desc) {
   st_traceset_desc d;
   memset(&d, 0, sizeof d);
@@ -172,19 +197,8 @@ st_traceset *st_traceset_create(const st_traceset_desc *desc) {
   s->unmerged = d.unmerged != 0;
   s->on_close = d.on_close;
   s->user = d.user;
-  const st_alloc *a = &s->alloc;
-  s->files = st_calloc(a, cap, sizeof *s->files);
-  s->shown = st_calloc(a, cap, sizeof *s->shown);
-  s->old = st_calloc(a, cap, sizeof *s->old);
-  s->names = st_calloc(a, cap, sizeof *s->names);
-  s->parts = st_calloc(a, cap, sizeof *s->parts);
-  s->offs = st_calloc(a, cap, sizeof *s->offs);
-  s->first = st_calloc(a, cap, sizeof *s->first);
-  s->have = st_calloc(a, cap, sizeof *s->have);
-  s->pf = st_calloc(a, cap, sizeof *s->pf);
-  s->clocks = st_calloc(a, cap, sizeof *s->clocks);
-  if (!s->files || !s->shown || !s->old || !s->names || !s->parts || !s->offs || !s->first ||
-      !s->have || !s->pf || !s->clocks) {
+  s->files = st_calloc(&s->alloc, cap, sizeof *s->files);
+  if (!s->files || !alloc_scratch(s)) {
     st_traceset_destroy(s);
     return NULL;
   }
@@ -207,17 +221,8 @@ void st_traceset_destroy(st_traceset *s) {
   for (uint32_t i = 0; s->files && i < s->cap; i++) close_file(s, i);
   st_strtab_destroy(s->strings);
   st_strtab_destroy(s->batch_strings);
-  const st_alloc *a = &s->alloc;
-  st_free(a, s->files);
-  st_free(a, s->shown);
-  st_free(a, s->old);
-  st_free(a, s->names);
-  st_free(a, s->parts);
-  st_free(a, s->offs);
-  st_free(a, s->first);
-  st_free(a, s->have);
-  st_free(a, s->pf);
-  st_free(a, s->clocks);
+  st_free(&s->alloc, s->files);
+  st_free(&s->alloc, s->scratch);
   st_alloc al = s->alloc;
   st_free(&al, s);
 }

@@ -43,6 +43,14 @@ static st_trace_handle load_ok(st_traceset *s, const char *file) {
   return h;
 }
 
+/* Opens a batch in s and loads rank0, rank1 and run_a (the first n) into
+ * hs[0, n). */
+static void load_ranks(st_traceset *s, uint32_t n, st_trace_handle *hs) {
+  static const char *const files[3] = {"rank0.pt.trace.json", "rank1.pt.trace.json", "run_a.json"};
+  CHECK_EQ_INT(st_traceset_batch_begin(s), ST_OK);
+  for (uint32_t k = 0; k < n; k++) hs[k] = load_ok(s, files[k]);
+}
+
 /* What the caller builds on a view, failing on demand: the first
  * `fail_first` calls fail, and so does every call for a view of more than
  * `max_parts` files (0: no limit). */
@@ -74,6 +82,13 @@ static void drop_view(void *ud) {
 static uint32_t end_batch(st_traceset *s, hook *h, st_traceset_report *r) {
   st_traceset_end_desc d = {build_view, drop_view, h};
   return st_traceset_batch_end(s, &d, r);
+}
+
+static void check_counts(const st_traceset_report *r, uint32_t loaded, uint32_t shown,
+                         uint32_t dropped) {
+  CHECK_EQ_INT(r->loaded, loaded);
+  CHECK_EQ_INT(r->shown, shown);
+  CHECK_EQ_INT(r->dropped, dropped);
 }
 
 static st_traceset_file info(const st_traceset *s, st_trace_handle h) {
@@ -164,15 +179,12 @@ static void test_handles(void) {
 static void test_merge_three(void) {
   st_traceset *s = st_traceset_create(NULL);
   hook h = {0};
-  st_traceset_batch_begin(s);
-  st_trace_handle r0 = load_ok(s, "rank0.pt.trace.json");
-  st_trace_handle r1 = load_ok(s, "rank1.pt.trace.json");
-  st_trace_handle ra = load_ok(s, "run_a.json");
+  st_trace_handle hs[3];
+  load_ranks(s, 3, hs);
+  st_trace_handle r0 = hs[0], r1 = hs[1], ra = hs[2];
   st_traceset_report rep;
   CHECK_EQ_INT(end_batch(s, &h, &rep), 3);
-  CHECK_EQ_INT(rep.loaded, 3);
-  CHECK_EQ_INT(rep.shown, 3);
-  CHECK_EQ_INT(rep.dropped, 0);
+  check_counts(&rep, 3, 3, 0);
   CHECK_EQ_STR(rep.error, "");
   CHECK_EQ_STR(rep.dropped_text, "");
   CHECK_EQ_INT(h.calls, 1);
@@ -182,7 +194,6 @@ static void test_merge_three(void) {
   const st_trace_part *parts = st_trace_parts(v, &np);
   CHECK_EQ_INT(np, 3);
   const char *groups[3] = {"rank 0", "rank 1", "run_a"};
-  st_trace_handle hs[3] = {r0, r1, ra};
   /* rank 0 starts at base + 500 us, rank 1 at base + 750 us: 250 us apart;
    * run_a has no absolute time and starts with the earliest */
   const int64_t offs[3] = {0, 250000, 0};
@@ -238,9 +249,10 @@ static void test_start_together(void) {
 /* rank0 + rank1 shown, offsets 0 and 250 us. */
 static st_traceset *two_ranks(st_trace_handle *r0, st_trace_handle *r1) {
   st_traceset *s = st_traceset_create(NULL);
-  st_traceset_batch_begin(s);
-  *r0 = load_ok(s, "rank0.pt.trace.json");
-  *r1 = load_ok(s, "rank1.pt.trace.json");
+  st_trace_handle hs[2];
+  load_ranks(s, 2, hs);
+  *r0 = hs[0];
+  *r1 = hs[1];
   CHECK_EQ_INT(st_traceset_batch_end(s, NULL, NULL), 2);
   return s;
 }
@@ -333,15 +345,12 @@ static void test_drop_last_files(void) {
   st_traceset *s = st_traceset_create(NULL);
   hook h = {0};
   h.max_parts = 1; /* only one file's view fits */
-  st_traceset_batch_begin(s);
-  st_trace_handle r0 = load_ok(s, "rank0.pt.trace.json");
-  st_trace_handle r1 = load_ok(s, "rank1.pt.trace.json");
-  st_trace_handle ra = load_ok(s, "run_a.json");
+  st_trace_handle hs[3];
+  load_ranks(s, 3, hs);
+  st_trace_handle r0 = hs[0], r1 = hs[1], ra = hs[2];
   st_traceset_report rep;
   CHECK_EQ_INT(end_batch(s, &h, &rep), 1);
-  CHECK_EQ_INT(rep.loaded, 3);
-  CHECK_EQ_INT(rep.shown, 1);
-  CHECK_EQ_INT(rep.dropped, 2);
+  check_counts(&rep, 3, 1, 2);
   CHECK_EQ_INT(h.calls, 3);
   CHECK_EQ_INT(h.parts_seen[0], 3);
   CHECK_EQ_INT(h.parts_seen[1], 2);
@@ -374,9 +383,7 @@ static void test_keep_previous(void) {
   st_trace_handle b = load_ok(s, "run_b.json");
   st_traceset_report rep;
   CHECK_EQ_INT(end_batch(s, &h, &rep), 0);
-  CHECK_EQ_INT(rep.loaded, 2);
-  CHECK_EQ_INT(rep.shown, 0);
-  CHECK_EQ_INT(rep.dropped, 0);
+  check_counts(&rep, 2, 0, 0);
   CHECK_EQ_INT(rep.restored, 1);
   CHECK_EQ_STR(rep.error, "out of memory building the level-of-detail index for run_a.json "
                           "(after its 15 events, 1.5 kB read)");
@@ -430,7 +437,7 @@ static void test_failed_loads(void) {
   st_error e, direct;
   st_trace_handle bad = load(s, "tests/fixtures/not_trace.png", "not_trace.png", &e);
   CHECK_EQ_INT(bad.id, 0);
-  size_t n;
+  size_t n = 0;
   unsigned char *png = tu_read_file("tests/fixtures/not_trace.png", &n);
   st_stats st;
   st_trace *t = tu_load(png, n, 7, "not_trace.png", &direct, &st, NULL, 0);
@@ -478,9 +485,9 @@ static void test_unmerged(void) {
   st_traceset_desc d = {0};
   d.unmerged = 1;
   st_traceset *s = st_traceset_create(&d);
-  st_traceset_batch_begin(s);
-  st_trace_handle r0 = load_ok(s, "rank0.pt.trace.json");
-  st_trace_handle r1 = load_ok(s, "rank1.pt.trace.json");
+  st_trace_handle hs[2];
+  load_ranks(s, 2, hs);
+  st_trace_handle r0 = hs[0], r1 = hs[1];
   hook h = {0};
   CHECK_EQ_INT(end_batch(s, &h, NULL), 2);
   CHECK_EQ_INT(h.calls, 0);
@@ -510,10 +517,9 @@ static void test_json(void) {
   CHECK_EQ_STR(buf, "null");
   CHECK_EQ_INT(st_traceset_list_json(s, buf, sizeof buf), 2);
   CHECK_EQ_STR(buf, "[]");
-  st_traceset_batch_begin(s);
-  st_trace_handle r0 = load_ok(s, "rank0.pt.trace.json");
-  st_trace_handle r1 = load_ok(s, "rank1.pt.trace.json");
-  st_trace_handle ra = load_ok(s, "run_a.json");
+  st_trace_handle hs[3];
+  load_ranks(s, 3, hs);
+  st_trace_handle r0 = hs[0], r1 = hs[1], ra = hs[2];
   st_traceset_set_load_figures(s, r0, 1.5, 1000);
   st_traceset_set_load_figures(s, r1, 2.25, 3000);
   st_traceset_set_load_figures(s, ra, 4, 2000);
