@@ -116,8 +116,9 @@ typedef struct st_traceset_desc {
   st_alloc load_alloc; /* loaders, models, string tables, args sources; zero: alloc */
   uint32_t capacity;   /* files open at once (shown + in the batch); 0: ST_TRACESET_MAX */
   int unmerged;        /* 1: own string tables, no view (see above) */
-  /* Called when a file is closed (its handle goes stale), e.g. to free
-   * what the caller keeps beside it (st_traceset_slot); may be NULL. */
+  /* Called when a file is closed, just before its handle goes stale (it
+   * is still valid during the call), e.g. to free what the caller keeps
+   * beside it (st_traceset_slot); may be NULL. */
   void (*on_close)(void *user, st_trace_handle h);
   void *user;
 } st_traceset_desc;
@@ -191,9 +192,11 @@ void st_traceset_load_abort(st_traceset *s);
  * top of view (the set's merged trace, or the one file's model) and
  * returns ST_OK, or an error with err's message saying what failed (err
  * left ST_OK: "out of memory"); on failure it must have freed what it
- * built. drop_view frees what the caller built on the current view (called
- * once per batch_end that loaded something, before the set frees that
- * view). Either may be NULL. */
+ * built. During the call st_traceset_view / _count / _at / _get describe
+ * the files of the view being built (st_traceset_view(s) == view).
+ * drop_view frees what the caller built on the view shown (called once per
+ * batch_end that loaded something, if a view was shown, before the set
+ * frees it). Either may be NULL. */
 typedef struct st_traceset_end_desc {
   st_code (*build_view)(void *ud, const st_traceset *s, st_trace *view, st_error *err);
   void (*drop_view)(void *ud);
@@ -210,9 +213,10 @@ typedef struct st_traceset_report {
   char dropped_text[2048]; /* "<file>: not shown: <why> (<extent>)\n" per file left out */
 } st_traceset_report;
 
-/* Ends the open batch (steps above). Returns the number of the batch's
- * files shown now (rep->shown); 0: nothing loaded, no batch open, or not
- * even one file's view could be built. desc and rep may be NULL. */
+/* Ends the open batch (steps above; a load in progress is aborted).
+ * Returns the number of the batch's files shown now (rep->shown); 0:
+ * nothing loaded, no batch open, or not even one file's view could be
+ * built. desc and rep may be NULL. */
 uint32_t st_traceset_batch_end(st_traceset *s, const st_traceset_end_desc *desc,
                                st_traceset_report *rep);
 
