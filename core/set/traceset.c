@@ -567,7 +567,7 @@ int st_traceset_align_events(st_traceset *s, const st_sel_span *sp, uint32_t ns,
 /* ---- json ---------------------------------------------------------------------------- */
 
 size_t st_traceset_list_json(const st_traceset *s, char *buf, size_t cap) {
-  st_jout o = {buf, cap, 0};
+  st_jout o = {.buf = buf, .cap = cap};
   st_jout_lit(&o, "[");
   for (uint32_t k = 0; s && k < s->nshown; k++) {
     const ts_file *f = &s->files[s->shown[k]];
@@ -636,7 +636,7 @@ static void put_stats(st_jout *o, const st_stats *st, int open) {
 
 size_t st_traceset_stats_json(const st_traceset *s, double load_ms, uint64_t heap_bytes, char *buf,
                               size_t cap) {
-  st_jout o = {buf, cap, 0};
+  st_jout o = {.buf = buf, .cap = cap};
   uint32_t n = st_traceset_count(s);
   st_stats head;
   if (n == 1)
