@@ -75,46 +75,25 @@ int st_chrome_sem_grow(st_chrome_sem *sem, void **p, uint32_t *cap, uint32_t cou
   return 1;
 }
 
-uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char *s, size_t n) {
-  uint32_t id = st_strtab_intern(sem->strs, s, n);
-  if (id == ST_STR_NONE) {
-    sem->nomem = 1;
-    return ST_STR_EMPTY;
-  }
-  return id;
-}
-
-/* Decodes a string value into the scratch buffer; returns its length. */
-static const char *decode(st_chrome_sem *sem, st_json_str s, size_t *n) {
-  if (!s.esc && st_json_plain_utf8(s.p, s.n)) {
-    *n = s.n;
-    return s.p;
-  }
+/* A string value that has escapes or is not plain UTF-8: decoded into the
+ * scratch buffer (JSON escapes, invalid UTF-8 -> U+FFFD), then interned. */
+uint32_t st_chrome_sem_intern_decoded(st_chrome_sem *sem, st_json_str s) {
   size_t need;
   if (!st_mul_size(s.n, 3, &need) || !st_add_size(need, 8, &need)) {
     sem->nomem = 1;
-    *n = 0;
-    return "";
+    return st_chrome_sem_intern_bytes(sem, "", 0);
   }
   if (need > sem->scratch_cap) {
     char *p = st_realloc(&sem->alloc, sem->scratch, need);
     if (!p) {
       sem->nomem = 1;
-      *n = 0;
-      return "";
+      return st_chrome_sem_intern_bytes(sem, "", 0);
     }
     sem->scratch = p;
     sem->scratch_cap = need;
   }
-  *n = st_json_unescape(s.p, s.n, sem->scratch);
-  return sem->scratch;
-}
-
-uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s) {
-  if (s.n == 0) return ST_STR_EMPTY;
-  size_t n;
-  const char *p = decode(sem, s, &n);
-  return st_chrome_sem_intern_bytes(sem, p, n);
+  size_t n = st_json_unescape(s.p, s.n, sem->scratch);
+  return st_chrome_sem_intern_bytes(sem, sem->scratch, n);
 }
 
 /* ==== 2. processes and threads ============================================ */
@@ -133,7 +112,7 @@ static int64_t key_of(st_chrome_sem *sem, const st_chrome_id *v, uint32_t *name_
   return 0;
 }
 
-uint32_t st_chrome_sem_proc_by_key(st_chrome_sem *sem, int64_t pid) {
+static uint32_t proc_by_key(st_chrome_sem *sem, int64_t pid) {
   mkey k = {(uint64_t)pid, 0, 0};
   uint32_t i = st_chrome_map_get(&sem->proc_map, k);
   if (i != UINT32_MAX) return i;
@@ -153,11 +132,15 @@ uint32_t st_chrome_sem_proc_by_key(st_chrome_sem *sem, int64_t pid) {
   return i;
 }
 
+uint32_t st_chrome_sem_proc_by_key(st_chrome_sem *sem, int64_t pid) {
+  return proc_by_key(sem, pid);
+}
+
 /* The event's process (pid 0 if absent); counts it as seen. */
 uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e) {
   uint32_t name;
   int64_t pid = key_of(sem, &e->pid, &name);
-  uint32_t i = st_chrome_sem_proc_by_key(sem, pid);
+  uint32_t i = proc_by_key(sem, pid);
   if (i == UINT32_MAX) return i;
   proc *p = &sem->procs[i];
   if (!p->counted) {
@@ -218,11 +201,8 @@ uint32_t st_chrome_sem_thread(st_chrome_sem *sem, const st_chrome_ev *e, uint32_
   return i;
 }
 
-uint32_t st_chrome_sem_thread_track(st_chrome_sem *sem, thread *t, st_track_kind kind) {
-  uint32_t *slot = kind == ST_TRACK_SLICES    ? &t->slices
-                   : kind == ST_TRACK_SAMPLES ? &t->samples
-                                              : &t->instants;
-  if (*slot != UINT32_MAX) return *slot;
+uint32_t st_chrome_sem_track_make(st_chrome_sem *sem, thread *t, st_track_kind kind,
+                                  uint32_t *slot) {
   uint32_t tr = st_builder_track(sem->b, sem->procs[t->proc].bidx, kind, t->tid, t->name);
   if (tr == UINT32_MAX) {
     sem->nomem = 1;

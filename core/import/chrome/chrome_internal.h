@@ -83,10 +83,8 @@ int st_chrome_map_put(st_chrome_sem *sem, map *m, mkey k, uint32_t v);
 void st_chrome_map_free(st_chrome_sem *sem, map *m);
 /* Grows an array so index `count` is valid. 0 on failure. */
 int st_chrome_sem_grow(st_chrome_sem *sem, void **p, uint32_t *cap, uint32_t count, size_t elem);
-/* Interning: a JSON string value (decoded) or bytes; ST_STR_EMPTY and
- * nomem on failure. */
-uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s);
-uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char *s, size_t n);
+/* Interning of a string value that needs decoding (st_chrome_sem_intern). */
+uint32_t st_chrome_sem_intern_decoded(st_chrome_sem *sem, st_json_str s);
 /* The process of pid, made on first use (UINT32_MAX on failure). */
 uint32_t st_chrome_sem_proc_by_key(st_chrome_sem *sem, int64_t pid);
 /* The event's process (pid 0 if absent); counts it as seen. UINT32_MAX on
@@ -95,10 +93,39 @@ uint32_t st_chrome_sem_proc(st_chrome_sem *sem, const st_chrome_ev *e);
 /* The event's thread in process pi (tid = pid if absent). count: it carries
  * a non-M event. UINT32_MAX on failure. */
 uint32_t st_chrome_sem_thread(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi, int count);
-/* The thread's builder track of that kind, made on first use. */
-uint32_t st_chrome_sem_thread_track(st_chrome_sem *sem, thread *t, st_track_kind kind);
+/* Makes the thread's builder track of that kind into *slot (st_chrome_sem_thread_track). */
+uint32_t st_chrome_sem_track_make(st_chrome_sem *sem, thread *t, st_track_kind kind,
+                                  uint32_t *slot);
 /* The samples track of the event's thread in process pi (after the
  * thread's slice track, so it is drawn under it; UINT32_MAX on failure). */
 uint32_t st_chrome_sem_samples_track(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi);
+
+/* ---- hot paths, inline (calls per event; no LTO) ------------------------------ */
+
+/* Interning: bytes, or a JSON string value (decoded); ST_STR_EMPTY and nomem
+ * on failure. */
+static inline uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char *s, size_t n) {
+  uint32_t id = st_strtab_intern(sem->strs, s, n);
+  if (id == ST_STR_NONE) {
+    sem->nomem = 1;
+    return ST_STR_EMPTY;
+  }
+  return id;
+}
+
+static inline uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s) {
+  if (s.n == 0) return ST_STR_EMPTY;
+  if (!s.esc && st_json_plain_utf8(s.p, s.n)) return st_chrome_sem_intern_bytes(sem, s.p, s.n);
+  return st_chrome_sem_intern_decoded(sem, s);
+}
+
+/* The thread's builder track of that kind, made on first use. */
+static inline uint32_t st_chrome_sem_thread_track(st_chrome_sem *sem, thread *t,
+                                                  st_track_kind kind) {
+  uint32_t *slot = kind == ST_TRACK_SLICES    ? &t->slices
+                   : kind == ST_TRACK_SAMPLES ? &t->samples
+                                              : &t->instants;
+  return *slot != UINT32_MAX ? *slot : st_chrome_sem_track_make(sem, t, kind, slot);
+}
 
 #endif

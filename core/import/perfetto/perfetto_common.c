@@ -43,20 +43,6 @@ int32_t pf_clamp32(int64_t v) {
   return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
-int pf_to_trace(st_perfetto_importer *im, uint64_t clock, int64_t raw, uint64_t at, int64_t *out) {
-  im->clock_used = 1;
-  if (clock == im->trace_clock) {
-    *out = raw;
-    return 1;
-  }
-  int64_t ns;
-  if (st_pclock_to_ns(im->clocks, clock, raw, &ns) &&
-      st_pclock_convert(im->clocks, clock, ns, im->trace_clock, out))
-    return 1;
-  st_stats_warn(im->stats, "perfetto_clock_not_converted", at);
-  return 0;
-}
-
 void pf_not_shown(st_perfetto_importer *im, uint32_t field, uint64_t at) {
   st_stats_warn(im->stats, "perfetto_packets_not_shown", at);
   im->skipped_total++;
@@ -173,18 +159,6 @@ uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states) {
 }
 
 /* ==== 3. emitting ======================================================== */
-
-void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
-             uint32_t cat, uint64_t src, uint8_t flags) {
-  if (bt == UINT32_MAX) return;
-  st_code c = st_builder_slice(im->b, bt, ts, dur, name, cat, src, flags);
-  if (c == ST_ERR_NOMEM)
-    im->nomem = 1;
-  else if (c != ST_OK)
-    st_stats_warn(im->stats, "track_event_limit", src);
-  else
-    im->shown++;
-}
 
 uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
                           int64_t key) {

@@ -285,9 +285,6 @@ void pf_system_finish(st_perfetto_importer *im);
 uint32_t pf_intern(st_perfetto_importer *im, const void *s, size_t n);
 st_code pf_nomem(st_perfetto_importer *im, uint64_t at, st_error *err);
 int32_t pf_clamp32(int64_t v);
-/* A timestamp in clock id (global) -> trace clock ns; 0 (and a counted
- * warning) if it cannot be converted: the caller drops the event. */
-int pf_to_trace(st_perfetto_importer *im, uint64_t clock, int64_t raw, uint64_t at, int64_t *out);
 /* Counts a packet (TracePacket field number) or a part of one (PF_PART_*)
  * in the "not shown" line (import_perfetto.c names them). */
 #define PF_PART_SYS_BUDDY_INFO 1012u /* SysStats.buddy_info: needs the page size */
@@ -307,9 +304,6 @@ uint32_t pf_builder_process(st_perfetto_importer *im, int64_t pid);
 /* The builder track of thread tid's slices / states, in its process. */
 uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states);
 
-/* A slice on builder track bt (UINT32_MAX: none, nothing happens). */
-void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur, uint32_t name,
-             uint32_t cat, uint64_t src, uint8_t flags);
 /* pids of the CPU and System sections (synthetic, negative keys: not shown) */
 #define PF_CPU_PID ((int64_t)-0x1000000000000000LL)
 #define PF_SYS_PID ((int64_t)-0x1000000000000001LL)
@@ -320,5 +314,37 @@ void pf_counter(st_perfetto_importer *im, uint32_t bt, int64_t ts, double v, uin
 /* A counter of the CPUs section: "CPU <cpu> frequency" (kHz) or "idle". */
 void pf_cpu_counter(st_perfetto_importer *im, uint32_t cpu, int idle, int64_t ts, double v,
                     uint64_t src);
+
+/* ---- hot helpers of every part, inline (a call per event; no LTO) ---- */
+
+/* A timestamp in clock id (global) -> trace clock ns; 0 (and a counted
+ * warning) if it cannot be converted: the caller drops the event. */
+static inline int pf_to_trace(st_perfetto_importer *im, uint64_t clock, int64_t raw, uint64_t at,
+                              int64_t *out) {
+  im->clock_used = 1;
+  if (clock == im->trace_clock) {
+    *out = raw;
+    return 1;
+  }
+  int64_t ns;
+  if (st_pclock_to_ns(im->clocks, clock, raw, &ns) &&
+      st_pclock_convert(im->clocks, clock, ns, im->trace_clock, out))
+    return 1;
+  st_stats_warn(im->stats, "perfetto_clock_not_converted", at);
+  return 0;
+}
+
+/* A slice on builder track bt (UINT32_MAX: none, nothing happens). */
+static inline void pf_emit(st_perfetto_importer *im, uint32_t bt, int64_t ts, int64_t dur,
+                           uint32_t name, uint32_t cat, uint64_t src, uint8_t flags) {
+  if (bt == UINT32_MAX) return;
+  st_code c = st_builder_slice(im->b, bt, ts, dur, name, cat, src, flags);
+  if (c == ST_ERR_NOMEM)
+    im->nomem = 1;
+  else if (c != ST_OK)
+    st_stats_warn(im->stats, "track_event_limit", src);
+  else
+    im->shown++;
+}
 
 #endif
