@@ -1,7 +1,8 @@
 /* perfetto_common.c: what every part of the Perfetto importer needs, at
  * the bottom of its call order (perfetto_internal.h): errors, interning,
- * timestamps in the trace clock, the "not shown" count, the registry of
- * threads and processes, and emitting slices and counters to the builder.
+ * the "not shown" count, the registry of threads and processes, and
+ * counters. (The two helpers called per event, pf_to_trace and pf_emit, are
+ * inline in perfetto_internal.h.)
  *
  *   - Registry: a thread (tid) has a process (tgid, once known) and a name;
  *     a process (pid) has a name. Names come with a priority, as
@@ -14,16 +15,16 @@
  *     (PF_SYS_PID) or the "CPUs" section (PF_CPU_PID).
  *
  * Contents
- *   1. errors, interning, clocks, what is not shown
+ *   1. errors, interning, what is not shown
  *   2. registry: threads, processes, their builder processes and tracks
- *   3. emitting: slices, counter tracks, counter samples
+ *   3. counters: counter tracks, samples, CPU counters
  */
 #include "perfetto_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* ==== 1. errors, interning, clocks, what is not shown ===================== */
+/* ==== 1. errors, interning, what is not shown ============================= */
 
 st_code pf_nomem(st_perfetto_importer *im, uint64_t at, st_error *err) {
   im->nomem = 1;
@@ -158,7 +159,7 @@ uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states) {
   return bt;
 }
 
-/* ==== 3. emitting ======================================================== */
+/* ==== 3. counters ======================================================== */
 
 uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
                           int64_t key) {

@@ -15,8 +15,9 @@
  *   perfetto_sched.c        at the end: staged records in time order ->
  *                           CPU tracks, thread states, atrace slices
  *   perfetto_common.c       what all of them use: errors, interning, the
- *                           trace clock, the "not shown" count, the thread
- *                           and process registry, emitting slices/counters
+ *                           "not shown" count, the thread and process
+ *                           registry, counters (the per-event helpers, the
+ *                           trace clock and slices, are inline below)
  *
  * Call order: a file calls only the files below it, never one above.
  *
