@@ -1,7 +1,9 @@
 /* chrome_common.c: what the Chrome JSON importer's semantics and samples
  * share (see chrome_internal.h for the call order): the three-word hash
- * map, growing arrays, interning of JSON strings, and the processes and
- * threads met so far with their builder tracks. A pid or tid that is a
+ * map, growing arrays, interning of JSON strings that need decoding, and
+ * the processes and threads met so far with their builder tracks (the map
+ * lookup, plain interning and known tracks are inline in chrome_internal.h:
+ * calls per event). A pid or tid that is a
  * string and not an integer is interned and keyed ST_CHROME_STRING_KEY + id
  * (import_chrome.h); its string names the process or thread.
  *
