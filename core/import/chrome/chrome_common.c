@@ -3,9 +3,9 @@
  * map, growing arrays, interning of JSON strings that need decoding, and
  * the processes and threads met so far with their builder tracks (the map
  * lookup, plain interning and known tracks are inline in chrome_internal.h:
- * calls per event). A pid or tid that is a
- * string and not an integer is interned and keyed ST_CHROME_STRING_KEY + id
- * (import_chrome.h); its string names the process or thread.
+ * calls per event). A pid or tid that is a string and not an integer is
+ * interned and keyed ST_CHROME_STRING_KEY + id (import_chrome.h); its
+ * string names the process or thread.
  *
  * Contents
  *   1. maps, arrays, interning
