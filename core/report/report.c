@@ -1,10 +1,11 @@
 /* report.c: the standalone HTML file (report.h has the layout).
  *
- * Three steps: inline app.js's modules into one text (a growable buffer);
- * escape the two script texts and hash them and the CSS (the CSP needs the
- * hashes before the texts are written); then write the file twice through
- * one writer: once counting, once into an allocation of exactly that size
- * (a file holding a big trace is not copied through doubling buffers). */
+ * Every text here is written through one writer that either counts or
+ * writes: each part (the body, app.js with its modules inlined, the escaped
+ * scripts, the file itself) is made twice, once counting and once into an
+ * allocation of exactly that size, so nothing grows by doubling (a file
+ * holding a big trace is never copied through growing buffers). The
+ * scripts are made before the file because the CSP names their hashes. */
 #include "report.h"
 
 #include "sha256.h"
@@ -13,43 +14,23 @@
 
 #define MAX_DEPTH 8
 
-/* ---- a growable byte buffer ------------------------------------------------------ */
+/* ---- the writer: counts (p NULL) or writes ------------------------------------ */
 
-typedef struct rbuf {
-  const st_alloc *a;
-  char *p;
-  size_t n, cap;
-  int oom;
-} rbuf;
+typedef struct writer {
+  uint8_t *p;
+  size_t n;
+  int overflow;
+} writer;
 
-static void rb_add(rbuf *b, const void *d, size_t n) {
-  if (b->oom || n == 0) return;
-  size_t need;
-  if (!st_add_size(b->n, n, &need)) {
-    b->oom = 1;
-    return;
-  }
-  if (need > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < need) {
-      if (cap > SIZE_MAX / 2) {
-        cap = need;
-        break;
-      }
-      cap *= 2;
-    }
-    char *p = st_realloc(b->a, b->p, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, d, n);
-  b->n = need;
+static void w_count(writer *w, size_t n) {
+  if (!st_add_size(w->n, n, &w->n)) w->overflow = 1;
 }
-static void rb_str(rbuf *b, const char *s) { rb_add(b, s, strlen(s)); }
+static void w_add(writer *w, const void *d, size_t n) {
+  if (w->overflow || n == 0) return;
+  if (w->p) memcpy(w->p + w->n, d, n);
+  w_count(w, n);
+}
+static void w_str(writer *w, const char *s) { w_add(w, s, strlen(s)); }
 
 /* ---- inlining modules ------------------------------------------------------------- */
 
@@ -93,41 +74,40 @@ static int import_line(const char *s, size_t len, const char **l0, const char **
   return 1;
 }
 
-/* The import list "a, b as c" -> local "a, b: c", exported "a, b". */
-static void import_specs(const char *p, const char *end, rbuf *local, rbuf *exported) {
+/* The import list "a, b as c" written as the local names ("a, b: c") or as
+ * the exported ones ("a, b"). */
+static void import_specs(writer *w, const char *p, const char *end, int local) {
   int first = 1;
   while (p < end) {
     const char *q = memchr(p, ',', (size_t)(end - p));
     if (!q) q = end;
     const char *a = p, *e = q;
-    while (a < e && (is_blank(*a) || *a == '\n' || *a == '\r')) a++;
-    while (e > a && (is_blank(e[-1]) || e[-1] == '\n' || e[-1] == '\r')) e--;
+    while (a < e && is_blank(*a)) a++;
+    while (e > a && is_blank(e[-1])) e--;
     if (e > a) {
       const char *as = NULL; /* the last " as " */
       for (const char *t = a; t + 4 <= e; t++)
         if (is_blank(t[0]) && t[1] == 'a' && t[2] == 's' && is_blank(t[3])) as = t;
-      if (!first) rb_str(local, ", "), rb_str(exported, ", ");
+      const char *a1 = as ? as : e, *b0 = as ? as + 4 : e;
+      while (a1 > a && is_blank(a1[-1])) a1--;
+      while (b0 < e && is_blank(*b0)) b0++;
+      if (!first) w_str(w, ", ");
       first = 0;
-      if (as) {
-        const char *a1 = as, *b0 = as + 4;
-        while (a1 > a && is_blank(a1[-1])) a1--;
-        while (b0 < e && is_blank(*b0)) b0++;
-        rb_add(local, a, (size_t)(a1 - a));
-        rb_str(local, ": ");
-        rb_add(local, b0, (size_t)(e - b0));
-        rb_add(exported, a, (size_t)(a1 - a));
-      } else {
-        rb_add(local, a, (size_t)(e - a));
-        rb_add(exported, a, (size_t)(e - a));
+      w_add(w, a, (size_t)(a1 - a));
+      if (local && as) {
+        w_str(w, ": ");
+        w_add(w, b0, (size_t)(e - b0));
       }
     }
     p = q + 1;
   }
 }
 
-/* Appends module `name` with its imports inlined to out; out NULL only walks
- * (to find a missing module). */
-static st_code inline_module(inliner *in, const char *name, int depth, rbuf *out) {
+/* Writes module `name` with its imports inlined. A module at depth k (app.js
+ * 0) is inlined k levels deep, and each level drops "export " at line starts
+ * (the rule's "export " dropped, applied per level): its lines lose up to k
+ * such prefixes. The wrapper lines written here never start so. */
+static st_code inline_module(inliner *in, const char *name, int depth, writer *w) {
   if (depth > MAX_DEPTH)
     return st_error_set(in->err, ST_ERR_LIMIT, 0, "modules import each other too deeply (%s)",
                         name);
@@ -146,46 +126,29 @@ static st_code inline_module(inliner *in, const char *name, int depth, rbuf *out
     const char *l0, *l1;
     char sub[ST_REPORT_NAME_MAX];
     if (!import_line(s, len, &l0, &l1, sub)) {
-      if (out) rb_add(out, s, nl ? (size_t)(nl + 1 - s) : (size_t)(le - s));
+      for (int k = 0; k < depth && le - s >= 7 && memcmp(s, "export ", 7) == 0; k++) s += 7;
+      w_add(w, s, nl ? (size_t)(nl + 1 - s) : (size_t)(le - s));
       s = nl ? nl + 1 : end;
       continue;
     }
-    if (!out) {
-      st_code c = inline_module(in, sub, depth + 1, NULL);
-      if (c != ST_OK) return c;
-      s = le;
-      continue;
-    }
-    rbuf body = {out->a, NULL, 0, 0, 0}, local = body, exported = body;
-    st_code c = inline_module(in, sub, depth + 1, &body);
-    if (c == ST_OK) {
-      import_specs(l0, l1, &local, &exported);
-      rb_str(out, "const { ");
-      rb_add(out, local.p, local.n);
-      rb_str(out, " } = (() => {\n");
-      for (size_t i = 0; i < body.n;) { /* the module, "export " dropped at line starts */
-        if (body.n - i >= 7 && memcmp(body.p + i, "export ", 7) == 0) i += 7;
-        const char *bnl = memchr(body.p + i, '\n', body.n - i);
-        size_t stop = bnl ? (size_t)(bnl - body.p) + 1 : body.n;
-        rb_add(out, body.p + i, stop - i);
-        i = stop;
-      }
-      rb_str(out, "\nreturn { ");
-      rb_add(out, exported.p, exported.n);
-      rb_str(out, " };\n})();");
-      if (local.oom || exported.oom || body.oom) out->oom = 1;
-    }
-    st_free(out->a, body.p), st_free(out->a, local.p), st_free(out->a, exported.p);
+    w_str(w, "const { ");
+    import_specs(w, l0, l1, 1);
+    w_str(w, " } = (() => {\n");
+    st_code c = inline_module(in, sub, depth + 1, w);
     if (c != ST_OK) return c;
+    w_str(w, "\nreturn { ");
+    import_specs(w, l0, l1, 0);
+    w_str(w, " };\n})();");
     s = le; /* the newline (if any) is the next line's: kept */
   }
-  return out && out->oom ? st_error_set(in->err, ST_ERR_NOMEM, 0, "out of memory") : ST_OK;
+  return ST_OK;
 }
 
 int st_report_missing_module(const st_report_desc *d, char *name, size_t cap) {
   if (!d) return 0;
   inliner in = {d, NULL, {0}};
-  if (inline_module(&in, "app.js", 0, NULL) == ST_OK || !in.missing[0]) return 0;
+  writer count = {NULL, 0, 0};
+  if (inline_module(&in, "app.js", 0, &count) == ST_OK || !in.missing[0]) return 0;
   if (name && cap) {
     size_t n = strlen(in.missing);
     if (n >= cap) n = cap - 1;
@@ -208,19 +171,19 @@ static int lower_eq(const char *s, const char *lit, size_t n) {
 
 /* Script text that cannot end its element early: "</script" -> "<\/script",
  * "<!--" -> "<\!--". */
-static void script_text(rbuf *b, const char *s, size_t n) {
+static void script_text(writer *w, const char *s, size_t n) {
   if (!s) return;
   size_t start = 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i] != '<') continue;
     if ((n - i >= 8 && s[i + 1] == '/' && lower_eq(s + i + 2, "script", 6)) ||
         (n - i >= 4 && memcmp(s + i, "<!--", 4) == 0)) {
-      rb_add(b, s + start, i + 1 - start);
-      rb_str(b, "\\");
+      w_add(w, s + start, i + 1 - start);
+      w_str(w, "\\");
       start = i + 1;
     }
   }
-  rb_add(b, s + start, n - start);
+  w_add(w, s + start, n - start);
 }
 
 static const char *find(const char *s, const char *end, const char *lit) {
@@ -239,52 +202,42 @@ static const char *find_ci(const char *s, const char *end, const char *lit) {
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
 /* index.html's <body> content without its <script> elements (and the line
- * breaks after them), trimmed. */
-static st_code body_of(const char *html, size_t n, rbuf *out, st_error *err) {
+ * breaks after them), trimmed. Two passes over the pieces between scripts:
+ * where the last non-space character is, then the writing. */
+static st_code body_of(const char *html, size_t n, writer *w, st_error *err) {
   const char *end = html + n;
   const char *b = find(html, end, "<body");
   const char *e = b ? find(b, end, "</body>") : NULL;
   if (b) b = memchr(b, '>', (size_t)(end - b));
   if (!b || !e || b > e) return st_error_set(err, ST_ERR_FORMAT, 0, "index.html has no <body>");
   b++;
-  while (b < e) {
-    const char *sc = find(b, e, "<script");
-    if (!sc) {
-      rb_add(out, b, (size_t)(e - b));
-      break;
+  const char *last = b; /* just after the last non-space character outside scripts */
+  for (int pass = 0; pass < 2; pass++) {
+    int at_start = 1;
+    for (const char *p = b; p < e;) {
+      const char *sc = find(p, e, "<script");
+      const char *stop = sc ? sc : e;
+      if (pass == 0) {
+        for (const char *q = stop; q > p; q--)
+          if (!is_space(q[-1])) {
+            last = q;
+            break;
+          }
+      } else {
+        if (at_start)
+          while (p < stop && is_space(*p)) p++;
+        const char *to = stop < last ? stop : last;
+        if (to > p) w_add(w, p, (size_t)(to - p)), at_start = 0;
+      }
+      if (!sc) break;
+      const char *se = find(sc, e, "</script>");
+      if (!se) return st_error_set(err, ST_ERR_FORMAT, 0, "index.html: a <script> is not closed");
+      p = se + 9;
+      while (p < e && (*p == '\n' || *p == '\r')) p++;
     }
-    rb_add(out, b, (size_t)(sc - b));
-    const char *se = find(sc, e, "</script>");
-    if (!se) return st_error_set(err, ST_ERR_FORMAT, 0, "index.html: a <script> is not closed");
-    b = se + 9;
-    while (b < e && (*b == '\n' || *b == '\r')) b++;
   }
-  if (out->oom) return st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
-  size_t lead = 0;
-  while (out->n && is_space(out->p[out->n - 1])) out->n--;
-  while (lead < out->n && is_space(out->p[lead])) lead++;
-  if (lead) memmove(out->p, out->p + lead, out->n - lead);
-  out->n -= lead;
   return ST_OK;
 }
-
-/* ---- the writer: counts (p NULL) or writes ------------------------------------ */
-
-typedef struct writer {
-  uint8_t *p;
-  size_t n;
-  int overflow;
-} writer;
-
-static void w_count(writer *w, size_t n) {
-  if (!st_add_size(w->n, n, &w->n)) w->overflow = 1;
-}
-static void w_add(writer *w, const void *d, size_t n) {
-  if (w->overflow || n == 0) return;
-  if (w->p) memcpy(w->p + w->n, d, n);
-  w_count(w, n);
-}
-static void w_str(writer *w, const char *s) { w_add(w, s, strlen(s)); }
 
 static void w_base64(writer *w, const uint8_t *d, size_t n) {
   static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -334,8 +287,13 @@ static void csp_hash(const char *text, size_t n, char out[56]) {
   out[w.n] = 0;
 }
 
+typedef struct text {
+  char *p;
+  size_t n;
+} text;
+
 typedef struct parts {
-  rbuf body, js1, js2;
+  text body, js1, js2;
   char h_js1[56], h_js2[56], h_css[56];
 } parts;
 
@@ -401,6 +359,44 @@ static void compose(writer *w, const st_report_desc *d, const parts *p) {
   w_str(w, "</script>\n</body>\n</html>\n");
 }
 
+/* ---- making a text: counted, then written into exactly its size ------------------ */
+
+typedef struct maker {
+  const st_report_desc *d;
+  st_error *err;
+  inliner *in;
+  const char *s; /* a script's text */
+  size_t n;
+  const parts *p;
+} maker;
+
+static st_code fill_body(writer *w, const maker *m) {
+  return body_of(m->d->index_html, m->d->index_html_len, w, m->err);
+}
+static st_code fill_app(writer *w, const maker *m) { return inline_module(m->in, "app.js", 0, w); }
+static st_code fill_script(writer *w, const maker *m) {
+  script_text(w, m->s, m->n);
+  return ST_OK;
+}
+static st_code fill_file(writer *w, const maker *m) {
+  compose(w, m->d, m->p);
+  return ST_OK;
+}
+
+static st_code make(const st_alloc *a, st_code (*fill)(writer *, const maker *), const maker *m,
+                    text *out) {
+  writer count = {NULL, 0, 0};
+  st_code c = fill(&count, m);
+  if (c != ST_OK) return c;
+  out->p = count.overflow ? NULL : st_malloc(a, count.n ? count.n : 1);
+  if (!out->p)
+    return st_error_set(m->err, ST_ERR_NOMEM, 0, "out of memory (a text of %zu bytes)", count.n);
+  writer w = {(uint8_t *)out->p, 0, 0};
+  fill(&w, m);
+  out->n = w.n;
+  return ST_OK;
+}
+
 st_code st_report_build(const st_report_desc *d, const st_alloc *a, uint8_t **out, size_t *out_len,
                         st_error *err) {
   static const st_alloc libc = {0};
@@ -419,33 +415,21 @@ st_code st_report_build(const st_report_desc *d, const st_alloc *a, uint8_t **ou
 
   parts p;
   memset(&p, 0, sizeof p);
-  p.body.a = p.js1.a = p.js2.a = a;
-  rbuf app = {a, NULL, 0, 0, 0};
+  text app = {NULL, 0}, file = {NULL, 0};
   inliner in = {d, err, {0}};
-  st_code c = body_of(d->index_html, d->index_html_len, &p.body, err);
-  if (c == ST_OK) c = inline_module(&in, "app.js", 0, &app);
-  if (c == ST_OK) {
-    script_text(&p.js1, d->strata_js, d->strata_js_len);
-    script_text(&p.js2, app.p, app.n);
-    if (p.js1.oom || p.js2.oom) c = st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
-  }
-  st_free(a, app.p);
+  maker m = {d, err, &in, d->strata_js, d->strata_js_len, &p};
+  st_code c = make(a, fill_body, &m, &p.body);
+  if (c == ST_OK) c = make(a, fill_app, &m, &app);
+  if (c == ST_OK) c = make(a, fill_script, &m, &p.js1);
+  m.s = app.p, m.n = app.n;
+  if (c == ST_OK) c = make(a, fill_script, &m, &p.js2);
   if (c == ST_OK) {
     csp_hash(p.js1.p, p.js1.n, p.h_js1);
     csp_hash(p.js2.p, p.js2.n, p.h_js2);
     csp_hash(d->css, d->css_len, p.h_css);
-    writer count = {NULL, 0, 0};
-    compose(&count, d, &p);
-    uint8_t *buf = count.overflow ? NULL : st_malloc(a, count.n ? count.n : 1);
-    if (!buf) {
-      c = st_error_set(err, ST_ERR_NOMEM, 0, "out of memory (a file of %zu bytes)", count.n);
-    } else {
-      writer w = {buf, 0, 0};
-      compose(&w, d, &p);
-      *out = buf;
-      *out_len = w.n;
-    }
+    c = make(a, fill_file, &m, &file);
   }
-  st_free(a, p.body.p), st_free(a, p.js1.p), st_free(a, p.js2.p);
+  if (c == ST_OK) *out = (uint8_t *)file.p, *out_len = file.n;
+  st_free(a, app.p), st_free(a, p.body.p), st_free(a, p.js1.p), st_free(a, p.js2.p);
   return c;
 }

@@ -186,6 +186,22 @@ static void test_viewer_only_and_traces(void) {
   free(html);
 }
 
+static void test_body(void) {
+  /* scripts first and last, space-only pieces between them: all trimmed */
+  static const char html[] = "<html><body class=\"x\">\n  <script>a</script>\n\n <b>1</b>\n"
+                             "<i>2</i> <script src=\"b\"></script>\n  \n<script>c</script>\n"
+                             "</body></html>";
+  st_report_module m = {"app.js", "", 0};
+  st_report_desc d = site(&m, 1);
+  d.index_html = html, d.index_html_len = sizeof html - 1;
+  st_code c;
+  char *out = build(&d, &c);
+  CHECK_EQ_INT(c, ST_OK);
+  CHECK(out &&
+        strstr(out, "<body>\n<b>1</b>\n<i>2</i>\n<script type=\"application/octet-stream\""));
+  free(out);
+}
+
 static void test_errors(void) {
   st_report_module m = {"app.js", "x", 1};
   st_report_desc d = site(&m, 1);
@@ -258,6 +274,7 @@ int main(void) {
   RUN(test_whole_file);
   RUN(test_modules);
   RUN(test_viewer_only_and_traces);
+  RUN(test_body);
   RUN(test_errors);
   RUN(test_out_of_memory);
   return check_report();
