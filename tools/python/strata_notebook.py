@@ -66,9 +66,9 @@ def viewer_html(dist=None):
             return f.read()
     except FileNotFoundError:
         raise FileNotFoundError(
-            f"{path} missing: tools/build writes it once the native CLI is built (or run "
-            f"`build/native/strata export --viewer-only -o {path}`), or use base_url= with a "
-            "hosted copy") from None
+            f"{path} missing: run tools/build (its native CLI packs the viewer; --wasm-only "
+            f"alone does not), or `build/native/strata export --viewer-only -o {path}`; or use "
+            "base_url= with a hosted copy") from None
 
 
 def _write_viewer(dist, viewer_dir):
