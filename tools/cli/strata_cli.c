@@ -33,7 +33,7 @@ static int usage(FILE *f, int code) {
              "       strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] "
              "[--slices]\n"
              "                   [--min-share F] [--json]   (many files: merged, stacks by name)\n"
-             "       strata export FILE -o REPORT.html\n"
+             "       strata export FILE -o REPORT.html   (or --viewer-only -o VIEWER.html)\n"
              "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
              "protobuf trace, compressed or not (the format is read from the content).\n");
   return code;
