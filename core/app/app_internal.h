@@ -1,0 +1,179 @@
+/* app_internal.h: the one st_app state (app.h), shared by core/app's files
+ * and by nothing outside core/app.
+ *
+ * The files, each calling only those listed before it (no loops):
+ *   app_set.c      the workspace: the app's side of the trace set
+ *                  (core/set/traceset.h: handles as the platform holds them,
+ *                  the list, the stats, metadata) and the helpers every file
+ *                  uses (clock, text buffers)
+ *   app_view.c     change bits (apply, pane following), view, canvas,
+ *                  panes side by side, offsets of the files shown
+ *   app_panels.c   the interaction-state panels and the name search
+ *   app_summary.c  the summary table snapshot
+ *   app_flame.c    the flame graph snapshot
+ *   app_diff.c     two runs compared: alignment and the diff table
+ *   app_args.c     args of one event by trace handle, the "in args" search
+ *   app_frame.c    the frame: draw list, statistics, the bench
+ *   app.c          create / destroy, loading, batches, building the view
+ */
+#ifndef STRATA_APP_INTERNAL_H
+#define STRATA_APP_INTERNAL_H
+
+#include "app.h"
+#include "args_search.h"
+#include "argsrc.h"
+#include "diff.h"
+#include "flame.h"
+#include "gzindex.h"
+#include "json_out.h"
+#include "load.h"
+#include "lod.h"
+#include "panel.h"
+#include "stats.h"
+#include "trace.h"
+#include "traceset.h"
+
+_Static_assert(ST_APP_MAX_TRACES == ST_TRACESET_MAX, "the app's set holds as many files");
+
+/* Beside each file of the set (by st_traceset_slot): the gzip restart
+ * points for its args, built on demand. */
+typedef struct st_app_index {
+  st_gzindex *ix;
+  int ix_state; /* 0 none, 1 building, 2 ready, -1 failed */
+} st_app_index;
+
+/* The summary table's snapshot (app_summary.c). */
+typedef struct st_app_summary {
+  st_agg *agg;        /* the aggregation, sorted on demand */
+  st_selection *base; /* the events it came from */
+  int source;         /* -1 none, 0 selection, 1 window */
+  const st_ui *ui;    /* the ui it was taken from */
+  uint64_t moves;     /* app->moves when taken: files moved since drop it */
+  st_panel_buf text;
+} st_app_summary;
+
+/* The flame graph's snapshot (app_flame.c). */
+typedef struct st_app_flame {
+  st_flame *f;
+  const st_trace *trace; /* the trace on screen it was taken from (side by
+                          * side both panes show it) */
+  int from;              /* 0 selection, 1 mark, 2 window; -1 none */
+  int track;             /* the range's thread, -1 all */
+  double t0_ns, t1_ns;
+  st_panel_buf tree, threads, text;
+} st_app_flame;
+
+/* The diff of two runs (app_diff.c). */
+typedef struct st_app_cmp {
+  st_diff *diff;
+  const st_trace *merged; /* the view the diff's rows map to */
+  st_panel_buf text;
+} st_app_cmp;
+
+/* The args read in flight and the "in args" search pass (app_args.c). */
+typedef struct st_app_args {
+  st_trace_handle h; /* the trace of the read in flight ({0}: none) */
+  st_args_query *q;  /* the query in progress */
+  st_args_span span; /* the range it asked for */
+  st_gzread *rd;     /* a compressed range being inflated */
+  uint8_t *acc;      /* plain bytes of that range */
+  size_t nacc, acc_cap;
+  st_panel_buf text;
+  /* the search pass */
+  st_args_search *s;
+  st_trace_handle s_h; /* its trace */
+  uint32_t s_part;     /* add mode: the part of the view; UINT32_MAX: replace */
+  char *s_text;
+  size_t s_len;
+  st_error s_err;
+} st_app_args;
+
+struct st_app {
+  st_alloc alloc;      /* for what is made from now on (st_app_set_alloc) */
+  st_alloc self_alloc; /* the one this struct was made with */
+  st_app_platform pf;
+
+  /* ---- the workspace: the trace set (core/set/traceset.h) ---- */
+  st_traceset *set;
+  st_alloc set_alloc; /* forwards to `alloc`, so the set follows st_app_set_alloc */
+  st_app_index ix[ST_APP_MAX_TRACES];
+  int batch_open; /* 1: explicit batch; 2: a single load's own */
+  uint32_t batch_loaded;
+  double batch_t0_ms;
+  st_trace_handle last; /* the last load that succeeded */
+  int loading;          /* a load is in progress */
+
+  /* ---- the view on screen ---- */
+  st_trace *trace; /* the set's view (one file's model, or several merged); NULL
+                    * before the first load */
+  st_lod *lod;
+  st_ui *ui; /* the ui in use: view, layout, selection, search (core/ui/ui.h) */
+  int tool;  /* st_tool, kept across loads */
+  /* side by side: two panes, the left one showing the first file, the
+   * right one the second, their time windows kept equal; `ui` is the pane
+   * last used */
+  int side;
+  st_ui *pane[2];
+  float pane_dx;  /* x of the pane in use, CSS px */
+  uint64_t moves; /* files moved on the timeline so far (snapshots check it) */
+  float css_w, css_h, dpr;
+
+  /* ---- loading ---- */
+  double load_t0_ms; /* platform clock at load begin */
+  char load_name[256];
+  st_stats stats; /* load_ms: the last batch's, to its first frame */
+  int has_stats;
+  unsigned char *demo_bytes; /* the demo's JSON, kept until the platform copies it */
+  size_t demo_len, demo_cap;
+  char error[320];    /* last load error, one line */
+  char dropped[2048]; /* the last batch's files left out: "<file>: <why>\n" each */
+
+  /* ---- the frame (app_frame.c) ---- */
+  const st_font *font;
+  st_drawlist dl, dl2; /* the frame; the right pane's before it is appended */
+  int dirty;           /* something changed: build a frame on the next call */
+  int animating;       /* held keys: st_ui_tick every frame */
+  double last_tick_ms;
+  int loaded_pending; /* a new trace was swapped in: report after its first frame */
+  uint64_t frames;
+  double frame_t0_ms, last_frame_ms;
+  uint32_t last_rects, last_glyphs;
+
+  /* ---- panels ---- */
+  st_app_summary sum;
+  st_app_flame fl;
+  st_app_cmp cmp;
+  st_app_args args;
+  st_panel_buf panel; /* the interaction-state panels' text */
+  st_panel_buf text;  /* the workspace's lists and stats */
+  st_panel_buf small; /* short answers: view, frame stats, bench, alignment */
+};
+
+/* ---- app_set.c ---- */
+double st_app_now(const st_app *app);    /* the platform's clock */
+uint64_t st_app_heap(const st_app *app); /* its memory figure */
+/* A file shown, by the handle the platform holds: 1 and *f (may be NULL)
+ * filled, *h its handle; 0 for a stale or bad handle, or a file of the
+ * batch in progress. */
+int st_app_shown(const st_app *app, double handle, st_trace_handle *h, st_traceset_file *f);
+/* The file shown as part k of the view ({0} if none). */
+st_trace_handle st_app_part(const st_app *app, uint32_t k);
+uint32_t st_app_count(const st_app *app); /* files shown */
+/* One line of src into dst (newlines become spaces; "" for NULL). */
+void st_app_copy_line(char *dst, size_t cap, const char *src);
+/* Runs write into b with st_jout, twice if b was too small; b's text, or
+ * `fail` when memory ran out. */
+typedef void (*st_app_writer)(st_jout *o, st_app *app, const void *arg);
+const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const void *arg,
+                        const char *fail);
+
+/* ---- app_view.c ---- */
+/* st_app_set_offset by handle, in ns. */
+int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
+
+/* ---- app_args.c ---- */
+/* Drops the args read and search in flight if they are of trace h ({0}:
+ * of any trace), and h's gzip index, as that trace goes. */
+void st_app_args_forget(st_app *app, st_trace_handle h);
+
+#endif
