@@ -1,0 +1,17 @@
+/* title.h: the window's title bar as the native window's status panel:
+ * what the page's panels show in one line: the file, the tool, the event
+ * under the mouse (name and duration), how many are selected, the timing
+ * mark, and the search box while it is open (typed after / or ctrl+F).
+ */
+#ifndef STRATA_NATIVE_TITLE_H
+#define STRATA_NATIVE_TITLE_H
+
+#include <stddef.h>
+
+#include "input.h"
+#include "session.h"
+
+/* Writes the title for the session's state into buf. */
+void nv_title(const nv_session *s, const nv_input *in, const char *name, char *buf, size_t cap);
+
+#endif
