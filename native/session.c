@@ -57,6 +57,7 @@ static void shift_part(nv_session *s) {
 }
 
 void nv_session_apply(nv_session *s, unsigned ch, double now_ms) {
+  s->changed |= ch;
   if (ch & ST_UI_SHIFT) shift_part(s);
   if (ch & ~(unsigned)ST_UI_HANDLED) s->dirty = 1; /* the title follows hover, tool, ... */
   if ((ch & ST_UI_ANIMATING) && !s->animating) {

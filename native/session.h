@@ -34,6 +34,7 @@ typedef struct nv_session {
   int dirty;        /* something changed: build and draw a frame */
   int animating;    /* held keys: nv_session_tick every frame */
   double last_tick; /* ms, the clock nv_session_tick is given */
+  unsigned changed; /* ST_UI_* bits since the loop last looked (it clears them) */
 } nv_session;
 
 /* Builds the index and the ui for trace in a w x h CSS px canvas. 0 on

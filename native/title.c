@@ -1,4 +1,5 @@
-/* title.c: the one-line status in the window's title bar (see title.h). */
+/* title.c: the one-line status in the window's title bar, and the key help
+ * (see title.h). */
 #include "title.h"
 
 #include <stdio.h>
@@ -43,4 +44,24 @@ void nv_title(const nv_session *s, const nv_input *in, const char *name, char *b
   if (in->searching || st_find_active(f))
     APPEND("  |  search: %s%s (%llu)", in->searching ? in->query : st_find_text(f),
            in->searching ? "_" : "", (unsigned long long)st_find_count(f));
+}
+
+void nv_help_print(void) {
+  fputs("strata view: keys and mouse\n"
+        "  W / S            zoom in / out at the mouse; hold to keep going\n"
+        "  A / D, arrows    pan earlier / later (hold A / D: faster); up / down scroll\n"
+        "  ctrl + wheel     zoom at the cursor;  shift + wheel: pan;  wheel: scroll\n"
+        "  0                fit the whole trace\n"
+        "  1 2 3 4          drag tool: select, pan, zoom, timing (middle drag: pan)\n"
+        "  click            select an event; on a section header: collapse / expand\n"
+        "  ctrl + click     add / remove an event;  double-click: zoom to the slice\n"
+        "  alt + drag       several files: a file's header moves that file in time\n"
+        "  m / f            mark the selection's span / zoom to fit the selection\n"
+        "  / or ctrl + F    search (typed into the title bar); Enter / shift + Enter:\n"
+        "                   next / previous match; PageDown / PageUp: ten; Esc: back\n"
+        "  Esc              cancel a drag, else clear selection, mark and search\n"
+        "  l                flow arrows on / off\n"
+        "  ?                this help\n",
+        stdout);
+  fflush(stdout);
 }

@@ -2,6 +2,7 @@
  * what the page's panels show in one line: the file, the tool, the event
  * under the mouse (name and duration), how many are selected, the timing
  * mark, and the search box while it is open (typed after / or ctrl+F).
+ * And the key help, which ? prints to the terminal.
  */
 #ifndef STRATA_NATIVE_TITLE_H
 #define STRATA_NATIVE_TITLE_H
@@ -10,6 +11,10 @@
 
 #include "input.h"
 #include "session.h"
+
+/* Prints the keys and mouse bindings (what ? shows in the page; the
+ * native window has no overlay for it, so it goes to the terminal). */
+void nv_help_print(void);
 
 /* Writes the title for the session's state into buf. */
 void nv_title(const nv_session *s, const nv_input *in, const char *name, char *buf, size_t cap);

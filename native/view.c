@@ -118,6 +118,8 @@ static int run(view *v, const st_native_opts *o, char *err, size_t cap) {
       return 0;
     }
     draw(v);
+    if ((v->s.changed & ST_UI_HELP) && st_ui_help_visible(v->s.ui)) nv_help_print();
+    v->s.changed = 0;
     update_title(v, o->name);
     nv_window_swap(&v->win);
   }
