@@ -14,6 +14,7 @@
 #include "window.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void say(char *err, size_t cap, const char *what) {
@@ -24,6 +25,17 @@ int nv_window_open(nv_window *w, const char *title, int width, int height, int h
                    size_t cap) {
   memset(w, 0, sizeof *w);
   SDL_SetHint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1");
+#if defined(__unix__) && !defined(__APPLE__) && !defined(__ANDROID__)
+  /* no X11 or Wayland display: straight to the offscreen driver (probing
+   * Wayland without one prints its own complaints) or a clear refusal */
+  if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
+    if (!hidden) {
+      snprintf(err, cap, "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)");
+      return 0;
+    }
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+  }
+#endif
   if (SDL_Init(SDL_INIT_VIDEO) != 0) {
     say(err, cap, "no display (SDL video)");
     return 0;

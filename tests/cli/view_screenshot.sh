@@ -13,7 +13,8 @@
 #   - the image is the window's size, and the checker itself rejects a blank
 #     image and the image flipped upside down (so it can fail).
 # Also: two files merged on one timeline draw both files' group headers; a
-# file that cannot be read exits 1 with one line. Skipped (exit 77, ctest
+# file that cannot be read, or no display for a window, exits 1 with one
+# line. Skipped (exit 77, ctest
 # SKIP_RETURN_CODE) only if xvfb-run is missing.
 set -u
 strata=${1:?usage: view_screenshot.sh STRATA}
@@ -255,6 +256,12 @@ err = p.stderr.decode(errors="replace").strip().splitlines()
 report(p.returncode == 1 and len([l for l in err if l.startswith("strata:")]) == 1
        and "missing.json" in err[-1], "missing file: exit 1, one line",
        "exit %d: %r" % (p.returncode, err))
+env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY",
+                                                       "SDL_VIDEODRIVER")}
+p = subprocess.run([strata, "view", trace], capture_output=True, env=env, timeout=60)
+err = p.stderr.decode(errors="replace").strip().splitlines()
+report(p.returncode == 1 and len(err) == 1 and "no display" in err[0],
+       "no display: exit 1, one line", "exit %d: %r" % (p.returncode, err))
 p = subprocess.run([strata, "view", trace, "--size", "12"], capture_output=True)
 report(p.returncode == 2, "bad --size: exit 2", "exit %d" % p.returncode)
 
