@@ -41,6 +41,7 @@ static int usage(void) {
 /* The files loaded into one string table and merged as the page merges
  * them (one file: itself). */
 typedef struct shown {
+  cli_heap heap; /* the models allocate through it: it lives as long as they do */
   uint32_t n;
   st_strtab *strings;
   st_trace *part[MAX_FILES];
@@ -69,11 +70,10 @@ static int shown_load(shown *p, const char *const *files, uint32_t n) {
   int rc = (n == 1 || p->strings) && groups ? 0 : 1;
   if (rc) fprintf(stderr, "strata: out of memory\n");
   for (uint32_t k = 0; k < n && !rc; k++) {
-    cli_heap heap = {0, 0, NULL};
     cli_loaded ld;
     st_error err;
     double ms;
-    st_loader *l = cli_load_timed_in(files[k], &heap, p->strings, &p->part[k], &err, &ms);
+    st_loader *l = cli_load_timed_in(files[k], &p->heap, p->strings, &p->part[k], &err, &ms);
     if (!l) {
       rc = 1;
       break;
