@@ -8,67 +8,46 @@
 
 #include "json_out.h"
 
-static void num(st_jout *o, double v, int comma) {
-  if (comma) st_jout_lit(o, ",");
-  st_jout_fixed(o, v, 2);
+/* One primitive: [v0,v1,...] (a comma before it unless it is the first). */
+static void tuple(st_jout *o, uint32_t i, const double *v, int n) {
+  st_jout_lit(o, i ? ",[" : "[");
+  for (int k = 0; k < n; k++) {
+    if (k) st_jout_lit(o, ",");
+    st_jout_fixed(o, v[k], 2);
+  }
+  st_jout_lit(o, "]");
 }
 
 static void text(st_jout *o, const st_drawlist *dl, float w, float h, float dpr) {
-  st_jout_lit(o, "{\"width\":");
-  num(o, w, 0);
-  st_jout_lit(o, ",\"height\":");
-  num(o, h, 0);
-  st_jout_lit(o, ",\"dpr\":");
-  num(o, dpr, 0);
-  st_jout_lit(o, ",\"clear\":");
-  st_jout_u64(o, dl->clear_rgba);
+  double head[4] = {w, h, dpr, dl->clear_rgba};
+  static const char *const keys[4] = {"{\"width\":", ",\"height\":", ",\"dpr\":", ",\"clear\":"};
+  for (int k = 0; k < 4; k++) {
+    st_jout_lit(o, keys[k]);
+    st_jout_fixed(o, head[k], 2);
+  }
   st_jout_lit(o, ",\"cmds\":[");
   for (uint32_t i = 0; i < dl->cmd_count; i++) {
     const st_draw_cmd *c = &dl->cmds[i];
-    st_jout_lit(o, i ? ",[" : "[");
-    st_jout_u64(o, c->kind);
-    num(o, c->first, 1);
-    num(o, c->count, 1);
-    num(o, c->clip_x, 1);
-    num(o, c->clip_y, 1);
-    num(o, c->clip_w, 1);
-    num(o, c->clip_h, 1);
-    st_jout_lit(o, "]");
+    double v[7] = {c->kind, c->first, c->count, c->clip_x, c->clip_y, c->clip_w, c->clip_h};
+    tuple(o, i, v, 7);
   }
   st_jout_lit(o, "],\"rects\":[");
   for (uint32_t i = 0; i < dl->rect_count; i++) {
     const st_rect *r = &dl->rects[i];
-    st_jout_lit(o, i ? ",[" : "[");
-    num(o, r->x, 0);
-    num(o, r->y, 1);
-    num(o, r->w, 1);
-    num(o, r->h, 1);
-    num(o, r->rgba, 1);
-    num(o, r->flags, 1);
-    st_jout_lit(o, "]");
+    double v[6] = {r->x, r->y, r->w, r->h, r->rgba, r->flags};
+    tuple(o, i, v, 6);
   }
   st_jout_lit(o, "],\"glyphs\":[");
   for (uint32_t i = 0; i < dl->glyph_count; i++) {
     const st_glyph_quad *q = &dl->glyphs[i];
-    st_jout_lit(o, i ? ",[" : "[");
-    num(o, q->x, 0);
-    num(o, q->y, 1);
-    num(o, q->w, 1);
-    num(o, q->h, 1);
-    num(o, q->rgba, 1);
-    st_jout_lit(o, "]");
+    double v[5] = {q->x, q->y, q->w, q->h, q->rgba};
+    tuple(o, i, v, 5);
   }
   st_jout_lit(o, "],\"lines\":[");
   for (uint32_t i = 0; i < dl->line_count; i++) {
     const st_line *l = &dl->lines[i];
-    st_jout_lit(o, i ? ",[" : "[");
-    num(o, l->x0, 0);
-    num(o, l->y0, 1);
-    num(o, l->x1, 1);
-    num(o, l->y1, 1);
-    num(o, l->width, 1);
-    num(o, l->rgba, 1);
-    st_jout_lit(o, "]");
+    double v[6] = {l->x0, l->y0, l->x1, l->y1, l->width, l->rgba};
+    tuple(o, i, v, 6);
   }
   st_jout_lit(o, "]}\n");
 }

@@ -236,15 +236,23 @@ def view(files, png, frame_json=None, size="1280x720"):
     return p
 
 
-# 1. one file
-png, fj = os.path.join(tmp, "one.png"), os.path.join(tmp, "one.json")
-p = view([trace], png, fj)
-if p.returncode != 0:
-    report(False, "view one", "exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace")))
-else:
+def shot(name, files):
+    """Views files into <name>.png + .json and checks the one against the
+    other; returns (frame, png) or (None, None)."""
+    png, fj = os.path.join(tmp, name + ".png"), os.path.join(tmp, name + ".json")
+    p = view(files, png, fj)
+    if p.returncode != 0:
+        report(False, name, "exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace")))
+        return None, None
     frame = json.load(open(fj))
     probs = check(png, frame)
-    report(not probs, "screenshot shows the draw list", "; ".join(probs))
+    report(not probs, name + ": the screenshot shows the draw list", "; ".join(probs))
+    return frame, png
+
+
+# 1. one file
+frame, png = shot("one", [trace])
+if frame:
     w, h, rows = read_png(png)
     report((w, h) == (1280, 720), "size 1280x720", "%dx%d" % (w, h))
     # the check can fail: a blank image, the image upside down
@@ -259,14 +267,8 @@ else:
 # 2. two files merged on one timeline: both groups' headers are drawn
 second = os.path.join(tmp, "rank-1.json")
 make_trace(second, 100, NAMES[::-1])
-png2, fj2 = os.path.join(tmp, "two.png"), os.path.join(tmp, "two.json")
-p = view([trace, second], png2, fj2)
-if p.returncode != 0:
-    report(False, "view two", "exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace")))
-else:
-    frame = json.load(open(fj2))
-    probs = check(png2, frame)
-    report(not probs, "two files: screenshot shows the draw list", "; ".join(probs))
+frame, png = shot("two", [trace, second])
+if frame:
     # a file's group header is ST_VIEW_GROUP_H (26) px high, one per file
     heads = sorted({r[1] for r in frame["rects"] if r[3] == 26})
     report(len(heads) == 2, "two files: two group headers", "headers at y %s" % heads)

@@ -34,6 +34,19 @@ static st_trace *trace(void) {
   return st_builder_finish(b, NULL);
 }
 
+/* A session showing trace() in a W x H canvas; returns the trace. */
+static st_trace *open_session(nv_session *s) {
+  char err[256];
+  st_trace *t = trace();
+  CHECK(t && nv_session_init(s, t, W, H, 1.0f, err, sizeof err));
+  return t;
+}
+
+static void close_session(nv_session *s, st_trace *t) {
+  nv_session_free(s);
+  st_trace_destroy(t);
+}
+
 static SDL_Event key(Uint32 type, SDL_Keycode k, Uint16 mod) {
   SDL_Event e;
   memset(&e, 0, sizeof e);
@@ -105,11 +118,9 @@ static void test_key_names(void) {
 }
 
 static void test_keys_and_wheel(void) {
-  st_trace *t = trace();
   nv_session s;
   nv_input in = {0};
-  char err[256];
-  CHECK(nv_session_init(&s, t, W, H, 1.0f, err, sizeof err));
+  st_trace *t = open_session(&s);
   double fit = st_ui_view(s.ui)->ns_per_px;
   s.dirty = 0;
   feed(&in, &s, key(SDL_KEYDOWN, SDLK_w, 0));
@@ -149,16 +160,13 @@ static void test_keys_and_wheel(void) {
   feed(&in, &s, blur);
   nv_session_tick(&s, 100);
   CHECK(!s.animating);
-  nv_session_free(&s);
-  st_trace_destroy(t);
+  close_session(&s, t);
 }
 
 static void test_mouse(void) {
-  st_trace *t = trace();
   nv_session s;
   nv_input in = {0};
-  char err[256];
-  CHECK(nv_session_init(&s, t, W, H, 1.0f, err, sizeof err));
+  st_trace *t = open_session(&s);
   int x = -1, y = -1;
   where(&s, "C", &x, &y);
   CHECK(x > 220 && y > 0);
@@ -174,16 +182,13 @@ static void test_mouse(void) {
   feed(&in, &s, button(SDL_MOUSEBUTTONDOWN, x, y, 2));
   feed(&in, &s, button(SDL_MOUSEBUTTONUP, x, y, 2)); /* double click: zoom to C */
   CHECK(st_ui_view(s.ui)->ns_per_px < before);
-  nv_session_free(&s);
-  st_trace_destroy(t);
+  close_session(&s, t);
 }
 
 static void test_search_box(void) {
-  st_trace *t = trace();
   nv_session s;
   nv_input in = {0};
-  char err[256];
-  CHECK(nv_session_init(&s, t, W, H, 1.0f, err, sizeof err));
+  st_trace *t = open_session(&s);
   feed(&in, &s, key(SDL_KEYDOWN, SDLK_SLASH, 0));
   CHECK(in.searching);
   feed(&in, &s, text("/")); /* the key that opened the box is not typed into it */
@@ -206,8 +211,7 @@ static void test_search_box(void) {
   CHECK(!st_find_active(st_ui_find(s.ui)));
   feed(&in, &s, key(SDL_KEYDOWN, SDLK_f, KMOD_LCTRL)); /* ctrl+F opens it too */
   CHECK(in.searching);
-  nv_session_free(&s);
-  st_trace_destroy(t);
+  close_session(&s, t);
 }
 
 int main(void) {
