@@ -909,3 +909,65 @@ void st_drawlist_free(st_drawlist *dl, const st_alloc *a) {
   st_free(a, dl->color_cache);
   memset(dl, 0, sizeof *dl);
 }
+
+/* Makes room for n elements of elem bytes (doubling, so a list reused frame
+ * to frame stops growing). */
+static int reserve(const st_alloc *a, void **p, uint32_t *cap, uint32_t n, size_t elem) {
+  if (n <= *cap) return 1;
+  uint32_t ncap = *cap > n / 2 ? *cap * 2 : n;
+  if (ncap < n) ncap = n; /* doubling overflowed */
+  void *np = st_realloc_array(a, *p, ncap, elem);
+  if (!np) return 0;
+  *p = np;
+  *cap = ncap;
+  return 1;
+}
+
+st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, const st_alloc *a) {
+  if (!dst || !src) return ST_ERR_ARG;
+  if (src->rect_count > UINT32_MAX - dst->rect_count ||
+      src->glyph_count > UINT32_MAX - dst->glyph_count ||
+      src->line_count > UINT32_MAX - dst->line_count ||
+      src->cmd_count > UINT32_MAX - dst->cmd_count)
+    return ST_ERR_LIMIT;
+  uint32_t nr = dst->rect_count + src->rect_count, ng = dst->glyph_count + src->glyph_count;
+  uint32_t nl = dst->line_count + src->line_count, nc = dst->cmd_count + src->cmd_count;
+  void *pr = dst->rects, *pg = dst->glyphs, *pl = dst->lines, *pc = dst->cmds;
+  int ok = reserve(a, &pr, &dst->rect_cap, nr, sizeof(st_rect));
+  dst->rects = pr;
+  ok = ok && reserve(a, &pg, &dst->glyph_cap, ng, sizeof(st_glyph_quad));
+  dst->glyphs = pg;
+  ok = ok && reserve(a, &pl, &dst->line_cap, nl, sizeof(st_line));
+  dst->lines = pl;
+  ok = ok && reserve(a, &pc, &dst->cmd_cap, nc, sizeof(st_draw_cmd));
+  dst->cmds = pc;
+  if (!ok) return ST_ERR_NOMEM;
+  for (uint32_t i = 0; i < src->rect_count; i++) {
+    st_rect r = src->rects[i];
+    r.x += dx;
+    dst->rects[dst->rect_count + i] = r;
+  }
+  for (uint32_t i = 0; i < src->glyph_count; i++) {
+    st_glyph_quad q = src->glyphs[i];
+    q.x += dx;
+    dst->glyphs[dst->glyph_count + i] = q;
+  }
+  for (uint32_t i = 0; i < src->line_count; i++) {
+    st_line l = src->lines[i];
+    l.x0 += dx;
+    l.x1 += dx;
+    dst->lines[dst->line_count + i] = l;
+  }
+  for (uint32_t i = 0; i < src->cmd_count; i++) {
+    st_draw_cmd c = src->cmds[i];
+    c.first += c.kind == ST_DRAW_RECTS    ? dst->rect_count
+               : c.kind == ST_DRAW_GLYPHS ? dst->glyph_count
+                                          : dst->line_count;
+    c.clip_x += dx;
+    dst->cmds[dst->cmd_count + i] = c;
+  }
+  dst->rect_count = nr, dst->glyph_count = ng, dst->line_count = nl, dst->cmd_count = nc;
+  dst->flows_drawn += src->flows_drawn;
+  dst->flows_capped += src->flows_capped;
+  return ST_OK;
+}

@@ -138,6 +138,12 @@ st_code st_draw_frame(st_drawlist *dl, const st_draw_input *in, const st_alloc *
 st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st_draw_overlay *ov,
                               const st_alloc *a);
 void st_drawlist_free(st_drawlist *dl, const st_alloc *a);
+/* Appends src's primitives and commands to dst moved right by dx CSS px
+ * (the right pane of two drawn side by side: one list for the renderer).
+ * dst's buffers grow as needed and are kept (no allocation once they are
+ * large enough); the flow counts add up. ST_ERR_NOMEM leaves dst as it was;
+ * ST_ERR_LIMIT if the counts would overflow. */
+st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, const st_alloc *a);
 
 /* Stable colour for a name (same name -> same colour in every session). */
 uint32_t st_color_for_name(const char *s, size_t len);

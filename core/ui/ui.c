@@ -909,6 +909,43 @@ unsigned st_ui_search_copy(st_ui *dst, const st_ui *src) {
   return ST_UI_SEARCH | ST_UI_REDRAW;
 }
 
+unsigned st_ui_follow(st_ui *dst, const st_ui *src, unsigned ch) {
+  if (!dst || !src || dst == src) return 0;
+  unsigned out = 0;
+  if (ch & ST_UI_VIEW) {
+    double t0, t1;
+    st_ui_window(src, &t0, &t1);
+    st_ui_set_view(dst, t0, t1);
+    out = ST_UI_REDRAW;
+  }
+  if (ch & ST_UI_SELECTION) out |= st_ui_set_selection(dst, src->sel) ? ST_UI_REDRAW : 0;
+  if (ch & ST_UI_MARK) {
+    double m0, m1;
+    if (st_ui_mark(src, &m0, &m1))
+      st_ui_set_mark(dst, m0, m1);
+    else
+      st_ui_clear_mark(dst);
+    out = ST_UI_REDRAW;
+  }
+  if (ch & ST_UI_SEARCH) {
+    /* a new query, or "in args" results dst lacks (a pane made after the
+     * search) or must drop (a name search replaced them) */
+    const st_find *fa = src->find, *fb = dst->find;
+    if (strcmp(st_find_text(fa), st_find_text(fb)) != 0 ||
+        st_find_in_args(fa) != st_find_in_args(fb) || st_find_count(fa) != st_find_count(fb))
+      if (!st_ui_search_copy(dst, src)) { /* out of memory: names at least */
+        const char *q = st_find_text(fa);
+        st_ui_search(dst, q, strlen(q));
+      }
+    /* a step made in src: dst's current match follows (revealed there) */
+    if (src->find_cur.row != dst->find_cur.row || src->find_cur.index != dst->find_cur.index)
+      st_ui_search_follow(dst, src->find_cur);
+    out = ST_UI_REDRAW;
+  }
+  if (ch & ST_UI_TOOL) out |= st_ui_set_tool(dst, st_ui_tool(src)) ? ST_UI_REDRAW : 0;
+  return out;
+}
+
 unsigned st_ui_search_step(st_ui *ui, int dir) {
   if (!ui) return 0;
   st_event_ref next = ui->find_cur;

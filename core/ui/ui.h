@@ -196,6 +196,14 @@ unsigned st_ui_search_follow(st_ui *ui, st_event_ref ref);
  * trace side by side. Nothing is selected or revealed. 0 if they do not
  * show the same trace or memory ran out (dst's search is then cleared). */
 unsigned st_ui_search_copy(st_ui *dst, const st_ui *src);
+/* A second view of the same trace following the first (side-by-side
+ * panes): for the ST_UI_* bits a call on src returned (`changes`), dst
+ * takes src's time window (ST_UI_VIEW), selection (ST_UI_SELECTION), timing
+ * mark (ST_UI_MARK), search and current match (ST_UI_SEARCH: a new query,
+ * or "in args" matches dst lacks or must drop, are copied; a step made in
+ * src moves dst's current match with it) and tool (ST_UI_TOOL). Returns
+ * ST_UI_REDRAW when dst changed (0 when nothing was followed). */
+unsigned st_ui_follow(st_ui *dst, const st_ui *src, unsigned changes);
 
 /* ---- sections ------------------------------------------------------------ */
 unsigned st_ui_toggle_section(st_ui *ui, uint32_t process);

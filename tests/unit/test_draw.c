@@ -528,6 +528,45 @@ static void test_colours(void) {
   CHECK(st_color_for_name("", 0) == st_color_for_name(NULL, 0));
 }
 
+/* Two frames joined into one list (side-by-side panes): the second's
+ * primitives moved right by dx, its commands pointing at them. */
+static void test_append(void) {
+  st_trace *t = test_trace();
+  st_drawlist a = {0}, b = {0};
+  CHECK_EQ_INT(draw_fit(t, &g_font, &a), ST_OK);
+  CHECK_EQ_INT(draw_fit(t, &g_font, &b), ST_OK);
+  uint32_t nr = a.rect_count, ng = a.glyph_count, nl = a.line_count, nc = a.cmd_count;
+  CHECK(nr > 0 && ng > 0 && nl > 0 && nc > 0);
+  st_rect r0 = b.rects[0];
+  CHECK_EQ_INT(st_drawlist_append(&a, &b, 640, NULL), ST_OK);
+  CHECK_EQ_INT(a.rect_count, 2 * nr);
+  CHECK_EQ_INT(a.glyph_count, 2 * ng);
+  CHECK_EQ_INT(a.line_count, 2 * nl);
+  CHECK_EQ_INT(a.cmd_count, 2 * nc);
+  CHECK(a.rects[nr].x == r0.x + 640 && a.rects[nr].y == r0.y && a.rects[nr].w == r0.w);
+  CHECK(a.glyphs[ng].x == b.glyphs[0].x + 640 && a.glyphs[ng].u0 == b.glyphs[0].u0);
+  CHECK(a.lines[nl].x0 == b.lines[0].x0 + 640 && a.lines[nl].x1 == b.lines[0].x1 + 640);
+  for (uint32_t i = 0; i < nc; i++) { /* each command: the same primitives, moved */
+    const st_draw_cmd *c = &a.cmds[nc + i], *o = &b.cmds[i];
+    uint32_t base = c->kind == ST_DRAW_RECTS ? nr : c->kind == ST_DRAW_GLYPHS ? ng : nl;
+    CHECK(c->kind == o->kind && c->count == o->count && c->first == o->first + base);
+    CHECK(c->clip_x == o->clip_x + 640 && c->clip_w == o->clip_w && c->clip_y == o->clip_y);
+  }
+  /* the first half is untouched; appending again reuses the buffers */
+  CHECK(a.rects[0].x == r0.x);
+  a.rect_count = nr, a.glyph_count = ng, a.line_count = nl, a.cmd_count = nc;
+  st_rect *keep = a.rects;
+  CHECK_EQ_INT(st_drawlist_append(&a, &b, 640, NULL), ST_OK);
+  CHECK(a.rects == keep && a.rect_count == 2 * nr);
+  st_drawlist empty = {0};
+  CHECK_EQ_INT(st_drawlist_append(&a, &empty, 5, NULL), ST_OK);
+  CHECK_EQ_INT(a.rect_count, 2 * nr);
+  CHECK_EQ_INT(st_drawlist_append(NULL, &b, 0, NULL), ST_ERR_ARG);
+  st_drawlist_free(&a, NULL);
+  st_drawlist_free(&b, NULL);
+  st_trace_destroy(t);
+}
+
 int main(void) {
   RUN(test_frames_in_bounds);
   RUN(test_labels_inside_slices);
@@ -541,5 +580,6 @@ int main(void) {
   RUN(test_bounded);
   RUN(test_ticks_and_format);
   RUN(test_colours);
+  RUN(test_append);
   return check_report();
 }

@@ -739,6 +739,63 @@ static void test_draw_overlay(void) {
   st_trace_destroy(t);
 }
 
+/* st_ui_follow: a second view of the trace takes what changed in the first
+ * (side-by-side panes), bit by bit, and nothing else. */
+static void test_follow(void) {
+  st_trace *t = trace();
+  st_ui *a = st_ui_create(NULL, t, W, H, 1), *b = st_ui_create(NULL, t, W, H, 1);
+  st_event_ref A = find(t, "A"), B = find(t, "B");
+  double a0, a1, b0, b1;
+  st_ui_set_view(a, 2000, 3000);
+  CHECK_EQ_INT(st_ui_follow(b, a, 0), 0); /* nothing changed: nothing followed */
+  st_ui_window(b, &b0, &b1);
+  CHECK(b0 != 2000);
+  CHECK_EQ_INT(st_ui_follow(b, a, ST_UI_VIEW), ST_UI_REDRAW);
+  st_ui_window(a, &a0, &a1);
+  st_ui_window(b, &b0, &b1);
+  CHECK(b0 == a0 && b1 == a1 && a0 == 2000);
+  /* the selection, only with its bit */
+  st_ui_select(a, A, 0);
+  st_ui_follow(b, a, ST_UI_VIEW);
+  CHECK_EQ_INT(st_selection_count(st_ui_selection(b)), 0);
+  CHECK_EQ_INT(st_ui_follow(b, a, ST_UI_SELECTION), ST_UI_REDRAW);
+  st_event_ref one;
+  CHECK(st_ui_selected_one(b, &one) && one.row == A.row && one.index == A.index);
+  /* the mark, set and cleared */
+  st_ui_set_mark(a, 1500, 2500);
+  st_ui_follow(b, a, ST_UI_MARK);
+  CHECK(st_ui_mark(b, &b0, &b1) && b0 == 1500 && b1 == 2500);
+  st_ui_clear_mark(a);
+  st_ui_follow(b, a, ST_UI_MARK);
+  CHECK(!st_ui_mark(b, &b0, &b1));
+  /* the tool */
+  st_ui_set_tool(a, ST_TOOL_TIMING);
+  st_ui_follow(b, a, ST_UI_TOOL);
+  CHECK_EQ_INT(st_ui_tool(b), ST_TOOL_TIMING);
+  /* the search: the query, then a step made in a (b's current match follows,
+   * b's selection stays its own) */
+  st_ui_search(a, "b", 1);
+  CHECK_EQ_INT(st_ui_follow(b, a, ST_UI_SEARCH), ST_UI_REDRAW);
+  CHECK_EQ_STR(st_find_text(st_ui_find(b)), "b");
+  CHECK_EQ_INT(st_find_count(st_ui_find(b)), 1);
+  st_ui_search_step(a, 1);
+  CHECK(st_ui_search_current(a).row == B.row);
+  st_ui_follow(b, a, ST_UI_SEARCH);
+  CHECK(st_ui_search_current(b).row == B.row && st_ui_search_current(b).index == B.index);
+  CHECK(st_ui_selected_one(b, &one) && one.row == A.row);
+  /* "in args" matches are copied too (srcs: every event here has src 0) */
+  uint64_t src0 = 0;
+  st_ui_search_srcs(a, "b", 1, &src0, 1);
+  st_ui_follow(b, a, ST_UI_SEARCH);
+  CHECK_EQ_INT(st_find_count(st_ui_find(b)), st_find_count(st_ui_find(a)));
+  CHECK(st_find_in_args(st_ui_find(b)));
+  CHECK_EQ_INT(st_ui_follow(b, b, ST_UI_VIEW), 0); /* itself: nothing */
+  CHECK_EQ_INT(st_ui_follow(NULL, a, ST_UI_VIEW), 0);
+  st_ui_destroy(b);
+  st_ui_destroy(a);
+  st_trace_destroy(t);
+}
+
 int main(void) {
   RUN(test_hit);
   RUN(test_click_select);
@@ -750,5 +807,6 @@ int main(void) {
   RUN(test_search_and_sections);
   RUN(test_search_reveals_and_keys);
   RUN(test_draw_overlay);
+  RUN(test_follow);
   return check_report();
 }

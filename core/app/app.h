@@ -1,0 +1,301 @@
+/* app.h: the viewer application, platform-neutral: one state (st_app) for
+ * everything a front end shows (the page's canvas and panels, a native
+ * window), and the operations on it. A platform (wasm/ for the page)
+ * creates one st_app, feeds it bytes, canvas size and input, and renders the
+ * draw list it builds; the app never draws, reads files or looks at a clock
+ * itself: what it needs from the platform comes through st_app_platform.
+ *
+ * Interaction (view, layout and collapse, tools, selection, search, marks,
+ * held keys) is the core's st_ui (core/ui/ui.h): the platform translates its
+ * events into st_ui calls on st_app_ui() (x through st_app_route_x first)
+ * and hands their ST_UI_* change bits to st_app_apply(), which schedules a
+ * redraw, keeps the side-by-side panes together (st_ui_follow) and tells
+ * the platform at once which panels to refresh (platform.ui_changed).
+ *
+ * Loading is incremental and never disturbs what is shown: a new trace is
+ * built beside the current one and swapped in only when its load succeeds;
+ * a failed load keeps the previous trace on screen.
+ *
+ * The workspace: the app holds a set of traces (at most ST_APP_MAX_TRACES),
+ * each with its own model, stats, metadata and args source, addressed by
+ * handles (slot and generation: a handle of a closed trace fails). A batch
+ * (st_app_batch_begin ... st_app_batch_end) loads several files one after
+ * another into one shared string table and shows them together: one trace
+ * as itself, several merged on one timeline (core/model/trace.h), each under
+ * a group header, at an offset (its clock, or moved: st_app_set_offset). A
+ * load outside a batch is a batch of one. The batch replaces the traces
+ * shown once at least one of its files loaded and their view (merge, lod,
+ * ui) could be built. When that view does not fit in memory, the batch's
+ * last files are left out one by one until it does (st_app_dropped says
+ * which, with why); when not even its first file's view fits, the batch
+ * goes and the traces shown before stay (st_app_error says what failed).
+ *
+ * Every call about one trace takes its handle (args reads, args searches,
+ * offsets, info, stats). Panels (summary table, flame graph, diff of two
+ * runs) are snapshots kept in the app; returned strings are JSON text owned
+ * by the app, valid until the next call of the same function.
+ *
+ *   st_app_desc d = {.alloc = {0}, .platform = {.now_ms = my_clock}};
+ *   st_app *app = st_app_create(&d);
+ *   st_app_resize(app, 1280, 800, 2);
+ *   st_app_set_font(app, &font);              // once glyphs can be made
+ *   st_app_load_begin(app, "run.json.gz");
+ *   st_app_load_push(app, bytes, n);          // any number of times
+ *   int status = st_app_load_finish(app);     // ST_APP_LOAD_*
+ *   const st_drawlist *dl = st_app_frame(app); // each animation frame
+ *   if (dl) { render(dl); st_app_frame_done(app); }
+ *   st_app_destroy(app);
+ */
+#ifndef STRATA_APP_H
+#define STRATA_APP_H
+
+#include "bench_script.h"
+#include "draw.h"
+#include "ui.h"
+
+/* st_app_load_finish() results. */
+enum {
+  ST_APP_LOAD_OK = 0,      /* new trace shown */
+  ST_APP_LOAD_PARTIAL = 1, /* damaged part-way: what was read before the damage is
+                            * shown, and st_app_error holds the CLI's warning line */
+  ST_APP_LOAD_FAILED = 2   /* nothing usable; the previous trace stays (see error) */
+};
+
+#define ST_APP_MAX_TRACES 64
+
+/* What the app needs from its platform. Only now_ms is required. */
+typedef struct st_app_platform {
+  void *ud;
+  /* milliseconds from an arbitrary origin (held-key motion, load times) */
+  double (*now_ms)(void *ud);
+  /* the process's memory in bytes, for the stats (NULL: 0) */
+  uint64_t (*heap_bytes)(void *ud);
+  /* parts of the interaction state changed (ST_UI_* bits other than
+   * HANDLED / REDRAW / ANIMATING), reported as soon as the change is made,
+   * so the platform's panels agree with it at once */
+  void (*ui_changed)(void *ud, unsigned bits);
+  /* the traces swapped in by the last batch have had their first frame
+   * drawn (st_app_frame_done) */
+  void (*loaded)(void *ud);
+  /* a batch's view (merge, lod, ui) is about to be built (a test hook that
+   * limits memory from there; NULL: nothing) */
+  void (*view_begins)(void *ud);
+  /* called once a frame is built: 1 if some of its glyphs were missing
+   * because the font's glyph cache (a texture atlas) was full; the platform
+   * has then emptied the cache, and the frame is built once more (one frame
+   * never needs a whole cache). NULL: the cache never fills. */
+  int (*glyphs_full)(void *ud);
+} st_app_platform;
+
+typedef struct st_app_desc {
+  st_alloc alloc; /* {0}: the C library's */
+  st_app_platform platform;
+  float css_w, css_h, dpr; /* canvas; 0: 800 x 600 at 1 until st_app_resize */
+} st_app_desc;
+
+typedef struct st_app st_app;
+
+/* NULL if desc or its now_ms is missing, or on allocation failure. */
+st_app *st_app_create(const st_app_desc *desc);
+void st_app_destroy(st_app *app);
+/* The allocator for what the app makes from now on (a platform's counting
+ * allocator, installed late); what exists keeps its own. */
+void st_app_set_alloc(st_app *app, st_alloc alloc);
+/* The font the draw list measures and places text with (kept by pointer;
+ * NULL: no frame is built). See platform.glyphs_full. */
+void st_app_set_font(st_app *app, const st_font *font);
+
+/* ---- loading ---------------------------------------------------------------- */
+int st_app_load_begin(st_app *app, const char *name); /* 1 ok, 0 failed (st_app_error) */
+st_code st_app_load_push(st_app *app, const void *data, size_t len);
+int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
+/* Drops the load in progress (read error in the page); the shown trace stays. */
+void st_app_load_abort(st_app *app);
+/* Loads the built-in demo trace through the same path as a user's file. */
+int st_app_load_demo(st_app *app);
+/* The demo's JSON bytes after st_app_load_demo (NULL if they could not be
+ * kept), so the platform can read args from them like from a file; then
+ * released with st_app_demo_release. */
+const unsigned char *st_app_demo_bytes(const st_app *app, size_t *len);
+void st_app_demo_release(st_app *app);
+/* The last load or batch error, one line ("" if none). */
+const char *st_app_error(const st_app *app);
+
+/* ---- the workspace of traces ---------------------------------------------- */
+void st_app_batch_begin(st_app *app);
+/* Shows the batch's traces in place of those shown (if any loaded):
+ * returns how many are shown now from the batch (0: the previous stay, and
+ * st_app_error says why when files had loaded). */
+uint32_t st_app_batch_end(st_app *app);
+/* The last batch's files left out because the view of them all did not
+ * fit: "<file>: not shown: <why> (after its N events, X MB read)\n" each. */
+const char *st_app_dropped(const st_app *app);
+/* The handle of the last file loaded (0: none, or closed since). Handles
+ * are > 0 and below 2^31, exact in a double. */
+double st_app_last_handle(const st_app *app);
+/* [{"handle","name","group","events","offset_us","format"}] in display order. */
+const char *st_app_traces_json(st_app *app);
+/* Moves a shown trace to offset_us on the shared timeline (the others keep
+ * theirs; offsets are normalised so the earliest is 0). 1 done, 0 not
+ * possible (one trace shown, bad handle, out of range). */
+int st_app_set_offset(st_app *app, double handle, double offset_us);
+/* "Align": moves the files with a selected event so that their earliest
+ * selected events start together with the first such file's. Returns how
+ * many files had one (0: fewer than two, nothing moved). */
+int st_app_align_selection(st_app *app);
+/* Stacked (0) or side by side (1: two panes, the first file left and the
+ * second right, zoom and pan kept together). Needs two traces or more
+ * shown; returns the layout now in effect, or -1 when the second pane could
+ * not be made (out of memory: stacked). */
+int st_app_set_side_by_side(st_app *app, int on);
+int st_app_side_by_side(const st_app *app);
+/* The stats JSON of what is shown (st_stats_json shape; several traces: the
+ * totals with "traces": [each one's own]); "null" before any load. */
+const char *st_app_stats_json(st_app *app);
+/* One trace's own stats, or "null" for a bad handle. */
+const char *st_app_trace_stats_json(st_app *app, double handle);
+/* The first shown trace's top-level metadata as a JSON object ("{}" if none). */
+const char *st_app_info_json(const st_app *app);
+/* One trace's top-level metadata ("{}" for a bad handle or none). */
+const char *st_app_trace_info_json(const st_app *app, double handle);
+
+/* ---- canvas, view and input ------------------------------------------------ */
+/* Canvas size in CSS px and the device pixel ratio. */
+void st_app_resize(st_app *app, float css_w, float css_h, float dpr);
+void st_app_canvas(const st_app *app, float *css_w, float *css_h, float *dpr);
+void st_app_request_redraw(st_app *app);
+/* The ui in use (the pane last used, side by side), NULL before the first
+ * load: input goes to it, its change bits to st_app_apply. */
+st_ui *st_app_ui(st_app *app);
+/* Takes the ST_UI_* bits an st_ui call returned: schedules a redraw, keeps
+ * held-key animation going, makes the other pane follow, and tells the
+ * platform which panels to refresh. */
+void st_app_apply(st_app *app, unsigned changes);
+/* Side by side: makes the pane under canvas x the one in use and returns x
+ * in its coordinates (x unchanged when stacked). A drag keeps its pane:
+ * subtract st_app_pane_dx() from its later x instead. */
+float st_app_route_x(st_app *app, float x);
+float st_app_pane_dx(const st_app *app);
+void st_app_fit(st_app *app);
+/* {"start_us","end_us","scroll_y"} in the file's timebase, "null" before a load. */
+const char *st_app_view_json(st_app *app);
+int st_app_view_set(st_app *app, double start_us, double end_us);
+/* Tool 0 select, 1 pan, 2 zoom, 3 timing (kept across loads). */
+void st_app_set_tool(st_app *app, int tool);
+/* Selects the one event at (row, index) of the view (reveal: also scrolls
+ * and pans to centre it); 1 done, 0 no such event. */
+int st_app_select(st_app *app, double row, double index, int reveal);
+
+/* ---- the frame ----------------------------------------------------------- */
+/* Once per animation frame: advances held-key motion and, when something
+ * changed since the last frame drawn, builds the frame and returns its
+ * draw list (CSS px, for the platform to render, then st_app_frame_done);
+ * NULL when nothing must be drawn or no font is set. */
+const st_drawlist *st_app_frame(st_app *app);
+/* The list st_app_frame returned has been drawn: frame statistics are
+ * taken and a pending "loaded" is reported (platform.loaded). */
+void st_app_frame_done(st_app *app);
+/* {"frames","last_frame_ms","rects","glyphs"} */
+const char *st_app_frame_stats_json(st_app *app);
+
+/* The bench (core/view/bench_script.h) on the trace shown at the canvas's
+ * size: st_app_bench_script fills up to cap steps (0 without a trace);
+ * st_app_bench_frame builds one step's draw list (NULL on failure); the
+ * platform times each with its rendering, then st_app_bench_json sorts
+ * the times (ms, n of each; they are reordered) into {"frames",
+ * "frame_ms_p50","frame_ms_p99","frame_ms_max","build_ms_p50","build_ms_max",
+ * "rects_max","glyphs_max","width","height","dpr"} and schedules a redraw
+ * of the user's view. */
+uint32_t st_app_bench_script(st_app *app, st_bench_step *steps, uint32_t cap);
+const st_drawlist *st_app_bench_frame(st_app *app, const st_view *view);
+const char *st_app_bench_json(st_app *app, double *frame_ms, double *build_ms, uint32_t n,
+                              uint32_t rects_max, uint32_t glyphs_max);
+
+/* ---- panels of the interaction state (core/ui/panel.h) --------------------- */
+const char *st_app_state_json(st_app *app);              /* "null" before a load */
+const char *st_app_selection_json(st_app *app, int max); /* "[]" before a load */
+const char *st_app_selected_event_json(st_app *app);     /* the one selected, or "null" */
+const char *st_app_tracks_json(st_app *app);
+const char *st_app_hover_json(st_app *app);
+/* A whole-trace name search (empty text clears it); the match count. */
+double st_app_search(st_app *app, const char *text);
+
+/* ---- summary table: a snapshot of an aggregation by name --------------------
+ * take(window: 0 the selection, 1 the visible window) -> events aggregated
+ * (-1 failed); json(col st_agg_col, desc, max rows) -> {"source","events",
+ * "names","rows":[...]} (core/ui/panel.h); select(name_id) selects the
+ * snapshot's events of that name (< 0: all of them), returns how many are
+ * selected. A new view or moved files drop it. */
+double st_app_summary_take(st_app *app, int window);
+const char *st_app_summary_json(st_app *app, int col, int descending, int max_rows);
+double st_app_summary_select(st_app *app, double name_id);
+void st_app_summary_forget(st_app *app);
+
+/* ---- flame graph (core/index/flame.h), a snapshot of the trace on screen ----
+ * take(from: 0 selection, 1 mark, 2 window, -1 the first that applies;
+ *      source: 0 samples, 1 slices, -1 samples if any; track: a range's
+ *      thread or -1) -> events aggregated (-1 failed)
+ * json(min_share) -> {"from","start_us","end_us","track","threads":[...],"tree":{...}}
+ * hit(fx, depth) -> node at share fx of row depth, -1 if none
+ * select(node) -> selects the events behind node, returns how many */
+double st_app_flame_take(st_app *app, int from, int source, int track);
+const char *st_app_flame_json(st_app *app, double min_share);
+int st_app_flame_hit(st_app *app, double fx, int depth);
+double st_app_flame_select(st_app *app, int node);
+void st_app_flame_forget(st_app *app);
+
+/* ---- two runs compared: the first two traces shown, A baseline, B candidate --
+ * compare_align() moves B onto A at their first common step marker
+ * (core/index/profile.h) -> {"kind","offset_us","step"} | "null"
+ * diff(by 0 name / 1 category, range 0 whole / 1 [t0_us, t1_us) in the
+ *      view's microseconds / 2 step `step` of each, col, desc) -> the diff
+ *      JSON (core/index/diff.h st_diff_json) | "null"
+ * diff_sort(col, desc) re-sorts it; diff_select(row) selects the row's
+ * events in A and B and returns how many (-1 failed). */
+const char *st_app_compare_align(st_app *app);
+const char *st_app_diff(st_app *app, int by, int range, double t0_us, double t1_us, double step,
+                        const char *col, int desc);
+const char *st_app_diff_sort(st_app *app, const char *col, int desc);
+double st_app_diff_select(st_app *app, int row);
+void st_app_diff_forget(st_app *app);
+
+/* ---- args of one event, re-read from its trace's file ----------------------
+ * The model keeps only an event's `src`; the platform reads the bytes the
+ * trace's args source (core/import/args/argsrc.h) asks for and hands them
+ * back. Every call names the trace by handle; one read is in flight at a
+ * time (a begin drops one in progress):
+ *   args_begin(h, src) -> {"read": {"offset", "length"}} | {"error"}
+ *     (a B/E slice of the view: the args of its B and E merged)
+ *   plain files: args_data(h, bytes) for the range; compressed ones:
+ *     once per trace args_index_push(h, whole file) + args_index_finish(h)
+ *     (a gzip index: core/import/args/gzindex.h), then per range
+ *     args_gz_begin(h, offset, length) -> the compressed offset to read
+ *     from (-1: none) and args_gz_push(h, bytes) until it returns 1
+ *   args_step(h) -> {"read": ...} again | {"args": {...}, "truncated": 0|1}
+ *     | {"error": "<one line>"}
+ * args_reset(h) drops h's gzip index. Ints: 0 ok, else an st_code (push),
+ * -1 (data). */
+const char *st_app_args_begin(st_app *app, double handle, double src);
+int st_app_args_data(st_app *app, double handle, const void *data, size_t len);
+const char *st_app_args_step(st_app *app, double handle);
+void st_app_args_reset(st_app *app, double handle);
+int st_app_args_index_ready(st_app *app, double handle);
+int st_app_args_index_push(st_app *app, double handle, const void *data, size_t len);
+int st_app_args_index_finish(st_app *app, double handle);
+double st_app_args_gz_begin(st_app *app, double handle, double src, double len);
+int st_app_args_gz_push(st_app *app, double handle, const void *data, size_t len);
+
+/* ---- "in args" search: a pass over one trace's file ------------------------
+ * begin(h, text, add): add 0 (one trace shown): the result replaces the
+ * search, names OR args; add 1 (several): after the name search, h's args
+ * hits are added for its events only, in both panes side by side. Then
+ * push(file bytes, in order; 0 ok, else an st_code: stop) and finish ->
+ * the match count (-1: failed, see args_search_error). A trace closed
+ * mid-pass fails it ("another trace was opened"). */
+int st_app_args_search_begin(st_app *app, double handle, const char *text, int add);
+int st_app_args_search_push(st_app *app, const void *data, size_t len);
+double st_app_args_search_finish(st_app *app);
+void st_app_args_search_abort(st_app *app);
+const char *st_app_args_search_error(const st_app *app);
+
+#endif

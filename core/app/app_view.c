@@ -1,0 +1,238 @@
+/* app_view.c: what an input or a panel changed, and the view (app.h):
+ * change bits (redraw, held-key animation, the other pane following, the
+ * platform's panels), the canvas, the view in file microseconds, the panes
+ * side by side, and moving the files shown on the shared timeline. Calls
+ * app_set.c only.
+ */
+#include "app_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- change bits ---------------------------------------------------------------- */
+
+/* The files shown moved by deltas[k] ns each (st_trace_merge_set_offsets):
+ * the lod follows, each file keeps its offset, and the summary snapshot,
+ * taken at the old times, goes stale (app->moves). */
+static void parts_moved(st_app *app, const int64_t *deltas) {
+  const st_trace_part *parts = st_trace_parts(app->merged, NULL);
+  for (uint32_t k = 0; k < app->shown_count; k++) {
+    st_lod_shift_rows(app->lod, parts[k].row_base, parts[k].row_base + parts[k].row_count,
+                      deltas[k]);
+    app->traces[app->shown[k]].offset_ns = parts[k].offset_ns;
+  }
+  app->moves++;
+}
+
+/* Moves part k to offset_ns (the others keep theirs). */
+static int move_part(st_app *app, uint32_t k, double offset_ns) {
+  if (!app->merged || k >= app->shown_count || !isfinite(offset_ns) || !(fabs(offset_ns) < 4e18))
+    return 0;
+  int64_t offs[ST_APP_MAX_TRACES], deltas[ST_APP_MAX_TRACES];
+  for (uint32_t i = 0; i < app->shown_count; i++) offs[i] = app->traces[app->shown[i]].offset_ns;
+  offs[k] = (int64_t)llround(offset_ns);
+  if (st_trace_merge_set_offsets(app->merged, offs, deltas) != ST_OK) return 0;
+  parts_moved(app, deltas);
+  return 1;
+}
+
+void st_app_apply(st_app *app, unsigned ch) {
+  uint32_t part;
+  double delta;
+  if ((ch & ST_UI_SHIFT) && app->ui && st_ui_take_shift(app->ui, &part, &delta) &&
+      part < app->shown_count) /* alt+drag of a file's header */
+    if (move_part(app, part, (double)app->traces[app->shown[part]].offset_ns + delta))
+      ch |= ST_UI_REDRAW | ST_UI_VIEW;
+  if (app->side && app->ui) /* the panes show the same time, selection, mark, search, tool */
+    ch |= st_ui_follow(app->ui == app->pane[0] ? app->pane[1] : app->pane[0], app->ui, ch);
+  if (ch & ST_UI_REDRAW) app->dirty = 1;
+  if (ch & ST_UI_ANIMATING) {
+    if (!app->animating) app->last_tick_ms = st_app_now(app);
+    app->animating = 1;
+    app->dirty = 1;
+  }
+  /* at once, not at the next frame: the platform's panels (tool, search box
+   * focus, details) must agree with the state as soon as the event is done */
+  unsigned panels = ch & ~(unsigned)(ST_UI_HANDLED | ST_UI_REDRAW | ST_UI_ANIMATING);
+  if (panels && app->pf.ui_changed) app->pf.ui_changed(app->pf.ud, panels);
+}
+
+void st_app_request_redraw(st_app *app) { app->dirty = 1; }
+
+st_ui *st_app_ui(st_app *app) { return app->ui; }
+
+/* ---- canvas and view ------------------------------------------------------------ */
+
+void st_app_canvas(const st_app *app, float *css_w, float *css_h, float *dpr) {
+  if (css_w) *css_w = app->css_w;
+  if (css_h) *css_h = app->css_h;
+  if (dpr) *dpr = app->dpr;
+}
+
+void st_app_resize(st_app *app, float css_w, float css_h, float dpr) {
+  if (!(css_w >= 1)) css_w = 1;
+  if (!(css_h >= 1)) css_h = 1;
+  if (!(dpr > 0)) dpr = 1;
+  app->css_w = css_w;
+  app->css_h = css_h;
+  app->dpr = dpr;
+  if (app->side) {
+    st_ui_resize(app->pane[1 - (app->ui == app->pane[1])], css_w / 2, css_h, dpr);
+    app->pane_dx = app->ui == app->pane[1] ? css_w / 2 : 0;
+    st_app_apply(app, st_ui_resize(app->ui, css_w / 2, css_h, dpr));
+  } else if (app->ui) {
+    st_app_apply(app, st_ui_resize(app->ui, css_w, css_h, dpr));
+  }
+  app->dirty = 1;
+}
+
+void st_app_fit(st_app *app) {
+  if (app->ui) st_app_apply(app, st_ui_fit(app->ui));
+}
+
+static void write_view(st_jout *o, st_app *app, const void *arg) {
+  (void)arg;
+  double t0 = 0, t1 = 0, origin = (double)st_trace_origin_ns(app->trace);
+  st_ui_window(app->ui, &t0, &t1);
+  st_jout_lit(o, "{\"start_us\":");
+  st_jout_sig(o, (origin + t0) / 1000.0, 17);
+  st_jout_lit(o, ",\"end_us\":");
+  st_jout_sig(o, (origin + t1) / 1000.0, 17);
+  st_jout_lit(o, ",\"scroll_y\":");
+  st_jout_sig(o, st_ui_view(app->ui)->scroll_y, 9);
+  st_jout_lit(o, "}");
+}
+
+const char *st_app_view_json(st_app *app) {
+  if (!app->trace || !app->ui) return "null";
+  return st_app_json(app, &app->small, write_view, NULL, "null");
+}
+
+int st_app_view_set(st_app *app, double start_us, double end_us) {
+  if (!app->ui || !isfinite(start_us) || !isfinite(end_us) || !(end_us > start_us)) return 0;
+  double origin = (double)st_trace_origin_ns(app->trace);
+  st_app_apply(app, st_ui_set_view(app->ui, start_us * 1000.0 - origin, end_us * 1000.0 - origin));
+  return 1;
+}
+
+void st_app_set_tool(st_app *app, int tool) {
+  if (tool < 0 || tool > 3) return;
+  app->tool = tool;
+  if (app->ui) st_app_apply(app, st_ui_set_tool(app->ui, (st_tool)tool));
+}
+
+int st_app_select(st_app *app, double row, double index, int reveal) {
+  if (!app->ui || !app->trace || !(row >= 0 && row < 4294967295.0) ||
+      !(index >= 0 && index < 4294967295.0))
+    return 0;
+  st_event_ref ref = {(uint32_t)row, (uint32_t)index};
+  if (!st_ref_valid(app->trace, ref)) return 0;
+  st_app_apply(app, st_ui_select(app->ui, ref, 0));
+  if (reveal) st_app_apply(app, st_ui_reveal(app->ui, ref));
+  return 1;
+}
+
+/* ---- side by side ---------------------------------------------------------------- */
+
+int st_app_side_by_side(const st_app *app) { return app->side; }
+
+float st_app_pane_dx(const st_app *app) { return app->pane_dx; }
+
+int st_app_set_side_by_side(st_app *app, int on) {
+  on = on ? 1 : 0;
+  if (on == app->side || !app->ui) return app->side;
+  if (on && (!app->merged || app->shown_count < 2)) return 0;
+  uint32_t nparts;
+  st_trace_parts(app->merged, &nparts);
+  if (on) {
+    st_ui *b = st_ui_create(&app->alloc, app->merged, app->css_w / 2, app->css_h, app->dpr);
+    if (!b) return -1; /* out of memory: stays stacked */
+    st_ui *a = app->ui;
+    for (uint32_t k = 0; k < nparts; k++) {
+      st_ui_set_group_hidden(a, k, k != 0);
+      st_ui_set_group_hidden(b, k, k != 1);
+    }
+    double t0, t1;
+    st_ui_window(a, &t0, &t1);
+    st_ui_resize(a, app->css_w / 2, app->css_h, app->dpr);
+    st_ui_set_view(a, t0, t1);
+    st_ui_set_view(b, t0, t1);
+    st_ui_set_tool(b, (st_tool)app->tool);
+    app->pane[0] = a;
+    app->pane[1] = b;
+    app->pane_dx = 0;
+    app->side = 1;
+  } else {
+    st_ui *a = app->pane[0];
+    double t0, t1;
+    st_ui_window(app->ui, &t0, &t1);
+    app->ui = a;
+    st_ui_destroy(app->pane[1]);
+    app->pane[0] = app->pane[1] = NULL;
+    app->side = 0;
+    app->pane_dx = 0;
+    for (uint32_t k = 0; k < nparts; k++) st_ui_set_group_hidden(a, k, 0);
+    st_ui_resize(a, app->css_w, app->css_h, app->dpr);
+    st_ui_set_view(a, t0, t1);
+  }
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_LAYOUT | ST_UI_SELECTION | ST_UI_SEARCH);
+  return app->side;
+}
+
+float st_app_route_x(st_app *app, float x) {
+  if (!app->side) return x;
+  float half = app->css_w / 2;
+  st_ui *want = app->pane[x >= half];
+  if (want && app->ui != want) {
+    st_app_apply(app, st_ui_pointer_leave(app->ui));
+    app->ui = want;
+    st_app_apply(app, ST_UI_SELECTION | ST_UI_SEARCH | ST_UI_TOOL | ST_UI_MARK);
+  }
+  app->pane_dx = app->ui == app->pane[1] ? half : 0;
+  return x - app->pane_dx;
+}
+
+/* ---- offsets of the files shown ------------------------------------------------------ */
+
+int st_app_set_offset_ns(st_app *app, uint32_t slot, double offset_ns) {
+  uint32_t k = slot < ST_APP_MAX_TRACES ? st_app_part_of(app, slot) : UINT32_MAX;
+  if (k == UINT32_MAX || !move_part(app, k, offset_ns)) return 0;
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SHIFT);
+  return 1;
+}
+
+int st_app_set_offset(st_app *app, double handle, double offset_us) {
+  uint32_t slot = st_app_slot_of(app, handle);
+  return slot != UINT32_MAX && st_app_set_offset_ns(app, slot, offset_us * 1000.0);
+}
+
+int st_app_align_selection(st_app *app) {
+  if (!app->merged || !app->ui) return 0;
+  uint32_t n = app->shown_count, ns;
+  const st_sel_span *sp = st_selection_spans(st_ui_selection(app->ui), &ns);
+  const st_row *rows = st_trace_rows(app->merged, NULL);
+  int64_t first[ST_APP_MAX_TRACES];
+  uint8_t have[ST_APP_MAX_TRACES] = {0};
+  uint32_t ref = UINT32_MAX, count = 0;
+  /* each file's earliest selected event; the first file with one is the reference */
+  for (uint32_t i = 0; i < ns; i++) {
+    uint32_t k = st_trace_part_of_row(app->merged, sp[i].row);
+    if (k >= n) continue;
+    int64_t t = rows[sp[i].row].start[sp[i].lo];
+    if (!have[k] || t < first[k]) first[k] = t;
+    if (!have[k]) count++;
+    have[k] = 1;
+  }
+  for (uint32_t k = 0; k < n && ref == UINT32_MAX; k++)
+    if (have[k]) ref = k;
+  if (count < 2) return 0;
+  int64_t offs[ST_APP_MAX_TRACES], deltas[ST_APP_MAX_TRACES];
+  for (uint32_t k = 0; k < n; k++) {
+    offs[k] = app->traces[app->shown[k]].offset_ns;
+    if (have[k]) offs[k] += first[ref] - first[k];
+  }
+  if (st_trace_merge_set_offsets(app->merged, offs, deltas) != ST_OK) return 0;
+  parts_moved(app, deltas);
+  st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SHIFT);
+  return (int)count;
+}
