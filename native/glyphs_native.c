@@ -28,7 +28,7 @@
 #endif
 
 #include "font_ttf.h"
-#include "js_bridge.h"
+#include "../wasm/js_bridge.h" /* the two rasteriser calls the atlas makes */
 
 /* The parsed font, once per process (the platform layer's own state). */
 static stbtt_fontinfo g_font;

@@ -100,12 +100,19 @@ static int search_box_event(nv_input *in, st_ui *ui, const SDL_Event *e, unsigne
   return 1;
 }
 
-void nv_input_event(nv_input *in, nv_session *s, const SDL_Event *e, double now_ms) {
-  st_ui *ui = s->ui;
+/* x of a press, move or wheel in the coordinates of the pane it is over
+ * (side by side), or of the pane a drag began in. */
+static float pane_x(nv_input *in, st_app *app, int x) {
+  return in->dragging ? (float)x - st_app_pane_dx(app) : st_app_route_x(app, (float)x);
+}
+
+void nv_input_event(nv_input *in, st_app *app, const SDL_Event *e) {
+  st_ui *ui = st_app_ui(app); /* the pane in use; pane_x may change it */
   unsigned ch = 0;
-  char key[16];
+  char key[16] = "";
+  if (!ui) return; /* nothing loaded */
   if (in->searching && search_box_event(in, ui, e, &ch)) {
-    if (ch) nv_session_apply(s, ch, now_ms);
+    if (ch) st_app_apply(app, ch);
     return;
   }
   switch (e->type) {
@@ -116,14 +123,15 @@ void nv_input_event(nv_input *in, nv_session *s, const SDL_Event *e, double now_
     /* SDL: y > 0 away from the user; the DOM's deltaY > 0 towards (down) */
     float dy = -e->wheel.preciseY * sign * WHEEL_NOTCH_PX;
     float dx = e->wheel.preciseX * sign * WHEEL_NOTCH_PX;
-    ch = st_ui_wheel(ui, dx, dy, mods_of(SDL_GetModState()), (float)x, (float)y);
+    float px = pane_x(in, app, x);
+    ch = st_ui_wheel(st_app_ui(app), dx, dy, mods_of(SDL_GetModState()), px, (float)y);
     break;
   }
   case SDL_MOUSEBUTTONDOWN: {
     unsigned b = buttons_of(SDL_GetMouseState(NULL, NULL)) | button_bit(e->button.button);
     if (!b) break;
-    ch = st_ui_pointer_down(ui, (float)e->button.x, (float)e->button.y, b,
-                            mods_of(SDL_GetModState()));
+    float px = pane_x(in, app, e->button.x); /* side by side: the pane pressed */
+    ch = st_ui_pointer_down(st_app_ui(app), px, (float)e->button.y, b, mods_of(SDL_GetModState()));
     if (ch & ST_UI_HANDLED) {
       in->dragging = 1;
       SDL_CaptureMouse(SDL_TRUE); /* the drag goes on outside the window */
@@ -133,24 +141,28 @@ void nv_input_event(nv_input *in, nv_session *s, const SDL_Event *e, double now_
   case SDL_MOUSEBUTTONUP: {
     unsigned b = buttons_of(SDL_GetMouseState(NULL, NULL)) & ~button_bit(e->button.button);
     unsigned m = mods_of(SDL_GetModState());
-    float x = (float)e->button.x, y = (float)e->button.y;
-    ch = st_ui_pointer_up(ui, x, y, b, m);
+    float x = pane_x(in, app, e->button.x), y = (float)e->button.y;
+    ch = st_ui_pointer_up(st_app_ui(app), x, y, b, m);
     if (!b) {
       in->dragging = 0;
       SDL_CaptureMouse(SDL_FALSE);
     }
     /* the DOM's order: down, up, click, down, up, click, dblclick */
     if (e->button.clicks == 2 && e->button.button == SDL_BUTTON_LEFT)
-      ch |= st_ui_double_click(ui, x, y, m);
+      ch |= st_ui_double_click(st_app_ui(app), x, y, m);
     break;
   }
-  case SDL_MOUSEMOTION:
-    ch = st_ui_pointer_move(ui, (float)e->motion.x, (float)e->motion.y, buttons_of(e->motion.state),
+  case SDL_MOUSEMOTION: {
+    float px = pane_x(in, app, e->motion.x);
+    ch = st_ui_pointer_move(st_app_ui(app), px, (float)e->motion.y, buttons_of(e->motion.state),
                             mods_of(SDL_GetModState()));
     break;
+  }
   case SDL_KEYDOWN:
     if (nv_input_key_name(e->key.keysym.sym, mods_of(e->key.keysym.mod), key, sizeof key))
       ch = st_ui_key_down(ui, key, mods_of(e->key.keysym.mod));
+    if (!ch && (key[0] == 'c' || key[0] == 'C') && !key[1] && !(e->key.keysym.mod & KMOD_CTRL))
+      st_app_set_side_by_side(app, !st_app_side_by_side(app)); /* the page's key */
     break;
   case SDL_KEYUP:
     /* always: a held key must be released whatever focus did meanwhile */
@@ -171,9 +183,9 @@ void nv_input_event(nv_input *in, nv_session *s, const SDL_Event *e, double now_
   if ((ch & ST_UI_FOCUS_SEARCH) && !in->searching) {
     in->searching = 1;
     in->skip_text = e->type == SDL_KEYDOWN ? key[0] : 0;
-    snprintf(in->query, sizeof in->query, "%s", st_find_text(st_ui_find(ui)));
+    snprintf(in->query, sizeof in->query, "%s", st_find_text(st_ui_find(st_app_ui(app))));
     SDL_StartTextInput();
     ch |= ST_UI_REDRAW;
   }
-  if (ch) nv_session_apply(s, ch, now_ms);
+  if (ch) st_app_apply(app, ch);
 }

@@ -4,7 +4,8 @@
  * scrolls), mouse down / move / up with buttons and modifiers (a drag goes
  * on outside the window: the mouse is captured), double click, keys as DOM
  * KeyboardEvent.key names with their key-up (W/S/A/D held move on), focus
- * loss (held keys released). The search box: / or ctrl+F opens it (the
+ * loss (held keys released), c (two files or more: stacked / side by
+ * side, the page's key). The search box: / or ctrl+F opens it (the
  * core's ST_UI_FOCUS_SEARCH), typed text searches as it changes, Enter and
  * shift+Enter step through the matches, Esc leaves it (the core's
  * st_ui_search_box_key). Positions are window points = CSS px. The
@@ -15,7 +16,7 @@
 
 #include <SDL.h>
 
-#include "session.h"
+#include "app.h"
 
 typedef struct nv_input {
   int dragging;   /* a button went down in the window and is still down */
@@ -24,9 +25,10 @@ typedef struct nv_input {
   char query[256];
 } nv_input;
 
-/* Hands one event to the session's ui (nv_session_apply with its change
- * bits); now_ms: the clock. */
-void nv_input_event(nv_input *in, nv_session *s, const SDL_Event *e, double now_ms);
+/* Hands one event to the app's ui (st_app_apply with its change bits).
+ * Side by side, x picks the pane (st_app_route_x), and a drag stays in the
+ * pane it began in. c toggles stacked / side by side, as in the page. */
+void nv_input_event(nv_input *in, st_app *app, const SDL_Event *e);
 
 /* The DOM KeyboardEvent.key name of an SDL key (with shift as a US
  * keyboard gives it: "w", "W", "!", "?", "Escape", "ArrowLeft", ...) into

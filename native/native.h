@@ -1,10 +1,13 @@
 /* native.h: `strata view`'s window (native/), the one call the CLI makes.
  *
- * The trace is shown as the page shows it (the same core draw list, GL ES 3
- * renderer and glyph atlas, the core's input bindings), in an SDL2 window:
+ * The page's app (core/app/app.h: loading, batches, the merged view, side
+ * by side, the ui) in an SDL2 window, drawn as the page draws it (the same
+ * draw list, GL ES 3 renderer wasm/gl_renderer.c and glyph atlas
+ * wasm/glyphs.c, the core's input bindings). This folder is the platform
+ * layer, as wasm/ is the page's:
  *   native/window.c          SDL2 window + OpenGL ES 3.0 context (EGL)
+ *   native/files.c           trace files streamed into the app
  *   native/input.c           SDL events -> st_ui calls, the search box
- *   native/session.c         trace, lod, ui, draw list (the app seam)
  *   native/glyphs_native.c   label glyphs: stb_truetype + embedded DejaVu Sans
  *   native/title.c           the title bar as the status panel
  *   native/screenshot.c      offscreen frame -> PNG
@@ -14,8 +17,6 @@
 #ifndef STRATA_NATIVE_H
 #define STRATA_NATIVE_H
 
-#include "trace.h"
-
 typedef struct st_native_opts {
   int width, height;      /* window size, points (CSS px) */
   const char *name;       /* shown in the title: the file, or "N traces" */
@@ -24,9 +25,11 @@ typedef struct st_native_opts {
   const char *frame_json; /* non-NULL: that frame's draw list as JSON (frame_json.h) */
 } st_native_opts;
 
-/* Shows trace until the window is closed (or, with a screenshot, draws one
- * frame). Returns the exit code: 0, or 1 after one `strata: view: ...` line
- * on stderr (no display, no GL ES 3, out of memory, cannot write). */
-int st_native_view(st_trace *trace, const st_native_opts *o);
+/* Loads files[0, n) (several: merged on one timeline) and shows them until
+ * the window is closed (or, with a screenshot, draws one frame). Returns
+ * the exit code: 0, or 1 after one line on stderr (`strata: FILE: ...` for
+ * a file that cannot be loaded; `strata: view: ...` for no display, no GL
+ * ES 3, out of memory, cannot write). */
+int st_native_view(const char *const *files, int n, const st_native_opts *o);
 
 #endif

@@ -12,35 +12,42 @@
     if (n_ + 1 < cap) snprintf(buf + n_, cap - n_, __VA_ARGS__);                                   \
   } while (0)
 
-static void hovered(const nv_session *s, char *buf, size_t cap) {
-  st_hit h = st_ui_hover(s->ui);
+static void hovered(const st_ui *ui, char *buf, size_t cap) {
+  st_hit h = st_ui_hover(ui);
   if (h.kind != ST_HIT_EVENT) return;
   uint32_t nrows;
-  const st_row *rows = st_trace_rows(s->trace, &nrows);
+  const st_trace *t = st_ui_trace(ui);
+  const st_row *rows = st_trace_rows(t, &nrows);
   if (h.row >= nrows || h.index >= rows[h.row].count) return;
   const st_row *r = &rows[h.row];
   size_t len = 0;
-  const char *name = st_strtab_get(st_trace_strings(s->trace), r->name[h.index], &len);
+  const char *name = st_strtab_get(st_trace_strings(t), r->name[h.index], &len);
   char dur[48];
   double d = (double)r->dur[h.index];
   st_format_time(d, d > 0 ? d / 100 : 1, dur, sizeof dur);
   APPEND("  |  %.*s  %s", (int)(len > 120 ? 120 : len), name ? name : "", dur);
 }
 
-void nv_title(const nv_session *s, const nv_input *in, const char *name, char *buf, size_t cap) {
+void nv_title(st_app *app, const nv_input *in, const char *name, char *buf, size_t cap) {
   if (!cap) return;
   buf[0] = 0;
-  APPEND("%s - strata  |  %s", name, st_ui_tool_name(st_ui_tool(s->ui)));
-  hovered(s, buf, cap);
-  uint64_t nsel = st_selection_count(st_ui_selection(s->ui));
+  const st_ui *ui = st_app_ui(app);
+  if (!ui) {
+    APPEND("%s - strata", name);
+    return;
+  }
+  APPEND("%s - strata  |  %s", name, st_ui_tool_name(st_ui_tool(ui)));
+  if (st_app_side_by_side(app)) APPEND("  |  side by side");
+  hovered(ui, buf, cap);
+  uint64_t nsel = st_selection_count(st_ui_selection(ui));
   if (nsel) APPEND("  |  %llu selected", (unsigned long long)nsel);
   double m0, m1;
-  if (st_ui_mark(s->ui, &m0, &m1)) {
+  if (st_ui_mark(ui, &m0, &m1)) {
     char d[48];
     st_format_time(m1 - m0, (m1 - m0) / 1000 > 0 ? (m1 - m0) / 1000 : 1, d, sizeof d);
     APPEND("  |  mark %s", d);
   }
-  const st_find *f = st_ui_find(s->ui);
+  const st_find *f = st_ui_find(ui);
   if (in->searching || st_find_active(f))
     APPEND("  |  search: %s%s (%llu)", in->searching ? in->query : st_find_text(f),
            in->searching ? "_" : "", (unsigned long long)st_find_count(f));

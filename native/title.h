@@ -9,14 +9,14 @@
 
 #include <stddef.h>
 
+#include "app.h"
 #include "input.h"
-#include "session.h"
 
 /* Prints the keys and mouse bindings (what ? shows in the page; the
  * native window has no overlay for it, so it goes to the terminal). */
 void nv_help_print(void);
 
-/* Writes the title for the session's state into buf. */
-void nv_title(const nv_session *s, const nv_input *in, const char *name, char *buf, size_t cap);
+/* Writes the title for the app's state (the pane in use) into buf. */
+void nv_title(st_app *app, const nv_input *in, const char *name, char *buf, size_t cap);
 
 #endif

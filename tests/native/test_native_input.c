@@ -1,50 +1,70 @@
-/* test_native_input.c: the native window's input (native/input.c) on its
- * session (native/session.c), without a display: SDL events are built by
- * hand and handed to nv_input_event, and the core ui's state is checked
- * as the page's input tests check it: key names as the DOM's (shift gives
+/* test_native_input.c: the native window's input (native/input.c) on the
+ * app (core/app/app.h), without a display: SDL events are built by hand and
+ * handed to nv_input_event, and the app's ui state is checked as the
+ * page's input tests check it: key names as the DOM's (shift gives
  * ! @ # $ ?), W zooms and holding it animates until the key is let go, 1-4
  * and ! pick tools, 0 fits, ctrl+wheel zooms, shift+wheel pans, a click
  * selects the event under it and a double click zooms to it, focus loss
- * releases held keys, and the search box (/, typed text, Backspace, Enter,
- * Esc). */
+ * releases held keys, the search box (/, typed text, Backspace, Enter,
+ * Esc), and with two files c puts them side by side, a click picking the
+ * pane under it. */
+#include "app.h"
 #include "check.h"
 #include "input.h"
-#include "session.h"
 
 #include <math.h>
 
 #define W 1220.0f /* timeline 1000 px wide */
 #define H 700.0f
 
-static uint32_t S(st_builder *b, const char *s) {
-  return st_strtab_intern(st_builder_strings(b), s, strlen(s));
-}
-
 /* P10/T1: A [0, 9000) > B [1000, 2000); Alpha [10000, 12000)
- * P20/T2: C [500, 800) (after rebasing the first event to 0) */
-static st_trace *trace(void) {
-  st_builder *b = st_builder_create(NULL);
-  uint32_t p1 = st_builder_process(b, 10), p2 = st_builder_process(b, 20);
-  uint32_t t1 = st_builder_track(b, p1, ST_TRACK_SLICES, 1, S(b, "main"));
-  uint32_t t2 = st_builder_track(b, p2, ST_TRACK_SLICES, 2, 0);
-  st_builder_slice(b, t1, 1000, 9000, S(b, "A"), 0, 0, 0);
-  st_builder_slice(b, t1, 2000, 1000, S(b, "B"), 0, 0, 0);
-  st_builder_slice(b, t1, 11000, 2000, S(b, "Alpha"), 0, 0, 0);
-  st_builder_slice(b, t2, 1500, 300, S(b, "C"), 0, 0, 0);
-  return st_builder_finish(b, NULL);
+ * P20/T2: C [500, 800) (ns after rebasing the first event to 0) */
+static const char TRACE[] =
+    "[{\"ph\":\"X\",\"pid\":10,\"tid\":1,\"ts\":1,\"dur\":9,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":1,\"ts\":2,\"dur\":1,\"name\":\"B\"},"
+    "{\"ph\":\"X\",\"pid\":10,\"tid\":1,\"ts\":11,\"dur\":2,\"name\":\"Alpha\"},"
+    "{\"ph\":\"X\",\"pid\":20,\"tid\":2,\"ts\":1.5,\"dur\":0.3,\"name\":\"C\"}]";
+
+static double g_now;       /* the platform's clock, ms */
+static unsigned g_changed; /* panel bits the app reported */
+
+static double now_ms(void *ud) {
+  (void)ud;
+  return g_now;
 }
 
-/* A session showing trace() in a W x H canvas; returns the trace. */
-static st_trace *open_session(nv_session *s) {
-  char err[256];
-  st_trace *t = trace();
-  CHECK(t && nv_session_init(s, t, W, H, 1.0f, err, sizeof err));
-  return t;
+static void ui_changed(void *ud, unsigned bits) {
+  (void)ud;
+  g_changed |= bits;
 }
 
-static void close_session(nv_session *s, st_trace *t) {
-  nv_session_free(s);
-  st_trace_destroy(t);
+/* An app showing TRACE (twice: two files in one batch) in a W x H canvas. */
+static st_app *open_app(int files) {
+  st_app_desc d = {
+      .platform = {.now_ms = now_ms, .ui_changed = ui_changed}, .css_w = W, .css_h = H, .dpr = 1};
+  st_app *app = st_app_create(&d);
+  CHECK(app != NULL);
+  st_app_batch_begin(app);
+  for (int k = 0; k < files; k++) {
+    CHECK(st_app_load_begin(app, k ? "b.json" : "a.json"));
+    CHECK(st_app_load_push(app, TRACE, sizeof TRACE - 1) == ST_OK);
+    CHECK_EQ_INT(st_app_load_finish(app), ST_APP_LOAD_OK);
+  }
+  CHECK_EQ_INT(st_app_batch_end(app), files);
+  CHECK(st_app_ui(app) != NULL);
+  g_now = 0;
+  g_changed = 0;
+  return app;
+}
+
+static const st_view *view_of(st_app *app) { return st_ui_view(st_app_ui(app)); }
+
+static int animating(st_app *app) { return st_ui_animating(st_app_ui(app)); }
+
+/* Held keys: the app moves by the clock on its next frame. */
+static void tick(st_app *app, double ms) {
+  g_now += ms;
+  st_app_frame(app);
 }
 
 static SDL_Event key(Uint32 type, SDL_Keycode k, Uint16 mod) {
@@ -85,20 +105,25 @@ static SDL_Event button(Uint32 type, int x, int y, Uint8 clicks) {
   return e;
 }
 
-static void feed(nv_input *in, nv_session *s, SDL_Event e) { nv_input_event(in, s, &e, 0); }
+static void feed(nv_input *in, st_app *app, SDL_Event e) { nv_input_event(in, app, &e); }
 
-/* Canvas position of the middle of the event named `name` (row 0 or 1). */
-static void where(const nv_session *s, const char *name, int *x, int *y) {
+/* Canvas position of the middle of the (first) event named `name`, in the
+ * pane in use (dx: that pane's left edge). */
+static void where(st_app *app, const char *name, float dx, int *x, int *y) {
+  const st_ui *ui = st_app_ui(app);
+  const st_trace *t = st_ui_trace(ui);
   uint32_t nr, n;
-  const st_row *rows = st_trace_rows(s->trace, &nr);
-  const st_layout_item *items = st_layout_items(st_ui_layout(s->ui), &n);
-  for (uint32_t r = 0; r < nr; r++)
-    for (uint32_t i = 0; i < rows[r].count; i++) {
-      if (strcmp(st_strtab_get(st_trace_strings(s->trace), rows[r].name[i], NULL), name)) continue;
-      *x = (int)st_view_x_of(st_ui_view(s->ui), rows[r].start[i] + rows[r].dur[i] / 2.0);
+  const st_row *rows = st_trace_rows(t, &nr);
+  const st_layout_item *items = st_layout_items(st_ui_layout(ui), &n);
+  *x = *y = -1;
+  for (uint32_t r = 0; r < nr && *x < 0; r++)
+    for (uint32_t i = 0; i < rows[r].count && *x < 0; i++) {
+      if (strcmp(st_strtab_get(st_trace_strings(t), rows[r].name[i], NULL), name)) continue;
       for (uint32_t k = 0; k < n; k++)
-        if (items[k].kind == ST_LAYOUT_ROW && items[k].row == r)
-          *y = (int)(items[k].y + items[k].h / 2 + ST_VIEW_AXIS_H - st_ui_view(s->ui)->scroll_y);
+        if (items[k].kind == ST_LAYOUT_ROW && items[k].row == r) {
+          *x = (int)(dx + st_view_x_of(st_ui_view(ui), rows[r].start[i] + rows[r].dur[i] / 2.0));
+          *y = (int)(items[k].y + items[k].h / 2 + ST_VIEW_AXIS_H - st_ui_view(ui)->scroll_y);
+        }
     }
 }
 
@@ -118,106 +143,136 @@ static void test_key_names(void) {
 }
 
 static void test_keys_and_wheel(void) {
-  nv_session s;
   nv_input in = {0};
-  st_trace *t = open_session(&s);
-  double fit = st_ui_view(s.ui)->ns_per_px;
-  s.dirty = 0;
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_w, 0));
-  CHECK(st_ui_view(s.ui)->ns_per_px < fit); /* a press moves at once */
-  CHECK(s.dirty && s.animating);
-  double tapped = st_ui_view(s.ui)->ns_per_px;
-  nv_session_tick(&s, 50); /* held: keeps zooming with time */
-  CHECK(st_ui_view(s.ui)->ns_per_px < tapped);
-  feed(&in, &s, key(SDL_KEYUP, SDLK_w, 0));
-  nv_session_tick(&s, 60);
-  CHECK(!s.animating);
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_0, 0));
-  CHECK(fabs(st_ui_view(s.ui)->ns_per_px - fit) < fit * 1e-9);
+  st_app *app = open_app(1);
+  double fit = view_of(app)->ns_per_px;
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_w, 0));
+  CHECK(view_of(app)->ns_per_px < fit); /* a press moves at once */
+  CHECK(animating(app));
+  double tapped = view_of(app)->ns_per_px;
+  tick(app, 50); /* held: keeps zooming with time */
+  CHECK(view_of(app)->ns_per_px < tapped);
+  feed(&in, app, key(SDL_KEYUP, SDLK_w, 0));
+  tick(app, 10);
+  CHECK(!animating(app));
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_0, 0));
+  CHECK(fabs(view_of(app)->ns_per_px - fit) < fit * 1e-9);
 
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_3, 0));
-  CHECK_EQ_INT(st_ui_tool(s.ui), ST_TOOL_ZOOM);
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_1, KMOD_LSHIFT)); /* "!" */
-  CHECK_EQ_INT(st_ui_tool(s.ui), ST_TOOL_SELECT);
-  CHECK(s.changed & ST_UI_TOOL);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_3, 0));
+  CHECK_EQ_INT(st_ui_tool(st_app_ui(app)), ST_TOOL_ZOOM);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_1, KMOD_LSHIFT)); /* "!" */
+  CHECK_EQ_INT(st_ui_tool(st_app_ui(app)), ST_TOOL_SELECT);
+  CHECK(g_changed & ST_UI_TOOL); /* the platform was told (its title bar) */
 
   SDL_SetModState(KMOD_LCTRL); /* ctrl + wheel away from the user: zoom in */
-  feed(&in, &s, wheel(1, 0));
-  CHECK(st_ui_view(s.ui)->ns_per_px < fit);
+  feed(&in, app, wheel(1, 0));
+  CHECK(view_of(app)->ns_per_px < fit);
   SDL_SetModState(KMOD_LSHIFT); /* shift + wheel: pan later */
-  double t0 = st_ui_view(s.ui)->t0_ns;
-  feed(&in, &s, wheel(-1, 0));
-  CHECK(st_ui_view(s.ui)->t0_ns > t0);
+  double t0 = view_of(app)->t0_ns;
+  feed(&in, app, wheel(-1, 0));
+  CHECK(view_of(app)->t0_ns > t0);
   SDL_SetModState(KMOD_NONE);
 
   /* held keys are released when the window loses focus */
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_d, 0));
-  CHECK(s.animating);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_d, 0));
+  CHECK(animating(app));
   SDL_Event blur;
   memset(&blur, 0, sizeof blur);
   blur.type = SDL_WINDOWEVENT;
   blur.window.event = SDL_WINDOWEVENT_FOCUS_LOST;
-  feed(&in, &s, blur);
-  nv_session_tick(&s, 100);
-  CHECK(!s.animating);
-  close_session(&s, t);
+  feed(&in, app, blur);
+  CHECK(!animating(app));
+  st_app_destroy(app);
+}
+
+static const char *selected_name(st_app *app) {
+  st_event_ref r;
+  const st_trace *t = st_ui_trace(st_app_ui(app));
+  if (!st_ui_selected_one(st_app_ui(app), &r)) return "";
+  return st_strtab_get(st_trace_strings(t), st_trace_rows(t, NULL)[r.row].name[r.index], NULL);
 }
 
 static void test_mouse(void) {
-  nv_session s;
   nv_input in = {0};
-  st_trace *t = open_session(&s);
-  int x = -1, y = -1;
-  where(&s, "C", &x, &y);
+  st_app *app = open_app(1);
+  int x, y;
+  where(app, "C", 0, &x, &y);
   CHECK(x > 220 && y > 0);
-  feed(&in, &s, button(SDL_MOUSEBUTTONDOWN, x, y, 1));
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, x, y, 1));
   CHECK(in.dragging);
-  feed(&in, &s, button(SDL_MOUSEBUTTONUP, x, y, 1));
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, x, y, 1));
   CHECK(!in.dragging);
-  st_event_ref r;
-  CHECK(st_ui_selected_one(s.ui, &r));
-  CHECK_EQ_STR(
-      st_strtab_get(st_trace_strings(t), st_trace_rows(t, NULL)[r.row].name[r.index], NULL), "C");
-  double before = st_ui_view(s.ui)->ns_per_px;
-  feed(&in, &s, button(SDL_MOUSEBUTTONDOWN, x, y, 2));
-  feed(&in, &s, button(SDL_MOUSEBUTTONUP, x, y, 2)); /* double click: zoom to C */
-  CHECK(st_ui_view(s.ui)->ns_per_px < before);
-  close_session(&s, t);
+  CHECK_EQ_STR(selected_name(app), "C");
+  double before = view_of(app)->ns_per_px;
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, x, y, 2));
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, x, y, 2)); /* double click: zoom to C */
+  CHECK(view_of(app)->ns_per_px < before);
+  st_app_destroy(app);
+}
+
+static void test_side_by_side(void) {
+  nv_input in = {0};
+  st_app *app = open_app(2);
+  st_ui *stacked = st_app_ui(app);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_c, 0)); /* the page's key */
+  CHECK_EQ_INT(st_app_side_by_side(app), 1);
+  /* a click in the right half goes to the right pane, at its own x */
+  int x, y;
+  SDL_Event move;
+  memset(&move, 0, sizeof move);
+  move.type = SDL_MOUSEMOTION;
+  move.motion.x = (int)(W * 0.75f);
+  move.motion.y = 100;
+  feed(&in, app, move);
+  CHECK(st_app_ui(app) != stacked);
+  CHECK(st_app_pane_dx(app) == W / 2);
+  where(app, "Alpha", W / 2, &x, &y);
+  CHECK(x > W / 2 + 220);
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, x, y, 1));
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, x, y, 1));
+  CHECK_EQ_STR(selected_name(app), "Alpha");
+  move.motion.x = 300; /* back over the left pane */
+  feed(&in, app, move);
+  CHECK(st_app_ui(app) == stacked);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_c, 0));
+  CHECK_EQ_INT(st_app_side_by_side(app), 0);
+  st_app_destroy(app);
 }
 
 static void test_search_box(void) {
-  nv_session s;
   nv_input in = {0};
-  st_trace *t = open_session(&s);
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_SLASH, 0));
+  st_app *app = open_app(1);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_SLASH, 0));
   CHECK(in.searching);
-  feed(&in, &s, text("/")); /* the key that opened the box is not typed into it */
+  feed(&in, app, text("/")); /* the key that opened the box is not typed into it */
   CHECK_EQ_STR(in.query, "");
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_a, 0)); /* typing: no timeline binding (a pans) */
-  feed(&in, &s, text("A"));
-  feed(&in, &s, text("l"));
-  CHECK_EQ_STR(st_find_text(st_ui_find(s.ui)), "Al");
-  CHECK_EQ_INT(st_find_count(st_ui_find(s.ui)), 1);
-  CHECK(!s.animating);
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_BACKSPACE, 0));
-  CHECK_EQ_STR(st_find_text(st_ui_find(s.ui)), "A");
-  CHECK_EQ_INT(st_find_count(st_ui_find(s.ui)), 2); /* A, Alpha */
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_RETURN, 0));  /* steps to a match and selects it */
-  CHECK(st_selection_count(st_ui_selection(s.ui)) == 1);
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_ESCAPE, 0)); /* leaves the box, keeps the search */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_a, 0)); /* typing: no timeline binding (a pans) */
+  feed(&in, app, text("A"));
+  feed(&in, app, text("l"));
+  const st_find *f = st_ui_find(st_app_ui(app));
+  CHECK_EQ_STR(st_find_text(f), "Al");
+  CHECK_EQ_INT(st_find_count(f), 1);
+  CHECK(!animating(app));
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_BACKSPACE, 0));
+  CHECK_EQ_STR(st_find_text(f), "A");
+  CHECK_EQ_INT(st_find_count(f), 2);                /* A, Alpha */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_RETURN, 0)); /* steps to a match and selects it */
+  CHECK(st_selection_count(st_ui_selection(st_app_ui(app))) == 1);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_ESCAPE, 0)); /* leaves the box, keeps the search */
   CHECK(!in.searching);
-  CHECK_EQ_STR(st_find_text(st_ui_find(s.ui)), "A");
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_ESCAPE, 0)); /* on the timeline: clears it */
-  CHECK(!st_find_active(st_ui_find(s.ui)));
-  feed(&in, &s, key(SDL_KEYDOWN, SDLK_f, KMOD_LCTRL)); /* ctrl+F opens it too */
+  CHECK_EQ_STR(st_find_text(f), "A");
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_ESCAPE, 0)); /* on the timeline: clears it */
+  CHECK(!st_find_active(f));
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_f, KMOD_LCTRL)); /* ctrl+F opens it too */
   CHECK(in.searching);
-  close_session(&s, t);
+  st_app_destroy(app);
 }
 
 int main(void) {
   RUN(test_key_names);
   RUN(test_keys_and_wheel);
   RUN(test_mouse);
+  RUN(test_side_by_side);
   RUN(test_search_box);
   return check_report();
 }
