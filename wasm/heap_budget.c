@@ -9,42 +9,39 @@
 #include <malloc.h>
 #include <stdlib.h>
 
-static uint64_t g_live;    /* bytes of the blocks handed out and not freed */
-static uint64_t g_budget;  /* 0: none */
-static uint64_t g_at_view; /* > 0: at the next view build, budget = live + this - 1 */
-
 static void *budget_fn(void *ud, void *ptr, size_t size) {
-  (void)ud;
+  st_heap_budget *b = ud;
   size_t old = ptr ? malloc_usable_size(ptr) : 0;
   if (size == 0) {
     free(ptr);
-    g_live = g_live > old ? g_live - old : 0;
+    b->live = b->live > old ? b->live - old : 0;
     return NULL;
   }
-  if (g_budget && size > old && g_live + (size - old) > g_budget) return NULL;
+  if (b->budget && size > old && b->live + (size - old) > b->budget) return NULL;
   void *p = realloc(ptr, size);
   if (!p) return NULL;
   size_t now = malloc_usable_size(p);
-  g_live = (g_live > old ? g_live - old : 0) + now;
+  b->live = (b->live > old ? b->live - old : 0) + now;
   return p;
 }
 
-void st_heap_budget_install(st_alloc *a) {
+void st_heap_budget_install(st_heap_budget *b, st_alloc *a) {
   a->fn = budget_fn;
-  a->ud = NULL;
+  a->ud = b;
+  b->installed = 1;
 }
 
-void st_heap_budget_set(uint64_t budget) {
-  g_budget = budget;
-  g_at_view = 0;
+void st_heap_budget_set(st_heap_budget *b, uint64_t budget) {
+  b->budget = budget;
+  b->at_view = 0;
 }
 
-void st_heap_budget_at_view(uint64_t more) { g_at_view = more + 1; }
+void st_heap_budget_at_view(st_heap_budget *b, uint64_t more) { b->at_view = more + 1; }
 
-void st_heap_budget_view_begins(void) {
-  if (!g_at_view) return;
-  g_budget = g_live + g_at_view - 1;
-  g_at_view = 0;
+void st_heap_budget_view_begins(st_heap_budget *b) {
+  if (!b->at_view) return;
+  b->budget = b->live + b->at_view - 1;
+  b->at_view = 0;
 }
 
-uint64_t st_heap_budget_live(void) { return g_live; }
+uint64_t st_heap_budget_live(const st_heap_budget *b) { return b->live; }

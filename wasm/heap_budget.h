@@ -1,15 +1,18 @@
 /* heap_budget.h: a test hook that makes the page run out of memory at a
- * chosen point. st_heap_budget_install() puts a counting allocator in an
- * st_alloc (the app's: every model, index and view made after it uses it);
- * st_heap_budget_set(bytes) then refuses what would take the bytes those
- * objects hold past `bytes` (0: no limit). Objects made before the install
- * keep the allocator they were made with and are not counted.
- * st_heap_budget_at_view(more) sets the budget later, when the next batch's
- * view (merge, level-of-detail index, ui) starts being built: the bytes held
- * then plus `more`, so a test can fail that stage whatever the load's peak.
+ * chosen point. st_heap_budget_install() makes an st_alloc count through b
+ * (the app's, st_app_set_alloc: every model, index and view made after it
+ * uses it); st_heap_budget_set(b, bytes) then refuses what would take the
+ * bytes those objects hold past `bytes` (0: no limit). Objects made before
+ * the install keep the allocator they were made with and are not counted.
+ * st_heap_budget_at_view(b, more) sets the budget later, when the next
+ * batch's view (merge, level-of-detail index, ui) starts being built (the
+ * app's platform.view_begins calls st_heap_budget_view_begins): the bytes
+ * held then plus `more`, so a test can fail that stage whatever the load's
+ * peak.
  *
- *   st_heap_budget_install(&app->alloc);
- *   st_heap_budget_set(st_heap_budget_live() + (8u << 20)); // 8 MB more
+ *   st_heap_budget b = {0};
+ *   st_alloc a; st_heap_budget_install(&b, &a); st_app_set_alloc(app, a);
+ *   st_heap_budget_set(&b, st_heap_budget_live(&b) + (8u << 20)); // 8 MB more
  */
 #ifndef STRATA_WASM_HEAP_BUDGET_H
 #define STRATA_WASM_HEAP_BUDGET_H
@@ -18,10 +21,17 @@
 
 #include "base.h"
 
-void st_heap_budget_install(st_alloc *a);
-void st_heap_budget_set(uint64_t budget);
-uint64_t st_heap_budget_live(void);
-void st_heap_budget_at_view(uint64_t more);
-void st_heap_budget_view_begins(void); /* called by the app before it builds a view */
+typedef struct st_heap_budget {
+  int installed;
+  uint64_t live;    /* bytes of the blocks handed out and not freed */
+  uint64_t budget;  /* 0: none */
+  uint64_t at_view; /* > 0: at the next view build, budget = live + this - 1 */
+} st_heap_budget;
+
+void st_heap_budget_install(st_heap_budget *b, st_alloc *a);
+void st_heap_budget_set(st_heap_budget *b, uint64_t budget);
+uint64_t st_heap_budget_live(const st_heap_budget *b);
+void st_heap_budget_at_view(st_heap_budget *b, uint64_t more);
+void st_heap_budget_view_begins(st_heap_budget *b);
 
 #endif

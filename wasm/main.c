@@ -1,6 +1,8 @@
 /* main.c: the platform layer of the page app: SDL2 brings up the WebGL2
- * context on the page's <canvas id="canvas">, and the browser's animation
- * frame drives st_app_frame(), which draws only when something changed.
+ * context on the page's <canvas id="canvas">, the one st_app (core/app/app.h)
+ * is made here with this platform's hooks (the clock, the heap size, the
+ * page's notifications, the glyph atlas), and the browser's animation frame
+ * draws the app's frame when it has one (st_web_frame).
  *
  * The canvas's CSS size is the page's business (web/style.css); the page
  * reports it with st_wasm_resize() and this file sizes the drawing buffer
@@ -16,37 +18,94 @@
 #include <emscripten.h>
 #include <emscripten/heap.h>
 #include <emscripten/html5.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "app.h"
 #include "input.h"
-#include "platform.h"
+#include "js_bridge.h"
+#include "web.h"
 
-static SDL_Window *g_window;
-static SDL_GLContext g_gl;
+#define LABEL_FONT_PX 12.0f
 
-void st_platform_canvas_size(int w_px, int h_px) {
-  if (w_px < 1) w_px = 1;
-  if (h_px < 1) h_px = 1;
-  emscripten_set_canvas_element_size("#canvas", w_px, h_px);
+/* The page's platform state. One static: a page has one canvas, one GL
+ * context and one app, and the browser calls in from places that carry no
+ * context of ours (the exports JavaScript calls, the main loop's callback),
+ * so they find the app here. Everything else is in the st_app it points to. */
+static struct {
+  st_app *app;
+  SDL_Window *window;
+  SDL_GLContext gl;
+  st_gl_renderer *renderer;
+  st_glyphs *glyphs;
+  st_input input;
+  st_heap_budget budget;
+} g_web;
+
+/* ---- the app's platform hooks ------------------------------------------------------- */
+
+static double now_ms(void *ud) { return emscripten_get_now(); }
+static uint64_t heap_bytes(void *ud) { return (uint64_t)emscripten_get_heap_size(); }
+static void ui_changed(void *ud, unsigned bits) { st_js_ui_changed(bits); }
+static void loaded(void *ud) { st_js_notify_loaded(); }
+static void view_begins(void *ud) { st_heap_budget_view_begins(&g_web.budget); }
+
+/* The atlas filled up during the frame: it starts over, the app builds the
+ * frame once more. */
+static int glyphs_full(void *ud) {
+  if (!g_web.glyphs || !st_glyphs_end_frame(g_web.glyphs)) return 0;
+  st_glyphs_reset(g_web.glyphs);
+  return 1;
 }
 
-double st_platform_now_ms(void) { return emscripten_get_now(); }
+st_app *st_web_app(void) {
+  if (!g_web.app) {
+    st_app_desc d = {0};
+    d.platform = (st_app_platform){NULL,   now_ms,      heap_bytes, ui_changed,
+                                   loaded, view_begins, glyphs_full};
+    g_web.app = st_app_create(&d);
+    if (!g_web.app) {
+      fprintf(stderr, "strata: out of memory starting the app\n");
+      abort();
+    }
+  }
+  return g_web.app;
+}
 
-uint64_t st_platform_heap_bytes(void) { return (uint64_t)emscripten_get_heap_size(); }
+st_gl_renderer *st_web_renderer(void) { return g_web.renderer; }
+st_glyphs *st_web_glyphs(void) { return g_web.glyphs; }
+st_heap_budget *st_web_heap_budget(void) { return &g_web.budget; }
 
-int st_platform_gl_ready(void) { return g_gl != NULL; }
+void st_web_resize(float css_w, float css_h, float dpr) {
+  st_app *app = st_web_app();
+  st_app_resize(app, css_w, css_h, dpr);
+  st_app_canvas(app, &css_w, &css_h, &dpr); /* as the app took them */
+  int w = (int)lroundf(css_w * dpr), h = (int)lroundf(css_h * dpr);
+  emscripten_set_canvas_element_size("#canvas", w < 1 ? 1 : w, h < 1 ? 1 : h);
+  if (g_web.glyphs) st_glyphs_set_dpr(g_web.glyphs, dpr);
+}
+
+void st_web_frame(void) {
+  if (!g_web.app || !g_web.renderer || !g_web.glyphs) return;
+  const st_drawlist *dl = st_app_frame(g_web.app);
+  if (!dl) return;
+  float css_w, css_h, dpr;
+  st_app_canvas(g_web.app, &css_w, &css_h, &dpr);
+  int fb_w = (int)lroundf(css_w * dpr), fb_h = (int)lroundf(css_h * dpr);
+  st_gl_renderer_draw(g_web.renderer, dl, st_glyphs_texture(g_web.glyphs), fb_w, fb_h, dpr);
+  st_app_frame_done(g_web.app);
+}
 
 static void frame(void) {
   SDL_Event e;
   while (SDL_PollEvent(&e)) {
     /* drained only; input comes from input.c */
   }
-  st_app_frame(st_app_get());
+  st_web_frame();
 }
 
 int main(void) {
-  st_app *app = st_app_get();
+  st_app *app = st_web_app();
   SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas");
   if (SDL_Init(SDL_INIT_VIDEO) != 0) {
     fprintf(stderr, "strata: SDL_Init failed: %s\n", SDL_GetError());
@@ -65,24 +124,28 @@ int main(void) {
   if (css_w < 1) css_w = 800;
   if (css_h < 1) css_h = 600;
   float dpr = (float)emscripten_get_device_pixel_ratio();
-  g_window = SDL_CreateWindow("strata", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
-                              (int)css_w, (int)css_h, SDL_WINDOW_OPENGL);
-  if (!g_window) {
+  g_web.window = SDL_CreateWindow("strata", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
+                                  (int)css_w, (int)css_h, SDL_WINDOW_OPENGL);
+  if (!g_web.window) {
     fprintf(stderr, "strata: SDL_CreateWindow failed: %s\n", SDL_GetError());
     return 1;
   }
-  g_gl = SDL_GL_CreateContext(g_window);
-  if (!g_gl) {
+  g_web.gl = SDL_GL_CreateContext(g_web.window);
+  if (!g_web.gl) {
     fprintf(stderr, "strata: WebGL2 is not available: %s\n", SDL_GetError());
     return 1;
   }
-  SDL_GL_MakeCurrent(g_window, g_gl);
-  st_app_resize(app, (float)css_w, (float)css_h, dpr);
-  if (!st_app_init_gfx(app)) {
+  SDL_GL_MakeCurrent(g_web.window, g_web.gl);
+  st_web_resize((float)css_w, (float)css_h, dpr);
+  st_app_canvas(app, NULL, NULL, &dpr);
+  g_web.renderer = st_gl_renderer_create();
+  g_web.glyphs = st_glyphs_create(LABEL_FONT_PX, dpr);
+  if (!g_web.renderer || !g_web.glyphs) {
     fprintf(stderr, "strata: renderer setup failed\n");
     return 1;
   }
-  st_input_install(app);
+  st_app_set_font(app, st_glyphs_font(g_web.glyphs));
+  st_input_install(&g_web.input, app);
   /* The page loads the demo (or ?url=) once the module is ready, through
    * the same exported entry points a user's file takes. */
   emscripten_set_main_loop(frame, 0, 0);

@@ -295,7 +295,7 @@ async function doOpen(source, opts) {
 }
 
 // Several files on one timeline: each read and imported one after another
-// into its own model (one batch: wasm/app.h), then shown merged, each under
+// into its own model (one batch: core/app/app.h), then shown merged, each under
 // its group. Files that cannot be read are skipped, and the page says which
 // and why; the others stay open (also when one does not fit in memory).
 async function doOpenMany(sources, opts) {
@@ -411,7 +411,7 @@ function open(source, opts) {
 // Opens from a user action: failures are already shown in the banner.
 const openFromUi = (source, opts) => open(source, opts).catch(() => {});
 
-// ---- args: re-read from the file on demand (wasm/args_reader.h) ------------------
+// ---- args: re-read from the file on demand (core/app/app.h) ----------------------
 
 // handle -> {read(off, n) -> Promise<Uint8Array>, size, compressed}: the
 // files of the traces shown (each its own args source in the wasm side)
@@ -424,7 +424,7 @@ function setFiles(files) {
   shownFile = files.size === 1 && tracesNow().length === 1 ? [...files.values()][0] : null;
   if (argsSearch) argsSearch.fileChanged();
   argsCache.clear();
-  for (const h of files.keys()) if (M._st_wasm_args_use(h)) M._st_wasm_args_reset();
+  for (const h of files.keys()) M._st_wasm_args_reset(h);
 }
 
 // The handle of the file an event (from the core's JSON) came from.
@@ -434,22 +434,22 @@ function handleOf(ev) {
   return t ? t.handle : 0;
 }
 
-// Streams the compressed file once through the gzip index builder.
-async function buildGzIndex(f) {
+// Streams trace h's compressed file once through the gzip index builder.
+async function buildGzIndex(f, h) {
   for (let off = 0; off < f.size; off += CHUNK) {
     const part = await f.read(off, CHUNK);
     M.HEAPU8.set(part, buf);
-    if (M._st_wasm_args_index_push(buf, part.length) !== 0) return false;
+    if (M._st_wasm_args_index_push(h, buf, part.length) !== 0) return false;
   }
-  return M._st_wasm_args_index_finish() === 0;
+  return M._st_wasm_args_index_finish(h) === 0;
 }
 
 // Every format (JSON, XSpace, Perfetto; gzip'd or not): the core's args source
 // says which decoded bytes to read (an event record, then e.g. its XSpace
 // metadata record), the page reads them and hands them back, until the args
-// are decoded (wasm/args_reader.h).
-async function readArgs(f, src) {
-  let res = json(M._st_wasm_args_begin(src));
+// are decoded (core/app/app.h, args by trace handle).
+async function readArgs(f, h, src) {
+  let res = json(M._st_wasm_args_begin(h, src));
   for (let step = 0; res.read && step < 8; step++) {
     const { offset, length } = res.read;
     if (!f.compressed) {
@@ -457,22 +457,22 @@ async function readArgs(f, src) {
       for (let off = offset; off < end; off += CHUNK) {
         const part = await f.read(off, Math.min(CHUNK, end - off));
         M.HEAPU8.set(part, buf);
-        if (M._st_wasm_args_data(buf, part.length) !== 0) return { error: 'out of memory reading the args' };
+        if (M._st_wasm_args_data(h, buf, part.length) !== 0) return { error: 'out of memory reading the args' };
       }
     } else {
-      if (!M._st_wasm_args_index_ready() && !(await buildGzIndex(f))) {
+      if (!M._st_wasm_args_index_ready(h) && !(await buildGzIndex(f, h))) {
         return { error: 'the compressed file could not be indexed' };
       }
-      let off = M._st_wasm_args_gz_begin(offset, length);
+      let off = M._st_wasm_args_gz_begin(h, offset, length);
       if (off < 0) return { error: 'the event could not be located in the compressed file' };
       for (let r = 0; r === 0 && off < f.size; off += CHUNK) {
         const part = await f.read(off, CHUNK);
         M.HEAPU8.set(part, buf);
-        r = M._st_wasm_args_gz_push(buf, part.length);
+        r = M._st_wasm_args_gz_push(h, buf, part.length);
         if (r < 0) return { error: 'the compressed file could not be read' };
       }
     }
-    res = json(M._st_wasm_args_step());
+    res = json(M._st_wasm_args_step(h));
   }
   return res.read ? { error: 'the event is too large to show its args' } : res;
 }
@@ -486,8 +486,8 @@ function argsFor(src, handle) {
   const f = files.get(handle);
   if (!f) return Promise.resolve({ error: 'args are shown for traces opened from a file' });
   const p = queue.then(async () => {
-    if (files !== shownFiles || !M._st_wasm_args_use(handle)) return { error: 'another trace was opened' };
-    const res = await readArgs(f, src);
+    if (files !== shownFiles) return { error: 'another trace was opened' };
+    const res = await readArgs(f, handle, src);
     if (files === shownFiles) argsCache.set(key, res);
     return res;
   });
@@ -948,6 +948,7 @@ async function start() {
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
     getFile: () => shownFile,
+    getHandle: () => (shownFile ? [...shownFiles.keys()][0] : 0), // the one file's trace handle
     // several files shown: [{handle, file}] in display order (each searched in its own pass)
     getFiles: () => (tracesNow().length > 1 ? tracesNow().filter((t) => shownFiles.has(t.handle)).map((t) => ({ handle: t.handle, file: shownFiles.get(t.handle) })) : []),
     getBuf: () => buf,

@@ -1,5 +1,5 @@
 // diff.js: the diff table of two traces (the first two shown: A the
-// baseline, B the candidate; wasm/compare.c over core/index/diff.h): by name or
+// baseline, B the candidate; core/app/app_diff.c over core/index/diff.h): by name or
 // category, over the whole traces, the visible window or one step; count,
 // total, self and average in A and B, the difference and the ratio;
 // sortable by any column; rows only in one side marked; big regressions

@@ -1,6 +1,6 @@
 // panels.js: the page's summary table, the "collapse all" toggle and the
 // args view of the details pane. Built from the core's JSON (core/ui/panel.h
-// through wasm/summary.c and wasm/api.c); the state stays in C.
+// through core/app/app_summary.c and wasm/api.c); the state stays in C.
 //
 // Summary: a multi-selection (2+ events) is aggregated by name (count,
 // total, self, avg, min, max); "Summarise view" does the same for every

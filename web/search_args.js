@@ -1,7 +1,7 @@
 // search_args.js: "in args" search (issue 5). Args are not resident in the
 // model, so searching them is a streaming pass over the open file, like a
 // load: the File is read in Blob.slice chunks (raw bytes; gzip is inflated
-// in the core) and pushed through wasm/args_search_api.c, which frames the
+// in the core) and pushed through core/app/app_args.c, which frames the
 // events, matches the needle case-insensitively in their args and
 // merges the hits into the ordinary search state (count, dimming,
 // Enter / Shift+Enter) as names OR args.
@@ -14,7 +14,7 @@
 
 const DEBOUNCE_MS = 250;
 
-export function createArgsSearch({ M, withCString, getFile, getFiles, getBuf, chunk, progressEl, countEl }) {
+export function createArgsSearch({ M, withCString, getFile, getHandle, getFiles, getBuf, chunk, progressEl, countEl }) {
   const setProgress = (done, total) => {
     progressEl.hidden = false;
     progressEl.value = total > 0 ? Math.min(1, done / total) : 0;
@@ -79,7 +79,7 @@ export function createArgsSearch({ M, withCString, getFile, getFiles, getBuf, ch
     const my = ++gen;
     const f = getFile();
     if (!f) throw new Error('args search needs the trace file: open it from disk (or drop it) to search its args');
-    if (!withCString(text, (p) => M._st_wasm_args_search_begin(p))) {
+    if (!withCString(text, (p) => M._st_wasm_args_search_begin(getHandle(), p))) {
       throw new Error(M.UTF8ToString(M._st_wasm_args_search_error()));
     }
     const t0 = performance.now();
