@@ -116,14 +116,17 @@ static void run(view *v, const st_native_opts *o) {
     }
     const st_drawlist *dl = st_app_frame(v->app);
     busy = dl != NULL; /* held keys keep producing frames */
-    if (!dl) continue;
-    draw(v, dl);
+    if (dl) {
+      draw(v, dl);
+      nv_window_swap(&v->win);
+      st_app_frame_done(v->app);
+    }
+    /* the panels follow the state even when nothing is redrawn (a tool, ?) */
+    if (!dl && !v->changed) continue;
     if ((v->changed & ST_UI_HELP) && st_app_ui(v->app) && st_ui_help_visible(st_app_ui(v->app)))
       nv_help_print();
     v->changed = 0;
     update_title(v, o->name);
-    nv_window_swap(&v->win);
-    st_app_frame_done(v->app);
   }
 }
 
