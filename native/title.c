@@ -5,12 +5,31 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
+
 /* Appends printf text to buf (kept NUL-terminated, cut at cap). */
 #define APPEND(...)                                                                                \
   do {                                                                                             \
     size_t n_ = strlen(buf);                                                                       \
     if (n_ + 1 < cap) snprintf(buf + n_, cap - n_, __VA_ARGS__);                                   \
   } while (0)
+
+/* Appends an event's name, which is the trace's (untrusted) text: control
+ * characters become spaces, invalid UTF-8 '?', at most 120 bytes. */
+static void append_name(char *buf, size_t cap, const char *s, size_t len) {
+  size_t n = strlen(buf), i = 0;
+  const unsigned char *p = (const unsigned char *)s;
+  if (len > 120) len = 120;
+  while (i < len && n + 5 < cap) {
+    size_t k = p[i] < 0x20 || p[i] == 0x7f ? 0 : st_utf8_len(p + i, len - i);
+    if (k)
+      memcpy(buf + n, s + i, k);
+    else
+      buf[n] = p[i] < 0x80 ? ' ' : '?', k = 1;
+    n += k, i += k;
+  }
+  buf[n] = 0;
+}
 
 static void hovered(const st_ui *ui, char *buf, size_t cap) {
   st_hit h = st_ui_hover(ui);
@@ -25,7 +44,9 @@ static void hovered(const st_ui *ui, char *buf, size_t cap) {
   char dur[48];
   double d = (double)r->dur[h.index];
   st_format_time(d, d > 0 ? d / 100 : 1, dur, sizeof dur);
-  APPEND("  |  %.*s  %s", (int)(len > 120 ? 120 : len), name ? name : "", dur);
+  APPEND("  |  ");
+  append_name(buf, cap, name ? name : "", name ? len : 0);
+  APPEND("  %s", dur);
 }
 
 void nv_title(st_app *app, const nv_input *in, const char *name, char *buf, size_t cap) {

@@ -7,10 +7,12 @@
  * selects the event under it and a double click zooms to it, focus loss
  * releases held keys, the search box (/, typed text, Backspace, Enter,
  * Esc), and with two files c puts them side by side, a click picking the
- * pane under it. */
+ * pane under it; the title bar shows the tool, the event under the mouse
+ * (its name made safe), the selection and the search box. */
 #include "app.h"
 #include "check.h"
 #include "input.h"
+#include "title.h"
 
 #include <math.h>
 
@@ -18,12 +20,14 @@
 #define H 700.0f
 
 /* P10/T1: A [0, 9000) > B [1000, 2000); Alpha [10000, 12000)
- * P20/T2: C [500, 800) (ns after rebasing the first event to 0) */
+ * P20/T2: C [500, 800), "x\ay\n" [3000, 5000) (ns after rebasing the first
+ * event to 0) */
 static const char TRACE[] =
     "[{\"ph\":\"X\",\"pid\":10,\"tid\":1,\"ts\":1,\"dur\":9,\"name\":\"A\"},"
     "{\"ph\":\"X\",\"pid\":10,\"tid\":1,\"ts\":2,\"dur\":1,\"name\":\"B\"},"
     "{\"ph\":\"X\",\"pid\":10,\"tid\":1,\"ts\":11,\"dur\":2,\"name\":\"Alpha\"},"
-    "{\"ph\":\"X\",\"pid\":20,\"tid\":2,\"ts\":1.5,\"dur\":0.3,\"name\":\"C\"}]";
+    "{\"ph\":\"X\",\"pid\":20,\"tid\":2,\"ts\":1.5,\"dur\":0.3,\"name\":\"C\"},"
+    "{\"ph\":\"X\",\"pid\":20,\"tid\":2,\"ts\":4,\"dur\":2,\"name\":\"x\\u0007y\\n\"}]";
 
 static double g_now;       /* the platform's clock, ms */
 static unsigned g_changed; /* panel bits the app reported */
@@ -268,11 +272,34 @@ static void test_search_box(void) {
   st_app_destroy(app);
 }
 
+static void test_title(void) {
+  nv_input in = {0};
+  st_app *app = open_app(1);
+  char t[512];
+  int x, y;
+  SDL_Event move;
+  memset(&move, 0, sizeof move);
+  move.type = SDL_MOUSEMOTION;
+  where(app, "x\ay\n", 0, &move.motion.x, &move.motion.y);
+  feed(&in, app, move);
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK_EQ_STR(t, "run.json - strata  |  select  |  x y   2 us");
+  where(app, "Alpha", 0, &x, &y);
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, x, y, 1));
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, x, y, 1));
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_SLASH, 0));
+  feed(&in, app, text("A"));
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK_EQ_STR(t, "run.json - strata  |  select  |  Alpha  2 us  |  1 selected  |  search: A_ (2)");
+  st_app_destroy(app);
+}
+
 int main(void) {
   RUN(test_key_names);
   RUN(test_keys_and_wheel);
   RUN(test_mouse);
   RUN(test_side_by_side);
   RUN(test_search_box);
+  RUN(test_title);
   return check_report();
 }
