@@ -96,7 +96,9 @@ static void handle(view *v, const SDL_Event *e, int *quit) {
   if (e->type == SDL_QUIT) {
     *quit = 1;
   } else if (e->type == SDL_WINDOWEVENT && (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED ||
+                                            e->window.event == SDL_WINDOWEVENT_DISPLAY_CHANGED ||
                                             e->window.event == SDL_WINDOWEVENT_EXPOSED)) {
+    /* a new size, or another monitor's pixel density */
     if (nv_window_sync_size(&v->win)) st_glyphs_set_dpr(v->glyphs, v->win.dpr);
     st_app_resize(v->app, (float)v->win.w, (float)v->win.h, v->win.dpr); /* and redraw */
   } else {
