@@ -10,6 +10,7 @@
  *   native/input.c           SDL events -> st_ui calls, the search box
  *   native/glyphs_native.c   label glyphs: stb_truetype + embedded DejaVu Sans
  *   native/title.c           the title bar as the status panel
+ *   native/cursor.c          the core's cursor names -> SDL system cursors
  *   native/screenshot.c      offscreen frame -> PNG
  *   native/frame_json.c      the draw list as JSON (tests)
  *   native/view.c            the loop

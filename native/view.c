@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cursor.h"
 #include "files.h"
 #include "frame_json.h"
 #include "input.h"
@@ -35,6 +36,7 @@ typedef struct view {
   st_glyphs *glyphs;
   st_app *app;
   nv_input in;
+  nv_cursor cursor;
   unsigned changed; /* ST_UI_* panel bits since the last frame (platform.ui_changed) */
   char title[512];
 } view;
@@ -115,6 +117,7 @@ static void run(view *v, const st_native_opts *o) {
     if (busy ? SDL_PollEvent(&e) : SDL_WaitEventTimeout(&e, 250)) {
       handle(v, &e, &quit);
       while (!quit && SDL_PollEvent(&e)) handle(v, &e, &quit);
+      if (st_app_ui(v->app)) nv_cursor_set(&v->cursor, st_ui_cursor(st_app_ui(v->app)));
     }
     const st_drawlist *dl = st_app_frame(v->app);
     busy = dl != NULL; /* held keys keep producing frames */
@@ -168,6 +171,7 @@ int st_native_view(const char *const *files, int n, const st_native_opts *o) {
     else
       run(&v, o);
   }
+  nv_cursor_free(&v.cursor);
   st_app_destroy(v.app); /* before the font it points to */
   st_glyphs_destroy(v.glyphs);
   st_gl_renderer_destroy(v.renderer);
