@@ -102,9 +102,7 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_stats_json(void) {
 
 /* ---- canvas and view ---------------------------------------------------------------- */
 
-EMSCRIPTEN_KEEPALIVE const char *st_wasm_view_json(void) {
-  return st_app_view_json(st_web_app());
-}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_view_json(void) { return st_app_view_json(st_web_app()); }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_view_set(double start_us, double end_us) {
   return st_app_view_set(st_web_app(), start_us, end_us);
@@ -302,9 +300,7 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_batch_dropped(void) {
   return st_app_dropped(st_web_app());
 }
 
-EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) {
-  return st_app_last_handle(st_web_app());
-}
+EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) { return st_app_last_handle(st_web_app()); }
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_traces_json(void) {
   return st_app_traces_json(st_web_app());
@@ -329,9 +325,7 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_align_selection(void) {
 EMSCRIPTEN_KEEPALIVE int st_wasm_set_side_by_side(int on) {
   return st_app_set_side_by_side(st_web_app(), on);
 }
-EMSCRIPTEN_KEEPALIVE int st_wasm_side_by_side(void) {
-  return st_app_side_by_side(st_web_app());
-}
+EMSCRIPTEN_KEEPALIVE int st_wasm_side_by_side(void) { return st_app_side_by_side(st_web_app()); }
 
 /* A test hook (heap_budget.h): from now on the app's allocations are counted,
  * and refused past the bytes held now plus `more` (more < 0: no limit), as

@@ -61,8 +61,8 @@ static int glyphs_full(void *ud) {
 st_app *st_web_app(void) {
   if (!g_web.app) {
     st_app_desc d = {0};
-    d.platform = (st_app_platform){NULL,   now_ms,      heap_bytes, ui_changed,
-                                   loaded, view_begins, glyphs_full};
+    d.platform =
+        (st_app_platform){NULL, now_ms, heap_bytes, ui_changed, loaded, view_begins, glyphs_full};
     g_web.app = st_app_create(&d);
     if (!g_web.app) {
       fprintf(stderr, "strata: out of memory starting the app\n");

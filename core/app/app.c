@@ -187,8 +187,12 @@ int st_app_load_finish(st_app *app) {
     /* damaged part-way: shown, with the CLI's warning line */
     char line[sizeof app->error];
     st_load_error_line(&err, NULL, line, sizeof line);
-    snprintf(app->error, sizeof app->error, "%s: warning: %s; kept what was read before it",
-             app->load_name, line);
+    st_jout o = {app->error, sizeof app->error, 0}; /* a bounded concatenation */
+    st_jout_lit(&o, app->load_name);
+    st_jout_lit(&o, ": warning: ");
+    st_jout_lit(&o, line);
+    st_jout_lit(&o, "; kept what was read before it");
+    st_jout_end(&o);
     rc = ST_APP_LOAD_PARTIAL;
   }
   if (single && !st_app_batch_end(app)) return ST_APP_LOAD_FAILED;

@@ -82,14 +82,7 @@ static int load_file(st_app *app, const char *file, size_t slice) {
 
 /* The (row, index) of the first event named name in the view. */
 static st_event_ref event_named(st_app *app, const char *name) {
-  const st_trace *t = st_ui_trace(st_app_ui(app));
-  uint32_t nr;
-  const st_row *rows = st_trace_rows(t, &nr);
-  for (uint32_t r = 0; r < nr; r++)
-    for (uint32_t i = 0; i < rows[r].count; i++)
-      if (!strcmp(st_strtab_get(st_trace_strings(t), rows[r].name[i], NULL), name))
-        return (st_event_ref){r, i};
-  return ST_REF_NONE;
+  return tu_ref_named(st_ui_trace(st_app_ui(app)), name);
 }
 
 static uint64_t src_of(st_app *app, st_event_ref r) {

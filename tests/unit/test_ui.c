@@ -7,6 +7,7 @@
  * selects and reveals, collapse by header click and collapse-all, double
  * click zoom, the summary, and the overlay in the draw list. */
 #include "check.h"
+#include "test_util.h"
 #include "ui.h"
 
 #include <math.h>
@@ -46,15 +47,7 @@ static st_trace *trace(void) {
   return st_builder_finish(b, NULL);
 }
 
-static st_event_ref find(const st_trace *t, const char *name) {
-  uint32_t nr;
-  const st_row *rows = st_trace_rows(t, &nr);
-  for (uint32_t r = 0; r < nr; r++)
-    for (uint32_t i = 0; i < rows[r].count; i++)
-      if (!strcmp(st_strtab_get(st_trace_strings(t), rows[r].name[i], NULL), name))
-        return (st_event_ref){r, i};
-  return ST_REF_NONE;
-}
+static st_event_ref find(const st_trace *t, const char *name) { return tu_ref_named(t, name); }
 
 /* Canvas position of the middle of an event. */
 static void where(const st_ui *ui, st_event_ref r, float *x, float *y) {

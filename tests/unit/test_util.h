@@ -13,12 +13,15 @@
  *   tu_load_args(data, n, name)   the loader over data in one push, keeping
  *                                 the args source; tu_unload_args frees both
  *   tu_src_named(trace, name)     src of the first event named `name`
- *                                 (UINT64_MAX if none) */
+ *                                 (UINT64_MAX if none)
+ *   tu_ref_named(trace, name)     (row, index) of the first event named
+ *                                 `name` (ST_REF_NONE if none) */
 #ifndef STRATA_TEST_UTIL_H
 #define STRATA_TEST_UTIL_H
 
 #include "argsrc.h"
 #include "load.h"
+#include "query.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -105,6 +108,16 @@ static inline uint64_t tu_src_named(const st_trace *t, const char *name) {
       if (n == strlen(name) && !memcmp(s, name, n)) return rows[r].src[e];
     }
   return UINT64_MAX;
+}
+
+static inline st_event_ref tu_ref_named(const st_trace *t, const char *name) {
+  uint32_t nr;
+  const st_row *rows = st_trace_rows(t, &nr);
+  for (uint32_t r = 0; r < nr; r++)
+    for (uint32_t i = 0; i < rows[r].count; i++)
+      if (!strcmp(st_strtab_get(st_trace_strings(t), rows[r].name[i], NULL), name))
+        return (st_event_ref){r, i};
+  return ST_REF_NONE;
 }
 
 #endif

@@ -6,6 +6,7 @@
 #define STRATA_CLI_H
 
 #include "load.h"
+#include "traceset.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,33 +56,39 @@ double cli_now_ms(void);
  * out of memory, read error, no trace). */
 st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
                           double *load_ms);
-/* The same, interning names into `strings` (NULL: the trace's own table),
- * so that several files loaded so can be merged (trace.h st_trace_merge). */
-st_loader *cli_load_timed_in(const char *file, cli_heap *heap, st_strtab *strings, st_trace **out,
-                             st_error *err, double *load_ms);
-
 /* Streams the open file f (named `file`) through buf[cap] into a default
  * loader until EOF; f stays open. Returns the finished loader with *out the
  * trace, or NULL after one `strata: ...` line on stderr. */
 st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, st_trace **out,
                            st_error *err);
 
-/* A loaded file, without its loader: the trace, the stats (load_ms and
- * heap_bytes set) and a copy of the top-level metadata JSON. */
-typedef struct cli_loaded {
-  const char *file;
-  st_trace *trace;
-  st_stats stats;
-  char *metadata_json; /* malloc'd; "{}" if none */
-  st_error err;        /* finish status: not ST_OK for a trace damaged part-way */
-} cli_loaded;
+/* ---- several files as one set (core/set/traceset.h) ------------------------- */
 
-/* cli_load_timed into *out, the loader destroyed; heap counts it (heap->parent
- * too). Returns 0, or 1 after the one-line message on stderr. */
-int cli_load_file(const char *file, cli_heap *heap, cli_loaded *out);
-void cli_loaded_free(cli_loaded *l);
-/* The warning line `strata stats` prints for a trace damaged part-way or
- * truncated (nothing otherwise). */
-void cli_warn_damaged(const cli_loaded *l);
+/* The files of a multi-file command in a trace set, loaded one after
+ * another with 1 MiB reads. Merged (flame): one string table and the set's
+ * view built; unmerged (stats, diff): each file as if loaded alone. Each
+ * file's load_ms is its wall time and heap_bytes the peak heap its load
+ * added (the loaders and models, counted through `window`; `total` holds
+ * the joint peak of all the loads: each model stays while the next file
+ * loads). A cli_set must not move once loaded (the set counts into it). */
+typedef struct cli_set {
+  st_traceset *set;
+  cli_heap window, total;
+  st_trace_handle *handles; /* per file, in the order given (= the view's parts) */
+  st_error *errs;           /* per file: its finish status (not ST_OK: damaged part-way) */
+  const char *const *files;
+  uint32_t n;
+} cli_set;
+
+/* Loads files[0, n) (n >= 1) into a new set. Returns 0, or 1 after one
+ * `strata: ...` line on stderr (cannot open, read error, not a trace, out
+ * of memory, the view of them all not built); cli_set_free either way. */
+int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged);
+void cli_set_free(cli_set *cs);
+/* File k's entry (traceset.h st_traceset_file). */
+st_traceset_file cli_set_file(const cli_set *cs, uint32_t k);
+/* The warning lines `strata stats` prints for files damaged part-way or
+ * truncated (nothing for the others), in file order. */
+void cli_set_warn_damaged(const cli_set *cs);
 
 #endif

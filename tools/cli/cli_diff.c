@@ -176,15 +176,13 @@ int strata_cmd_diff(int argc, char **argv) {
     fprintf(stderr, "strata diff: --step and --range-a/--range-b exclude each other\n");
     return 2;
   }
-  cli_heap heaps[2] = {{0, 0, NULL}, {0, 0, NULL}};
-  cli_loaded ld[2];
-  memset(ld, 0, sizeof ld);
-  int rc = 0;
-  for (int k = 0; k < 2 && rc == 0; k++)
-    if (cli_load_file(files[k], &heaps[k], &ld[k]) != 0) rc = 1;
+  cli_set cs;
+  int rc = cli_set_load(&cs, files, 2, 1);
+  const st_trace *t[2] = {NULL, NULL};
+  for (uint32_t k = 0; k < 2 && rc == 0; k++) t[k] = cli_set_file(&cs, k).trace;
   for (int k = 0; k < 2 && rc == 0 && has_step; k++) {
     int64_t *t0 = k ? &o.b_t0_ns : &o.a_t0_ns, *t1 = k ? &o.b_t1_ns : &o.a_t1_ns;
-    if (!st_profile_find_step(ld[k].trace, step, NULL, t0, t1)) {
+    if (!st_profile_find_step(t[k], step, NULL, t0, t1)) {
       fprintf(stderr, "strata: %s: no step %lld (no ProfilerStep#%lld, no Steps line event %lld)\n",
               files[k], step, step, step);
       rc = 1;
@@ -194,7 +192,7 @@ int strata_cmd_diff(int argc, char **argv) {
   st_diff *d = NULL;
   if (rc == 0) {
     st_error err;
-    d = st_diff_build(NULL, ld[0].trace, ld[1].trace, &o, &err);
+    d = st_diff_build(NULL, t[0], t[1], &o, &err);
     if (!d) {
       fprintf(stderr, "strata: diff: %s\n", err.msg);
       rc = 1;
@@ -206,7 +204,7 @@ int strata_cmd_diff(int argc, char **argv) {
     else if (asc)
       st_diff_sort(d, ST_DIFF_COL_D_TOTAL, 0);
     st_profile_alignment al;
-    if (st_profile_compare_offset(NULL, ld[0].trace, ld[1].trace, &al) != ST_OK)
+    if (st_profile_compare_offset(NULL, t[0], t[1], &al) != ST_OK)
       al.kind = ST_ALIGN_START, al.offset_ns = 0, al.step = -1;
     if (json) {
       size_t need = st_diff_json(d, 0, NULL, 0) + 1;
@@ -236,9 +234,9 @@ int strata_cmd_diff(int argc, char **argv) {
       printf(" (B shifted by %.3f us)\n", (double)al.offset_ns / 1000.0);
       print_table(d, limit);
     }
-    for (int k = 0; k < 2; k++) cli_warn_damaged(&ld[k]);
+    cli_set_warn_damaged(&cs);
   }
   st_diff_destroy(d);
-  for (int k = 0; k < 2; k++) cli_loaded_free(&ld[k]);
+  cli_set_free(&cs);
   return rc;
 }

@@ -13,9 +13,9 @@
  * nodes below that share of the root (default 0: every node).
  *
  * Several files (a profile: one per host or rank) are loaded one after
- * another into one shared string table, placed as the page places them
- * (core/index/profile.h: files with absolute time line up on it) and merged
- * on one timeline (trace.h st_trace_merge): the tree is that of every
+ * another into a trace set (core/set/traceset.h: one shared string table),
+ * placed as the page places them (files with absolute time line up on it)
+ * and merged on one timeline: the tree is that of every
  * file's samples (or slices), stacks merged by function name, as the
  * page's flame graph with those files open. --from / --to are then in the
  * first file's microseconds (the merged view's clock, as in the page);
@@ -30,7 +30,6 @@
 
 #include "flame.h"
 #include "panel.h"
-#include "profile.h"
 #include "trace.h"
 
 #include <math.h>
@@ -38,8 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FILES 64 /* as the page's workspace (wasm/app.h ST_APP_MAX_TRACES) */
-#define GROUP_CAP 256
+#define MAX_FILES ST_TRACESET_MAX /* as the page's workspace */
 
 static int usage(void) {
   fprintf(stderr,
@@ -62,88 +60,6 @@ static uint32_t find_thread(const st_trace *t, uint32_t lo, uint32_t hi, long lo
     return i;
   }
   return UINT32_MAX;
-}
-
-/* The files loaded into one string table and merged as the page merges
- * them. */
-typedef struct profile {
-  uint32_t n;
-  st_strtab *strings;        /* shared by the files (NULL for one file) */
-  st_trace *part[MAX_FILES]; /* each file's own model */
-  st_trace *view;            /* the one trace, or the merged one */
-  st_trace *merged;          /* owned, NULL for one file */
-} profile;
-
-static void profile_free(profile *p) {
-  st_trace_destroy(p->merged);
-  for (uint32_t k = 0; k < p->n; k++) st_trace_destroy(p->part[k]);
-  st_strtab_destroy(p->strings);
-  memset(p, 0, sizeof *p);
-}
-
-/* Loads files[0, n) (n >= 1); 0, or 1 after a one-line message. */
-static int profile_load(profile *p, const char *const *files, uint32_t n, cli_heap *heap) {
-  memset(p, 0, sizeof *p);
-  st_error err;
-  double load_ms;
-  if (n == 1) {
-    st_loader *l = cli_load_timed(files[0], heap, &p->part[0], &err, &load_ms);
-    if (!l) return 1;
-    st_loader_destroy(l);
-    p->n = 1;
-    p->view = p->part[0];
-    return 0;
-  }
-  p->strings = st_strtab_create(NULL);
-  st_profile_file pf[MAX_FILES];
-  st_profile_clock clocks[MAX_FILES];
-  char *meta[MAX_FILES] = {0};
-  int64_t offsets[MAX_FILES];
-  uint32_t names[MAX_FILES];
-  char *groups = calloc(n, GROUP_CAP);
-  int rc = p->strings && groups ? 0 : 1;
-  if (rc) fprintf(stderr, "strata: out of memory\n");
-  for (uint32_t k = 0; k < n && !rc; k++) {
-    st_loader *l = cli_load_timed_in(files[k], heap, p->strings, &p->part[k], &err, &load_ms);
-    if (!l) {
-      rc = 1;
-      break;
-    }
-    p->n = k + 1;
-    const char *m = st_loader_metadata_json(l);
-    meta[k] = malloc(strlen(m) + 1);
-    if (meta[k]) memcpy(meta[k], m, strlen(m) + 1);
-    pf[k] = (st_profile_file){p->part[k], st_loader_stats(l)->format, meta[k], files[k]};
-    st_profile_clock_get(&pf[k], &clocks[k]); /* before the merge moves its times */
-    st_loader_destroy(l);                     /* stats.format is a static name: it stays valid */
-    if (!meta[k]) {
-      fprintf(stderr, "strata: out of memory\n");
-      rc = 1;
-    }
-  }
-  if (!rc && (st_profile_group_names(NULL, pf, n, groups, GROUP_CAP) != ST_OK ||
-              st_profile_initial_offsets(clocks, n, offsets) != ST_OK)) {
-    fprintf(stderr, "strata: out of memory\n");
-    rc = 1;
-  }
-  for (uint32_t k = 0; k < n && !rc; k++) {
-    const char *g = groups + (size_t)k * GROUP_CAP;
-    names[k] = st_strtab_intern(p->strings, g, strnlen(g, GROUP_CAP));
-    if (names[k] == ST_STR_NONE) names[k] = ST_STR_EMPTY;
-  }
-  if (!rc) {
-    memset(&err, 0, sizeof err);
-    p->merged = st_trace_merge(NULL, p->part, names, offsets, n, &err);
-    if (!p->merged) {
-      fprintf(stderr, "strata: merging the files: %s\n", err.msg[0] ? err.msg : "out of memory");
-      rc = 1;
-    }
-    p->view = p->merged;
-  }
-  for (uint32_t k = 0; k < n; k++) free(meta[k]);
-  free(groups);
-  if (rc) profile_free(p);
-  return rc;
 }
 
 int strata_cmd_flame(int argc, char **argv) {
@@ -184,10 +100,12 @@ int strata_cmd_flame(int argc, char **argv) {
   if (!nfiles || !(min_share >= 0 && min_share <= 1) || file_k < 0 || (uint64_t)file_k > nfiles ||
       (file_k && !has_tid))
     return usage();
-  cli_heap heap = {0};
-  profile pr;
-  if (profile_load(&pr, files, nfiles, &heap)) return 1;
-  st_trace *t = pr.view;
+  cli_set cs; /* merged as the page merges them */
+  if (cli_set_load(&cs, files, nfiles, 0)) {
+    cli_set_free(&cs);
+    return 1;
+  }
+  st_trace *t = st_traceset_view(cs.set);
   const char *what = nfiles == 1 ? files[0] : "the files";
 
   int64_t origin = st_trace_origin_ns(t);
@@ -211,7 +129,7 @@ int strata_cmd_flame(int argc, char **argv) {
     if (q.track == UINT32_MAX) {
       fprintf(stderr, "strata: %s: no thread with tid %lld%s\n", what, tid,
               has_pid ? " in that process" : "");
-      profile_free(&pr);
+      cli_set_free(&cs);
       return 2;
     }
   }
@@ -255,6 +173,6 @@ int strata_cmd_flame(int argc, char **argv) {
   }
   st_panel_buf_free(&b, &a);
   st_flame_destroy(f);
-  profile_free(&pr);
+  cli_set_free(&cs);
   return rc;
 }

@@ -1,6 +1,7 @@
-/* cli_load.c: loading a trace file for the CLI commands (see cli.h): the
- * counting allocator, the monotonic clock, and the two ways the commands
- * stream a file into the core's loader in 1 MiB stdio reads. */
+/* cli_load.c: loading trace files for the CLI commands (see cli.h): the
+ * counting allocator, the monotonic clock, the two ways the commands
+ * stream a file into the core's loader, and several files loaded into a
+ * trace set (core/set/traceset.h) for the multi-file commands. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
@@ -41,56 +42,72 @@ double cli_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
-                          double *load_ms) {
-  return cli_load_timed_in(file, heap, NULL, out, err, load_ms);
-}
-
-st_loader *cli_load_timed_in(const char *file, cli_heap *heap, st_strtab *strings, st_trace **out,
-                             st_error *err, double *load_ms) {
-  st_load_desc desc;
-  memset(&desc, 0, sizeof desc);
-  desc.alloc.fn = cli_counting_alloc;
-  desc.alloc.ud = heap;
-  desc.file_name = file;
-  desc.strings = strings;
-  FILE *f = fopen(file, "rb");
-  if (!f) {
-    fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));
-    return NULL;
-  }
+/* Streams the open file f in 1 MiB reads into push(ud, ...) until EOF or
+ * a push fails. 0, -1 on a read error, -2 out of memory. */
+static int pump(FILE *f, st_code (*push)(void *ud, const void *data, size_t len), void *ud) {
   unsigned char *buf = malloc(CHUNK_BYTES);
-  double t0 = cli_now_ms();
-  st_loader *l = st_loader_create(&desc);
-  if (!buf || !l) {
-    fprintf(stderr, "strata: %s: out of memory\n", file);
-    fclose(f);
-    free(buf);
-    st_loader_destroy(l);
-    return NULL;
-  }
+  if (!buf) return -2;
   int read_error = 0;
   for (;;) {
     size_t n = fread(buf, 1, CHUNK_BYTES, f);
-    if (n > 0 && st_loader_push(l, buf, n) != ST_OK) break;
+    if (n > 0 && push(ud, buf, n) != ST_OK) break;
     if (n < CHUNK_BYTES) {
       read_error = ferror(f);
       break;
     }
   }
-  fclose(f);
   free(buf);
-  if (read_error) {
-    fprintf(stderr, "strata: %s: read error\n", file);
+  return read_error ? -1 : 0;
+}
+
+static FILE *open_or_say(const char *file) {
+  FILE *f = fopen(file, "rb");
+  if (!f) fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));
+  return f;
+}
+
+static int pump_or_say(FILE *f, const char *file,
+                       st_code (*push)(void *ud, const void *data, size_t len), void *ud) {
+  int rc = pump(f, push, ud);
+  fclose(f);
+  if (rc) fprintf(stderr, "strata: %s: %s\n", file, rc == -1 ? "read error" : "out of memory");
+  return rc;
+}
+
+static void say_load_error(const st_error *err, const char *file) {
+  char line[512];
+  st_load_error_line(err, file, line, sizeof line);
+  fprintf(stderr, "strata: %s\n", line);
+}
+
+static st_code loader_push(void *ud, const void *data, size_t len) {
+  return st_loader_push(ud, data, len);
+}
+
+st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
+                          double *load_ms) {
+  st_load_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.alloc.fn = cli_counting_alloc;
+  desc.alloc.ud = heap;
+  desc.file_name = file;
+  FILE *f = open_or_say(file);
+  if (!f) return NULL;
+  double t0 = cli_now_ms();
+  st_loader *l = st_loader_create(&desc);
+  if (!l) {
+    fprintf(stderr, "strata: %s: out of memory\n", file);
+    fclose(f);
+    return NULL;
+  }
+  if (pump_or_say(f, file, loader_push, l)) {
     st_loader_destroy(l);
     return NULL;
   }
   st_trace *t = st_loader_finish(l, err);
   *load_ms = cli_now_ms() - t0;
   if (!t) {
-    char line[512];
-    st_load_error_line(err, file, line, sizeof line);
-    fprintf(stderr, "strata: %s\n", line);
+    say_load_error(err, file);
     st_loader_destroy(l);
     return NULL;
   }
@@ -120,44 +137,96 @@ st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, 
   return l;
 }
 
-int cli_load_file(const char *file, cli_heap *heap, cli_loaded *out) {
-  memset(out, 0, sizeof *out);
-  out->file = file;
-  double load_ms = 0;
-  st_loader *l = cli_load_timed(file, heap, &out->trace, &out->err, &load_ms);
-  if (!l) return 1;
-  out->stats = *st_loader_stats(l);
-  out->stats.load_ms = load_ms;
-  out->stats.heap_bytes = heap->peak;
-  const char *meta = st_loader_metadata_json(l);
-  out->metadata_json = malloc(strlen(meta) + 1);
-  if (out->metadata_json) memcpy(out->metadata_json, meta, strlen(meta) + 1);
-  st_loader_destroy(l);
-  if (!out->metadata_json) {
+/* ---- several files as one set ---------------------------------------------- */
+
+static st_code set_push(void *ud, const void *data, size_t len) {
+  return st_traceset_load_push(ud, data, len);
+}
+
+/* File k into the open batch: 0, or 1 after the message. */
+static int load_one(cli_set *cs, uint32_t k) {
+  const char *file = cs->files[k];
+  FILE *f = open_or_say(file);
+  if (!f) return 1;
+  size_t base = cs->window.current; /* what the files before hold */
+  cs->window.peak = base;
+  double t0 = cli_now_ms();
+  if (st_traceset_load_begin(cs->set, file) != ST_OK) {
     fprintf(stderr, "strata: %s: out of memory\n", file);
-    cli_loaded_free(out);
+    fclose(f);
+    return 1;
+  }
+  if (pump_or_say(f, file, set_push, cs->set)) {
+    st_traceset_load_abort(cs->set);
+    return 1;
+  }
+  st_trace_handle h = st_traceset_load_finish(cs->set, &cs->errs[k]);
+  if (!h.id) {
+    say_load_error(&cs->errs[k], file);
+    return 1;
+  }
+  st_traceset_set_load_figures(cs->set, h, cli_now_ms() - t0, cs->window.peak - base);
+  cs->handles[k] = h;
+  return 0;
+}
+
+int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged) {
+  memset(cs, 0, sizeof *cs);
+  cs->files = files;
+  cs->n = n;
+  cs->window.parent = &cs->total;
+  st_traceset_desc d;
+  memset(&d, 0, sizeof d);
+  d.load_alloc.fn = cli_counting_alloc;
+  d.load_alloc.ud = &cs->window;
+  d.capacity = n;
+  d.unmerged = unmerged;
+  cs->handles = calloc(n, sizeof *cs->handles);
+  cs->errs = calloc(n, sizeof *cs->errs);
+  cs->set = n <= ST_TRACESET_CAPACITY && cs->handles && cs->errs ? st_traceset_create(&d) : NULL;
+  if (!cs->set || st_traceset_batch_begin(cs->set) != ST_OK) {
+    fprintf(stderr, "strata: out of memory\n");
+    return 1;
+  }
+  for (uint32_t k = 0; k < n; k++)
+    if (load_one(cs, k)) return 1;
+  st_traceset_report rep;
+  if (st_traceset_batch_end(cs->set, NULL, &rep) != n) { /* the merge did not fit */
+    const char *why = rep.dropped ? rep.dropped_text : rep.error;
+    fprintf(stderr, "strata: merging the files: %.*s\n", (int)strcspn(why, "\n"), why);
     return 1;
   }
   return 0;
 }
 
-void cli_loaded_free(cli_loaded *l) {
-  st_trace_destroy(l->trace);
-  free(l->metadata_json);
-  memset(l, 0, sizeof *l);
+void cli_set_free(cli_set *cs) {
+  st_traceset_destroy(cs->set);
+  free(cs->handles);
+  free(cs->errs);
+  memset(cs, 0, sizeof *cs);
 }
 
-void cli_warn_damaged(const cli_loaded *l) {
-  if (l->err.code != ST_OK) {
-    char line[512];
-    st_load_error_line(&l->err, NULL, line, sizeof line);
-    fprintf(stderr, "strata: %s: warning: %s; kept what was read before it\n", l->file, line);
-    return;
+st_traceset_file cli_set_file(const cli_set *cs, uint32_t k) {
+  st_traceset_file f;
+  st_traceset_get(cs->set, cs->handles[k], &f);
+  return f;
+}
+
+void cli_set_warn_damaged(const cli_set *cs) {
+  for (uint32_t k = 0; k < cs->n; k++) {
+    const char *file = cs->files[k];
+    const st_stats *s = cli_set_file(cs, k).stats;
+    if (cs->errs[k].code != ST_OK) {
+      char line[512];
+      st_load_error_line(&cs->errs[k], NULL, line, sizeof line);
+      fprintf(stderr, "strata: %s: warning: %s; kept what was read before it\n", file, line);
+      continue;
+    }
+    for (uint32_t i = 0; s && i < s->warning_count; i++)
+      if (strcmp(s->warnings[i].kind, "truncated") == 0)
+        fprintf(stderr,
+                "strata: %s: warning: truncated trace: the event list ends without ']' (at byte "
+                "%llu); complete events kept\n",
+                file, (unsigned long long)s->warnings[i].first_offset);
   }
-  for (uint32_t i = 0; i < l->stats.warning_count; i++)
-    if (strcmp(l->stats.warnings[i].kind, "truncated") == 0)
-      fprintf(stderr,
-              "strata: %s: warning: truncated trace: the event list ends without ']' (at byte "
-              "%llu); complete events kept\n",
-              l->file, (unsigned long long)l->stats.warnings[i].first_offset);
 }
