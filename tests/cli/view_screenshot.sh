@@ -28,22 +28,12 @@ import json, os, struct, subprocess, sys, tempfile, zlib
 
 strata = os.environ["STRATA_BIN"]
 root = os.environ["STRATA_ROOT"]
-# Under ASan, LeakSanitizer reports what the GL driver (Mesa, dlopen'd and
-# unloaded by SDL, so its frames are "<unknown module>") and libdbus keep
-# at exit: reported, not fatal; a leak with a frame of strata's own code
-# fails the case (own_leaks).
-os.environ["LSAN_OPTIONS"] = os.environ.get("LSAN_OPTIONS", "") + ":exitcode=0"
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(root, "tests", "cli"))
+from view_check import finish, lsan_not_fatal, own_leaks, report
+
+lsan_not_fatal()
 tmp = tempfile.mkdtemp(prefix="strata-view-")
-passed = failed = 0
-
-
-def report(ok, name, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
 
 
 # ---- a trace with something to see --------------------------------------------
@@ -214,24 +204,12 @@ def check(png, frame):
     return problems
 
 
-def own_leaks(stderr):
-    """The LeakSanitizer reports (if any) with a frame in strata's code."""
-    bad = []
-    for block in stderr.split("\n\n"):
-        if "leak of" not in block:
-            continue
-        frames = [l for l in block.splitlines() if l.strip().startswith("#")][1:]
-        if any(root in f or os.path.basename(strata) + "+0x" in f for f in frames):
-            bad.append(block.strip().splitlines()[0])
-    return bad
-
-
 def view(files, png, frame_json=None, size="1280x720"):
     cmd = ["xvfb-run", "-a", strata, "view"] + files + ["--screenshot", png, "--size", size]
     if frame_json:
         cmd += ["--frame-json", frame_json]
     p = subprocess.run(cmd, capture_output=True, timeout=120)
-    leaks = own_leaks(p.stderr.decode(errors="replace"))
+    leaks = own_leaks(p.stderr.decode(errors="replace"), root, strata)
     report(not leaks, "no leaks in strata's code: " + " ".join(files[-1:]), "; ".join(leaks))
     return p
 
@@ -288,6 +266,5 @@ report(p.returncode == 1 and len(err) == 1 and "no display" in err[0],
 p = subprocess.run([strata, "view", trace, "--size", "12"], capture_output=True)
 report(p.returncode == 2, "bad --size: exit 2", "exit %d" % p.returncode)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish())
 PY

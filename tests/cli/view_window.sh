@@ -16,23 +16,18 @@ for tool in xvfb-run xdotool; do
     exit 77
   fi
 done
-export STRATA_BIN=$strata
+export STRATA_BIN=$strata STRATA_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 exec xvfb-run -a python3 - <<'PY'
 import json, os, signal, subprocess, sys, tempfile, time
 
 strata = os.environ["STRATA_BIN"]
-os.environ["LSAN_OPTIONS"] = os.environ.get("LSAN_OPTIONS", "") + ":exitcode=0"  # see view_screenshot.sh
+root = os.environ["STRATA_ROOT"]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(root, "tests", "cli"))
+from view_check import finish, lsan_not_fatal, own_leaks, report
+
+lsan_not_fatal()
 tmp = tempfile.mkdtemp(prefix="strata-window-")
-passed = failed = 0
-
-
-def report(ok, name, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
 
 
 # one thread, slices "first" [0, 400) us and "second" [500, 1000) us
@@ -97,11 +92,8 @@ except subprocess.TimeoutExpired:
     p.kill()
     out, err = p.communicate()
 report(p.returncode == 0, "closes cleanly (exit 0)", "exit %s: %s" % (p.returncode, err[-500:]))
-# under ASan: no leak report with a frame of strata's own sources
-own = [b.strip().splitlines()[0] for b in err.split("\n\n")
-       if "leak of" in b and any(d in b for d in ("/native/", "/core/", "/tools/cli/", "/wasm/"))]
+own = own_leaks(err, root, strata)
 report(not own, "no leaks in strata's code", "; ".join(own))
 report("keys and mouse" in out, "? prints the key help", "stdout %r" % out[:200])
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish())
 PY
