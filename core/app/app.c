@@ -1,10 +1,11 @@
 /* app.c: the app's life and its loads (app.h): create and destroy, loading
- * a file or the demo into the batch in progress, and ending a batch: the
- * traces shown are replaced by the batch's once their view (merge, level-
- * of-detail index, ui) is built, files left out from the end while it does
- * not fit in memory. The panels' snapshots are dropped (their forget hooks)
- * before the traces they point into go. The top file of core/app: calls the
- * others, none calls it.
+ * a file or the demo into the batch in progress of its trace set
+ * (core/set/traceset.h), and ending a batch: the set builds the view of the
+ * batch's files (leaving out the last while it does not fit), the app puts
+ * its level-of-detail index and ui on it (the set's build_view hook) and
+ * drops them, with every panel's snapshot (their forget hooks), before the
+ * traces they point into go (drop_view, on_close). The top file of
+ * core/app: calls the others, none calls it.
  */
 #include "app_internal.h"
 
@@ -16,12 +17,36 @@
 
 /* ---- life ---------------------------------------------------------------------- */
 
+/* The set's allocator: whatever the app's is now (st_app_set_alloc). */
+static void *forward_alloc(void *ud, void *ptr, size_t size) {
+  const st_app *app = ud;
+  if (!size) {
+    st_free(&app->alloc, ptr);
+    return NULL;
+  }
+  return st_realloc(&app->alloc, ptr, size);
+}
+
+/* The set closes a file: what is in flight for it goes first. */
+static void on_close(void *user, st_trace_handle h) { st_app_args_forget(user, h); }
+
 st_app *st_app_create(const st_app_desc *desc) {
   if (!desc || !desc->platform.now_ms) return NULL;
   st_app *app = st_calloc(&desc->alloc, 1, sizeof *app);
   if (!app) return NULL;
   app->alloc = app->self_alloc = desc->alloc;
   app->pf = desc->platform;
+  app->set_alloc = (st_alloc){forward_alloc, app};
+  st_traceset_desc sd = {0};
+  sd.alloc = sd.load_alloc = app->set_alloc;
+  sd.capacity = ST_APP_MAX_TRACES;
+  sd.on_close = on_close;
+  sd.user = app;
+  app->set = st_traceset_create(&sd);
+  if (!app->set) {
+    st_free(&desc->alloc, app);
+    return NULL;
+  }
   app->css_w = desc->css_w >= 1 ? desc->css_w : 800;
   app->css_h = desc->css_h >= 1 ? desc->css_h : 600;
   app->dpr = desc->dpr > 0 ? desc->dpr : 1;
@@ -30,14 +55,14 @@ st_app *st_app_create(const st_app_desc *desc) {
   app->dirty = 1;
   app->sum.source = -1;
   app->fl.from = app->fl.track = -1;
-  app->args.slot = app->args.s_slot = app->args.s_part = UINT32_MAX;
-  app->last_slot = UINT32_MAX;
+  app->args.s_part = UINT32_MAX;
   return app;
 }
 
-/* The view goes (the ui and the lod point into the traces), and every
- * snapshot taken of it. */
-static void drop_view(st_app *app) {
+/* What the app built on the set's view goes (the ui and the lod point into
+ * the traces), and every snapshot taken of it. The set's drop_view hook. */
+static void drop_view(void *ud) {
+  st_app *app = ud;
   st_app_summary_forget(app);
   st_app_flame_forget(app);
   st_app_diff_forget(app);
@@ -50,28 +75,16 @@ static void drop_view(st_app *app) {
   }
   st_ui_destroy(app->ui);
   st_lod_destroy(app->lod);
-  st_trace_destroy(app->merged);
   app->ui = NULL;
   app->lod = NULL;
-  app->merged = NULL;
   app->trace = NULL;
-}
-
-/* A trace goes: what is in flight for it first, then the slot. */
-static void close_slot(st_app *app, uint32_t slot) {
-  st_app_args_forget(app, slot);
-  st_app_slot_close(app, slot);
 }
 
 void st_app_destroy(st_app *app) {
   if (!app) return;
   drop_view(app);
-  st_app_args_forget(app, UINT32_MAX);
-  st_loader_destroy(app->loader);
-  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
-    if (app->traces[i].trace) close_slot(app, i);
-  st_strtab_destroy(app->strings);
-  st_strtab_destroy(app->batch_strings);
+  st_traceset_destroy(app->set); /* on_close for each file */
+  st_app_args_forget(app, (st_trace_handle){0});
   st_app_demo_release(app);
   const st_alloc *a = &app->self_alloc;
   st_drawlist_free(&app->dl, a);
@@ -100,21 +113,14 @@ void st_app_set_font(st_app *app, const st_font *font) {
 /* ---- loading ---------------------------------------------------------------------- */
 
 int st_app_load_begin(st_app *app, const char *name) {
-  st_loader_destroy(app->loader);
-  app->loader = NULL;
   st_app_copy_line(app->load_name, sizeof app->load_name, name && *name ? name : "trace");
   if (!app->batch_open) { /* a load on its own: a batch of one */
     st_app_batch_begin(app);
     app->batch_open = 2;
   }
-  st_load_desc d = {0};
-  d.alloc = app->alloc;
-  d.file_name = app->load_name;
-  d.strings = app->batch_strings;
-  app->loader = app->batch_strings ? st_loader_create(&d) : NULL;
-  app->push_code = ST_OK;
   app->load_t0_ms = st_app_now(app);
-  if (!app->loader) {
+  app->loading = st_traceset_load_begin(app->set, app->load_name) == ST_OK;
+  if (!app->loading) {
     snprintf(app->error, sizeof app->error, "%s: out of memory starting the load", app->load_name);
     if (app->batch_open == 2) st_app_batch_end(app);
     return 0;
@@ -123,64 +129,29 @@ int st_app_load_begin(st_app *app, const char *name) {
 }
 
 st_code st_app_load_push(st_app *app, const void *data, size_t len) {
-  if (!app->loader) return ST_ERR_ARG;
-  if (app->push_code != ST_OK) return app->push_code;
-  app->push_code = st_loader_push(app->loader, data, len);
-  return app->push_code;
-}
-
-/* A copy of s in the app's memory (NULL for NULL or on failure: "{}" then). */
-static char *dup_str(st_app *app, const char *s) {
-  if (!s) return NULL;
-  size_t n = strlen(s) + 1;
-  char *d = st_malloc(&app->self_alloc, n);
-  if (d) memcpy(d, s, n);
-  return d;
+  if (!app->loading) return ST_ERR_ARG;
+  return st_traceset_load_push(app->set, data, len);
 }
 
 int st_app_load_finish(st_app *app) {
-  if (!app->loader) {
+  if (!app->loading) {
     snprintf(app->error, sizeof app->error, "no load in progress");
     return ST_APP_LOAD_FAILED;
   }
+  app->loading = 0;
   int single = app->batch_open == 2;
   st_error err;
   memset(&err, 0, sizeof err);
-  st_trace *t = st_loader_finish(app->loader, &err);
-  st_stats stats = *st_loader_stats(app->loader);
-  st_argsrc *args = st_loader_take_args_source(app->loader); /* args on selection */
-  char *info = dup_str(app, t ? st_loader_metadata_json(app->loader) : NULL); /* info panel */
-  st_loader_destroy(app->loader);
-  app->loader = NULL;
-  uint32_t slot = t ? st_app_slot_free(app) : UINT32_MAX;
-  if (!t || slot == UINT32_MAX) {
-    st_free(&app->self_alloc, info);
-    st_argsrc_destroy(args);
-    if (t) {
-      st_trace_destroy(t);
-      st_error_set(&err, ST_ERR_LIMIT, 0, "too many traces open (64)");
-    }
-    if (err.code == ST_OK) st_error_set(&err, ST_ERR_FORMAT, 0, "no trace data");
+  st_trace_handle h = st_traceset_load_finish(app->set, &err);
+  if (!h.id) {
     /* the same one-line diagnosis as the CLI: "<file>: <what> (at byte N...)" */
     st_load_error_line(&err, app->load_name, app->error, sizeof app->error);
     if (single) st_app_batch_end(app);
     return ST_APP_LOAD_FAILED;
   }
-  st_app_trace *s = &app->traces[slot];
-  uint32_t gen = s->gen ? s->gen : 1;
-  memset(s, 0, sizeof *s);
-  s->gen = gen;
-  s->trace = t;
-  s->in_batch = 1;
-  s->seq = ++app->seq;
-  s->stats = stats;
-  s->stats.load_ms = st_app_now(app) - app->load_t0_ms;
-  s->stats.heap_bytes = st_app_heap(app);
-  s->info_json = info;
-  s->args = args;
-  st_app_copy_line(s->name, sizeof s->name, app->load_name);
+  st_traceset_set_load_figures(app->set, h, st_app_now(app) - app->load_t0_ms, st_app_heap(app));
   app->batch_loaded++;
-  app->last_slot = slot;
+  app->last = h;
   int rc = ST_APP_LOAD_OK;
   app->error[0] = 0;
   if (err.code != ST_OK) {
@@ -200,8 +171,8 @@ int st_app_load_finish(st_app *app) {
 }
 
 void st_app_load_abort(st_app *app) {
-  st_loader_destroy(app->loader);
-  app->loader = NULL;
+  st_traceset_load_abort(app->set);
+  app->loading = 0;
   if (app->batch_open == 2) st_app_batch_end(app);
 }
 
@@ -259,73 +230,31 @@ void st_app_demo_release(st_app *app) {
 
 void st_app_batch_begin(st_app *app) {
   if (app->batch_open) st_app_batch_end(app);
-  app->batch_strings = st_strtab_create(&app->alloc);
+  st_traceset_batch_begin(app->set); /* out of memory: the loads say so */
   app->batch_open = 1;
   app->batch_loaded = 0;
   app->batch_t0_ms = st_app_now(app);
 }
 
-/* The view of the traces shown: one as itself, several merged under their
- * group names at their offsets. 0 on failure, with app->error saying which
- * stage failed for which file(s): "out of memory building the
- * level-of-detail index for run.json (after its 5,000,000 events, 612 MB
- * read)"; several files: "... of 3 files together". */
-static int build_view(st_app *app) {
-  uint32_t n = app->shown_count;
-  if (!n) return 1;
-  st_trace *view = app->traces[app->shown[0]].trace;
-  st_error err;
-  memset(&err, 0, sizeof err);
-  if (n > 1) {
-    st_trace *parts[ST_APP_MAX_TRACES];
-    uint32_t names[ST_APP_MAX_TRACES];
-    int64_t offs[ST_APP_MAX_TRACES];
-    for (uint32_t k = 0; k < n; k++) {
-      st_app_trace *s = &app->traces[app->shown[k]];
-      parts[k] = s->trace;
-      names[k] = st_strtab_intern(app->strings, s->group, strlen(s->group));
-      if (names[k] == ST_STR_NONE) names[k] = ST_STR_EMPTY;
-      offs[k] = s->offset_ns;
-    }
-    view = app->merged = st_trace_merge(&app->alloc, parts, names, offs, n, &err);
-    if (view) /* normalised */
-      for (uint32_t k = 0; k < n; k++)
-        app->traces[app->shown[k]].offset_ns = st_trace_parts(view, NULL)[k].offset_ns;
-  }
-  st_lod *lod = view ? st_lod_build(&app->alloc, view, &err) : NULL;
+/* The app's part of the view the set built (one file's model, or several
+ * merged): its level-of-detail index and ui. The set's build_view hook; on
+ * failure nothing of it is kept and err says which stage failed. */
+static st_code build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err) {
+  st_app *app = ud;
+  (void)set;
+  st_lod *lod = st_lod_build(&app->alloc, view, err);
   st_ui *ui = lod ? st_ui_create(&app->alloc, view, app->css_w, app->css_h, app->dpr) : NULL;
   if (!ui) {
-    if (lod && err.code == ST_OK)
-      st_error_set(&err, ST_ERR_NOMEM, 0, "out of memory creating the view");
-    if (err.code == ST_OK) st_error_set(&err, ST_ERR_NOMEM, 0, "out of memory");
-    if (n == 1) {
-      char ext[96];
-      st_app_load_extent(&app->traces[app->shown[0]], ext, sizeof ext);
-      snprintf(app->error, sizeof app->error, "%s for %s (%s)", err.msg,
-               app->traces[app->shown[0]].name, ext);
-    } else {
-      snprintf(app->error, sizeof app->error, "%s of %u files together", err.msg, n);
-    }
+    if (lod) st_error_set(err, ST_ERR_NOMEM, 0, "out of memory creating the view");
     st_lod_destroy(lod);
-    st_trace_destroy(app->merged);
-    app->merged = NULL;
-    return 0;
+    return err->code != ST_OK ? err->code : ST_ERR_NOMEM;
   }
   app->trace = view;
   app->lod = lod;
   app->ui = ui;
   app->animating = 0;
   st_ui_set_tool(ui, (st_tool)app->tool);
-  return 1;
-}
-
-/* Appends "<file>: not shown: <why> (<extent>)\n" to app->dropped. */
-static void note_dropped(st_app *app, const st_app_trace *s, const char *why) {
-  size_t len = strlen(app->dropped);
-  char ext[96];
-  st_app_load_extent(s, ext, sizeof ext);
-  snprintf(app->dropped + len, sizeof app->dropped - len, "%s: not shown: %s (%s)\n", s->name, why,
-           ext);
+  return ST_OK;
 }
 
 static const unsigned ALL_CHANGED = ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH |
@@ -335,54 +264,27 @@ uint32_t st_app_batch_end(st_app *app) {
   if (!app->batch_open) return 0;
   app->batch_open = 0;
   app->dropped[0] = 0;
+  if (app->loading) st_app_load_abort(app);
   if (!app->batch_loaded) { /* nothing loaded: what is shown stays */
-    st_strtab_destroy(app->batch_strings);
-    app->batch_strings = NULL;
+    st_traceset_batch_end(app->set, NULL, NULL);
     return 0;
   }
-  /* The batch replaces the traces shown. Their view goes first (the ui and
-   * the lod point into them, and the memory is the new view's); their
-   * models stay until the new view is built, to come back if it cannot be. */
-  drop_view(app);
-  uint32_t old[ST_APP_MAX_TRACES], nold = st_app_slots_by_load(app, 0, old);
-  st_strtab *old_strings = app->strings;
-  app->strings = app->batch_strings;
-  app->shown_count = st_app_slots_by_load(app, 1, app->shown); /* display order: load order */
-  st_app_place(app);
   char keep[sizeof app->error];
   memcpy(keep, app->error, sizeof keep); /* a partial load's warning */
   if (app->pf.view_begins) app->pf.view_begins(app->pf.ud);
-  int built;
-  while (!(built = build_view(app)) && app->shown_count > 1) {
-    /* the view of them all does not fit: the last file is left out */
-    uint32_t last = app->shown[--app->shown_count];
-    note_dropped(app, &app->traces[last], app->error);
-    close_slot(app, last);
-    st_app_place(app); /* group names unique among those left (and their clocks) */
-  }
-  if (!built) { /* not even the first file's view: the batch goes, the old traces stay */
-    char why[sizeof app->error];
-    memcpy(why, app->error, sizeof why);
-    for (uint32_t k = 0; k < app->shown_count; k++) close_slot(app, app->shown[k]);
-    st_strtab_destroy(app->strings);
-    app->strings = old_strings;
-    app->batch_strings = NULL;
-    memcpy(app->shown, old, sizeof old);
-    app->shown_count = nold;
-    if (!build_view(app)) app->shown_count = 0;
-    memcpy(app->error, why, sizeof why);
-    app->dropped[0] = 0; /* the error says it: nothing of the batch is shown */
+  st_traceset_end_desc end = {build_view, drop_view, app};
+  st_traceset_report rep;
+  uint32_t n = st_traceset_batch_end(app->set, &end, &rep);
+  if (!n) { /* not even the first file's view: the batch went, the files shown before stay */
+    memcpy(app->error, rep.error, sizeof app->error);
     if (app->ui) st_app_apply(app, ALL_CHANGED);
     return 0;
   }
-  for (uint32_t k = 0; k < nold; k++) close_slot(app, old[k]);
-  st_strtab_destroy(old_strings);
-  app->batch_strings = NULL;
-  for (uint32_t k = 0; k < app->shown_count; k++) app->traces[app->shown[k]].in_batch = 0;
+  memcpy(app->dropped, rep.dropped_text, sizeof app->dropped);
   memcpy(app->error, keep, sizeof keep);
   app->has_stats = 1;
   app->load_t0_ms = app->batch_t0_ms;
   st_app_apply(app, ALL_CHANGED);
   app->loaded_pending = 1;
-  return app->shown_count;
+  return n;
 }

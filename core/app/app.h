@@ -16,9 +16,10 @@
  * built beside the current one and swapped in only when its load succeeds;
  * a failed load keeps the previous trace on screen.
  *
- * The workspace: the app holds a set of traces (at most ST_APP_MAX_TRACES),
- * each with its own model, stats, metadata and args source, addressed by
- * handles (slot and generation: a handle of a closed trace fails). A batch
+ * The workspace: the app holds a set of traces (core/set/traceset.h, at
+ * most ST_APP_MAX_TRACES), each with its own model, stats, metadata and
+ * args source, addressed by handles (slot and generation: a handle of a
+ * closed trace fails; numbers for the platform, st_trace_handle.id). A batch
  * (st_app_batch_begin ... st_app_batch_end) loads several files one after
  * another into one shared string table and shows them together: one trace
  * as itself, several merged on one timeline (core/model/trace.h), each under

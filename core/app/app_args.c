@@ -2,13 +2,14 @@
  * the "in args" search, every call naming the trace by handle (app.h).
  *
  * The model keeps only `src`, the event's offset in the decoded input; the
- * trace's args source (core/import/args/argsrc.h, kept in its slot) says
+ * trace's args source (core/import/args/argsrc.h, kept by the trace set) says
  * which decoded range to read, the platform reads it and hands the bytes
- * back (plain files: args_data; compressed ones: through the slot's gzip
+ * back (plain files: args_data; compressed ones: through the trace's gzip
  * index, core/import/args/gzindex.h), until the args are decoded. One read
- * is in flight at a time, tagged with its trace's slot. The search pass
+ * is in flight at a time, tagged with its trace's handle. The search pass
  * (core/import/args/args_search.h) streams a trace's whole file. When a
- * trace goes (app.c), st_app_args_forget drops what is in flight for it.
+ * trace goes (the set's on_close, app.c), st_app_args_forget drops what
+ * is in flight for it, and its index.
  * Calls app_view.c and app_set.c.
  */
 #include "app_internal.h"
@@ -24,7 +25,7 @@ static void end_read(st_app *app) {
   g->nacc = 0;
   st_gzread_end(g->rd);
   g->rd = NULL;
-  g->slot = UINT32_MAX;
+  g->h.id = 0;
 }
 
 /* {"error":"<message> (at byte N)"} */
@@ -72,20 +73,26 @@ static void write_args(st_jout *o, st_app *app, const void *arg) {
   st_jout_lit(o, "}");
 }
 
-/* The slot of a trace's handle, the read in flight being of it (or any
- * trace when !in_flight). */
-static uint32_t slot_for(const st_app *app, double handle, int in_flight) {
-  uint32_t slot = st_app_slot_of(app, handle);
-  if (slot != UINT32_MAX && in_flight && slot != app->args.slot) return UINT32_MAX;
-  return slot;
+/* A file shown by its handle (*h, *f; f may be NULL), the read in flight
+ * being of it when in_flight. */
+static int file_for(const st_app *app, double handle, int in_flight, st_trace_handle *h,
+                    st_traceset_file *f) {
+  return st_app_shown(app, handle, h, f) && (!in_flight || h->id == app->args.h.id);
+}
+
+/* h's gzip index (beside the set's slot of h). */
+static st_app_index *index_of(st_app *app, st_trace_handle h) {
+  uint32_t slot = st_traceset_slot(app->set, h);
+  return slot < ST_APP_MAX_TRACES ? &app->ix[slot] : NULL;
 }
 
 const char *st_app_args_begin(st_app *app, double handle, double src) {
   st_error err;
   memset(&err, 0, sizeof err);
   end_read(app);
-  uint32_t slot = slot_for(app, handle, 0);
-  if (slot == UINT32_MAX) {
+  st_trace_handle h;
+  st_traceset_file f;
+  if (!file_for(app, handle, 0, &h, &f)) {
     st_error_set(&err, ST_ERR_ARG, 0, "another trace was opened");
     return error_json(app, &err);
   }
@@ -94,17 +101,17 @@ const char *st_app_args_begin(st_app *app, double handle, double src) {
     return error_json(app, &err);
   }
   /* a B/E slice: the args of its B and E merged (the E's read after the B's) */
-  uint64_t end = st_trace_end_src_of(app->traces[slot].trace, (uint64_t)src);
-  app->args.q =
-      st_args_query_begin_end(app->traces[slot].args, (uint64_t)src, end, &app->args.span, &err);
+  uint64_t end = st_trace_end_src_of(f.trace, (uint64_t)src);
+  app->args.q = st_args_query_begin_end(f.args, (uint64_t)src, end, &app->args.span, &err);
   if (!app->args.q) return error_json(app, &err);
-  app->args.slot = slot;
+  app->args.h = h;
   return read_json(app);
 }
 
 int st_app_args_data(st_app *app, double handle, const void *data, size_t len) {
   st_app_args *g = &app->args;
-  if (slot_for(app, handle, 1) == UINT32_MAX || !g->q || len > g->span.length - g->nacc) return -1;
+  st_trace_handle h;
+  if (!file_for(app, handle, 1, &h, NULL) || !g->q || len > g->span.length - g->nacc) return -1;
   if (g->nacc + len > g->acc_cap) {
     size_t cap = g->acc_cap ? g->acc_cap : 65536;
     while (cap < g->nacc + len) cap *= 2;
@@ -122,7 +129,8 @@ const char *st_app_args_step(st_app *app, double handle) {
   st_app_args *g = &app->args;
   st_error err;
   memset(&err, 0, sizeof err);
-  if (slot_for(app, handle, 1) == UINT32_MAX || !g->q) {
+  st_trace_handle h;
+  if (!file_for(app, handle, 1, &h, NULL) || !g->q) {
     st_error_set(&err, ST_ERR_ARG, 0, "no read in progress");
     return error_json(app, &err);
   }
@@ -149,63 +157,69 @@ const char *st_app_args_step(st_app *app, double handle) {
 /* ---- the gzip index of a compressed trace ---------------------------------------------- */
 
 void st_app_args_reset(st_app *app, double handle) {
-  uint32_t slot = slot_for(app, handle, 0);
-  if (slot == UINT32_MAX) return;
-  st_app_trace *s = &app->traces[slot];
-  if (app->args.slot == slot) {
+  st_trace_handle h;
+  st_app_index *x;
+  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h))) return;
+  if (app->args.h.id == h.id) {
     st_gzread_end(app->args.rd);
     app->args.rd = NULL;
   }
-  st_gzindex_destroy(s->ix);
-  s->ix = NULL;
-  s->ix_state = 0;
+  st_gzindex_destroy(x->ix);
+  x->ix = NULL;
+  x->ix_state = 0;
 }
 
 int st_app_args_index_ready(st_app *app, double handle) {
-  uint32_t slot = slot_for(app, handle, 0);
-  return slot != UINT32_MAX && app->traces[slot].ix_state == 2;
+  st_trace_handle h;
+  st_app_index *x;
+  return file_for(app, handle, 0, &h, NULL) && (x = index_of(app, h)) && x->ix_state == 2;
 }
 
 int st_app_args_index_push(st_app *app, double handle, const void *data, size_t len) {
-  uint32_t slot = slot_for(app, handle, 0);
-  if (slot == UINT32_MAX) return ST_ERR_ARG;
-  st_app_trace *s = &app->traces[slot];
-  if (s->ix_state == 0) {
-    s->ix = st_gzindex_create(NULL, 0);
-    s->ix_state = s->ix ? 1 : -1;
+  st_trace_handle h;
+  st_app_index *x;
+  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h))) return ST_ERR_ARG;
+  if (x->ix_state == 0) {
+    x->ix = st_gzindex_create(NULL, 0);
+    x->ix_state = x->ix ? 1 : -1;
   }
-  if (s->ix_state != 1) return ST_ERR_ARG;
+  if (x->ix_state != 1) return ST_ERR_ARG;
   st_error err;
-  st_code c = st_gzindex_push(s->ix, data, len, &err);
-  if (c != ST_OK) s->ix_state = -1;
+  st_code c = st_gzindex_push(x->ix, data, len, &err);
+  if (c != ST_OK) x->ix_state = -1;
   return (int)c;
 }
 
 int st_app_args_index_finish(st_app *app, double handle) {
-  uint32_t slot = slot_for(app, handle, 0);
-  if (slot == UINT32_MAX || app->traces[slot].ix_state != 1) return ST_ERR_ARG;
-  st_app_trace *s = &app->traces[slot];
+  st_trace_handle h;
+  st_app_index *x;
+  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h)) || x->ix_state != 1)
+    return ST_ERR_ARG;
   st_error err;
-  st_code c = st_gzindex_finish(s->ix, &err);
+  st_code c = st_gzindex_finish(x->ix, &err);
   /* a truncated stream still indexes what came before the cut */
-  s->ix_state = (c == ST_OK || c == ST_ERR_TRUNCATED) ? 2 : -1;
-  return s->ix_state == 2 ? 0 : (int)c;
+  x->ix_state = (c == ST_OK || c == ST_ERR_TRUNCATED) ? 2 : -1;
+  return x->ix_state == 2 ? 0 : (int)c;
 }
 
 double st_app_args_gz_begin(st_app *app, double handle, double src, double len) {
   st_app_args *g = &app->args;
   st_gzread_end(g->rd);
   g->rd = NULL;
-  uint32_t slot = slot_for(app, handle, 1);
-  if (slot == UINT32_MAX || app->traces[slot].ix_state != 2 || !(src >= 0) || !(len > 0)) return -1;
+  st_trace_handle h;
+  st_app_index *x;
+  if (!file_for(app, handle, 1, &h, NULL) || !(x = index_of(app, h)) || x->ix_state != 2 ||
+      !(src >= 0) || !(len > 0))
+    return -1;
   uint64_t from = 0;
-  g->rd = st_gzread_begin(app->traces[slot].ix, (uint64_t)src, (size_t)len, &from);
+  g->rd = st_gzread_begin(x->ix, (uint64_t)src, (size_t)len, &from);
   return g->rd ? (double)from : -1;
 }
 
 int st_app_args_gz_push(st_app *app, double handle, const void *data, size_t len) {
   st_app_args *g = &app->args;
-  if (slot_for(app, handle, 1) == UINT32_MAX || !g->rd) return -1;
+  st_trace_handle h;
+  if (!file_for(app, handle, 1, &h, NULL) || !g->rd) return -1;
   int done = 0;
   if (st_gzread_push(g->rd, data, len, &done) != ST_OK) return -1;
   return done;
@@ -220,7 +234,8 @@ void st_app_args_search_abort(st_app *app) {
   st_free(&app->self_alloc, g->s_text);
   g->s_text = NULL;
   g->s_len = 0;
-  g->s_slot = g->s_part = UINT32_MAX;
+  g->s_h.id = 0;
+  g->s_part = UINT32_MAX;
 }
 
 const char *st_app_args_search_error(const st_app *app) {
@@ -232,19 +247,18 @@ int st_app_args_search_begin(st_app *app, double handle, const char *text, int a
   st_app_args *g = &app->args;
   st_app_args_search_abort(app);
   memset(&g->s_err, 0, sizeof g->s_err);
-  uint32_t slot = st_app_slot_of(app, handle);
-  uint32_t part = slot == UINT32_MAX ? UINT32_MAX : st_app_part_of(app, slot);
+  st_trace_handle h;
+  st_traceset_file f;
   if (!app->ui || !text) {
     st_error_set(&g->s_err, ST_ERR_ARG, 0, "no trace is open");
     return 0;
   }
-  if (part == UINT32_MAX) {
+  if (!st_app_shown(app, handle, &h, &f)) {
     st_error_set(&g->s_err, ST_ERR_ARG, 0, "no such trace is shown");
     return 0;
   }
-  const st_app_trace *s = &app->traces[slot];
   size_t n = strlen(text);
-  g->s = st_args_search_create_for(NULL, s->args, s->trace, text, n, &g->s_err);
+  g->s = st_args_search_create_for(NULL, f.args, f.trace, text, n, &g->s_err);
   g->s_text = st_malloc(&app->self_alloc, n + 1);
   if (!g->s || !g->s_text) {
     if (g->s && !g->s_text) st_error_set(&g->s_err, ST_ERR_NOMEM, 0, "out of memory");
@@ -253,8 +267,8 @@ int st_app_args_search_begin(st_app *app, double handle, const char *text, int a
   }
   memcpy(g->s_text, text, n + 1);
   g->s_len = n;
-  g->s_slot = slot;
-  g->s_part = add ? part : UINT32_MAX;
+  g->s_h = h;
+  g->s_part = add ? f.shown_index : UINT32_MAX;
   return 1;
 }
 
@@ -288,10 +302,16 @@ double st_app_args_search_finish(st_app *app) {
   return r;
 }
 
-void st_app_args_forget(st_app *app, uint32_t slot) {
-  if (slot == UINT32_MAX || app->args.slot == slot) end_read(app);
-  if (app->args.s && (slot == UINT32_MAX || app->args.s_slot == slot)) {
+void st_app_args_forget(st_app *app, st_trace_handle h) {
+  if (!h.id || app->args.h.id == h.id) end_read(app);
+  if (app->args.s && (!h.id || app->args.s_h.id == h.id)) {
     st_error_set(&app->args.s_err, ST_ERR_ARG, 0, "another trace was opened");
     st_app_args_search_abort(app);
+  }
+  st_app_index *x = h.id ? index_of(app, h) : NULL;
+  if (x) {
+    st_gzindex_destroy(x->ix);
+    x->ix = NULL;
+    x->ix_state = 0;
   }
 }

@@ -51,27 +51,35 @@ static void write_alignment(st_jout *o, st_app *app, const void *arg) {
 }
 
 const char *st_app_compare_align(st_app *app) {
-  if (app->shown_count < 2 || !app->merged) return "null";
-  st_app_trace *a = &app->traces[app->shown[0]], *b = &app->traces[app->shown[1]];
-  alignment al;
-  if (st_profile_compare_offset(&app->alloc, a->trace, b->trace, &al.al) != ST_OK) return "null";
-  /* al.offset_ns moves B's times (as they are now) onto A's */
-  if (!st_app_set_offset_ns(app, app->shown[1], (double)b->offset_ns + (double)al.al.offset_ns))
+  st_traceset_file a, b;
+  if (!app->trace || !st_traceset_get(app->set, st_app_part(app, 0), &a) ||
+      !st_traceset_get(app->set, st_app_part(app, 1), &b))
     return "null";
-  al.offset_us = (double)(b->offset_ns - a->offset_ns) / 1000.0;
+  alignment al;
+  if (st_profile_compare_offset(&app->alloc, a.trace, b.trace, &al.al) != ST_OK) return "null";
+  /* al.offset_ns moves B's times (as they are now) onto A's */
+  if (!st_app_set_offset_ns(app, st_app_part(app, 1),
+                            (double)b.offset_ns + (double)al.al.offset_ns))
+    return "null";
+  st_traceset_get(app->set, st_app_part(app, 0), &a); /* the offsets now */
+  st_traceset_get(app->set, st_app_part(app, 1), &b);
+  al.offset_us = (double)(b.offset_ns - a.offset_ns) / 1000.0;
   return st_app_json(app, &app->small, write_alignment, &al, "null");
 }
 
 const char *st_app_diff(st_app *app, int by, int range, double t0_us, double t1_us, double step,
                         const char *col, int desc) {
   st_app_diff_forget(app);
-  if (app->shown_count < 2 || !app->merged || !col) return "null";
-  const st_trace *a = app->traces[app->shown[0]].trace, *b = app->traces[app->shown[1]].trace;
+  st_traceset_file fa, fb;
+  if (!app->trace || !col || !st_traceset_get(app->set, st_app_part(app, 0), &fa) ||
+      !st_traceset_get(app->set, st_app_part(app, 1), &fb))
+    return "null";
+  const st_trace *a = fa.trace, *b = fb.trace;
   st_diff_opts o;
   memset(&o, 0, sizeof o);
   o.by = by ? ST_DIFF_BY_CAT : ST_DIFF_BY_NAME;
   if (range == 1) { /* the window, in the view's microseconds: scene ns */
-    double origin = (double)st_trace_origin_ns(app->merged);
+    double origin = (double)st_trace_origin_ns(app->trace);
     double s0 = t0_us * 1000.0 - origin, s1 = t1_us * 1000.0 - origin;
     if (!(s1 > s0) || !(fabs(s0) < 9e18) || !(fabs(s1) < 9e18)) return "null";
     o.range_a = o.range_b = 1;
@@ -88,7 +96,7 @@ const char *st_app_diff(st_app *app, int by, int range, double t0_us, double t1_
   st_error err;
   app->cmp.diff = st_diff_build(&app->alloc, a, b, &o, &err);
   if (!app->cmp.diff) return "null";
-  app->cmp.merged = app->merged;
+  app->cmp.merged = app->trace;
   st_diff_col c = st_diff_col_parse(col, strlen(col));
   if (c != ST_DIFF_COL_COUNT_) st_diff_sort(app->cmp.diff, c, desc);
   return diff_text(app);
@@ -104,11 +112,11 @@ const char *st_app_diff_sort(st_app *app, const char *col, int desc) {
 
 double st_app_diff_select(st_app *app, int row) {
   uint32_t n;
-  if (!app->cmp.diff || !app->ui || app->cmp.merged != app->merged || row < 0) return -1;
+  if (!app->cmp.diff || !app->ui || app->cmp.merged != app->trace || row < 0) return -1;
   st_diff_rows(app->cmp.diff, &n);
   if ((uint32_t)row >= n) return -1;
   uint32_t np;
-  const st_trace_part *parts = st_trace_parts(app->merged, &np);
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
   st_selection *sel = st_selection_create(&app->alloc);
   if (!sel || np < 2) {
     st_selection_destroy(sel);

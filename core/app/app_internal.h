@@ -2,9 +2,10 @@
  * and by nothing outside core/app.
  *
  * The files, each calling only those listed before it (no loops):
- *   app_set.c      the workspace of traces: slots, handles, placement, the
- *                  trace list and the stats (the part that becomes the trace
- *                  set of core/set/ when it lands), the app's text buffers
+ *   app_set.c      the workspace: the app's side of the trace set
+ *                  (core/set/traceset.h: handles as the platform holds them,
+ *                  the list, the stats, metadata) and the helpers every file
+ *                  uses (clock, text buffers)
  *   app_view.c     change bits (apply, pane following), view, canvas,
  *                  panes side by side, offsets of the files shown
  *   app_panels.c   the interaction-state panels and the name search
@@ -30,22 +31,16 @@
 #include "panel.h"
 #include "stats.h"
 #include "trace.h"
+#include "traceset.h"
 
-/* One trace of the workspace. */
-typedef struct st_app_trace {
-  st_trace *trace;   /* NULL: a free slot */
-  uint32_t gen;      /* bumped when the slot is freed: its old handles go stale */
-  int in_batch;      /* loaded by the batch in progress, not shown yet */
-  st_stats stats;    /* its own load's numbers */
-  char *info_json;   /* its top-level metadata (st_loader_metadata_json), NULL: none */
-  char name[256];    /* the file's name */
-  char group[256];   /* its group's name on the timeline */
-  int64_t offset_ns; /* where its time 0 is on the shared timeline */
-  uint64_t seq;      /* load order */
-  st_argsrc *args;   /* its args source (NULL: none) */
-  st_gzindex *ix;    /* gzip restart points for its args, built on demand */
-  int ix_state;      /* 0 none, 1 building, 2 ready, -1 failed */
-} st_app_trace;
+_Static_assert(ST_APP_MAX_TRACES == ST_TRACESET_MAX, "the app's set holds as many files");
+
+/* Beside each file of the set (by st_traceset_slot): the gzip restart
+ * points for its args, built on demand. */
+typedef struct st_app_index {
+  st_gzindex *ix;
+  int ix_state; /* 0 none, 1 building, 2 ready, -1 failed */
+} st_app_index;
 
 /* The summary table's snapshot (app_summary.c). */
 typedef struct st_app_summary {
@@ -77,7 +72,7 @@ typedef struct st_app_cmp {
 
 /* The args read in flight and the "in args" search pass (app_args.c). */
 typedef struct st_app_args {
-  uint32_t slot;     /* the trace of the read in flight (UINT32_MAX: none) */
+  st_trace_handle h; /* the trace of the read in flight ({0}: none) */
   st_args_query *q;  /* the query in progress */
   st_args_span span; /* the range it asked for */
   st_gzread *rd;     /* a compressed range being inflated */
@@ -86,8 +81,8 @@ typedef struct st_app_args {
   st_panel_buf text;
   /* the search pass */
   st_args_search *s;
-  uint32_t s_slot; /* its trace */
-  uint32_t s_part; /* add mode: the part of the view; UINT32_MAX: replace */
+  st_trace_handle s_h; /* its trace */
+  uint32_t s_part;     /* add mode: the part of the view; UINT32_MAX: replace */
   char *s_text;
   size_t s_len;
   st_error s_err;
@@ -98,21 +93,19 @@ struct st_app {
   st_alloc self_alloc; /* the one this struct was made with */
   st_app_platform pf;
 
-  /* ---- the workspace (app_set.c) ---- */
-  st_app_trace traces[ST_APP_MAX_TRACES];
-  uint32_t shown[ST_APP_MAX_TRACES]; /* slots shown, in display order */
-  uint32_t shown_count;
-  st_strtab *strings;       /* shared by the traces shown */
-  st_strtab *batch_strings; /* shared by the batch in progress */
-  int batch_open;           /* 1: explicit batch; 2: a single load's own */
+  /* ---- the workspace: the trace set (core/set/traceset.h) ---- */
+  st_traceset *set;
+  st_alloc set_alloc; /* forwards to `alloc`, so the set follows st_app_set_alloc */
+  st_app_index ix[ST_APP_MAX_TRACES];
+  int batch_open; /* 1: explicit batch; 2: a single load's own */
   uint32_t batch_loaded;
   double batch_t0_ms;
-  uint32_t last_slot; /* the slot of the last load that succeeded */
-  uint64_t seq;       /* loads so far */
-  st_trace *merged;   /* the merged view of several traces (owned), or NULL */
+  st_trace_handle last; /* the last load that succeeded */
+  int loading;          /* a load is in progress */
 
   /* ---- the view on screen ---- */
-  st_trace *trace; /* one slot's trace, or `merged`; NULL before the first load */
+  st_trace *trace; /* the set's view (one file's model, or several merged); NULL
+                    * before the first load */
   st_lod *lod;
   st_ui *ui; /* the ui in use: view, layout, selection, search (core/ui/ui.h) */
   int tool;  /* st_tool, kept across loads */
@@ -126,11 +119,9 @@ struct st_app {
   float css_w, css_h, dpr;
 
   /* ---- loading ---- */
-  st_loader *loader;
   double load_t0_ms; /* platform clock at load begin */
   char load_name[256];
-  st_code push_code; /* first error a push reported */
-  st_stats stats;    /* load_ms: the last batch's, to its first frame */
+  st_stats stats; /* load_ms: the last batch's, to its first frame */
   int has_stats;
   unsigned char *demo_bytes; /* the demo's JSON, kept until the platform copies it */
   size_t demo_len, demo_cap;
@@ -159,24 +150,15 @@ struct st_app {
 };
 
 /* ---- app_set.c ---- */
-double st_app_now(const st_app *app);                      /* the platform's clock */
-uint64_t st_app_heap(const st_app *app);                   /* its memory figure */
-uint32_t st_app_slot_of(const st_app *app, double handle); /* UINT32_MAX: stale or bad */
-uint32_t st_app_handle_of(const st_app *app, uint32_t slot);
-uint32_t st_app_part_of(const st_app *app, uint32_t slot); /* shown position, or UINT32_MAX */
-/* A free slot (UINT32_MAX: none); st_app_slot_close frees one: its model,
- * metadata, args source and index (its handles go stale). */
-uint32_t st_app_slot_free(const st_app *app);
-void st_app_slot_close(st_app *app, uint32_t slot);
-/* The slots holding traces of the batch in progress (in_batch) or not, in
- * load order; returns how many. */
-uint32_t st_app_slots_by_load(const st_app *app, int in_batch, uint32_t *out);
-/* Names the groups of the traces shown (unique) and sets their initial
- * offsets: files that carry absolute time line up on it, others start
- * together with the earliest. */
-void st_app_place(st_app *app);
-/* "after its 5,000,000 events, 612 MB read" */
-void st_app_load_extent(const st_app_trace *s, char *buf, size_t cap);
+double st_app_now(const st_app *app);    /* the platform's clock */
+uint64_t st_app_heap(const st_app *app); /* its memory figure */
+/* A file shown, by the handle the platform holds: 1 and *f (may be NULL)
+ * filled, *h its handle; 0 for a stale or bad handle, or a file of the
+ * batch in progress. */
+int st_app_shown(const st_app *app, double handle, st_trace_handle *h, st_traceset_file *f);
+/* The file shown as part k of the view ({0} if none). */
+st_trace_handle st_app_part(const st_app *app, uint32_t k);
+uint32_t st_app_count(const st_app *app); /* files shown */
 /* One line of src into dst (newlines become spaces; "" for NULL). */
 void st_app_copy_line(char *dst, size_t cap, const char *src);
 /* Runs write into b with st_jout, twice if b was too small; b's text, or
@@ -186,12 +168,12 @@ const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const
                         const char *fail);
 
 /* ---- app_view.c ---- */
-/* st_app_set_offset by slot, in ns. */
-int st_app_set_offset_ns(st_app *app, uint32_t slot, double offset_ns);
+/* st_app_set_offset by handle, in ns. */
+int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
 
 /* ---- app_args.c ---- */
-/* Drops the args read and search in flight if they are of trace slot
- * `slot` (UINT32_MAX: of any trace), as that trace goes. */
-void st_app_args_forget(st_app *app, uint32_t slot);
+/* Drops the args read and search in flight if they are of trace h ({0}:
+ * of any trace), and h's gzip index, as that trace goes. */
+void st_app_args_forget(st_app *app, st_trace_handle h);
 
 #endif

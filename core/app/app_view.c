@@ -11,27 +11,24 @@
 
 /* ---- change bits ---------------------------------------------------------------- */
 
-/* The files shown moved by deltas[k] ns each (st_trace_merge_set_offsets):
- * the lod follows, each file keeps its offset, and the summary snapshot,
- * taken at the old times, goes stale (app->moves). */
+/* The files shown moved by deltas[k] ns each (the set moved the merged
+ * view's times): the lod follows, and the summary snapshot, taken at the
+ * old times, goes stale (app->moves). */
 static void parts_moved(st_app *app, const int64_t *deltas) {
-  const st_trace_part *parts = st_trace_parts(app->merged, NULL);
-  for (uint32_t k = 0; k < app->shown_count; k++) {
+  uint32_t n;
+  const st_trace_part *parts = st_trace_parts(app->trace, &n);
+  for (uint32_t k = 0; k < n; k++)
     st_lod_shift_rows(app->lod, parts[k].row_base, parts[k].row_base + parts[k].row_count,
                       deltas[k]);
-    app->traces[app->shown[k]].offset_ns = parts[k].offset_ns;
-  }
   app->moves++;
 }
 
-/* Moves part k to offset_ns (the others keep theirs). */
-static int move_part(st_app *app, uint32_t k, double offset_ns) {
-  if (!app->merged || k >= app->shown_count || !isfinite(offset_ns) || !(fabs(offset_ns) < 4e18))
+/* Moves file h to offset_ns (the others keep theirs). */
+static int move_file(st_app *app, st_trace_handle h, double offset_ns) {
+  int64_t deltas[ST_APP_MAX_TRACES];
+  if (!app->lod || !isfinite(offset_ns) || !(fabs(offset_ns) < 4e18) ||
+      st_traceset_set_offset(app->set, h, (int64_t)llround(offset_ns), deltas) != ST_OK)
     return 0;
-  int64_t offs[ST_APP_MAX_TRACES], deltas[ST_APP_MAX_TRACES];
-  for (uint32_t i = 0; i < app->shown_count; i++) offs[i] = app->traces[app->shown[i]].offset_ns;
-  offs[k] = (int64_t)llround(offset_ns);
-  if (st_trace_merge_set_offsets(app->merged, offs, deltas) != ST_OK) return 0;
   parts_moved(app, deltas);
   return 1;
 }
@@ -39,9 +36,10 @@ static int move_part(st_app *app, uint32_t k, double offset_ns) {
 void st_app_apply(st_app *app, unsigned ch) {
   uint32_t part;
   double delta;
+  st_traceset_file f;
   if ((ch & ST_UI_SHIFT) && app->ui && st_ui_take_shift(app->ui, &part, &delta) &&
-      part < app->shown_count) /* alt+drag of a file's header */
-    if (move_part(app, part, (double)app->traces[app->shown[part]].offset_ns + delta))
+      st_traceset_get(app->set, st_app_part(app, part), &f)) /* alt+drag of a file's header */
+    if (move_file(app, st_app_part(app, part), (double)f.offset_ns + delta))
       ch |= ST_UI_REDRAW | ST_UI_VIEW;
   if (app->side && app->ui) /* the panes show the same time, selection, mark, search, tool */
     ch |= st_ui_follow(app->ui == app->pane[0] ? app->pane[1] : app->pane[0], app->ui, ch);
@@ -141,11 +139,11 @@ float st_app_pane_dx(const st_app *app) { return app->pane_dx; }
 int st_app_set_side_by_side(st_app *app, int on) {
   on = on ? 1 : 0;
   if (on == app->side || !app->ui) return app->side;
-  if (on && (!app->merged || app->shown_count < 2)) return 0;
+  if (on && st_app_count(app) < 2) return 0;
   uint32_t nparts;
-  st_trace_parts(app->merged, &nparts);
+  st_trace_parts(app->trace, &nparts);
   if (on) {
-    st_ui *b = st_ui_create(&app->alloc, app->merged, app->css_w / 2, app->css_h, app->dpr);
+    st_ui *b = st_ui_create(&app->alloc, app->trace, app->css_w / 2, app->css_h, app->dpr);
     if (!b) return -1; /* out of memory: stays stacked */
     st_ui *a = app->ui;
     for (uint32_t k = 0; k < nparts; k++) {
@@ -194,45 +192,25 @@ float st_app_route_x(st_app *app, float x) {
 
 /* ---- offsets of the files shown ------------------------------------------------------ */
 
-int st_app_set_offset_ns(st_app *app, uint32_t slot, double offset_ns) {
-  uint32_t k = slot < ST_APP_MAX_TRACES ? st_app_part_of(app, slot) : UINT32_MAX;
-  if (k == UINT32_MAX || !move_part(app, k, offset_ns)) return 0;
+int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns) {
+  if (!move_file(app, h, offset_ns)) return 0;
   st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SHIFT);
   return 1;
 }
 
 int st_app_set_offset(st_app *app, double handle, double offset_us) {
-  uint32_t slot = st_app_slot_of(app, handle);
-  return slot != UINT32_MAX && st_app_set_offset_ns(app, slot, offset_us * 1000.0);
+  st_trace_handle h;
+  return st_app_shown(app, handle, &h, NULL) && st_app_set_offset_ns(app, h, offset_us * 1000.0);
 }
 
 int st_app_align_selection(st_app *app) {
-  if (!app->merged || !app->ui) return 0;
-  uint32_t n = app->shown_count, ns;
+  if (!app->ui || !app->lod || st_app_count(app) < 2) return 0;
+  uint32_t ns;
   const st_sel_span *sp = st_selection_spans(st_ui_selection(app->ui), &ns);
-  const st_row *rows = st_trace_rows(app->merged, NULL);
-  int64_t first[ST_APP_MAX_TRACES];
-  uint8_t have[ST_APP_MAX_TRACES] = {0};
-  uint32_t ref = UINT32_MAX, count = 0;
-  /* each file's earliest selected event; the first file with one is the reference */
-  for (uint32_t i = 0; i < ns; i++) {
-    uint32_t k = st_trace_part_of_row(app->merged, sp[i].row);
-    if (k >= n) continue;
-    int64_t t = rows[sp[i].row].start[sp[i].lo];
-    if (!have[k] || t < first[k]) first[k] = t;
-    if (!have[k]) count++;
-    have[k] = 1;
-  }
-  for (uint32_t k = 0; k < n && ref == UINT32_MAX; k++)
-    if (have[k]) ref = k;
+  int64_t deltas[ST_APP_MAX_TRACES];
+  int count = st_traceset_align_events(app->set, sp, ns, deltas);
   if (count < 2) return 0;
-  int64_t offs[ST_APP_MAX_TRACES], deltas[ST_APP_MAX_TRACES];
-  for (uint32_t k = 0; k < n; k++) {
-    offs[k] = app->traces[app->shown[k]].offset_ns;
-    if (have[k]) offs[k] += first[ref] - first[k];
-  }
-  if (st_trace_merge_set_offsets(app->merged, offs, deltas) != ST_OK) return 0;
   parts_moved(app, deltas);
   st_app_apply(app, ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SHIFT);
-  return (int)count;
+  return count;
 }

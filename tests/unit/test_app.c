@@ -159,10 +159,10 @@ static void test_one_then_batch(void) {
   CHECK(st_app_ui(app) != NULL);
   CHECK(s.bits & ST_UI_VIEW);
   CHECK_EQ_STR(st_app_traces_json(app),
-               "[{\"handle\":256,\"name\":\"begin_end_args.json.gz\",\"group\":"
+               "[{\"handle\":65536,\"name\":\"begin_end_args.json.gz\",\"group\":"
                "\"begin_end_args\",\"events\":5,\"offset_us\":0,\"format\":"
                "\"chrome-json\"}]");
-  CHECK_EQ_INT(h, 256); /* slot 0, generation 1 */
+  CHECK_EQ_INT(h, 65536); /* slot 0, generation 1 (core/set/traceset.h) */
   /* the load is reported after its first frame */
   CHECK_EQ_INT(s.loaded, 0);
   const st_drawlist *dl;
@@ -231,11 +231,11 @@ static void test_one_then_batch(void) {
   CHECK_EQ_STR(st_app_trace_info_json(app, h), "{}");
   CHECK_EQ_INT(st_app_set_offset(app, h, 5), 0);
   CHECK(strstr(st_app_args_begin(app, h, 0), "another trace was opened") != NULL);
-  CHECK_EQ_INT(ha, 1 | 1 << 8); /* slots 1 and 2 (slot 0 held h while they loaded) */
-  CHECK_EQ_INT(hb, 2 | 1 << 8);
+  CHECK_EQ_INT(ha, 1 | 1 << 16); /* slots 1 and 2 (slot 0 held h while they loaded) */
+  CHECK_EQ_INT(hb, 2 | 1 << 16);
   CHECK_EQ_STR(st_app_traces_json(app),
-               "[{\"handle\":257,\"name\":\"run_a.json\",\"group\":\"run_a\",\"events\":"
-               "15,\"offset_us\":0,\"format\":\"chrome-json\"},{\"handle\":258,\"name\":"
+               "[{\"handle\":65537,\"name\":\"run_a.json\",\"group\":\"run_a\",\"events\":"
+               "15,\"offset_us\":0,\"format\":\"chrome-json\"},{\"handle\":65538,\"name\":"
                "\"run_b.json\",\"group\":\"run_b\",\"events\":15,\"offset_us\":0,"
                "\"format\":\"chrome-json\"}]");
   CHECK(strstr(st_app_stats_json(app), "\"events\":30,") != NULL);
@@ -250,6 +250,12 @@ static void test_one_then_batch(void) {
   CHECK(st_trace_part_of_row(st_ui_trace(st_app_ui(app)), mm.row) == 0);
   CHECK_EQ_STR(read_args(app, ha, (double)src_of(app, mm), a, an), "{\"args\":{},\"truncated\":0}");
   free(a);
+  /* a new file in slot 0 again: a new generation; h stays stale */
+  CHECK_EQ_INT(load(app, "again.json", plain, n, 1 << 20), ST_APP_LOAD_OK);
+  CHECK_EQ_INT(st_app_last_handle(app), 0 | 2 << 16);
+  CHECK_EQ_STR(st_app_trace_stats_json(app, h), "null");
+  CHECK_EQ_STR(st_app_trace_stats_json(app, ha), "null");
+  CHECK(strstr(st_app_trace_stats_json(app, 0 | 2 << 16), "\"events\":5,") != NULL);
   free(gz);
   free(plain);
   st_app_destroy(app);
