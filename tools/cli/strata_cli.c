@@ -3,6 +3,7 @@
  *   strata stats FILE [--json]
  *   strata stats A B ... [--json]   (a profile: tools/cli/cli_stats_many.c)
  *   strata diff A B ...             (two runs compared: tools/cli/cli_diff.c)
+ *   strata view FILE...             (a native window: tools/cli/cli_view.c, native/)
  *
  * Reads FILE with stdio in 1 MiB chunks and streams them into the core's
  * loader, timing the load with CLOCK_MONOTONIC and measuring the peak heap
@@ -34,6 +35,7 @@ static int usage(FILE *f, int code) {
              "[--slices]\n"
              "                   [--min-share F] [--json]   (many files: merged, stacks by name)\n"
              "       strata export FILE -o REPORT.html   (or --viewer-only -o VIEWER.html)\n"
+             "       strata view FILE... [--screenshot OUT.png] [--size WxH]   (a native window)\n"
              "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
              "protobuf trace, compressed or not (the format is read from the content).\n");
   return code;
@@ -140,6 +142,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "search") == 0) return strata_cmd_search(argc, argv);
   if (strcmp(argv[1], "flame") == 0) return strata_cmd_flame(argc, argv);
   if (strcmp(argv[1], "diff") == 0) return strata_cmd_diff(argc, argv);
+  if (strcmp(argv[1], "view") == 0) return strata_cmd_view(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
     int json = 0, nfiles = 0;

@@ -1,0 +1,36 @@
+/* native.h: `strata view`'s window (native/), the one call the CLI makes.
+ *
+ * The page's app (core/app/app.h: loading, batches, the merged view, side
+ * by side, the ui) in an SDL2 window, drawn as the page draws it (the same
+ * draw list, GL ES 3 renderer wasm/gl_renderer.c and glyph atlas
+ * wasm/glyphs.c, the core's input bindings). This folder is the platform
+ * layer, as wasm/ is the page's:
+ *   native/window.c          SDL2 window + OpenGL ES 3.0 context (EGL)
+ *   native/files.c           trace files streamed into the app
+ *   native/input.c           SDL events -> st_ui calls, the search box
+ *   native/glyphs_native.c   label glyphs: stb_truetype + embedded DejaVu Sans
+ *   native/title.c           the title bar as the status panel
+ *   native/cursor.c          the core's cursor names -> SDL system cursors
+ *   native/screenshot.c      offscreen frame -> PNG
+ *   native/frame_json.c      the draw list as JSON (tests)
+ *   native/view.c            the loop
+ */
+#ifndef STRATA_NATIVE_H
+#define STRATA_NATIVE_H
+
+typedef struct st_native_opts {
+  int width, height;      /* window size, points (CSS px) */
+  const char *name;       /* shown in the title: the file, or "N traces" */
+  const char *screenshot; /* non-NULL: draw the first complete frame into this PNG
+                           * (offscreen, the window never shown) and return */
+  const char *frame_json; /* non-NULL: that frame's draw list as JSON (frame_json.h) */
+} st_native_opts;
+
+/* Loads files[0, n) (several: merged on one timeline) and shows them until
+ * the window is closed (or, with a screenshot, draws one frame). Returns
+ * the exit code: 0, or 1 after one line on stderr (`strata: FILE: ...` for
+ * a file that cannot be loaded; `strata: view: ...` for no display, no GL
+ * ES 3, out of memory, cannot write). */
+int st_native_view(const char *const *files, int n, const st_native_opts *o);
+
+#endif
