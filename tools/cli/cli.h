@@ -27,6 +27,9 @@ int strata_cmd_search(int argc, char **argv);
 /* strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1] [--step N]
  * [--sort COL] [--asc] [--limit N]: see tools/cli/cli_diff.c */
 int strata_cmd_diff(int argc, char **argv);
+/* strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N] [--from US --to US |
+ * --step N] [--hist NAME]: see tools/cli/cli_analyze.c */
+int strata_cmd_analyze(int argc, char **argv);
 /* strata stats A B ... [--json]: see tools/cli/cli_stats_many.c (files = argv
  * entries that are not options; json = --json given) */
 int strata_cmd_stats_many(const char *const *files, int n, int json);

@@ -27,6 +27,9 @@ static int usage(FILE *f, int code) {
              "       strata stats A B ... [--json]   (many files: one timeline)\n"
              "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
              "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
+             "       strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N]\n"
+             "                   [--from US --to US | --step N] [--hist NAME]   (steps, devices, "
+             "stragglers, ops)\n"
              "       strata bench FILE [--json] [--passes N] [--frames]\n"
              "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
              "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
@@ -138,6 +141,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "search") == 0) return strata_cmd_search(argc, argv);
   if (strcmp(argv[1], "flame") == 0) return strata_cmd_flame(argc, argv);
   if (strcmp(argv[1], "diff") == 0) return strata_cmd_diff(argc, argv);
+  if (strcmp(argv[1], "analyze") == 0) return strata_cmd_analyze(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
     int json = 0, nfiles = 0;
