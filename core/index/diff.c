@@ -193,7 +193,8 @@ static size_t kind_len(const char *s, size_t n) {
   size_t k = n;
   while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') k--;
   if (k == n || k == 0) return n;
-  if (s[k - 1] == '.' || s[k - 1] == '#' || s[k - 1] == '_' || s[k - 1] == '-') k--;
+  if (s[k - 1] == '.' || s[k - 1] == '#' || s[k - 1] == '_' || s[k - 1] == '-' || s[k - 1] == ' ')
+    k--;
   return k ? k : n;
 }
 

@@ -36,8 +36,9 @@
  * the test's p, or -1 when it was not computed (one side only).
  *
  * Rollup: the rows grouped by kind, a name without its trailing number
- * and the '.', '#', '_' or '-' before it ("fusion.37" -> "fusion",
- * "ProfilerStep#2" -> "ProfilerStep", "aten::mm" stays): rows, totals, the
+ * and the '.', '#', '_', '-' or ' ' before it ("fusion.37" -> "fusion",
+ * "ProfilerStep#2" -> "ProfilerStep", "train_step 7" -> "train_step",
+ * "aten::mm" stays): rows, totals, the
  * difference, regressions and improvements per kind ("fusion: +100 ms"),
  * by total difference, largest increase first.
  *

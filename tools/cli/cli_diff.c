@@ -141,10 +141,11 @@ static void print_table(const st_diff *d, long limit) {
     if (!k[i].regressions && !k[i].improvements) continue;
     char name[49];
     clean(k[i].kind, k[i].kind_len, name, sizeof name);
-    printf("%s%s:", shown++ ? ", " : "by kind: ", name);
-    print_dur(k[i].d_total_ns);
-    printf(" (%u of %u rows regressed, %u improved)", k[i].regressions, k[i].rows,
-           k[i].improvements);
+    char dt[32];
+    st_format_dur((double)(k[i].d_total_ns < 0 ? -k[i].d_total_ns : k[i].d_total_ns), dt,
+                  sizeof dt);
+    printf("%s%s %s%s (%u of %u rows regressed, %u improved)", shown++ ? "; " : "by kind: ", name,
+           k[i].d_total_ns < 0 ? "-" : "+", dt, k[i].regressions, k[i].rows, k[i].improvements);
   }
   if (shown) printf("\n");
   st_diff_headline h;
