@@ -1285,6 +1285,34 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     st_jout_fixed(&o, r->score, 3);
     st_jout_lit(&o, "}");
   }
+  st_jout_lit(&o, "],\"memory\":[");
+  first = 1;
+  for (uint32_t k = 0; k < an->n; k++) {
+    const st_trace *t = an->traces[k];
+    uint32_t nc, nt, np;
+    const st_counter *cs = st_trace_counters(t, &nc);
+    const st_track *tracks = st_trace_tracks(t, &nt);
+    const st_process *ps = st_trace_processes(t, &np);
+    const st_strtab *strs = st_trace_strings(t);
+    for (uint32_t i = 0; i < nc; i++) {
+      size_t l, pl;
+      if (cs[i].track >= nt || !cs[i].count) continue;
+      const char *nm = st_strtab_get(strs, tracks[cs[i].track].name, &l);
+      if (!has_ci(nm, l, "mem")) continue;
+      const char *pn = st_strtab_get(strs, ps[tracks[cs[i].track].process].name, &pl);
+      st_jout_lit(&o, first ? "{" : ",{");
+      first = 0;
+      key(&o, "trace", 1);
+      st_jout_u64(&o, k);
+      key(&o, "process", 0);
+      st_jout_str(&o, pn, pl);
+      key(&o, "name", 0);
+      st_jout_str(&o, nm, l);
+      key(&o, "peak", 0);
+      st_jout_sig(&o, cs[i].max, 9);
+      st_jout_lit(&o, "}");
+    }
+  }
   st_jout_lit(&o, "],\"ops\":[");
   uint32_t nops;
   const st_opstat *ops = st_opstats_rows(an->ops, &nops);

@@ -186,6 +186,8 @@ uint32_t st_analysis_find_step(const st_analysis *an, uint32_t trace, int64_t nu
  *  "ranks":[{"trace","value_us","score","straggler"}] (only with >= 3),
  *  "stragglers":[{"trace","metric":"compute_us_per_step","value","median",
  *   "score"}],
+ *  "memory":[{"trace","process","name","peak"}] (counter series whose name
+ *   contains "mem", any case: their largest sample),
  *  "ops":[{"name","count","total_us","self_us","mean_us","min_us","p50_us",
  *   "p90_us","p99_us","max_us"}], "op_names":N}
  * Times are exact decimal microseconds of the traces' own ns (means and
