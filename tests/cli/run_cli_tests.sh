@@ -1020,7 +1020,7 @@ if gen and os.path.exists(gen):
                "diff: two noise-only runs of one program: no verdicts, step time interval holds 0",
                repr([(r["name"], r["p_value"]) for r in got["rows"] if r["regression"]][:5]))
     rc, out, err = cli("diff", pa, ps, "--fail-on-regression")
-    report(rc == 3 and "regressions (!!)" in out and "fusion:" in out,
+    report(rc == 3 and "regressions (!!)" in out and "; fusion +" in out and "(200 of 200 rows regressed" in out,
            "diff --fail-on-regression: exit 3 on a regression", "rc %d %s" % (rc, out[-400:]))
     rc, out, err = cli("diff", pa, pn, "--fail-on-regression", "--json")
     report(rc == 0 and json.loads(out)["regressions"] == 0, "diff --fail-on-regression: exit 0 on noise",
