@@ -441,20 +441,6 @@ static void test_bootstrap(void) {
 
 /* ---- no devices, bad arguments, allocation failures ------------------------- */
 
-typedef struct fail_alloc {
-  int left;
-} fail_alloc;
-
-static void *failing(void *ud, void *p, size_t n) {
-  fail_alloc *f = ud;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  if (f->left-- <= 0) return NULL;
-  return realloc(p, n);
-}
-
 static void test_edges(void) {
   st_error err;
   CHECK(st_analyze(NULL, NULL, 0, NULL, &err) == NULL);
@@ -482,8 +468,8 @@ static void test_edges(void) {
   ts[0] = t;
   int ok = 0;
   for (int k = 0; k < 200 && !ok; k++) {
-    fail_alloc f = {k};
-    st_alloc al = {failing, &f};
+    tu_fail_alloc f = {k};
+    st_alloc al = {tu_failing, &f};
     an = st_analyze(&al, ts, 1, NULL, &err);
     if (an) {
       ok = 1;

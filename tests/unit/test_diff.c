@@ -559,27 +559,12 @@ static void test_bad_args(void) {
   st_trace_destroy(a);
 }
 
-/* an allocator failing after `left` allocations */
-typedef struct fail_alloc {
-  int left;
-} fail_alloc;
-
-static void *failing(void *ud, void *p, size_t n) {
-  fail_alloc *f = ud;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  if (f->left-- <= 0) return NULL;
-  return realloc(p, n);
-}
-
 static void test_out_of_memory(void) {
   st_trace *a = load_fixture("run_a.json"), *b = load_fixture("run_b.json");
   int ok = 0;
   for (int k = 0; k < 400 && !ok; k++) {
-    fail_alloc f = {k};
-    st_alloc al = {failing, &f};
+    tu_fail_alloc f = {k};
+    st_alloc al = {tu_failing, &f};
     st_error err;
     st_diff *d = st_diff_build(&al, a, b, NULL, &err);
     if (d) {

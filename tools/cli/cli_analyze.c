@@ -25,6 +25,7 @@
 #include "cli.h"
 
 #include "analyze.h"
+#include "json_out.h"
 #include "json_scan.h"
 
 #include <stdio.h>
@@ -178,15 +179,11 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
   }
   free(groups);
   if (hist) {
-    printf(",\"histogram\":{\"name\":\"");
-    for (const unsigned char *p = (const unsigned char *)hist; *p; p++)
-      if (*p == '"' || *p == '\\')
-        printf("\\%c", *p);
-      else if (*p < 0x20)
-        printf("\\u%04x", *p);
-      else
-        putchar(*p);
-    printf("\",\"bins\":[");
+    char name[1024];
+    st_jout jo2 = {name, sizeof name, 0};
+    st_jout_str(&jo2, hist, strlen(hist));
+    if (st_jout_end(&jo2) >= sizeof name) snprintf(name, sizeof name, "\"\"");
+    printf(",\"histogram\":{\"name\":%s,\"bins\":[", name);
     for (uint32_t i = 0; i < nbins; i++)
       printf("%s{\"lo_us\":%.3f,\"hi_us\":%.3f,\"count\":%llu}", i ? "," : "",
              (double)bins[i].lo_ns / 1000.0, (double)bins[i].hi_ns / 1000.0,
