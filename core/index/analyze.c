@@ -758,7 +758,8 @@ static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx 
       uint32_t id = r->name[i];
       if (id < c->ncls && (c->cls[id] & MARKER)) continue;
       int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
-      if (wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e)) continue;
+      if (an->step_count[k] && wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
+        continue;
       int64_t ov = (e < g->t1_ns ? e : g->t1_ns) - (s > g->t0_ns ? s : g->t0_ns);
       if (ov <= 0) continue;
       /* keep the largest overlaps; deeper first on ties */

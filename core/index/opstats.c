@@ -215,7 +215,7 @@ st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *trace
   uint32_t *keep_of = NULL;
   if (rc == ST_OK) {
     s->alloc = al;
-    qsort(e, ne, sizeof *e, cmp_entry_name);
+    if (ne) qsort(e, ne, sizeof *e, cmp_entry_name);
     s->rows = st_calloc(&al, ne ? ne : 1, sizeof *s->rows);
     keep_of = st_calloc(&al, ne ? ne : 1, sizeof *keep_of);
     if (!s->rows || !keep_of) rc = ST_ERR_NOMEM;
