@@ -627,11 +627,6 @@ static void to_times(const cellsum *s, int64_t wall, st_an_times *t) {
   if (t->overlap_ns < 0) t->overlap_ns = 0;
 }
 
-static int cmp_i64(const void *x, const void *y) {
-  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-  return a < b ? -1 : a > b;
-}
-
 /* One device: its windows, the sweep, its totals and cells. */
 static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_device *dev,
                               const rowlist *rl, merger *m) {
@@ -704,7 +699,7 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
   int64_t sum = 0;
   for (uint32_t j = 0; j < nwall; j++) sum += walls[j];
   dev->step_ns = sum / (int64_t)nwall;
-  qsort(walls, nwall, sizeof *walls, cmp_i64);
+  st_stat_sort_i64(walls, nwall);
   dev->step_p50_ns = walls[st_stat_rank(50, nwall)];
   dev->step_p90_ns = walls[st_stat_rank(90, nwall)];
   st_free(a, w);

@@ -98,11 +98,6 @@ static void finish_row(st_diff_row *r) {
 
 /* ---- verdicts ------------------------------------------------------------ */
 
-static int cmp_i64(const void *x, const void *y) {
-  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-  return a < b ? -1 : a > b;
-}
-
 /* Side s's instance durations of every row, grouped by row (dur[off[i],
  * off[i + 1]) ascending), from the same events st_agg_add_window counted. */
 static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, size_t **off_out) {
@@ -138,7 +133,7 @@ static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, 
       if (g && off[g - 1] + fill[g - 1] < off[g]) dur[off[g - 1] + fill[g - 1]++] = row->dur[i];
     }
   }
-  for (uint32_t i = 0; i < d->count; i++) qsort(dur + off[i], fill[i], sizeof *dur, cmp_i64);
+  for (uint32_t i = 0; i < d->count; i++) st_stat_sort_i64(dur + off[i], fill[i]);
   st_free(a, slot);
   st_free(a, fill);
   *dur_out = dur;

@@ -48,6 +48,45 @@ int64_t st_stat_select(int64_t *v, size_t n, size_t k) {
   return v[k];
 }
 
+static void insertion_i64(int64_t *v, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    int64_t x = v[i];
+    size_t j = i;
+    while (j > 0 && v[j - 1] > x) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+}
+
+void st_stat_sort_i64(int64_t *v, size_t n) {
+  /* the larger side is looped on, the smaller recursed into: depth <= log2 n */
+  while (n > 16) {
+    size_t mid = n / 2;
+    int64_t x = v[0], y = v[mid], z = v[n - 1];
+    int64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    size_t lt = 0, i = 0, gt = n;
+    while (i < gt) {
+      if (v[i] < pivot)
+        swap64(&v[lt++], &v[i++]);
+      else if (v[i] > pivot)
+        swap64(&v[i], &v[--gt]);
+      else
+        i++;
+    }
+    if (lt < n - gt) {
+      st_stat_sort_i64(v, lt);
+      v += gt;
+      n -= gt;
+    } else {
+      st_stat_sort_i64(v + gt, n - gt);
+      n = lt;
+    }
+  }
+  insertion_i64(v, n);
+}
+
 static int cmp_double(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return a < b ? -1 : a > b ? 1 : 0;

@@ -38,6 +38,11 @@ size_t st_stat_rank(uint32_t pct, size_t n);
  * pivot and a three-way partition: O(n) expected). 0 if n == 0. */
 int64_t st_stat_select(int64_t *v, size_t n, size_t k);
 
+/* Sorts v[0, n) ascending (quicksort with a median-of-three pivot and a
+ * three-way partition, the smaller side first, insertion sort below 16;
+ * no comparator calls: several times qsort's speed on durations). */
+void st_stat_sort_i64(int64_t *v, size_t n);
+
 /* Median and MAD of v[0, n) (v is sorted in place); 0 for n == 0. */
 double st_stat_median(double *v, size_t n);
 double st_stat_mad(double *v, size_t n, double *scratch); /* scratch: n doubles */

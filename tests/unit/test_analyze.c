@@ -297,12 +297,16 @@ static void test_percentiles(void) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       a[i] = b[i] = (int64_t)(x >> 33) % (round % 3 ? 1000 : 5);
     }
+    int64_t c[97];
+    memcpy(c, b, n * sizeof *b);
     for (size_t i = 1; i < n; i++)
       for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
         int64_t tmp = b[j];
         b[j] = b[j - 1];
         b[j - 1] = tmp;
       }
+    st_stat_sort_i64(c, n); /* the sort against the same reference */
+    CHECK(memcmp(c, b, n * sizeof *b) == 0);
     size_t k = (size_t)(x >> 40) % n;
     CHECK_EQ_INT(st_stat_select(a, n, k), b[k]);
     for (size_t i = 0; i < k; i++) CHECK(a[i] <= a[k]);
