@@ -871,7 +871,8 @@ static void free_ctx(const st_alloc *a, trace_ctx *c) {
 
 /* Classes, steps, devices, sweeps and gaps of trace k. */
 static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts *o,
-                             rowlist *host_of_k, trace_ctx *c) {
+                             rowlist *host_of_k, trace_ctx *ctx) {
+  trace_ctx *c = &ctx[k];
   const st_alloc *a = &an->alloc;
   const st_trace *t = an->traces[k];
   const st_strtab *strs = st_trace_strings(t);
@@ -879,10 +880,14 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
   c->ncls = st_strtab_count(strs);
   c->cls = st_calloc(a, c->ncls ? c->ncls : 1, 1);
   if (!c->cls) return ST_ERR_NOMEM;
+  /* the parts of a merged view share one string table: classify it once */
+  const trace_ctx *same = NULL;
+  for (uint32_t j = 0; j < k && !same; j++)
+    if (st_trace_strings(an->traces[j]) == strs && ctx[j].ncls == c->ncls) same = &ctx[j];
   for (uint32_t i = 0; i < c->ncls; i++) {
     size_t l;
-    const char *s = st_strtab_get(strs, i, &l);
-    c->cls[i] = string_class(s, l);
+    const char *s = same ? NULL : st_strtab_get(strs, i, &l);
+    c->cls[i] = same ? (uint8_t)(same->cls[i] & ~MARKER) : string_class(s, l);
   }
   st_code rc = find_steps(an, c, k, o);
   if (rc != ST_OK) return rc;
@@ -1005,7 +1010,7 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   for (uint32_t k = 0; rc == ST_OK && k < n; k++) {
     uint32_t gaps_before = an->ngaps;
     (void)gaps_before;
-    rc = analyze_trace(an, k, &o, &host[k], &ctx[k]);
+    rc = analyze_trace(an, k, &o, &host[k], ctx);
   }
   for (uint32_t g = 0; rc == ST_OK && g < an->ngaps; g++) {
     uint32_t k = an->devices[an->gaps[g].device].trace;

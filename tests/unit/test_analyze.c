@@ -163,6 +163,39 @@ static void test_unions(void) {
   st_trace_destroy(t);
 }
 
+/* The parts of a merged view share one string table (classified once for
+ * both): two copies of the Kineto-like trace give the same figures each. */
+static void test_shared_strings(void) {
+  st_strtab *strs = st_strtab_create(NULL);
+  st_trace *t[2];
+  for (int k = 0; k < 2; k++) {
+    st_load_desc d;
+    memset(&d, 0, sizeof d);
+    d.file_name = "t.json";
+    d.strings = strs;
+    st_loader *l = st_loader_create(&d);
+    st_loader_push(l, kineto, strlen(kineto));
+    st_error err;
+    t[k] = st_loader_finish(l, &err);
+    st_loader_destroy(l);
+    CHECK(t[k] != NULL);
+  }
+  CHECK(st_trace_strings(t[0]) == st_trace_strings(t[1]));
+  st_error err;
+  st_analysis *an = st_analyze(NULL, (const st_trace *const *)t, 2, NULL, &err);
+  uint32_t nd, ns;
+  const st_an_device *d = st_analysis_devices(an, &nd);
+  const st_an_step *steps = st_analysis_steps(an, &ns);
+  CHECK_EQ_INT(nd, 2);
+  CHECK_EQ_INT(ns, 4);
+  for (uint32_t i = 0; i < nd; i++) check_times(&d[i].total, 200, 105, 60, 40, 20, 15);
+  CHECK_EQ_INT(steps[2].host_ns, 85 * US);
+  st_analysis_destroy(an);
+  st_trace_destroy(t[0]);
+  st_trace_destroy(t[1]);
+  st_strtab_destroy(strs);
+}
+
 /* XProf-like TPU cores: no streams, the XLA Ops line; Steps lines with
  * each core's own windows */
 static void test_steps_line(void) {
@@ -490,6 +523,7 @@ static void test_edges(void) {
 
 int main(void) {
   RUN(test_unions);
+  RUN(test_shared_strings);
   RUN(test_steps_line);
   RUN(test_stragglers);
   RUN(test_percentiles);
