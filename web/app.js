@@ -983,7 +983,7 @@ async function start() {
     }));
   }
   emit('strata:ready', {});
-  embed.ready(M, { open, openFromUi });
+  embed.ready(M, { open, openFromUi, withCString });
   if (first.kind === 'open') openFromUi(first.source, first.opts);
 }
 

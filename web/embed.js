@@ -25,8 +25,10 @@
 //                        {strata: {event: 'error', message}}
 //   standalone file    `strata export` / the "Save HTML" button write one HTML
 //                      file holding the page, strata.js, strata.wasm (base64)
-//                      and the trace (base64, gzip-compressed): see
-//                      buildStandalone() below for the exact layout.
+//                      and the traces (base64, gzip-compressed), both through
+//                      the one builder in core/report (report.h has the exact
+//                      layout; the page runs it compiled into strata.wasm,
+//                      wasm/report_api.c). This file only gathers the bytes.
 //
 // Event names and args are never put into the DOM as HTML (app.js uses
 // textContent); nothing here reads them either.
@@ -37,20 +39,11 @@ const URL_PARAMS = params.getAll('url').filter(Boolean);
 const URL_PARAM = URL_PARAMS[0] || null;
 const $ = (id) => document.getElementById(id);
 
-// ---- standalone file layout ---------------------------------------------------
-// Elements of a standalone file (also written by tools/cli/cli_export.c and
-// tools/python/strata_notebook.py; keep the three in step):
-//   <style id="strata-css">                      style.css
-//   <script type="application/octet-stream" id="strata-wasm">   strata.wasm, base64
-//   <script type="application/octet-stream" id="strata-trace" data-name="...">
-//                                                the trace, base64 (gzip unless it
-//                                                was compressed already); absent
-//                                                in a viewer-only file
-//   <script id="strata-js">                      strata.js
-//   <script type="module" id="strata-app">       app.js with the modules it imports
-//                                                inlined (inlineModules below)
-// and a CSP of sha256 hashes of the three inline scripts/styles plus
-// 'wasm-unsafe-eval', nothing else.
+// ---- standalone file --------------------------------------------------------------
+// A standalone file (core/report/report.h) holds the wasm in <script
+// id="strata-wasm">, the traces in <script id="strata-trace[-N]"> and its
+// own page in <style id="strata-css">, <script id="strata-js"> and <script
+// type="module" id="strata-app">; it can save itself again from those.
 const STANDALONE = !!document.getElementById('strata-wasm');
 
 function b64ToBytes(s) {
@@ -63,19 +56,6 @@ function b64ToBytes(s) {
     for (let k = 0; k < bin.length; k++) out[o++] = bin.charCodeAt(k);
   }
   return out;
-}
-
-// Base64 of bytes, as an array of strings (no giant join for big traces).
-function bytesToB64Parts(u8) {
-  const parts = [];
-  const STEP = 3 * 65536;
-  for (let i = 0; i < u8.length; i += STEP) {
-    const sub = u8.subarray(i, i + STEP);
-    let bin = '';
-    for (let k = 0; k < sub.length; k += 8192) bin += String.fromCharCode.apply(null, sub.subarray(k, k + 8192));
-    parts.push(btoa(bin));
-  }
-  return parts;
 }
 
 // ---- CSP: connect only where ?url= points --------------------------------------
@@ -125,76 +105,9 @@ const fmtUs = (x) => String(+x.toFixed(3));
 
 // ---- the standalone file ----------------------------------------------------------
 
-const K = new Uint32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-  0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-  0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-  0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-  0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]);
-
-// SHA-256 in plain JS: crypto.subtle exists only in secure contexts, and a
-// copy served over plain http from another machine is not one.
-function sha256(data) {
-  const n = data.length;
-  const len = (((n + 9 + 63) >> 6) << 6);
-  const m = new Uint8Array(len);
-  m.set(data);
-  m[n] = 0x80;
-  const dv = new DataView(m.buffer);
-  dv.setUint32(len - 8, Math.floor(n / 0x20000000));
-  dv.setUint32(len - 4, (n << 3) >>> 0);
-  const H = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
-  const w = new Uint32Array(64);
-  const rotr = (x, r) => (x >>> r) | (x << (32 - r));
-  for (let off = 0; off < len; off += 64) {
-    for (let i = 0; i < 16; i++) w[i] = dv.getUint32(off + 4 * i);
-    for (let i = 16; i < 64; i++) {
-      const a = w[i - 15], b = w[i - 2];
-      w[i] = (w[i - 16] + (rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3)) + w[i - 7] + (rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10))) >>> 0;
-    }
-    let [a, b, c, d, e, f, g, h] = H;
-    for (let i = 0; i < 64; i++) {
-      const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) >>> 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-      h = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
-    }
-    H[0] += a; H[1] += b; H[2] += c; H[3] += d; H[4] += e; H[5] += f; H[6] += g; H[7] += h;
-  }
-  const out = new Uint8Array(32);
-  const ov = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) ov.setUint32(4 * i, H[i]);
-  return out;
-}
-
+// Parts of a report build (wasm/report_api.c st_wasm_report_add's kinds).
+const PART = { index: 0, css: 1, js: 2, wasm: 3, module: 4, trace: 5 };
 const enc = new TextEncoder();
-const hashOf = (text) => `'sha256-${bytesToB64Parts(sha256(enc.encode(text))).join('')}'`;
-const escHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// Keeps inline script text from ending its element early (safe inside JS
-// strings, regexes and comments, where such sequences can occur).
-const escScript = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
-
-// One module text from app.js and the modules it imports: every line
-// `import { a, b as c } from './name.js';` becomes
-// `const { a, b: c } = (() => { <name.js, "export " dropped> return { a, b }; })();`
-// (recursively). read(name) -> Promise<text>. The same rule is in
-// tools/cli/cli_export.c and tools/python/strata_notebook.py.
-const IMPORT_RE = /^import \{([^}]*)\} from '\.\/([\w.-]+\.js)';[ \t]*$/m;
-async function inlineModules(text, read, depth = 0) {
-  if (depth > 8) throw new Error('modules import each other too deeply');
-  let out = '';
-  for (let m; (m = IMPORT_RE.exec(text)); ) {
-    const specs = m[1].split(',').map((x) => x.trim()).filter(Boolean).map((x) => x.split(/\s+as\s+/));
-    const body = (await inlineModules(await read(m[2]), read, depth + 1)).replace(/^export /gm, '');
-    const local = specs.map(([a, b]) => (b ? `${a}: ${b}` : a)).join(', ');
-    const exported = specs.map(([a]) => a).join(', ');
-    out += `${text.slice(0, m.index)}const { ${local} } = (() => {\n${body}\nreturn { ${exported} };\n})();`;
-    text = text.slice(m.index + m[0].length);
-  }
-  return out + text;
-}
 
 async function gzipIfPlain(u8) {
   const gz = u8.length > 2 && u8[0] === 0x1f && u8[1] === 0x8b;
@@ -202,36 +115,6 @@ async function gzipIfPlain(u8) {
   if (gz || zl || typeof CompressionStream !== 'function') return u8;
   const s = new Blob([u8]).stream().pipeThrough(new CompressionStream('gzip'));
   return new Uint8Array(await new Response(s).arrayBuffer());
-}
-
-/**
- * One self-contained HTML file: {css, strataJs, appModule, wasmB64Parts, body}
- * plus the trace (Uint8Array or null) and its name. Returns Blob parts.
- */
-export function standaloneParts({ css, strataJs, appModule, wasmB64Parts, body }, traces, name) {
-  // one trace (Uint8Array, named `name`) or several: [{bytes, name}]
-  if (traces && !Array.isArray(traces)) traces = [{ bytes: traces, name }];
-  const js1 = escScript(strataJs);
-  const js2 = escScript(appModule);
-  const csp = `default-src 'none'; script-src ${hashOf(js1)} ${hashOf(js2)} 'wasm-unsafe-eval'; style-src ${hashOf(css)}; img-src data:; base-uri 'none'; form-action 'none'`;
-  const title = name ? `${name} – strata` : 'strata';
-  const parts = [
-    '<!doctype html>\n<!-- strata standalone file: the viewer, its wasm and the trace in one file. It opens from\n',
-    '     disk with no server and makes no network request (see the Content-Security-Policy). -->\n',
-    '<html lang="en">\n<head>\n<meta charset="utf-8">\n',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
-    `<meta http-equiv="Content-Security-Policy" content="${csp}">\n`,
-    '<meta name="referrer" content="no-referrer">\n',
-    `<title>${escHtml(title)}</title>\n<link rel="icon" href="data:,">\n`,
-    `<style id="strata-css">${css}</style>\n</head>\n<body>\n${body.trim()}\n`,
-    '<script type="application/octet-stream" id="strata-wasm">', ...wasmB64Parts, '</script>\n',
-  ];
-  for (const [i, t] of (traces || []).entries()) {
-    parts.push(`<script type="application/octet-stream" id="strata-trace${i ? `-${i}` : ''}" class="strata-trace" data-name="${escHtml(t.name || 'trace')}">`,
-      ...bytesToB64Parts(t.bytes), '</script>\n');
-  }
-  parts.push(`<script id="strata-js">${js1}</script>\n`, `<script type="module" id="strata-app">${js2}</script>\n</body>\n</html>\n`);
-  return parts;
 }
 
 // ---- setup (called once by app.js, before anything else runs) ------------------------
@@ -245,7 +128,7 @@ export function embedSetup() {
   if (EMBED) document.documentElement.classList.add('embed');
 
   let M = null;
-  let api = null; // {open, openFromUi}
+  let api = null; // {open, openFromUi, withCString}
   let hashApplied = false;
   let shown = null; // [{source, name}] of the traces on screen, for "Save HTML"
   let saveButton = null;
@@ -317,36 +200,66 @@ export function embedSetup() {
     return new Uint8Array(s.buffer, s.byteOffset, s.byteLength);
   }
 
-  // The page's own assets: from the standalone file's elements, or fetched
-  // from where this page came from ('self' in the CSP).
-  async function ownAssets() {
+  // The page's own files as report parts: [kind, name, bytes]. From the
+  // standalone file's elements (its app module is inlined already), or
+  // fetched from where this page came from ('self' in the CSP).
+  async function ownParts() {
     if (STANDALONE) {
-      return {
-        css: $('strata-css').textContent,
-        strataJs: $('strata-js').textContent,
-        appModule: $('strata-app').textContent,
-        wasmB64Parts: [$('strata-wasm').textContent.replace(/\s+/g, '')],
-        body: bodyHtml,
-      };
+      return [
+        [PART.index, '', enc.encode(`<body>\n${bodyHtml}\n</body>`)],
+        [PART.css, '', enc.encode($('strata-css').textContent)],
+        [PART.js, '', enc.encode($('strata-js').textContent)],
+        [PART.wasm, '', b64ToBytes($('strata-wasm').textContent)],
+        [PART.module, 'app.js', enc.encode($('strata-app').textContent)],
+      ];
     }
-    const get = async (name, type) => {
+    const get = async (name) => {
       const r = await fetch(new URL(name, import.meta.url), { credentials: 'same-origin' });
       if (!r.ok) throw new Error(`could not read the page's own ${name}: HTTP ${r.status}`);
-      return type === 'bytes' ? new Uint8Array(await r.arrayBuffer()) : r.text();
+      return new Uint8Array(await r.arrayBuffer());
     };
-    const [css, strataJs, appModule, wasm] = await Promise.all([
-      get('style.css'), get('strata.js'), get('app.js').then((t) => inlineModules(t, get)), get('strata.wasm', 'bytes'),
-    ]);
-    return { css, strataJs, appModule, wasmB64Parts: bytesToB64Parts(wasm), body: bodyHtml };
+    const names = [[PART.index, 'index.html'], [PART.css, 'style.css'], [PART.js, 'strata.js'], [PART.wasm, 'strata.wasm'], [PART.module, 'app.js']];
+    const bytes = await Promise.all(names.map(([, n]) => get(n)));
+    const parts = names.map(([kind, n], i) => [kind, kind === PART.module ? n : '', bytes[i]]);
+    parts.get = get; // for the modules app.js imports (the builder asks for them)
+    return parts;
+  }
+
+  // The file, built in strata.wasm by core/report (the builder of `strata
+  // export`): the parts go into the wasm heap, the HTML comes back.
+  async function buildStandalone(parts, traces, title) {
+    const s = M._st_wasm_report_begin();
+    if (!s) throw new Error('out of memory');
+    try {
+      const add = (kind, name, bytes) => {
+        const p = M._malloc(Math.max(1, bytes.length));
+        if (!p) throw new Error('out of memory');
+        M.HEAPU8.set(bytes, p);
+        if (!api.withCString(name, (np) => M._st_wasm_report_add(s, kind, np, p, bytes.length))) throw new Error('out of memory');
+      };
+      for (const [kind, name, bytes] of parts) add(kind, name, bytes);
+      for (let m; (m = M._st_wasm_report_missing(s)); ) {
+        const name = M.UTF8ToString(m);
+        if (!parts.get) throw new Error(`the module ${name} is missing`);
+        add(PART.module, name, await parts.get(name));
+      }
+      for (const t of traces) add(PART.trace, t.name, t.bytes);
+      const n = api.withCString(title, (tp) => M._st_wasm_report_build(s, tp));
+      if (!n) throw new Error(M.UTF8ToString(M._st_wasm_report_error(s)));
+      const p = M._st_wasm_report_data(s);
+      return new Blob([M.HEAPU8.subarray(p, p + n)], { type: 'text/html' }); // (a copy)
+    } finally {
+      M._st_wasm_report_end(s);
+    }
   }
 
   async function saveStandalone() {
     if (!shown || !shown.length) throw new Error('no trace from a file is open');
     const name = shown.length === 1 ? shown[0].name || 'trace' : `${shown.length} traces`;
-    const [assets, ...raws] = await Promise.all([ownAssets(), ...shown.map((s) => traceBytes(s.source))]);
+    const [parts, ...raws] = await Promise.all([ownParts(), ...shown.map((s) => traceBytes(s.source))]);
     const traces = [];
     for (const [i, raw] of raws.entries()) traces.push({ bytes: await gzipIfPlain(raw), name: shown[i].name || 'trace' });
-    const blob = new Blob(standaloneParts(assets, traces, name), { type: 'text/html' });
+    const blob = await buildStandalone(parts, traces, name);
     const a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
     a.download = `${name.replace(/(\.(json|gz|pb|perfetto-trace|pftrace|trace))+$/i, '') || 'trace'}.strata.html`;

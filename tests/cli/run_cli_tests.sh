@@ -851,7 +851,7 @@ if gen and os.path.exists(gen):
                "diff of a run B with --slow-op convolution: those ops 2x, the others unchanged",
                repr(got["rows"][:3]))
 
-# ---- 5. strata analyze, and diff verdicts that are right (issue 18) ----------------------
+# ---- 4b. strata analyze, and diff verdicts that are right (issue 18) ---------------------
 def analyze(name, *args):
     return cli_json(name, "analyze", *args, "--json")
 
@@ -1025,6 +1025,73 @@ if gen and os.path.exists(gen):
     rc, out, err = cli("diff", pa, pn, "--fail-on-regression", "--json")
     report(rc == 0 and json.loads(out)["regressions"] == 0, "diff --fail-on-regression: exit 0 on noise",
            "rc %d" % rc)
+
+# ---- 5. strata export: the report builder (core/report) on a small site ------------
+import base64, hashlib
+site = os.path.join(tmp, "site")
+os.makedirs(site)
+for name, text in {
+        "index.html": "<!doctype html>\n<html><head><title>t</title></head>\n<body>\n<p id=\"x\">x</p>\n"
+                      "<script type=\"module\" src=\"app.js\"></script>\n</body>\n</html>\n",
+        "style.css": "p{color:red}",
+        "strata.js": "var createStrataModule = 1; // </script> inside",
+        "app.js": "import { a } from './a.js';\nrun(a);\n",
+        "a.js": "export const a = '<!--';\n"}.items():
+    with open(os.path.join(site, name), "w") as f:
+        f.write(text)
+with open(os.path.join(site, "strata.wasm"), "wb") as f:
+    f.write(b"\0asm\1\0\0\0")
+
+
+def export(*args):
+    return subprocess.run([strata, "export", *args, "--dist", site], capture_output=True, text=True)
+
+
+def element(html, open_tag):
+    m = re.search(re.escape(open_tag) + r"(.*?)</(script|style)>", html, re.S)
+    return m.group(1) if m else None
+
+
+def csp_ok(html):
+    h = lambda t: "'sha256-%s'" % base64.b64encode(hashlib.sha256(t.encode()).digest()).decode()
+    js1, js2 = element(html, '<script id="strata-js">'), element(html, '<script type="module" id="strata-app">')
+    css = element(html, '<style id="strata-css">')
+    want = ("default-src 'none'; script-src %s %s 'wasm-unsafe-eval'; style-src %s; img-src data:; "
+            "base-uri 'none'; form-action 'none'" % (h(js1), h(js2), h(css)))
+    return ('<meta http-equiv="Content-Security-Policy" content="%s">' % want) in html
+
+
+src = os.path.join(fix, "array_basic.json")
+out = os.path.join(tmp, "report.html")
+p = export(src, "-o", out)
+html = open(out, encoding="utf-8").read() if p.returncode == 0 else ""
+tr = re.search(r'<script type="application/octet-stream" id="strata-trace" class="strata-trace" '
+               r'data-name="array_basic.json">([^<]*)</script>', html)
+report(p.returncode == 0 and p.stdout.startswith("wrote " + out) and csp_ok(html)
+       and "<title>array_basic.json \u2013 strata</title>" in html
+       and '<body>\n<p id="x">x</p>\n<script type="application/octet-stream" id="strata-wasm">AGFzbQEAAAA=</script>' in html
+       and tr and gzip.decompress(base64.b64decode(tr.group(1))) == open(src, "rb").read()
+       and "// <\\/script> inside" in html
+       and element(html, '<script type="module" id="strata-app">') ==
+       "const { a } = (() => {\nconst a = '<\\!--';\n\nreturn { a };\n})();\nrun(a);\n",
+       "strata export: the layout, the CSP hashes, the gzip'd trace, modules inlined",
+       p.stderr + html[:600])
+p = export("--viewer-only", "-o", out)
+html = open(out, encoding="utf-8").read() if p.returncode == 0 else ""
+report(p.returncode == 0 and "no trace" in p.stdout and csp_ok(html) and "strata-trace" not in html
+       and "<title>strata</title>" in html and 'id="strata-app"' in html,
+       "strata export --viewer-only: the viewer alone", p.stderr + html[:300])
+for args in (["--viewer-only", src, "-o", out], ["-o", out], ["--viewer-only", "--name", "x", "-o", out]):
+    p = export(*args)
+    report(p.returncode == 2 and p.stderr.startswith("usage: strata export"), "export usage: %s" % args,
+           "rc %d %r" % (p.returncode, p.stderr))
+with open(os.path.join(site, "a.js"), "w") as f:
+    f.write("import { b } from './gone.js';\n")
+os.remove(out)
+p = export(src, "-o", out)
+report(p.returncode == 1 and "gone.js" in p.stderr and len(p.stderr.strip().split("\n")) == 1
+       and not os.path.exists(out), "strata export: a module app.js needs is missing: one line, no file",
+       "rc %d %r" % (p.returncode, p.stderr))
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { startServer, launchBrowser, newApp, distExists, DIST } from '../tests/browser/harness.mjs';
+import { startServer, launchBrowser, newApp, distExists, DIST } from '../../tests/browser/harness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = path.join(ROOT, 'build', 'bench-multi-page-results.json');

@@ -41,7 +41,7 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { REPO_ROOT, DIST, CLI, startServer, launchBrowser, newApp, distExists } from '../tests/browser/harness.mjs';
+import { REPO_ROOT, DIST, CLI, startServer, launchBrowser, newApp, distExists } from '../../tests/browser/harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');

@@ -15,7 +15,8 @@
 /* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli/cli_bench.c */
 int strata_cmd_bench(int argc, char **argv);
 
-/* strata export TRACE -o OUT.html [--dist DIR] [--name NAME]: see tools/cli/cli_export.c */
+/* strata export TRACE -o OUT.html [--dist DIR] [--name NAME], strata export --viewer-only
+ * -o OUT.html [--dist DIR]: see tools/cli/cli_export.c */
 int strata_cmd_export(int argc, char **argv);
 /* strata args FILE [--at SRC]... [--name TEXT] [--limit N]: see tools/cli/cli_args.c */
 int strata_cmd_args(int argc, char **argv);

@@ -24,23 +24,22 @@
 #include <string.h>
 
 static int usage(FILE *f, int code) {
-  fprintf(f,
-          "usage: strata stats FILE [--json]\n"
-          "       strata stats A B ... [--json]   (many files: one timeline)\n"
-          "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
-          "                   [--step N] [--sort COL] [--asc] [--limit N] [--fail-on-regression]\n"
-          "       strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N]\n"
-          "                   [--from US --to US | --step N] [--hist NAME]   (steps, devices, "
-          "stragglers, ops)\n"
-          "       strata bench FILE [--json] [--passes N] [--frames]\n"
-          "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
-          "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
-          "       strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] "
-          "[--slices]\n"
-          "                   [--min-share F] [--json]   (many files: merged, stacks by name)\n"
-          "       strata export FILE -o REPORT.html\n"
-          "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
-          "protobuf trace, compressed or not (the format is read from the content).\n");
+  fprintf(f, "usage: strata stats FILE [--json]\n"
+             "       strata stats A B ... [--json]   (many files: one timeline)\n"
+             "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
+             "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
+             "                   [--fail-on-regression]   (exit 3 on a significant regression)\n"
+             "       strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N]\n"
+             "                   [--from US --to US | --step N] [--hist NAME]\n"
+             "       strata bench FILE [--json] [--passes N] [--frames]\n"
+             "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
+             "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
+             "       strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] "
+             "[--slices]\n"
+             "                   [--min-share F] [--json]   (many files: merged, stacks by name)\n"
+             "       strata export FILE -o REPORT.html   (or --viewer-only -o VIEWER.html)\n"
+             "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
+             "protobuf trace, compressed or not (the format is read from the content).\n");
   return code;
 }
 

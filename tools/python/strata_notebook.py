@@ -16,9 +16,11 @@ from the notebook page to the frame in the browser.
 Where the viewer comes from:
   base_url=URL   a hosted copy (e.g. your GitHub Pages copy); the trace is
                  posted to that origin only.
-  otherwise      the local build: dist/ (from dist=, $STRATA_DIST, or the
-                 repository this file lives in) is packed into ONE file,
-                 strata-viewer.html, written next to the notebook (the
+  otherwise      the local build: dist/strata-viewer.html (dist/ from dist=,
+                 $STRATA_DIST, or the repository this file lives in), the
+                 viewer packed into ONE file by tools/build (`strata export
+                 --viewer-only`, core/report: the builder of the page's
+                 "Save HTML"), is copied next to the notebook (the
                  kernel's working directory, or viewer_dir=) and served by
                  the notebook server's /files/ route. The rule: that folder
                  must be inside the Jupyter root, which it is when the kernel
@@ -29,12 +31,11 @@ Where the viewer comes from:
                  .wasm fetch (both CORS requests) fail; a self-contained file
                  needs no further request.
 
-Standard library and IPython only. The packed viewer has the layout that
-web/embed.js documents (tools/cli/cli_export.c writes the same with a trace).
+Standard library and IPython only. This file builds no HTML page itself:
+the packed viewer comes from the build (core/report/report.h has its layout).
 """
 import base64
 import gzip
-import hashlib
 import html
 import json
 import os
@@ -44,7 +45,6 @@ import uuid
 __all__ = ["show", "viewer_html", "find_dist"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_IMPORT_RE = re.compile(r"^import \{([^}]*)\} from '\./([\w.-]+\.js)';[ \t]*$", re.M)
 
 
 def find_dist(dist=None):
@@ -57,62 +57,18 @@ def find_dist(dist=None):
         "or use base_url= with a hosted copy")
 
 
-def _read(dist, name, mode="r"):
-    with open(os.path.join(dist, name), mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
-        return f.read()
-
-
-def _inline_modules(dist, name, depth=0):
-    """app.js with the modules it imports inlined (web/embed.js inlineModules)."""
-    if depth > 8:
-        raise ValueError("modules import each other too deeply")
-    text = _read(dist, name)
-    out = []
-    while True:
-        m = _IMPORT_RE.search(text)
-        if not m:
-            break
-        specs = [re.split(r"\s+as\s+", x.strip()) for x in m.group(1).split(",") if x.strip()]
-        body = re.sub(r"^export ", "", _inline_modules(dist, m.group(2), depth + 1), flags=re.M)
-        local = ", ".join(f"{s[0]}: {s[1]}" if len(s) > 1 else s[0] for s in specs)
-        exported = ", ".join(s[0] for s in specs)
-        out.append(f"{text[:m.start()]}const {{ {local} }} = (() => {{\n{body}\nreturn {{ {exported} }};\n}})();")
-        text = text[m.end():]
-    return "".join(out) + text
-
-
-def _script_text(s):
-    return re.sub(r"</(script)", r"<\\/\1", s, flags=re.I).replace("<!--", "<\\!--")
-
-
-def _csp_hash(text):
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
-
-
 def viewer_html(dist=None):
-    """The viewer as one self-contained HTML file (no trace inside), as text."""
-    dist = find_dist(dist)
-    page = _read(dist, "index.html")
-    m = re.search(r"<body[^>]*>(.*)</body>", page, re.S)
-    if not m:
-        raise ValueError(f"{dist}/index.html has no <body>")
-    body = re.sub(r"<script\b[^>]*>.*?</script>\n*", "", m.group(1), flags=re.S).strip()
-    css = _read(dist, "style.css")
-    js1 = _script_text(_read(dist, "strata.js"))
-    js2 = _script_text(_inline_modules(dist, "app.js"))
-    wasm = base64.b64encode(_read(dist, "strata.wasm", "rb")).decode()
-    csp = (f"default-src 'none'; script-src {_csp_hash(js1)} {_csp_hash(js2)} 'wasm-unsafe-eval'; "
-           f"style-src {_csp_hash(css)}; img-src data:; base-uri 'none'; form-action 'none'")
-    return (
-        "<!doctype html>\n<!-- strata viewer in one file (tools/python/strata_notebook.py): it waits for a trace by postMessage. -->\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
-        '<meta name="referrer" content="no-referrer">\n<title>strata</title>\n<link rel="icon" href="data:,">\n'
-        f'<style id="strata-css">{css}</style>\n</head>\n<body>\n{body}\n'
-        f'<script type="application/octet-stream" id="strata-wasm">{wasm}</script>\n'
-        f'<script id="strata-js">{js1}</script>\n'
-        f'<script type="module" id="strata-app">{js2}</script>\n</body>\n</html>\n')
+    """The viewer as one self-contained HTML file (no trace inside), as text:
+    dist/strata-viewer.html, which tools/build writes."""
+    path = os.path.join(find_dist(dist), "strata-viewer.html")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{path} missing: run tools/build (its native CLI packs the viewer; --wasm-only "
+            f"alone does not), or `build/native/strata export --viewer-only -o {path}`; or use "
+            "base_url= with a hosted copy") from None
 
 
 def _write_viewer(dist, viewer_dir):
@@ -153,8 +109,8 @@ def show(trace, base_url=None, height=600, name=None, dist=None, viewer_dir=None
     output cell.
 
     base_url: a hosted copy of strata (e.g. "https://you.github.io/strata/");
-    without it the local dist/ is packed into strata-viewer.html next to the
-    notebook (see the module doc). display=False returns the IPython HTML
+    without it dist/strata-viewer.html (the viewer in one file, from
+    tools/build) is copied next to the notebook (see the module doc). display=False returns the IPython HTML
     object instead of displaying it."""
     from IPython.display import HTML, display as ipy_display
 

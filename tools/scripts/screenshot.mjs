@@ -5,7 +5,7 @@
 //   node tools/scripts/screenshot.mjs [OUT.png]        (after tools/build)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, launchBrowser, newApp } from '../tests/browser/harness.mjs';
+import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = process.argv[2] || path.join(here, '..', 'images', 'screenshot.png');

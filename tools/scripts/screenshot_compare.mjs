@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startServer, launchBrowser, newApp } from '../tests/browser/harness.mjs';
+import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = process.argv[2] || path.join(here, '..', 'images', 'screenshot_compare.png');
