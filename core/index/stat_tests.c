@@ -19,31 +19,41 @@ static void swap64(int64_t *a, int64_t *b) {
   *b = t;
 }
 
+/* Three-way partition of v[0, n) (n >= 1) around the median of its first,
+ * middle and last values: afterwards v[0, *lt) < pivot, v[*lt, *gt) ==
+ * pivot, v[*gt, n) > pivot. Returns the pivot. */
+static int64_t partition3(int64_t *v, size_t n, size_t *lt_out, size_t *gt_out) {
+  int64_t x = v[0], y = v[n / 2], z = v[n - 1];
+  int64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+  size_t lt = 0, i = 0, gt = n;
+  while (i < gt) {
+    if (v[i] < pivot)
+      swap64(&v[lt++], &v[i++]);
+    else if (v[i] > pivot)
+      swap64(&v[i], &v[--gt]);
+    else
+      i++;
+  }
+  *lt_out = lt;
+  *gt_out = gt;
+  return pivot;
+}
+
 int64_t st_stat_select(int64_t *v, size_t n, size_t k) {
   if (n == 0) return 0;
   if (k >= n) k = n - 1;
-  size_t lo = 0, hi = n; /* v[lo, hi) holds the k-th */
-  while (hi - lo > 1) {
-    /* median of three as the pivot, then a three-way partition:
-     * [lo, lt) < pivot, [lt, gt) == pivot, [gt, hi) > pivot */
-    size_t mid = lo + (hi - lo) / 2;
-    int64_t x = v[lo], y = v[mid], z = v[hi - 1];
-    int64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    size_t lt = lo, i = lo, gt = hi;
-    while (i < gt) {
-      if (v[i] < pivot)
-        swap64(&v[lt++], &v[i++]);
-      else if (v[i] > pivot)
-        swap64(&v[i], &v[--gt]);
-      else
-        i++;
-    }
-    if (k < lt)
-      hi = lt;
-    else if (k >= gt)
-      lo = gt;
-    else
+  while (n > 1) { /* v[0, n) holds the k-th */
+    size_t lt, gt;
+    int64_t pivot = partition3(v, n, &lt, &gt);
+    if (k < lt) {
+      n = lt;
+    } else if (k >= gt) {
+      v += gt;
+      k -= gt;
+      n -= gt;
+    } else {
       return pivot;
+    }
   }
   return v[k];
 }
@@ -63,18 +73,8 @@ static void insertion_i64(int64_t *v, size_t n) {
 void st_stat_sort_i64(int64_t *v, size_t n) {
   /* the larger side is looped on, the smaller recursed into: depth <= log2 n */
   while (n > 16) {
-    size_t mid = n / 2;
-    int64_t x = v[0], y = v[mid], z = v[n - 1];
-    int64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    size_t lt = 0, i = 0, gt = n;
-    while (i < gt) {
-      if (v[i] < pivot)
-        swap64(&v[lt++], &v[i++]);
-      else if (v[i] > pivot)
-        swap64(&v[i], &v[--gt]);
-      else
-        i++;
-    }
+    size_t lt, gt;
+    partition3(v, n, &lt, &gt);
     if (lt < n - gt) {
       st_stat_sort_i64(v, lt);
       v += gt;
