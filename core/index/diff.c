@@ -2,7 +2,9 @@
  *
  * Contents
  *   1. state and helpers (saturating arithmetic, ratios)
- *   2. build: aggregate each side (st_agg), join by name bytes, classify
+ *   2. build: aggregate each side (st_agg), join by name bytes; the
+ *      verdicts (each row's instance durations, Mann-Whitney U), the
+ *      rollup by kind and the headline
  *   3. sorting
  *   4. a row's events
  *   5. JSON
@@ -14,9 +16,12 @@
  */
 #include "diff.h"
 
+#include "analyze.h"
 #include "json_out.h"
+#include "stat_tests.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ==== 1. state and helpers =============================================== */
@@ -28,6 +33,9 @@ struct st_diff {
   uint32_t count;
   int64_t t0[2], t1[2]; /* ranges used for events (whole: INT64_MIN .. INT64_MAX) */
   st_diff_summary sum;
+  st_diff_kind *kinds;
+  uint32_t nkinds;
+  st_diff_headline head;
 };
 
 /* b / a with the diff's rule: 1 when both are 0, +inf when only b is. */
@@ -77,7 +85,7 @@ static void fill_side(st_diff_row *r, const st_agg_row *s, int side) {
   }
 }
 
-static void finish_row(st_diff_row *r, double ratio_min, double share_ns) {
+static void finish_row(st_diff_row *r) {
   r->d_count = (int64_t)r->count_b - (int64_t)r->count_a;
   r->d_total_ns = st_sat_sub(r->total_b_ns, r->total_a_ns);
   r->d_self_ns = st_sat_sub(r->self_b_ns, r->self_a_ns);
@@ -85,11 +93,249 @@ static void finish_row(st_diff_row *r, double ratio_min, double share_ns) {
   r->ratio_total = ratio((double)r->total_a_ns, (double)r->total_b_ns);
   r->ratio_self = ratio((double)r->self_a_ns, (double)r->self_b_ns);
   r->ratio_avg = ratio(r->avg_a_ns, r->avg_b_ns);
-  double ta = (double)r->total_a_ns, tb = (double)r->total_b_ns;
-  if (tb > ta && (ta == 0 || tb >= ratio_min * ta) && tb - ta >= share_ns)
-    r->flags |= ST_DIFF_REGRESSION;
-  if (ta > tb && (tb == 0 || ta >= ratio_min * tb) && ta - tb >= share_ns)
-    r->flags |= ST_DIFF_IMPROVEMENT;
+  r->p_value = -1;
+}
+
+/* ---- verdicts ------------------------------------------------------------ */
+
+/* Side s's instance durations of every row, grouped by row (dur[off[i],
+ * off[i + 1]) ascending), from the same events st_agg_add_window counted. */
+static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, size_t **off_out) {
+  const st_alloc *a = &d->alloc;
+  const st_trace *t = d->t[s];
+  uint32_t ns = st_strtab_count(st_trace_strings(t)), nr;
+  uint32_t *slot = st_calloc(a, ns ? ns : 1, sizeof *slot);
+  size_t *off = st_calloc(a, (size_t)d->count + 1, sizeof *off);
+  size_t *fill = st_calloc(a, (size_t)d->count + 1, sizeof *fill);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < d->count; i++) total += s ? d->rows[i].count_b : d->rows[i].count_a;
+  int64_t *dur = total < SIZE_MAX / 8 ? st_calloc(a, total ? (size_t)total : 1, sizeof *dur) : NULL;
+  if (!slot || !off || !fill || !dur) {
+    st_free(a, slot);
+    st_free(a, off);
+    st_free(a, fill);
+    st_free(a, dur);
+    return ST_ERR_NOMEM;
+  }
+  for (uint32_t i = 0; i < d->count; i++) {
+    const st_diff_row *r = &d->rows[i];
+    uint32_t k = s ? r->key_b : r->key_a;
+    off[i + 1] = off[i] + (size_t)(s ? r->count_b : r->count_a);
+    if (k < ns) slot[k] = i + 1;
+  }
+  const st_row *rows = st_trace_rows(t, &nr);
+  for (uint32_t r = 0; r < nr; r++) {
+    const st_row *row = &rows[r];
+    uint32_t lo = st_row_first_end_gt(row, d->t0[s]), hi = st_row_first_start_ge(row, d->t1[s]);
+    const uint32_t *keys = by_cat ? row->cat : row->name;
+    for (uint32_t i = lo; i < hi; i++) {
+      uint32_t g = keys[i] < ns ? slot[keys[i]] : 0;
+      if (g && off[g - 1] + fill[g - 1] < off[g]) dur[off[g - 1] + fill[g - 1]++] = row->dur[i];
+    }
+  }
+  for (uint32_t i = 0; i < d->count; i++) st_stat_sort_i64(dur + off[i], fill[i]);
+  st_free(a, slot);
+  st_free(a, fill);
+  *dur_out = dur;
+  *off_out = off;
+  return ST_OK;
+}
+
+/* The smallest p the test can give with these counts (every B above every
+ * A, no ties): the rule for "not enough data". */
+static double p_min(size_t na, size_t nb) {
+  double n = (double)na + (double)nb, m = (double)na * (double)nb;
+  double sd = sqrt(m * (n + 1) / 12);
+  if (!(sd > 0)) return 1;
+  return erfc((m / 2 - 0.5) / sd / sqrt(2.0));
+}
+
+static st_code verdicts(st_diff *d, double rmin, double share_ns, double alpha, int by_cat) {
+  int64_t *dur[2] = {NULL, NULL};
+  size_t *off[2] = {NULL, NULL};
+  st_code rc = side_durations(d, 0, by_cat, &dur[0], &off[0]);
+  if (rc == ST_OK) rc = side_durations(d, 1, by_cat, &dur[1], &off[1]);
+  for (uint32_t i = 0; rc == ST_OK && i < d->count; i++) {
+    st_diff_row *r = &d->rows[i];
+    if (r->flags & (ST_DIFF_ONLY_A | ST_DIFF_ONLY_B)) continue;
+    size_t na = off[0][i + 1] - off[0][i], nb = off[1][i + 1] - off[1][i];
+    st_mwu u;
+    st_stat_mwu(dur[0] + off[0][i], na, dur[1] + off[1][i], nb, &u);
+    r->p_value = u.p;
+    if (!(p_min(na, nb) < alpha)) {
+      r->flags |= ST_DIFF_NOT_ENOUGH_DATA;
+      continue;
+    }
+    double ta = (double)r->total_a_ns, tb = (double)r->total_b_ns;
+    if (u.p < alpha && u.z > 0 && r->avg_b_ns > r->avg_a_ns && r->avg_b_ns >= rmin * r->avg_a_ns &&
+        (share_ns <= 0 || tb - ta >= share_ns))
+      r->flags |= ST_DIFF_REGRESSION;
+    if (u.p < alpha && u.z < 0 && r->avg_a_ns > r->avg_b_ns && r->avg_a_ns >= rmin * r->avg_b_ns &&
+        (share_ns <= 0 || ta - tb >= share_ns))
+      r->flags |= ST_DIFF_IMPROVEMENT;
+  }
+  for (int s = 0; s < 2; s++) {
+    st_free(&d->alloc, dur[s]);
+    st_free(&d->alloc, off[s]);
+  }
+  return rc;
+}
+
+/* ---- rollup by kind ------------------------------------------------------ */
+
+/* "fusion.37" -> 6 ("fusion"); names without a trailing number: whole. */
+static size_t kind_len(const char *s, size_t n) {
+  size_t k = n;
+  while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') k--;
+  if (k == n || k == 0) return n;
+  if (s[k - 1] == '.' || s[k - 1] == '#' || s[k - 1] == '_' || s[k - 1] == '-' || s[k - 1] == ' ')
+    k--;
+  return k ? k : n;
+}
+
+typedef struct kind_ref {
+  const char *s;
+  size_t n;
+  uint32_t row;
+} kind_ref;
+
+static int cmp_kind_ref(const void *x, const void *y) {
+  const kind_ref *a = x, *b = y;
+  int k = name_cmp(a->s, a->n, b->s, b->n);
+  return k ? k : a->row < b->row ? -1 : a->row > b->row;
+}
+
+static int cmp_kind(const void *x, const void *y) {
+  const st_diff_kind *a = x, *b = y;
+  if (a->d_total_ns != b->d_total_ns) return a->d_total_ns > b->d_total_ns ? -1 : 1;
+  return name_cmp(a->kind, a->kind_len, b->kind, b->kind_len);
+}
+
+static st_code rollup(st_diff *d) {
+  const st_alloc *a = &d->alloc;
+  kind_ref *refs = st_calloc(a, d->count ? d->count : 1, sizeof *refs);
+  d->kinds = st_calloc(a, d->count ? d->count : 1, sizeof *d->kinds);
+  if (!refs || !d->kinds) {
+    st_free(a, refs);
+    return ST_ERR_NOMEM;
+  }
+  for (uint32_t i = 0; i < d->count; i++)
+    refs[i] = (kind_ref){d->rows[i].name, kind_len(d->rows[i].name, d->rows[i].name_len), i};
+  qsort(refs, d->count, sizeof *refs, cmp_kind_ref);
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < d->count; i++) {
+    if (i == 0 || name_cmp(refs[i].s, refs[i].n, refs[i - 1].s, refs[i - 1].n) != 0) {
+      d->kinds[m].kind = refs[i].s;
+      d->kinds[m++].kind_len = refs[i].n;
+    }
+    st_diff_kind *k = &d->kinds[m - 1];
+    const st_diff_row *r = &d->rows[refs[i].row];
+    k->rows++;
+    k->regressions += (r->flags & ST_DIFF_REGRESSION) != 0;
+    k->improvements += (r->flags & ST_DIFF_IMPROVEMENT) != 0;
+    k->count_a += r->count_a;
+    k->count_b += r->count_b;
+    k->total_a_ns = st_sat_add(k->total_a_ns, r->total_a_ns);
+    k->total_b_ns = st_sat_add(k->total_b_ns, r->total_b_ns);
+  }
+  for (uint32_t i = 0; i < m; i++)
+    d->kinds[i].d_total_ns = st_sat_sub(d->kinds[i].total_b_ns, d->kinds[i].total_a_ns);
+  qsort(d->kinds, m, sizeof *d->kinds, cmp_kind);
+  d->nkinds = m;
+  st_free(a, refs);
+  return ST_OK;
+}
+
+/* ---- headline ------------------------------------------------------------ */
+
+/* Per-step wall and mean device busy of one analysed trace into w / b
+ * (n each); *has_busy: it has devices. */
+static void per_step(const st_analysis *an, double *w, double *b, int *has_busy) {
+  uint32_t ns, nd;
+  const st_an_step *steps = st_analysis_steps(an, &ns);
+  const st_an_device *dev = st_analysis_devices(an, &nd);
+  const st_an_cell *cells = st_analysis_cells(an, NULL);
+  *has_busy = nd > 0;
+  for (uint32_t j = 0; j < ns; j++) {
+    w[j] = (double)(steps[j].t1_ns - steps[j].t0_ns);
+    double sum = 0;
+    for (uint32_t k = 0; k < nd; k++) sum += (double)cells[dev[k].first_cell + j].t.busy_ns;
+    b[j] = nd ? sum / nd : 0;
+  }
+}
+
+static double mean(const double *v, uint32_t n) {
+  double s = 0;
+  for (uint32_t i = 0; i < n; i++) s += v[i];
+  return n ? s / n : 0;
+}
+
+static double busy_total(const st_analysis *an) {
+  uint32_t nd;
+  const st_an_device *dev = st_analysis_devices(an, &nd);
+  double s = 0;
+  for (uint32_t k = 0; k < nd; k++) s += (double)dev[k].total.busy_ns;
+  return nd ? s / nd : 0;
+}
+
+static st_code headline(st_diff *d) {
+  const st_alloc *a = &d->alloc;
+  st_analyze_opts o;
+  memset(&o, 0, sizeof o);
+  o.no_ops = 1;
+  st_analysis *an[2] = {NULL, NULL};
+  for (int s = 0; s < 2; s++) {
+    an[s] = st_analyze(a, &d->t[s], 1, &o, NULL);
+    if (!an[s]) {
+      st_analysis_destroy(an[0]);
+      return ST_ERR_NOMEM;
+    }
+  }
+  st_diff_headline *h = &d->head;
+  uint32_t n[2];
+  st_analysis_steps(an[0], &n[0]);
+  st_analysis_steps(an[1], &n[1]);
+  h->steps_a = n[0];
+  h->steps_b = n[1];
+  double *w[2], *b[2];
+  int hb[2];
+  st_code rc = ST_OK;
+  for (int s = 0; s < 2; s++) {
+    w[s] = st_calloc(a, n[s] ? n[s] : 1, sizeof *w[s]);
+    b[s] = st_calloc(a, n[s] ? n[s] : 1, sizeof *b[s]);
+    if (!w[s] || !b[s]) rc = ST_ERR_NOMEM;
+  }
+  if (rc == ST_OK) {
+    per_step(an[0], w[0], b[0], &hb[0]);
+    per_step(an[1], w[1], b[1], &hb[1]);
+    if (n[0] && n[1]) {
+      h->has_step = 1;
+      h->step_a_ns = mean(w[0], n[0]);
+      h->step_b_ns = mean(w[1], n[1]);
+      h->d_step_ns = h->step_b_ns - h->step_a_ns;
+      h->has_step_ci = st_stat_bootstrap_diff(a, w[0], n[0], w[1], n[1], 2000, 18, &h->d_step_lo_ns,
+                                              &h->d_step_hi_ns) == ST_OK;
+    }
+    if (hb[0] && hb[1]) {
+      h->has_busy = 1;
+      if (n[0] && n[1]) {
+        h->busy_a_ns = mean(b[0], n[0]);
+        h->busy_b_ns = mean(b[1], n[1]);
+        h->has_busy_ci = st_stat_bootstrap_diff(a, b[0], n[0], b[1], n[1], 2000, 18,
+                                                &h->d_busy_lo_ns, &h->d_busy_hi_ns) == ST_OK;
+      } else {
+        h->busy_a_ns = busy_total(an[0]);
+        h->busy_b_ns = busy_total(an[1]);
+      }
+      h->d_busy_ns = h->busy_b_ns - h->busy_a_ns;
+    }
+  }
+  for (int s = 0; s < 2; s++) {
+    st_free(a, w[s]);
+    st_free(a, b[s]);
+    st_analysis_destroy(an[s]);
+  }
+  return rc;
 }
 
 st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace *b,
@@ -114,8 +360,11 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
   }
   double rmin = o.regression_ratio == 0 ? ST_DIFF_REGRESSION_RATIO : o.regression_ratio;
   double share = o.regression_share == 0 ? ST_DIFF_REGRESSION_SHARE : o.regression_share;
-  if (!(rmin >= 1.0) || !(share >= 0.0 && share <= 1.0) || !isfinite(rmin)) {
-    st_error_set(err, ST_ERR_ARG, 0, "diff: regression ratio must be >= 1 and share in [0, 1]");
+  double alpha = o.alpha == 0 ? ST_DIFF_ALPHA : o.alpha;
+  if (!(rmin >= 1.0) || !(share >= 0.0 && share <= 1.0) || !isfinite(rmin) ||
+      !(alpha > 0 && alpha < 1)) {
+    st_error_set(err, ST_ERR_ARG, 0,
+                 "diff: regression ratio must be >= 1, share in [0, 1] and alpha in (0, 1)");
     return NULL;
   }
   st_diff *d = st_calloc(&al, 1, sizeof *d);
@@ -156,6 +405,7 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
   for (int s = 0; s < 2; s++)
     for (uint32_t i = 0; i < n[s]; i++) busy[s] = st_sat_add(busy[s], ar[s][i].self_ns);
   double share_ns = share * (double)(busy[0] > busy[1] ? busy[0] : busy[1]);
+  uint64_t events[2] = {st_agg_events(g[0]), st_agg_events(g[1])};
   uint32_t i = 0, j = 0, m = 0;
   while (i < n[0] || j < n[1]) {
     size_t la = 0, lb = 0;
@@ -178,9 +428,19 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
     }
     if (k < 0) r->flags |= ST_DIFF_ONLY_A;
     if (k > 0) r->flags |= ST_DIFF_ONLY_B;
-    finish_row(r, rmin, share_ns);
+    finish_row(r);
   }
   d->count = m;
+  st_agg_destroy(g[0]);
+  st_agg_destroy(g[1]);
+  st_code rc = verdicts(d, rmin, share_ns, alpha, o.by == ST_DIFF_BY_CAT);
+  if (rc == ST_OK) rc = rollup(d);
+  if (rc == ST_OK && !o.no_headline) rc = headline(d);
+  if (rc != ST_OK) {
+    st_diff_destroy(d);
+    st_error_set(err, rc, 0, "out of memory");
+    return NULL;
+  }
   st_diff_summary *su = &d->sum;
   su->by = o.by;
   su->rows = m;
@@ -190,9 +450,10 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
     su->only_b += (f & ST_DIFF_ONLY_B) != 0;
     su->regressions += (f & ST_DIFF_REGRESSION) != 0;
     su->improvements += (f & ST_DIFF_IMPROVEMENT) != 0;
+    su->not_enough_data += (f & ST_DIFF_NOT_ENOUGH_DATA) != 0;
   }
-  su->events_a = st_agg_events(g[0]);
-  su->events_b = st_agg_events(g[1]);
+  su->events_a = events[0];
+  su->events_b = events[1];
   su->busy_a_ns = busy[0];
   su->busy_b_ns = busy[1];
   su->a_t0_ns = o.range_a ? o.a_t0_ns : 0;
@@ -201,8 +462,7 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
   su->b_t1_ns = o.range_b ? o.b_t1_ns : st_trace_duration_ns(b);
   su->regression_ratio = rmin;
   su->regression_share = share;
-  st_agg_destroy(g[0]);
-  st_agg_destroy(g[1]);
+  su->alpha = alpha;
   st_diff_sort(d, ST_DIFF_COL_D_TOTAL, 1);
   return d;
 }
@@ -211,6 +471,7 @@ void st_diff_destroy(st_diff *d) {
   if (!d) return;
   st_alloc a = d->alloc;
   st_free(&a, d->rows);
+  st_free(&a, d->kinds);
   st_free(&a, d);
 }
 
@@ -223,6 +484,19 @@ void st_diff_summary_get(const st_diff *d, st_diff_summary *out) {
   if (!out) return;
   if (d)
     *out = d->sum;
+  else
+    memset(out, 0, sizeof *out);
+}
+
+const st_diff_kind *st_diff_rollup(const st_diff *d, uint32_t *count) {
+  if (count) *count = d ? d->nkinds : 0;
+  return d ? d->kinds : NULL;
+}
+
+void st_diff_headline_get(const st_diff *d, st_diff_headline *out) {
+  if (!out) return;
+  if (d)
+    *out = d->head;
   else
     memset(out, 0, sizeof *out);
 }
@@ -370,6 +644,34 @@ static void key(st_jout *o, const char *k, int first) {
 
 static void put_avg_us(st_jout *o, double ns) { st_jout_fixed(o, ns / 1000.0, 6); }
 
+static void opt_us(st_jout *o, int has, double ns) {
+  if (has)
+    st_jout_fixed(o, ns / 1000.0, 3);
+  else
+    st_jout_lit(o, "null");
+}
+
+static void opt_pair(st_jout *o, int has, double lo, double hi) {
+  if (!has) {
+    st_jout_lit(o, "null");
+    return;
+  }
+  st_jout_put(o, "[", 1);
+  st_jout_fixed(o, lo / 1000.0, 3);
+  st_jout_put(o, ",", 1);
+  st_jout_fixed(o, hi / 1000.0, 3);
+  st_jout_put(o, "]", 1);
+}
+
+static const char *verdict_json(uint32_t f) {
+  return f & ST_DIFF_REGRESSION        ? "\"regression\""
+         : f & ST_DIFF_IMPROVEMENT     ? "\"improvement\""
+         : f & ST_DIFF_ONLY_A          ? "\"only_a\""
+         : f & ST_DIFF_ONLY_B          ? "\"only_b\""
+         : f & ST_DIFF_NOT_ENOUGH_DATA ? "\"not_enough_data\""
+                                       : "\"no_change\"";
+}
+
 size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) {
   st_jout o = {.buf = buf, .cap = cap};
   st_diff_summary s;
@@ -423,6 +725,13 @@ size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) 
     st_jout_lit(&o, r->flags & ST_DIFF_REGRESSION ? "true" : "false");
     key(&o, "improvement", 0);
     st_jout_lit(&o, r->flags & ST_DIFF_IMPROVEMENT ? "true" : "false");
+    key(&o, "p_value", 0);
+    if (r->p_value < 0)
+      st_jout_lit(&o, "null");
+    else
+      st_jout_sig(&o, r->p_value, 4);
+    key(&o, "verdict", 0);
+    st_jout_lit(&o, verdict_json(r->flags));
     st_jout_put(&o, "}", 1);
   }
   st_jout_put(&o, "]", 1);
@@ -453,6 +762,62 @@ size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) 
   st_jout_us(&o, s.b_t0_ns);
   st_jout_put(&o, ",", 1);
   st_jout_us(&o, s.b_t1_ns);
-  st_jout_lit(&o, "]}");
+  st_jout_put(&o, "]", 1);
+  key(&o, "not_enough_data", 0);
+  st_jout_u64(&o, s.not_enough_data);
+  key(&o, "alpha", 0);
+  st_jout_sig(&o, s.alpha, 6);
+  key(&o, "regression_ratio", 0);
+  st_jout_sig(&o, s.regression_ratio, 6);
+  key(&o, "rollup", 0);
+  st_jout_put(&o, "[", 1);
+  for (uint32_t i = 0; d && i < d->nkinds; i++) {
+    const st_diff_kind *k = &d->kinds[i];
+    st_jout_lit(&o, i ? ",{" : "{");
+    key(&o, "kind", 1);
+    st_jout_str(&o, k->kind, k->kind_len);
+    key(&o, "rows", 0);
+    st_jout_u64(&o, k->rows);
+    key(&o, "count_a", 0);
+    st_jout_u64(&o, k->count_a);
+    key(&o, "count_b", 0);
+    st_jout_u64(&o, k->count_b);
+    key(&o, "total_us_a", 0);
+    st_jout_us(&o, k->total_a_ns);
+    key(&o, "total_us_b", 0);
+    st_jout_us(&o, k->total_b_ns);
+    key(&o, "d_total_us", 0);
+    st_jout_us(&o, k->d_total_ns);
+    key(&o, "regressions", 0);
+    st_jout_u64(&o, k->regressions);
+    key(&o, "improvements", 0);
+    st_jout_u64(&o, k->improvements);
+    st_jout_put(&o, "}", 1);
+  }
+  st_jout_put(&o, "]", 1);
+  st_diff_headline h;
+  st_diff_headline_get(d, &h);
+  key(&o, "headline", 0);
+  st_jout_lit(&o, "{\"steps_a\":");
+  st_jout_u64(&o, h.steps_a);
+  key(&o, "steps_b", 0);
+  st_jout_u64(&o, h.steps_b);
+  key(&o, "step_us_a", 0);
+  opt_us(&o, h.has_step, h.step_a_ns);
+  key(&o, "step_us_b", 0);
+  opt_us(&o, h.has_step, h.step_b_ns);
+  key(&o, "d_step_us", 0);
+  opt_us(&o, h.has_step, h.d_step_ns);
+  key(&o, "d_step_ci_us", 0);
+  opt_pair(&o, h.has_step_ci, h.d_step_lo_ns, h.d_step_hi_ns);
+  key(&o, "busy_us_a", 0);
+  opt_us(&o, h.has_busy, h.busy_a_ns);
+  key(&o, "busy_us_b", 0);
+  opt_us(&o, h.has_busy, h.busy_b_ns);
+  key(&o, "d_busy_us", 0);
+  opt_us(&o, h.has_busy, h.d_busy_ns);
+  key(&o, "d_busy_ci_us", 0);
+  opt_pair(&o, h.has_busy_ci, h.d_busy_lo_ns, h.d_busy_hi_ns);
+  st_jout_lit(&o, "}}");
   return st_jout_end(&o);
 }

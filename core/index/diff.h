@@ -16,15 +16,38 @@
  * JSON writer prints null). The diff of a trace with itself has every
  * difference 0 and every ratio 1.
  *
- * "Big regression" (ST_DIFF_REGRESSION, what the page colours): B's total
- * is at least `regression_ratio` times A's (default 1.2, i.e. 20 % slower;
- * a row only in B qualifies) AND the time it added, total_b - total_a, is at
- * least `regression_share` (default 1 %) of the diffed busy time: the sum
- * of self times over every row of the side with more of it (max(A, B)),
- * which is the time the traced threads were busy in the range. The second
- * condition keeps a 2 ns op that became 4 ns from shouting. Improvements
- * (ST_DIFF_IMPROVEMENT) are the mirror image: total_a >= ratio * total_b
- * (a row only in A qualifies) and total_a - total_b >= share * busy time.
+ * Verdicts (issue 18: "regressions that are real"). A row is a
+ * regression (ST_DIFF_REGRESSION) when B's instances are slower by a
+ * meaningful effect AND the difference is significant over the instances:
+ *   1. effect: B's mean duration is at least `regression_ratio` (default
+ *      1.1, i.e. 10 % slower) times A's;
+ *   2. significance: the two-sided Mann-Whitney U test of A's instance
+ *      durations against B's (normal approximation, tie and continuity
+ *      corrections: stat_tests.h) gives p < `alpha` (default 0.01), with
+ *      B's values tending larger (z > 0);
+ *   3. if `regression_share` > 0 (default 0: off), the time the row added,
+ *      total_b - total_a, is at least that share of the busy time compared
+ *      (the sum of self times of the side with more).
+ * An improvement (ST_DIFF_IMPROVEMENT) is the mirror image. A row with too
+ * few instances for the test to ever reach p < alpha (even if every B
+ * instance were slower than every A instance: with n_a = n_b that takes
+ * at least 6 each) is "not enough data" (ST_DIFF_NOT_ENOUGH_DATA), never a
+ * verdict; so is a row on one side only (ST_DIFF_ONLY_A / _B). p_value is
+ * the test's p, or -1 when it was not computed (one side only).
+ *
+ * Rollup: the rows grouped by kind, a name without its trailing number
+ * and the '.', '#', '_', '-' or ' ' before it ("fusion.37" -> "fusion",
+ * "ProfilerStep#2" -> "ProfilerStep", "train_step 7" -> "train_step",
+ * "aten::mm" stays): rows, totals, the
+ * difference, regressions and improvements per kind ("fusion: +100 ms"),
+ * by total difference, largest increase first.
+ *
+ * Headline: the whole traces analysed (analyze.h): the mean step time
+ * (the steps' windows) and the mean busy time per step (busy averaged over
+ * the devices) in A and B, and the difference of B - A with a 95 %
+ * bootstrap interval over the steps (2000 resamples, fixed seed:
+ * stat_tests.h); without steps, the devices' busy over their ranges and no
+ * interval.
  *
  * Rows start sorted by total difference, largest increase first (the op
  * that got slower at the top); st_diff_sort re-sorts by any column. A
@@ -48,8 +71,9 @@
 
 #include "query.h"
 
-#define ST_DIFF_REGRESSION_RATIO 1.2
-#define ST_DIFF_REGRESSION_SHARE 0.01
+#define ST_DIFF_REGRESSION_RATIO 1.1
+#define ST_DIFF_REGRESSION_SHARE 0.0
+#define ST_DIFF_ALPHA 0.01
 
 typedef enum st_diff_by {
   ST_DIFF_BY_NAME = 0, /* rows are event names */
@@ -65,14 +89,17 @@ typedef struct st_diff_opts {
   int64_t a_t0_ns, a_t1_ns; /* ns from A's start; t1 < t0 is ST_ERR_ARG */
   int64_t b_t0_ns, b_t1_ns; /* ns from B's start */
   double regression_ratio;  /* 0: ST_DIFF_REGRESSION_RATIO; must be >= 1 */
-  double regression_share;  /* 0: ST_DIFF_REGRESSION_SHARE; in [0, 1] */
+  double regression_share;  /* 0: off; in [0, 1] */
+  double alpha;             /* 0: ST_DIFF_ALPHA; in (0, 1) */
+  int no_headline;          /* 1: skip the headline's analysis of both traces */
 } st_diff_opts;
 
 enum {
-  ST_DIFF_ONLY_A = 1u << 0,     /* no event of this name (category) in B's range */
-  ST_DIFF_ONLY_B = 1u << 1,     /* none in A's range */
-  ST_DIFF_REGRESSION = 1u << 2, /* a big regression (rule above) */
-  ST_DIFF_IMPROVEMENT = 1u << 3 /* a big improvement (its mirror image) */
+  ST_DIFF_ONLY_A = 1u << 0,         /* no event of this name (category) in B's range */
+  ST_DIFF_ONLY_B = 1u << 1,         /* none in A's range */
+  ST_DIFF_REGRESSION = 1u << 2,     /* a regression (the verdict above) */
+  ST_DIFF_IMPROVEMENT = 1u << 3,    /* an improvement (its mirror image) */
+  ST_DIFF_NOT_ENOUGH_DATA = 1u << 4 /* too few instances for a verdict */
 };
 
 typedef struct st_diff_row {
@@ -92,18 +119,37 @@ typedef struct st_diff_row {
   double ratio_total;        /* total_b / total_a (1 if both 0, +inf if only B has time) */
   double ratio_self;         /* self_b / self_a, same rule */
   double ratio_avg;          /* avg_b / avg_a, same rule */
+  double p_value;            /* Mann-Whitney U's two-sided p; -1: not computed */
 } st_diff_row;
 
 /* What the diff covered, for headers and the JSON writer. */
 typedef struct st_diff_summary {
   st_diff_by by;
-  uint32_t rows, only_a, only_b, regressions, improvements;
+  uint32_t rows, only_a, only_b, regressions, improvements, not_enough_data;
   uint64_t events_a, events_b;  /* events aggregated on each side */
   int64_t busy_a_ns, busy_b_ns; /* sum of self times over every row */
   int64_t a_t0_ns, a_t1_ns;     /* the ranges used (whole trace: 0 .. duration) */
   int64_t b_t0_ns, b_t1_ns;
-  double regression_ratio, regression_share; /* the thresholds used */
+  double regression_ratio, regression_share, alpha; /* the thresholds used */
 } st_diff_summary;
+
+/* The rollup by kind (rule above). */
+typedef struct st_diff_kind {
+  const char *kind; /* a prefix of a row's name */
+  size_t kind_len;
+  uint32_t rows, regressions, improvements;
+  uint64_t count_a, count_b;
+  int64_t total_a_ns, total_b_ns, d_total_ns;
+} st_diff_kind;
+
+/* The headline (rule above); has_* 0 when the traces have no steps /
+ * no devices; has_*_ci 0 without an interval (fewer than 2 steps). */
+typedef struct st_diff_headline {
+  uint32_t steps_a, steps_b;
+  int has_step, has_step_ci, has_busy, has_busy_ci;
+  double step_a_ns, step_b_ns, d_step_ns, d_step_lo_ns, d_step_hi_ns;
+  double busy_a_ns, busy_b_ns, d_busy_ns, d_busy_lo_ns, d_busy_hi_ns;
+} st_diff_headline;
 
 typedef enum st_diff_col {
   ST_DIFF_COL_NAME = 0,
@@ -136,6 +182,8 @@ void st_diff_destroy(st_diff *d);
 /* The rows in their current order (valid until the next sort or destroy). */
 const st_diff_row *st_diff_rows(const st_diff *d, uint32_t *count);
 void st_diff_summary_get(const st_diff *d, st_diff_summary *out);
+const st_diff_kind *st_diff_rollup(const st_diff *d, uint32_t *count);
+void st_diff_headline_get(const st_diff *d, st_diff_headline *out);
 const st_trace *st_diff_trace(const st_diff *d, st_diff_side side);
 
 /* Stable re-sort by one column; ties by name (bytes), then by key_a/key_b.
@@ -172,10 +220,21 @@ int st_diff_events_next(st_diff_iter *it, st_event_ref *out);
  *   {"by":"name"|"cat","rows":[{"name","count_a","count_b","total_us_a",
  *    "total_us_b","self_us_a","self_us_b","avg_us_a","avg_us_b","d_count",
  *    "d_total_us","d_self_us","d_avg_us","ratio_total","ratio_self",
- *    "ratio_avg","only_a","only_b","regression","improvement"}...],
+ *    "ratio_avg","only_a","only_b","regression","improvement","p_value",
+ *    "verdict"}...],
  *    "only_a":N,"only_b":N,"regressions":N,"improvements":N,
  *    "events_a":N,"events_b":N,"busy_us_a":X,"busy_us_b":X,
- *    "range_a":[t0_us,t1_us],"range_b":[t0_us,t1_us]}
+ *    "range_a":[t0_us,t1_us],"range_b":[t0_us,t1_us],
+ *    "not_enough_data":N,"alpha":X,"regression_ratio":X,
+ *    "rollup":[{"kind","rows","count_a","count_b","total_us_a","total_us_b",
+ *    "d_total_us","regressions","improvements"}...],
+ *    "headline":{"steps_a","steps_b","step_us_a","step_us_b","d_step_us",
+ *    "d_step_ci_us":[lo,hi],"busy_us_a","busy_us_b","d_busy_us",
+ *    "d_busy_ci_us":[lo,hi]}}
+ * p_value: 4 significant digits, null when not computed; verdict:
+ * "regression", "improvement", "no_change", "not_enough_data", "only_a" or
+ * "only_b". Headline values are null when missing (no steps, no devices,
+ * no interval); its times have 3 decimals.
  * in the current row order, at most max_rows rows (0: all). Times are exact
  * decimal microseconds (ns / 1000, trailing zeros dropped; averages with 3
  * decimals); ratios with 6 significant digits, null when infinite. Names

@@ -420,13 +420,18 @@ test('groups are named from the files\' metadata (Kineto distributedInfo.rank); 
   assert.equal(rows.only_5, 1);
 });
 
-// Two runs of the same program: B's matmul takes twice as long, each has an
-// op the other has not, and B was recorded 7 ms later (another clock time).
+// Two runs of the same program: B's matmul (8 instances, enough for a
+// verdict: diff.h) takes twice as long, each has an op the other has not,
+// and B was recorded 7 ms later (another clock time).
 function runTrace(t0, mmDur, only, lead = 200) {
+  const mm = [];
+  for (let i = 0; i < 8; i++) {
+    mm.push({ ph: 'X', name: 'matmul', cat: 'op', pid: 1, tid: 1, ts: t0 + lead + 100 + i * 80, dur: mmDur / 8 });
+  }
   return Buffer.from(JSON.stringify({ traceEvents: [
     { ph: 'X', name: 'warmup', cat: 'host', pid: 1, tid: 1, ts: t0, dur: 50 },
     { ph: 'X', name: 'ProfilerStep#1', cat: 'step', pid: 1, tid: 1, ts: t0 + lead, dur: 1000 },
-    { ph: 'X', name: 'matmul', cat: 'op', pid: 1, tid: 1, ts: t0 + lead + 100, dur: mmDur },
+    ...mm,
     { ph: 'X', name: only, cat: 'op', pid: 1, tid: 1, ts: t0 + lead + 800, dur: 100 },
   ] }));
 }
@@ -442,7 +447,7 @@ test('compare(a, b): B aligned on A at the first common step; the diff table sor
     const res = await window.strata.compare(u(a), u(b), { names: ['run-a.json', 'run-b.json'] });
     return { a: res.a.events, b: res.b.events, alignment: res.alignment, traces: window.strata.traces() };
   }, [a, b]);
-  assert.deepEqual([r.a, r.b], [4, 4]);
+  assert.deepEqual([r.a, r.b], [11, 11]);
   assert.equal(r.alignment.kind, 'profiler_step');
   // B's ProfilerStep#1 (350 us into B) starts with A's (200 us into A): A's time 0
   // is 150 us after B's (offsets are kept >= 0)
@@ -452,6 +457,7 @@ test('compare(a, b): B aligned on A at the first common step; the diff table sor
   assert.equal(d.rows[0].total_us_a, 300);
   assert.equal(d.rows[0].total_us_b, 600);
   assert.equal(d.rows[0].regression, true);
+  assert.ok(d.rows[0].p_value < 0.01, 'significant over its 8 + 8 instances');
   assert.equal(d.only_a, 1);
   assert.equal(d.only_b, 1);
   // the table: coloured regression row, marked one-sided rows
@@ -473,7 +479,8 @@ test('compare(a, b): B aligned on A at the first common step; the diff table sor
   // a click selects the row's events in both traces
   await app.page.locator('#diff-body tr').first().click();
   const sel = await app.page.evaluate(() => window.strata.selection());
-  assert.deepEqual(sel.map((e) => [e.name, e.file, e.dur_us]), [['matmul', 'run-a', 300], ['matmul', 'run-b', 600]]);
+  assert.deepEqual(sel.map((e) => [e.name, e.file, e.dur_us]),
+    [...Array(8).fill(['matmul', 'run-a', 37.5]), ...Array(8).fill(['matmul', 'run-b', 75])]);
   // one step of each, and the category view
   const step = await app.page.evaluate(() => window.strata.diff({ by: 'cat', range: { step: 1 } }));
   assert.deepEqual(step.rows.map((x) => x.name).sort(), ['op', 'step']);

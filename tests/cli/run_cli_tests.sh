@@ -685,22 +685,31 @@ report("strata diff A B" in p.stdout and "strata stats A B" in p.stdout,
 got = cli_json("diff run_a run_b", "diff", ra, rb, "--json")
 check_diff("diff run_a run_b --json: rows", got, expected_diff(ra, rb))
 if got:
-    flags = {r["name"]: (r["regression"], r["improvement"]) for r in got["rows"]}
+    flags = {r["name"]: (r["regression"], r["improvement"], r["verdict"]) for r in got["rows"]}
     report(got["rows"][0]["name"] == "gemm_kernel" and got["rows"][0]["ratio_total"] == 2
-           and flags["aten::mm"] == (True, False) and flags["aten::relu"] == (True, False)
-           and flags["aten::copy_"] == (False, True) and flags["aten::add"] == (False, False)
-           and got["regressions"] == 3 and got["improvements"] == 1 and got["by"] == "name",
-           "diff run_a run_b: the slower op first, big regressions flagged", repr(got["rows"][:2]))
-# exactly this JSON, first row (hand-derived)
+           and flags["aten::mm"] == (False, False, "not_enough_data")
+           and flags["aten::relu"] == (False, False, "only_b")
+           and flags["aten::copy_"] == (False, False, "only_a")
+           and got["regressions"] == 0 and got["improvements"] == 0 and got["not_enough_data"] == 6
+           and got["by"] == "name"
+           and all((r["p_value"] is None) == (r["only_a"] or r["only_b"]) for r in got["rows"]),
+           "diff run_a run_b: the slower op first; two instances a side: no verdict",
+           repr(got["rows"][:2]))
+# exactly this JSON, first row and tail (hand-derived; p of {40,40} vs {80,80}: 0.1939)
 rc, out, err = cli("diff", ra, rb, "--json")
 report(out.startswith('{"by":"name","rows":[{"name":"gemm_kernel","count_a":2,"count_b":2,'
                       '"total_us_a":80,"total_us_b":160,"self_us_a":80,"self_us_b":160,'
                       '"avg_us_a":40,"avg_us_b":80,"d_count":0,"d_total_us":80,"d_self_us":80,'
                       '"d_avg_us":40,"ratio_total":2,"ratio_self":2,"ratio_avg":2,"only_a":false,'
-                      '"only_b":false,"regression":true,"improvement":false},')
-       and out.rstrip().endswith('"only_a":1,"only_b":1,"regressions":3,"improvements":1,'
-                                 '"events_a":12,"events_b":12,"busy_us_a":290,"busy_us_b":370,'
-                                 '"range_a":[0,300],"range_b":[0,300],'
+                      '"only_b":false,"regression":false,"improvement":false,"p_value":0.1939,'
+                      '"verdict":"not_enough_data"},')
+       and '"only_a":1,"only_b":1,"regressions":0,"improvements":0,'
+           '"events_a":12,"events_b":12,"busy_us_a":290,"busy_us_b":370,'
+           '"range_a":[0,300],"range_b":[0,300],"not_enough_data":6,"alpha":0.01,' in out
+       and out.rstrip().endswith('"headline":{"steps_a":2,"steps_b":2,"step_us_a":100,'
+                                 '"step_us_b":100,"d_step_us":0,"d_step_ci_us":[0,0],'
+                                 '"busy_us_a":45,"busy_us_b":85,"d_busy_us":40,'
+                                 '"d_busy_ci_us":[40,40]},'
                                  '"alignment":{"kind":"profiler_step","step":1,"offset_us":0}}'),
        "diff run_a run_b --json: exact text", out[:300])
 
@@ -734,8 +743,12 @@ if got:
     report(names == sorted(names), "diff --sort name --asc", repr(names))
 rc, out, err = cli("diff", ra, rb)
 lines = out.splitlines()
-report(rc == 0 and "gemm_kernel" in lines[4] and lines[4].startswith("!!") and "+B aten::relu" in out
-       and "-A aten::copy_" in out and "3 big regressions" in out, "diff table", out)
+report(rc == 0 and "gemm_kernel" in lines[4] and lines[4].rstrip().endswith("n/a")
+       and "+B   aten::relu" in out and "-A   aten::copy_" in out and "0 regressions (!!)" in out
+       and "6 with too few instances" in out
+       and "device busy per step: A 0.045 ms, B 0.085 ms, B - A +0.040 ms" in out, "diff table", out)
+rc, out, err = cli("diff", ra, rb, "--fail-on-regression")
+report(rc == 0, "diff --fail-on-regression without a regression: exit 0", "rc %d" % rc)
 # errors
 rc, out, err = cli("diff", ra, os.path.join(tmp, "missing.json"))
 report(rc == 1 and len(err.strip().splitlines()) == 1 and "missing.json" in err, "diff: missing file",
@@ -837,6 +850,181 @@ if gen and os.path.exists(gen):
                and any(r["regression"] and r["name"].startswith("sm80_xmma_fprop") for r in got["rows"]),
                "diff of a run B with --slow-op convolution: those ops 2x, the others unchanged",
                repr(got["rows"][:3]))
+
+# ---- 4b. strata analyze, and diff verdicts that are right (issue 18) ---------------------
+def analyze(name, *args):
+    return cli_json(name, "analyze", *args, "--json")
+
+
+def sane(name, got):
+    """every device and step cell: busy <= wall, each class <= busy <= their sum,
+    overlap <= comm; ops' percentiles in order"""
+    bad = []
+    cells = [("device", d, d["range_us"]) for d in got["devices"]]
+    cells += [("step", c, c["wall_us"]) for c in got["per_step"]]
+    for kind, c, wall in cells:
+        classes = [c["compute_us"], c["comm_us"], c["memcpy_us"]]
+        if not (0 <= c["busy_us"] <= wall and max(classes) <= c["busy_us"] <= sum(classes)
+                and c["idle_us"] == wall - c["busy_us"]
+                and (c["overlap_pct"] is None or 0 <= c["overlap_pct"] <= 100)):
+            bad.append("%s %r" % (kind, c))
+    for o in got["ops"]:
+        if not (o["min_us"] <= o["p50_us"] <= o["p90_us"] <= o["p99_us"] <= o["max_us"]
+                and o["self_us"] <= o["total_us"]):
+            bad.append("op %r" % o)
+    report(not bad and set(got) >= {"traces", "steps", "devices", "per_step", "stragglers", "ops"},
+           name + ": sane figures", "; ".join(bad[:3]))
+
+
+# the fixture, exact (hand-derived: kernels 12..52 and 93..98 us of each 100 us step)
+got = analyze("analyze run_a", ra)
+if got:
+    report(got["traces"] == [{"file": ra, "group": "run_a", "steps_from": "profiler_step",
+                              "steps": 2, "devices": 1}]
+           and [(x["step"], x["start_us"], x["wall_us"], x["host_us"]) for x in got["steps"]]
+           == [(1, 0, 100, 53), (2, 200, 100, 53)]
+           and got["devices"] == [{"trace": 0, "name": "GPU 1", "steps": 2, "range_us": 200,
+                                   "step_us": 100, "step_p50_us": 100, "step_p90_us": 100,
+                                   "utilization_pct": 45, "busy_us": 90, "idle_us": 110,
+                                   "idle_pct": 55, "compute_us": 90, "comm_us": 0,
+                                   "memcpy_us": 0, "overlap_pct": None}]
+           and [(g["start_us"], g["dur_us"]) for g in got["idle_gaps"][:2]] == [(52, 41), (252, 41)]
+           and got["idle_gaps"][0]["host"][0] == {"name": "aten::add", "start_us": 75,
+                                                  "dur_us": 20, "overlap_us": 18}
+           and got["stragglers"] == [] and got["ops"][0]["name"] == "gemm_kernel"
+           and got["ops"][0]["p50_us"] == 40, "analyze run_a: exact", repr(got)[:400])
+    sane("analyze run_a", got)
+rc, out, err = cli("analyze", ra)
+report(rc == 0 and "GPU 1" in out and "op (by self time)" in out and "longest idle gaps" in out,
+       "analyze run_a: text", out[:300])
+rc, out, err = cli("analyze", ra, "--hist", "aten::mm", "--json")
+h = json.loads(out, parse_float=D).get("histogram") if rc == 0 else None
+report(h == {"name": "aten::mm", "bins": [{"lo_us": D("25.119"), "hi_us": D("39.811"), "count": 2}]},
+       "analyze --hist: 2 x 30 us in [25.119, 39.811)", repr(h))
+rc, out, err = cli("analyze", ra, "--step", "2", "--ops", "1", "--json")
+o = json.loads(out, parse_float=D)["ops"] if rc == 0 else None
+report(o and len(o) == 1 and o[0]["name"] == "ProfilerStep#2" and o[0]["self_us"] == 47,
+       "analyze --step 2 --ops 1: one step's ops (its marker has the most self time)", repr(o))
+for bad in (["analyze"], ["analyze", ra, "--from", "5"], ["analyze", ra, "--ops", "x"],
+            ["analyze", ra, "--from", "0", "--to", "1", "--step", "1"]):
+    rc, out, err = cli(*bad)
+    report(rc == 2 and out == "", "usage error: %s" % " ".join(bad), "rc %d %r" % (rc, err))
+rc, out, err = cli("analyze", ra, os.path.join(tmp, "missing.json"))
+report(rc == 1 and "missing.json" in err, "analyze: a missing file", "rc %d %r" % (rc, err))
+
+# the corpus: Kineto (HTA) and XProf traces analysed, sane; several files at once
+kin = os.path.join(corpus, "hta__control.json.gz")
+xp = os.path.join(corpus, "xprof__34.83.195.179_6003.xplane.pb")
+amd = os.path.join(corpus, "hta__mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+if os.path.exists(kin) and os.path.exists(xp) and os.path.exists(amd):
+    got = analyze("analyze hta control", kin)
+    if got:
+        d = got["devices"]
+        report(got["traces"][0]["steps_from"] == "profiler_step" and got["traces"][0]["steps"] == 6
+               and [x["name"] for x in d] == ["GPU 3"] and d[0]["comm_us"] > 0
+               and d[0]["compute_us"] > 0 and d[0]["memcpy_us"] > 0 and len(got["per_step"]) == 6
+               and all(x["host_us"] > 0 for x in got["steps"]),
+               "analyze Kineto (HTA control): 6 ProfilerSteps, GPU 3 with NCCL comm", repr(d))
+        sane("analyze hta control", got)
+    got = analyze("analyze xprof", xp)
+    if got:
+        report(got["traces"][0]["steps_from"] == "steps_line"
+               and all(x["name"].startswith("/device:GPU:") for x in got["devices"])
+               and len(got["devices"]) == 3 and got["ops"], "analyze XProf: Steps line, GPU planes",
+               repr(got["devices"])[:300])
+        sane("analyze xprof", got)
+    got = analyze("analyze three corpus files", kin, xp, amd)
+    if got:
+        report([t["steps_from"] for t in got["traces"]] == ["profiler_step", "steps_line", "profiler_step"]
+               and sorted({x["trace"] for x in got["devices"]}) == [0, 1, 2]
+               and got["stragglers"] == [], "analyze of three files: each its steps and devices",
+               repr(got["traces"]))
+        sane("analyze three corpus files", got)
+
+if gen and os.path.exists(gen):
+    def g(path, *args):
+        p = subprocess.run([gen] + list(args) + ["-o", path], capture_output=True)
+        report(p.returncode == 0, "strata-gen " + " ".join(args), p.stderr.decode())
+        return path
+
+    # planted idle gaps: 5000 us in steps 1, 11, 21 on both GPUs, exactly
+    pg = g(os.path.join(tmp, "gaps.json"), "-n", "30000", "--steps", "30", "--idle-gap", "5000",
+           "--idle-every", "10")
+    got = analyze("analyze planted gaps", pg, "--gaps", "8")
+    if got:
+        durs = [x["dur_us"] for x in got["idle_gaps"]]
+        report(durs[:6] == [5000] * 6 and durs[6] < 50
+               and sorted(got["devices"][x["device"]]["name"] for x in got["idle_gaps"][:6])
+               == ["/device:GPU:0"] * 3 + ["/device:GPU:1"] * 3
+               and all(x["host"] for x in got["idle_gaps"][:6]),
+               "analyze: the 6 planted 5000 us idle gaps, exactly, the largest", repr(durs))
+        sane("analyze planted gaps", got)
+    # a slow rank among four, and four ranks of noise only
+    slow, noise = [], []
+    for r in range(4):
+        extra = ["--slow-factor", "1.3"] if r == 2 else []
+        slow.append(g(os.path.join(tmp, "s-rank-%d.json" % r), "-n", "20000", "--steps", "10",
+                      "--rank", str(r), "--noise-seed", str(r + 1), *extra))
+        noise.append(g(os.path.join(tmp, "n-rank-%d.json" % r), "-n", "20000", "--steps", "10",
+                       "--rank", str(r), "--noise-seed", str(r + 1)))
+    got = analyze("analyze a slow rank", *slow)
+    if got:
+        st = got["stragglers"]
+        report(len(st) == 1 and st[0]["trace"] == 2 and st[0]["metric"] == "compute_us_per_step"
+               and st[0]["score"] > 3.5 and st[0]["value"] > D("1.2") * st[0]["median"]
+               and [t["group"] for t in got["traces"]] == ["rank 0", "rank 1", "rank 2", "rank 3"]
+               and len(got["ranks"]) == 4,
+               "analyze: the slow rank (compute x1.3) is the one straggler", repr(st))
+        sane("analyze a slow rank", got)
+    got = analyze("analyze noise-only ranks", *noise)
+    if got:
+        report(got["stragglers"] == [] and all(abs(x["score"]) < 3.5 for x in got["ranks"]),
+               "analyze: noise-only ranks have no straggler", repr(got["ranks"]))
+    # exact nearest-rank percentiles of X-only op names, against python
+    got = analyze("analyze all ops", noise[0], "--ops", "0")
+    if got:
+        durs = collections.defaultdict(list)
+        for e in json.load(open(noise[0]), parse_float=D)["traceEvents"]:
+            if e.get("ph") == "X" and e["name"].startswith(("fusion.", "convolution.", "loop_fusion")):
+                durs[e["name"]].append(D(e["dur"]))
+        bad = []
+        for o in got["ops"]:
+            v = sorted(durs.get(o["name"], []))
+            if not v:
+                continue
+            nr = lambda p: v[max(1, -(-p * len(v) // 100)) - 1]
+            if (o["count"], o["p50_us"], o["p90_us"], o["p99_us"], o["max_us"]) != (
+                    len(v), nr(50), nr(90), nr(99), v[-1]):
+                bad.append(o["name"])
+        report(not bad and len(durs) > 50, "analyze --ops 0: exact nearest-rank p50/p90/p99",
+               repr(bad[:5]))
+    # issue 18's case: a copy whose 200 fusion ops each take twice as long
+    pa = g(os.path.join(tmp, "fa.json"), "-n", "40080", "--steps", "20", "--noise-seed", "1")
+    pn = g(os.path.join(tmp, "fn.json"), "-n", "40080", "--steps", "20", "--noise-seed", "2")
+    ps = g(os.path.join(tmp, "fs.json"), "-n", "40080", "--steps", "20", "--noise-seed", "2",
+           "--slow-op", "fusion", "--slow-factor", "2")
+    got = cli_json("diff doubled fusions", "diff", pa, ps, "--json")
+    if got:
+        fus = [r for r in got["rows"] if r["name"].startswith("fusion.")]
+        kinds = {k["kind"]: k for k in got["rollup"]}
+        report(len(fus) == 200 and all(r["regression"] and r["verdict"] == "regression"
+                                       and r["p_value"] < D("0.01") for r in fus)
+               and kinds["fusion"]["regressions"] == 200 and kinds["fusion"]["d_total_us"] > 0
+               and got["headline"]["d_busy_ci_us"][0] > 0 and got["headline"]["d_step_ci_us"][0] > 0,
+               "diff: 200 doubled fusion ops are all regressions; fusion rolls up; busy up with its interval",
+               "%d fusion rows, %d regressions" % (len(fus), sum(r["regression"] for r in fus)))
+    got = cli_json("diff noise only", "diff", pa, pn, "--json")
+    if got:
+        report(got["regressions"] == 0 and got["improvements"] == 0
+               and got["headline"]["d_step_ci_us"][0] <= 0 <= got["headline"]["d_step_ci_us"][1],
+               "diff: two noise-only runs of one program: no verdicts, step time interval holds 0",
+               repr([(r["name"], r["p_value"]) for r in got["rows"] if r["regression"]][:5]))
+    rc, out, err = cli("diff", pa, ps, "--fail-on-regression")
+    report(rc == 3 and "regressions (!!)" in out and "; fusion +" in out and "(200 of 200 rows regressed" in out,
+           "diff --fail-on-regression: exit 3 on a regression", "rc %d %s" % (rc, out[-400:]))
+    rc, out, err = cli("diff", pa, pn, "--fail-on-regression", "--json")
+    report(rc == 0 and json.loads(out)["regressions"] == 0, "diff --fail-on-regression: exit 0 on noise",
+           "rc %d" % rc)
 
 # ---- 5. strata export: the report builder (core/report) on a small site ------------
 import base64, hashlib

@@ -12,13 +12,17 @@
  * middle and a scroll, so hostile times and durations reach the lod
  * queries and the draw-list code too; and the flame graphs the page builds
  * (samples and nested slices, of the whole trace and of a selection, hit
- * tested, selected from and written as JSON). Any crash, leak or
+ * tested, selected from and written as JSON); and the analysis (steps,
+ * devices, gaps, op percentiles, a histogram, as JSON) and the diff of the
+ * trace with itself (verdicts, rollup, headline). Any crash, leak or
  * sanitizer report is a bug. */
 #ifndef STRATA_FUZZ_UTIL_H
 #define STRATA_FUZZ_UTIL_H
 
+#include "analyze.h"
 #include "argsrc.h"
 #include "bulk.h"
+#include "diff.h"
 #include "draw.h"
 #include "flame.h"
 #include "load.h"
@@ -102,6 +106,27 @@ static inline void fuzz_flame(const st_trace *t) {
   st_flame_destroy(f);
 }
 
+/* The answers of core/index/analyze.h and the diff's verdicts on a
+ * hostile trace: bounded JSON, a histogram of the top op. */
+static inline void fuzz_analyze(const st_trace *t) {
+  st_error err;
+  st_analysis *an = st_analyze(NULL, &t, 1, NULL, &err);
+  char json[2048];
+  if (an) {
+    st_analysis_json(an, NULL, json, sizeof json);
+    uint32_t n;
+    const st_opstat *ops = st_opstats_rows(st_analysis_ops(an), &n);
+    st_hist_bin bins[ST_HIST_BINS_MAX];
+    if (n) st_opstats_histogram(&t, 1, NULL, NULL, ops[0].name, ops[0].name_len, bins, NULL);
+    st_analysis_destroy(an);
+  }
+  st_diff *d = st_diff_build(NULL, t, t, NULL, &err);
+  if (d) {
+    st_diff_json(d, 0, json, sizeof json);
+    st_diff_destroy(d);
+  }
+}
+
 static inline void fuzz_load_chunked(const char *name, const char *prefix, const uint8_t *data,
                                      size_t size) {
   uint32_t seed = fuzz_seed(data, size);
@@ -135,6 +160,7 @@ static inline void fuzz_load_chunked(const char *name, const char *prefix, const
     (void)sink;
     fuzz_draw(t);
     fuzz_flame(t);
+    fuzz_analyze(t);
     st_trace_destroy(t);
   }
   st_loader_destroy(l);

@@ -12,7 +12,10 @@
  *   aten::relu          -                      2      6    6
  *   gemm_kernel         2     80   80          2    160  160
  *   add_kernel          2     10   10          2     10   10
- *   (us; busy = sum of self: A 290, B 370; 1 % of 370 = 3.7)
+ *   (us; busy = sum of self: A 290, B 370)
+ * Two instances a side are too few for a verdict (ST_DIFF_NOT_ENOUGH_DATA:
+ * Mann-Whitney U cannot reach p < 0.01); test_verdicts builds runs with
+ * enough instances (the doubled ops of issue 18).
  *
  * Also: a trace against itself (every difference 0, every ratio 1), by
  * category, one step's range, sorting, a row's events, the JSON, bad
@@ -56,6 +59,7 @@ static uint32_t index_named(const st_diff *d, const char *name) {
 }
 
 #define US 1000 /* ns */
+#define N_E ST_DIFF_NOT_ENOUGH_DATA
 
 static void check_row(const st_diff *d, const char *name, uint64_t ca, int64_t ta, int64_t sa,
                       uint64_t cb, int64_t tb, int64_t sb, uint32_t flags) {
@@ -106,7 +110,8 @@ static void test_self_all_zero(void) {
       CHECK_EQ_INT(r[i].d_self_ns, 0);
       CHECK(r[i].d_avg_ns == 0);
       CHECK(r[i].ratio_total == 1 && r[i].ratio_self == 1 && r[i].ratio_avg == 1);
-      CHECK_EQ_INT(r[i].flags, 0);
+      CHECK_EQ_INT(r[i].flags & ~(uint32_t)ST_DIFF_NOT_ENOUGH_DATA, 0);
+      CHECK(r[i].p_value == 1);
       CHECK_EQ_INT(r[i].key_a, r[i].key_b);
       CHECK(r[i].count_a > 0);
     }
@@ -127,7 +132,8 @@ static void test_self_all_zero(void) {
   uint32_t n;
   const st_diff_row *r = st_diff_rows(d, &n);
   CHECK_EQ_INT(n, 7);
-  for (uint32_t i = 0; i < n; i++) CHECK(r[i].d_total_ns == 0 && r[i].flags == 0);
+  for (uint32_t i = 0; i < n; i++)
+    CHECK(r[i].d_total_ns == 0 && !(r[i].flags & (ST_DIFF_REGRESSION | ST_DIFF_IMPROVEMENT)));
   st_diff_destroy(d);
   st_trace_destroy(a2);
   st_trace_destroy(a);
@@ -143,14 +149,18 @@ static void test_doubled_by_name(void) {
   uint32_t n;
   const st_diff_row *r = st_diff_rows(d, &n);
   CHECK_EQ_INT(n, 8);
-  check_row(d, "ProfilerStep#1", 1, 100, 47, 1, 100, 17, 0);
-  check_row(d, "ProfilerStep#2", 1, 100, 47, 1, 100, 17, 0);
-  check_row(d, "aten::mm", 2, 60, 60, 2, 120, 120, ST_DIFF_REGRESSION);
-  check_row(d, "aten::add", 2, 40, 40, 2, 40, 40, 0);
-  check_row(d, "aten::copy_", 2, 6, 6, 0, 0, 0, ST_DIFF_ONLY_A | ST_DIFF_IMPROVEMENT);
-  check_row(d, "aten::relu", 0, 0, 0, 2, 6, 6, ST_DIFF_ONLY_B | ST_DIFF_REGRESSION);
-  check_row(d, "gemm_kernel", 2, 80, 80, 2, 160, 160, ST_DIFF_REGRESSION);
-  check_row(d, "add_kernel", 2, 10, 10, 2, 10, 10, 0);
+  check_row(d, "ProfilerStep#1", 1, 100, 47, 1, 100, 17, N_E);
+  check_row(d, "ProfilerStep#2", 1, 100, 47, 1, 100, 17, N_E);
+  check_row(d, "aten::mm", 2, 60, 60, 2, 120, 120, N_E);
+  check_row(d, "aten::add", 2, 40, 40, 2, 40, 40, N_E);
+  check_row(d, "aten::copy_", 2, 6, 6, 0, 0, 0, ST_DIFF_ONLY_A);
+  check_row(d, "aten::relu", 0, 0, 0, 2, 6, 6, ST_DIFF_ONLY_B);
+  check_row(d, "gemm_kernel", 2, 80, 80, 2, 160, 160, N_E);
+  check_row(d, "add_kernel", 2, 10, 10, 2, 10, 10, N_E);
+  /* gemm_kernel {40, 40} vs {80, 80}: U_b = 4, ties 2 + 2, var 4/3,
+   * z = 1.5 / sqrt(4/3): p = 0.19393...; one-sided rows: not computed */
+  CHECK(fabs(row_named(d, "gemm_kernel")->p_value - 0.1939308522824107) < 1e-12);
+  CHECK(row_named(d, "aten::relu")->p_value == -1);
   /* default order: the biggest increase of total first, ties by name bytes */
   static const char *const order[8] = {"gemm_kernel",    "aten::mm",       "aten::relu",
                                        "ProfilerStep#1", "ProfilerStep#2", "add_kernel",
@@ -163,8 +173,9 @@ static void test_doubled_by_name(void) {
   CHECK_EQ_INT(s.rows, 8);
   CHECK_EQ_INT(s.only_a, 1);
   CHECK_EQ_INT(s.only_b, 1);
-  CHECK_EQ_INT(s.regressions, 3);
-  CHECK_EQ_INT(s.improvements, 1);
+  CHECK_EQ_INT(s.regressions, 0);
+  CHECK_EQ_INT(s.improvements, 0);
+  CHECK_EQ_INT(s.not_enough_data, 6);
   CHECK_EQ_INT(s.busy_a_ns, 290 * US);
   CHECK_EQ_INT(s.busy_b_ns, 370 * US);
   CHECK_EQ_INT(s.a_t0_ns, 0);
@@ -175,30 +186,101 @@ static void test_doubled_by_name(void) {
   CHECK(row_named(d, "aten::mm")->d_avg_ns == 30.0 * US);
   st_diff_destroy(d);
 
-  /* thresholds: at ratio 2.5 nothing doubled is a big regression; at a
-   * 3 % share (11.1 us) relu's 6 us is not either; copy_ not improved */
+  st_trace_destroy(a);
+  st_trace_destroy(b);
+}
+
+/* A run with 10 instances of fusion.1 (base + i * step us), 10 of
+ * fusion.2 (50 + i us) and one "rare" (5 us), one after another. */
+static st_trace *run_trace(int base, int step) {
+  char text[8192];
+  size_t n = (size_t)snprintf(text, sizeof text, "[");
+  int64_t ts = 0;
+  for (int i = 0; i < 10; i++) {
+    n +=
+        (size_t)snprintf(text + n, sizeof text - n,
+                         "%s{\"ph\":\"X\",\"name\":\"fusion.1\",\"pid\":1,\"tid\":1,\"ts\":%lld,"
+                         "\"dur\":%d},{\"ph\":\"X\",\"name\":\"fusion.2\",\"pid\":1,\"tid\":1,"
+                         "\"ts\":%lld,\"dur\":%d}",
+                         i ? "," : "", (long long)ts, base + i * step, (long long)ts + 300, 50 + i);
+    ts += 600;
+  }
+  snprintf(text + n, sizeof text - n,
+           ",{\"ph\":\"X\",\"name\":\"rare\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":5}]",
+           (long long)ts);
+  st_error err;
+  st_stats stats;
+  return tu_load(text, strlen(text), strlen(text), "run.json", &err, &stats, NULL, 0);
+}
+
+/* issue 18: the doubled op is a regression; the same values are not;
+ * one instance is not enough data */
+static void test_verdicts(void) {
+  st_trace *a = run_trace(100, 1), *b = run_trace(200, 2), *c = run_trace(109, -1);
+  CHECK(a && b && c);
+  if (!a || !b || !c) return;
+  st_error err;
+  st_diff *d = st_diff_build(NULL, a, b, NULL, &err);
+  /* fusion.1: every B above every A: U_b = 100, p = 1.8267e-4 (test_analyze) */
+  check_row(d, "fusion.1", 10, 1045, 1045, 10, 2090, 2090, ST_DIFF_REGRESSION);
+  CHECK(fabs(row_named(d, "fusion.1")->p_value - 0.0001826717911095504) < 1e-15);
+  check_row(d, "fusion.2", 10, 545, 545, 10, 545, 545, 0);
+  CHECK(row_named(d, "fusion.2")->p_value == 1);
+  check_row(d, "rare", 1, 5, 5, 1, 5, 5, N_E);
+  st_diff_summary s;
+  st_diff_summary_get(d, &s);
+  CHECK_EQ_INT(s.regressions, 1);
+  CHECK_EQ_INT(s.not_enough_data, 1);
+  CHECK(s.alpha == ST_DIFF_ALPHA);
+  /* the rollup: fusion.1 and fusion.2 are kind "fusion": +1045 us */
+  uint32_t nk;
+  const st_diff_kind *k = st_diff_rollup(d, &nk);
+  CHECK_EQ_INT(nk, 2);
+  CHECK(k[0].kind_len == 6 && memcmp(k[0].kind, "fusion", 6) == 0);
+  CHECK_EQ_INT(k[0].rows, 2);
+  CHECK_EQ_INT(k[0].regressions, 1);
+  CHECK_EQ_INT(k[0].d_total_ns, 1045 * US);
+  /* no steps, no devices: an empty headline */
+  st_diff_headline h;
+  st_diff_headline_get(d, &h);
+  CHECK(!h.has_step && !h.has_busy && h.steps_a == 0);
+  st_diff_destroy(d);
+  /* the same values in another order: no verdict either way */
+  d = st_diff_build(NULL, a, c, NULL, &err);
+  CHECK(row_named(d, "fusion.1")->p_value == 1);
+  st_diff_summary_get(d, &s);
+  CHECK_EQ_INT(s.regressions + s.improvements, 0);
+  st_diff_destroy(d);
+  /* the mirror image */
+  d = st_diff_build(NULL, b, a, NULL, &err);
+  check_row(d, "fusion.1", 10, 2090, 2090, 10, 1045, 1045, ST_DIFF_IMPROVEMENT);
+  st_diff_destroy(d);
+  /* thresholds: a 2.5x effect is not reached; a 50 % share of busy
+   * (0.5 x 2640 us) is not either, a 30 % one is */
   st_diff_opts o = {0};
   o.regression_ratio = 2.5;
   d = st_diff_build(NULL, a, b, &o, &err);
-  CHECK_EQ_INT(row_named(d, "aten::mm")->flags, 0);
-  CHECK_EQ_INT(row_named(d, "aten::relu")->flags, ST_DIFF_ONLY_B | ST_DIFF_REGRESSION);
+  CHECK_EQ_INT(row_named(d, "fusion.1")->flags, 0);
   st_diff_destroy(d);
   o.regression_ratio = 0;
-  o.regression_share = 0.03;
+  o.regression_share = 0.5;
   d = st_diff_build(NULL, a, b, &o, &err);
-  CHECK_EQ_INT(row_named(d, "aten::mm")->flags, ST_DIFF_REGRESSION);
-  CHECK_EQ_INT(row_named(d, "aten::relu")->flags, ST_DIFF_ONLY_B);
-  CHECK_EQ_INT(row_named(d, "aten::copy_")->flags, ST_DIFF_ONLY_A);
+  CHECK_EQ_INT(row_named(d, "fusion.1")->flags, 0);
   st_diff_destroy(d);
-
-  /* B against A: the mirror image */
-  d = st_diff_build(NULL, b, a, NULL, &err);
-  check_row(d, "aten::mm", 2, 120, 120, 2, 60, 60, ST_DIFF_IMPROVEMENT);
-  check_row(d, "aten::copy_", 0, 0, 0, 2, 6, 6, ST_DIFF_ONLY_B | ST_DIFF_REGRESSION);
-  CHECK(row_named(d, "aten::mm")->ratio_total == 0.5);
+  o.regression_share = 0.3;
+  d = st_diff_build(NULL, a, b, &o, &err);
+  CHECK_EQ_INT(row_named(d, "fusion.1")->flags, ST_DIFF_REGRESSION);
+  st_diff_destroy(d);
+  /* a stricter alpha than 10 against 10 instances can ever reach: not
+   * enough data */
+  memset(&o, 0, sizeof o);
+  o.alpha = 1e-4;
+  d = st_diff_build(NULL, a, b, &o, &err);
+  CHECK_EQ_INT(row_named(d, "fusion.1")->flags, N_E);
   st_diff_destroy(d);
   st_trace_destroy(a);
   st_trace_destroy(b);
+  st_trace_destroy(c);
 }
 
 static void test_by_category(void) {
@@ -211,9 +293,12 @@ static void test_by_category(void) {
   st_diff_rows(d, &n);
   CHECK_EQ_INT(n, 3);
   /* cpu_op: mm + add + copy_ (A) / relu (B); self = total (no children) */
-  check_row(d, "cpu_op", 6, 106, 106, 6, 166, 166, ST_DIFF_REGRESSION);
-  check_row(d, "kernel", 4, 90, 90, 4, 170, 170, ST_DIFF_REGRESSION);
-  check_row(d, "user_annotation", 2, 200, 94, 2, 200, 34, 0);
+  /* cpu_op {3,3,20,20,30,30} vs {3,3,20,20,60,60}: 6 a side is enough;
+   * U_b = 20 of mean 18, var 36: p = erfc(0.25 / sqrt 2), no verdict */
+  check_row(d, "cpu_op", 6, 106, 106, 6, 166, 166, 0);
+  CHECK(fabs(row_named(d, "cpu_op")->p_value - 0.8025873486341526) < 1e-12);
+  check_row(d, "kernel", 4, 90, 90, 4, 170, 170, N_E);
+  check_row(d, "user_annotation", 2, 200, 94, 2, 200, 34, N_E);
   st_diff_destroy(d);
   st_trace_destroy(a);
   st_trace_destroy(b);
@@ -232,10 +317,10 @@ static void test_step_range(void) {
   st_diff_rows(d, &n);
   CHECK_EQ_INT(n, 7); /* ProfilerStep#1 ends at 100 us */
   CHECK(row_named(d, "ProfilerStep#1") == NULL);
-  check_row(d, "ProfilerStep#2", 1, 100, 47, 1, 100, 17, 0);
-  check_row(d, "aten::mm", 1, 30, 30, 1, 60, 60, ST_DIFF_REGRESSION);
-  check_row(d, "gemm_kernel", 1, 40, 40, 1, 80, 80, ST_DIFF_REGRESSION);
-  check_row(d, "aten::copy_", 1, 3, 3, 0, 0, 0, ST_DIFF_ONLY_A | ST_DIFF_IMPROVEMENT);
+  check_row(d, "ProfilerStep#2", 1, 100, 47, 1, 100, 17, N_E);
+  check_row(d, "aten::mm", 1, 30, 30, 1, 60, 60, N_E);
+  check_row(d, "gemm_kernel", 1, 40, 40, 1, 80, 80, N_E);
+  check_row(d, "aten::copy_", 1, 3, 3, 0, 0, 0, ST_DIFF_ONLY_A);
   st_diff_summary s;
   st_diff_summary_get(d, &s);
   CHECK_EQ_INT(s.events_a, 6);
@@ -246,8 +331,8 @@ static void test_step_range(void) {
   o.a_t0_ns = 0;
   o.a_t1_ns = 100 * US;
   d = st_diff_build(NULL, a, b, &o, &err);
-  check_row(d, "ProfilerStep#1", 1, 100, 47, 0, 0, 0, ST_DIFF_ONLY_A | ST_DIFF_IMPROVEMENT);
-  check_row(d, "ProfilerStep#2", 0, 0, 0, 1, 100, 17, ST_DIFF_ONLY_B | ST_DIFF_REGRESSION);
+  check_row(d, "ProfilerStep#1", 1, 100, 47, 0, 0, 0, ST_DIFF_ONLY_A);
+  check_row(d, "ProfilerStep#2", 0, 0, 0, 1, 100, 17, ST_DIFF_ONLY_B);
   st_diff_destroy(d);
   /* an empty range: no rows */
   o.a_t0_ns = o.a_t1_ns = o.b_t0_ns = o.b_t1_ns = 5000 * US;
@@ -389,16 +474,27 @@ static void test_json(void) {
       "\"self_us_b\":160,\"avg_us_a\":40,\"avg_us_b\":80,\"d_count\":0,"
       "\"d_total_us\":80,\"d_self_us\":80,\"d_avg_us\":40,\"ratio_total\":2,"
       "\"ratio_self\":2,\"ratio_avg\":2,\"only_a\":false,\"only_b\":false,"
-      "\"regression\":true,\"improvement\":false}";
+      "\"regression\":false,\"improvement\":false,\"p_value\":0.1939,"
+      "\"verdict\":\"not_enough_data\"}";
   CHECK(strncmp(buf, first, sizeof first - 1) == 0);
   CHECK(strstr(buf, "{\"name\":\"aten::relu\",\"count_a\":0,\"count_b\":2,\"total_us_a\":0,"
                     "\"total_us_b\":6,\"self_us_a\":0,\"self_us_b\":6,\"avg_us_a\":0,"
                     "\"avg_us_b\":3,\"d_count\":2,\"d_total_us\":6,\"d_self_us\":6,"
                     "\"d_avg_us\":3,\"ratio_total\":null,\"ratio_self\":null,"
                     "\"ratio_avg\":null,\"only_a\":false,\"only_b\":true,") != NULL);
-  CHECK(strstr(buf, "],\"only_a\":1,\"only_b\":1,\"regressions\":3,\"improvements\":1,"
+  CHECK(strstr(buf, "],\"only_a\":1,\"only_b\":1,\"regressions\":0,\"improvements\":0,"
                     "\"events_a\":12,\"events_b\":12,\"busy_us_a\":290,\"busy_us_b\":370,"
-                    "\"range_a\":[0,300],\"range_b\":[0,300]}") != NULL);
+                    "\"range_a\":[0,300],\"range_b\":[0,300],\"not_enough_data\":6,"
+                    "\"alpha\":0.01,\"regression_ratio\":1.1,\"rollup\":[{\"kind\":"
+                    "\"gemm_kernel\",\"rows\":1,") != NULL);
+  /* ProfilerStep#1 and #2 roll up into one kind */
+  CHECK(strstr(buf, "{\"kind\":\"ProfilerStep\",\"rows\":2,\"count_a\":2,\"count_b\":2,"
+                    "\"total_us_a\":200,\"total_us_b\":200,\"d_total_us\":0,") != NULL);
+  /* the headline: 2 steps of 100 us each; device busy 45 -> 85 us a step */
+  CHECK(strstr(buf, "\"headline\":{\"steps_a\":2,\"steps_b\":2,\"step_us_a\":100,"
+                    "\"step_us_b\":100,\"d_step_us\":0,\"d_step_ci_us\":[0,0],"
+                    "\"busy_us_a\":45,\"busy_us_b\":85,\"d_busy_us\":40,"
+                    "\"d_busy_ci_us\":[40,40]}}") != NULL);
   /* truncated output: NUL-terminated, full length returned */
   char small[40];
   CHECK_EQ_INT(st_diff_json(d, 0, small, sizeof small), need);
@@ -406,7 +502,7 @@ static void test_json(void) {
   /* max_rows */
   size_t one = st_diff_json(d, 1, buf, need + 1);
   CHECK(one < need);
-  CHECK(strstr(buf, "aten::mm") == NULL);
+  CHECK(strstr(buf, "\"name\":\"aten::mm\"") == NULL);
   free(buf);
   st_diff_destroy(d);
   st_trace_destroy(a);
@@ -449,6 +545,9 @@ static void test_bad_args(void) {
   o.regression_share = 2;
   CHECK(st_diff_build(NULL, a, a, &o, &err) == NULL);
   o.regression_share = 0;
+  o.alpha = 1.5;
+  CHECK(st_diff_build(NULL, a, a, &o, &err) == NULL);
+  o.alpha = 0;
   o.by = (st_diff_by)7;
   CHECK(st_diff_build(NULL, a, a, &o, &err) == NULL);
   /* NULL-safe accessors */
@@ -460,27 +559,12 @@ static void test_bad_args(void) {
   st_trace_destroy(a);
 }
 
-/* an allocator failing after `left` allocations */
-typedef struct fail_alloc {
-  int left;
-} fail_alloc;
-
-static void *failing(void *ud, void *p, size_t n) {
-  fail_alloc *f = ud;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  if (f->left-- <= 0) return NULL;
-  return realloc(p, n);
-}
-
 static void test_out_of_memory(void) {
   st_trace *a = load_fixture("run_a.json"), *b = load_fixture("run_b.json");
   int ok = 0;
-  for (int k = 0; k < 64 && !ok; k++) {
-    fail_alloc f = {k};
-    st_alloc al = {failing, &f};
+  for (int k = 0; k < 400 && !ok; k++) {
+    tu_fail_alloc f = {k};
+    st_alloc al = {tu_failing, &f};
     st_error err;
     st_diff *d = st_diff_build(&al, a, b, NULL, &err);
     if (d) {
@@ -501,6 +585,7 @@ static void test_out_of_memory(void) {
 int main(void) {
   RUN(test_self_all_zero);
   RUN(test_doubled_by_name);
+  RUN(test_verdicts);
   RUN(test_by_category);
   RUN(test_step_range);
   RUN(test_sort);

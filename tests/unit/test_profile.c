@@ -372,28 +372,14 @@ static void test_find_profiler_step(void) {
   unload(&r1);
 }
 
-typedef struct fail_alloc {
-  int left;
-} fail_alloc;
-
-static void *failing(void *ud, void *p, size_t n) {
-  fail_alloc *f = ud;
-  if (n == 0) {
-    free(p);
-    return NULL;
-  }
-  if (f->left-- <= 0) return NULL;
-  return realloc(p, n);
-}
-
 static void test_out_of_memory(void) {
   loaded a, b;
   load_fixture(&a, "rank0.pt.trace.json");
   load_fixture(&b, "rank1.pt.trace.json");
   int ok = 0;
   for (int k = 0; k < 32 && !ok; k++) {
-    fail_alloc f = {k};
-    st_alloc al = {failing, &f};
+    tu_fail_alloc f = {k};
+    st_alloc al = {tu_failing, &f};
     st_profile_alignment out;
     st_code c = st_profile_compare_offset(&al, a.t, b.t, &out);
     if (c == ST_OK) {
@@ -404,8 +390,8 @@ static void test_out_of_memory(void) {
     }
   }
   CHECK(ok);
-  fail_alloc f = {0};
-  st_alloc al = {failing, &f};
+  tu_fail_alloc f = {0};
+  st_alloc al = {tu_failing, &f};
   char names[2 * 64];
   st_profile_file set[2] = {a.f, b.f};
   CHECK_EQ_INT(st_profile_group_names(&al, set, 2, names, 64), ST_ERR_NOMEM);

@@ -120,4 +120,20 @@ static inline st_event_ref tu_ref_named(const st_trace *t, const char *name) {
   return ST_REF_NONE;
 }
 
+/* An st_alloc function failing after `left` allocations (ud: a
+ * tu_fail_alloc), for the out-of-memory tests. */
+typedef struct tu_fail_alloc {
+  int left;
+} tu_fail_alloc;
+
+static inline void *tu_failing(void *ud, void *p, size_t n) {
+  tu_fail_alloc *f = ud;
+  if (n == 0) {
+    free(p);
+    return NULL;
+  }
+  if (f->left-- <= 0) return NULL;
+  return realloc(p, n);
+}
+
 #endif

@@ -32,6 +32,9 @@ int strata_cmd_diff(int argc, char **argv);
 /* strata view FILE... [--screenshot OUT.png] [--size WxH] [--frame-json OUT.json]: the
  * viewer in a native window, see tools/cli/cli_view.c and native/native.h */
 int strata_cmd_view(int argc, char **argv);
+/* strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N] [--from US --to US |
+ * --step N] [--hist NAME]: see tools/cli/cli_analyze.c */
+int strata_cmd_analyze(int argc, char **argv);
 /* strata stats A B ... [--json]: see tools/cli/cli_stats_many.c (files = argv
  * entries that are not options; json = --json given) */
 int strata_cmd_stats_many(const char *const *files, int n, int json);

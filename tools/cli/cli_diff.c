@@ -1,5 +1,6 @@
 /* cli_diff.c: `strata diff A B [--by name|cat] [--json] [--range-a T0,T1]
- *             [--range-b T0,T1] [--step N] [--sort COL] [--asc] [--limit N]`
+ *             [--range-b T0,T1] [--step N] [--sort COL] [--asc] [--limit N]
+ *             [--fail-on-regression]`
  *
  * What changed between a baseline A and a candidate B (core/index/diff.h): per
  * name (or category) count, total, self and average time in each, the
@@ -18,8 +19,13 @@
  * default compare alignment of core/index/profile.h (also the table's header). The table (default)
  * shows the first
  * --limit rows (default 40; 0 = all) and marks rows only in A / only in B
- * and big regressions ("!!") / improvements ("++").
- * Exit 1 if a file cannot be loaded or lacks the step, 2 on usage errors.
+ * and regressions ("!!") / improvements ("++"), the verdicts of diff.h (a
+ * meaningful effect that is significant over the instances: Mann-Whitney
+ * U, p < 0.01), with each row's p value ("n/a": too few instances for a
+ * verdict), then the rollup by kind and the headline (mean step time and
+ * busy time per step, B - A with a 95 % bootstrap interval).
+ * Exit 1 if a file cannot be loaded or lacks the step, 2 on usage errors;
+ * with --fail-on-regression, 3 when any row is a regression (CI gating).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,6 +43,7 @@
 static int usage(void) {
   fprintf(stderr, "usage: strata diff A B [--by name|cat] [--json] [--range-a T0,T1] "
                   "[--range-b T0,T1] [--step N] [--sort COL] [--asc] [--limit N]\n"
+                  "                   [--fail-on-regression]\n"
                   "  T0,T1: microseconds from that trace's start\n");
   return 2;
 }
@@ -75,6 +82,13 @@ static void print_dur(int64_t ns) {
   printf(" %12s", t);
 }
 
+/* Names are untrusted bytes: control characters shown as '?'. */
+static void clean(const char *s, size_t n, char *out, size_t cap) {
+  size_t k = 0;
+  for (size_t j = 0; j < n && k + 1 < cap; j++) out[k++] = (unsigned char)s[j] < 0x20 ? '?' : s[j];
+  out[k] = 0;
+}
+
 static void print_table(const st_diff *d, long limit) {
   uint32_t n;
   const st_diff_row *r = st_diff_rows(d, &n);
@@ -83,8 +97,8 @@ static void print_table(const st_diff *d, long limit) {
   int w = 8; /* the name column: as wide as the longest name shown, at most 48 */
   for (uint32_t i = 0; i < n && (limit <= 0 || i < (uint32_t)limit); i++)
     if ((int)r[i].name_len > w) w = r[i].name_len > 48 ? 48 : (int)r[i].name_len;
-  printf("%-4s %-*s %9s %9s %11s %11s %12s %8s %11s %11s\n", "", w, s.by ? "category" : "name",
-         "count A", "count B", "total A", "total B", "diff", "ratio", "self A", "self B");
+  printf("%-4s %-*s %9s %9s %11s %11s %12s %8s %11s %11s %9s\n", "", w, s.by ? "category" : "name",
+         "count A", "count B", "total A", "total B", "diff", "ratio", "self A", "self B", "p");
   for (uint32_t i = 0; i < n && (limit <= 0 || i < (uint32_t)limit); i++) {
     const st_diff_row *x = &r[i];
     const char *mark = x->flags & ST_DIFF_ONLY_A ? "-A" : x->flags & ST_DIFF_ONLY_B ? "+B" : "";
@@ -95,11 +109,8 @@ static void print_table(const st_diff *d, long limit) {
     snprintf(tag, sizeof tag, "%s%s", big, mark);
     /* names are untrusted bytes: control characters shown as '?' */
     char name[49];
-    size_t k = 0;
-    for (size_t j = 0; j < x->name_len && k < 48; j++)
-      name[k++] = (unsigned char)x->name[j] < 0x20 ? '?' : x->name[j];
-    name[k] = 0;
-    char ta[24], tb[24], sa[24], sb[24], ratio[16];
+    clean(x->name, x->name_len, name, sizeof name);
+    char ta[24], tb[24], sa[24], sb[24], ratio[16], p[16];
     st_format_dur((double)x->total_a_ns, ta, sizeof ta);
     st_format_dur((double)x->total_b_ns, tb, sizeof tb);
     st_format_dur((double)x->self_a_ns, sa, sizeof sa);
@@ -108,22 +119,56 @@ static void print_table(const st_diff *d, long limit) {
       snprintf(ratio, sizeof ratio, "new");
     else
       snprintf(ratio, sizeof ratio, "%.3gx", x->ratio_total);
+    if (x->p_value < 0 || (x->flags & ST_DIFF_NOT_ENOUGH_DATA))
+      snprintf(p, sizeof p, "n/a");
+    else
+      snprintf(p, sizeof p, "%.2g", x->p_value);
     printf("%-4s %-*s %9llu %9llu %11s %11s", tag, w, name, (unsigned long long)x->count_a,
            (unsigned long long)x->count_b, ta, tb);
     print_dur(x->d_total_ns);
-    printf(" %8s %11s %11s\n", ratio, sa, sb);
+    printf(" %8s %11s %11s %9s\n", ratio, sa, sb, p);
   }
   if (limit > 0 && n > (uint32_t)limit)
     printf("... %u more rows (--limit 0: all)\n", n - (uint32_t)limit);
-  printf("%u rows: %u only in A, %u only in B, %u big regressions (!!), %u big improvements "
-         "(++); busy A %.3f ms, B %.3f ms\n",
-         s.rows, s.only_a, s.only_b, s.regressions, s.improvements, (double)s.busy_a_ns / 1e6,
-         (double)s.busy_b_ns / 1e6);
+  printf("%u rows: %u only in A, %u only in B, %u regressions (!!), %u improvements (++), %u with "
+         "too few instances for a verdict (p n/a); busy A %.3f ms, B %.3f ms\n",
+         s.rows, s.only_a, s.only_b, s.regressions, s.improvements, s.not_enough_data,
+         (double)s.busy_a_ns / 1e6, (double)s.busy_b_ns / 1e6);
+  uint32_t nk;
+  const st_diff_kind *k = st_diff_rollup(d, &nk);
+  int shown = 0;
+  for (uint32_t i = 0; i < nk && shown < 8; i++) {
+    if (!k[i].regressions && !k[i].improvements) continue;
+    char name[49];
+    clean(k[i].kind, k[i].kind_len, name, sizeof name);
+    char dt[32];
+    st_format_dur((double)(k[i].d_total_ns < 0 ? -k[i].d_total_ns : k[i].d_total_ns), dt,
+                  sizeof dt);
+    printf("%s%s %s%s (%u of %u rows regressed, %u improved)", shown++ ? "; " : "by kind: ", name,
+           k[i].d_total_ns < 0 ? "-" : "+", dt, k[i].regressions, k[i].rows, k[i].improvements);
+  }
+  if (shown) printf("\n");
+  st_diff_headline h;
+  st_diff_headline_get(d, &h);
+  if (h.has_step) {
+    printf("step time: A %.3f ms, B %.3f ms, B - A %+.3f ms", h.step_a_ns / 1e6, h.step_b_ns / 1e6,
+           h.d_step_ns / 1e6);
+    if (h.has_step_ci)
+      printf(" (95%% CI %+.3f .. %+.3f ms)", h.d_step_lo_ns / 1e6, h.d_step_hi_ns / 1e6);
+    printf(" over %u / %u steps\n", h.steps_a, h.steps_b);
+  }
+  if (h.has_busy) {
+    printf("device busy%s: A %.3f ms, B %.3f ms, B - A %+.3f ms", h.has_step ? " per step" : "",
+           h.busy_a_ns / 1e6, h.busy_b_ns / 1e6, h.d_busy_ns / 1e6);
+    if (h.has_busy_ci)
+      printf(" (95%% CI %+.3f .. %+.3f ms)", h.d_busy_lo_ns / 1e6, h.d_busy_hi_ns / 1e6);
+    printf("\n");
+  }
 }
 
 int strata_cmd_diff(int argc, char **argv) {
   const char *files[2] = {NULL, NULL};
-  int json = 0, asc = 0, has_step = 0;
+  int json = 0, asc = 0, has_step = 0, fail_on_regression = 0;
   long limit = 40;
   st_diff_opts o;
   memset(&o, 0, sizeof o);
@@ -136,6 +181,8 @@ int strata_cmd_diff(int argc, char **argv) {
       json = 1;
     } else if (!strcmp(a, "--asc")) {
       asc = 1;
+    } else if (!strcmp(a, "--fail-on-regression")) {
+      fail_on_regression = 1;
     } else if (!strcmp(a, "--by") && more) {
       const char *v = argv[++i];
       if (!strcmp(v, "name"))
@@ -235,6 +282,9 @@ int strata_cmd_diff(int argc, char **argv) {
       print_table(d, limit);
     }
     cli_set_warn_damaged(&cs);
+    st_diff_summary s;
+    st_diff_summary_get(d, &s);
+    if (rc == 0 && fail_on_regression && s.regressions) rc = 3;
   }
   st_diff_destroy(d);
   cli_set_free(&cs);

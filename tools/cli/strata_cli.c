@@ -4,6 +4,7 @@
  *   strata stats A B ... [--json]   (a profile: tools/cli/cli_stats_many.c)
  *   strata diff A B ...             (two runs compared: tools/cli/cli_diff.c)
  *   strata view FILE...             (a native window: tools/cli/cli_view.c, native/)
+ *   strata analyze FILE...          (answers: tools/cli/cli_analyze.c)
  *
  * Reads FILE with stdio in 1 MiB chunks and streams them into the core's
  * loader, timing the load with CLOCK_MONOTONIC and measuring the peak heap
@@ -28,6 +29,9 @@ static int usage(FILE *f, int code) {
              "       strata stats A B ... [--json]   (many files: one timeline)\n"
              "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
              "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
+             "                   [--fail-on-regression]   (exit 3 on a significant regression)\n"
+             "       strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N]\n"
+             "                   [--from US --to US | --step N] [--hist NAME]\n"
              "       strata bench FILE [--json] [--passes N] [--frames]\n"
              "       strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n"
              "       strata search FILE TEXT [--args] [--json] [--limit N]\n"
@@ -143,6 +147,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "flame") == 0) return strata_cmd_flame(argc, argv);
   if (strcmp(argv[1], "diff") == 0) return strata_cmd_diff(argc, argv);
   if (strcmp(argv[1], "view") == 0) return strata_cmd_view(argc, argv);
+  if (strcmp(argv[1], "analyze") == 0) return strata_cmd_analyze(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char *file = NULL;
     int json = 0, nfiles = 0;

@@ -9,6 +9,9 @@
  *   strata-gen -n 1e6 --lean --flows -o f.json (~0.18 launch arrows per event)
  *   strata-gen -n 1e5 --rank 3 --start-us 1250 -o rank-3.json   (a Kineto-like rank)
  *   strata-gen -n 1e5 --slow-op convolution --slow-factor 1.5 -o b.json   (a run B)
+ *   strata-gen -n 1e5 --rank 2 --slow-factor 1.3 -o rank-2.json   (a slow rank: all compute)
+ *   strata-gen -n 1e5 --noise-seed 7 -o b.json   (the same program, other durations)
+ *   strata-gen -n 1e5 --idle-gap 5000 --idle-every 10 -o g.json   (planted idle gaps)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen/gen_perfetto.c)
  */
@@ -56,6 +59,12 @@ static void usage(FILE *f) {
              "  --first-step N: number the steps from N (default 1)\n"
              "  --slow-op KIND|NAME [--slow-factor F]: those ops (an HLO kind such as\n"
              "    convolution, or one op's name) take F times as long (default 2): a run B\n"
+             "  --slow-factor F alone: every compute op (not all-reduce, not copies) F times\n"
+             "    as long: a slow rank\n"
+             "  --noise-seed N: durations and gaps from seed N, the program from --seed:\n"
+             "    two runs of one program that differ only by noise\n"
+             "  --idle-gap US [--idle-every K]: in every K-th step (default 1) each GPU is\n"
+             "    idle exactly US microseconds before its middle op's kernel\n"
              "  --perfetto: a Perfetto system trace instead (protobuf): EVENTS sched_switch\n"
              "    events on --cpus CPUs (default 8), compact_sched, atrace, process tree\n");
 }
@@ -74,6 +83,7 @@ int main(int argc, char **argv) {
   unsigned long long first_step = 0, base_time = 1700000000000000000ull, start_us = 0;
   int kineto = 0;
   double slow_factor = 0;
+  unsigned long long noise_seed = 0, idle_gap_us = 0, idle_every = 1;
   const char *slow_op = NULL;
   const char *out = NULL;
   int gz = 0, lean = 0, flows = 0, perfetto = 0;
@@ -108,6 +118,14 @@ int main(int argc, char **argv) {
       char *end;
       slow_factor = strtod(argv[++i], &end);
       if (*end || !(slow_factor > 0 && slow_factor <= 1000)) return usage(stderr), 2;
+    } else if (!strcmp(a, "--noise-seed") && has_val) {
+      if (!parse_u64(argv[++i], &noise_seed) || noise_seed > 0xffffffffull) return usage(stderr), 2;
+    } else if (!strcmp(a, "--idle-gap") && has_val) {
+      if (!parse_u64(argv[++i], &idle_gap_us) || idle_gap_us < 1 || idle_gap_us > 1000000000ull)
+        return usage(stderr), 2;
+    } else if (!strcmp(a, "--idle-every") && has_val) {
+      if (!parse_u64(argv[++i], &idle_every) || idle_every < 1 || idle_every > 0xffffffffull)
+        return usage(stderr), 2;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
     } else if (!strcmp(a, "--flows")) {
@@ -163,7 +181,11 @@ int main(int argc, char **argv) {
                     .start_ns = (int64_t)start_us * 1000,
                     .first_step = (uint32_t)first_step,
                     .slow_op = slow_op,
-                    .slow_factor = slow_factor};
+                    .slow_factor = slow_factor,
+                    .slow_compute = !slow_op && slow_factor > 0,
+                    .noise_seed = (uint32_t)noise_seed,
+                    .idle_gap_ns = (int64_t)idle_gap_us * 1000,
+                    .idle_every = (uint32_t)idle_every};
   int bad;
   if (perfetto) {
     gen_perfetto_desc pd = {(uint32_t)seed, (uint32_t)cpus, n};

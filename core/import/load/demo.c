@@ -261,6 +261,10 @@ typedef struct gen {
   int kineto;
   const char *slow_op; /* NULL: none */
   double slow_factor;
+  int slow_compute;
+  int64_t idle_gap;    /* planted in this step: 0 none */
+  int64_t idle_gap_ns; /* st_demo_desc's */
+  uint32_t idle_every;
   op *ops;                /* the program: nops ops */
   int64_t *starts, *ends; /* one GPU's op times in the current step */
 } gen;
@@ -390,6 +394,16 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, int64_t 
     int64_t d = rng_range(&g->r, o->dur_lo, o->dur_hi);
     if (g->slow_op && (!strcmp(g->slow_op, op_hlo[o->kind]) || !strcmp(g->slow_op, o->name)))
       d = (int64_t)((double)d * g->slow_factor);
+    else if (g->slow_compute && o->kind != OP_ALLREDUCE && o->kind != OP_COPY_START &&
+             o->kind != OP_COPY_DONE)
+      d = (int64_t)((double)d * g->slow_factor);
+    /* the planted idle gap: this op's kernel (500 ns after its start, see
+     * below) starts exactly idle_gap after the previous kernel's end (its
+     * op's end - 100 ns) */
+    if (g->idle_gap && i == g->nops / 2 && i > 0) {
+      cur = ends[i - 1] - 100 + g->idle_gap - 500;
+      starts[i] = cur;
+    }
     cur += d;
     ends[i] = cur;
   }
@@ -421,6 +435,10 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, int64_t 
     w_args_close(w);
     /* the kernel(s): memcpy ops go to the D2H stream */
     int64_t ks = starts[i] + rng_range(&g->r, 200, 800), kd = ends[i] - ks - 100;
+    if (g->idle_gap && i == g->nops / 2 && i > 0) {
+      ks = starts[i] + 500;
+      kd = ends[i] - ks - 100;
+    }
     if (kd < 100) kd = 100;
     int64_t stream = o->kind == OP_COPY_START || o->kind == OP_COPY_DONE ? TID_D2H : TID_COMPUTE;
     x_event(w, pid, stream, ks, kd, kernel_name[o->kind], "kernel");
@@ -561,7 +579,12 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
     st_free(&a, g);
     return ST_ERR_NOMEM;
   }
+  g->slow_compute = dd.slow_compute != 0;
+  g->idle_gap_ns = dd.idle_gap_ns > 0 ? dd.idle_gap_ns : 0;
+  g->idle_every = dd.idle_every ? dd.idle_every : 1;
+  if (g->idle_gap_ns && g->idle_gap_ns < 1000) g->idle_gap_ns = 1000; /* room for the 500 ns */
   make_program(g);
+  if (dd.noise_seed) g->r.s = dd.noise_seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
   uint64_t per_step = HOST_EVENTS + (uint64_t)dd.gpus * (2 * nops + GPU_EXTRA);
 
   writer *w = &g->w;
@@ -610,6 +633,7 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
     /* stop when another step would overshoot more than stopping undershoots */
     if (dd.steps ? k > dd.steps : k > 1 && have + per_step / 2 >= dd.target_events) break;
     uint32_t step = dd.first_step + (k - 1);
+    g->idle_gap = g->idle_gap_ns > 0 && (k - 1) % g->idle_every == 0 ? g->idle_gap_ns : 0;
     t = emit_step(g, step, t, mem) + rng_range(&g->r, 20000, 80000);
     if (k == UINT32_MAX || step == UINT32_MAX) break;
   }

@@ -44,6 +44,16 @@ typedef struct st_demo_desc {
                         * ("fusion.37") take slow_factor times as long
                         * (their kernels too): a run B to compare */
   double slow_factor;  /* 0: 2 */
+  /* Planted answers for analysis tests (strata-gen; all zero: none): */
+  uint32_t slow_compute; /* 1: every compute op (not all-reduce, not the
+                          * copies) takes slow_factor times as long: a slow rank */
+  uint32_t noise_seed;   /* != 0: the durations and gaps come from this seed
+                          * while the program (op names, kinds, ranges) comes
+                          * from `seed`: two runs of one program, different noise */
+  int64_t idle_gap_ns;   /* > 0: in every idle_every-th step (default 1), each GPU
+                          * is idle exactly this long before its middle op's
+                          * kernel (no stream busy): an idle gap of known length */
+  uint32_t idle_every;
 } st_demo_desc;
 
 /* write() returns 0 on success, non-zero to abort (then ST_ERR_ARG is returned). */

@@ -1,0 +1,1349 @@
+/* analyze.c: steps, devices, busy / idle / compute / comm / memcpy and
+ * their overlap per step and device, host time, idle gaps, stragglers
+ * (see analyze.h).
+ *
+ * Contents
+ *   1. state, the class of a name / category (one byte per string)
+ *   2. steps
+ *   3. devices and host rows
+ *   4. the sweep: a k-way merge of rows by start, running unions per
+ *      class, each finished interval added to the windows it meets
+ *   5. gaps and the host slices overlapping them
+ *   6. stragglers, op statistics, build
+ *   7. JSON
+ *
+ * Nothing is kept per event: a sweep holds one cursor per row and five
+ * running intervals; each finished interval is added to the windows
+ * (step windows sorted by start, the range's intervals) it overlaps, from
+ * a pointer that only moves forward.
+ */
+#include "analyze.h"
+
+#include "json_out.h"
+#include "stat_tests.h"
+
+#include <stdio.h> /* snprintf only */
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== 1. state and classes ================================================ */
+
+enum { U_BUSY, U_COMPUTE, U_COMM, U_MEMCPY, U_CC, U_COUNT };
+
+enum {
+  CLS_COMPUTE = 0,
+  CLS_COMM = 1,
+  CLS_MEMCPY = 2, /* name class: bits 0-1 */
+  CAT_SKIP = 1 << 2,
+  CAT_MEMCPY = 2 << 2, /* category class: bits 2-3 */
+  MARKER = 1 << 4      /* a step marker's name (host sweep leaves it out) */
+};
+
+typedef struct win {
+  int64_t t0, t1;
+  uint32_t cell; /* where its sums go */
+} win;
+
+typedef struct cellsum {
+  int64_t v[U_COUNT];
+} cellsum;
+
+struct st_analysis {
+  st_alloc alloc;
+  const st_trace *const *traces_in;
+  const st_trace **traces;
+  uint32_t n;
+  st_step_source *source; /* per trace */
+  st_an_step *steps;
+  uint32_t nsteps;
+  uint32_t *first_step, *step_count; /* per trace */
+  st_an_device *devices;
+  uint32_t ndevices, cap_devices;
+  st_an_cell *cells;
+  uint32_t ncells;
+  st_an_gap *gaps;
+  uint32_t ngaps, max_gaps;
+  st_an_rank *ranks;
+  double rank_median, rank_scale;
+  st_opstats *ops;
+};
+
+static int has_ci(const char *s, size_t n, const char *w) {
+  size_t m = strlen(w);
+  for (size_t i = 0; i + m <= n; i++) {
+    size_t k = 0;
+    while (k < m && (s[i + k] | 0x20) == w[k]) k++;
+    if (k == m) return 1;
+  }
+  return 0;
+}
+
+static int eq(const char *s, size_t n, const char *w) {
+  return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+/* "all-reduce", "all-reduce.3", "all-reduce-start", "send1"; not "sender" */
+static int xla_collective(const char *s, size_t n) {
+  static const char *const ops[] = {
+      "all-reduce",         "all-gather",           "reduce-scatter", "all-to-all",
+      "collective-permute", "collective-broadcast", "send",           "recv"};
+  if (n && s[0] == '%') s++, n--;
+  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+    size_t m = strlen(ops[k]);
+    if (n < m || memcmp(s, ops[k], m) != 0) continue;
+    if (n == m || s[m] == '.' || s[m] == '-' || (s[m] >= '0' && s[m] <= '9')) return 1;
+  }
+  return 0;
+}
+
+static uint8_t string_class(const char *s, size_t n) {
+  uint8_t c = CLS_COMPUTE;
+  if (has_ci(s, n, "memcpy") || has_ci(s, n, "memset"))
+    c = CLS_MEMCPY;
+  else if (has_ci(s, n, "nccl") || has_ci(s, n, "rccl") || xla_collective(s, n))
+    c = CLS_COMM;
+  if (eq(s, n, "gpu_user_annotation") || eq(s, n, "cuda_sync") || eq(s, n, "cuda_profiler_range") ||
+      eq(s, n, "user_annotation"))
+    c |= CAT_SKIP;
+  else if (eq(s, n, "gpu_memcpy") || eq(s, n, "gpu_memset") || eq(s, n, "memcpy") ||
+           eq(s, n, "memset"))
+    c |= CAT_MEMCPY;
+  return c;
+}
+
+/* The class of event i of a device row: U_COMPUTE / U_COMM / U_MEMCPY, or
+ * -1 to skip it. */
+static int event_class(const uint8_t *cls, uint32_t ncls, const st_row *r, uint32_t i) {
+  uint32_t cat = r->cat[i], name = r->name[i];
+  uint8_t cc = cat < ncls ? cls[cat] : 0, nc = name < ncls ? cls[name] : 0;
+  if (cc & CAT_SKIP) return -1;
+  if ((cc & (3 << 2)) == CAT_MEMCPY) return U_MEMCPY;
+  switch (nc & 3) {
+  case CLS_COMM: return U_COMM;
+  case CLS_MEMCPY: return U_MEMCPY;
+  default: return U_COMPUTE;
+  }
+}
+
+/* ProfilerStep#N -> N, else -1 */
+static int64_t profiler_step(const char *s, size_t n) {
+  static const char p[] = "ProfilerStep#";
+  size_t m = sizeof p - 1;
+  if (n <= m || memcmp(s, p, m) != 0 || n - m > 18) return -1;
+  int64_t v = 0;
+  for (size_t i = m; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+/* "7" or "train_step 7" -> 7, else -1 */
+static int64_t trailing_number(const char *s, size_t n) {
+  size_t i = n;
+  while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') i--;
+  if (i == n || n - i > 18 || (i > 0 && s[i - 1] != ' ')) return -1;
+  int64_t v = 0;
+  for (size_t k = i; k < n; k++) v = v * 10 + (s[k] - '0');
+  return v;
+}
+
+/* ==== 2. steps ============================================================ */
+
+typedef struct raw_step {
+  int64_t number, t0, t1;
+  uint32_t process;
+} raw_step;
+
+typedef struct trace_ctx {
+  const st_trace *t;
+  uint8_t *cls; /* per string id */
+  uint32_t ncls;
+  raw_step *raw; /* Steps lines' events, by (process, number) */
+  size_t nraw;
+  st_step_source source;
+} trace_ctx;
+
+static int cmp_raw_number(const void *x, const void *y) {
+  const raw_step *a = x, *b = y;
+  if (a->number != b->number) return a->number < b->number ? -1 : 1;
+  return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
+}
+static int cmp_raw_time(const void *x, const void *y) {
+  const raw_step *a = x, *b = y;
+  if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
+  return a->number < b->number ? -1 : a->number > b->number;
+}
+static int cmp_raw_process(const void *x, const void *y) {
+  const raw_step *a = x, *b = y;
+  if (a->process != b->process) return a->process < b->process ? -1 : 1;
+  return cmp_raw_number(x, y);
+}
+
+static int push_raw(const st_alloc *a, raw_step **v, size_t *n, size_t *cap, raw_step r) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 64;
+    raw_step *nv = st_realloc_array(a, *v, nc, sizeof *nv);
+    if (!nv) return 0;
+    *v = nv;
+    *cap = nc;
+  }
+  (*v)[(*n)++] = r;
+  return 1;
+}
+
+/* The markers of one rule into *raw; ST_OK or ST_ERR_NOMEM. */
+static st_code collect_steps(const st_alloc *a, trace_ctx *c, st_step_source src,
+                             const int64_t *number_of, uint32_t named_id, raw_step **raw,
+                             size_t *n) {
+  size_t cap = 0;
+  uint32_t nr, nt;
+  const st_row *rows = st_trace_rows(c->t, &nr);
+  const st_track *tracks = st_trace_tracks(c->t, &nt);
+  const st_strtab *strs = st_trace_strings(c->t);
+  for (uint32_t r = 0; r < nr; r++) {
+    const st_row *row = &rows[r];
+    const st_track *tk = &tracks[row->track];
+    if (tk->kind != ST_TRACK_SLICES && tk->kind != ST_TRACK_ASYNC) continue;
+    if (src == ST_STEPS_STEPS_LINE) {
+      size_t l;
+      const char *tn = st_strtab_get(strs, tk->name, &l);
+      if (tk->kind != ST_TRACK_SLICES || !eq(tn, l, "Steps")) continue;
+    }
+    for (uint32_t i = 0; i < row->count; i++) {
+      int64_t num = -1;
+      uint32_t id = row->name[i];
+      if (src == ST_STEPS_NAMED) {
+        if (id != named_id) continue;
+        num = 0;
+      } else if (src == ST_STEPS_PROFILER_STEP) {
+        if (id >= c->ncls || !(c->cls[id] & MARKER)) continue;
+        num = number_of[id];
+      } else {
+        size_t l;
+        const char *s = st_strtab_get(strs, id, &l);
+        num = trailing_number(s, l);
+        if (num < 0) num = (int64_t)i + 1;
+      }
+      raw_step rs = {num, row->start[i], st_sat_add(row->start[i], row->dur[i]), tk->process};
+      if (!push_raw(a, raw, n, &cap, rs)) return ST_ERR_NOMEM;
+    }
+  }
+  return ST_OK;
+}
+
+/* Finds the trace's steps (analyze.h rules) and appends them to an. */
+static st_code find_steps(st_analysis *an, trace_ctx *c, uint32_t k, const st_analyze_opts *o) {
+  const st_alloc *a = &an->alloc;
+  const st_strtab *strs = st_trace_strings(c->t);
+  uint32_t ns = st_strtab_count(strs), named = ST_STR_NONE;
+  int64_t *number_of = st_calloc(a, ns ? ns : 1, sizeof *number_of);
+  if (!number_of) return ST_ERR_NOMEM;
+  int any_profiler = 0;
+  for (uint32_t i = 0; i < ns; i++) {
+    size_t l;
+    const char *s = st_strtab_get(strs, i, &l);
+    number_of[i] = profiler_step(s, l);
+    if (o->step_name && l == o->step_name_len && memcmp(s, o->step_name, l) == 0) named = i;
+    any_profiler |= number_of[i] >= 0;
+  }
+  raw_step *raw = NULL;
+  size_t n = 0;
+  st_code rc = ST_OK;
+  c->source = ST_STEPS_NONE;
+  if (named != ST_STR_NONE) {
+    c->cls[named] |= MARKER;
+    rc = collect_steps(a, c, ST_STEPS_NAMED, number_of, named, &raw, &n);
+    if (n)
+      c->source = ST_STEPS_NAMED;
+    else
+      c->cls[named] &= (uint8_t)~MARKER;
+  }
+  if (rc == ST_OK && !n && any_profiler) {
+    for (uint32_t i = 0; i < ns; i++)
+      if (number_of[i] >= 0) c->cls[i] |= MARKER;
+    rc = collect_steps(a, c, ST_STEPS_PROFILER_STEP, number_of, 0, &raw, &n);
+    if (n) c->source = ST_STEPS_PROFILER_STEP;
+  }
+  if (rc == ST_OK && !n) {
+    rc = collect_steps(a, c, ST_STEPS_STEPS_LINE, number_of, 0, &raw, &n);
+    if (n) c->source = ST_STEPS_STEPS_LINE;
+  }
+  st_free(a, number_of);
+  /* group: by number (hull), or by overlap for named steps */
+  if (rc == ST_OK && n) {
+    int named_src = c->source == ST_STEPS_NAMED;
+    qsort(raw, n, sizeof *raw, named_src ? cmp_raw_time : cmp_raw_number);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      raw_step r = raw[i];
+      int same = m > 0 && (named_src ? r.t0 < an->steps[an->nsteps + m - 1].t1_ns
+                                     : r.number == an->steps[an->nsteps + m - 1].number);
+      if (same) {
+        st_an_step *s = &an->steps[an->nsteps + m - 1];
+        if (r.t0 < s->t0_ns) s->t0_ns = r.t0;
+        if (r.t1 > s->t1_ns) s->t1_ns = r.t1;
+        continue;
+      }
+      size_t need = (size_t)an->nsteps + m + 1;
+      if (need > UINT32_MAX - 1) break;
+      st_an_step *ns2 = st_realloc_array(a, an->steps, need, sizeof *ns2);
+      if (!ns2) {
+        rc = ST_ERR_NOMEM;
+        break;
+      }
+      an->steps = ns2;
+      st_an_step *s = &an->steps[an->nsteps + m++];
+      memset(s, 0, sizeof *s);
+      s->trace = k;
+      s->number = named_src ? (int64_t)m : r.number;
+      s->t0_ns = r.t0;
+      s->t1_ns = r.t1;
+    }
+    /* in time order (ties by number) */
+    for (size_t i = 1; rc == ST_OK && i < m; i++) {
+      st_an_step x = an->steps[an->nsteps + i];
+      size_t j = i;
+      while (j > 0 && (an->steps[an->nsteps + j - 1].t0_ns > x.t0_ns ||
+                       (an->steps[an->nsteps + j - 1].t0_ns == x.t0_ns &&
+                        an->steps[an->nsteps + j - 1].number > x.number))) {
+        an->steps[an->nsteps + j] = an->steps[an->nsteps + j - 1];
+        j--;
+      }
+      an->steps[an->nsteps + j] = x;
+    }
+    an->first_step[k] = an->nsteps;
+    an->step_count[k] = (uint32_t)m;
+    an->nsteps += (uint32_t)m;
+  } else {
+    an->first_step[k] = an->nsteps;
+  }
+  if (rc == ST_OK && c->source == ST_STEPS_STEPS_LINE) {
+    qsort(raw, n, sizeof *raw, cmp_raw_process);
+    c->raw = raw;
+    c->nraw = n;
+  } else {
+    st_free(a, raw);
+  }
+  return rc;
+}
+
+/* The device's own Steps line window of step `number`, if it has one. */
+static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int64_t *t0,
+                      int64_t *t1) {
+  size_t lo = 0, hi = c->nraw;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const raw_step *r = &c->raw[mid];
+    if (r->process < process || (r->process == process && r->number < number))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo >= c->nraw || c->raw[lo].process != process || c->raw[lo].number != number) return 0;
+  *t0 = c->raw[lo].t0;
+  *t1 = c->raw[lo].t1;
+  return 1;
+}
+
+/* 1 if [s, e) holds a whole step of the trace (steps[0, n), by start): a
+ * wrapper such as the profiler's range or a loop iteration, not host work. */
+static int wraps_step(const st_an_step *steps, uint32_t n, int64_t s, int64_t e) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (steps[mid].t0_ns < s)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && steps[lo].t1_ns <= e;
+}
+
+/* ==== 3. devices and host rows ============================================ */
+
+static int is_stream(const char *s, size_t n) {
+  return (n > 7 && memcmp(s, "Stream #", 8) == 0) || (n > 7 && memcmp(s, "stream ", 7) == 0);
+}
+
+/* Row lists are kept in one growing array (rows of a device, or host rows). */
+typedef struct rowlist {
+  uint32_t *v;
+  uint32_t n, cap;
+} rowlist;
+
+static int rl_push(const st_alloc *a, rowlist *l, uint32_t r) {
+  if (l->n == l->cap) {
+    uint32_t nc = l->cap ? l->cap * 2 : 16;
+    uint32_t *nv = st_realloc_array(a, l->v, nc, sizeof *nv);
+    if (!nv) return 0;
+    l->v = nv;
+    l->cap = nc;
+  }
+  l->v[l->n++] = r;
+  return 1;
+}
+
+/* The device rows of process p (streams, else its "XLA Ops" line) into
+ * *out; returns 1 if it is a device; *kineto: its streams are "stream N". */
+static int device_rows(const st_alloc *a, const st_trace *t, uint32_t p, rowlist *out, int *kineto,
+                       int *nomem) {
+  uint32_t np, nt;
+  const st_process *ps = st_trace_processes(t, &np);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  const st_strtab *strs = st_trace_strings(t);
+  out->n = 0;
+  *kineto = 0;
+  for (int pass = 0; pass < 2 && out->n == 0; pass++) {
+    for (uint32_t k = ps[p].first_track; k < ps[p].first_track + ps[p].track_count && k < nt; k++) {
+      const st_track *tk = &tracks[k];
+      if (tk->kind != ST_TRACK_SLICES) continue;
+      size_t l;
+      const char *s = st_strtab_get(strs, tk->name, &l);
+      if (pass == 0 ? !is_stream(s, l) : !eq(s, l, "XLA Ops")) continue;
+      if (pass == 0 && s[0] == 's') *kineto = 1;
+      for (uint32_t r = tk->first_row; r < tk->first_row + tk->row_count; r++)
+        if (!rl_push(a, out, r)) {
+          *nomem = 1;
+          return 0;
+        }
+    }
+  }
+  return out->n > 0;
+}
+
+static void device_name(const st_trace *t, uint32_t p, int kineto, char *buf) {
+  uint32_t np;
+  const st_process *ps = st_trace_processes(t, &np);
+  const st_strtab *strs = st_trace_strings(t);
+  size_t l, ll;
+  const char *s = st_strtab_get(strs, ps[p].name, &l);
+  const char *lab = st_strtab_get(strs, ps[p].labels, &ll);
+  char tmp[ST_ANALYZE_NAME_CAP];
+  if (ll && has_ci(lab, ll, "gpu"))
+    snprintf(tmp, sizeof tmp, "%.*s", (int)(ll < 90 ? ll : 90), lab);
+  else if (kineto && !has_ci(s, l, "/device:"))
+    snprintf(tmp, sizeof tmp, "GPU %lld", (long long)ps[p].pid);
+  else if (l)
+    snprintf(tmp, sizeof tmp, "%.*s", (int)(l < 90 ? l : 90), s);
+  else
+    snprintf(tmp, sizeof tmp, "pid %lld", (long long)ps[p].pid);
+  /* control characters out: names are untrusted */
+  for (char *c = tmp; *c; c++)
+    if ((unsigned char)*c < 0x20) *c = '?';
+  memcpy(buf, tmp, sizeof tmp);
+}
+
+/* ==== 4. the sweep ======================================================== */
+
+typedef struct merger {
+  const st_row *rows;
+  const uint32_t *list; /* row indices */
+  uint32_t *pos;        /* per listed row: next index */
+  uint32_t *heap;       /* listed rows with events left, by next start */
+  uint32_t hn;
+} merger;
+
+static int64_t m_key(const merger *m, uint32_t k) { return m->rows[m->list[k]].start[m->pos[k]]; }
+
+static void m_down(merger *m, uint32_t i) {
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, s = i;
+    if (l < m->hn && m_key(m, m->heap[l]) < m_key(m, m->heap[s])) s = l;
+    if (r < m->hn && m_key(m, m->heap[r]) < m_key(m, m->heap[s])) s = r;
+    if (s == i) return;
+    uint32_t t = m->heap[i];
+    m->heap[i] = m->heap[s];
+    m->heap[s] = t;
+    i = s;
+  }
+}
+
+static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t n) {
+  m->rows = rows;
+  m->list = list;
+  m->hn = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    m->pos[k] = 0;
+    if (rows[list[k]].count) m->heap[m->hn++] = k;
+  }
+  for (uint32_t i = m->hn / 2; i-- > 0;) m_down(m, i);
+}
+
+/* The next event in start order: 1 and (*row, *index), or 0 at the end. */
+static int m_next(merger *m, uint32_t *row, uint32_t *index) {
+  if (!m->hn) return 0;
+  uint32_t k = m->heap[0];
+  *row = m->list[k];
+  *index = m->pos[k]++;
+  if (m->pos[k] >= m->rows[*row].count) m->heap[0] = m->heap[--m->hn];
+  m_down(m, 0);
+  return 1;
+}
+
+/* A set of windows sorted by start, each adding into a cell. */
+typedef struct wset {
+  const win *w;
+  uint32_t n;
+  uint32_t p[U_COUNT]; /* per union: windows before p end before what comes */
+  cellsum *sums;
+} wset;
+
+static void ws_add(wset *ws, int u, int64_t a, int64_t b) {
+  uint32_t j = ws->p[u];
+  while (j < ws->n && ws->w[j].t1 <= a && j == ws->p[u]) ws->p[u] = ++j;
+  for (; j < ws->n && ws->w[j].t0 < b; j++) {
+    int64_t lo = a > ws->w[j].t0 ? a : ws->w[j].t0, hi = b < ws->w[j].t1 ? b : ws->w[j].t1;
+    if (hi > lo) ws->sums[ws->w[j].cell].v[u] += hi - lo;
+  }
+}
+
+typedef struct gapctx {
+  st_analysis *an;
+  uint32_t device;
+  const win *range; /* the device's range, disjoint, sorted */
+  uint32_t nrange, rp;
+  int64_t prev_end;
+} gapctx;
+
+static void gap_candidate(st_analysis *an, uint32_t device, int64_t t0, int64_t t1) {
+  int64_t len = t1 - t0;
+  if (len <= 0 || !an->max_gaps) return;
+  uint32_t n = an->ngaps;
+  if (n == an->max_gaps && an->gaps[n - 1].t1_ns - an->gaps[n - 1].t0_ns >= len) return;
+  uint32_t i = n < an->max_gaps ? n : n - 1; /* the slot freed */
+  while (i > 0 && an->gaps[i - 1].t1_ns - an->gaps[i - 1].t0_ns < len) {
+    an->gaps[i] = an->gaps[i - 1];
+    i--;
+  }
+  memset(&an->gaps[i], 0, sizeof an->gaps[i]);
+  an->gaps[i].device = device;
+  an->gaps[i].t0_ns = t0;
+  an->gaps[i].t1_ns = t1;
+  if (n < an->max_gaps) an->ngaps++;
+}
+
+/* The idle time (x, y) between two busy intervals, cut by the range. */
+static void gap_between(gapctx *g, int64_t x, int64_t y) {
+  uint32_t j = g->rp;
+  while (j < g->nrange && g->range[j].t1 <= x && j == g->rp) g->rp = ++j;
+  for (; j < g->nrange && g->range[j].t0 < y; j++) {
+    int64_t lo = x > g->range[j].t0 ? x : g->range[j].t0;
+    int64_t hi = y < g->range[j].t1 ? y : g->range[j].t1;
+    if (hi > lo) gap_candidate(g->an, g->device, lo, hi);
+  }
+}
+
+typedef struct sweep {
+  wset *sets[2];           /* the step windows and the range (either may be NULL) */
+  const st_an_step *steps; /* host mode: the trace's steps (wrappers left out) */
+  uint32_t nsteps;
+  gapctx *gaps; /* NULL: no gaps (host sweep) */
+  int64_t s[U_COUNT], e[U_COUNT];
+  int on[U_COUNT];
+} sweep;
+
+static void sw_flush(sweep *sw, int u) {
+  for (int k = 0; k < 2; k++)
+    if (sw->sets[k]) ws_add(sw->sets[k], u, sw->s[u], sw->e[u]);
+  if (u == U_BUSY && sw->gaps) {
+    gap_between(sw->gaps, sw->gaps->prev_end, sw->s[u]);
+    sw->gaps->prev_end = sw->e[u];
+  }
+}
+
+static void sw_feed(sweep *sw, int u, int64_t s, int64_t e) {
+  if (sw->on[u] && s <= sw->e[u]) {
+    if (e > sw->e[u]) sw->e[u] = e;
+    return;
+  }
+  if (sw->on[u]) sw_flush(sw, u);
+  sw->on[u] = 1;
+  sw->s[u] = s;
+  sw->e[u] = e;
+}
+
+static void sw_end(sweep *sw) {
+  for (int u = 0; u < U_COUNT; u++)
+    if (sw->on[u]) sw_flush(sw, u);
+  if (sw->gaps) gap_between(sw->gaps, sw->gaps->prev_end, INT64_MAX);
+}
+
+/* Sweeps rows list[0, n): device mode (classes, five unions) or host mode
+ * (one union, step markers left out). */
+static void run_sweep(merger *m, const st_row *rows, const uint32_t *list, uint32_t n,
+                      const trace_ctx *c, int host, sweep *sw) {
+  m_init(m, rows, list, n);
+  uint32_t r, i;
+  while (m_next(m, &r, &i)) {
+    const st_row *row = &rows[r];
+    int64_t s = row->start[i], d = row->dur[i];
+    if (d <= 0) continue;
+    int64_t e = st_sat_add(s, d);
+    if (host) {
+      uint32_t id = row->name[i];
+      if (id < c->ncls && (c->cls[id] & MARKER)) continue;
+      if (wraps_step(sw->steps, sw->nsteps, s, e)) continue;
+      sw_feed(sw, U_BUSY, s, e);
+      continue;
+    }
+    int u = event_class(c->cls, c->ncls, row, i);
+    if (u < 0) continue;
+    sw_feed(sw, U_BUSY, s, e);
+    sw_feed(sw, u, s, e);
+    if (u == U_COMM || u == U_COMPUTE) sw_feed(sw, U_CC, s, e);
+  }
+  sw_end(sw);
+}
+
+static int cmp_win(const void *x, const void *y) {
+  const win *a = x, *b = y;
+  if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
+  return a->cell < b->cell ? -1 : a->cell > b->cell;
+}
+
+/* The union of sorted windows into out (disjoint, sorted); returns count. */
+static uint32_t union_of(const win *w, uint32_t n, win *out) {
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (w[i].t1 <= w[i].t0) continue;
+    if (m && w[i].t0 <= out[m - 1].t1) {
+      if (w[i].t1 > out[m - 1].t1) out[m - 1].t1 = w[i].t1;
+    } else {
+      out[m] = w[i];
+      out[m++].cell = 0;
+    }
+  }
+  return m;
+}
+
+static void to_times(const cellsum *s, int64_t wall, st_an_times *t) {
+  t->wall_ns = wall;
+  t->busy_ns = s->v[U_BUSY];
+  t->compute_ns = s->v[U_COMPUTE];
+  t->comm_ns = s->v[U_COMM];
+  t->memcpy_ns = s->v[U_MEMCPY];
+  t->overlap_ns = s->v[U_COMM] + s->v[U_COMPUTE] - s->v[U_CC];
+  if (t->overlap_ns < 0) t->overlap_ns = 0;
+}
+
+/* One device: its windows, the sweep, its totals and cells. */
+static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_device *dev,
+                              const rowlist *rl, merger *m) {
+  const st_alloc *a = &an->alloc;
+  uint32_t ns = an->step_count[k], first = an->first_step[k];
+  uint32_t nw = ns ? ns : 1;
+  win *w = st_calloc(a, nw, sizeof *w), *range = st_calloc(a, nw, sizeof *range);
+  cellsum *sums = st_calloc(a, (size_t)ns + 1, sizeof *sums); /* cells, then the range */
+  int64_t *walls = st_calloc(a, nw, sizeof *walls);
+  if (!w || !range || !sums || !walls) {
+    st_free(a, w);
+    st_free(a, range);
+    st_free(a, sums);
+    st_free(a, walls);
+    return ST_ERR_NOMEM;
+  }
+  uint32_t nr;
+  const st_row *rows = st_trace_rows(c->t, &nr);
+  uint32_t nrange;
+  if (ns) {
+    for (uint32_t j = 0; j < ns; j++) {
+      const st_an_step *st = &an->steps[first + j];
+      w[j].t0 = st->t0_ns;
+      w[j].t1 = st->t1_ns;
+      w[j].cell = j;
+      if (c->source == ST_STEPS_STEPS_LINE)
+        own_window(c, dev->process, st->number, &w[j].t0, &w[j].t1);
+      an->cells[dev->first_cell + j].t0_ns = w[j].t0;
+      an->cells[dev->first_cell + j].t1_ns = w[j].t1;
+      walls[j] = w[j].t1 - w[j].t0;
+    }
+    qsort(w, ns, sizeof *w, cmp_win);
+    nrange = union_of(w, ns, range);
+  } else {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t i = 0; i < rl->n; i++) {
+      const st_row *r = &rows[rl->v[i]];
+      if (!r->count) continue;
+      if (r->start[0] < lo) lo = r->start[0];
+      int64_t e = st_sat_add(r->start[r->count - 1], r->dur[r->count - 1]);
+      if (e > hi) hi = e;
+    }
+    nrange = 0;
+    if (hi > lo) range[nrange++] = (win){lo, hi, 0};
+    walls[0] = hi > lo ? hi - lo : 0;
+  }
+  for (uint32_t j = 0; j < nrange; j++) range[j].cell = ns; /* the range's sum */
+  /* disjoint steps (the usual case): the range's sums are the steps' sums,
+   * so the sweep adds to one set only */
+  int disjoint = ns > 0;
+  for (uint32_t j = 1; j < ns && disjoint; j++) disjoint = w[j].t0 >= w[j - 1].t1;
+  wset ws_steps = {w, ns, {0}, sums}, ws_range = {range, nrange, {0}, sums};
+  gapctx g = {an, (uint32_t)(dev - an->devices), range, nrange, 0, INT64_MIN};
+  sweep sw;
+  memset(&sw, 0, sizeof sw);
+  sw.sets[0] = ns ? &ws_steps : NULL;
+  sw.sets[1] = disjoint ? NULL : &ws_range;
+  sw.gaps = &g;
+  run_sweep(m, rows, rl->v, rl->n, c, 0, &sw);
+  int64_t rlen = 0;
+  for (uint32_t j = 0; j < nrange; j++) rlen += range[j].t1 - range[j].t0;
+  for (uint32_t j = 0; disjoint && j < ns; j++)
+    for (int u = 0; u < U_COUNT; u++) sums[ns].v[u] += sums[j].v[u];
+  to_times(&sums[ns], rlen, &dev->total);
+  for (uint32_t j = 0; j < ns; j++) {
+    st_an_cell *cell = &an->cells[dev->first_cell + j];
+    to_times(&sums[j], cell->t1_ns - cell->t0_ns, &cell->t);
+  }
+  uint32_t nwall = ns ? ns : 1;
+  int64_t sum = 0;
+  for (uint32_t j = 0; j < nwall; j++) sum += walls[j];
+  dev->step_ns = sum / (int64_t)nwall;
+  st_stat_sort_i64(walls, nwall);
+  dev->step_p50_ns = walls[st_stat_rank(50, nwall)];
+  dev->step_p90_ns = walls[st_stat_rank(90, nwall)];
+  st_free(a, w);
+  st_free(a, range);
+  st_free(a, sums);
+  st_free(a, walls);
+  return ST_OK;
+}
+
+/* The host's union per step of trace k. */
+static st_code analyze_host(st_analysis *an, trace_ctx *c, uint32_t k, const rowlist *host,
+                            merger *m) {
+  uint32_t ns = an->step_count[k], first = an->first_step[k];
+  if (!ns || !host->n) return ST_OK;
+  const st_alloc *a = &an->alloc;
+  win *w = st_calloc(a, ns, sizeof *w);
+  cellsum *sums = st_calloc(a, ns, sizeof *sums);
+  if (!w || !sums) {
+    st_free(a, w);
+    st_free(a, sums);
+    return ST_ERR_NOMEM;
+  }
+  for (uint32_t j = 0; j < ns; j++)
+    w[j] = (win){an->steps[first + j].t0_ns, an->steps[first + j].t1_ns, j};
+  wset ws = {w, ns, {0}, sums};
+  sweep sw;
+  memset(&sw, 0, sizeof sw);
+  sw.sets[0] = &ws;
+  sw.steps = an->steps + first;
+  sw.nsteps = ns;
+  uint32_t nr;
+  const st_row *rows = st_trace_rows(c->t, &nr);
+  run_sweep(m, rows, host->v, host->n, c, 1, &sw);
+  for (uint32_t j = 0; j < ns; j++) an->steps[first + j].host_ns = sums[j].v[U_BUSY];
+  st_free(a, w);
+  st_free(a, sums);
+  return ST_OK;
+}
+
+/* ==== 5. host slices in gaps ============================================== */
+
+static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx *c,
+                     const rowlist *host) {
+  uint32_t nr, nt;
+  const st_row *rows = st_trace_rows(c->t, &nr);
+  st_trace_tracks(c->t, &nt);
+  for (uint32_t h = 0; h < host->n; h++) {
+    const st_row *r = &rows[host->v[h]];
+    uint32_t lo = st_row_first_end_gt(r, g->t0_ns), hi = st_row_first_start_ge(r, g->t1_ns);
+    for (uint32_t i = lo; i < hi; i++) {
+      uint32_t id = r->name[i];
+      if (id < c->ncls && (c->cls[id] & MARKER)) continue;
+      int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
+      if (an->step_count[k] && wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
+        continue;
+      int64_t ov = (e < g->t1_ns ? e : g->t1_ns) - (s > g->t0_ns ? s : g->t0_ns);
+      if (ov <= 0) continue;
+      /* keep the largest overlaps; deeper first on ties */
+      uint32_t n = g->host_count, at = n < ST_ANALYZE_GAP_HOST ? n : ST_ANALYZE_GAP_HOST;
+      while (at > 0) {
+        const st_an_host_slice *p = &g->host[at - 1];
+        uint32_t pd = rows[p->ref.row].depth;
+        if (p->overlap_ns > ov || (p->overlap_ns == ov && pd >= r->depth)) break;
+        at--;
+      }
+      if (at >= ST_ANALYZE_GAP_HOST) continue;
+      uint32_t last = n < ST_ANALYZE_GAP_HOST ? n : ST_ANALYZE_GAP_HOST - 1;
+      for (uint32_t q = last; q > at; q--) g->host[q] = g->host[q - 1];
+      g->host[at].ref = (st_event_ref){host->v[h], i};
+      g->host[at].overlap_ns = ov;
+      if (n < ST_ANALYZE_GAP_HOST) g->host_count++;
+    }
+  }
+}
+
+/* ==== 6. stragglers, ops, build ========================================== */
+
+static st_code stragglers(st_analysis *an) {
+  const st_alloc *a = &an->alloc;
+  an->ranks = st_calloc(a, an->n, sizeof *an->ranks);
+  double *v = st_calloc(a, an->n, sizeof *v), *s = st_calloc(a, an->n, sizeof *s);
+  uint32_t maxs = 1;
+  for (uint32_t k = 0; k < an->n; k++)
+    if (an->step_count[k] > maxs) maxs = an->step_count[k];
+  double *per = st_calloc(a, maxs, sizeof *per);
+  if (!an->ranks || !v || !s || !per) {
+    st_free(a, v);
+    st_free(a, s);
+    st_free(a, per);
+    return ST_ERR_NOMEM;
+  }
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < an->n; k++) {
+    st_an_rank *r = &an->ranks[k];
+    r->trace = k;
+    uint32_t nd = 0, ns = an->step_count[k];
+    double tot = 0;
+    for (uint32_t j = 0; j < ns; j++) per[j] = 0;
+    for (uint32_t d = 0; d < an->ndevices; d++) {
+      const st_an_device *dev = &an->devices[d];
+      if (dev->trace != k) continue;
+      nd++;
+      tot += (double)dev->total.compute_ns;
+      for (uint32_t j = 0; j < ns; j++)
+        per[j] += (double)an->cells[dev->first_cell + j].t.compute_ns;
+    }
+    if (!nd) continue;
+    r->has_value = 1;
+    if (ns) {
+      for (uint32_t j = 0; j < ns; j++) per[j] /= nd;
+      r->value_ns = st_stat_median(per, ns);
+    } else {
+      r->value_ns = tot / nd;
+    }
+    v[m++] = r->value_ns;
+  }
+  if (m >= 3) {
+    double med = st_stat_median(v, m);
+    double mad = st_stat_mad(v, m, s);
+    double scale = 1.4826 * mad;
+    if (scale < 0.02 * med) scale = 0.02 * med;
+    if (scale < 1000) scale = 1000;
+    an->rank_median = med;
+    an->rank_scale = scale;
+    for (uint32_t k = 0; k < an->n; k++) {
+      st_an_rank *r = &an->ranks[k];
+      if (!r->has_value) continue;
+      r->score = (r->value_ns - med) / scale;
+      r->straggler = r->score > ST_ANALYZE_STRAGGLER_SCORE;
+    }
+  }
+  st_free(a, v);
+  st_free(a, s);
+  st_free(a, per);
+  return ST_OK;
+}
+
+static st_code op_stats(st_analysis *an, const st_analyze_opts *o, st_error *err) {
+  const st_alloc *a = &an->alloc;
+  int64_t *t0 = NULL, *t1 = NULL;
+  if (o->ops_range || o->ops_has_step) {
+    t0 = st_calloc(a, an->n, sizeof *t0);
+    t1 = st_calloc(a, an->n, sizeof *t1);
+    if (!t0 || !t1) {
+      st_free(a, t0);
+      st_free(a, t1);
+      return ST_ERR_NOMEM;
+    }
+    for (uint32_t k = 0; k < an->n; k++) {
+      t0[k] = o->ops_range ? o->ops_t0_ns : INT64_MIN;
+      t1[k] = o->ops_range ? o->ops_t1_ns : INT64_MIN;
+      uint32_t j = o->ops_has_step ? st_analysis_find_step(an, k, o->ops_step) : UINT32_MAX;
+      if (j != UINT32_MAX) {
+        t0[k] = an->steps[j].t0_ns;
+        t1[k] = an->steps[j].t1_ns;
+      }
+    }
+  }
+  an->ops = st_opstats_build(a, an->traces, an->n, t0, t1, o->top_ops ? o->top_ops : 20, err);
+  st_free(a, t0);
+  st_free(a, t1);
+  return an->ops ? ST_OK : ST_ERR_NOMEM;
+}
+
+static void free_ctx(const st_alloc *a, trace_ctx *c) {
+  st_free(a, c->raw);
+  c->raw = NULL;
+}
+
+/* Classes, steps, devices, sweeps and gaps of trace k. */
+static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts *o,
+                             rowlist *host_of_k, trace_ctx *ctx) {
+  trace_ctx *c = &ctx[k];
+  const st_alloc *a = &an->alloc;
+  const st_trace *t = an->traces[k];
+  const st_strtab *strs = st_trace_strings(t);
+  c->t = t;
+  c->ncls = st_strtab_count(strs);
+  c->cls = st_calloc(a, c->ncls ? c->ncls : 1, 1);
+  if (!c->cls) return ST_ERR_NOMEM;
+  /* the parts of a merged view share one string table: classify it once */
+  const trace_ctx *same = NULL;
+  for (uint32_t j = 0; j < k && !same; j++)
+    if (st_trace_strings(an->traces[j]) == strs && ctx[j].ncls == c->ncls) same = &ctx[j];
+  for (uint32_t i = 0; i < c->ncls; i++) {
+    size_t l;
+    const char *s = same ? NULL : st_strtab_get(strs, i, &l);
+    c->cls[i] = same ? (uint8_t)(same->cls[i] & ~MARKER) : string_class(s, l);
+  }
+  st_code rc = find_steps(an, c, k, o);
+  if (rc != ST_OK) return rc;
+  an->source[k] = c->source;
+  uint32_t np, nt, nr;
+  const st_process *ps = st_trace_processes(t, &np);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  st_trace_rows(t, &nr);
+  rowlist dev = {0};
+  uint8_t *is_dev_row = st_calloc(a, nr ? nr : 1, 1);
+  if (!is_dev_row) return ST_ERR_NOMEM;
+  uint32_t maxk = 1;
+  uint32_t first_dev = an->ndevices;
+  int nomem = 0;
+  for (uint32_t p = 0; p < np && !nomem; p++) {
+    int kineto = 0;
+    if (!device_rows(a, t, p, &dev, &kineto, &nomem)) continue;
+    if (an->ndevices == an->cap_devices) {
+      uint32_t nc = an->cap_devices ? an->cap_devices * 2 : 16;
+      st_an_device *nd = st_realloc_array(a, an->devices, nc, sizeof *nd);
+      if (!nd) {
+        nomem = 1;
+        break;
+      }
+      an->devices = nd;
+      an->cap_devices = nc;
+    }
+    st_an_device *d = &an->devices[an->ndevices++];
+    memset(d, 0, sizeof *d);
+    d->trace = k;
+    d->process = p;
+    d->rows = dev.n;
+    d->first_step = an->first_step[k];
+    d->step_count = an->step_count[k];
+    device_name(t, p, kineto, d->name);
+    for (uint32_t i = 0; i < dev.n; i++) is_dev_row[dev.v[i]] = 1;
+    if (dev.n > maxk) maxk = dev.n;
+  }
+  /* host rows: slice tracks that are not device rows, outside /device: processes */
+  const st_strtab *s = strs;
+  for (uint32_t tk = 0; tk < nt && !nomem; tk++) {
+    if (tracks[tk].kind != ST_TRACK_SLICES) continue;
+    size_t l;
+    const char *pn = st_strtab_get(s, ps[tracks[tk].process].name, &l);
+    if (has_ci(pn, l, "/device:")) continue;
+    for (uint32_t r = tracks[tk].first_row; r < tracks[tk].first_row + tracks[tk].row_count; r++)
+      if (!is_dev_row[r] && !rl_push(a, host_of_k, r)) nomem = 1;
+  }
+  if (host_of_k->n > maxk) maxk = host_of_k->n;
+  /* cells of this trace's devices */
+  uint32_t ns = an->step_count[k], ndev = an->ndevices - first_dev;
+  if (!nomem && ns && ndev) {
+    size_t need = (size_t)an->ncells + (size_t)ns * ndev;
+    st_an_cell *nc = need < UINT32_MAX ? st_realloc_array(a, an->cells, need, sizeof *nc) : NULL;
+    if (!nc)
+      nomem = 1;
+    else {
+      an->cells = nc;
+      memset(an->cells + an->ncells, 0, ((size_t)ns * ndev) * sizeof *nc);
+    }
+  }
+  merger m;
+  memset(&m, 0, sizeof m);
+  m.pos = st_calloc(a, maxk, sizeof *m.pos);
+  m.heap = st_calloc(a, maxk, sizeof *m.heap);
+  if (!m.pos || !m.heap) nomem = 1;
+  for (uint32_t d = first_dev; !nomem && d < an->ndevices; d++) {
+    st_an_device *dv = &an->devices[d];
+    dv->first_cell = an->ncells;
+    if (ns) an->ncells += ns;
+    int kin;
+    device_rows(a, t, dv->process, &dev, &kin, &nomem);
+    if (!nomem && analyze_device(an, c, k, dv, &dev, &m) != ST_OK) nomem = 1;
+  }
+  if (!nomem && analyze_host(an, c, k, host_of_k, &m) != ST_OK) nomem = 1;
+  st_free(a, m.pos);
+  st_free(a, m.heap);
+  st_free(a, dev.v);
+  st_free(a, is_dev_row);
+  return nomem ? ST_ERR_NOMEM : ST_OK;
+}
+
+st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
+                        const st_analyze_opts *opts, st_error *err) {
+  st_alloc al = alloc ? *alloc : (st_alloc){0};
+  st_analyze_opts o;
+  if (opts)
+    o = *opts;
+  else
+    memset(&o, 0, sizeof o);
+  if (!traces || !n) {
+    st_error_set(err, ST_ERR_ARG, 0, "analyze: no traces");
+    return NULL;
+  }
+  for (uint32_t k = 0; k < n; k++)
+    if (!traces[k]) {
+      st_error_set(err, ST_ERR_ARG, 0, "analyze: a trace is missing");
+      return NULL;
+    }
+  st_analysis *an = st_calloc(&al, 1, sizeof *an);
+  if (!an) {
+    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  an->alloc = al;
+  an->n = n;
+  an->max_gaps = o.max_gaps ? o.max_gaps : 10;
+  an->traces = st_calloc(&al, n, sizeof *an->traces);
+  an->source = st_calloc(&al, n, sizeof *an->source);
+  an->first_step = st_calloc(&al, n, sizeof *an->first_step);
+  an->step_count = st_calloc(&al, n, sizeof *an->step_count);
+  an->gaps = st_calloc(&al, an->max_gaps, sizeof *an->gaps);
+  trace_ctx *ctx = st_calloc(&al, n, sizeof *ctx);
+  rowlist *host = st_calloc(&al, n, sizeof *host);
+  st_code rc =
+      an->traces && an->source && an->first_step && an->step_count && an->gaps && ctx && host
+          ? ST_OK
+          : ST_ERR_NOMEM;
+  for (uint32_t k = 0; rc == ST_OK && k < n; k++) an->traces[k] = traces[k];
+  for (uint32_t k = 0; rc == ST_OK && k < n; k++) {
+    uint32_t gaps_before = an->ngaps;
+    (void)gaps_before;
+    rc = analyze_trace(an, k, &o, &host[k], ctx);
+  }
+  for (uint32_t g = 0; rc == ST_OK && g < an->ngaps; g++) {
+    uint32_t k = an->devices[an->gaps[g].device].trace;
+    gap_host(an, &an->gaps[g], k, &ctx[k], &host[k]);
+  }
+  if (rc == ST_OK) rc = stragglers(an);
+  if (rc == ST_OK && !o.no_ops) rc = op_stats(an, &o, err);
+  for (uint32_t k = 0; ctx && k < n; k++) {
+    free_ctx(&al, &ctx[k]);
+    st_free(&al, ctx[k].cls);
+    if (host) st_free(&al, host[k].v);
+  }
+  st_free(&al, ctx);
+  st_free(&al, host);
+  if (rc != ST_OK) {
+    st_analysis_destroy(an);
+    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
+    return NULL;
+  }
+  return an;
+}
+
+void st_analysis_destroy(st_analysis *an) {
+  if (!an) return;
+  st_alloc a = an->alloc;
+  st_opstats_destroy(an->ops);
+  st_free(&a, an->traces);
+  st_free(&a, an->source);
+  st_free(&a, an->steps);
+  st_free(&a, an->first_step);
+  st_free(&a, an->step_count);
+  st_free(&a, an->devices);
+  st_free(&a, an->cells);
+  st_free(&a, an->gaps);
+  st_free(&a, an->ranks);
+  st_free(&a, an);
+}
+
+uint32_t st_analysis_traces(const st_analysis *an) { return an ? an->n : 0; }
+const st_trace *st_analysis_trace(const st_analysis *an, uint32_t k) {
+  return an && k < an->n ? an->traces[k] : NULL;
+}
+st_step_source st_analysis_step_source(const st_analysis *an, uint32_t k) {
+  return an && k < an->n ? an->source[k] : ST_STEPS_NONE;
+}
+const st_an_step *st_analysis_steps(const st_analysis *an, uint32_t *count) {
+  if (count) *count = an ? an->nsteps : 0;
+  return an ? an->steps : NULL;
+}
+const st_an_device *st_analysis_devices(const st_analysis *an, uint32_t *count) {
+  if (count) *count = an ? an->ndevices : 0;
+  return an ? an->devices : NULL;
+}
+const st_an_cell *st_analysis_cells(const st_analysis *an, uint32_t *count) {
+  if (count) *count = an ? an->ncells : 0;
+  return an ? an->cells : NULL;
+}
+const st_an_gap *st_analysis_gaps(const st_analysis *an, uint32_t *count) {
+  if (count) *count = an ? an->ngaps : 0;
+  return an ? an->gaps : NULL;
+}
+const st_an_rank *st_analysis_ranks(const st_analysis *an, double *median_ns, double *scale_ns) {
+  if (median_ns) *median_ns = an ? an->rank_median : 0;
+  if (scale_ns) *scale_ns = an ? an->rank_scale : 0;
+  return an ? an->ranks : NULL;
+}
+const st_opstats *st_analysis_ops(const st_analysis *an) { return an ? an->ops : NULL; }
+
+uint32_t st_analysis_find_step(const st_analysis *an, uint32_t k, int64_t number) {
+  if (!an || k >= an->n) return UINT32_MAX;
+  for (uint32_t j = 0; j < an->step_count[k]; j++)
+    if (an->steps[an->first_step[k] + j].number == number) return an->first_step[k] + j;
+  return UINT32_MAX;
+}
+
+/* ==== 7. JSON ============================================================== */
+
+static void key(st_jout *o, const char *k, int first) {
+  if (!first) st_jout_put(o, ",", 1);
+  st_jout_put(o, "\"", 1);
+  st_jout_lit(o, k);
+  st_jout_put(o, "\":", 2);
+}
+
+static void pct(st_jout *o, int64_t part, int64_t whole) {
+  if (whole <= 0)
+    st_jout_lit(o, "null");
+  else
+    st_jout_fixed(o, 100.0 * (double)part / (double)whole, 2);
+}
+
+static void times_json(st_jout *o, const st_an_times *t) {
+  key(o, "busy_us", 0);
+  st_jout_us(o, t->busy_ns);
+  key(o, "idle_us", 0);
+  st_jout_us(o, t->wall_ns - t->busy_ns);
+  key(o, "idle_pct", 0);
+  pct(o, t->wall_ns - t->busy_ns, t->wall_ns);
+  key(o, "compute_us", 0);
+  st_jout_us(o, t->compute_ns);
+  key(o, "comm_us", 0);
+  st_jout_us(o, t->comm_ns);
+  key(o, "memcpy_us", 0);
+  st_jout_us(o, t->memcpy_ns);
+  key(o, "overlap_pct", 0);
+  pct(o, t->overlap_ns, t->comm_ns);
+}
+
+static const char *const source_names[] = {"none", "named", "profiler_step", "steps_line"};
+
+static void str_or_empty(st_jout *o, const char *const *v, uint32_t k) {
+  const char *s = v && v[k] ? v[k] : "";
+  st_jout_str(o, s, strlen(s));
+}
+
+size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, char *buf,
+                        size_t cap) {
+  st_jout o = {buf, cap, 0};
+  if (!an) {
+    st_jout_lit(&o, "null");
+    return st_jout_end(&o);
+  }
+  const char *const *files = jo ? jo->files : NULL, *const *groups = jo ? jo->groups : NULL;
+  st_jout_lit(&o, "{\"traces\":[");
+  for (uint32_t k = 0; k < an->n; k++) {
+    uint32_t nd = 0;
+    for (uint32_t d = 0; d < an->ndevices; d++) nd += an->devices[d].trace == k;
+    st_jout_lit(&o, k ? ",{" : "{");
+    key(&o, "file", 1);
+    str_or_empty(&o, files, k);
+    key(&o, "group", 0);
+    str_or_empty(&o, groups, k);
+    key(&o, "steps_from", 0);
+    st_jout_str(&o, source_names[an->source[k]], strlen(source_names[an->source[k]]));
+    key(&o, "steps", 0);
+    st_jout_u64(&o, an->step_count[k]);
+    key(&o, "devices", 0);
+    st_jout_u64(&o, nd);
+    st_jout_lit(&o, "}");
+  }
+  st_jout_lit(&o, "],\"steps\":[");
+  for (uint32_t j = 0; j < an->nsteps; j++) {
+    const st_an_step *s = &an->steps[j];
+    st_jout_lit(&o, j ? ",{" : "{");
+    key(&o, "trace", 1);
+    st_jout_u64(&o, s->trace);
+    key(&o, "step", 0);
+    st_jout_i64(&o, s->number);
+    key(&o, "start_us", 0);
+    st_jout_us(&o, s->t0_ns);
+    key(&o, "end_us", 0);
+    st_jout_us(&o, s->t1_ns);
+    key(&o, "wall_us", 0);
+    st_jout_us(&o, s->t1_ns - s->t0_ns);
+    key(&o, "host_us", 0);
+    st_jout_us(&o, s->host_ns);
+    st_jout_lit(&o, "}");
+  }
+  st_jout_lit(&o, "],\"devices\":[");
+  for (uint32_t d = 0; d < an->ndevices; d++) {
+    const st_an_device *v = &an->devices[d];
+    st_jout_lit(&o, d ? ",{" : "{");
+    key(&o, "trace", 1);
+    st_jout_u64(&o, v->trace);
+    key(&o, "name", 0);
+    st_jout_str(&o, v->name, strlen(v->name));
+    key(&o, "steps", 0);
+    st_jout_u64(&o, v->step_count);
+    key(&o, "range_us", 0);
+    st_jout_us(&o, v->total.wall_ns);
+    key(&o, "step_us", 0);
+    st_jout_us(&o, v->step_ns);
+    key(&o, "step_p50_us", 0);
+    st_jout_us(&o, v->step_p50_ns);
+    key(&o, "step_p90_us", 0);
+    st_jout_us(&o, v->step_p90_ns);
+    key(&o, "utilization_pct", 0);
+    pct(&o, v->total.busy_ns, v->total.wall_ns);
+    times_json(&o, &v->total);
+    st_jout_lit(&o, "}");
+  }
+  st_jout_lit(&o, "],\"per_step\":[");
+  int first = 1;
+  for (uint32_t d = 0; d < an->ndevices; d++) {
+    const st_an_device *v = &an->devices[d];
+    for (uint32_t j = 0; j < v->step_count; j++) {
+      const st_an_cell *c = &an->cells[v->first_cell + j];
+      st_jout_lit(&o, first ? "{" : ",{");
+      first = 0;
+      key(&o, "trace", 1);
+      st_jout_u64(&o, v->trace);
+      key(&o, "device", 0);
+      st_jout_u64(&o, d);
+      key(&o, "step", 0);
+      st_jout_i64(&o, an->steps[v->first_step + j].number);
+      key(&o, "start_us", 0);
+      st_jout_us(&o, c->t0_ns);
+      key(&o, "wall_us", 0);
+      st_jout_us(&o, c->t.wall_ns);
+      times_json(&o, &c->t);
+      st_jout_lit(&o, "}");
+    }
+  }
+  st_jout_lit(&o, "],\"idle_gaps\":[");
+  for (uint32_t g = 0; g < an->ngaps; g++) {
+    const st_an_gap *p = &an->gaps[g];
+    const st_an_device *v = &an->devices[p->device];
+    const st_trace *t = an->traces[v->trace];
+    st_jout_lit(&o, g ? ",{" : "{");
+    key(&o, "trace", 1);
+    st_jout_u64(&o, v->trace);
+    key(&o, "device", 0);
+    st_jout_u64(&o, p->device);
+    key(&o, "start_us", 0);
+    st_jout_us(&o, p->t0_ns);
+    key(&o, "end_us", 0);
+    st_jout_us(&o, p->t1_ns);
+    key(&o, "dur_us", 0);
+    st_jout_us(&o, p->t1_ns - p->t0_ns);
+    key(&o, "host", 0);
+    st_jout_put(&o, "[", 1);
+    for (uint32_t h = 0; h < p->host_count; h++) {
+      const st_row *r = &st_trace_rows(t, NULL)[p->host[h].ref.row];
+      uint32_t i = p->host[h].ref.index;
+      size_t l;
+      const char *nm = st_strtab_get(st_trace_strings(t), r->name[i], &l);
+      st_jout_lit(&o, h ? ",{" : "{");
+      key(&o, "name", 1);
+      st_jout_str(&o, nm, l);
+      key(&o, "start_us", 0);
+      st_jout_us(&o, r->start[i]);
+      key(&o, "dur_us", 0);
+      st_jout_us(&o, r->dur[i]);
+      key(&o, "overlap_us", 0);
+      st_jout_us(&o, p->host[h].overlap_ns);
+      st_jout_lit(&o, "}");
+    }
+    st_jout_lit(&o, "]}");
+  }
+  st_jout_lit(&o, "],\"ranks\":[");
+  first = 1;
+  for (uint32_t k = 0; an->rank_scale > 0 && k < an->n; k++) {
+    const st_an_rank *r = &an->ranks[k];
+    if (!r->has_value) continue;
+    st_jout_lit(&o, first ? "{" : ",{");
+    first = 0;
+    key(&o, "trace", 1);
+    st_jout_u64(&o, k);
+    key(&o, "value_us", 0);
+    st_jout_fixed(&o, r->value_ns / 1000.0, 3);
+    key(&o, "score", 0);
+    st_jout_fixed(&o, r->score, 3);
+    key(&o, "straggler", 0);
+    st_jout_lit(&o, r->straggler ? "true" : "false");
+    st_jout_lit(&o, "}");
+  }
+  st_jout_lit(&o, "],\"stragglers\":[");
+  first = 1;
+  for (uint32_t k = 0; an->rank_scale > 0 && k < an->n; k++) {
+    const st_an_rank *r = &an->ranks[k];
+    if (!r->straggler) continue;
+    st_jout_lit(&o, first ? "{" : ",{");
+    first = 0;
+    key(&o, "trace", 1);
+    st_jout_u64(&o, k);
+    key(&o, "metric", 0);
+    st_jout_lit(&o, "\"compute_us_per_step\"");
+    key(&o, "value", 0);
+    st_jout_fixed(&o, r->value_ns / 1000.0, 3);
+    key(&o, "median", 0);
+    st_jout_fixed(&o, an->rank_median / 1000.0, 3);
+    key(&o, "score", 0);
+    st_jout_fixed(&o, r->score, 3);
+    st_jout_lit(&o, "}");
+  }
+  st_jout_lit(&o, "],\"memory\":[");
+  first = 1;
+  for (uint32_t k = 0; k < an->n; k++) {
+    const st_trace *t = an->traces[k];
+    uint32_t nc, nt, np;
+    const st_counter *cs = st_trace_counters(t, &nc);
+    const st_track *tracks = st_trace_tracks(t, &nt);
+    const st_process *ps = st_trace_processes(t, &np);
+    const st_strtab *strs = st_trace_strings(t);
+    for (uint32_t i = 0; i < nc; i++) {
+      size_t l, pl;
+      if (cs[i].track >= nt || !cs[i].count) continue;
+      const char *nm = st_strtab_get(strs, tracks[cs[i].track].name, &l);
+      if (!has_ci(nm, l, "mem")) continue;
+      const char *pn = st_strtab_get(strs, ps[tracks[cs[i].track].process].name, &pl);
+      st_jout_lit(&o, first ? "{" : ",{");
+      first = 0;
+      key(&o, "trace", 1);
+      st_jout_u64(&o, k);
+      key(&o, "process", 0);
+      st_jout_str(&o, pn, pl);
+      key(&o, "name", 0);
+      st_jout_str(&o, nm, l);
+      key(&o, "peak", 0);
+      st_jout_sig(&o, cs[i].max, 9);
+      st_jout_lit(&o, "}");
+    }
+  }
+  st_jout_lit(&o, "],\"ops\":[");
+  uint32_t nops;
+  const st_opstat *ops = st_opstats_rows(an->ops, &nops);
+  for (uint32_t i = 0; i < nops; i++) {
+    const st_opstat *p = &ops[i];
+    st_jout_lit(&o, i ? ",{" : "{");
+    key(&o, "name", 1);
+    st_jout_str(&o, p->name, p->name_len);
+    key(&o, "count", 0);
+    st_jout_u64(&o, p->count);
+    key(&o, "total_us", 0);
+    st_jout_us(&o, p->total_ns);
+    key(&o, "self_us", 0);
+    st_jout_us(&o, p->self_ns);
+    key(&o, "mean_us", 0);
+    st_jout_fixed(&o, p->mean_ns / 1000.0, 3);
+    key(&o, "min_us", 0);
+    st_jout_us(&o, p->min_ns);
+    key(&o, "p50_us", 0);
+    st_jout_us(&o, p->p50_ns);
+    key(&o, "p90_us", 0);
+    st_jout_us(&o, p->p90_ns);
+    key(&o, "p99_us", 0);
+    st_jout_us(&o, p->p99_ns);
+    key(&o, "max_us", 0);
+    st_jout_us(&o, p->max_ns);
+    st_jout_lit(&o, "}");
+  }
+  st_jout_lit(&o, "],\"op_names\":");
+  st_jout_u64(&o, st_opstats_names(an->ops));
+  st_jout_lit(&o, "}");
+  return st_jout_end(&o);
+}

@@ -1,0 +1,72 @@
+/* opstats.h: op statistics with distributions, over one trace or several
+ * (the files of a profile): per event name, count, total, self, mean, min,
+ * max and the exact nearest-rank p50 / p90 / p99 of the durations
+ * (stat_tests.h), over each trace's whole time or a range of its own; and
+ * the log-binned duration histogram of one name (issue 18, item 5).
+ *
+ * The events counted are those of slice and async tracks (not instants,
+ * counter samples or CPU samples) that intersect the range, each with its
+ * whole duration (as the diff and the page's "Summarise view" count them).
+ * Self time is st_agg's (query.h): the duration minus the time covered by
+ * the event's children. Names are joined across traces by their bytes.
+ *
+ * Cost: one st_agg pass per trace (O(events)), a sort of the distinct
+ * names, then for the rows kept one more pass gathering their durations
+ * (8 bytes per instance while it runs) and three quickselects per name.
+ *
+ *   st_opstats *s = st_opstats_build(&alloc, traces, n, NULL, NULL, 20, &err);
+ *   uint32_t k; const st_opstat *r = st_opstats_rows(s, &k);  // by self, largest first
+ *   st_opstats_destroy(s);
+ *
+ * Histogram bins: 5 per decade of nanoseconds, edges round(10^(i/5)) ns
+ * (1, 2, 3, 4, 6, 10, 16, 25, 40, 63, 100, 158, ...); bin i holds the
+ * durations d with edge_i <= d < edge_(i+1); a first bin [0, 1) holds the
+ * zero-length ones. Only the bins from the first to the last non-empty
+ * are returned (empty ones between them included).
+ */
+#ifndef STRATA_OPSTATS_H
+#define STRATA_OPSTATS_H
+
+#include "query.h"
+
+typedef struct st_opstat {
+  const char *name; /* bytes in the first trace that has it (valid while it lives) */
+  size_t name_len;
+  uint64_t count;
+  int64_t total_ns, self_ns, min_ns, max_ns;
+  double mean_ns; /* total / count */
+  int64_t p50_ns, p90_ns, p99_ns;
+} st_opstat;
+
+typedef struct st_opstats st_opstats;
+
+/* t0/t1: per trace k its range [t0[k], t1[k]) in its own ns, or NULL for
+ * whole traces. top: keep the `top` names with the most self time (0: all).
+ * NULL + err: ST_ERR_ARG (no traces), ST_ERR_NOMEM. */
+st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
+                             const int64_t *t0, const int64_t *t1, uint32_t top, st_error *err);
+void st_opstats_destroy(st_opstats *s);
+/* Rows by self time, largest first (ties by name bytes). */
+const st_opstat *st_opstats_rows(const st_opstats *s, uint32_t *count);
+/* Distinct names in the range(s), before the cut to `top`. */
+uint32_t st_opstats_names(const st_opstats *s);
+
+#define ST_HIST_BINS_MAX 128
+
+typedef struct st_hist_bin {
+  int64_t lo_ns, hi_ns; /* [lo, hi) */
+  uint64_t count;
+} st_hist_bin;
+
+/* The bin index of a duration (0: [0, 1)). */
+uint32_t st_hist_bin_of(int64_t dur_ns);
+/* Bin i's bounds. */
+void st_hist_bin_bounds(uint32_t i, int64_t *lo_ns, int64_t *hi_ns);
+/* The histogram of the events named name[0, len) (ranges as above) into
+ * bins[ST_HIST_BINS_MAX]; returns the number of bins written (0: no such
+ * event). *first_bin (may be NULL) gets the index of bins[0]. */
+uint32_t st_opstats_histogram(const st_trace *const *traces, uint32_t n, const int64_t *t0,
+                              const int64_t *t1, const char *name, size_t len, st_hist_bin *bins,
+                              uint32_t *first_bin);
+
+#endif

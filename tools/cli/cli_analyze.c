@@ -1,0 +1,301 @@
+/* cli_analyze.c: `strata analyze FILE... [--json] [--step-name NAME]
+ *                [--ops N] [--gaps N] [--from US --to US | --step N]
+ *                [--hist NAME]`
+ *
+ * Answers for a trace or a profile of many files (core/index/analyze.h):
+ * the steps of each file, its devices (GPU, TPU core, a process's
+ * streams) with step time, busy, idle, compute, communication, memcpy
+ * and overlap, the same per step, the host's time per step, the largest
+ * idle gaps with the host slices overlapping them, the stragglers among
+ * the files, and the top ops by self time with p50 / p90 / p99.
+ * Several files load through the trace set, each its own model, as
+ * `strata stats A B` loads them.
+ *
+ * --json prints st_analysis_json's object, plus "histogram" with --hist
+ * NAME ({"name", "bins": [{"lo_us", "hi_us", "count"}]}, opstats.h's log
+ * bins) and "analyze_ms" (the analysis alone, without the loads). Without
+ * --json a readable text. --step-name NAME makes every event of that name
+ * a step; --ops N keeps N ops (default 20; 0 all); --gaps N the N longest
+ * idle gaps (default 10); --from/--to (microseconds of each file's own
+ * time) or --step N restricts the op statistics and the histogram.
+ * Exit 1 if a file cannot be loaded, 2 on usage errors.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include "analyze.h"
+#include "json_out.h"
+#include "json_scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int usage(void) {
+  fprintf(stderr, "usage: strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N]\n"
+                  "                      [--from US --to US | --step N] [--hist NAME]\n");
+  return 2;
+}
+
+static void us_text(int64_t ns, char *b, size_t cap) {
+  size_t k = 0;
+  if (ns < 0 && cap > 1) b[k++] = '-';
+  st_format_dur((double)(ns < 0 ? -ns : ns), b + k, cap - k);
+}
+
+static double pct(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* Names are untrusted bytes: control characters shown as '?'. */
+static void clean(const char *s, size_t n, char *out, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < cap; i++) out[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
+  out[k] = 0;
+}
+
+static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
+                       uint32_t nbins, const char *hist) {
+  uint32_t nd, ns, ng;
+  const st_an_device *dev = st_analysis_devices(an, &nd);
+  const st_an_step *steps = st_analysis_steps(an, &ns);
+  const st_an_gap *gaps = st_analysis_gaps(an, &ng);
+  static const char *const from[] = {"no steps", "steps: named events", "steps: ProfilerStep#N",
+                                     "steps: the Steps line"};
+  char a[32], b[32], c[32], d[32];
+  for (uint32_t k = 0; k < st_analysis_traces(an); k++) {
+    st_traceset_file f = cli_set_file(cs, k);
+    uint32_t cnt = 0;
+    int64_t wall = 0, host = 0;
+    for (uint32_t j = 0; j < ns; j++)
+      if (steps[j].trace == k)
+        cnt++, wall += steps[j].t1_ns - steps[j].t0_ns, host += steps[j].host_ns;
+    printf("[%u] %s (%s): %s", k, cs->files[k], f.group, from[st_analysis_step_source(an, k)]);
+    if (cnt) {
+      us_text(wall / cnt, a, sizeof a);
+      us_text(host / cnt, b, sizeof b);
+      printf(", %u steps, mean %s, host busy %s per step", cnt, a, b);
+    }
+    printf("\n");
+  }
+  printf("\n%-4s %-28s %6s %11s %7s %7s %7s %7s %7s %8s\n", "", "device", "steps", "step", "idle",
+         "util", "compute", "comm", "memcpy", "overlap");
+  for (uint32_t i = 0; i < nd; i++) {
+    const st_an_device *v = &dev[i];
+    const st_an_times *t = &v->total;
+    us_text(v->step_ns, a, sizeof a);
+    char ov[16];
+    if (t->comm_ns > 0)
+      snprintf(ov, sizeof ov, "%.1f%%", pct(t->overlap_ns, t->comm_ns));
+    else
+      snprintf(ov, sizeof ov, "-");
+    printf("[%u]  %-28.28s %6u %11s %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f%% %8s\n", v->trace,
+           v->name, v->step_count, a, pct(t->wall_ns - t->busy_ns, t->wall_ns),
+           pct(t->busy_ns, t->wall_ns), pct(t->compute_ns, t->wall_ns), pct(t->comm_ns, t->wall_ns),
+           pct(t->memcpy_ns, t->wall_ns), ov);
+  }
+  if (!nd) printf("(no device rows: no GPU streams, no XLA Ops line)\n");
+  if (ng) printf("\nlongest idle gaps:\n");
+  for (uint32_t g = 0; g < ng; g++) {
+    const st_an_device *v = &dev[gaps[g].device];
+    const st_trace *t = st_analysis_trace(an, v->trace);
+    us_text(gaps[g].t1_ns - gaps[g].t0_ns, a, sizeof a);
+    printf("  %10s  [%u] %s at %.3f us", a, v->trace, v->name, (double)gaps[g].t0_ns / 1000.0);
+    for (uint32_t h = 0; h < gaps[g].host_count; h++) {
+      const st_row *r = &st_trace_rows(t, NULL)[gaps[g].host[h].ref.row];
+      size_t l;
+      const char *nm = st_strtab_get(st_trace_strings(t), r->name[gaps[g].host[h].ref.index], &l);
+      char name[64];
+      clean(nm, l, name, sizeof name);
+      us_text(gaps[g].host[h].overlap_ns, b, sizeof b);
+      printf("%s %s (%s)", h ? "," : "; host:", name, b);
+    }
+    printf("\n");
+  }
+  double med, scale;
+  const st_an_rank *ranks = st_analysis_ranks(an, &med, &scale);
+  if (scale > 0) {
+    int any = 0;
+    us_text((int64_t)med, a, sizeof a);
+    printf("\nstragglers (per-step compute, median %s across %u files):", a,
+           st_analysis_traces(an));
+    for (uint32_t k = 0; k < st_analysis_traces(an); k++)
+      if (ranks[k].straggler) {
+        us_text((int64_t)ranks[k].value_ns, b, sizeof b);
+        printf("%s [%u] %s %s (score %.1f)", any ? "," : "", k, cli_set_file(cs, k).group, b,
+               ranks[k].score);
+        any = 1;
+      }
+    printf("%s\n", any ? "" : " none");
+  }
+  uint32_t no;
+  const st_opstat *ops = st_opstats_rows(st_analysis_ops(an), &no);
+  printf("\n%-40s %9s %11s %11s %11s %11s %11s %11s\n", "op (by self time)", "count", "total",
+         "self", "p50", "p90", "p99", "max");
+  for (uint32_t i = 0; i < no; i++) {
+    char name[41], e[32], f[32], g[32];
+    clean(ops[i].name, ops[i].name_len, name, sizeof name);
+    us_text(ops[i].total_ns, a, sizeof a);
+    us_text(ops[i].self_ns, b, sizeof b);
+    us_text(ops[i].p50_ns, c, sizeof c);
+    us_text(ops[i].p90_ns, d, sizeof d);
+    us_text(ops[i].p99_ns, e, sizeof e);
+    us_text(ops[i].max_ns, f, sizeof f);
+    (void)g;
+    printf("%-40s %9llu %11s %11s %11s %11s %11s %11s\n", name, (unsigned long long)ops[i].count, a,
+           b, c, d, e, f);
+  }
+  if (hist) {
+    printf("\nduration histogram of %s:\n", hist);
+    uint64_t most = 1;
+    for (uint32_t i = 0; i < nbins; i++)
+      if (bins[i].count > most) most = bins[i].count;
+    for (uint32_t i = 0; i < nbins; i++) {
+      us_text(bins[i].lo_ns, a, sizeof a);
+      us_text(bins[i].hi_ns, b, sizeof b);
+      int bar = (int)(40 * bins[i].count / most);
+      printf("  [%9s, %9s) %9llu %.*s\n", a, b, (unsigned long long)bins[i].count, bar,
+             "########################################");
+    }
+    if (!nbins) printf("  (no such event)\n");
+  }
+}
+
+static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
+                       uint32_t nbins, const char *hist, double ms) {
+  uint32_t n = st_analysis_traces(an);
+  const char **groups = calloc(n, sizeof *groups);
+  if (!groups) return;
+  for (uint32_t k = 0; k < n; k++) groups[k] = cli_set_file(cs, k).group;
+  st_analysis_json_opts jo = {cs->files, groups};
+  size_t need = st_analysis_json(an, &jo, NULL, 0) + 1;
+  char *out = malloc(need);
+  if (out) {
+    st_analysis_json(an, &jo, out, need);
+    out[strlen(out) - 1] = 0; /* the closing brace: more keys follow */
+    fputs(out, stdout);
+    free(out);
+  }
+  free(groups);
+  if (hist) {
+    char name[1024];
+    st_jout jo2 = {name, sizeof name, 0};
+    st_jout_str(&jo2, hist, strlen(hist));
+    if (st_jout_end(&jo2) >= sizeof name) snprintf(name, sizeof name, "\"\"");
+    printf(",\"histogram\":{\"name\":%s,\"bins\":[", name);
+    for (uint32_t i = 0; i < nbins; i++)
+      printf("%s{\"lo_us\":%.3f,\"hi_us\":%.3f,\"count\":%llu}", i ? "," : "",
+             (double)bins[i].lo_ns / 1000.0, (double)bins[i].hi_ns / 1000.0,
+             (unsigned long long)bins[i].count);
+    printf("]}");
+  }
+  printf(",\"analyze_ms\":%.3f}\n", ms);
+}
+
+int strata_cmd_analyze(int argc, char **argv) {
+  int json = 0, has_from = 0, has_to = 0;
+  const char *hist = NULL;
+  st_analyze_opts o;
+  memset(&o, 0, sizeof o);
+  o.top_ops = 20;
+  const char **files = calloc((size_t)argc, sizeof *files);
+  if (!files) return 1;
+  uint32_t n = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    int more = i + 1 < argc;
+    char *end;
+    if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if (!strcmp(a, "--step-name") && more) {
+      o.step_name = argv[++i];
+      o.step_name_len = strlen(o.step_name);
+    } else if (!strcmp(a, "--ops") && more) {
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 0) return free(files), usage();
+      o.top_ops = v ? (uint32_t)v : UINT32_MAX;
+    } else if (!strcmp(a, "--gaps") && more) {
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > 100000) return free(files), usage();
+      o.max_gaps = (uint32_t)v;
+    } else if ((!strcmp(a, "--from") || !strcmp(a, "--to")) && more) {
+      const char *v = argv[++i];
+      int64_t *dst = a[2] == 'f' ? &o.ops_t0_ns : &o.ops_t1_ns;
+      if (!st_json_decimal_scaled(v, strlen(v), 3, dst)) return free(files), usage();
+      if (a[2] == 'f')
+        has_from = 1;
+      else
+        has_to = 1;
+    } else if (!strcmp(a, "--step") && more) {
+      long long v = strtoll(argv[++i], &end, 10);
+      if (*end || v < 0) return free(files), usage();
+      o.ops_has_step = 1;
+      o.ops_step = v;
+    } else if (!strcmp(a, "--hist") && more) {
+      hist = argv[++i];
+    } else if (a[0] != '-' || !a[1]) {
+      files[n++] = a;
+    } else {
+      free(files);
+      return usage();
+    }
+  }
+  if (!n || has_from != has_to || (has_from && o.ops_has_step) ||
+      (has_from && o.ops_t1_ns < o.ops_t0_ns)) {
+    free(files);
+    return usage();
+  }
+  o.ops_range = has_from;
+  cli_set cs;
+  int rc = cli_set_load(&cs, files, n, 1);
+  st_analysis *an = NULL;
+  const st_trace **traces = rc ? NULL : calloc(n, sizeof *traces);
+  if (!rc && !traces) rc = 1;
+  double ms = 0;
+  if (!rc) {
+    for (uint32_t k = 0; k < n; k++) traces[k] = cli_set_file(&cs, k).trace;
+    double t0 = cli_now_ms();
+    st_error err;
+    an = st_analyze(NULL, traces, n, &o, &err);
+    if (!an) {
+      fprintf(stderr, "strata: analyze: %s\n", err.msg);
+      rc = 1;
+    }
+    ms = cli_now_ms() - t0;
+  }
+  if (an) {
+    st_hist_bin bins[ST_HIST_BINS_MAX];
+    uint32_t nbins = 0;
+    if (hist) {
+      int64_t *h0 = NULL, *h1 = NULL;
+      int64_t *r0 = calloc(n, sizeof *r0), *r1 = calloc(n, sizeof *r1);
+      if (r0 && r1 && (o.ops_range || o.ops_has_step)) {
+        for (uint32_t k = 0; k < n; k++) {
+          r0[k] = o.ops_range ? o.ops_t0_ns : INT64_MIN;
+          r1[k] = o.ops_range ? o.ops_t1_ns : INT64_MIN;
+          uint32_t j = o.ops_has_step ? st_analysis_find_step(an, k, o.ops_step) : UINT32_MAX;
+          if (j != UINT32_MAX) {
+            r0[k] = st_analysis_steps(an, NULL)[j].t0_ns;
+            r1[k] = st_analysis_steps(an, NULL)[j].t1_ns;
+          }
+        }
+        h0 = r0;
+        h1 = r1;
+      }
+      nbins = st_opstats_histogram(traces, n, h0, h1, hist, strlen(hist), bins, NULL);
+      free(r0);
+      free(r1);
+    }
+    if (json)
+      print_json(an, &cs, bins, nbins, hist, ms);
+    else
+      print_text(an, &cs, bins, nbins, hist);
+    cli_set_warn_damaged(&cs);
+  }
+  st_analysis_destroy(an);
+  free(traces);
+  cli_set_free(&cs);
+  free(files);
+  return rc;
+}
