@@ -54,7 +54,7 @@ static void text(st_jout *o, const st_drawlist *dl, float w, float h, float dpr)
 
 int nv_frame_json_write(const char *path, const st_drawlist *dl, float w, float h, float dpr,
                         char *err, size_t cap) {
-  st_jout o = {NULL, 0, 0};
+  st_jout o = {.buf = NULL};
   text(&o, dl, w, h, dpr); /* measures */
   size_t n = o.len;
   char *buf = malloc(n + 1);
@@ -62,7 +62,7 @@ int nv_frame_json_write(const char *path, const st_drawlist *dl, float w, float 
     snprintf(err, cap, "%s: out of memory", path);
     return 0;
   }
-  o = (st_jout){buf, n + 1, 0};
+  o = (st_jout){.buf = buf, .cap = n + 1};
   text(&o, dl, w, h, dpr);
   FILE *f = fopen(path, "wb");
   int ok = f && fwrite(buf, 1, n, f) == n;

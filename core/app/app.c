@@ -158,7 +158,7 @@ int st_app_load_finish(st_app *app) {
     /* damaged part-way: shown, with the CLI's warning line */
     char line[sizeof app->error];
     st_load_error_line(&err, NULL, line, sizeof line);
-    st_jout o = {app->error, sizeof app->error, 0}; /* a bounded concatenation */
+    st_jout o = {.buf = app->error, .cap = sizeof app->error}; /* a bounded concatenation */
     st_jout_lit(&o, app->load_name);
     st_jout_lit(&o, ": warning: ");
     st_jout_lit(&o, line);

@@ -31,7 +31,7 @@ void st_app_copy_line(char *dst, size_t cap, const char *src) {
 const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const void *arg,
                         const char *fail) {
   for (int pass = 0; pass < 2; pass++) {
-    st_jout o = {b->text, b->cap, 0};
+    st_jout o = {.buf = b->text, .cap = b->cap};
     write(&o, app, arg);
     if (o.len < b->cap) {
       st_jout_end(&o);

@@ -1128,7 +1128,7 @@ static void str_or_empty(st_jout *o, const char *const *v, uint32_t k) {
 
 size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, char *buf,
                         size_t cap) {
-  st_jout o = {buf, cap, 0};
+  st_jout o = {.buf = buf, .cap = cap};
   if (!an) {
     st_jout_lit(&o, "null");
     return st_jout_end(&o);

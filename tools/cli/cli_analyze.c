@@ -180,7 +180,7 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
   free(groups);
   if (hist) {
     char name[1024];
-    st_jout jo2 = {name, sizeof name, 0};
+    st_jout jo2 = {.buf = name, .cap = sizeof name};
     st_jout_str(&jo2, hist, strlen(hist));
     if (st_jout_end(&jo2) >= sizeof name) snprintf(name, sizeof name, "\"\"");
     printf(",\"histogram\":{\"name\":%s,\"bins\":[", name);
