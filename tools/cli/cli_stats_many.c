@@ -44,19 +44,6 @@ static char *stats_open_json(const st_stats *s) {
   return out;
 }
 
-static void json_string(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      printf("\\%c", *p);
-    else if (*p < 0x20)
-      printf("\\u%04x", *p);
-    else
-      putchar(*p);
-  }
-  putchar('"');
-}
-
 /* ns -> exact decimal microseconds */
 static void print_us(int64_t ns) {
   uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -88,9 +75,9 @@ int strata_cmd_stats_many(const char *const *files, int n, int json) {
       char *own = stats_open_json(f.stats);
       printf("%s%s,\"file\":", i ? "," : "", own ? own : "{");
       free(own);
-      json_string(files[i]);
+      cli_print_json_str(files[i], strlen(files[i]));
       printf(",\"group\":");
-      json_string(f.group);
+      cli_print_json_str(f.group, strlen(f.group));
       printf(",\"group_source\":\"%s\",\"clock\":\"%s\",\"start_ns\":",
              source_names[f.group_source], clock_names[f.clock.kind]);
       if (f.clock.kind == ST_CLOCK_NONE)
