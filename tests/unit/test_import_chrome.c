@@ -137,7 +137,8 @@ static void test_object_keys(void) {
   CHECK(l->trace != NULL);
   CHECK_EQ_INT(l->err.code, ST_OK);
   CHECK_EQ_INT(l->stats.events, 1);
-  /* stackFrames and samples are read (core/import/chrome/chrome_samples.h): one sample of frame "main" */
+  /* stackFrames and samples are read (core/import/chrome/chrome_samples.h): one sample of frame
+   * "main" */
   CHECK_EQ_INT(l->stats.samples, 1);
   CHECK_EQ_INT(l->stats.stack_frames, 1);
   CHECK(has_warning(&l->stats, "system_trace_events_ignored", 1));

@@ -8,8 +8,8 @@
  * names) and the same events as Chrome JSON X events; loads each through the
  * loader in 1 MiB chunks (best of 3) and prints ms, Mevents/s and MB/s.
  * Build: see the CMake block in the issue note, or
- *   cc -O2 -std=c11 -Icore/base -Icore/model -Icore/import -Itests/unit tools/benchmarks/proto_bench.c
- * <libstrata_core.a> -lz -lm
+ *   cc -O2 -std=c11 -Icore/base -Icore/model -Icore/import -Itests/unit
+ * tools/benchmarks/proto_bench.c <libstrata_core.a> -lz -lm
  */
 #define _POSIX_C_SOURCE 200809L
 
