@@ -962,8 +962,8 @@ async function start() {
     selectName: (name) => withCString(String(name), (p) => M._st_wasm_select_name(p)),
     // "Use as step": every event of that name is a step (the overview re-analyses with it).
     useAsStep: (name) => overview.useAsStep(name),
-    // The ranks x steps heatmap shown (several files): {metric, rows: [{trace, name, straggler}],
-    // steps, cell: {x, y, w, h}, draw_ms, values, windows}; heatmap(metric) picks 'step' |
+    // The ranks x steps heatmap shown (several files): {metric, rows: [{trace, name, straggler,
+    // score}], steps, cell: {x, y, w, h}, cells, lo, hi, draw_ms}; heatmap(metric) picks 'step' |
     // 'compute' | 'idle' | 'comm_wait'; heatmap(analysis) draws that analysis JSON instead.
     heatmap: (arg) => {
       if (typeof arg === 'string') overview.heatmap.setMetric(arg);

@@ -136,8 +136,8 @@ export function createHeatmap(root, { onCell }) {
     const dpr = window.devicePixelRatio || 1;
     canvas.style.width = `${cssW}px`;
     canvas.style.height = `${cssH}px`;
-    canvas.width = Math.round(cssW * dpr);
-    canvas.height = Math.round(cssH * dpr);
+    if (canvas.width !== Math.round(cssW * dpr)) canvas.width = Math.round(cssW * dpr); // (a resize clears and reallocates)
+    if (canvas.height !== Math.round(cssH * dpr)) canvas.height = Math.round(cssH * dpr);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const v = data.values[metric];
     let lo = Infinity;
@@ -160,6 +160,7 @@ export function createHeatmap(root, { onCell }) {
       xs[c] = Math.round((x0 + c * cw) * dpr);
       xe[c] = Math.max(xs[c] + 1, Math.round((x0 + c * cw + cw - gap) * dpr));
     }
+    let cells = 0;
     for (let r = 0; r < R; r++) {
       const ya = Math.round((y0 + r * ch) * dpr);
       const yb = Math.min(H, Math.max(ya + 1, Math.round((y0 + r * ch + ch - gh) * dpr)));
@@ -167,6 +168,7 @@ export function createHeatmap(root, { onCell }) {
         const x = v[r * C + c];
         if (x !== x) continue;
         const col = RAMP[Math.min(63, Math.floor(((x - lo) / span) * 63.999))];
+        cells++;
         for (let y = ya; y < yb; y++) px.fill(col, y * W + xs[c], y * W + Math.min(W, xe[c]));
       }
     }
@@ -197,7 +199,7 @@ export function createHeatmap(root, { onCell }) {
     ctx.font = '10px system-ui, sans-serif';
     const stepEvery = Math.max(1, Math.ceil(40 / cw));
     for (let c = 0; c < C; c += stepEvery) ctx.fillText(String(data.steps[c]), x0 + c * cw, TOP - 5);
-    geom = { x0, y0, cw, ch, R, C };
+    geom = { x0, y0, cw, ch, R, C, cells, lo, hi };
     legend.textContent = `${METRICS[metric]}: ${fmtUs(lo)} (light) … ${fmtUs(hi)} (dark)`;
     const s = data.rows.filter((r) => r.straggler).map((r) => r.name);
     strag.textContent = s.length ? `stragglers: ${s.join(', ')}` : data.rows.length >= 3 ? 'no stragglers' : '';
@@ -244,8 +246,8 @@ export function createHeatmap(root, { onCell }) {
       draw();
     },
     redraw: draw,
-    // {metric, rows: [{trace, name, straggler}], steps, cell: {x, y, w, h} (cell 0,0 in canvas
-    // CSS px), draw_ms, value(r, c), window(r, c)}
+    // {metric, rows: [{trace, name, straggler, score}], steps, cell: {x, y, w, h} (cell 0,0 in
+    // canvas CSS px), cells (drawn), lo, hi (the figure's range), draw_ms}
     state() {
       if (!data) return null;
       return {
@@ -253,9 +255,10 @@ export function createHeatmap(root, { onCell }) {
         rows: data.rows.map((r) => ({ ...r })),
         steps: data.steps.slice(),
         cell: geom ? { x: geom.x0, y: geom.y0, w: geom.cw, h: geom.ch } : null,
+        cells: geom ? geom.cells : 0,
+        lo: geom ? geom.lo : null,
+        hi: geom ? geom.hi : null,
         draw_ms: drawMs,
-        values: Array.from(data.values[metric]),
-        windows: Array.from(data.windows),
       };
     },
   };

@@ -46,6 +46,16 @@ const wrapped = (table) => {
   w.append(table);
   return w;
 };
+// A table with its header row and an empty body: [table, tbody].
+const tableOf = (id, headers) => {
+  const table = el('table');
+  table.id = id;
+  const head = el('tr');
+  for (const h of headers) head.append(el('th', null, h));
+  table.append(el('thead'), el('tbody'));
+  table.tHead.append(head);
+  return [table, table.tBodies[0]];
+};
 const pct = (v) => (v === null || v === undefined ? '–' : `${v.toFixed(1)} %`);
 
 /**
@@ -115,13 +125,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
   function showDevices(d) {
     const sec = el('section', 'overview-devices');
     sec.append(el('h3', null, 'Devices'));
-    const table = el('table');
-    table.id = 'overview-devices';
-    const head = el('tr');
-    for (const h of ['file', 'device', 'steps', 'step mean', 'p50', 'p90', 'idle', 'utilisation', 'comm', 'overlap']) head.append(el('th', null, h));
-    table.append(el('thead'));
-    table.tHead.append(head);
-    const tb = el('tbody');
+    const [table, tb] = tableOf('overview-devices', ['file', 'device', 'steps', 'step mean', 'p50', 'p90', 'idle', 'utilisation', 'comm', 'overlap']);
     d.devices.forEach((v, i) => {
       const tr = el('tr');
       tr.dataset.device = String(i);
@@ -159,7 +163,6 @@ export function createOverview({ M, str, withCString, fmtCount }) {
       tr.append(idle, util, comm, ov);
       tb.append(tr);
     });
-    table.append(tb);
     if (!d.devices.length) sec.append(el('p', 'note', 'No device rows (no GPU streams, no XLA Ops line).'));
     else sec.append(wrapped(table));
     return sec;
@@ -187,13 +190,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
   function showOps(d) {
     const sec = el('section', 'overview-ops');
     sec.append(el('h3', null, `Top ops by self time (${d.ops.length} of ${fmtCount(d.op_names)})`));
-    const table = el('table');
-    table.id = 'overview-ops';
-    const head = el('tr');
-    for (const h of ['op', 'count', 'total', 'self', 'p50', 'p90', 'p99', 'max']) head.append(el('th', null, h));
-    table.append(el('thead'));
-    table.tHead.append(head);
-    const tb = el('tbody');
+    const [table, tb] = tableOf('overview-ops', ['op', 'count', 'total', 'self', 'p50', 'p90', 'p99', 'max']);
     d.ops.forEach((o, i) => {
       const tr = el('tr');
       tr.dataset.op = String(i);
@@ -208,7 +205,6 @@ export function createOverview({ M, str, withCString, fmtCount }) {
       for (const k of ['total_us', 'self_us', 'p50_us', 'p90_us', 'p99_us', 'max_us']) tr.append(el('td', null, fmtUs(o[k])));
       tb.append(tr);
     });
-    table.append(tb);
     sec.append(wrapped(table));
     return sec;
   }
