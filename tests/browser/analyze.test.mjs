@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser, CLI, CORPUS, corpusMissing } from './harness.mjs';
+import { useBrowser, privacyReport, CLI, CORPUS, corpusMissing } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 const GEN = path.join(path.dirname(CLI), 'strata-gen');
@@ -259,4 +259,12 @@ test('the heatmap draws 256 ranks x 200 steps in under 50 ms', async (t) => {
   assert.deepEqual(r.stragglers, ['rank 7']);
   assert.equal(r.cells, 256 * 200);
   for (const t of r.times) assert.ok(t < 50, `heatmap draw took ${t.toFixed(1)} ms (${r.times.map((x) => x.toFixed(1)).join(', ')})`);
+});
+
+test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {
+  const origin = ctx.server.origin;
+  assert.ok(ctx.requests.some((u) => u.endsWith('/overview.js')) && ctx.requests.some((u) => u.endsWith('/heatmap.js')));
+  assert.ok(!ctx.requests.some((u) => /rank-\d|gaps\.json|hta__|xplane/.test(u)), 'no request names a file opened');
+  const { bad, message } = privacyReport(ctx.requests, origin);
+  assert.deepEqual(bad, [], message);
 });
