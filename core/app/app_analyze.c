@@ -61,7 +61,7 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
   st_error err;
   st_analysis *an = st_analyze(&app->alloc, traces, n, &o, &err);
   if (!an) return "null";
-  st_analysis_json_opts jo = {files, groups, shift};
+  st_analysis_json_opts jo = {.files = files, .groups = groups, .shift_ns = shift};
   an_text t = {an, &jo};
   app->an = an;
   return st_app_json(app, &app->an_text, write_analysis, &t, "null");

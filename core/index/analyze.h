@@ -66,7 +66,7 @@
  *   st_analyze_opts o = {0};
  *   st_analysis *an = st_analyze(&alloc, traces, n, &o, &err);
  *   uint32_t nd; const st_an_device *d = st_analysis_devices(an, &nd);
- *   st_analysis_json(an, &(st_analysis_json_opts){files, groups}, buf, cap);
+ *   st_analysis_json(an, &(st_analysis_json_opts){.files = files, .groups = groups}, buf, cap);
  *   st_analysis_destroy(an);
  * The traces must outlive the analysis.
  */

@@ -67,7 +67,7 @@ static char *alone(const char *p, size_t n, const char *file, const char *group)
   st_analyze_opts o;
   memset(&o, 0, sizeof o);
   st_analysis *an = st_analyze(NULL, ts, 1, &o, &err);
-  st_analysis_json_opts jo = {&file, &group, NULL};
+  st_analysis_json_opts jo = {.files = &file, .groups = &group};
   size_t need = st_analysis_json(an, &jo, NULL, 0) + 1;
   char *out = malloc(need);
   st_analysis_json(an, &jo, out, need);
