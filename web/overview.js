@@ -274,7 +274,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     button.hidden = false;
     if (!panel.hidden) refresh();
   });
-  window.addEventListener('strata:offsets', () => { if (!panel.hidden) refresh(); });
+  // (files moved on the timeline: nothing to redo, the figures are in each file's own time)
   window.addEventListener('resize', () => { if (!panel.hidden && last && last.traces.length > 1) heat.redraw(); });
 
   return {
