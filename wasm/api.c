@@ -347,3 +347,19 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_test_heap_budget(double more, int at_view) {
     st_heap_budget_set(b, limit ? live + (uint64_t)more : 0);
   return (double)live;
 }
+
+/* ---- analysis of the files shown (issue 18; app.h "analysis") ----------------------------------
+ *   st_wasm_analyze(step_name, top_ops, max_gaps) -> `strata analyze --json`'s object | "null"
+ *   st_wasm_analyze_show(trace, device, start_us, end_us) -> 1 the view shows that window
+ *   st_wasm_select_name(name) -> events selected (every event of that name), -1 failed */
+
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_analyze(const char *step_name, int top_ops, int max_gaps) {
+  return st_app_analyze(st_web_app(), step_name, top_ops, max_gaps);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_analyze_show(double trace, double device, double start_us,
+                                              double end_us) {
+  return st_app_analyze_show(st_web_app(), trace, device, start_us, end_us);
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_select_name(const char *name) {
+  return st_app_select_name(st_web_app(), name);
+}

@@ -17,6 +17,7 @@ import { createNotShown } from './not_shown.js';
 import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
+import { createOverview } from './overview.js';
 
 const embed = embedSetup();
 
@@ -64,6 +65,7 @@ let panels = null; // summary table, collapse-all, args view (panels.js)
 let flame = null; // the flame graph panel (flame.js)
 let argsSearch = null; // "in args" search passes over the file (search_args.js)
 let diffTable = null; // the diff of two traces (diff.js)
+let overview = null; // the overview panel and heatmap (overview.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -577,6 +579,12 @@ function fillDetails(ev, count) {
   args.className = 'args';
   args.textContent = 'args: reading…';
   ui.details.append(h, table, flowLinks(ev, 'out'), flowLinks(ev, 'in'), args);
+  if (ev.name && overview) { // every event of this name becomes a step (the overview's analysis)
+    const b = Object.assign(document.createElement('button'), { type: 'button', className: 'use-as-step', textContent: 'Use as step' });
+    b.title = 'Make every event of this name a step: the overview analyses step by step with them';
+    b.addEventListener('click', () => overview.useAsStep(ev.name));
+    ui.details.append(b);
+  }
   ui.details.hidden = false;
   const src = ev.src;
   argsFor(src, handleOf(ev)).then((res) => {
@@ -940,6 +948,28 @@ async function start() {
     // null; flameShown() is the open one (or null).
     flame: (opts) => flame.open(opts || {}),
     flameShown: () => flame.data(),
+    // `strata analyze FILE... --json` of the files shown ({stepName, ops, gaps} as --step-name,
+    // --ops, --gaps): {traces, steps, devices, per_step, idle_gaps, ranks, stragglers, memory,
+    // ops, op_names} (core/index/analyze.h), times in each file's own microseconds.
+    analyze: (opts) => {
+      const d = overview.analyze(opts || {});
+      if (!d) throw new Error('strata.analyze: needs a trace shown');
+      return d;
+    },
+    // Opens (true) / closes (false) / toggles the overview panel (key o); the analysis it shows.
+    overview: (on) => { overview.toggle(on); return overview.last(); },
+    // Selects every event named exactly `name` (slices and async, all files shown): how many.
+    selectName: (name) => withCString(String(name), (p) => M._st_wasm_select_name(p)),
+    // "Use as step": every event of that name is a step (the overview re-analyses with it).
+    useAsStep: (name) => overview.useAsStep(name),
+    // The ranks x steps heatmap shown (several files): {metric, rows: [{trace, name, straggler,
+    // score}], steps, cell: {x, y, w, h}, cells, lo, hi, draw_ms}; heatmap(metric) picks 'step' |
+    // 'compute' | 'idle' | 'comm_wait'; heatmap(analysis) draws that analysis JSON instead.
+    heatmap: (arg) => {
+      if (typeof arg === 'string') overview.heatmap.setMetric(arg);
+      else if (arg && typeof arg === 'object') overview.heatmap.show(overview.heatmapData(arg));
+      return overview.heatmap.state();
+    },
   });
   wireUi();
   window.addEventListener('strata:layout', showLayout);
@@ -956,6 +986,7 @@ async function start() {
   wirePanels();
   createInfo({ M, str, traces: tracesNow });
   diffTable = createDiff({ M, str, withCString });
+  overview = createOverview({ M, str, withCString, fmtCount });
   createNotShown({ M, str });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)

@@ -299,4 +299,24 @@ double st_app_args_search_finish(st_app *app);
 void st_app_args_search_abort(st_app *app);
 const char *st_app_args_search_error(const st_app *app);
 
+/* ---- analysis: answers for the files shown (core/index/analyze.h) -----------
+ * analyze(step_name: NULL or "" automatic steps, else every event of that
+ *   name is a step; top_ops: < 0 the CLI's 20, 0 all; max_gaps: <= 0 10)
+ *   -> st_analysis_json of the shown files in display order, exactly what
+ *   `strata analyze FILE... --json [--step-name N] [--ops N] [--gaps N]`
+ *   prints for those files (less "analyze_ms"; "file" is the name the file
+ *   was loaded under), times in each file's own microseconds | "null"
+ * analyze_show(trace k, device: an index into the last analyze()'s
+ *   "devices" (one of file k's), -1 none, start_us, end_us: file k's own
+ *   time, as in that JSON) shows that window and scrolls the device's
+ *   section (else file k's header) to the top, expanding it; 1 done, 0 bad
+ *   arguments. The analysis is kept until the next analyze() or until
+ *   the files shown change.
+ * select_name(name) selects every event of slice and async tracks named
+ *   exactly `name` in the files shown (an op's instances: its "count") ->
+ *   how many (-1 failed) */
+const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int max_gaps);
+int st_app_analyze_show(st_app *app, double trace, double device, double start_us, double end_us);
+double st_app_select_name(st_app *app, const char *name);
+
 #endif

@@ -12,6 +12,8 @@
  *   app_summary.c  the summary table snapshot
  *   app_flame.c    the flame graph snapshot
  *   app_diff.c     two runs compared: alignment and the diff table
+ *   app_analyze.c  answers for the files shown (analyze.h), going to a
+ *                  file's window, selecting every event of a name
  *   app_args.c     args of one event by trace handle, the "in args" search
  *   app_frame.c    the frame: draw list, statistics, the bench
  *   app.c          create / destroy, loading, batches, building the view
@@ -147,6 +149,10 @@ struct st_app {
   st_panel_buf panel; /* the interaction-state panels' text */
   st_panel_buf text;  /* the workspace's lists and stats */
   st_panel_buf small; /* short answers: view, frame stats, bench, alignment */
+
+  /* the last analysis of the files shown (app_analyze.c; NULL: none) */
+  struct st_analysis *an;
+  st_panel_buf an_text;
 };
 
 /* ---- app_set.c ---- */
@@ -170,6 +176,10 @@ const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const
 /* ---- app_view.c ---- */
 /* st_app_set_offset by handle, in ns. */
 int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
+
+/* ---- app_analyze.c ---- */
+/* Drops the last analysis (the view it was of goes). */
+void st_app_analyze_forget(st_app *app);
 
 /* ---- app_args.c ---- */
 /* Drops the args read and search in flight if they are of trace h ({0}:

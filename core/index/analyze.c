@@ -1134,6 +1134,8 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     return st_jout_end(&o);
   }
   const char *const *files = jo ? jo->files : NULL, *const *groups = jo ? jo->groups : NULL;
+  const int64_t *shift = jo ? jo->shift_ns : NULL;
+#define OWN(k, t) ((t) - (shift ? shift[k] : 0)) /* a time of trace k, in its own ns */
   st_jout_lit(&o, "{\"traces\":[");
   for (uint32_t k = 0; k < an->n; k++) {
     uint32_t nd = 0;
@@ -1160,9 +1162,9 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     key(&o, "step", 0);
     st_jout_i64(&o, s->number);
     key(&o, "start_us", 0);
-    st_jout_us(&o, s->t0_ns);
+    st_jout_us(&o, OWN(s->trace, s->t0_ns));
     key(&o, "end_us", 0);
-    st_jout_us(&o, s->t1_ns);
+    st_jout_us(&o, OWN(s->trace, s->t1_ns));
     key(&o, "wall_us", 0);
     st_jout_us(&o, s->t1_ns - s->t0_ns);
     key(&o, "host_us", 0);
@@ -1207,7 +1209,7 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
       key(&o, "step", 0);
       st_jout_i64(&o, an->steps[v->first_step + j].number);
       key(&o, "start_us", 0);
-      st_jout_us(&o, c->t0_ns);
+      st_jout_us(&o, OWN(v->trace, c->t0_ns));
       key(&o, "wall_us", 0);
       st_jout_us(&o, c->t.wall_ns);
       times_json(&o, &c->t);
@@ -1225,9 +1227,9 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     key(&o, "device", 0);
     st_jout_u64(&o, p->device);
     key(&o, "start_us", 0);
-    st_jout_us(&o, p->t0_ns);
+    st_jout_us(&o, OWN(v->trace, p->t0_ns));
     key(&o, "end_us", 0);
-    st_jout_us(&o, p->t1_ns);
+    st_jout_us(&o, OWN(v->trace, p->t1_ns));
     key(&o, "dur_us", 0);
     st_jout_us(&o, p->t1_ns - p->t0_ns);
     key(&o, "host", 0);
@@ -1241,7 +1243,7 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
       key(&o, "name", 1);
       st_jout_str(&o, nm, l);
       key(&o, "start_us", 0);
-      st_jout_us(&o, r->start[i]);
+      st_jout_us(&o, OWN(v->trace, r->start[i]));
       key(&o, "dur_us", 0);
       st_jout_us(&o, r->dur[i]);
       key(&o, "overlap_us", 0);
@@ -1345,5 +1347,6 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
   st_jout_lit(&o, "],\"op_names\":");
   st_jout_u64(&o, st_opstats_names(an->ops));
   st_jout_lit(&o, "}");
+#undef OWN
   return st_jout_end(&o);
 }

@@ -66,7 +66,7 @@
  *   st_analyze_opts o = {0};
  *   st_analysis *an = st_analyze(&alloc, traces, n, &o, &err);
  *   uint32_t nd; const st_an_device *d = st_analysis_devices(an, &nd);
- *   st_analysis_json(an, &(st_analysis_json_opts){files, groups}, buf, cap);
+ *   st_analysis_json(an, &(st_analysis_json_opts){.files = files, .groups = groups}, buf, cap);
  *   st_analysis_destroy(an);
  * The traces must outlive the analysis.
  */
@@ -193,10 +193,14 @@ uint32_t st_analysis_find_step(const st_analysis *an, uint32_t trace, int64_t nu
  * Times are exact decimal microseconds of the traces' own ns (means and
  * medians with 3 decimals); percentages of the wall with 2 decimals
  * (overlap_pct: of comm time; null without comm). Like snprintf: writes
- * at most cap - 1 bytes plus a NUL, returns the full length. */
+ * at most cap - 1 bytes plus a NUL, returns the full length.
+ * shift_ns: per trace, subtracted from every time written (not from
+ * durations): the parts of a merged view, whose times were moved by
+ * st_trace_shift_ns, written in their files' own time. */
 typedef struct st_analysis_json_opts {
   const char *const *files;  /* per trace, may be NULL ("") */
   const char *const *groups; /* per trace, may be NULL ("") */
+  const int64_t *shift_ns;   /* per trace, may be NULL (all 0) */
 } st_analysis_json_opts;
 size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *o, char *buf,
                         size_t cap);

@@ -168,7 +168,7 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
   const char **groups = calloc(n, sizeof *groups);
   if (!groups) return;
   for (uint32_t k = 0; k < n; k++) groups[k] = cli_set_file(cs, k).group;
-  st_analysis_json_opts jo = {cs->files, groups};
+  st_analysis_json_opts jo = {.files = cs->files, .groups = groups};
   size_t need = st_analysis_json(an, &jo, NULL, 0) + 1;
   char *out = malloc(need);
   if (out) {

@@ -1,0 +1,170 @@
+/* app_analyze.c: answers for the files shown (issue 18 in the page, app.h
+ * "analysis"): the analysis of core/index/analyze.h over the shown files'
+ * own models, written by st_analysis_json exactly as `strata analyze
+ * FILE... --json` writes it (times in each file's own time: a merged
+ * view's parts are shifted back by st_trace_shift_ns); going to one
+ * file's window (a step, an idle gap: the time window set and that file's
+ * or device's section scrolled to the top); selecting every event of a
+ * name (an op of the overview: its instances). The last analysis is
+ * kept (its devices' processes, for going to a device) until the next or
+ * until the view goes. Calls app_view.c.
+ */
+#include "app_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "analyze.h"
+
+/* ---- the analysis as JSON -------------------------------------------------------- */
+
+typedef struct an_text {
+  const st_analysis *an;
+  const st_analysis_json_opts *jo;
+} an_text;
+
+static void write_analysis(st_jout *o, st_app *app, const void *arg) {
+  (void)app;
+  const an_text *t = arg;
+  size_t room = o->len < o->cap ? o->cap - o->len : 0;
+  o->len += st_analysis_json(t->an, t->jo, room ? o->buf + o->len : NULL, room);
+}
+
+void st_app_analyze_forget(st_app *app) {
+  st_analysis_destroy(app->an);
+  app->an = NULL;
+}
+
+const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int max_gaps) {
+  uint32_t n = st_app_count(app);
+  if (!app->trace || !n || n > ST_APP_MAX_TRACES) return "null";
+  const st_trace *traces[ST_APP_MAX_TRACES];
+  const char *files[ST_APP_MAX_TRACES], *groups[ST_APP_MAX_TRACES];
+  int64_t shift[ST_APP_MAX_TRACES];
+  for (uint32_t k = 0; k < n; k++) {
+    st_traceset_file f;
+    if (!st_traceset_get(app->set, st_app_part(app, k), &f)) return "null";
+    traces[k] = f.trace;
+    files[k] = f.name;
+    groups[k] = f.group;
+    shift[k] = st_trace_shift_ns(f.trace);
+  }
+  st_analyze_opts o;
+  memset(&o, 0, sizeof o);
+  if (step_name && step_name[0]) {
+    o.step_name = step_name;
+    o.step_name_len = strlen(step_name);
+  }
+  o.top_ops = top_ops < 0 ? 20 : top_ops == 0 ? UINT32_MAX : (uint32_t)top_ops; /* as the CLI */
+  o.max_gaps = max_gaps > 0 && max_gaps <= 100000 ? (uint32_t)max_gaps : 0;
+  st_app_analyze_forget(app);
+  st_error err;
+  st_analysis *an = st_analyze(&app->alloc, traces, n, &o, &err);
+  if (!an) return "null";
+  st_analysis_json_opts jo = {.files = files, .groups = groups, .shift_ns = shift};
+  an_text t = {an, &jo};
+  app->an = an;
+  return st_app_json(app, &app->an_text, write_analysis, &t, "null");
+}
+
+/* ---- going to a file's window ------------------------------------------------------ */
+
+/* Scrolls so the section of view process vp (UINT32_MAX: part k's group
+ * header) is at the top, expanding it (and its file's group) if collapsed. */
+static void scroll_to(st_app *app, uint32_t part, uint32_t vp) {
+  st_ui *ui = app->ui;
+  uint32_t np;
+  st_trace_parts(app->trace, &np);
+  if (np && st_layout_group_collapsed(st_ui_layout(ui), part))
+    st_app_apply(app, st_ui_toggle_group(ui, part));
+  if (vp != UINT32_MAX && st_layout_collapsed(st_ui_layout(ui), vp))
+    st_app_apply(app, st_ui_toggle_section(ui, vp));
+  uint32_t ni;
+  const st_layout_item *it = st_layout_items(st_ui_layout(ui), &ni);
+  for (uint32_t i = 0; i < ni; i++) {
+    int hit = vp == UINT32_MAX ? (np ? it[i].kind == ST_LAYOUT_GROUP && it[i].row == part : 1)
+                               : it[i].kind == ST_LAYOUT_SECTION && it[i].process == vp;
+    if (!hit) continue;
+    st_app_apply(app, st_ui_scroll_px(ui, it[i].y - st_ui_view(ui)->scroll_y));
+    return;
+  }
+}
+
+int st_app_analyze_show(st_app *app, double trace, double device, double start_us, double end_us) {
+  uint32_t n = st_app_count(app);
+  if (!app->ui || !app->trace || !(trace >= 0 && trace < (double)n) || !isfinite(start_us) ||
+      !isfinite(end_us) || !(end_us > start_us) || !(fabs(start_us) < 9e12) ||
+      !(fabs(end_us) < 9e12))
+    return 0;
+  uint32_t k = (uint32_t)trace;
+  st_traceset_file f;
+  if (!st_traceset_get(app->set, st_app_part(app, k), &f)) return 0;
+  uint32_t np, nd;
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  const st_an_device *dev = st_analysis_devices(app->an, &nd);
+  uint32_t vp = UINT32_MAX; /* the device's process in the view */
+  if (device >= 0 && device < (double)nd && dev[(uint32_t)device].trace == k &&
+      st_analysis_trace(app->an, k) == f.trace)
+    vp = (np ? parts[k].process_base : 0) + dev[(uint32_t)device].process;
+  /* the file's own us -> scene ns (its times were moved by its shift) */
+  double shift = (double)st_trace_shift_ns(f.trace);
+  double t0 = (double)llround(start_us * 1000.0) + shift;
+  double t1 = (double)llround(end_us * 1000.0) + shift;
+  scroll_to(app, k, vp);
+  st_app_apply(app, st_ui_set_view(app->ui, t0, t1));
+  return 1;
+}
+
+/* ---- every event of a name --------------------------------------------------------- */
+
+double st_app_select_name(st_app *app, const char *name) {
+  if (!app->ui || !app->trace || !name) return -1;
+  const st_trace *t = app->trace;
+  const st_strtab *strs = st_trace_strings(t);
+  size_t want = strlen(name);
+  uint32_t nids = st_strtab_count(strs), nr, nt;
+  /* per name id: 0 not looked at yet, 1 the name, 2 another */
+  uint8_t *is = st_calloc(&app->alloc, nids ? nids : 1, 1);
+  st_selection *sel = st_selection_create(&app->alloc);
+  if (!is || !sel) {
+    st_free(&app->alloc, is);
+    st_selection_destroy(sel);
+    return -1;
+  }
+  const st_row *rows = st_trace_rows(t, &nr);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  double count = 0;
+  int ok = 1;
+  for (uint32_t r = 0; ok && r < nr; r++) {
+    const st_row *row = &rows[r];
+    if (row->track >= nt ||
+        (tracks[row->track].kind != ST_TRACK_SLICES && tracks[row->track].kind != ST_TRACK_ASYNC))
+      continue;
+    uint32_t run = 0; /* matches just before i */
+    for (uint32_t i = 0; i <= row->count; i++) {
+      int match = 0;
+      if (i < row->count && row->name[i] < nids) {
+        uint32_t id = row->name[i];
+        if (!is[id]) {
+          size_t l;
+          const char *s = st_strtab_get(strs, id, &l);
+          is[id] = s && l == want && !memcmp(s, name, want) ? 1 : 2;
+        }
+        match = is[id] == 1;
+      }
+      if (match) {
+        run++;
+      } else if (run) {
+        ok = st_selection_add(sel, r, i - run, i) == ST_OK;
+        count += run;
+        run = 0;
+      }
+    }
+  }
+  unsigned ch = ok ? st_ui_set_selection(app->ui, sel) : 0;
+  ok = ch != 0;
+  st_app_apply(app, ch);
+  st_free(&app->alloc, is);
+  st_selection_destroy(sel);
+  return ok ? count : -1;
+}
