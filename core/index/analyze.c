@@ -1079,6 +1079,24 @@ const st_an_rank *st_analysis_ranks(const st_analysis *an, double *median_ns, do
 }
 const st_opstats *st_analysis_ops(const st_analysis *an) { return an ? an->ops : NULL; }
 
+st_code st_analysis_device_rows(const st_analysis *an, const st_alloc *alloc, uint32_t d,
+                                uint32_t **rows, uint32_t *n) {
+  *rows = NULL;
+  *n = 0;
+  if (!an || d >= an->ndevices) return ST_ERR_ARG;
+  const st_an_device *dv = &an->devices[d];
+  rowlist l = {0};
+  int kineto, nomem = 0;
+  device_rows(alloc, an->traces[dv->trace], dv->process, &l, &kineto, &nomem);
+  if (nomem) {
+    st_free(alloc, l.v);
+    return ST_ERR_NOMEM;
+  }
+  *rows = l.v;
+  *n = l.n;
+  return ST_OK;
+}
+
 uint32_t st_analysis_find_step(const st_analysis *an, uint32_t k, int64_t number) {
   if (!an || k >= an->n) return UINT32_MAX;
   for (uint32_t j = 0; j < an->step_count[k]; j++)
