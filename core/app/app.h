@@ -196,7 +196,8 @@ const st_drawlist *st_app_frame(st_app *app);
 /* The list st_app_frame returned has been drawn: frame statistics are
  * taken and a pending "loaded" is reported (platform.loaded). */
 void st_app_frame_done(st_app *app);
-/* {"frames","last_frame_ms","rects","glyphs"} */
+/* {"frames","last_frame_ms","rects","glyphs","bands"} (bands: idle-gap
+ * bands drawn, st_drawlist.bands_drawn) */
 const char *st_app_frame_stats_json(st_app *app);
 
 /* The bench (core/view/bench_script.h) on the trace shown at the canvas's

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { useBrowser, CLI, GUTTER_PX } from './harness.mjs';
+import { useBrowser, CLI, privacyReport } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 const GEN = path.join(path.dirname(CLI), 'strata-gen');
@@ -149,5 +149,9 @@ test('idle gaps: g highlights them, the list is the CLI\'s, a click goes there',
     if ((r1 !== r0 || g1 !== g0 || b1 !== b0) && b1 < b0 - 20 && r1 >= g1) orange++;
   }
   assert.ok(orange >= 10, `the gap's band over the device row (${orange} px)`);
-  assert.ok(GUTTER_PX > 0);
+});
+
+test('privacy: every request went to the page\'s own origin', { skip: NO_CLI }, () => {
+  const { bad, message } = privacyReport(ctx.requests, ctx.server.origin);
+  assert.deepEqual(bad, [], message);
 });
