@@ -215,28 +215,8 @@ static void write_ops(st_jout *o, st_app *app, const void *arg) {
   st_jout_u64(o, st_opstats_names(x->s));
   st_jout_lit(o, ",\"rows\":[");
   for (uint32_t i = 0; i < n; i++) {
-    const st_opstat *p = &r[i];
-    st_jout_lit(o, i ? ",{\"name\":" : "{\"name\":");
-    st_jout_str(o, p->name, p->name_len);
-    st_jout_lit(o, ",\"count\":");
-    st_jout_u64(o, p->count);
-    st_jout_lit(o, ",\"total_us\":");
-    st_jout_us(o, p->total_ns);
-    st_jout_lit(o, ",\"self_us\":");
-    st_jout_us(o, p->self_ns);
-    st_jout_lit(o, ",\"mean_us\":");
-    st_jout_fixed(o, p->mean_ns / 1000.0, 3);
-    st_jout_lit(o, ",\"min_us\":");
-    st_jout_us(o, p->min_ns);
-    st_jout_lit(o, ",\"p50_us\":");
-    st_jout_us(o, p->p50_ns);
-    st_jout_lit(o, ",\"p90_us\":");
-    st_jout_us(o, p->p90_ns);
-    st_jout_lit(o, ",\"p99_us\":");
-    st_jout_us(o, p->p99_ns);
-    st_jout_lit(o, ",\"max_us\":");
-    st_jout_us(o, p->max_ns);
-    st_jout_lit(o, "}");
+    if (i) st_jout_lit(o, ",");
+    st_opstat_json(o, &r[i]);
   }
   st_jout_lit(o, "]}");
 }

@@ -1336,29 +1336,8 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
   uint32_t nops;
   const st_opstat *ops = st_opstats_rows(an->ops, &nops);
   for (uint32_t i = 0; i < nops; i++) {
-    const st_opstat *p = &ops[i];
-    st_jout_lit(&o, i ? ",{" : "{");
-    key(&o, "name", 1);
-    st_jout_str(&o, p->name, p->name_len);
-    key(&o, "count", 0);
-    st_jout_u64(&o, p->count);
-    key(&o, "total_us", 0);
-    st_jout_us(&o, p->total_ns);
-    key(&o, "self_us", 0);
-    st_jout_us(&o, p->self_ns);
-    key(&o, "mean_us", 0);
-    st_jout_fixed(&o, p->mean_ns / 1000.0, 3);
-    key(&o, "min_us", 0);
-    st_jout_us(&o, p->min_ns);
-    key(&o, "p50_us", 0);
-    st_jout_us(&o, p->p50_ns);
-    key(&o, "p90_us", 0);
-    st_jout_us(&o, p->p90_ns);
-    key(&o, "p99_us", 0);
-    st_jout_us(&o, p->p99_ns);
-    key(&o, "max_us", 0);
-    st_jout_us(&o, p->max_ns);
-    st_jout_lit(&o, "}");
+    if (i) st_jout_lit(&o, ",");
+    st_opstat_json(&o, &ops[i]);
   }
   st_jout_lit(&o, "],\"op_names\":");
   st_jout_u64(&o, st_opstats_names(an->ops));

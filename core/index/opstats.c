@@ -424,3 +424,27 @@ st_code st_opstats_select(const st_trace *t, int64_t t0, int64_t t1, const st_se
   }
   return ST_OK;
 }
+
+void st_opstat_json(st_jout *o, const st_opstat *p) {
+  st_jout_lit(o, "{\"name\":");
+  st_jout_str(o, p->name, p->name_len);
+  st_jout_lit(o, ",\"count\":");
+  st_jout_u64(o, p->count);
+  st_jout_lit(o, ",\"total_us\":");
+  st_jout_us(o, p->total_ns);
+  st_jout_lit(o, ",\"self_us\":");
+  st_jout_us(o, p->self_ns);
+  st_jout_lit(o, ",\"mean_us\":");
+  st_jout_fixed(o, p->mean_ns / 1000.0, 3);
+  st_jout_lit(o, ",\"min_us\":");
+  st_jout_us(o, p->min_ns);
+  st_jout_lit(o, ",\"p50_us\":");
+  st_jout_us(o, p->p50_ns);
+  st_jout_lit(o, ",\"p90_us\":");
+  st_jout_us(o, p->p90_ns);
+  st_jout_lit(o, ",\"p99_us\":");
+  st_jout_us(o, p->p99_ns);
+  st_jout_lit(o, ",\"max_us\":");
+  st_jout_us(o, p->max_ns);
+  st_jout_lit(o, "}");
+}

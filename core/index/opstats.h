@@ -27,6 +27,7 @@
 #ifndef STRATA_OPSTATS_H
 #define STRATA_OPSTATS_H
 
+#include "json_out.h"
 #include "query.h"
 #include "select.h"
 
@@ -53,6 +54,10 @@ st_opstats *st_opstats_build_sel(const st_alloc *alloc, const st_trace *t, const
                                  uint32_t top, st_error *err);
 /* Rows by self time, largest first (ties by name bytes). */
 const st_opstat *st_opstats_rows(const st_opstats *s, uint32_t *count);
+/* One row as JSON: {"name","count","total_us","self_us","mean_us",
+ * "min_us","p50_us","p90_us","p99_us","max_us"} (exact decimal us; the
+ * mean with 3 decimals): `strata analyze`'s ops and the page's. */
+void st_opstat_json(st_jout *o, const st_opstat *p);
 /* Distinct names in the range(s), before the cut to `top`. */
 uint32_t st_opstats_names(const st_opstats *s);
 
