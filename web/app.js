@@ -946,9 +946,10 @@ async function start() {
     // the panel: {scope, step, names, rows: [{name, count, total_us, self_us, mean_us, min_us,
     // p50_us, p90_us, p99_us, max_us}]} (`strata analyze --json`'s ops), or null.
     opStats: (opts) => opStats.opStats(opts || {}),
-    // One op's duration histogram (opts as opStats): {name, scope, bins: [{bin, lo_us, hi_us,
-    // count}]}; selectHistogramBin(i) selects that bin's instances and returns how many.
-    histogram: (name, opts) => opStats.histogram(String(name), opts || {}),
+    // One op's duration histogram (opts as opStats; name null: of every event in the scope,
+    // e.g. the selection): {name, scope, bins: [{bin, lo_us, hi_us, count}]};
+    // selectHistogramBin(i) selects that bin's instances and returns how many.
+    histogram: (name, opts) => opStats.histogram(name === null ? null : String(name), opts || {}),
     selectHistogramBin: (i) => opStats.selectBin(Number(i)),
     // The devices' idle gaps, longest first: {devices, highlighted, shown, gaps: [{index, trace,
     // device, start_us, end_us, dur_us, host: [{name, start_us, dur_us, overlap_us}]}]};

@@ -7,7 +7,8 @@
 // the whole trace, the visible window, one step or the selection (the
 // scope menu), sortable by any column (the snapshot's rows, in JS). A row
 // click draws that op's duration histogram (log bins, 5 per decade) as
-// bars, each labelled with its range; a bar click selects exactly that
+// bars, each labelled with its range (the selection scope first shows the
+// histogram of every selected event); a bar click selects exactly that
 // bin's instances on the timeline (a core call: events of that name in the
 // scope with lo <= duration < hi).
 //
@@ -183,6 +184,8 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
     histData = null;
     hist.hidden = true;
     render();
+    // the selection's own duration histogram, whatever the names (a row click: one op's)
+    if (scope === 3 && data && data.rows.length) showHistogram(null, { scope: 'selection' });
     return data;
   }
 
@@ -191,12 +194,13 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
     hist.textContent = '';
     if (!histData || !histData.bins.length) {
       hist.hidden = !histData;
-      if (histData) hist.append(el('div', 'hist-title', `${histData.name}: no instances here`));
+      if (histData) hist.append(el('div', 'hist-title', `${histData.name ?? 'the selection'}: no instances here`));
       return;
     }
     hist.hidden = false;
     const total = histData.bins.reduce((s, b) => s + b.count, 0);
-    hist.append(el('div', 'hist-title', `${histData.name}: ${fmtCount(total)} instances, log bins (click a bar to select them)`));
+    const what = histData.name ?? 'every event selected';
+    hist.append(el('div', 'hist-title', `${what}: ${fmtCount(total)} instances, log bins (click a bar to select them)`));
     const bars = el('div', 'hist-bars');
     const max = Math.max(...histData.bins.map((b) => b.count));
     histData.bins.forEach((b, i) => {
@@ -214,11 +218,14 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
     hist.append(bars);
   }
 
+  // name null: every event of the scope (the whole selection)
+  const withName = (name, fn) => (name === null ? fn(0) : withCString(String(name), fn));
+
   function showHistogram(name, opts) {
     const { scope, step } = scopeArgs(opts);
     histStep = step;
-    histData = withCString(String(name), (p) => json(M._st_wasm_histogram_json(p, scope, step)));
-    for (const tr of tbody.children) tr.classList.toggle('active', tr.dataset.name === String(name));
+    histData = withName(name, (p) => json(M._st_wasm_histogram_json(p, scope, step)));
+    for (const tr of tbody.children) tr.classList.toggle('active', name !== null && tr.dataset.name === String(name));
     pane.hidden = false;
     renderHist();
     return histData;
@@ -228,7 +235,7 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
     if (!histData || !histData.bins[i]) throw new Error('strata.selectHistogramBin: no such bin');
     const b = histData.bins[i];
     const scope = SCOPES.indexOf(histData.scope);
-    const n = withCString(histData.name, (p) => M._st_wasm_histogram_select(p, scope, histStep, b.lo_us, b.hi_us));
+    const n = withName(histData.name, (p) => M._st_wasm_histogram_select(p, scope, histStep, b.lo_us, b.hi_us));
     for (const c of hist.querySelectorAll('.hist-bin')) c.classList.toggle('active', c.dataset.index === String(i));
     return n;
   }

@@ -309,10 +309,11 @@ const char *st_app_args_search_error(const st_app *app);
  *   the figures of `strata analyze --json`'s ops (core/index/opstats.h);
  *   "null" before a load or for a step that cannot be found.
  * histogram_json(name, scope, step) -> {"name","scope","bins":[{"bin",
- *   "lo_us","hi_us","count"}]} (opstats.h's log bins, [lo, hi)).
+ *   "lo_us","hi_us","count"}]} (opstats.h's log bins, [lo, hi)); name NULL:
+ *   of every event in the scope (e.g. the whole selection).
  * histogram_select(name, scope, step, lo_us, hi_us) selects exactly the
- *   events of that name in the scope whose duration is in [lo, hi); returns
- *   how many are selected (-1 failed).
+ *   events of that name (NULL: any) in the scope whose duration is in
+ *   [lo, hi); returns how many are selected (-1 failed).
  * idle_gaps_show(on: 1, 0, -1 toggles) highlights every idle gap of the
  *   devices' rows (core/index/analyze.h; the ST_APP_GAPS longest) in the
  *   frame; returns how many are highlighted (0 when off).

@@ -261,7 +261,10 @@ static void write_hist(st_jout *o, st_app *app, const void *arg) {
   (void)app;
   const hist_arg *x = arg;
   st_jout_lit(o, "{\"name\":");
-  st_jout_str(o, x->name, x->len);
+  if (x->name)
+    st_jout_str(o, x->name, x->len);
+  else
+    st_jout_lit(o, "null");
   st_jout_lit(o, ",\"scope\":");
   st_jout_str(o, scope_names[x->scope], strlen(scope_names[x->scope]));
   st_jout_lit(o, ",\"bins\":[");
@@ -280,9 +283,9 @@ static void write_hist(st_jout *o, st_app *app, const void *arg) {
 }
 
 const char *st_app_histogram_json(st_app *app, const char *name, int scope, double step) {
-  if (!app->ui || !name || scope < 0 || scope > 3) return "null";
+  if (!app->ui || scope < 0 || scope > 3) return "null";
   st_hist_bin bins[ST_HIST_BINS_MAX];
-  hist_arg x = {name, strlen(name), scope, bins, 0, 0};
+  hist_arg x = {name, name ? strlen(name) : 0, scope, bins, 0, 0};
   if (scope == 3) {
     x.n =
         st_opstats_histogram_sel(app->trace, st_ui_selection(app->ui), name, x.len, bins, &x.first);
@@ -299,12 +302,12 @@ const char *st_app_histogram_json(st_app *app, const char *name, int scope, doub
 
 double st_app_histogram_select(st_app *app, const char *name, int scope, double step, double lo_us,
                                double hi_us) {
-  if (!app->ui || !name || scope < 0 || scope > 3 || !(lo_us >= 0) || !(hi_us > lo_us)) return -1;
+  if (!app->ui || scope < 0 || scope > 3 || !(lo_us >= 0) || !(hi_us > lo_us)) return -1;
   int64_t lo = clamp_ns(lo_us * 1000.0), hi = clamp_ns(hi_us * 1000.0);
   st_selection *out = st_selection_create(&app->alloc);
   if (!out) return -1;
   st_code c = ST_OK;
-  size_t len = strlen(name);
+  size_t len = name ? strlen(name) : 0;
   if (scope == 3) {
     c = st_opstats_select(app->trace, 0, 0, st_ui_selection(app->ui), name, len, lo, hi, 0, out);
   } else {

@@ -364,14 +364,14 @@ static uint32_t histogram(const st_trace *const *traces, uint32_t n, const int64
   uint32_t lo_bin = ST_HIST_BINS_MAX, hi_bin = 0;
   for (uint32_t k = 0; traces && k < n; k++) {
     if (!traces[k]) continue;
-    uint32_t id = find_name(traces[k], name, len), nr;
-    if (id == ST_STR_NONE) continue;
+    uint32_t id = name ? find_name(traces[k], name, len) : ST_STR_NONE, nr;
+    if (name && id == ST_STR_NONE) continue;
     const st_row *rows = st_trace_rows(traces[k], &nr);
     spans sp = spans_of(traces[k], sel, range_t0(t0, k), range_t1(t1, k));
     uint32_t r, lo, hi;
     while (spans_next(&sp, &r, &lo, &hi)) {
       for (uint32_t i = lo; i < hi; i++) {
-        if (rows[r].name[i] != id) continue;
+        if (name && rows[r].name[i] != id) continue;
         uint32_t b = st_hist_bin_of(rows[r].dur[i]);
         if (b >= ST_HIST_BINS_MAX) b = ST_HIST_BINS_MAX - 1;
         count[b]++;
@@ -405,17 +405,18 @@ st_code st_opstats_select(const st_trace *t, int64_t t0, int64_t t1, const st_se
                           const char *name, size_t len, int64_t lo_ns, int64_t hi_ns,
                           uint32_t row_base, st_selection *out) {
   if (!t || !out) return ST_ERR_ARG;
-  uint32_t id = find_name(t, name, len);
-  if (id == ST_STR_NONE) return ST_OK;
+  uint32_t id = name ? find_name(t, name, len) : ST_STR_NONE;
+  if (name && id == ST_STR_NONE) return ST_OK;
   const st_row *rows = st_trace_rows(t, NULL);
   spans sp = spans_of(t, sel, t0, t1);
   uint32_t r, lo, hi;
   while (spans_next(&sp, &r, &lo, &hi)) {
     const st_row *row = &rows[r];
     for (uint32_t i = lo; i < hi; i++) {
-      if (row->name[i] != id || row->dur[i] < lo_ns || row->dur[i] >= hi_ns) continue;
+      if ((name && row->name[i] != id) || row->dur[i] < lo_ns || row->dur[i] >= hi_ns) continue;
       uint32_t j = i + 1; /* a run of them: one span */
-      while (j < hi && row->name[j] == id && row->dur[j] >= lo_ns && row->dur[j] < hi_ns) j++;
+      while (j < hi && (!name || row->name[j] == id) && row->dur[j] >= lo_ns && row->dur[j] < hi_ns)
+        j++;
       if (row_base > UINT32_MAX - r) return ST_ERR_ARG;
       st_code c = st_selection_add(out, row_base + r, i, j);
       if (c != ST_OK) return c;

@@ -72,7 +72,8 @@ typedef struct st_hist_bin {
 uint32_t st_hist_bin_of(int64_t dur_ns);
 /* Bin i's bounds. */
 void st_hist_bin_bounds(uint32_t i, int64_t *lo_ns, int64_t *hi_ns);
-/* The histogram of the events named name[0, len) (ranges as above) into
+/* The histogram of the events named name[0, len) (name NULL: of every
+ * event counted, whatever its name; ranges as above) into
  * bins[ST_HIST_BINS_MAX]; returns the number of bins written (0: no such
  * event). *first_bin (may be NULL) gets the index of bins[0]. */
 uint32_t st_opstats_histogram(const st_trace *const *traces, uint32_t n, const int64_t *t0,
@@ -84,7 +85,8 @@ uint32_t st_opstats_histogram_sel(const st_trace *t, const st_selection *sel, co
                                   size_t len, st_hist_bin *bins, uint32_t *first_bin);
 
 /* Adds to *out the events named name[0, len) whose duration d has lo_ns <=
- * d < hi_ns (a histogram bin's instances), among those counted in [t0, t1)
+ * d < hi_ns (a histogram bin's instances; name NULL: of any name), among
+ * those counted in [t0, t1)
  * of t (sel == NULL) or among the selection's (sel), each at row row_base +
  * its row (t a part of a merged view: its first row there). ST_OK,
  * ST_ERR_NOMEM, ST_ERR_ARG. */

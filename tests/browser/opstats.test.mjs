@@ -98,10 +98,39 @@ test('histogram: bins as the CLI\'s --hist; a bar click selects exactly its inst
   const other = best === 0 ? 1 : 0;
   await page.click(`#opstats-hist .hist-bin[data-index="${other}"]`);
   assert.equal((await page.evaluate(() => window.strata.selection())).length, h.bins[other].count);
-  // the selection scope: the op stats of what is selected
+  // the selection scope, picked in the menu: the op stats of what is selected, and the
+  // histogram of the whole selection (any name)
+  await page.selectOption('#opstats-scope', 'selection');
+  await page.waitForSelector('#opstats-hist .hist-bin');
   const s = await page.evaluate(() => window.strata.opStats({ scope: 'selection' }));
   assert.equal(s.rows.length, 1);
   assert.equal(s.rows[0].count, h.bins[other].count);
+  const hs = await page.evaluate(() => window.strata.histogram(null, { scope: 'selection' }));
+  assert.equal(hs.name, null);
+  assert.equal(hs.bins.reduce((t, b) => t + b.count, 0), h.bins[other].count);
+  // a box over several rows selects many names; the selection's histogram counts them all
+  await page.evaluate(() => window.strata.setView({ start_us: window.strata.view().start_us, end_us: window.strata.view().start_us + 20000 }));
+  const box = await page.locator('#canvas').boundingBox();
+  await page.mouse.move(box.x + 300, box.y + 60);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width - 20, box.y + box.height - 20, { steps: 4 });
+  await page.mouse.up();
+  const many = (await page.evaluate(() => window.strata.selection())).filter((e) => e.dur_us !== undefined);
+  const all = await page.evaluate(() => window.strata.opStats({ scope: 'selection' }));
+  assert.ok(all.rows.length > 1, 'several names selected');
+  const hAll = await page.evaluate(() => window.strata.histogram(null, { scope: 'selection' }));
+  const n = all.rows.reduce((t, r) => t + r.count, 0);
+  assert.equal(hAll.bins.reduce((t, b) => t + b.count, 0), n);
+  assert.ok(n <= many.length);
+  let top = 0;
+  hAll.bins.forEach((b, i) => { if (b.count > hAll.bins[top].count) top = i; });
+  await page.click(`#opstats-hist .hist-bin[data-index="${top}"]`);
+  const narrowed = await page.evaluate(() => window.strata.selection());
+  assert.equal(narrowed.length, hAll.bins[top].count);
+  for (const e of narrowed) {
+    const d = Math.round(e.dur_us * 1000);
+    assert.ok(d >= Math.round(hAll.bins[top].lo_us * 1000) && d < Math.round(hAll.bins[top].hi_us * 1000));
+  }
 });
 
 test('idle gaps: g highlights them, the list is the CLI\'s, a click goes there', { skip: NO_CLI }, async () => {

@@ -112,6 +112,16 @@ static void test_opstats(void) {
   for (const char *p = strstr(j, "\"count\":"); p; p = strstr(p + 1, "\"count\":"))
     sum += strtod(p + 8, NULL);
   CHECK(sum == 3);
+  /* the whole selection, any name: the same 3; a bin of it narrows it */
+  j = st_app_histogram_json(app, NULL, 3, 0);
+  CHECK(strstr(j, "\"name\":null") != NULL);
+  sum = 0;
+  for (const char *p = strstr(j, "\"count\":"); p; p = strstr(p + 1, "\"count\":"))
+    sum += strtod(p + 8, NULL);
+  CHECK(sum == 3);
+  CHECK(st_app_histogram_select(app, NULL, 3, 0, lo / 1000.0, hi / 1000.0) == 1);
+  /* any name over the whole trace: relu (10 us) and gemm (1 us) are under 50 us */
+  CHECK(st_app_histogram_select(app, NULL, 0, 0, 0, 50) == 2);
   st_app_destroy(app);
 }
 
