@@ -137,24 +137,24 @@ static st_code make_bands(st_app *app, const uint32_t *base) {
 static const st_analysis *analysis(st_app *app) {
   st_app_ops *o = &app->ops;
   if (!app->trace) return NULL;
-  if (o->an && o->trace == app->trace && o->moves == app->moves) return o->an;
+  if (o->trace == app->trace && o->moves == app->moves) return o->an; /* NULL: failed */
   int on = o->gaps_on;
   st_app_opstats_forget(app);
   o->gaps_on = on;
+  o->trace = app->trace; /* tried once per view (a failure is not retried every frame) */
+  o->moves = app->moves;
   const st_trace *files[ST_APP_MAX_TRACES];
   uint32_t base[ST_APP_MAX_TRACES];
   uint32_t n = view_files(app, files, base);
   st_analyze_opts opts = {.max_gaps = ST_APP_GAPS, .no_ops = 1};
   st_error err;
   o->an = st_analyze(&app->self_alloc, files, n, &opts, &err);
-  if (!o->an) return NULL;
-  if (make_bands(app, base) != ST_OK) {
+  if (o->an && make_bands(app, base) != ST_OK) {
     st_app_opstats_forget(app);
     o->gaps_on = on;
-    return NULL;
+    o->trace = app->trace;
+    o->moves = app->moves;
   }
-  o->trace = app->trace;
-  o->moves = app->moves;
   return o->an;
 }
 

@@ -221,7 +221,37 @@ static void test_draw_bands(void) {
   st_app_destroy(app);
 }
 
+/* Two files on one timeline: statistics over both, each file's device and
+ * its gaps on its own rows. */
+static void test_two_files(void) {
+  double clock = 0;
+  st_app_desc d = {
+      .platform = {.ud = &clock, .now_ms = now_ms}, .css_w = 1000, .css_h = 600, .dpr = 1};
+  st_app *app = st_app_create(&d);
+  st_app_set_font(app, &font);
+  st_app_batch_begin(app);
+  for (int k = 0; k < 2; k++) {
+    CHECK(st_app_load_begin(app, k ? "b.json" : "a.json"));
+    CHECK(st_app_load_push(app, TRACE, sizeof TRACE - 1) == ST_OK);
+    CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+  }
+  CHECK(st_app_batch_end(app) == 2);
+  const char *j = st_app_opstats_json(app, 0, 0, 0);
+  const char *g = strstr(j, "{\"name\":\"gemm\"");
+  CHECK(g && num_after(g, "\"count\":") == 8 && num_after(g, "\"total_us\":") == 1402);
+  CHECK(st_app_histogram_select(app, "gemm", 0, 0, 0, 1000) == 8);
+  j = st_app_idle_gaps_json(app, 10);
+  CHECK(num_after(j, "\"devices\":") == 2 && num_after(j, "\"highlighted\":") == 4);
+  CHECK(strstr(j, "\"trace\":1") != NULL);
+  CHECK(st_app_idle_gaps_show(app, 1) == 4);
+  st_app_fit(app);
+  const st_drawlist *dl = draw(app, &clock);
+  CHECK(dl && dl->bands_drawn == 4);
+  st_app_destroy(app);
+}
+
 int main(void) {
+  RUN(test_two_files);
   RUN(test_draw_bands);
   RUN(test_opstats);
   RUN(test_idle_gaps);
