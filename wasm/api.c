@@ -362,4 +362,28 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_analyze_show(double trace, double device, doubl
 }
 EMSCRIPTEN_KEEPALIVE double st_wasm_select_name(const char *name) {
   return st_app_select_name(st_web_app(), name);
+
+/* ---- op statistics, duration histograms, idle gaps (core/app/app_opstats.c) ---------------- */
+
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_opstats_json(int scope, double step, int top) {
+  return st_app_opstats_json(st_web_app(), scope, step, top);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_histogram_json(const char *name, int scope, double step) {
+  return st_app_histogram_json(st_web_app(), name, scope, step);
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_histogram_select(const char *name, int scope, double step,
+                                                     double lo_us, double hi_us) {
+  return st_app_histogram_select(st_web_app(), name, scope, step, lo_us, hi_us);
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_idle_gaps_show(int on) {
+  return st_app_idle_gaps_show(st_web_app(), on);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_idle_gaps_shown(void) {
+  return st_app_idle_gaps_shown(st_web_app());
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_idle_gaps_json(int max) {
+  return st_app_idle_gaps_json(st_web_app(), max);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_idle_gap_go(int index) {
+  return st_app_idle_gap_go(st_web_app(), index);
 }

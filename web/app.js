@@ -13,6 +13,7 @@ import { createPanels, fmtDur } from './panels.js';
 import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
 import { createDiff } from './diff.js';
+import { createOpStats } from './opstats.js';
 import { createNotShown } from './not_shown.js';
 import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
@@ -66,6 +67,7 @@ let flame = null; // the flame graph panel (flame.js)
 let argsSearch = null; // "in args" search passes over the file (search_args.js)
 let diffTable = null; // the diff of two traces (diff.js)
 let overview = null; // the overview panel and heatmap (overview.js)
+let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -970,6 +972,21 @@ async function start() {
       else if (arg && typeof arg === 'object') overview.heatmap.show(overview.heatmapData(arg));
       return overview.heatmap.state();
     },
+    // Op statistics ({scope: 'trace'|'window'|'step'|'selection', step: N, top: N}), shown in
+    // the panel: {scope, step, names, rows: [{name, count, total_us, self_us, mean_us, min_us,
+    // p50_us, p90_us, p99_us, max_us}]} (`strata analyze --json`'s ops), or null.
+    opStats: (opts) => opStats.opStats(opts || {}),
+    // One op's duration histogram (opts as opStats; name null: of every event in the scope,
+    // e.g. the selection): {name, scope, bins: [{bin, lo_us, hi_us, count}]};
+    // selectHistogramBin(i) selects that bin's instances and returns how many.
+    histogram: (name, opts) => opStats.histogram(name === null ? null : String(name), opts || {}),
+    selectHistogramBin: (i) => opStats.selectBin(Number(i)),
+    // The devices' idle gaps, longest first: {devices, highlighted, shown, gaps: [{index, trace,
+    // device, start_us, end_us, dur_us, host: [{name, start_us, dur_us, overlap_us}]}]};
+    // showIdleGaps(on) highlights them (g); goToIdleGap(i) shows one, returns the view.
+    idleGaps: () => opStats.idleGaps(),
+    showIdleGaps: (on) => opStats.showIdleGaps(on === undefined ? undefined : !!on),
+    goToIdleGap: (i) => opStats.goToGap(Number(i)),
   });
   wireUi();
   window.addEventListener('strata:layout', showLayout);
@@ -987,6 +1004,7 @@ async function start() {
   createInfo({ M, str, traces: tracesNow });
   diffTable = createDiff({ M, str, withCString });
   overview = createOverview({ M, str, withCString, fmtCount });
+  opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)

@@ -196,7 +196,8 @@ const st_drawlist *st_app_frame(st_app *app);
 /* The list st_app_frame returned has been drawn: frame statistics are
  * taken and a pending "loaded" is reported (platform.loaded). */
 void st_app_frame_done(st_app *app);
-/* {"frames","last_frame_ms","rects","glyphs"} */
+/* {"frames","last_frame_ms","rects","glyphs","bands"} (bands: idle-gap
+ * bands drawn, st_drawlist.bands_drawn) */
 const char *st_app_frame_stats_json(st_app *app);
 
 /* The bench (core/view/bench_script.h) on the trace shown at the canvas's
@@ -318,5 +319,38 @@ const char *st_app_args_search_error(const st_app *app);
 const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int max_gaps);
 int st_app_analyze_show(st_app *app, double trace, double device, double start_us, double end_us);
 double st_app_select_name(st_app *app, const char *name);
+
+/* ---- op statistics, duration histograms, idle gaps (app_opstats.c) ----------
+ * scope: 0 the whole trace, 1 the visible window, 2 step `step` (its window
+ * in each file, as `strata analyze --step`), 3 the selection.
+ * opstats_json(scope, step, top: the names kept by self time, 0 all) ->
+ *   {"scope","step","names","rows":[{"name","count","total_us","self_us",
+ *   "mean_us","min_us","p50_us","p90_us","p99_us","max_us"}]} by self time,
+ *   the figures of `strata analyze --json`'s ops (core/index/opstats.h);
+ *   "null" before a load or for a step that cannot be found.
+ * histogram_json(name, scope, step) -> {"name","scope","bins":[{"bin",
+ *   "lo_us","hi_us","count"}]} (opstats.h's log bins, [lo, hi)); name NULL:
+ *   of every event in the scope (e.g. the whole selection).
+ * histogram_select(name, scope, step, lo_us, hi_us) selects exactly the
+ *   events of that name (NULL: any) in the scope whose duration is in
+ *   [lo, hi); returns how many are selected (-1 failed).
+ * idle_gaps_show(on: 1, 0, -1 toggles) highlights every idle gap of the
+ *   devices' rows (core/index/analyze.h; the ST_APP_GAPS longest) in the
+ *   frame; returns how many are highlighted (0 when off).
+ * idle_gaps_json(max) -> {"devices","highlighted","shown","gaps":[{"index",
+ *   "trace","device","start_us","end_us" (the view's timebase, as
+ *   st_app_view_json),"dur_us","host":[{"name","start_us","dur_us",
+ *   "overlap_us"}]}]}, longest first.
+ * idle_gap_go(index) shows that gap with a margin and scrolls to its
+ *   device's rows; 1 done, 0 no such gap. */
+#define ST_APP_GAPS 1024
+const char *st_app_opstats_json(st_app *app, int scope, double step, int top);
+const char *st_app_histogram_json(st_app *app, const char *name, int scope, double step);
+double st_app_histogram_select(st_app *app, const char *name, int scope, double step, double lo_us,
+                               double hi_us);
+double st_app_idle_gaps_show(st_app *app, int on);
+int st_app_idle_gaps_shown(const st_app *app);
+const char *st_app_idle_gaps_json(st_app *app, int max);
+int st_app_idle_gap_go(st_app *app, int index);
 
 #endif

@@ -18,6 +18,7 @@ static st_code build_ui(st_app *app, st_ui *ui, st_drawlist *dl) {
                       .font = app->font};
   st_draw_overlay ov;
   st_ui_overlay(ui, &ov);
+  st_app_idle_gaps_overlay(app, &ov);
   return st_draw_frame_overlay(dl, &in, &ov, &app->self_alloc);
 }
 
@@ -65,6 +66,7 @@ void st_app_frame_done(st_app *app) {
   app->last_frame_ms = t1 - app->frame_t0_ms;
   app->last_rects = app->dl.rect_count;
   app->last_glyphs = app->dl.glyph_count;
+  app->last_bands = app->dl.bands_drawn;
   if (app->loaded_pending) {
     app->loaded_pending = 0;
     app->stats.load_ms = t1 - app->load_t0_ms;
@@ -82,6 +84,8 @@ static void write_frame_stats(st_jout *o, st_app *app, const void *arg) {
   st_jout_u64(o, app->last_rects);
   st_jout_lit(o, ",\"glyphs\":");
   st_jout_u64(o, app->last_glyphs);
+  st_jout_lit(o, ",\"bands\":");
+  st_jout_u64(o, app->last_bands);
   st_jout_lit(o, "}");
 }
 

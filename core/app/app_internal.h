@@ -11,6 +11,7 @@
  *   app_panels.c   the interaction-state panels and the name search
  *   app_summary.c  the summary table snapshot
  *   app_flame.c    the flame graph snapshot
+ *   app_opstats.c  op statistics, duration histograms, idle gaps
  *   app_diff.c     two runs compared: alignment and the diff table
  *   app_analyze.c  answers for the files shown (analyze.h), going to a
  *                  file's window, selecting every event of a name
@@ -23,6 +24,7 @@
 
 #include "app.h"
 #include "args_search.h"
+#include "analyze.h"
 #include "argsrc.h"
 #include "diff.h"
 #include "flame.h"
@@ -71,6 +73,20 @@ typedef struct st_app_cmp {
   const st_trace *merged; /* the view the diff's rows map to */
   st_panel_buf text;
 } st_app_cmp;
+
+/* Op statistics, histograms and idle gaps (app_opstats.c). */
+typedef struct st_app_ops {
+  st_analysis *an;        /* steps and idle gaps of `trace` (NULL: not made yet) */
+  const st_trace *trace;  /* the view it is of */
+  uint64_t moves;         /* app->moves when made: files moved since drop it */
+  st_draw_band_set *sets; /* per device with gaps: its rows and gaps (the overlay) */
+  uint32_t nsets;
+  uint32_t *set_of; /* device -> its set, UINT32_MAX: none */
+  int64_t *g0, *g1; /* the gaps by device, then start */
+  uint32_t *rows;   /* the sets' rows, in the view */
+  int gaps_on;      /* the highlight is on */
+  st_panel_buf text;
+} st_app_ops;
 
 /* The args read in flight and the "in args" search pass (app_args.c). */
 typedef struct st_app_args {
@@ -140,12 +156,14 @@ struct st_app {
   uint64_t frames;
   double frame_t0_ms, last_frame_ms;
   uint32_t last_rects, last_glyphs;
+  uint32_t last_bands; /* idle-gap bands drawn (st_drawlist.bands_drawn) */
 
   /* ---- panels ---- */
   st_app_summary sum;
   st_app_flame fl;
   st_app_cmp cmp;
   st_app_args args;
+  st_app_ops ops;
   st_panel_buf panel; /* the interaction-state panels' text */
   st_panel_buf text;  /* the workspace's lists and stats */
   st_panel_buf small; /* short answers: view, frame stats, bench, alignment */
@@ -180,6 +198,11 @@ int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
 /* ---- app_analyze.c ---- */
 /* Drops the last analysis (the view it was of goes). */
 void st_app_analyze_forget(st_app *app);
+/* ---- app_opstats.c ---- */
+/* Drops the analysis (the view goes). */
+void st_app_opstats_forget(st_app *app);
+/* Puts the idle-gap bands into ov when the highlight is on. */
+void st_app_idle_gaps_overlay(st_app *app, st_draw_overlay *ov);
 
 /* ---- app_args.c ---- */
 /* Drops the args read and search in flight if they are of trace h ({0}:

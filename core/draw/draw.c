@@ -67,6 +67,7 @@ static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
 #define COL_BOX_EDGE rgba(40, 100, 220, 230)
 #define COL_RANGE_FILL rgba(20, 20, 30, 40)
 #define COL_FLOW rgba(70, 74, 90, 150)
+#define COL_BAND rgba(240, 120, 0, 72)
 #define COL_FLOW_FOCUS rgba(230, 110, 0, 255)
 #define FLOW_HEAD_PX 7.0f
 
@@ -510,6 +511,65 @@ static void time_band(dctx *d, double t0_ns, double t1_ns, uint32_t fill, uint32
   push_line(d, xb, d->c.y0, xb, d->c.y1, 1, edge);
 }
 
+/* The first of n ascending disjoint intervals ending after t. */
+static uint32_t first_ending_after(const int64_t *t1, uint32_t n, double t) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t m = lo + (hi - lo) / 2;
+    if ((double)t1[m] > t)
+      hi = m;
+    else
+      lo = m + 1;
+  }
+  return lo;
+}
+
+/* The bands (st_draw_band_set) on their visible rows, inside the window. */
+static void bands_pass(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  const st_layout *lay = d->in->layout;
+  if (!ov->bands || !ov->band_sets || !lay) return;
+  const st_view *v = d->v;
+  uint32_t n;
+  const st_layout_item *items = st_layout_items(lay, &n);
+  double w0 = v->t0_ns, w1 = v->t0_ns + st_view_timeline_w(v) * v->ns_per_px;
+  float top = v->scroll_y, bottom = v->scroll_y + (v->height - ST_VIEW_AXIS_H);
+  uint32_t r0 = d->dl->rect_count;
+  for (uint32_t k = 0; k < ov->band_sets; k++) {
+    const st_draw_band_set *b = &ov->bands[k];
+    if (!b->count || !b->t0_ns || !b->t1_ns) continue;
+    uint32_t first = first_ending_after(b->t1_ns, b->count, w0);
+    if (first == b->count || (double)b->t0_ns[first] >= w1) continue;
+    for (uint32_t j = 0; j < b->row_count; j++) {
+      uint32_t it = st_layout_item_of_row(lay, b->rows[j]);
+      if (it >= n || items[it].kind != ST_LAYOUT_ROW) continue;
+      if (items[it].y + items[it].h <= top || items[it].y >= bottom) continue;
+      float sy = ST_VIEW_AXIS_H + items[it].y - v->scroll_y;
+      int have = 0; /* a rect of this row was pushed: the last one */
+      float last = 0;
+      for (uint32_t i = first; i < b->count && (double)b->t0_ns[i] < w1; i++) {
+        float xa = clamped_x(d, (double)b->t0_ns[i]), xb = clamped_x(d, (double)b->t1_ns[i]);
+        if (xb - xa < 1) xb = xa + 1;
+        if (have && xa <= last) { /* on the last rect's pixel: widen it */
+          st_rect *r = &d->dl->rects[d->dl->rect_count - 1];
+          float end = xb < d->c.x1 ? xb : d->c.x1;
+          if (end > r->x + r->w) r->w = end - r->x;
+          if (xb > last) last = xb;
+          continue;
+        }
+        uint32_t before = d->dl->rect_count;
+        push_rect(d, xa, sy, xb - xa, items[it].h, COL_BAND, 0);
+        if (d->dl->rect_count > before) {
+          d->dl->bands_drawn++;
+          have = 1;
+          last = xb;
+        }
+      }
+    }
+  }
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+}
+
 /* Timing mark band, zoom range and selection box, over the rows. */
 static void overlay_pass(dctx *d) {
   const st_draw_overlay *ov = d->ov;
@@ -711,6 +771,7 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
   if (d->ov) {
+    bands_pass(d);
     flows_pass(d, t0, t1);
     overlay_pass(d);
   }
@@ -854,7 +915,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
                               const st_alloc *a) {
   if (!dl || !in || !in->view) return ST_ERR_ARG;
   dl->rect_count = dl->glyph_count = dl->line_count = dl->cmd_count = 0;
-  dl->flows_drawn = dl->flows_capped = 0;
+  dl->flows_drawn = dl->flows_capped = dl->bands_drawn = 0;
   dl->clear_rgba = COL_BG;
   const st_view *v = in->view;
   if (!(v->width > 0) || !(v->height > 0) || !(v->ns_per_px > 0) || !isfinite(v->t0_ns))
@@ -969,5 +1030,6 @@ st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, c
   dst->rect_count = nr, dst->glyph_count = ng, dst->line_count = nl, dst->cmd_count = nc;
   dst->flows_drawn += src->flows_drawn;
   dst->flows_capped += src->flows_capped;
+  dst->bands_drawn += src->bands_drawn;
   return ST_OK;
 }

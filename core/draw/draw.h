@@ -69,6 +69,7 @@ typedef struct st_drawlist {
   uint32_t clear_rgba;   /* background */
   uint32_t flows_drawn;  /* flow arrows in this frame */
   uint32_t flows_capped; /* flow arrows left out by the per-frame cap */
+  uint32_t bands_drawn;  /* band rects (st_draw_band_set) in this frame */
   /* internal: name id -> colour, kept across the frames of one trace
    * (freed by st_drawlist_free; zero-initialise the struct) */
   uint32_t *color_cache;
@@ -91,6 +92,19 @@ typedef struct st_font {
   int (*glyph)(void *ud, uint32_t cp, st_glyph *out);
   void *ud;
 } st_font;
+
+/* Time intervals shaded over some rows (a device's idle gaps over its
+ * stream rows): rows[row_count] (global row indices) and the intervals
+ * [t0_ns[i], t1_ns[i]) in ns from trace start, ascending and disjoint. A
+ * frame visits only the intervals inside its window (binary search) on the
+ * visible rows: O(rows x log + visible intervals); intervals under a pixel
+ * are drawn 1 px wide, and those falling on one pixel are one rect. */
+typedef struct st_draw_band_set {
+  const uint32_t *rows;
+  uint32_t row_count;
+  const int64_t *t0_ns, *t1_ns;
+  uint32_t count;
+} st_draw_band_set;
 
 /* Interaction state drawn over the timeline (all optional; a zeroed struct
  * draws nothing extra). Ranges of events are row[index, index + count)
@@ -119,6 +133,9 @@ typedef struct st_draw_overlay {
   int flows;
   int has_focus;
   uint32_t focus_row, focus_index;
+  /* bands (idle gaps) shaded over their rows; NULL: none */
+  const st_draw_band_set *bands;
+  uint32_t band_sets;
 } st_draw_overlay;
 
 #define ST_DRAW_MAX_FLOWS 4096

@@ -1079,6 +1079,24 @@ const st_an_rank *st_analysis_ranks(const st_analysis *an, double *median_ns, do
 }
 const st_opstats *st_analysis_ops(const st_analysis *an) { return an ? an->ops : NULL; }
 
+st_code st_analysis_device_rows(const st_analysis *an, const st_alloc *alloc, uint32_t d,
+                                uint32_t **rows, uint32_t *n) {
+  *rows = NULL;
+  *n = 0;
+  if (!an || d >= an->ndevices) return ST_ERR_ARG;
+  const st_an_device *dv = &an->devices[d];
+  rowlist l = {0};
+  int kineto, nomem = 0;
+  device_rows(alloc, an->traces[dv->trace], dv->process, &l, &kineto, &nomem);
+  if (nomem) {
+    st_free(alloc, l.v);
+    return ST_ERR_NOMEM;
+  }
+  *rows = l.v;
+  *n = l.n;
+  return ST_OK;
+}
+
 uint32_t st_analysis_find_step(const st_analysis *an, uint32_t k, int64_t number) {
   if (!an || k >= an->n) return UINT32_MAX;
   for (uint32_t j = 0; j < an->step_count[k]; j++)
@@ -1320,29 +1338,8 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
   uint32_t nops;
   const st_opstat *ops = st_opstats_rows(an->ops, &nops);
   for (uint32_t i = 0; i < nops; i++) {
-    const st_opstat *p = &ops[i];
-    st_jout_lit(&o, i ? ",{" : "{");
-    key(&o, "name", 1);
-    st_jout_str(&o, p->name, p->name_len);
-    key(&o, "count", 0);
-    st_jout_u64(&o, p->count);
-    key(&o, "total_us", 0);
-    st_jout_us(&o, p->total_ns);
-    key(&o, "self_us", 0);
-    st_jout_us(&o, p->self_ns);
-    key(&o, "mean_us", 0);
-    st_jout_fixed(&o, p->mean_ns / 1000.0, 3);
-    key(&o, "min_us", 0);
-    st_jout_us(&o, p->min_ns);
-    key(&o, "p50_us", 0);
-    st_jout_us(&o, p->p50_ns);
-    key(&o, "p90_us", 0);
-    st_jout_us(&o, p->p90_ns);
-    key(&o, "p99_us", 0);
-    st_jout_us(&o, p->p99_ns);
-    key(&o, "max_us", 0);
-    st_jout_us(&o, p->max_ns);
-    st_jout_lit(&o, "}");
+    if (i) st_jout_lit(&o, ",");
+    st_opstat_json(&o, &ops[i]);
   }
   st_jout_lit(&o, "],\"op_names\":");
   st_jout_u64(&o, st_opstats_names(an->ops));

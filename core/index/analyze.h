@@ -172,6 +172,12 @@ const st_opstats *st_analysis_ops(const st_analysis *an);
  * UINT32_MAX. */
 uint32_t st_analysis_find_step(const st_analysis *an, uint32_t trace, int64_t number);
 
+/* Device d's rows in its trace (its streams' rows, or its "XLA Ops" line)
+ * into a new array *rows of *n (st_free it with alloc; NULL when none):
+ * ST_OK, ST_ERR_ARG (bad d), ST_ERR_NOMEM. */
+st_code st_analysis_device_rows(const st_analysis *an, const st_alloc *alloc, uint32_t d,
+                                uint32_t **rows, uint32_t *n);
+
 /* ---- JSON ----------------------------------------------------------------
  * {"traces":[{"file","group","steps_from":"profiler_step"|"steps_line"|
  *   "named"|"none","steps":N,"devices":N}],

@@ -34,6 +34,56 @@ static int row_range(const st_trace *t, const st_row *r, int64_t t0, int64_t t1,
 static int64_t range_t0(const int64_t *t0, uint32_t k) { return t0 ? t0[k] : INT64_MIN; }
 static int64_t range_t1(const int64_t *t1, uint32_t k) { return t1 ? t1[k] : INT64_MAX; }
 
+/* The events counted of one trace, as index ranges of its rows: those of
+ * each slice / async row intersecting [t0, t1), or a selection's spans on
+ * such rows (sel != NULL). */
+typedef struct spans {
+  const st_trace *t;
+  const st_row *rows;
+  uint32_t nr;
+  const st_sel_span *sp;
+  uint32_t nsp;
+  const st_selection *sel;
+  int64_t t0, t1;
+  uint32_t i;
+} spans;
+
+static spans spans_of(const st_trace *t, const st_selection *sel, int64_t t0, int64_t t1) {
+  spans s = {t, NULL, 0, NULL, 0, sel, t0, t1, 0};
+  s.rows = st_trace_rows(t, &s.nr);
+  if (sel) s.sp = st_selection_spans(sel, &s.nsp);
+  return s;
+}
+
+/* The next range: 1 and *row, *lo, *hi; 0 at the end. */
+static int spans_next(spans *s, uint32_t *row, uint32_t *lo, uint32_t *hi) {
+  if (!s->sel) {
+    while (s->i < s->nr) {
+      uint32_t r = s->i++;
+      if (row_range(s->t, &s->rows[r], s->t0, s->t1, lo, hi)) {
+        *row = r;
+        return 1;
+      }
+    }
+    return 0;
+  }
+  uint32_t nt;
+  const st_track *tracks = st_trace_tracks(s->t, &nt);
+  while (s->i < s->nsp) {
+    const st_sel_span *p = &s->sp[s->i++];
+    if (p->row >= s->nr || s->rows[p->row].track >= nt) continue;
+    uint8_t k = tracks[s->rows[p->row].track].kind;
+    if (k != ST_TRACK_SLICES && k != ST_TRACK_ASYNC) continue;
+    uint32_t h = p->hi < s->rows[p->row].count ? p->hi : s->rows[p->row].count;
+    if (p->lo >= h) continue;
+    *row = p->row;
+    *lo = p->lo;
+    *hi = h;
+    return 1;
+  }
+  return 0;
+}
+
 /* ==== 2. build =========================================================== */
 
 struct st_opstats {
@@ -68,15 +118,13 @@ static int cmp_stat_self(const void *x, const void *y) {
 }
 
 /* Aggregates trace k into entries (appended); ST_OK or ST_ERR_NOMEM. */
-static st_code agg_trace(const st_alloc *a, const st_trace *t, uint32_t k, int64_t t0, int64_t t1,
-                         entry **out, size_t *n, size_t *cap) {
+static st_code agg_trace(const st_alloc *a, const st_trace *t, uint32_t k, spans sp, entry **out,
+                         size_t *n, size_t *cap) {
   st_agg *g = st_agg_create(a, t);
   if (!g) return ST_ERR_NOMEM;
-  uint32_t nr;
-  const st_row *rows = st_trace_rows(t, &nr);
-  for (uint32_t r = 0; r < nr; r++) {
-    uint32_t lo, hi;
-    if (row_range(t, &rows[r], t0, t1, &lo, &hi) && st_agg_add(g, r, lo, hi) != ST_OK) {
+  uint32_t r, lo, hi;
+  while (spans_next(&sp, &r, &lo, &hi)) {
+    if (st_agg_add(g, r, lo, hi) != ST_OK) {
       st_agg_destroy(g);
       return ST_ERR_NOMEM;
     }
@@ -136,8 +184,9 @@ static uint32_t join(entry *e, size_t n, st_opstat *rows) {
 /* Gathers the durations of the kept rows [0, keep) and selects their
  * percentiles. slot tables map (trace, name id) -> kept row + 1. */
 static st_code percentiles(const st_alloc *a, const st_trace *const *traces, uint32_t n,
-                           const int64_t *t0, const int64_t *t1, const entry *e, size_t ne,
-                           const uint32_t *keep_of, st_opstat *rows, uint32_t keep) {
+                           const int64_t *t0, const int64_t *t1, const st_selection *sel,
+                           const entry *e, size_t ne, const uint32_t *keep_of, st_opstat *rows,
+                           uint32_t keep) {
   uint64_t total = 0;
   for (uint32_t i = 0; i < keep; i++) total += rows[i].count;
   size_t *off = st_calloc(a, (size_t)keep + 1, sizeof *off);
@@ -160,11 +209,11 @@ static st_code percentiles(const st_alloc *a, const st_trace *const *traces, uin
   for (size_t i = 0; rc == ST_OK && i < ne; i++)
     if (keep_of[e[i].group]) slot[e[i].trace][e[i].id] = keep_of[e[i].group];
   for (uint32_t k = 0; rc == ST_OK && k < n; k++) {
-    uint32_t nr, ns = st_strtab_count(st_trace_strings(traces[k]));
-    const st_row *rows_k = st_trace_rows(traces[k], &nr);
-    for (uint32_t r = 0; r < nr; r++) {
-      uint32_t lo, hi;
-      if (!row_range(traces[k], &rows_k[r], range_t0(t0, k), range_t1(t1, k), &lo, &hi)) continue;
+    uint32_t ns = st_strtab_count(st_trace_strings(traces[k]));
+    const st_row *rows_k = st_trace_rows(traces[k], NULL);
+    spans sp = spans_of(traces[k], sel, range_t0(t0, k), range_t1(t1, k));
+    uint32_t r, lo, hi;
+    while (spans_next(&sp, &r, &lo, &hi)) {
       const st_row *row = &rows_k[r];
       for (uint32_t i = lo; i < hi; i++) {
         uint32_t id = row->name[i], s = id < ns ? slot[k][id] : 0;
@@ -194,8 +243,9 @@ static st_code percentiles(const st_alloc *a, const st_trace *const *traces, uin
   return rc;
 }
 
-st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
-                             const int64_t *t0, const int64_t *t1, uint32_t top, st_error *err) {
+static st_opstats *build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
+                         const int64_t *t0, const int64_t *t1, const st_selection *sel,
+                         uint32_t top, st_error *err) {
   st_alloc al = alloc ? *alloc : (st_alloc){0};
   if (!traces || n == 0) {
     st_error_set(err, ST_ERR_ARG, 0, "op statistics: no traces");
@@ -211,7 +261,8 @@ st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *trace
   size_t ne = 0, cap = 0;
   st_code rc = s ? ST_OK : ST_ERR_NOMEM;
   for (uint32_t k = 0; rc == ST_OK && k < n; k++)
-    rc = agg_trace(&al, traces[k], k, range_t0(t0, k), range_t1(t1, k), &e, &ne, &cap);
+    rc = agg_trace(&al, traces[k], k, spans_of(traces[k], sel, range_t0(t0, k), range_t1(t1, k)),
+                   &e, &ne, &cap);
   uint32_t *keep_of = NULL;
   if (rc == ST_OK) {
     s->alloc = al;
@@ -230,7 +281,7 @@ st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *trace
     s->count = top && top < m ? top : m;
     for (uint32_t i = 0; i < s->count; i++) keep_of[s->rows[i].p50_ns] = i + 1;
     for (uint32_t i = 0; i < m; i++) s->rows[i].p50_ns = 0;
-    rc = percentiles(&al, traces, n, t0, t1, e, ne, keep_of, s->rows, s->count);
+    rc = percentiles(&al, traces, n, t0, t1, sel, e, ne, keep_of, s->rows, s->count);
   }
   st_free(&al, keep_of);
   st_free(&al, e);
@@ -240,6 +291,20 @@ st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *trace
     return NULL;
   }
   return s;
+}
+
+st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
+                             const int64_t *t0, const int64_t *t1, uint32_t top, st_error *err) {
+  return build(alloc, traces, n, t0, t1, NULL, top, err);
+}
+
+st_opstats *st_opstats_build_sel(const st_alloc *alloc, const st_trace *t, const st_selection *sel,
+                                 uint32_t top, st_error *err) {
+  if (!sel) {
+    st_error_set(err, ST_ERR_ARG, 0, "op statistics: no selection");
+    return NULL;
+  }
+  return build(alloc, &t, 1, NULL, NULL, sel, top, err);
 }
 
 void st_opstats_destroy(st_opstats *s) {
@@ -291,22 +356,22 @@ static uint32_t find_name(const st_trace *t, const char *name, size_t len) {
   return ST_STR_NONE;
 }
 
-uint32_t st_opstats_histogram(const st_trace *const *traces, uint32_t n, const int64_t *t0,
-                              const int64_t *t1, const char *name, size_t len, st_hist_bin *bins,
-                              uint32_t *first_bin) {
+static uint32_t histogram(const st_trace *const *traces, uint32_t n, const int64_t *t0,
+                          const int64_t *t1, const st_selection *sel, const char *name, size_t len,
+                          st_hist_bin *bins, uint32_t *first_bin) {
   uint64_t count[ST_HIST_BINS_MAX];
   memset(count, 0, sizeof count);
   uint32_t lo_bin = ST_HIST_BINS_MAX, hi_bin = 0;
   for (uint32_t k = 0; traces && k < n; k++) {
     if (!traces[k]) continue;
-    uint32_t id = find_name(traces[k], name, len), nr;
-    if (id == ST_STR_NONE) continue;
+    uint32_t id = name ? find_name(traces[k], name, len) : ST_STR_NONE, nr;
+    if (name && id == ST_STR_NONE) continue;
     const st_row *rows = st_trace_rows(traces[k], &nr);
-    for (uint32_t r = 0; r < nr; r++) {
-      uint32_t lo, hi;
-      if (!row_range(traces[k], &rows[r], range_t0(t0, k), range_t1(t1, k), &lo, &hi)) continue;
+    spans sp = spans_of(traces[k], sel, range_t0(t0, k), range_t1(t1, k));
+    uint32_t r, lo, hi;
+    while (spans_next(&sp, &r, &lo, &hi)) {
       for (uint32_t i = lo; i < hi; i++) {
-        if (rows[r].name[i] != id) continue;
+        if (name && rows[r].name[i] != id) continue;
         uint32_t b = st_hist_bin_of(rows[r].dur[i]);
         if (b >= ST_HIST_BINS_MAX) b = ST_HIST_BINS_MAX - 1;
         count[b]++;
@@ -323,4 +388,64 @@ uint32_t st_opstats_histogram(const st_trace *const *traces, uint32_t n, const i
     o->count = count[b];
   }
   return hi_bin - lo_bin + 1;
+}
+
+uint32_t st_opstats_histogram(const st_trace *const *traces, uint32_t n, const int64_t *t0,
+                              const int64_t *t1, const char *name, size_t len, st_hist_bin *bins,
+                              uint32_t *first_bin) {
+  return histogram(traces, n, t0, t1, NULL, name, len, bins, first_bin);
+}
+
+uint32_t st_opstats_histogram_sel(const st_trace *t, const st_selection *sel, const char *name,
+                                  size_t len, st_hist_bin *bins, uint32_t *first_bin) {
+  return sel ? histogram(&t, 1, NULL, NULL, sel, name, len, bins, first_bin) : 0;
+}
+
+st_code st_opstats_select(const st_trace *t, int64_t t0, int64_t t1, const st_selection *sel,
+                          const char *name, size_t len, int64_t lo_ns, int64_t hi_ns,
+                          uint32_t row_base, st_selection *out) {
+  if (!t || !out) return ST_ERR_ARG;
+  uint32_t id = name ? find_name(t, name, len) : ST_STR_NONE;
+  if (name && id == ST_STR_NONE) return ST_OK;
+  const st_row *rows = st_trace_rows(t, NULL);
+  spans sp = spans_of(t, sel, t0, t1);
+  uint32_t r, lo, hi;
+  while (spans_next(&sp, &r, &lo, &hi)) {
+    const st_row *row = &rows[r];
+    for (uint32_t i = lo; i < hi; i++) {
+      if ((name && row->name[i] != id) || row->dur[i] < lo_ns || row->dur[i] >= hi_ns) continue;
+      uint32_t j = i + 1; /* a run of them: one span */
+      while (j < hi && (!name || row->name[j] == id) && row->dur[j] >= lo_ns && row->dur[j] < hi_ns)
+        j++;
+      if (row_base > UINT32_MAX - r) return ST_ERR_ARG;
+      st_code c = st_selection_add(out, row_base + r, i, j);
+      if (c != ST_OK) return c;
+      i = j - 1;
+    }
+  }
+  return ST_OK;
+}
+
+void st_opstat_json(st_jout *o, const st_opstat *p) {
+  st_jout_lit(o, "{\"name\":");
+  st_jout_str(o, p->name, p->name_len);
+  st_jout_lit(o, ",\"count\":");
+  st_jout_u64(o, p->count);
+  st_jout_lit(o, ",\"total_us\":");
+  st_jout_us(o, p->total_ns);
+  st_jout_lit(o, ",\"self_us\":");
+  st_jout_us(o, p->self_ns);
+  st_jout_lit(o, ",\"mean_us\":");
+  st_jout_fixed(o, p->mean_ns / 1000.0, 3);
+  st_jout_lit(o, ",\"min_us\":");
+  st_jout_us(o, p->min_ns);
+  st_jout_lit(o, ",\"p50_us\":");
+  st_jout_us(o, p->p50_ns);
+  st_jout_lit(o, ",\"p90_us\":");
+  st_jout_us(o, p->p90_ns);
+  st_jout_lit(o, ",\"p99_us\":");
+  st_jout_us(o, p->p99_ns);
+  st_jout_lit(o, ",\"max_us\":");
+  st_jout_us(o, p->max_ns);
+  st_jout_lit(o, "}");
 }

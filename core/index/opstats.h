@@ -27,7 +27,9 @@
 #ifndef STRATA_OPSTATS_H
 #define STRATA_OPSTATS_H
 
+#include "json_out.h"
 #include "query.h"
+#include "select.h"
 
 typedef struct st_opstat {
   const char *name; /* bytes in the first trace that has it (valid while it lives) */
@@ -46,8 +48,16 @@ typedef struct st_opstats st_opstats;
 st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
                              const int64_t *t0, const int64_t *t1, uint32_t top, st_error *err);
 void st_opstats_destroy(st_opstats *s);
+/* The same over the events of a selection of trace t (its spans on slice
+ * and async rows) instead of ranges. NULL + err: ST_ERR_ARG, ST_ERR_NOMEM. */
+st_opstats *st_opstats_build_sel(const st_alloc *alloc, const st_trace *t, const st_selection *sel,
+                                 uint32_t top, st_error *err);
 /* Rows by self time, largest first (ties by name bytes). */
 const st_opstat *st_opstats_rows(const st_opstats *s, uint32_t *count);
+/* One row as JSON: {"name","count","total_us","self_us","mean_us",
+ * "min_us","p50_us","p90_us","p99_us","max_us"} (exact decimal us; the
+ * mean with 3 decimals): `strata analyze`'s ops and the page's. */
+void st_opstat_json(st_jout *o, const st_opstat *p);
 /* Distinct names in the range(s), before the cut to `top`. */
 uint32_t st_opstats_names(const st_opstats *s);
 
@@ -62,11 +72,26 @@ typedef struct st_hist_bin {
 uint32_t st_hist_bin_of(int64_t dur_ns);
 /* Bin i's bounds. */
 void st_hist_bin_bounds(uint32_t i, int64_t *lo_ns, int64_t *hi_ns);
-/* The histogram of the events named name[0, len) (ranges as above) into
+/* The histogram of the events named name[0, len) (name NULL: of every
+ * event counted, whatever its name; ranges as above) into
  * bins[ST_HIST_BINS_MAX]; returns the number of bins written (0: no such
  * event). *first_bin (may be NULL) gets the index of bins[0]. */
 uint32_t st_opstats_histogram(const st_trace *const *traces, uint32_t n, const int64_t *t0,
                               const int64_t *t1, const char *name, size_t len, st_hist_bin *bins,
                               uint32_t *first_bin);
+
+/* The histogram of the selection's events named so (as st_opstats_build_sel). */
+uint32_t st_opstats_histogram_sel(const st_trace *t, const st_selection *sel, const char *name,
+                                  size_t len, st_hist_bin *bins, uint32_t *first_bin);
+
+/* Adds to *out the events named name[0, len) whose duration d has lo_ns <=
+ * d < hi_ns (a histogram bin's instances; name NULL: of any name), among
+ * those counted in [t0, t1)
+ * of t (sel == NULL) or among the selection's (sel), each at row row_base +
+ * its row (t a part of a merged view: its first row there). ST_OK,
+ * ST_ERR_NOMEM, ST_ERR_ARG. */
+st_code st_opstats_select(const st_trace *t, int64_t t0, int64_t t1, const st_selection *sel,
+                          const char *name, size_t len, int64_t lo_ns, int64_t hi_ns,
+                          uint32_t row_base, st_selection *out);
 
 #endif
