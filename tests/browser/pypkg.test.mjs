@@ -150,3 +150,22 @@ print(json.dumps({"names": [t.name for t in ts], "n": len(ts[0].read()), "torch"
   assert.equal(r.torch, false);
   assert.match(r.err, /cannot show a other/);
 });
+
+test('strata.serve() serves the bundled viewer from this process; later cells point their frame at it (no viewer in the cell)', { skip: SKIP }, async () => {
+  const { stdout } = await py(`
+import json, urllib.request, strata
+from strata.notebook import render
+from strata.sources import resolve
+before = strata.served_url()
+url = strata.serve()
+page = urllib.request.urlopen(url + "index.html").read().decode()
+html = render(resolve(${JSON.stringify(fx.paths.json)}), base_url=strata.served_url())
+print(json.dumps({"before": before, "url": url, "again": strata.serve(), "page": "strata" in page, "html": html}))`, { STRATA_URL: '' });
+  const r = JSON.parse(stdout);
+  assert.equal(r.before, null);
+  assert.match(r.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  assert.equal(r.again, r.url, 'one server per process');
+  assert.ok(r.page);
+  assert.ok(r.html.includes(`src="${r.url}?embed=1"`));
+  assert.ok(!r.html.includes('strata-wasm') && r.html.length < 20_000, `${r.html.length} chars`);
+});
