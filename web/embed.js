@@ -16,6 +16,9 @@
 //                      waits for a trace by postMessage.
 //   postMessage        a parent (iframe) or opener window may send
 //                        {strata: {buffer: ArrayBuffer|TypedArray, name?: string}}
+//                        {strata: {buffers: [{buffer, name?}, ...], compare?: 'side'|'stacked'}}
+//                          (several files on one timeline; compare with two: the two runs
+//                          as window.strata.compare(a, b) shows them, in that layout)
 //                        {perfetto: {buffer: ArrayBuffer, title?: string}}  (Perfetto's)
 //                        'PING'  -> answered with 'PONG' (Perfetto's handshake)
 //                      anything else is ignored. The page tells its parent /
@@ -315,7 +318,16 @@ export function embedSetup() {
       // several files on one timeline: {strata: {buffers: [{buffer, name}, ...]}}
       const list = d.strata.buffers.filter((b) => b && typeof b === 'object' && isBuf(b.buffer));
       if (!list.length) return;
-      api.openFromUi(list.map((b) => b.buffer), { names: list.map((b) => (typeof b.name === 'string' && b.name ? b.name : 'trace')) });
+      const names = list.map((b) => (typeof b.name === 'string' && b.name ? b.name : 'trace'));
+      const cmp = d.strata.compare;
+      if (list.length === 2 && (cmp === 'side' || cmp === 'stacked')) {
+        // two runs compared as window.strata.compare does (B aligned on A), in that layout
+        window.strata.compare(list[0].buffer, list[1].buffer, { names })
+          .then(() => { if (cmp === 'side') window.strata.setCompareLayout('side'); })
+          .catch(() => {}); // shown in the page (error line) and told to the parent
+        return;
+      }
+      api.openFromUi(list.map((b) => b.buffer), { names });
       return;
     }
     if (d.strata && typeof d.strata === 'object' && isBuf(d.strata.buffer)) {

@@ -9,7 +9,7 @@
  *     dist/),
  *   - the notebook's packed viewer: `strata export --viewer-only` writes
  *     dist/strata-viewer.html at build time (no trace inside), which
- *     tools/python/strata_notebook.py copies next to the notebook.
+ *     tools/python/strata/notebook.py copies next to the notebook.
  * Pure: bytes in, bytes out, memory from the caller's st_alloc.
  *
  *   st_report_desc d = {0};

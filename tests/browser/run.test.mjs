@@ -1,13 +1,15 @@
-// The README's run command serves the page with tools/scripts/serve.py: with a trace
-// path it prints a URL that opens that trace (served at /trace/<name>,
-// streamed through ?url=). Started here as tools/run starts it (after its
-// build step), on a free port, and driven in Chromium.
+// The README's run command (tools/run) serves the page with the Python package's
+// server, run from the source tree (PYTHONPATH=tools/python python3 -m strata --dist
+// dist --no-browser [TRACE]): with a trace path it prints a URL that opens that trace
+// (served at /trace/<name>, streamed through ?url=). Started here as tools/run starts
+// it (after its build step), on a free port, and driven in Chromium. The installed
+// package (its bundled viewer, logdirs) is pypkg.test.mjs's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { launchBrowser, newApp, distExists, DIST, CORPUS, corpusMissing, REPO_ROOT, privacyReport } from './harness.mjs';
+import { freePort, startStrata } from './pyvenv.mjs';
 
 let browser;
 before(async () => {
@@ -16,35 +18,15 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
-const freePort = () => new Promise((resolve, reject) => {
-  const s = net.createServer();
-  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  s.on('error', reject);
-});
-
-async function serve(args) {
-  const child = spawn('python3', [path.join(REPO_ROOT, 'tools', 'scripts', 'serve.py'), '--dist', DIST, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const t = setTimeout(() => reject(new Error(`serve.py printed no URL: ${out}`)), 15_000);
-    const on = (d) => {
-      out += d;
-      const m = /serving \S+ at (http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(out);
-      if (m) { clearTimeout(t); resolve(m[1]); }
-    };
-    child.stdout.on('data', on);
-    child.stderr.on('data', on);
-    child.on('exit', (code) => reject(new Error(`serve.py exited ${code}: ${out}`)));
-  });
-  return { child, url };
-}
+const ENV = { ...process.env, PYTHONPATH: path.join(REPO_ROOT, 'tools', 'python') };
+const ARGS = ['--dist', DIST, '--no-browser'];
+const serve = (args) => startStrata('python3', [...ARGS, ...args], { env: ENV });
 
 const CONTROL = path.join(CORPUS, 'hta__control.json.gz');
-test('tools/scripts/serve.py TRACE: the printed URL opens that trace in the page', { skip: corpusMissing(CONTROL) }, async (t) => {
+test('tools/run\'s server TRACE: the printed URL opens that trace in the page', { skip: corpusMissing(CONTROL) }, async (t) => {
   const port = await freePort();
   const trace = CONTROL;
-  const { child, url } = await serve(['--port', String(port), '--trace', trace]);
+  const { child, url } = await serve(['--port', String(port), trace]);
   t.after(() => child.kill());
   assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?url=trace%2Fhta__control\\.json\\.gz$`));
   const origin = `http://127.0.0.1:${port}`;
@@ -60,13 +42,12 @@ test('tools/scripts/serve.py TRACE: the printed URL opens that trace in the page
   assert.deepEqual(bad, [], message);
 });
 
-test('tools/scripts/serve.py on a port in use exits non-zero with a one-line hint', async (t) => {
+test('tools/run\'s server on a port in use exits non-zero with a one-line hint', async (t) => {
   const port = await freePort();
   const first = await serve(['--port', String(port)]);
   t.after(() => first.child.kill());
   assert.equal(first.url, `http://127.0.0.1:${port}/`);
-  const second = spawn('python3', [path.join(REPO_ROOT, 'tools', 'scripts', 'serve.py'), '--dist', DIST, '--port', String(port)],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const second = spawn('python3', ['-m', 'strata', ...ARGS, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env: ENV });
   let err = '';
   second.stderr.on('data', (d) => { err += d; });
   const code = await new Promise((r) => second.on('exit', r));

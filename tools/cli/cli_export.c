@@ -9,7 +9,7 @@
  * the same one the page's "Save HTML" button runs (compiled into
  * strata.wasm); this command only reads dist/ and the trace and writes the
  * result. --viewer-only writes the viewer with no trace inside (tools/build
- * makes dist/strata-viewer.html so, for tools/python/strata_notebook.py).
+ * makes dist/strata-viewer.html so, for tools/python/strata/notebook.py).
  *
  * dist/ is found from --dist DIR, else $STRATA_DIST, else next to the
  * executable (build/native/strata -> ../../dist, or ../dist, or ./dist).

@@ -1,5 +1,5 @@
 # pack_viewer.cmake: writes DIST/strata-viewer.html, the viewer packed into
-# one file with no trace inside (what tools/python/strata_notebook.py copies
+# one file with no trace inside (what tools/python/strata/notebook.py copies
 # next to a notebook), with the native CLI's `strata export --viewer-only`:
 # core/report's builder, the one the page's "Save HTML" runs too.
 # Run by the wasm build's `dist` target after dist/ is assembled:
