@@ -107,4 +107,15 @@ static inline void cli_print_json_str(const char *s, size_t n) {
   st_free(NULL, o.buf);
 }
 
+/* Prints ns as exact decimal microseconds ("1500.25", "-3", "0.001"). */
+static inline void cli_print_us(int64_t ns) {
+  uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  char f[8];
+  snprintf(f, sizeof f, "%03u", (unsigned)(m % 1000));
+  size_t fl = 3;
+  while (fl > 0 && f[fl - 1] == '0') fl--;
+  f[fl] = 0;
+  printf("%s%llu%s%s", ns < 0 ? "-" : "", (unsigned long long)(m / 1000), fl ? "." : "", f);
+}
+
 #endif

@@ -64,17 +64,6 @@ static const char *const align_text[] = {"the trace starts", "the first Profiler
                                          "the first event of each Steps line",
                                          "the first XLA module of each", "two events"};
 
-/* ns -> exact decimal microseconds */
-static void print_us(int64_t ns) {
-  uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  char f[8];
-  snprintf(f, sizeof f, "%03u", (unsigned)(m % 1000));
-  size_t fl = 3;
-  while (fl > 0 && f[fl - 1] == '0') fl--;
-  f[fl] = 0;
-  printf("%s%llu%s%s", ns < 0 ? "-" : "", (unsigned long long)(m / 1000), fl ? "." : "", f);
-}
-
 static void print_dur(int64_t ns) {
   char b[32], t[40];
   st_format_dur((double)(ns < 0 ? -ns : ns), b, sizeof b);
@@ -264,7 +253,7 @@ int strata_cmd_diff(int argc, char **argv) {
         out[strlen(out) - 1] = 0; /* the closing brace: the alignment goes in too */
         printf("%s,\"alignment\":{\"kind\":\"%s\",\"step\":%lld,\"offset_us\":", out,
                align_names[al.kind], (long long)al.step);
-        print_us(al.offset_ns);
+        cli_print_us(al.offset_ns);
         printf("}}\n");
         free(out);
       }

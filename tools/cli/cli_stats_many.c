@@ -44,17 +44,6 @@ static char *stats_open_json(const st_stats *s) {
   return out;
 }
 
-/* ns -> exact decimal microseconds */
-static void print_us(int64_t ns) {
-  uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  char f[8];
-  snprintf(f, sizeof f, "%03u", (unsigned)(m % 1000));
-  size_t fl = 3;
-  while (fl > 0 && f[fl - 1] == '0') fl--;
-  f[fl] = 0;
-  printf("%s%llu%s%s", ns < 0 ? "-" : "", (unsigned long long)(m / 1000), fl ? "." : "", f);
-}
-
 int strata_cmd_stats_many(const char *const *files, int n, int json) {
   double t0 = cli_now_ms();
   cli_set cs;
@@ -85,7 +74,7 @@ int strata_cmd_stats_many(const char *const *files, int n, int json) {
       else
         printf("%lld", (long long)f.clock.start_ns);
       printf(",\"offset_us\":");
-      print_us(f.offset_ns);
+      cli_print_us(f.offset_ns);
       printf("}");
     }
     printf("]}\n");
