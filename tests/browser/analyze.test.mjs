@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser, privacyReport, CLI, CORPUS, corpusMissing } from './harness.mjs';
+import { useBrowser, privacyReport, CLI, CORPUS, corpusMissing, syntheticAnalysis } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 const GEN = path.join(path.dirname(CLI), 'strata-gen');
@@ -228,20 +228,9 @@ test('the heatmap of 256 ranks x 200 steps: every cell drawn for every figure, t
   await openAll(app, [files['noise-0'], files['noise-1']]);
   await app.page.click('#overview-button');
   await app.page.waitForSelector('#heatmap-canvas');
-  const r = await app.page.evaluate(() => {
-    const R = 256;
-    const S = 200;
-    const an = { traces: [], steps: [], devices: [], per_step: [], idle_gaps: [], ranks: [], stragglers: [], memory: [], ops: [], op_names: 0 };
-    for (let k = 0; k < R; k++) {
-      an.traces.push({ file: `rank-${k}.json`, group: `rank ${k}`, steps_from: 'profiler_step', steps: S, devices: 1 });
-      an.devices.push({ trace: k, name: '/device:GPU:0', steps: S });
-      an.ranks.push({ trace: k, value_us: 100, score: k === 7 ? 9 : 0, straggler: k === 7 });
-      for (let j = 0; j < S; j++) {
-        const wall = 1000 + ((k * 31 + j * 17) % 97) + (k === 7 ? 500 : 0);
-        an.steps.push({ trace: k, step: j + 1, start_us: j * 2000, end_us: j * 2000 + wall, wall_us: wall, host_us: wall });
-        an.per_step.push({ trace: k, device: k, step: j + 1, start_us: j * 2000, wall_us: wall, busy_us: wall * 0.9, idle_us: wall * 0.1, idle_pct: 10, compute_us: wall * 0.8, comm_us: wall * 0.1, memcpy_us: 0, overlap_pct: 50 });
-      }
-    }
+  const R = 256;
+  const S = 200;
+  const r = await app.page.evaluate(({ an, R, S }) => {
     window.strata.heatmap(an); // once to warm up (the canvas sized, the code compiled)
     const first = window.strata.heatmap(an); // the analysis taken in, then drawn
     if (first.rows.length !== R || first.steps.length !== S) return { bad: [first.rows.length, first.steps.length] };
@@ -253,7 +242,7 @@ test('the heatmap of 256 ranks x 200 steps: every cell drawn for every figure, t
     }
     const s = window.strata.heatmap();
     return { times, stragglers: s.rows.filter((x) => x.straggler).map((x) => x.name), cells: s.cells };
-  });
+  }, { an: syntheticAnalysis(R, S), R, S });
   assert.ok(!r.bad, JSON.stringify(r));
   t.diagnostic(`draw ms: ${r.times.map((x) => x.toFixed(1)).join(', ')}`);
   assert.deepEqual(r.stragglers, ['rank 7']);

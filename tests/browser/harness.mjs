@@ -572,3 +572,21 @@ export function privacyReport(urls, origin) {
 
 // A one-line diagnosis that names a byte offset (DESIGN contract 1/2).
 export const OFFSET_RE = /\b(byte|offset)s?\b\D{0,24}(\d+)/i;
+
+// A synthetic `strata analyze --json` object of `ranks` files x `steps`
+// steps (one GPU each; rank `slow` 500 us slower and marked the straggler),
+// for the heatmap's test and benchmark (window.strata.heatmap(analysis)).
+export function syntheticAnalysis(ranks, steps, slow = 7) {
+  const an = { traces: [], steps: [], devices: [], per_step: [], idle_gaps: [], ranks: [], stragglers: [], memory: [], ops: [], op_names: 0 };
+  for (let k = 0; k < ranks; k++) {
+    an.traces.push({ file: `rank-${k}.json`, group: `rank ${k}`, steps_from: 'profiler_step', steps, devices: 1 });
+    an.devices.push({ trace: k, name: '/device:GPU:0', steps });
+    an.ranks.push({ trace: k, value_us: 100, score: k === slow ? 9 : 0, straggler: k === slow });
+    for (let j = 0; j < steps; j++) {
+      const wall = 1000 + ((k * 31 + j * 17) % 97) + (k === slow ? 500 : 0);
+      an.steps.push({ trace: k, step: j + 1, start_us: j * 2000, end_us: j * 2000 + wall, wall_us: wall, host_us: wall });
+      an.per_step.push({ trace: k, device: k, step: j + 1, start_us: j * 2000, wall_us: wall, busy_us: wall * 0.9, idle_us: wall * 0.1, idle_pct: 10, compute_us: wall * 0.8, comm_us: wall * 0.1, memcpy_us: 0, overlap_pct: 50 });
+    }
+  }
+  return an;
+}

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, launchBrowser, newApp, CLI } from '../../tests/browser/harness.mjs';
+import { startServer, launchBrowser, newApp, CLI, syntheticAnalysis } from '../../tests/browser/harness.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -46,18 +46,7 @@ try {
   await app.nextOutcome(n, { timeout: 120_000 });
   await app.page.keyboard.press('o');
   await app.page.waitForSelector('#heatmap-canvas');
-  const r = await app.page.evaluate(async ({ R, S, REPS }) => {
-    const an = { traces: [], steps: [], devices: [], per_step: [], idle_gaps: [], ranks: [], stragglers: [], memory: [], ops: [], op_names: 0 };
-    for (let k = 0; k < R; k++) {
-      an.traces.push({ file: `rank-${k}.json`, group: `rank ${k}`, steps_from: 'profiler_step', steps: S, devices: 1 });
-      an.devices.push({ trace: k, name: '/device:GPU:0', steps: S });
-      an.ranks.push({ trace: k, value_us: 100, score: k === 7 ? 9 : 0, straggler: k === 7 });
-      for (let j = 0; j < S; j++) {
-        const wall = 1000 + ((k * 31 + j * 17) % 97) + (k === 7 ? 500 : 0);
-        an.steps.push({ trace: k, step: j + 1, start_us: j * 2000, end_us: j * 2000 + wall, wall_us: wall, host_us: wall });
-        an.per_step.push({ trace: k, device: k, step: j + 1, start_us: j * 2000, wall_us: wall, busy_us: wall * 0.9, idle_us: wall * 0.1, idle_pct: 10, compute_us: wall * 0.8, comm_us: wall * 0.1, memcpy_us: 0, overlap_pct: 50 });
-      }
-    }
+  const r = await app.page.evaluate(async ({ an, REPS }) => {
     const frame = () => new Promise((res) => requestAnimationFrame((t0) => requestAnimationFrame((t1) => res(t1 - t0))));
     window.strata.heatmap(an); // warm-up: the canvas sized, the code compiled
     const first = [], redraw = [], ticks = [];
@@ -71,7 +60,7 @@ try {
       ticks.push(await frame());
     }
     return { first, redraw, ticks, cells: window.strata.heatmap().cells };
-  }, { R, S, REPS });
+  }, { an: syntheticAnalysis(R, S), REPS });
   const fmt = (a) => `median ${median(a).toFixed(1)} ms, max ${Math.max(...a).toFixed(1)} ms (${a.length} draws)`;
   console.log(`heatmap ${R} ranks x ${S} steps (${r.cells} cells drawn)`);
   console.log(`  first draw of an analysis: ${fmt(r.first)}`);
