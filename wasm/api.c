@@ -362,6 +362,7 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_analyze_show(double trace, double device, doubl
 }
 EMSCRIPTEN_KEEPALIVE double st_wasm_select_name(const char *name) {
   return st_app_select_name(st_web_app(), name);
+}
 
 /* ---- op statistics, duration histograms, idle gaps (core/app/app_opstats.c) ---------------- */
 
