@@ -62,6 +62,7 @@ struct st_analysis {
   st_an_cell *cells;
   uint32_t ncells;
   st_an_gap *gaps;
+  uint64_t *gap_seq, gap_next; /* while sweeping: the gaps' heap order */
   uint32_t ngaps, max_gaps;
   st_an_rank *ranks;
   double rank_median, rank_scale;
@@ -506,21 +507,66 @@ typedef struct gapctx {
   int64_t prev_end;
 } gapctx;
 
+/* The candidates are a heap, the worst (shortest; the later on ties) at
+ * the root, each with its order of discovery (gap_seq); gaps_sort makes
+ * it the list, longest first, earlier first on ties. The same top as an
+ * insertion into a sorted list, in O(log max_gaps) a candidate. */
+static int gap_worse(const st_analysis *an, uint32_t a, uint32_t b) {
+  int64_t la = an->gaps[a].t1_ns - an->gaps[a].t0_ns, lb = an->gaps[b].t1_ns - an->gaps[b].t0_ns;
+  return la < lb || (la == lb && an->gap_seq[a] > an->gap_seq[b]);
+}
+
+static void gap_swap(st_analysis *an, uint32_t a, uint32_t b) {
+  st_an_gap g = an->gaps[a];
+  an->gaps[a] = an->gaps[b];
+  an->gaps[b] = g;
+  uint64_t q = an->gap_seq[a];
+  an->gap_seq[a] = an->gap_seq[b];
+  an->gap_seq[b] = q;
+}
+
+static void gap_down(st_analysis *an, uint32_t i, uint32_t n) {
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, s = i;
+    if (l < n && gap_worse(an, l, s)) s = l;
+    if (r < n && gap_worse(an, r, s)) s = r;
+    if (s == i) return;
+    gap_swap(an, i, s);
+    i = s;
+  }
+}
+
 static void gap_candidate(st_analysis *an, uint32_t device, int64_t t0, int64_t t1) {
   int64_t len = t1 - t0;
   if (len <= 0 || !an->max_gaps) return;
-  uint32_t n = an->ngaps;
-  if (n == an->max_gaps && an->gaps[n - 1].t1_ns - an->gaps[n - 1].t0_ns >= len) return;
-  uint32_t i = n < an->max_gaps ? n : n - 1; /* the slot freed */
-  while (i > 0 && an->gaps[i - 1].t1_ns - an->gaps[i - 1].t0_ns < len) {
-    an->gaps[i] = an->gaps[i - 1];
-    i--;
+  uint32_t n = an->ngaps, i;
+  if (n == an->max_gaps) {
+    if (an->gaps[0].t1_ns - an->gaps[0].t0_ns >= len) return;
+    i = 0; /* the root replaced, then moved down */
+  } else {
+    i = an->ngaps++;
   }
   memset(&an->gaps[i], 0, sizeof an->gaps[i]);
   an->gaps[i].device = device;
   an->gaps[i].t0_ns = t0;
   an->gaps[i].t1_ns = t1;
-  if (n < an->max_gaps) an->ngaps++;
+  an->gap_seq[i] = an->gap_next++;
+  if (i == 0 && n == an->max_gaps) {
+    gap_down(an, 0, an->ngaps);
+    return;
+  }
+  while (i > 0 && gap_worse(an, i, (i - 1) / 2)) { /* up */
+    gap_swap(an, i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
+}
+
+/* The heap -> longest first (earlier first on ties): the worst goes last. */
+static void gaps_sort(st_analysis *an) {
+  for (uint32_t end = an->ngaps; end > 1; end--) {
+    gap_swap(an, 0, end - 1);
+    gap_down(an, 0, end - 1);
+  }
 }
 
 /* The idle time (x, y) between two busy intervals, cut by the range. */
@@ -1000,18 +1046,22 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   an->first_step = st_calloc(&al, n, sizeof *an->first_step);
   an->step_count = st_calloc(&al, n, sizeof *an->step_count);
   an->gaps = st_calloc(&al, an->max_gaps, sizeof *an->gaps);
+  an->gap_seq = st_calloc(&al, an->max_gaps, sizeof *an->gap_seq);
   trace_ctx *ctx = st_calloc(&al, n, sizeof *ctx);
   rowlist *host = st_calloc(&al, n, sizeof *host);
-  st_code rc =
-      an->traces && an->source && an->first_step && an->step_count && an->gaps && ctx && host
-          ? ST_OK
-          : ST_ERR_NOMEM;
+  st_code rc = an->traces && an->source && an->first_step && an->step_count && an->gaps &&
+                       an->gap_seq && ctx && host
+                   ? ST_OK
+                   : ST_ERR_NOMEM;
   for (uint32_t k = 0; rc == ST_OK && k < n; k++) an->traces[k] = traces[k];
   for (uint32_t k = 0; rc == ST_OK && k < n; k++) {
     uint32_t gaps_before = an->ngaps;
     (void)gaps_before;
     rc = analyze_trace(an, k, &o, &host[k], ctx);
   }
+  if (rc == ST_OK) gaps_sort(an);
+  st_free(&al, an->gap_seq);
+  an->gap_seq = NULL;
   for (uint32_t g = 0; rc == ST_OK && g < an->ngaps; g++) {
     uint32_t k = an->devices[an->gaps[g].device].trace;
     gap_host(an, &an->gaps[g], k, &ctx[k], &host[k]);
@@ -1045,6 +1095,7 @@ void st_analysis_destroy(st_analysis *an) {
   st_free(&a, an->devices);
   st_free(&a, an->cells);
   st_free(&a, an->gaps);
+  st_free(&a, an->gap_seq);
   st_free(&a, an->ranks);
   st_free(&a, an);
 }
