@@ -437,27 +437,30 @@ static void device_name(const st_trace *t, uint32_t p, int kineto, char *buf) {
 
 /* ==== 4. the sweep ======================================================== */
 
+typedef struct m_item {
+  int64_t key; /* the row's next start */
+  uint32_t k;  /* the listed row */
+} m_item;
+
 typedef struct merger {
   const st_row *rows;
   const uint32_t *list; /* row indices */
   uint32_t *pos;        /* per listed row: next index */
-  uint32_t *heap;       /* listed rows with events left, by next start */
+  m_item *heap;         /* listed rows with events left, by next start */
   uint32_t hn;
 } merger;
 
-static int64_t m_key(const merger *m, uint32_t k) { return m->rows[m->list[k]].start[m->pos[k]]; }
-
 static void m_down(merger *m, uint32_t i) {
+  m_item *h = m->heap, x = h[i];
   for (;;) {
-    uint32_t l = 2 * i + 1, r = l + 1, s = i;
-    if (l < m->hn && m_key(m, m->heap[l]) < m_key(m, m->heap[s])) s = l;
-    if (r < m->hn && m_key(m, m->heap[r]) < m_key(m, m->heap[s])) s = r;
-    if (s == i) return;
-    uint32_t t = m->heap[i];
-    m->heap[i] = m->heap[s];
-    m->heap[s] = t;
+    uint32_t l = 2 * i + 1, r = l + 1, s = l;
+    if (l >= m->hn) break;
+    if (r < m->hn && h[r].key < h[l].key) s = r;
+    if (h[s].key >= x.key) break;
+    h[i] = h[s];
     i = s;
   }
+  h[i] = x;
 }
 
 static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t n) {
@@ -466,7 +469,7 @@ static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t
   m->hn = 0;
   for (uint32_t k = 0; k < n; k++) {
     m->pos[k] = 0;
-    if (rows[list[k]].count) m->heap[m->hn++] = k;
+    if (rows[list[k]].count) m->heap[m->hn++] = (m_item){rows[list[k]].start[0], k};
   }
   for (uint32_t i = m->hn / 2; i-- > 0;) m_down(m, i);
 }
@@ -474,10 +477,14 @@ static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t
 /* The next event in start order: 1 and (*row, *index), or 0 at the end. */
 static int m_next(merger *m, uint32_t *row, uint32_t *index) {
   if (!m->hn) return 0;
-  uint32_t k = m->heap[0];
+  uint32_t k = m->heap[0].k;
+  const st_row *r = &m->rows[m->list[k]];
   *row = m->list[k];
   *index = m->pos[k]++;
-  if (m->pos[k] >= m->rows[*row].count) m->heap[0] = m->heap[--m->hn];
+  if (m->pos[k] >= r->count)
+    m->heap[0] = m->heap[--m->hn];
+  else
+    m->heap[0].key = r->start[m->pos[k]];
   m_down(m, 0);
   return 1;
 }
