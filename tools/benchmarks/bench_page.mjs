@@ -18,7 +18,8 @@
 //            trace (issue 18, "a 1e6 trace's panel within a frame or two"): per run a
 //            fresh page opens the file, waits 1 s (a user's reaction), then times `o`
 //            (keydown -> panel filled, synchronous; and -> the next animation frame),
-//            then window.strata.analyze() alone (the wasm call + its JSON.parse) and
+//            then window.strata.analyze() alone (the wasm call + its JSON.parse), the
+//            panel's own call analyze({gaps: 1000}) (not kept: analysed anew), and
 //            `strata analyze FILE --json`'s analyze_ms natively; medians of --reps
 //
 // Environment (defaults in brackets):
