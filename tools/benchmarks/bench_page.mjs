@@ -68,7 +68,7 @@ for (let i = 0; i < args.length; i++) {
   else if (a === '--overview') opt.overview = true;
   else if (a === '--prof-trace') opt.cpuProf = true, opt.profTrace = args[++i];
   else if (a === '-h' || a === '--help') {
-    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 41).join('\n'));
+    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 42).join('\n'));
     process.exit(0);
   } else {
     console.error(`bench_page: unknown argument '${a}'`);
