@@ -239,11 +239,30 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     body.append(row);
   }
 
+  // more idle gaps than the CLI's default 10, so that every device's largest is known
+  const PANEL = { gaps: 1000 };
+
   function refresh() {
-    // more idle gaps than the CLI's default 10, so that every device's largest is known
-    const d = analyze({ stepName, gaps: 1000 });
+    const d = analyze({ stepName, ...PANEL });
     render(d);
     return d;
+  }
+
+  // The panel's analysis made ahead, once a trace's first frame is drawn (in
+  // idle time: never before that frame): core/app keeps its JSON until the
+  // files shown change or move, so `o` then only lays it out. Not for the
+  // largest traces (> PREPARE_MAX events: seconds of work the user may not
+  // want); asked before it is ready, the panel analyses at once.
+  const PREPARE_MAX = 4e6;
+  let prepareId = 0;
+  function prepare(events) {
+    const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+    const id = ++prepareId;
+    if (!(events <= PREPARE_MAX)) return;
+    idle(() => {
+      if (id !== prepareId || !panel.hidden || !window.strata || !window.strata.traces().length) return;
+      withCString(stepName, (p) => M._st_wasm_analyze(p, -1, PANEL.gaps));
+    }, { timeout: 1000 });
   }
 
   function toggle(on) {
@@ -269,10 +288,11 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     if (!window.strata || !window.strata.traces().length) return;
     toggle();
   });
-  window.addEventListener('strata:loaded', () => {
+  window.addEventListener('strata:loaded', (e) => {
     stepName = '';
     button.hidden = false;
     if (!panel.hidden) refresh();
+    else prepare(e.detail && e.detail.events);
   });
   // (files moved on the timeline: nothing to redo, the figures are in each file's own time)
   window.addEventListener('resize', () => { if (!panel.hidden && last && last.traces.length > 1) heat.redraw(); });

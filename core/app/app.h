@@ -312,7 +312,9 @@ const char *st_app_args_search_error(const st_app *app);
  *   time, as in that JSON) shows that window and scrolls the device's
  *   section (else file k's header) to the top, expanding it; 1 done, 0 bad
  *   arguments. The analysis is kept until the next analyze() or until
- *   the files shown change.
+ *   the files shown change; analyze() asked the same (step name, top_ops,
+ *   max_gaps) again while they neither changed nor moved answers the kept
+ *   JSON at once (the page asks once after a trace's first frame).
  * select_name(name) selects every event of slice and async tracks named
  *   exactly `name` in the files shown (an op's instances: its "count") ->
  *   how many (-1 failed) */

@@ -6,8 +6,11 @@
  * file's window (a step, an idle gap: the time window set and that file's
  * or device's section scrolled to the top); selecting every event of a
  * name (an op of the overview: its instances). The last analysis is
- * kept (its devices' processes, for going to a device) until the next or
- * until the view goes. Calls app_view.c.
+ * kept (its devices' processes, for going to a device) with its JSON
+ * until the next or until the view goes: asked again the same (step name,
+ * ops, gaps) while the files shown did not move, it answers that JSON
+ * without analysing again (the page asks once after a trace's first
+ * frame, so that the overview opens within a frame). Calls app_view.c.
  */
 #include "app_internal.h"
 
@@ -33,6 +36,14 @@ static void write_analysis(st_jout *o, st_app *app, const void *arg) {
 void st_app_analyze_forget(st_app *app) {
   st_analysis_destroy(app->an);
   app->an = NULL;
+  st_free(&app->self_alloc, app->an_step);
+  app->an_step = NULL;
+}
+
+/* 1: the kept analysis answers (step_name, top_ops, max_gaps) as asked now. */
+static int kept(const st_app *app, const char *step_name, int top_ops, int max_gaps) {
+  return app->an && app->an_step && app->an_text.text && strcmp(app->an_step, step_name) == 0 &&
+         app->an_top == top_ops && app->an_gaps == max_gaps && app->an_moves == app->moves;
 }
 
 const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int max_gaps) {
@@ -57,6 +68,9 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
   }
   o.top_ops = top_ops < 0 ? 20 : top_ops == 0 ? UINT32_MAX : (uint32_t)top_ops; /* as the CLI */
   o.max_gaps = max_gaps > 0 && max_gaps <= 100000 ? (uint32_t)max_gaps : 0;
+  const char *key = step_name ? step_name : "";
+  if (top_ops < 0) top_ops = -1; /* one key for the default */
+  if (kept(app, key, top_ops, (int)o.max_gaps)) return app->an_text.text;
   st_app_analyze_forget(app);
   st_error err;
   st_analysis *an = st_analyze(&app->alloc, traces, n, &o, &err);
@@ -64,7 +78,17 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
   st_analysis_json_opts jo = {.files = files, .groups = groups, .shift_ns = shift};
   an_text t = {an, &jo};
   app->an = an;
-  return st_app_json(app, &app->an_text, write_analysis, &t, "null");
+  const char *out = st_app_json(app, &app->an_text, write_analysis, &t, NULL);
+  if (!out) return "null";
+  size_t kl = strlen(key);
+  app->an_step = st_malloc(&app->self_alloc, kl + 1);
+  if (app->an_step) { /* else not kept: the next ask analyses again */
+    memcpy(app->an_step, key, kl + 1);
+    app->an_top = top_ops;
+    app->an_gaps = (int)o.max_gaps;
+    app->an_moves = app->moves;
+  }
+  return out;
 }
 
 /* ---- going to a file's window ------------------------------------------------------ */

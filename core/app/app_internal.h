@@ -168,9 +168,14 @@ struct st_app {
   st_panel_buf text;  /* the workspace's lists and stats */
   st_panel_buf small; /* short answers: view, frame stats, bench, alignment */
 
-  /* the last analysis of the files shown (app_analyze.c; NULL: none) */
+  /* the last analysis of the files shown (app_analyze.c; NULL: none), its
+   * JSON in an_text, and what it was asked with (an_text is its answer
+   * again while these are the same and the files shown did not move) */
   struct st_analysis *an;
   st_panel_buf an_text;
+  char *an_step; /* the step name ("" automatic) */
+  int an_top, an_gaps;
+  uint64_t an_moves; /* app->moves then */
 };
 
 /* ---- app_set.c ---- */

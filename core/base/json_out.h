@@ -127,16 +127,31 @@ static inline void st_jout_str(st_jout *o, const char *s, size_t n) {
   st_jout_str_as(o, s, n, ST_JESC_UTF8 | ST_JESC_DEL);
 }
 
+/* v's decimal digits into b (room for 20); returns how many. (Not
+ * snprintf: the numbers of large answers are many, and printf is slow in
+ * the page's wasm.) */
+static inline size_t st_jout_digits(char *b, uint64_t v) {
+  char t[20];
+  size_t n = 0;
+  do {
+    t[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (size_t i = 0; i < n; i++) b[i] = t[n - 1 - i];
+  return n;
+}
+
 static inline void st_jout_u64(st_jout *o, uint64_t v) {
   char b[24];
-  int k = snprintf(b, sizeof b, "%" PRIu64, v);
-  st_jout_put(o, b, (size_t)k);
+  st_jout_put(o, b, st_jout_digits(b, v));
 }
 
 static inline void st_jout_i64(st_jout *o, int64_t v) {
   char b[24];
-  int k = snprintf(b, sizeof b, "%" PRId64, v);
-  st_jout_put(o, b, (size_t)k);
+  size_t k = 0;
+  if (v < 0) b[k++] = '-';
+  k += st_jout_digits(b + k, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+  st_jout_put(o, b, k);
 }
 
 /* ns -> exact decimal microseconds: 1234567 -> 1234.567, -500 -> -0.5 */
@@ -144,17 +159,16 @@ static inline void st_jout_us(st_jout *o, int64_t ns) {
   char b[40];
   uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
   unsigned fr = (unsigned)(m % 1000);
-  int k;
-  if (fr == 0) {
-    k = snprintf(b, sizeof b, "%s%" PRIu64, ns < 0 ? "-" : "", m / 1000);
-  } else {
-    char f[4];
-    snprintf(f, sizeof f, "%03u", fr);
-    if (f[2] == '0') f[2] = 0;
-    if (f[1] == '0' && !f[2]) f[1] = 0;
-    k = snprintf(b, sizeof b, "%s%" PRIu64 ".%s", ns < 0 ? "-" : "", m / 1000, f);
+  size_t k = 0;
+  if (ns < 0) b[k++] = '-';
+  k += st_jout_digits(b + k, m / 1000);
+  if (fr) { /* three decimals, trailing zeros dropped */
+    b[k++] = '.';
+    b[k++] = (char)('0' + fr / 100);
+    if (fr % 100) b[k++] = (char)('0' + fr / 10 % 10);
+    if (fr % 10) b[k++] = (char)('0' + fr % 10);
   }
-  st_jout_put(o, b, (size_t)k);
+  st_jout_put(o, b, k);
 }
 
 /* A double with `decimals` fixed decimals, trailing zeros (and a bare '.')

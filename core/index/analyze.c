@@ -62,6 +62,7 @@ struct st_analysis {
   st_an_cell *cells;
   uint32_t ncells;
   st_an_gap *gaps;
+  uint64_t *gap_seq, gap_next; /* while sweeping: the gaps' heap order */
   uint32_t ngaps, max_gaps;
   st_an_rank *ranks;
   double rank_median, rank_scale;
@@ -436,27 +437,30 @@ static void device_name(const st_trace *t, uint32_t p, int kineto, char *buf) {
 
 /* ==== 4. the sweep ======================================================== */
 
+typedef struct m_item {
+  int64_t key; /* the row's next start */
+  uint32_t k;  /* the listed row */
+} m_item;
+
 typedef struct merger {
   const st_row *rows;
   const uint32_t *list; /* row indices */
   uint32_t *pos;        /* per listed row: next index */
-  uint32_t *heap;       /* listed rows with events left, by next start */
+  m_item *heap;         /* listed rows with events left, by next start */
   uint32_t hn;
 } merger;
 
-static int64_t m_key(const merger *m, uint32_t k) { return m->rows[m->list[k]].start[m->pos[k]]; }
-
 static void m_down(merger *m, uint32_t i) {
+  m_item *h = m->heap, x = h[i];
   for (;;) {
-    uint32_t l = 2 * i + 1, r = l + 1, s = i;
-    if (l < m->hn && m_key(m, m->heap[l]) < m_key(m, m->heap[s])) s = l;
-    if (r < m->hn && m_key(m, m->heap[r]) < m_key(m, m->heap[s])) s = r;
-    if (s == i) return;
-    uint32_t t = m->heap[i];
-    m->heap[i] = m->heap[s];
-    m->heap[s] = t;
+    uint32_t l = 2 * i + 1, r = l + 1, s = l;
+    if (l >= m->hn) break;
+    if (r < m->hn && h[r].key < h[l].key) s = r;
+    if (h[s].key >= x.key) break;
+    h[i] = h[s];
     i = s;
   }
+  h[i] = x;
 }
 
 static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t n) {
@@ -465,7 +469,7 @@ static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t
   m->hn = 0;
   for (uint32_t k = 0; k < n; k++) {
     m->pos[k] = 0;
-    if (rows[list[k]].count) m->heap[m->hn++] = k;
+    if (rows[list[k]].count) m->heap[m->hn++] = (m_item){rows[list[k]].start[0], k};
   }
   for (uint32_t i = m->hn / 2; i-- > 0;) m_down(m, i);
 }
@@ -473,10 +477,14 @@ static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t
 /* The next event in start order: 1 and (*row, *index), or 0 at the end. */
 static int m_next(merger *m, uint32_t *row, uint32_t *index) {
   if (!m->hn) return 0;
-  uint32_t k = m->heap[0];
+  uint32_t k = m->heap[0].k;
+  const st_row *r = &m->rows[m->list[k]];
   *row = m->list[k];
   *index = m->pos[k]++;
-  if (m->pos[k] >= m->rows[*row].count) m->heap[0] = m->heap[--m->hn];
+  if (m->pos[k] >= r->count)
+    m->heap[0] = m->heap[--m->hn];
+  else
+    m->heap[0].key = r->start[m->pos[k]];
   m_down(m, 0);
   return 1;
 }
@@ -506,21 +514,66 @@ typedef struct gapctx {
   int64_t prev_end;
 } gapctx;
 
+/* The candidates are a heap, the worst (shortest; the later on ties) at
+ * the root, each with its order of discovery (gap_seq); gaps_sort makes
+ * it the list, longest first, earlier first on ties. The same top as an
+ * insertion into a sorted list, in O(log max_gaps) a candidate. */
+static int gap_worse(const st_analysis *an, uint32_t a, uint32_t b) {
+  int64_t la = an->gaps[a].t1_ns - an->gaps[a].t0_ns, lb = an->gaps[b].t1_ns - an->gaps[b].t0_ns;
+  return la < lb || (la == lb && an->gap_seq[a] > an->gap_seq[b]);
+}
+
+static void gap_swap(st_analysis *an, uint32_t a, uint32_t b) {
+  st_an_gap g = an->gaps[a];
+  an->gaps[a] = an->gaps[b];
+  an->gaps[b] = g;
+  uint64_t q = an->gap_seq[a];
+  an->gap_seq[a] = an->gap_seq[b];
+  an->gap_seq[b] = q;
+}
+
+static void gap_down(st_analysis *an, uint32_t i, uint32_t n) {
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, s = i;
+    if (l < n && gap_worse(an, l, s)) s = l;
+    if (r < n && gap_worse(an, r, s)) s = r;
+    if (s == i) return;
+    gap_swap(an, i, s);
+    i = s;
+  }
+}
+
 static void gap_candidate(st_analysis *an, uint32_t device, int64_t t0, int64_t t1) {
   int64_t len = t1 - t0;
   if (len <= 0 || !an->max_gaps) return;
-  uint32_t n = an->ngaps;
-  if (n == an->max_gaps && an->gaps[n - 1].t1_ns - an->gaps[n - 1].t0_ns >= len) return;
-  uint32_t i = n < an->max_gaps ? n : n - 1; /* the slot freed */
-  while (i > 0 && an->gaps[i - 1].t1_ns - an->gaps[i - 1].t0_ns < len) {
-    an->gaps[i] = an->gaps[i - 1];
-    i--;
+  uint32_t n = an->ngaps, i;
+  if (n == an->max_gaps) {
+    if (an->gaps[0].t1_ns - an->gaps[0].t0_ns >= len) return;
+    i = 0; /* the root replaced, then moved down */
+  } else {
+    i = an->ngaps++;
   }
   memset(&an->gaps[i], 0, sizeof an->gaps[i]);
   an->gaps[i].device = device;
   an->gaps[i].t0_ns = t0;
   an->gaps[i].t1_ns = t1;
-  if (n < an->max_gaps) an->ngaps++;
+  an->gap_seq[i] = an->gap_next++;
+  if (i == 0 && n == an->max_gaps) {
+    gap_down(an, 0, an->ngaps);
+    return;
+  }
+  while (i > 0 && gap_worse(an, i, (i - 1) / 2)) { /* up */
+    gap_swap(an, i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
+}
+
+/* The heap -> longest first (earlier first on ties): the worst goes last. */
+static void gaps_sort(st_analysis *an) {
+  for (uint32_t end = an->ngaps; end > 1; end--) {
+    gap_swap(an, 0, end - 1);
+    gap_down(an, 0, end - 1);
+  }
 }
 
 /* The idle time (x, y) between two busy intervals, cut by the range. */
@@ -1000,18 +1053,22 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   an->first_step = st_calloc(&al, n, sizeof *an->first_step);
   an->step_count = st_calloc(&al, n, sizeof *an->step_count);
   an->gaps = st_calloc(&al, an->max_gaps, sizeof *an->gaps);
+  an->gap_seq = st_calloc(&al, an->max_gaps, sizeof *an->gap_seq);
   trace_ctx *ctx = st_calloc(&al, n, sizeof *ctx);
   rowlist *host = st_calloc(&al, n, sizeof *host);
-  st_code rc =
-      an->traces && an->source && an->first_step && an->step_count && an->gaps && ctx && host
-          ? ST_OK
-          : ST_ERR_NOMEM;
+  st_code rc = an->traces && an->source && an->first_step && an->step_count && an->gaps &&
+                       an->gap_seq && ctx && host
+                   ? ST_OK
+                   : ST_ERR_NOMEM;
   for (uint32_t k = 0; rc == ST_OK && k < n; k++) an->traces[k] = traces[k];
   for (uint32_t k = 0; rc == ST_OK && k < n; k++) {
     uint32_t gaps_before = an->ngaps;
     (void)gaps_before;
     rc = analyze_trace(an, k, &o, &host[k], ctx);
   }
+  if (rc == ST_OK) gaps_sort(an);
+  st_free(&al, an->gap_seq);
+  an->gap_seq = NULL;
   for (uint32_t g = 0; rc == ST_OK && g < an->ngaps; g++) {
     uint32_t k = an->devices[an->gaps[g].device].trace;
     gap_host(an, &an->gaps[g], k, &ctx[k], &host[k]);
@@ -1045,6 +1102,7 @@ void st_analysis_destroy(st_analysis *an) {
   st_free(&a, an->devices);
   st_free(&a, an->cells);
   st_free(&a, an->gaps);
+  st_free(&a, an->gap_seq);
   st_free(&a, an->ranks);
   st_free(&a, an);
 }

@@ -6,7 +6,8 @@
 // of a planted-gap trace, an op's instances), "Use as step" in an event's
 // details, and the ranks x steps heatmap: a slow rank marked as the
 // straggler and a noise-only profile with none, a click on a cell zooming
-// to that rank's step, and 256 ranks x 200 steps drawn in under 50 ms.
+// to that rank's step, and 256 ranks x 200 steps drawn in under 50 ms; the
+// overview of a 1e6-event trace opened from the analysis made ahead.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -205,6 +206,50 @@ test('"Use as step" in the details makes every event of that name a step', async
   const cli = cliAnalyze(paths, ['--step-name', 'block_until_ready', '--gaps', '1000']);
   assert.deepEqual(shown, cli);
   assert.ok(shown.traces.every((t) => t.steps_from === 'named'));
+});
+
+// The overview's analysis is made in idle time after a trace's first frame
+// and kept (core/app) until the files shown change or move: `o` on a 1e6
+// trace then shows it within a frame or two, the CLI's figures; the kept one
+// is not stale after the file moved, after "use as step", after new files.
+test('the overview of a 1e6 trace opens from the analysis made ahead, the CLI\'s, never stale', async () => {
+  const big = path.join(dir, 'lean1e6.json');
+  execFileSync(GEN, ['-n', '1e6', '--lean', '-o', big], { stdio: 'ignore' });
+  const app = await ctx.app();
+  await openAll(app, [big]);
+  // the idle callbacks queued after strata:loaded (the analysis made ahead) have run
+  await app.page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r, { timeout: 3000 }), { timeout: 3000 })));
+  const ms = await app.page.evaluate(() => {
+    const t0 = performance.now();
+    window.dispatchEvent(new KeyboardEvent('keydown', { key: 'o', bubbles: true }));
+    const open = performance.now() - t0;
+    const t1 = performance.now();
+    window.strata.analyze({ gaps: 999 }); // not kept: analysed now
+    return { open, fresh: performance.now() - t1 };
+  });
+  assert.ok(ms.open < ms.fresh / 2, `o took ${ms.open.toFixed(1)} ms, a fresh analysis ${ms.fresh.toFixed(1)} ms`);
+  const one = cliAnalyze([big], ['--gaps', '1000']);
+  assert.deepEqual(await app.page.evaluate(() => window.strata.overview(true)), one);
+  const ops = await app.page.$$eval('#overview-ops tbody tr td.name', (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(ops, one.ops.map((o) => o.name));
+  assert.equal(await app.page.$$eval('#overview-devices tbody tr', (trs) => trs.length), one.devices.length);
+  // with a second file (several: one can be moved), the panel open meanwhile
+  const two = [big, files['rank-0']];
+  await openAll(app, two);
+  const cli = cliAnalyze(two, ['--gaps', '1000']);
+  assert.deepEqual(await app.page.evaluate(() => window.strata.overview()), cli);
+  // moved on the timeline: the same figures (each file's own time)
+  await app.page.evaluate(() => window.strata.setOffset(window.strata.traces()[1].handle, 1500));
+  assert.deepEqual(await app.page.evaluate(() => window.strata.overview(true)), cli);
+  // every train step's host call as the step: the panel's analysis is redone
+  const named = await app.page.evaluate(() => window.strata.useAsStep('PjitFunction(train_step)'));
+  assert.deepEqual(named, cliAnalyze(two, ['--step-name', 'PjitFunction(train_step)', '--gaps', '1000']));
+  // other files: the panel shows theirs
+  const paths = [files['rank-1'], files['rank-2']];
+  await openAll(app, paths);
+  assert.deepEqual(await app.page.evaluate(() => window.strata.overview(true)), cliAnalyze(paths, ['--gaps', '1000']));
+  await app.page.evaluate(() => window.strata.overview(false));
+  assert.deepEqual(await analyzeIn(app), cliAnalyze(paths));
 });
 
 test('a noise-only profile has no straggler', async () => {

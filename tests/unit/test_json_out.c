@@ -132,6 +132,20 @@ static void test_numbers(void) {
   st_jout_fixed(&o, NAN, 2);
   st_jout_end(&o);
   CHECK_EQ_STR(buf, "18446744073709551615 1234.567 -0.5 2.5 0 0.333 null");
+  /* the digits written by hand: the edges of st_jout_us's decimals, the
+   * extremes of the integers */
+  o = (st_jout){.buf = buf, .cap = sizeof buf};
+  const int64_t us[] = {0, 5, 50, 510, 501, -1000, 1001, INT64_MIN, INT64_MAX};
+  for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+    st_jout_us(&o, us[i]);
+    st_jout_lit(&o, " ");
+  }
+  st_jout_i64(&o, INT64_MIN);
+  st_jout_lit(&o, " ");
+  st_jout_i64(&o, 0);
+  st_jout_end(&o);
+  CHECK_EQ_STR(buf, "0 0.005 0.05 0.51 0.501 -1 1.001 -9223372036854775.808 "
+                    "9223372036854775.807 -9223372036854775808 0");
 }
 
 int main(void) {

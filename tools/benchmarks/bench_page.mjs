@@ -14,6 +14,13 @@
 //            format; build the wasm with -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs
 //            for function names) and its top self-time functions;
 //            --prof-trace K profiles trace K instead (t1e5, t1e6, ...)
+//   node tools/benchmarks/bench_page.mjs --overview   only the overview panel on the lean 1e6
+//            trace (issue 18, "a 1e6 trace's panel within a frame or two"): per run a
+//            fresh page opens the file, waits 1 s (a user's reaction), then times `o`
+//            (keydown -> panel filled, synchronous; and -> the next animation frame),
+//            then window.strata.analyze() alone (the wasm call + its JSON.parse), the
+//            panel's own call analyze({gaps: 1000}) (not kept: analysed anew), and
+//            `strata analyze FILE --json`'s analyze_ms natively; medians of --reps
 //
 // Environment (defaults in brackets):
 //   STRATA_DIST  the built site to serve          [<repo>/dist]   (tools/build)
@@ -50,7 +57,7 @@ const OUT = path.join(ROOT, 'build', 'bench-page-results.json');
 const GEN = path.resolve(process.env.STRATA_GEN || path.join(path.dirname(CLI), 'strata-gen'));
 
 const args = process.argv.slice(2);
-const opt = { reps: 5, big: false, onlyBig: false, regen: false, cpuProf: false, profTrace: 'lean1e6' };
+const opt = { reps: 5, big: false, onlyBig: false, regen: false, cpuProf: false, profTrace: 'lean1e6', overview: false };
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--reps') opt.reps = Math.max(1, Number(args[++i]) | 0);
@@ -58,9 +65,10 @@ for (let i = 0; i < args.length; i++) {
   else if (a === '--only-big') opt.big = opt.onlyBig = true;
   else if (a === '--regen') opt.regen = true;
   else if (a === '--cpu-prof') opt.cpuProf = true;
+  else if (a === '--overview') opt.overview = true;
   else if (a === '--prof-trace') opt.cpuProf = true, opt.profTrace = args[++i];
   else if (a === '-h' || a === '--help') {
-    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 35).join('\n'));
+    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 42).join('\n'));
     process.exit(0);
   } else {
     console.error(`bench_page: unknown argument '${a}'`);
@@ -161,6 +169,81 @@ async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuPr
   }
 }
 
+// The overview panel's latency on one fresh page (see --overview).
+async function overviewRun(browser, server, file, timeoutMs) {
+  const app = await newApp(browser, server, { viewport: { width: 1280, height: 720 } });
+  try {
+    await app.goto();
+    await app.ready();
+    await app.demoLoaded();
+    app.page.setDefaultTimeout(timeoutMs);
+    const ev = await app.openViaInput(file, { timeout: timeoutMs });
+    if (ev.type !== 'strata:loaded') throw new Error(`page could not open ${file}: ${ev.detail}`);
+    await app.page.waitForTimeout(1000);
+    return await app.page.evaluate(async () => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+      await frame();
+      const t0 = performance.now();
+      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'o', bubbles: true }));
+      const t1 = performance.now();
+      const rows = document.querySelectorAll('#overview-devices tbody tr').length;
+      const ops = document.querySelectorAll('#overview-ops tbody tr').length;
+      const t2 = await frame();
+      // analyze() alone, its JSON.parse timed apart (the rest: the wasm call + UTF-8 -> string)
+      const parse = JSON.parse;
+      let parseMs = 0, chars = 0;
+      JSON.parse = (text, ...rest) => {
+        const a = performance.now();
+        const v = parse(text, ...rest);
+        parseMs += performance.now() - a;
+        chars += text.length;
+        return v;
+      };
+      let t3, t4;
+      try {
+        t3 = performance.now();
+        window.strata.analyze();
+        t4 = performance.now();
+      } finally {
+        JSON.parse = parse;
+      }
+      // the panel's own call (more idle gaps than the default)
+      const t5 = performance.now();
+      window.strata.analyze({ gaps: 1000 });
+      const t6 = performance.now();
+      return { panel_sync_ms: t1 - t0, panel_frame_ms: t2 - t0, rows, ops, analyze_ms: t4 - t3,
+        analyze_parse_ms: parseMs, analyze_wasm_ms: t4 - t3 - parseMs, analyze_json_chars: chars,
+        analyze_gaps1000_ms: t6 - t5 };
+    });
+  } finally {
+    await app.close();
+  }
+}
+
+async function overviewMain(server, browser) {
+  const f = ensureTrace(TRACES.lean1e6);
+  const runs = [];
+  for (let r = 1; r <= opt.reps; r++) {
+    log(`overview repetition ${r}/${opt.reps}`);
+    const page = await overviewRun(browser, server, f, 60_000);
+    const cli = spawnSync(CLI, ['analyze', f, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    if (cli.status !== 0) throw new Error(`strata analyze: exit ${cli.status}: ${cli.stderr}`);
+    page.native_analyze_ms = JSON.parse(cli.stdout).analyze_ms;
+    runs.push(page);
+    log(JSON.stringify(page));
+  }
+  const m = (k) => median(runs.map((x) => x[k]));
+  console.log(`Overview panel, ${TRACES.lean1e6.file} (1e6 events), medians of ${opt.reps}:\n` +
+    `| figure | median ms |\n|---|---|\n` +
+    `| o -> panel filled (synchronous) | ${fmt(m('panel_sync_ms'), 1)} |\n` +
+    `| o -> next animation frame | ${fmt(m('panel_frame_ms'), 1)} |\n` +
+    `| window.strata.analyze() | ${fmt(m('analyze_ms'), 1)} |\n` +
+    `| of which JSON.parse (${fmt(m('analyze_json_chars') / 1e3)} kchars) | ${fmt(m('analyze_parse_ms'), 1)} |\n` +
+    `| of which the wasm call | ${fmt(m('analyze_wasm_ms'), 1)} |\n` +
+    `| window.strata.analyze({gaps: 1000}) (the panel's call) | ${fmt(m('analyze_gaps1000_ms'), 1)} |\n` +
+    `| native strata analyze analyze_ms | ${fmt(m('native_analyze_ms'), 1)} |`);
+}
+
 // The functions with the most self time in a CPU profile (stderr).
 function topSelf(profile, n = 25) {
   const byId = new Map(profile.nodes.map((x) => [x.id, x]));
@@ -182,13 +265,17 @@ function topSelf(profile, n = 25) {
 async function main() {
   if (!distExists()) throw new Error(`no site at ${DIST} (run tools/build, or set STRATA_DIST)`);
   if (!fs.existsSync(CLI)) throw new Error(`no native CLI at ${CLI} (run tools/build, or set STRATA_CLI)`);
-  const names = Object.keys(TRACES).filter((k) => (opt.onlyBig ? TRACES[k].big : opt.big || !TRACES[k].big));
+  const names = opt.overview ? [] : Object.keys(TRACES).filter((k) => (opt.onlyBig ? TRACES[k].big : opt.big || !TRACES[k].big));
   const files = Object.fromEntries(names.map((k) => [k, ensureTrace(TRACES[k])]));
   const server = await startServer({ root: DIST });
   const browser = await launchBrowser();
   const runs = []; // {what, trace, rep, out}
   const t0 = Date.now();
   try {
+    if (opt.overview) {
+      await overviewMain(server, browser);
+      return;
+    }
     if (opt.cpuProf) {
       const pt = TRACES[opt.profTrace];
       if (!pt) throw new Error(`--prof-trace: no trace '${opt.profTrace}' (${Object.keys(TRACES).join(', ')})`);
