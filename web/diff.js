@@ -2,15 +2,21 @@
 // baseline, B the candidate; core/app/app_diff.c over core/index/diff.h): by name or
 // category, over the whole traces, the visible window or one step; count,
 // total, self and average in A and B, the difference and the ratio;
-// sortable by any column; rows only in one side marked; big regressions
-// coloured; a click selects the row's events in both. Names are untrusted:
-// textContent only.
+// sortable by any column; rows only in one side marked; the verdict of each
+// row (a regression / improvement: a meaningful effect, significant over the
+// instances, Mann-Whitney p; or too few instances for one) coloured and
+// named, with its p; above the table the headline (step time and device busy
+// per step, B - A with a 95 % interval) and the rollup by kind; a click
+// selects the row's events in both. Names are untrusted: textContent only.
 
 const COLS = [
   ['name', 'name'], ['count_a', 'count A'], ['count_b', 'count B'],
   ['total_us_a', 'total A'], ['total_us_b', 'total B'], ['d_total_us', 'Δ total'], ['ratio_total', 'B / A'],
   ['self_us_a', 'self A'], ['self_us_b', 'self B'], ['avg_us_a', 'avg A'], ['avg_us_b', 'avg B'],
+  ['verdict', 'verdict'], ['p_value', 'p'],
 ];
+// the verdict column's words (core/index/diff.h; no_change: blank)
+const VERDICT = { regression: 'slower', improvement: 'faster', not_enough_data: 'too few', only_a: 'only A', only_b: 'only B' };
 // the core's column keys for sorting (core/index/diff.h st_diff_col_key)
 const SORT_KEY = { total_us_a: 'total_us_a', total_us_b: 'total_us_b', d_total_us: 'd_total_us', self_us_a: 'self_us_a',
   self_us_b: 'self_us_b', avg_us_a: 'avg_us_a', avg_us_b: 'avg_us_b', ratio_total: 'ratio_total', name: 'name',
@@ -22,6 +28,7 @@ export function createDiff({ M, str, withCString, onChange }) {
   const head = $('diff-head');
   const body = $('diff-body');
   const meta = $('diff-meta');
+  const headline = $('diff-headline');
   const note = $('diff-note');
   const by = $('diff-by');
   const range = $('diff-range');
@@ -43,8 +50,34 @@ export function createDiff({ M, str, withCString, onChange }) {
     if (c.startsWith('count')) return String(v);
     if (c === 'ratio_total') return v === null ? '∞' : `${v.toFixed(2)}×`;
     if (c === 'd_total_us') return `${v > 0 ? '+' : ''}${fmtUs(v)}`;
+    if (c === 'verdict') return VERDICT[v] || '';
+    if (c === 'p_value') return v === null || v === undefined ? '' : v < 0.001 ? v.toExponential(1) : v.toFixed(3);
     return fmtUs(v);
   };
+  const signed = (us) => `${us > 0 ? '+' : us < 0 ? '−' : ''}${fmtUs(Math.abs(us))}`;
+  // "A 21.69 ms, B 25.13 ms, B − A +3.45 ms (95 % interval +3.41 … +3.49 ms)"
+  const change = (a, b, d, ci) => `A ${fmtUs(a)}, B ${fmtUs(b)}, B − A ${signed(d)}` +
+    (ci ? ` (95 % interval ${signed(ci[0])} … ${signed(ci[1])})` : '');
+
+  // The headline and the rollup by kind (the five kinds that changed most).
+  function renderHeadline(d) {
+    headline.replaceChildren();
+    const h = d.headline;
+    const line = (cls, text) => {
+      const p = document.createElement('p');
+      p.className = cls;
+      p.textContent = text;
+      p.title = text; // cut at the panel's width: the whole line on hover
+      headline.append(p);
+    };
+    if (h && h.step_us_a !== null) line('diff-step-change', `step time: ${change(h.step_us_a, h.step_us_b, h.d_step_us, h.d_step_ci_us)} over ${h.steps_a} / ${h.steps_b} steps`);
+    if (h && h.busy_us_a !== null) line('diff-busy-change', `device busy per step: ${change(h.busy_us_a, h.busy_us_b, h.d_busy_us, h.d_busy_ci_us)}`);
+    const kinds = (d.rollup || []).filter((k) => k.d_total_us !== 0)
+      .sort((x, y) => Math.abs(y.d_total_us) - Math.abs(x.d_total_us)).slice(0, 5);
+    if (kinds.length) {
+      line('diff-rollup', `by kind: ${kinds.map((k) => `${k.kind} ${signed(k.d_total_us)} (${k.regressions} of ${k.rows} rows slower, ${k.improvements} faster)`).join('; ')}`);
+    }
+  }
 
   function render(d) {
     last = d;
@@ -52,12 +85,19 @@ export function createDiff({ M, str, withCString, onChange }) {
     body.replaceChildren();
     if (!d) {
       meta.textContent = '';
+      headline.replaceChildren();
       note.hidden = false;
       note.textContent = 'Nothing to compare: open two traces (or the step is not in both).';
       return d;
     }
     for (const [c, label] of COLS) {
       const th = document.createElement('th');
+      if (!SORT_KEY[c]) { // the verdict and its p: not a sort key of the core's
+        th.className = 'plain';
+        th.textContent = label;
+        head.append(th);
+        continue;
+      }
       if (sort.col === c) th.setAttribute('aria-sort', sort.desc ? 'descending' : 'ascending');
       const b = document.createElement('button');
       b.type = 'button';
@@ -80,6 +120,7 @@ export function createDiff({ M, str, withCString, onChange }) {
         const td = document.createElement('td');
         if (c === 'name') td.className = 'name';
         if (c === 'd_total_us') td.className = 'd';
+        if (c === 'verdict') td.className = 'verdict';
         td.textContent = cell(c, r);
         if (c === 'name') td.title = r.name;
         tr.append(td);
@@ -91,7 +132,9 @@ export function createDiff({ M, str, withCString, onChange }) {
       });
       body.append(tr);
     });
-    meta.textContent = `${d.rows.length} rows · ${d.regressions} regressions · ${d.only_a} only in A · ${d.only_b} only in B`;
+    meta.textContent = `${d.rows.length} rows · ${d.regressions} regressions · ${d.improvements} improvements · ` +
+      `${d.not_enough_data} too few instances · ${d.only_a} only in A · ${d.only_b} only in B`;
+    renderHeadline(d);
     note.hidden = true;
     return d;
   }
