@@ -677,8 +677,8 @@ st_code st_agg_add(st_agg *g, uint32_t row, uint32_t lo, uint32_t hi) {
       if (self < 0) self = 0;
     }
     a->count++;
-    a->total_ns += d;
-    a->self_ns += self;
+    a->total_ns = st_sat_add(a->total_ns, d); /* hostile durations: saturate, never wrap */
+    a->self_ns = st_sat_add(a->self_ns, self);
     if (d < a->min_ns) a->min_ns = d;
     if (d > a->max_ns) a->max_ns = d;
     a->avg_ns = (double)a->total_ns / (double)a->count;

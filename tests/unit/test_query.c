@@ -396,10 +396,39 @@ static void test_selection_set(void) {
   st_selection_destroy(s);
 }
 
+/* Hostile durations (a damaged or crafted file: two threads' slices of
+ * ~2^62 ns each): the totals saturate at INT64_MAX instead of wrapping negative
+ * (the fuzzer's analysis of such a file overflowed here). */
+static void test_aggregate_saturates(void) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t t1 = st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
+  uint32_t t2 = st_builder_track(b, p, ST_TRACK_SLICES, 2, 0);
+  uint32_t name = S(b, "huge");
+  const int64_t big = INT64_MAX / 2 + 1000; /* one row's events never sum past its span: two rows */
+  st_builder_slice(b, t1, 0, big, name, 0, 1, 0);
+  st_builder_slice(b, t2, 0, big, name, 0, 2, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  CHECK(t != NULL);
+  st_agg *g = st_agg_create(NULL, t);
+  uint32_t nr;
+  st_trace_rows(t, &nr);
+  for (uint32_t r = 0; r < nr; r++) CHECK(st_agg_add(g, r, 0, UINT32_MAX) == ST_OK);
+  uint32_t n;
+  const st_agg_row *rows = st_agg_rows(g, &n);
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(rows[0].count, 2);
+  CHECK(rows[0].total_ns == INT64_MAX);
+  CHECK(rows[0].self_ns == INT64_MAX);
+  st_agg_destroy(g);
+  st_trace_destroy(t);
+}
+
 int main(void) {
   RUN(test_search_small);
   RUN(test_self_and_details);
   RUN(test_aggregate_small);
+  RUN(test_aggregate_saturates);
   RUN(test_search_vs_brute);
   RUN(test_format_dur);
   RUN(test_selection_set);
