@@ -15,24 +15,28 @@
 # Also: two files merged on one timeline draw both files' group headers; a
 # file that cannot be read, or no display for a window, exits 1 with one
 # line. Skipped (exit 77, ctest
-# SKIP_RETURN_CODE) only if xvfb-run is missing.
+# SKIP_RETURN_CODE) only if Xvfb is missing. One private X server for the
+# script (view_check.Xvfb: -displayfd, stopped and waited for at the end).
 set -u
 strata=${1:?usage: view_screenshot.sh STRATA}
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo "SKIP: xvfb-run is not installed (Debian: xvfb, xauth); strata view needs a display"
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian: xvfb); strata view needs a display"
   exit 77
 fi
 export STRATA_BIN=$strata STRATA_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 exec python3 - <<'PY'
-import json, os, struct, subprocess, sys, tempfile, zlib
+import atexit, json, os, struct, subprocess, sys, tempfile, zlib
 
 strata = os.environ["STRATA_BIN"]
 root = os.environ["STRATA_ROOT"]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(root, "tests", "cli"))
-from view_check import finish, lsan_not_fatal, own_leaks, report
+from view_check import Xvfb, finish, lsan_not_fatal, own_leaks, report
 
 lsan_not_fatal()
+xserver = Xvfb()
+xenv = xserver.__enter__()
+atexit.register(xserver.__exit__, None, None, None)
 tmp = tempfile.mkdtemp(prefix="strata-view-")
 
 
@@ -205,10 +209,10 @@ def check(png, frame):
 
 
 def view(files, png, frame_json=None, size="1280x720"):
-    cmd = ["xvfb-run", "-a", strata, "view"] + files + ["--screenshot", png, "--size", size]
+    cmd = [strata, "view"] + files + ["--screenshot", png, "--size", size]
     if frame_json:
         cmd += ["--frame-json", frame_json]
-    p = subprocess.run(cmd, capture_output=True, timeout=120)
+    p = subprocess.run(cmd, capture_output=True, env=xenv, timeout=120)
     leaks = own_leaks(p.stderr.decode(errors="replace"), root, strata)
     report(not leaks, "no leaks in strata's code: " + " ".join(files[-1:]), "; ".join(leaks))
     return p

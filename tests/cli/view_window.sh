@@ -7,26 +7,29 @@
 # over a slice names it, a click selects it, / opens the search box and
 # typed text searches, Esc leaves it, ? prints the key help; SIGTERM closes
 # the window and strata exits 0 (under ASan: no leak in its own code).
-# Skipped (exit 77) without xvfb-run or xdotool.
+# Skipped (exit 77) without Xvfb or xdotool. A private X server
+# (view_check.Xvfb: -displayfd picks a free display; stopped and waited for).
 set -u
 strata=${1:?usage: view_window.sh STRATA}
-for tool in xvfb-run xdotool; do
+for tool in Xvfb xdotool; do
   if ! command -v $tool >/dev/null 2>&1; then
     echo "SKIP: $tool is not installed (Debian: xvfb, xdotool)"
     exit 77
   fi
 done
 export STRATA_BIN=$strata STRATA_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-exec xvfb-run -a python3 - <<'PY'
+exec python3 - <<'PY'
 import json, os, signal, subprocess, sys, tempfile, time
 
 strata = os.environ["STRATA_BIN"]
 root = os.environ["STRATA_ROOT"]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(root, "tests", "cli"))
-from view_check import finish, lsan_not_fatal, own_leaks, report
+from view_check import Xvfb, finish, lsan_not_fatal, own_leaks, report
 
 lsan_not_fatal()
+xserver = Xvfb()
+os.environ.update(xserver.__enter__())  # DISPLAY for strata and xdotool
 tmp = tempfile.mkdtemp(prefix="strata-window-")
 
 
@@ -95,5 +98,6 @@ report(p.returncode == 0, "closes cleanly (exit 0)", "exit %s: %s" % (p.returnco
 own = own_leaks(err, root, strata)
 report(not own, "no leaks in strata's code", "; ".join(own))
 report("keys and mouse" in out, "? prints the key help", "stdout %r" % out[:200])
+xserver.__exit__(None, None, None)
 sys.exit(finish())
 PY
