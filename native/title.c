@@ -59,6 +59,7 @@ void nv_title(st_app *app, const nv_input *in, const char *name, char *buf, size
   }
   APPEND("%s - strata  |  %s", name, st_ui_tool_name(st_ui_tool(ui)));
   if (st_app_side_by_side(app)) APPEND("  |  side by side");
+  APPEND("  |  arrows: %s", st_flow_mode_name(st_ui_flow_mode(ui)));
   hovered(ui, buf, cap);
   uint64_t nsel = st_selection_count(st_ui_selection(ui));
   if (nsel) APPEND("  |  %llu selected", (unsigned long long)nsel);
@@ -88,7 +89,8 @@ void nv_help_print(void) {
         "  / or ctrl + F    search (typed into the title bar); Enter / shift + Enter:\n"
         "                   next / previous match; PageDown / PageUp: ten; Esc: back\n"
         "  Esc              cancel a drag, else clear selection, mark and search\n"
-        "  l                flow arrows on / off\n"
+        "  l                flow arrows: off / selection (the selected event's chain,\n"
+        "                   the default) / all (bundled, under the slices)\n"
         "  ?                this help\n",
         stdout);
   fflush(stdout);

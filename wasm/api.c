@@ -177,13 +177,12 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_set_help(int visible) {
   if (st_app_ui(app)) st_app_apply(app, st_ui_set_help(st_app_ui(app), visible));
 }
 
-/* Flow arrows for everything in view on (1) or off (0); returns the state. */
-EMSCRIPTEN_KEEPALIVE int st_wasm_set_flows(int visible) {
+/* The flow mode (st_flow_mode: 0 off, 1 selection, 2 all; -1: just ask);
+ * returns the mode now (an out-of-range mode changes nothing). */
+EMSCRIPTEN_KEEPALIVE int st_wasm_set_flows(int mode) {
   st_app *app = st_web_app();
-  st_ui *ui = st_app_ui(app);
-  if (!ui) return visible != 0;
-  st_app_apply(app, st_ui_set_flows(ui, visible));
-  return st_ui_flows_visible(ui);
+  if (mode >= 0) st_app_set_flow_mode(app, mode);
+  return st_app_flow_mode(app);
 }
 
 /* The page's #sel=<row>:<index> links (web/embed.js) and flow links: 1 done. */

@@ -51,6 +51,7 @@ st_app *st_app_create(const st_app_desc *desc) {
   app->css_h = desc->css_h >= 1 ? desc->css_h : 600;
   app->dpr = desc->dpr > 0 ? desc->dpr : 1;
   app->tool = ST_TOOL_SELECT; /* the core's default; 2 / middle drag pan */
+  app->flow_mode = ST_FLOWS_SELECTION;
   app->dl.clear_rgba = BACKGROUND_RGBA;
   app->dirty = 1;
   app->sum.source = -1;
@@ -258,6 +259,7 @@ static st_code build_view(void *ud, const st_traceset *set, st_trace *view, st_e
   app->ui = ui;
   app->animating = 0;
   st_ui_set_tool(ui, (st_tool)app->tool);
+  st_ui_set_flow_mode(ui, (st_flow_mode)app->flow_mode);
   return ST_OK;
 }
 

@@ -183,6 +183,11 @@ const char *st_app_view_json(st_app *app);
 int st_app_view_set(st_app *app, double start_us, double end_us);
 /* Tool 0 select, 1 pan, 2 zoom, 3 timing (kept across loads). */
 void st_app_set_tool(st_app *app, int tool);
+/* The flow mode (st_flow_mode: 0 off, 1 selection, 2 all; kept across loads,
+ * shared by side-by-side panes; key l on the ui cycles it): returns the mode
+ * set, or -1 (nothing changed) for a mode out of range. */
+int st_app_set_flow_mode(st_app *app, int mode);
+int st_app_flow_mode(const st_app *app);
 /* Selects the one event at (row, index) of the view (reveal: also scrolls
  * and pans to centre it); 1 done, 0 no such event. */
 int st_app_select(st_app *app, double row, double index, int reveal);
@@ -196,8 +201,11 @@ const st_drawlist *st_app_frame(st_app *app);
 /* The list st_app_frame returned has been drawn: frame statistics are
  * taken and a pending "loaded" is reported (platform.loaded). */
 void st_app_frame_done(st_app *app);
-/* {"frames","last_frame_ms","rects","glyphs","bands"} (bands: idle-gap
- * bands drawn, st_drawlist.bands_drawn) */
+/* {"frames","last_frame_ms","rects","glyphs","bands","flows":{"mode",
+ * "drawn","bundles","bundled","labels","chain","capped"}} (bands: idle-gap
+ * bands drawn, st_drawlist.bands_drawn; flows: the flow mode and the last
+ * frame's st_drawlist.flows_drawn, flow_bundles_drawn, flows_bundled,
+ * flow_labels, flows_chain, flows_capped) */
 const char *st_app_frame_stats_json(st_app *app);
 
 /* The bench (core/view/bench_script.h) on the trace shown at the canvas's

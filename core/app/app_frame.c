@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static st_code build_ui(st_app *app, st_ui *ui, st_drawlist *dl) {
   st_draw_input in = {.trace = app->trace,
@@ -67,6 +68,10 @@ void st_app_frame_done(st_app *app) {
   app->last_rects = app->dl.rect_count;
   app->last_glyphs = app->dl.glyph_count;
   app->last_bands = app->dl.bands_drawn;
+  const st_drawlist *dl = &app->dl;
+  uint32_t flows[6] = {dl->flows_drawn, dl->flow_bundles_drawn, dl->flows_bundled,
+                       dl->flow_labels, dl->flows_chain,        dl->flows_capped};
+  memcpy(app->last_flows, flows, sizeof flows);
   if (app->loaded_pending) {
     app->loaded_pending = 0;
     app->stats.load_ms = t1 - app->load_t0_ms;
@@ -86,7 +91,15 @@ static void write_frame_stats(st_jout *o, st_app *app, const void *arg) {
   st_jout_u64(o, app->last_glyphs);
   st_jout_lit(o, ",\"bands\":");
   st_jout_u64(o, app->last_bands);
-  st_jout_lit(o, "}");
+  st_jout_lit(o, ",\"flows\":{\"mode\":\"");
+  st_jout_lit(o, st_flow_mode_name((st_flow_mode)app->flow_mode));
+  static const char *const keys[6] = {"\",\"drawn\":", ",\"bundles\":", ",\"bundled\":",
+                                      ",\"labels\":",  ",\"chain\":",   ",\"capped\":"};
+  for (int k = 0; k < 6; k++) {
+    st_jout_lit(o, keys[k]);
+    st_jout_u64(o, app->last_flows[k]);
+  }
+  st_jout_lit(o, "}}");
 }
 
 const char *st_app_frame_stats_json(st_app *app) {

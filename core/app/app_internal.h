@@ -125,8 +125,9 @@ struct st_app {
   st_trace *trace; /* the set's view (one file's model, or several merged); NULL
                     * before the first load */
   st_lod *lod;
-  st_ui *ui; /* the ui in use: view, layout, selection, search (core/ui/ui.h) */
-  int tool;  /* st_tool, kept across loads */
+  st_ui *ui;     /* the ui in use: view, layout, selection, search (core/ui/ui.h) */
+  int tool;      /* st_tool, kept across loads */
+  int flow_mode; /* st_flow_mode, kept across loads and given to a side pane */
   /* side by side: two panes, the left one showing the first file, the
    * right one the second, their time windows kept equal; `ui` is the pane
    * last used */
@@ -157,6 +158,9 @@ struct st_app {
   double frame_t0_ms, last_frame_ms;
   uint32_t last_rects, last_glyphs;
   uint32_t last_bands; /* idle-gap bands drawn (st_drawlist.bands_drawn) */
+  /* the last frame's flow arrows: drawn, bundles, flows in them, count
+   * labels, the selection's chain, left out (st_drawlist.flows_*) */
+  uint32_t last_flows[6];
 
   /* ---- panels ---- */
   st_app_summary sum;

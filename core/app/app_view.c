@@ -41,6 +41,7 @@ void st_app_apply(st_app *app, unsigned ch) {
       st_traceset_get(app->set, st_app_part(app, part), &f)) /* alt+drag of a file's header */
     if (move_file(app, st_app_part(app, part), (double)f.offset_ns + delta))
       ch |= ST_UI_REDRAW | ST_UI_VIEW;
+  if ((ch & ST_UI_FLOWS) && app->ui) app->flow_mode = (int)st_ui_flow_mode(app->ui);
   if (app->side && app->ui) /* the panes show the same time, selection, mark, search, tool */
     ch |= st_ui_follow(app->ui == app->pane[0] ? app->pane[1] : app->pane[0], app->ui, ch);
   if (ch & ST_UI_REDRAW) app->dirty = 1;
@@ -113,6 +114,15 @@ int st_app_view_set(st_app *app, double start_us, double end_us) {
   return 1;
 }
 
+int st_app_set_flow_mode(st_app *app, int mode) {
+  if (mode < ST_FLOWS_OFF || mode > ST_FLOWS_ALL) return -1;
+  app->flow_mode = mode;
+  if (app->ui) st_app_apply(app, st_ui_set_flow_mode(app->ui, (st_flow_mode)mode));
+  return mode;
+}
+
+int st_app_flow_mode(const st_app *app) { return app->flow_mode; }
+
 void st_app_set_tool(st_app *app, int tool) {
   if (tool < 0 || tool > 3) return;
   app->tool = tool;
@@ -156,6 +166,7 @@ int st_app_set_side_by_side(st_app *app, int on) {
     st_ui_set_view(a, t0, t1);
     st_ui_set_view(b, t0, t1);
     st_ui_set_tool(b, (st_tool)app->tool);
+    st_ui_set_flow_mode(b, (st_flow_mode)app->flow_mode);
     app->pane[0] = a;
     app->pane[1] = b;
     app->pane_dx = 0;

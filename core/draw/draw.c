@@ -5,7 +5,9 @@
  *   1. colours, time formatting, axis steps
  *   2. draw-list buffers (growable, capped per frame) and clipped pushes
  *   3. text: UTF-8 decoding, measuring, eliding with U+2026
- *   4. timeline pass: grid, rows via the lod, instants, counters, labels
+ *   4. timeline pass: grid, flow arrows in view (bundled, under the rows),
+ *      rows via the lod, instants, counters, labels, the selected event's
+ *      flow chain (on top)
  *   5. gutter pass: section headers and track labels
  *   6. axis pass: ticks and time labels
  *   7. st_draw_frame
@@ -23,6 +25,7 @@
 
 #include <math.h>
 
+#include "flow_chain.h"
 #include "query.h" /* st_format_dur */
 #include <stdio.h> /* snprintf only */
 #include <string.h>
@@ -595,11 +598,33 @@ static void overlay_pass(dctx *d) {
 }
 
 /* ---- flow arrows ----------------------------------------------------------
+ * Two layers (the modes are core/ui/ui.h st_flow_mode):
+ *
+ * - Under the slices (ov->flows, the "all" mode): every flow with an end on
+ *   a visible row inside the time window, bundled (flow_bundle.h: the flows
+ *   whose ends share a ST_DRAW_FLOW_CELL_PX column on the same rows are one
+ *   arrow with a count label), 1 px, translucent, and drawn BEFORE the rows:
+ *   the slices and their labels paint over them, so an arrow shows only in
+ *   the gaps between slices and rows and never covers a slice. This is the
+ *   fix for Kineto's first view, where thousands of launch -> kernel arrows
+ *   drawn on top made black slabs over the work: slices are the data, the
+ *   arrows in bulk are context; drawn under, the context is seen where there
+ *   is room for it, and bundling bounds what is drawn by the cells (one
+ *   arrow per pair of columns) instead of by the flows.
+ * - On top of everything (ov->has_focus, every mode but "off"): the chain of
+ *   the selected event (core/index/flow_chain.h), 2 px, highlighted: the
+ *   user asked for these.
+ *
  * Bounded per frame: for each visible row, the events overlapping the time
  * window are an index range (binary search: ends ascend in a row), and the
  * flows leaving / entering that range are contiguous in the trace's sorted
  * flow arrays (binary search again). So a frame touches O(visible rows x
- * log) entries plus the arrows it draws, capped at ST_DRAW_MAX_FLOWS. */
+ * log) entries plus the flows it bundles, at most ST_DRAW_MAX_FLOW_SCAN,
+ * into at most ST_DRAW_MAX_FLOWS arrows (the rest: st_drawlist.flows_capped). */
+
+#define COL_FLOW_LABEL_BG rgba(250, 250, 251, 235)
+#define COL_FLOW_LABEL rgba(44, 48, 60, 255)
+#define MAX_FLOW_LABELS 512
 
 /* Clips the segment to the clip rectangle (Liang-Barsky); 0 if outside. */
 static int clip_segment(const clip *c, float *x0, float *y0, float *x1, float *y1) {
@@ -629,9 +654,10 @@ static int clip_segment(const clip *c, float *x0, float *y0, float *x1, float *y
 
 /* Screen point of a flow end: x at the event's end (source) or start
  * (destination), y at the middle of its row (or of its collapsed section's
- * header). 0 if the row is not laid out. */
-static int flow_end_xy(const dctx *d, uint32_t row, uint32_t index, int source, float *x,
-                       float *y) {
+ * header), and the layout item it is drawn on. 0 if the row is not laid
+ * out. */
+static int flow_end_xy(const dctx *d, uint32_t row, uint32_t index, int source, float *x, float *y,
+                       uint32_t *item) {
   uint32_t n, nr;
   const st_layout_item *items = st_layout_items(d->in->layout, &n);
   const st_row *rows = st_trace_rows(d->in->trace, &nr);
@@ -644,28 +670,38 @@ static int flow_end_xy(const dctx *d, uint32_t row, uint32_t index, int source, 
   if (fx > 1e6) fx = 1e6;
   *x = (float)fx;
   *y = ST_VIEW_AXIS_H + items[it].y - d->v->scroll_y + items[it].h / 2;
+  *item = it;
   return 1;
 }
 
-static void draw_arrow(dctx *d, const st_flow *f, uint32_t col, float width) {
-  float x0, y0, x1, y1;
-  if (!flow_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0) ||
-      !flow_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1))
-    return;
+/* An arrow from (x0, y0) to (x1, y1), clipped; 1 if any of it is drawn.
+ * *mx, *my (may be NULL) get the middle of the part drawn. */
+static int draw_segment(dctx *d, float x0, float y0, float x1, float y1, uint32_t col, float width,
+                        float *mx, float *my) {
   float hx = x1, hy = y1, dx = x1 - x0, dy = y1 - y0;
   clip inner = {d->c.x0 + width, d->c.y0 + width, d->c.x1 - width, d->c.y1 - width};
-  if (!clip_segment(&inner, &x0, &y0, &x1, &y1)) return;
-  if (x0 == x1 && y0 == y1) return;
+  if (!clip_segment(&inner, &x0, &y0, &x1, &y1)) return 0;
+  if (x0 == x1 && y0 == y1) return 0;
   push_line(d, x0, y0, x1, y1, width, col);
-  d->dl->flows_drawn++;
+  if (mx) *mx = (x0 + x1) / 2, *my = (y0 + y1) / 2;
   float len = sqrtf(dx * dx + dy * dy);
-  if (x1 != hx || y1 != hy || !(len > FLOW_HEAD_PX)) return; /* the head is out of view */
+  if (x1 != hx || y1 != hy || !(len > FLOW_HEAD_PX)) return 1; /* the head is out of view */
   float ux = dx / len, uy = dy / len;
   const float c = 0.906f, s = 0.423f; /* cos / sin 25 degrees */
   for (int side = -1; side <= 1; side += 2) {
     float bx = -(ux * c - side * uy * s), by = -(uy * c + side * ux * s);
     push_line(d, hx + bx * FLOW_HEAD_PX, hy + by * FLOW_HEAD_PX, hx, hy, width, col);
   }
+  return 1;
+}
+
+static void draw_arrow(dctx *d, const st_flow *f, uint32_t col, float width) {
+  float x0, y0, x1, y1;
+  uint32_t i0, i1;
+  if (!flow_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0, &i0) ||
+      !flow_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1, &i1))
+    return;
+  if (draw_segment(d, x0, y0, x1, y1, col, width, NULL, NULL)) d->dl->flows_drawn++;
 }
 
 /* 1 if the event's end is drawn from its own row in this frame. */
@@ -682,13 +718,50 @@ static int end_in_view(const dctx *d, uint32_t row, uint32_t index, int64_t t0, 
   return e >= t0 && s <= t1;
 }
 
-static int flow_budget(dctx *d) {
-  if (d->dl->flows_drawn < ST_DRAW_MAX_FLOWS) return 1;
-  d->dl->flows_capped++;
+/* One flow into the frame's bundles (if any of it is in view). */
+static void bundle_flow(dctx *d, const st_flow *f) {
+  float x0, y0, x1, y1;
+  uint32_t i0, i1;
+  if (!flow_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0, &i0) ||
+      !flow_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1, &i1))
+    return;
+  float cx0 = x0, cy0 = y0, cx1 = x1, cy1 = y1;
+  if (!clip_segment(&d->c, &cx0, &cy0, &cx1, &cy1)) return;
+  if (!st_flow_bundler_add(&d->dl->flow_bundles, i0, x0, y0, i1, x1, y1)) d->dl->flows_capped++;
+}
+
+typedef struct flow_label {
+  float x, y, w, h;
+  uint32_t count;
+} flow_label;
+
+static int label_overlaps(const flow_label *ls, uint32_t n, const flow_label *l) {
+  for (uint32_t i = 0; i < n; i++)
+    if (l->x < ls[i].x + ls[i].w && ls[i].x < l->x + l->w && l->y < ls[i].y + ls[i].h &&
+        ls[i].y < l->y + l->h)
+      return 1;
   return 0;
 }
 
-static void flows_pass(dctx *d, int64_t t0, int64_t t1) {
+/* "\u00D7N" (the count label), its length. */
+static size_t count_text(uint32_t count, char *buf, size_t cap) {
+  int n = snprintf(buf, cap, "\xC3\x97%u", count);
+  return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+static float text_w(const dctx *d, const char *s, size_t n) {
+  const st_font *f = d->in->font;
+  float w = 0;
+  size_t i = 0;
+  while (i < n) {
+    st_glyph g;
+    if (get_glyph(f, utf8_next((const unsigned char *)s, n, &i), &g)) w += g.advance;
+  }
+  return w;
+}
+
+/* The flows in view, bundled, under the rows (see above). */
+static void flows_under(dctx *d, int64_t t0, int64_t t1) {
   const st_draw_overlay *ov = d->ov;
   const st_trace *tr = d->in->trace;
   const st_layout *lay = d->in->layout;
@@ -696,37 +769,95 @@ static void flows_pass(dctx *d, int64_t t0, int64_t t1) {
   const st_flow *fl = st_trace_flows(tr, &nflows);
   const uint32_t *fin = st_trace_flows_in(tr, NULL);
   const st_row *rows = st_trace_rows(tr, &nr);
-  if (!nflows || !lay || !(ov->flows || ov->has_focus)) return;
-  uint32_t l0 = d->dl->line_count;
-  if (ov->flows) {
-    const st_layout_item *items = st_layout_items(lay, &n);
-    float top = d->v->scroll_y, bottom = d->v->scroll_y + (d->v->height - ST_VIEW_AXIS_H);
-    for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
-      if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
-      const st_row *r = &rows[items[i].row];
-      uint32_t a = st_row_first_end_ge(r, t0), b = st_row_first_start_gt(r, t1), first;
-      if (a >= b) continue;
-      uint32_t k = st_trace_flows_from(tr, items[i].row, a, b, &first);
-      for (uint32_t j = 0; j < k && flow_budget(d); j++) draw_arrow(d, &fl[first + j], COL_FLOW, 1);
-      k = st_trace_flows_to(tr, items[i].row, a, b, &first);
-      for (uint32_t j = 0; j < k; j++) {
-        const st_flow *f = &fl[fin[first + j]];
-        /* drawn from its source's row already */
-        if (end_in_view(d, f->from_row, f->from_index, t0, t1, top, bottom)) continue;
-        if (!flow_budget(d)) break;
-        draw_arrow(d, f, COL_FLOW, 1);
+  if (!nflows || !lay || !ov->flows) return;
+  st_drawlist *dl = d->dl;
+  st_code c = st_flow_bundler_begin(&dl->flow_bundles, ST_DRAW_FLOW_CELL_PX, d->c.x0,
+                                    ST_DRAW_MAX_FLOWS, d->a);
+  if (c != ST_OK) {
+    d->err = c;
+    return;
+  }
+  const st_layout_item *items = st_layout_items(lay, &n);
+  float top = d->v->scroll_y, bottom = d->v->scroll_y + (d->v->height - ST_VIEW_AXIS_H);
+  uint32_t scan = ST_DRAW_MAX_FLOW_SCAN;
+  for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
+    if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
+    const st_row *r = &rows[items[i].row];
+    uint32_t a = st_row_first_end_ge(r, t0), b = st_row_first_start_gt(r, t1), first;
+    if (a >= b) continue;
+    uint32_t k = st_trace_flows_from(tr, items[i].row, a, b, &first);
+    for (uint32_t j = 0; j < k; j++, scan--) {
+      if (!scan) {
+        dl->flows_capped += k - j;
+        break;
       }
+      bundle_flow(d, &fl[first + j]);
+    }
+    k = st_trace_flows_to(tr, items[i].row, a, b, &first);
+    for (uint32_t j = 0; j < k; j++) {
+      const st_flow *f = &fl[fin[first + j]];
+      /* bundled from its source's row already */
+      if (end_in_view(d, f->from_row, f->from_index, t0, t1, top, bottom)) continue;
+      if (!scan) {
+        dl->flows_capped++;
+        continue;
+      }
+      scan--;
+      bundle_flow(d, f);
     }
   }
-  if (ov->has_focus && ov->focus_row < nr && ov->focus_index < rows[ov->focus_row].count) {
-    uint32_t first,
-        k = st_trace_flows_from(tr, ov->focus_row, ov->focus_index, ov->focus_index + 1, &first);
-    for (uint32_t j = 0; j < k && flow_budget(d); j++)
-      draw_arrow(d, &fl[first + j], COL_FLOW_FOCUS, 2);
-    k = st_trace_flows_to(tr, ov->focus_row, ov->focus_index, ov->focus_index + 1, &first);
-    for (uint32_t j = 0; j < k && flow_budget(d); j++)
-      draw_arrow(d, &fl[fin[first + j]], COL_FLOW_FOCUS, 2);
+  uint32_t nb;
+  const st_flow_bundle *bs = st_flow_bundler_bundles(&dl->flow_bundles, &nb);
+  flow_label labels[MAX_FLOW_LABELS];
+  uint32_t nl = 0;
+  const st_font *font = d->in->font;
+  uint32_t l0 = dl->line_count;
+  for (uint32_t i = 0; i < nb; i++) {
+    float mx, my;
+    if (!draw_segment(d, bs[i].x0, bs[i].y0, bs[i].x1, bs[i].y1, COL_FLOW, 1, &mx, &my)) continue;
+    dl->flows_drawn++;
+    if (bs[i].count < 2) continue;
+    dl->flow_bundles_drawn++;
+    dl->flows_bundled += bs[i].count;
+    if (!font || !font->glyph || nl == MAX_FLOW_LABELS) continue;
+    /* the count, centred on the middle of what is drawn of the arrow,
+     * unless it would overlap an earlier label or leave the timeline */
+    char buf[16];
+    size_t m = count_text(bs[i].count, buf, sizeof buf);
+    float h = font->ascent + font->descent + 2, w = text_w(d, buf, m) + 4;
+    flow_label l = {mx - w / 2, my - h / 2, w, h, bs[i].count};
+    if (l.x < d->c.x0 || l.x + l.w > d->c.x1 || l.y < d->c.y0 || l.y + l.h > d->c.y1) continue;
+    if (label_overlaps(labels, nl, &l)) continue;
+    labels[nl++] = l;
   }
+  push_cmd(d, ST_DRAW_LINES, l0, dl->line_count);
+  uint32_t r0 = dl->rect_count, g0 = dl->glyph_count;
+  for (uint32_t i = 0; i < nl; i++)
+    push_rect(d, labels[i].x, labels[i].y, labels[i].w, labels[i].h, COL_FLOW_LABEL_BG, 0);
+  push_cmd(d, ST_DRAW_RECTS, r0, dl->rect_count);
+  for (uint32_t i = 0; i < nl; i++) {
+    char buf[16];
+    size_t m = count_text(labels[i].count, buf, sizeof buf);
+    if (draw_text(d, buf, m, labels[i].x + 2, baseline_for(d, labels[i].y, labels[i].h),
+                  labels[i].w - 2, COL_FLOW_LABEL) > 0)
+      dl->flow_labels++;
+  }
+  push_cmd(d, ST_DRAW_GLYPHS, g0, dl->glyph_count);
+}
+
+/* The selected event's chain, highlighted, over everything (see above). */
+static void flows_over(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  const st_trace *tr = d->in->trace;
+  uint32_t nflows;
+  const st_flow *fl = st_trace_flows(tr, &nflows);
+  if (!nflows || !d->in->layout || !ov->has_focus) return;
+  uint32_t chain[ST_FLOW_CHAIN_MAX], more;
+  uint32_t k = st_flow_chain(tr, ov->focus_row, ov->focus_index, chain, ST_FLOW_CHAIN_MAX, &more);
+  d->dl->flows_capped += more;
+  uint32_t l0 = d->dl->line_count, before = d->dl->flows_drawn;
+  for (uint32_t j = 0; j < k; j++) draw_arrow(d, &fl[chain[j]], COL_FLOW_FOCUS, 2);
+  d->dl->flows_chain += d->dl->flows_drawn - before;
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
 }
 
@@ -741,14 +872,16 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   push_cmd(d, ST_DRAW_LINES, lines0, d->dl->line_count);
   if (!lay || !d->in->trace) return;
 
-  uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
-  uint32_t n;
-  const st_layout_item *items = st_layout_items(lay, &n);
-  const st_track *tracks = st_trace_tracks(d->in->trace, NULL);
   double tw = st_view_timeline_w(v);
   double ft0 = floor(v->t0_ns), ft1 = ceil(v->t0_ns + tw * v->ns_per_px) + 1;
   int64_t t0 = ft0 < -9.2e18 ? INT64_MIN + 1 : ft0 > 9.2e18 ? INT64_MAX - 1 : (int64_t)ft0;
   int64_t t1 = ft1 > 9.2e18 ? INT64_MAX : ft1 < -9.2e18 ? INT64_MIN + 2 : (int64_t)ft1;
+  if (d->ov) flows_under(d, t0, t1); /* before the rows: they paint over it */
+
+  uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
+  uint32_t n;
+  const st_layout_item *items = st_layout_items(lay, &n);
+  const st_track *tracks = st_trace_tracks(d->in->trace, NULL);
   float top = v->scroll_y, bottom = v->scroll_y + (v->height - ST_VIEW_AXIS_H);
   for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
     const st_layout_item *it = &items[i];
@@ -772,8 +905,8 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
   if (d->ov) {
     bands_pass(d);
-    flows_pass(d, t0, t1);
     overlay_pass(d);
+    flows_over(d);
   }
 }
 
@@ -916,6 +1049,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
   if (!dl || !in || !in->view) return ST_ERR_ARG;
   dl->rect_count = dl->glyph_count = dl->line_count = dl->cmd_count = 0;
   dl->flows_drawn = dl->flows_capped = dl->bands_drawn = 0;
+  dl->flow_bundles_drawn = dl->flows_bundled = dl->flow_labels = dl->flows_chain = 0;
   dl->clear_rgba = COL_BG;
   const st_view *v = in->view;
   if (!(v->width > 0) || !(v->height > 0) || !(v->ns_per_px > 0) || !isfinite(v->t0_ns))
@@ -968,6 +1102,7 @@ void st_drawlist_free(st_drawlist *dl, const st_alloc *a) {
   st_free(a, dl->lines);
   st_free(a, dl->cmds);
   st_free(a, dl->color_cache);
+  st_flow_bundler_free(&dl->flow_bundles, a);
   memset(dl, 0, sizeof *dl);
 }
 
@@ -1030,6 +1165,10 @@ st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, c
   dst->rect_count = nr, dst->glyph_count = ng, dst->line_count = nl, dst->cmd_count = nc;
   dst->flows_drawn += src->flows_drawn;
   dst->flows_capped += src->flows_capped;
+  dst->flow_bundles_drawn += src->flow_bundles_drawn;
+  dst->flows_bundled += src->flows_bundled;
+  dst->flow_labels += src->flow_labels;
+  dst->flows_chain += src->flows_chain;
   dst->bands_drawn += src->bands_drawn;
   return ST_OK;
 }

@@ -20,6 +20,7 @@
 #ifndef STRATA_DRAW_H
 #define STRATA_DRAW_H
 
+#include "flow_bundle.h"
 #include "lod.h"
 #include "view.h"
 
@@ -66,15 +67,21 @@ typedef struct st_drawlist {
   uint32_t line_count, line_cap;
   st_draw_cmd *cmds;
   uint32_t cmd_count, cmd_cap;
-  uint32_t clear_rgba;   /* background */
-  uint32_t flows_drawn;  /* flow arrows in this frame */
-  uint32_t flows_capped; /* flow arrows left out by the per-frame cap */
-  uint32_t bands_drawn;  /* band rects (st_draw_band_set) in this frame */
+  uint32_t clear_rgba;         /* background */
+  uint32_t flows_drawn;        /* flow arrows in this frame (a bundle is one) */
+  uint32_t flows_capped;       /* flows left out by the per-frame caps */
+  uint32_t bands_drawn;        /* band rects (st_draw_band_set) in this frame */
+  uint32_t flow_bundles_drawn; /* arrows drawn that stand for >= 2 flows (flow_bundle.h) */
+  uint32_t flows_bundled;      /* flows those bundles stand for */
+  uint32_t flow_labels;        /* bundles' count labels drawn */
+  uint32_t flows_chain;        /* arrows of the selected event's chain drawn */
   /* internal: name id -> colour, kept across the frames of one trace
    * (freed by st_drawlist_free; zero-initialise the struct) */
   uint32_t *color_cache;
   uint32_t color_cap;
   uint64_t color_key;
+  /* internal: the flow bundler's buffers, kept from frame to frame */
+  st_flow_bundler flow_bundles;
 } st_drawlist;
 
 typedef struct st_glyph {
@@ -126,10 +133,14 @@ typedef struct st_draw_overlay {
   int has_range;
   double range_t0_ns, range_t1_ns;
   /* flow arrows (st_trace_flows): with flows != 0, every flow with an end
-   * on a visible row inside the time window; with has_focus, always the
-   * flows in and out of event focus_row[focus_index] (highlighted). Ends on
-   * rows of a collapsed section attach to its header. At most
-   * ST_DRAW_MAX_FLOWS arrows per frame (the rest: st_drawlist.flows_capped). */
+   * on a visible row inside the time window, bundled (flow_bundle.h: cells
+   * ST_DRAW_FLOW_CELL_PX wide, a count label on bundles of two or more) and
+   * drawn under the rows, so that slices always paint over them; at most
+   * ST_DRAW_MAX_FLOW_SCAN flows looked at and ST_DRAW_MAX_FLOWS arrows
+   * drawn per frame (the rest: st_drawlist.flows_capped). With has_focus,
+   * the chain of event focus_row[focus_index] (core/index/flow_chain.h, at
+   * most ST_FLOW_CHAIN_MAX arrows), highlighted, over everything. Ends on
+   * rows of a collapsed section attach to its header. */
   int flows;
   int has_focus;
   uint32_t focus_row, focus_index;
@@ -139,6 +150,8 @@ typedef struct st_draw_overlay {
 } st_draw_overlay;
 
 #define ST_DRAW_MAX_FLOWS 4096
+#define ST_DRAW_MAX_FLOW_SCAN (1u << 17)
+#define ST_DRAW_FLOW_CELL_PX 16.0f
 
 typedef struct st_draw_input {
   const st_trace *trace;

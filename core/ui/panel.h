@@ -24,8 +24,8 @@ void st_panel_buf_free(st_panel_buf *b, const st_alloc *a);
 
 /* {"tool":"select","selected":N,"mark":null|{"start_us","end_us","dur_ns","dur_text"},
  *  "search":{"text","matches","current":-1|rank},"help":0|1,"all_collapsed":0|1,
- *  "cursor":"default","animating":0|1,"flows":0|1,"outside":N} (outside: events the
- *  first view leaves out as isolated outliers, until key 0; st_ui_outliers_hidden) */
+ *  "cursor":"default","animating":0|1,"flows":"off"|"selection"|"all","outside":N} (outside: events
+ * the first view leaves out as isolated outliers, until key 0; st_ui_outliers_hidden) */
 st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
 
 /* The selected events in (row, index) order, at most max_events of them:

@@ -72,7 +72,7 @@ struct st_ui {
   unsigned held;
   double held_ms[HOLD_N];
   int help;
-  int hide_flows; /* 0: flow arrows drawn (the default) */
+  int flow_mode; /* st_flow_mode; ST_FLOWS_SELECTION by default */
   /* moving a merged trace's part in time (alt+drag of its header): the
    * front end takes the pending move with st_ui_take_shift */
   uint32_t shift_part;
@@ -109,6 +109,7 @@ st_ui *st_ui_create(const st_alloc *a, const st_trace *t, float w, float h, floa
   }
   ui->find_cur = ST_REF_NONE;
   ui->hover = no_hit();
+  ui->flow_mode = ST_FLOWS_SELECTION;
   st_view_fit(&ui->view, t, w, h, dpr);
   fit_bulk(ui);
   return ui;
@@ -804,7 +805,7 @@ unsigned st_ui_key_down(st_ui *ui, const char *key, unsigned mods) {
   case '/': return ST_UI_HANDLED | ST_UI_FOCUS_SEARCH;
   case '?': return st_ui_set_help(ui, !ui->help);
   case 'l':
-  case 'L': return st_ui_set_flows(ui, ui->hide_flows);
+  case 'L': return st_ui_set_flow_mode(ui, (st_flow_mode)((ui->flow_mode + 1) % 3));
   default: return 0;
   }
 }
@@ -847,12 +848,33 @@ const char *st_ui_cursor(const st_ui *ui) {
 
 int st_ui_help_visible(const st_ui *ui) { return ui && ui->help; }
 
-int st_ui_flows_visible(const st_ui *ui) { return ui && !ui->hide_flows; }
+st_flow_mode st_ui_flow_mode(const st_ui *ui) {
+  return ui ? (st_flow_mode)ui->flow_mode : ST_FLOWS_SELECTION;
+}
 
-unsigned st_ui_set_flows(st_ui *ui, int visible) {
-  if (!ui) return 0;
-  ui->hide_flows = !visible;
+unsigned st_ui_set_flow_mode(st_ui *ui, st_flow_mode mode) {
+  if (!ui || (unsigned)mode > ST_FLOWS_ALL) return 0;
+  ui->flow_mode = (int)mode;
   return ST_UI_HANDLED | ST_UI_FLOWS | ST_UI_REDRAW;
+}
+
+const char *st_flow_mode_name(st_flow_mode mode) {
+  switch (mode) {
+  case ST_FLOWS_OFF: return "off";
+  case ST_FLOWS_ALL: return "all";
+  default: return "selection";
+  }
+}
+
+int st_flow_mode_parse(const char *s, size_t len, st_flow_mode *mode) {
+  for (int m = ST_FLOWS_OFF; m <= ST_FLOWS_ALL; m++) {
+    const char *name = st_flow_mode_name((st_flow_mode)m);
+    if (s && strlen(name) == len && !memcmp(name, s, len)) {
+      if (mode) *mode = (st_flow_mode)m;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 unsigned st_ui_set_help(st_ui *ui, int visible) {
@@ -943,6 +965,7 @@ unsigned st_ui_follow(st_ui *dst, const st_ui *src, unsigned ch) {
     out = ST_UI_REDRAW;
   }
   if (ch & ST_UI_TOOL) out |= st_ui_set_tool(dst, st_ui_tool(src)) ? ST_UI_REDRAW : 0;
+  if (ch & ST_UI_FLOWS) out |= st_ui_set_flow_mode(dst, st_ui_flow_mode(src)) & ST_UI_REDRAW;
   return out;
 }
 
@@ -1055,9 +1078,9 @@ void st_ui_overlay(const st_ui *ui, st_draw_overlay *o) {
   o->ud = (void *)(uintptr_t)ui; /* the callbacks only read */
   if (st_selection_count(ui->sel)) o->selected = ov_selected;
   if (st_find_active(ui->find)) o->matches = ov_matches;
-  o->flows = !ui->hide_flows;
+  o->flows = ui->flow_mode == ST_FLOWS_ALL;
   st_event_ref one;
-  if (st_ui_selected_one(ui, &one)) {
+  if (ui->flow_mode != ST_FLOWS_OFF && st_ui_selected_one(ui, &one)) {
     o->has_focus = 1;
     o->focus_row = one.row;
     o->focus_index = one.index;

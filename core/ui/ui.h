@@ -22,9 +22,10 @@
  *       selection's time span; f fits the view to it; Esc cancels a drag,
  *       else closes help, else clears selection, mark and the search; / and
  *       ctrl/cmd+F ask for the search box (ST_UI_FOCUS_SEARCH); ? toggles
- *       help; l toggles flow arrows (ST_UI_FLOWS). While a search is
- *       active, Enter / shift+Enter step to the next / previous match and
- *       PageDown / PageUp ten at a time (st_ui_search_step).
+ *       help; l cycles the flow mode off -> selection -> all -> off
+ *       (ST_UI_FLOWS). While a search is active, Enter / shift+Enter step
+ *       to the next / previous match and PageDown / PageUp ten at a time
+ *       (st_ui_search_step).
  *   search_box_key(key, mods): the same keys typed in the front end's
  *       search box; Esc there leaves the box (ST_UI_TO_TIMELINE) and
  *       keeps the search and selection, so a second Esc clears them.
@@ -76,7 +77,7 @@ enum {
   ST_UI_HELP = 1u << 9,         /* the help overlay was toggled */
   ST_UI_ANIMATING = 1u << 10,   /* keys are held: call st_ui_tick on the next frame */
   ST_UI_LAYOUT = 1u << 11,      /* sections were collapsed or expanded */
-  ST_UI_FLOWS = 1u << 12,       /* flow arrows were turned on or off */
+  ST_UI_FLOWS = 1u << 12,       /* the flow mode changed */
   ST_UI_TO_TIMELINE = 1u << 13, /* the search box hands the keys back to the timeline */
   ST_UI_SHIFT = 1u << 14        /* a merged trace's part is being moved: st_ui_take_shift */
 };
@@ -130,10 +131,23 @@ st_hit st_ui_hover(const st_ui *ui);
 /* A CSS cursor name for the pointer's position and the tool. */
 const char *st_ui_cursor(const st_ui *ui);
 int st_ui_help_visible(const st_ui *ui);
-/* Flow arrows for everything in view (on by default; key l toggles). The
- * selected event's flows are drawn either way. */
-int st_ui_flows_visible(const st_ui *ui);
-unsigned st_ui_set_flows(st_ui *ui, int visible);
+/* Which flow arrows are drawn (key l cycles off -> selection -> all):
+ *   off        none;
+ *   selection  (the default) the chain of the one selected event
+ *              (core/index/flow_chain.h), highlighted over the slices;
+ *   all        those, and every flow in view, bundled where they share a few
+ *              pixels and drawn under the slices (core/draw/draw.h). */
+typedef enum st_flow_mode {
+  ST_FLOWS_OFF = 0,
+  ST_FLOWS_SELECTION = 1,
+  ST_FLOWS_ALL = 2
+} st_flow_mode;
+st_flow_mode st_ui_flow_mode(const st_ui *ui);
+/* 0 (nothing changed) for a mode out of range. */
+unsigned st_ui_set_flow_mode(st_ui *ui, st_flow_mode mode);
+/* "off", "selection", "all"; parse: 1 and *mode if s[0, len) is one of them. */
+const char *st_flow_mode_name(st_flow_mode mode);
+int st_flow_mode_parse(const char *s, size_t len, st_flow_mode *mode);
 unsigned st_ui_set_help(st_ui *ui, int visible);
 
 /* ---- selection and marks ------------------------------------------------- */

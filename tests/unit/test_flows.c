@@ -278,8 +278,9 @@ static uint32_t count_lines_not_axis(const st_drawlist *dl) {
 }
 
 static void test_draw_bounded(void) {
-  /* 20000 producer -> consumer pairs between two threads: the frame draws
-   * at most ST_DRAW_MAX_FLOWS arrows, every line inside its command's clip */
+  /* 20000 producer -> consumer pairs between two threads: in the "all"
+   * mode the frame bundles them (a few arrows per 16 px column, not one
+   * per flow), every line inside its command's clip */
   size_t cap = 20000 * 260 + 16, at = 0;
   char *json = malloc(cap);
   at += (size_t)sprintf(json + at, "[");
@@ -300,12 +301,29 @@ static void test_draw_bounded(void) {
   CHECK(lod && ui);
   st_drawlist dl = {0};
   st_draw_overlay ov;
+  /* the default mode draws the selection's arrows only: none yet */
+  CHECK(st_ui_flow_mode(ui) == ST_FLOWS_SELECTION);
   st_ui_overlay(ui, &ov);
-  CHECK(ov.flows == 1 && ov.has_focus == 0);
+  CHECK(ov.flows == 0 && ov.has_focus == 0);
   st_draw_input in = {l.trace, lod, st_ui_layout(ui), st_ui_view(ui), &g_font};
   CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
-  CHECK(dl.flows_drawn == ST_DRAW_MAX_FLOWS);
-  CHECK(dl.flows_capped > 0);
+  CHECK_EQ_INT(dl.flows_drawn, 0);
+  CHECK_EQ_INT(count_lines_not_axis(&dl), 0);
+  /* "all": every flow is in one bundle; at most two bundles per column
+   * (a consumer 2 us after its producer falls in the same column or the
+   * next) */
+  CHECK(st_ui_set_flow_mode(ui, ST_FLOWS_ALL) & ST_UI_FLOWS);
+  st_ui_overlay(ui, &ov);
+  CHECK(ov.flows == 1 && ov.has_focus == 0);
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  uint32_t columns = (uint32_t)(st_view_timeline_w(st_ui_view(ui)) / ST_DRAW_FLOW_CELL_PX) + 2;
+  CHECK(dl.flows_drawn > 0 && dl.flows_drawn <= 2 * columns);
+  CHECK_EQ_INT(dl.flows_capped, 0);
+  uint32_t nb, sum = 0;
+  const st_flow_bundle *bs = st_flow_bundler_bundles(&dl.flow_bundles, &nb);
+  for (uint32_t i = 0; i < nb; i++) sum += bs[i].count;
+  CHECK_EQ_INT(sum, 20000);
+  CHECK(dl.flows_bundled > 19000 && dl.flow_bundles_drawn > 0 && dl.flow_labels > 0);
   for (uint32_t c = 0; c < dl.cmd_count; c++) {
     const st_draw_cmd *cm = &dl.cmds[c];
     if (cm->kind != ST_DRAW_LINES) continue;
@@ -318,29 +336,38 @@ static void test_draw_bounded(void) {
             fmaxf(ln->y0, ln->y1) <= cm->clip_y + cm->clip_h + e);
     }
   }
-  /* zoomed in: only the arrows of the window, all of them */
+  /* zoomed in: only the arrows of the window, each its own (100 px apart) */
   st_ui_set_view(ui, 1000000, 1100000); /* ns: ts 1000..1100 us */
   st_ui_overlay(ui, &ov);
   in.view = st_ui_view(ui);
   CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
   CHECK(dl.flows_drawn >= 10 && dl.flows_drawn <= 13);
   CHECK_EQ_INT(dl.flows_capped, 0);
+  CHECK_EQ_INT(dl.flow_bundles_drawn, 0);
   uint32_t with = count_lines_not_axis(&dl);
   CHECK(with >= dl.flows_drawn);
-  /* toggled off (key l): no arrows... */
+  /* key l cycles all -> off: no arrows at all... */
   CHECK(st_ui_key_down(ui, "l", 0) & ST_UI_FLOWS);
-  CHECK(!st_ui_flows_visible(ui));
+  CHECK(st_ui_flow_mode(ui) == ST_FLOWS_OFF);
   st_ui_overlay(ui, &ov);
   CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
   CHECK_EQ_INT(dl.flows_drawn, 0);
   CHECK_EQ_INT(count_lines_not_axis(&dl), 0);
-  /* ...except the selected event's, even when its other end is off screen */
+  /* ...not even the selected event's */
   const st_flow *f = st_trace_flows(l.trace, NULL);
   st_ui_select(ui, (st_event_ref){f[105].from_row, f[105].from_index}, 0);
+  st_ui_overlay(ui, &ov);
+  CHECK(!ov.has_focus);
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  CHECK_EQ_INT(dl.flows_drawn, 0);
+  /* off -> selection: the selected event's, even when its other end is off screen */
+  CHECK(st_ui_key_down(ui, "l", 0) & ST_UI_FLOWS);
+  CHECK(st_ui_flow_mode(ui) == ST_FLOWS_SELECTION);
   st_ui_overlay(ui, &ov);
   CHECK(ov.has_focus && ov.focus_index == f[105].from_index);
   CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
   CHECK_EQ_INT(dl.flows_drawn, 1);
+  CHECK_EQ_INT(dl.flows_chain, 1);
   /* collapsed section: the arrow attaches to the header (still drawn) */
   st_ui_toggle_section(ui, 0);
   st_ui_overlay(ui, &ov);
@@ -359,7 +386,7 @@ static void test_draw_bounded(void) {
   CHECK(strstr(pb.text, want) != NULL);
   CHECK(strstr(pb.text, "\"flows_out_count\":1") != NULL);
   CHECK(strstr(pb.text, "\"flows_in\":[],\"flows_in_count\":0") != NULL);
-  CHECK(st_panel_state_json(&pb, ui, NULL) == ST_OK && strstr(pb.text, "\"flows\":0"));
+  CHECK(st_panel_state_json(&pb, ui, NULL) == ST_OK && strstr(pb.text, "\"flows\":\"selection\""));
   st_panel_buf_free(&pb, NULL);
 
   st_drawlist_free(&dl, NULL);

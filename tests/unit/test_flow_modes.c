@@ -1,0 +1,338 @@
+/* test_flow_modes.c: the flow modes off / selection / all (core/ui/ui.h
+ * st_flow_mode). The chain of a selected event (core/index/flow_chain.h:
+ * downstream and upstream, no side branches, capped), the bundler
+ * (core/draw/flow_bundle.h: known ends -> known bundles and counts, the
+ * cap), the frame (the arrows in view bundled and drawn before the slices,
+ * the selection's chain after them; bundles and counts against cells
+ * computed here from the events' times), and the app (the mode kept across
+ * loads, key l cycling it, the frame stats reporting it). */
+#include "check.h"
+
+#include "app.h"
+#include "flow_chain.h"
+#include "load.h"
+#include "lod.h"
+#include "test_util.h"
+#include "ui.h"
+
+#include <math.h>
+
+static st_trace *load_str(const char *json) {
+  st_error err;
+  st_stats stats;
+  return tu_load(json, strlen(json), strlen(json), "t.json", &err, &stats, NULL, 0);
+}
+
+/* "from>to" of the chain's arrows, in its order, joined by spaces. */
+static void chain_names(const st_trace *t, const uint32_t *chain, uint32_t n, char *buf,
+                        size_t cap) {
+  const st_flow *f = st_trace_flows(t, NULL);
+  const st_row *rows = st_trace_rows(t, NULL);
+  const st_strtab *s = st_trace_strings(t);
+  size_t at = 0;
+  buf[0] = 0;
+  for (uint32_t i = 0; i < n && at < cap; i++) {
+    size_t na, nb;
+    const char *a = st_strtab_get(s, rows[f[chain[i]].from_row].name[f[chain[i]].from_index], &na);
+    const char *b = st_strtab_get(s, rows[f[chain[i]].to_row].name[f[chain[i]].to_index], &nb);
+    int w = snprintf(buf + at, cap - at, "%s%.*s>%.*s", i ? " " : "", (int)na, a, (int)nb, b);
+    if (w < 0) break;
+    at += (size_t)w;
+  }
+}
+
+/* A -> B -> C (flow 1, s/t/f), D -> E (flow 2, elsewhere), P -> C (flow 3:
+ * a side branch arriving at C). */
+static const char *CHAIN_JSON =
+    "[{\"ph\":\"X\",\"name\":\"A\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"s\",\"name\":\"x\",\"cat\":\"c\",\"id\":1,\"ts\":1,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"B\",\"ts\":10,\"dur\":5,\"pid\":1,\"tid\":2},"
+    "{\"ph\":\"t\",\"name\":\"x\",\"cat\":\"c\",\"id\":1,\"ts\":11,\"pid\":1,\"tid\":2},"
+    "{\"ph\":\"X\",\"name\":\"C\",\"ts\":20,\"dur\":5,\"pid\":1,\"tid\":3},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"x\",\"cat\":\"c\",\"id\":1,\"ts\":21,\"pid\":1,\"tid\":"
+    "3},"
+    "{\"ph\":\"X\",\"name\":\"D\",\"ts\":30,\"dur\":5,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"s\",\"name\":\"y\",\"cat\":\"c\",\"id\":2,\"ts\":31,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"E\",\"ts\":40,\"dur\":5,\"pid\":1,\"tid\":3},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"y\",\"cat\":\"c\",\"id\":2,\"ts\":41,\"pid\":1,\"tid\":"
+    "3},"
+    "{\"ph\":\"X\",\"name\":\"P\",\"ts\":5,\"dur\":2,\"pid\":1,\"tid\":4},"
+    "{\"ph\":\"s\",\"name\":\"z\",\"cat\":\"c\",\"id\":3,\"ts\":6,\"pid\":1,\"tid\":4},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"z\",\"cat\":\"c\",\"id\":3,\"ts\":22,\"pid\":1,\"tid\":"
+    "3}]";
+
+static void test_chain(void) {
+  st_trace *t = load_str(CHAIN_JSON);
+  CHECK(t != NULL);
+  if (!t) return;
+  uint32_t nf;
+  st_trace_flows(t, &nf);
+  CHECK_EQ_INT(nf, 4);
+  uint32_t chain[8], more = 7;
+  char names[256];
+  struct {
+    const char *event, *want;
+  } cases[] = {
+      {"A", "A>B B>C"},     /* downstream only; P>C arrives at C from elsewhere */
+      {"B", "B>C A>B"},     /* downstream, then upstream */
+      {"C", "B>C P>C A>B"}, /* upstream, breadth first */
+      {"D", "D>E"},         /* another chain */
+      {"P", "P>C"},         /* C's other producer is not P's chain */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    st_event_ref r = tu_ref_named(t, cases[k].event);
+    uint32_t n = st_flow_chain(t, r.row, r.index, chain, 8, &more);
+    chain_names(t, chain, n, names, sizeof names);
+    CHECK_EQ_STR(names, cases[k].want);
+    CHECK_EQ_INT(more, 0);
+  }
+  /* the cap: the first arrow found, and "more" */
+  st_event_ref c = tu_ref_named(t, "C");
+  CHECK_EQ_INT(st_flow_chain(t, c.row, c.index, chain, 1, &more), 1);
+  CHECK_EQ_INT(more, 1);
+  /* an event without flows, a bad event, no room */
+  CHECK_EQ_INT(st_flow_chain(t, c.row, 99, chain, 8, &more), 0);
+  CHECK_EQ_INT(st_flow_chain(t, 999, 0, chain, 8, NULL), 0);
+  CHECK_EQ_INT(st_flow_chain(t, c.row, c.index, chain, 0, NULL), 0);
+  st_trace_destroy(t);
+}
+
+static void test_bundler(void) {
+  st_flow_bundler fb = {0};
+  /* cells 10 px wide from x = 100 */
+  CHECK(st_flow_bundler_begin(&fb, 10, 100, 4, NULL) == ST_OK);
+  CHECK_EQ_INT(st_flow_bundler_cell(&fb, 100), 0);
+  CHECK_EQ_INT(st_flow_bundler_cell(&fb, 109.9f), 0);
+  CHECK_EQ_INT(st_flow_bundler_cell(&fb, 110), 1);
+  CHECK_EQ_INT(st_flow_bundler_cell(&fb, 99.5f), -1);
+  CHECK_EQ_INT(st_flow_bundler_cell(&fb, -1e11f), -1073741824);
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 105, 50, 2, 125, 80), 1);    /* (1,0)->(2,2): new */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 109, 50, 2, 121, 80), 1);    /* same cells: joins */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 110, 50, 2, 121, 80), 1);    /* (1,1)->(2,2): new */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 101, 50, 3, 125, 90), 1);    /* other row: new */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 107, 50, 2, 129.5f, 80), 1); /* joins the first */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 95, 50, 2, 125, 80), 1);     /* (1,-1): new, the 4th */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 85, 50, 2, 125, 80), 0);     /* (1,-2), a 5th: full */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 103, 50, 3, 129, 90), 1);    /* joins: still room */
+  uint32_t n;
+  const st_flow_bundle *b = st_flow_bundler_bundles(&fb, &n);
+  CHECK_EQ_INT(n, 4);
+  uint32_t want_count[4] = {3, 1, 2, 1};
+  float want_x0[4] = {107, 110, 102, 95}, want_x1[4] = {125.166664f, 121, 127, 125};
+  float want_y1[4] = {80, 80, 90, 80};
+  for (uint32_t i = 0; i < 4 && i < n; i++) {
+    CHECK_EQ_INT(b[i].count, want_count[i]);
+    CHECK(fabsf(b[i].x0 - want_x0[i]) < 1e-3f);
+    CHECK(fabsf(b[i].x1 - want_x1[i]) < 1e-3f);
+    CHECK(b[i].y0 == 50 && b[i].y1 == want_y1[i]);
+  }
+  /* a new frame starts empty, with the buffers kept */
+  const st_flow_bundle *before = fb.bundles;
+  CHECK(st_flow_bundler_begin(&fb, 10, 100, 4, NULL) == ST_OK);
+  st_flow_bundler_bundles(&fb, &n);
+  CHECK_EQ_INT(n, 0);
+  CHECK(fb.bundles == before);
+  CHECK(st_flow_bundler_begin(&fb, 0, 100, 4, NULL) == ST_ERR_ARG);
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 105, 50, 2, 125, 80), 0); /* after a failed begin */
+  st_flow_bundler_free(&fb, NULL);
+}
+
+static int fake_glyph(void *ud, uint32_t cp, st_glyph *g) {
+  (void)ud;
+  *g = (st_glyph){7, 0, -9, 6, 2, (float)cp, 0, (float)cp, 1};
+  return 1;
+}
+static const st_font g_font = {12, 10, 3, fake_glyph, NULL};
+
+#define COL_FLOW 0x965a4a46u       /* draw.c: rgba(70, 74, 90, 150) */
+#define COL_FLOW_FOCUS 0xff006ee6u /* draw.c: rgba(230, 110, 0, 255) */
+
+/* The index of the first command of `kind` holding a primitive that
+ * matches (lines: of colour rgba; rects: covering (x, y)); -1 if none. */
+static int cmd_with_line(const st_drawlist *dl, uint32_t rgba) {
+  for (uint32_t c = 0; c < dl->cmd_count; c++) {
+    const st_draw_cmd *cm = &dl->cmds[c];
+    if (cm->kind != ST_DRAW_LINES) continue;
+    for (uint32_t i = cm->first; i < cm->first + cm->count; i++)
+      if (dl->lines[i].rgba == rgba) return (int)c;
+  }
+  return -1;
+}
+static int cmd_with_rect_at(const st_drawlist *dl, float x, float y, uint32_t rgba) {
+  for (uint32_t c = 0; c < dl->cmd_count; c++) {
+    const st_draw_cmd *cm = &dl->cmds[c];
+    if (cm->kind != ST_DRAW_RECTS) continue;
+    for (uint32_t i = cm->first; i < cm->first + cm->count; i++) {
+      const st_rect *r = &dl->rects[i];
+      if (r->rgba == rgba && x >= r->x && x < r->x + r->w && y >= r->y && y < r->y + r->h)
+        return (int)c;
+    }
+  }
+  return -1;
+}
+
+static void test_frame(void) {
+  /* 60 launches (producers) 1 us apart on thread 1, each feeding a kernel
+   * on thread 2 (100 us later), and a last event at 3000 us: at the first
+   * view the launches share a few 16 px columns */
+  size_t cap = 60 * 300 + 256, at = 0;
+  char *json = malloc(cap);
+  at += (size_t)snprintf(json + at, cap - at, "[");
+  for (int i = 0; i < 60; i++)
+    at += (size_t)snprintf(
+        json + at, cap - at,
+        "{\"ph\":\"X\",\"name\":\"launch\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":1,"
+        "\"bind_id\":%d,\"flow_out\":true},"
+        "{\"ph\":\"X\",\"name\":\"kernel\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":2,"
+        "\"bind_id\":%d,\"flow_in\":true},",
+        2 * i, i, 100 + 2 * i, i);
+  at += (size_t)snprintf(
+      json + at, cap - at,
+      "{\"ph\":\"X\",\"name\":\"end\",\"ts\":3000,\"dur\":1,\"pid\":1,\"tid\":1}]");
+  st_trace *t = load_str(json);
+  free(json);
+  CHECK(t != NULL);
+  if (!t) return;
+  st_error err;
+  st_lod *lod = st_lod_build(NULL, t, &err);
+  st_ui *ui = st_ui_create(NULL, t, 1200, 600, 1);
+  CHECK(lod && ui);
+  st_drawlist dl = {0};
+  st_draw_overlay ov;
+  st_draw_input in = {t, lod, st_ui_layout(ui), st_ui_view(ui), &g_font};
+  st_ui_fit(ui); /* the whole trace (the first view would leave "end" out) */
+  st_ui_set_flow_mode(ui, ST_FLOWS_ALL);
+  st_ui_overlay(ui, &ov);
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+
+  /* the bundles expected: the distinct (launch end column, kernel start
+   * column) pairs, each with how many flows have them */
+  const st_view *v = st_ui_view(ui);
+  const st_flow *f = st_trace_flows(t, NULL);
+  const st_row *rows = st_trace_rows(t, NULL);
+  int32_t key0[60], key1[60];
+  uint32_t count[60], nkeys = 0;
+  for (uint32_t i = 0; i < 60; i++) {
+    const st_row *a = &rows[f[i].from_row], *b = &rows[f[i].to_row];
+    float x0 = st_view_x_of(v, (double)a->start[f[i].from_index] + (double)a->dur[f[i].from_index]);
+    float x1 = st_view_x_of(v, (double)b->start[f[i].to_index]);
+    int32_t c0 = (int32_t)floorf((x0 - ST_VIEW_GUTTER_W) / ST_DRAW_FLOW_CELL_PX);
+    int32_t c1 = (int32_t)floorf((x1 - ST_VIEW_GUTTER_W) / ST_DRAW_FLOW_CELL_PX);
+    uint32_t k = 0;
+    while (k < nkeys && (key0[k] != c0 || key1[k] != c1)) k++;
+    if (k == nkeys) key0[nkeys] = c0, key1[nkeys] = c1, count[nkeys++] = 0;
+    count[k]++;
+  }
+  CHECK(nkeys < 10); /* the point of the test: far fewer arrows than flows */
+  uint32_t nb;
+  const st_flow_bundle *bs = st_flow_bundler_bundles(&dl.flow_bundles, &nb);
+  CHECK_EQ_INT(nb, nkeys);
+  uint32_t multi = 0, in_multi = 0;
+  for (uint32_t k = 0; k < nkeys; k++) {
+    uint32_t j = 0;
+    while (j < nb && (bs[j].src_cell != key0[k] || bs[j].dst_cell != key1[k])) j++;
+    CHECK(j < nb);
+    if (j < nb) CHECK_EQ_INT(bs[j].count, count[k]);
+    if (count[k] > 1) multi++, in_multi += count[k];
+  }
+  CHECK_EQ_INT(dl.flows_drawn, nkeys);
+  CHECK_EQ_INT(dl.flow_bundles_drawn, multi);
+  CHECK_EQ_INT(dl.flows_bundled, in_multi);
+  CHECK(dl.flow_labels >= 1 && dl.flow_labels <= multi);
+  CHECK_EQ_INT(dl.flows_chain, 0);
+
+  /* the layers: the arrows in view before the slices' rects, the selected
+   * event's chain after them */
+  st_event_ref k0 = tu_ref_named(t, "kernel");
+  float kx = st_view_x_of(v, (double)rows[k0.row].start[k0.index]) + 0.5f;
+  uint32_t nit;
+  const st_layout_item *items = st_layout_items(st_ui_layout(ui), &nit);
+  const st_layout_item *kit = &items[st_layout_item_of_row(st_ui_layout(ui), k0.row)];
+  float ky = ST_VIEW_AXIS_H + kit->y - v->scroll_y + kit->h / 2;
+  uint32_t kcol = st_color_for_name("kernel", 6);
+  int under = cmd_with_line(&dl, COL_FLOW), slices = cmd_with_rect_at(&dl, kx, ky, kcol);
+  CHECK(under >= 0 && slices >= 0 && under < slices);
+  st_ui_select(ui, k0, 0);
+  st_ui_overlay(ui, &ov);
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  CHECK_EQ_INT(dl.flows_chain, 1);
+  int over = cmd_with_line(&dl, COL_FLOW_FOCUS);
+  slices = cmd_with_rect_at(&dl, kx, ky, kcol);
+  CHECK(over > slices && slices > cmd_with_line(&dl, COL_FLOW));
+  /* selection mode: the chain alone; off: nothing */
+  st_ui_set_flow_mode(ui, ST_FLOWS_SELECTION);
+  st_ui_overlay(ui, &ov);
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  CHECK(dl.flows_drawn == 1 && dl.flows_chain == 1 && cmd_with_line(&dl, COL_FLOW) < 0);
+  st_ui_set_flow_mode(ui, ST_FLOWS_OFF);
+  st_ui_overlay(ui, &ov);
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  CHECK(dl.flows_drawn == 0 && cmd_with_line(&dl, COL_FLOW_FOCUS) < 0);
+  CHECK_EQ_INT(st_ui_set_flow_mode(ui, (st_flow_mode)3), 0); /* out of range: unchanged */
+  CHECK(st_ui_flow_mode(ui) == ST_FLOWS_OFF);
+
+  st_drawlist_free(&dl, NULL);
+  st_ui_destroy(ui);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
+static double fake_now(void *ud) {
+  (void)ud;
+  return 0;
+}
+
+static void load_into(st_app *app, const char *json) {
+  CHECK(st_app_load_begin(app, "t.json"));
+  CHECK(st_app_load_push(app, json, strlen(json)) == ST_OK);
+  CHECK_EQ_INT(st_app_load_finish(app), ST_APP_LOAD_OK);
+}
+
+static void test_app_mode(void) {
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform.now_ms = fake_now;
+  st_app *app = st_app_create(&d);
+  CHECK(app != NULL);
+  if (!app) return;
+  st_app_set_font(app, &g_font);
+  CHECK_EQ_INT(st_app_flow_mode(app), ST_FLOWS_SELECTION);
+  CHECK_EQ_INT(st_app_set_flow_mode(app, 3), -1);
+  CHECK_EQ_INT(st_app_set_flow_mode(app, -1), -1);
+  /* set before a load: the view made by the load has it */
+  CHECK_EQ_INT(st_app_set_flow_mode(app, ST_FLOWS_ALL), ST_FLOWS_ALL);
+  load_into(app, CHAIN_JSON);
+  CHECK(st_ui_flow_mode(st_app_ui(app)) == ST_FLOWS_ALL);
+  /* key l on the view: all -> off, and the app keeps it for the next load */
+  st_app_apply(app, st_ui_key_down(st_app_ui(app), "l", 0));
+  CHECK_EQ_INT(st_app_flow_mode(app), ST_FLOWS_OFF);
+  CHECK(st_app_frame(app) != NULL);
+  st_app_frame_done(app);
+  CHECK(strstr(st_app_frame_stats_json(app), "\"flows\":{\"mode\":\"off\",\"drawn\":0") != NULL);
+  load_into(app, CHAIN_JSON);
+  CHECK(st_ui_flow_mode(st_app_ui(app)) == ST_FLOWS_OFF);
+  st_app_apply(app, st_ui_key_down(st_app_ui(app), "L", 0));
+  CHECK_EQ_INT(st_app_flow_mode(app), ST_FLOWS_SELECTION);
+  /* the selection's chain in the frame stats */
+  st_event_ref b = tu_ref_named(st_ui_trace(st_app_ui(app)), "B");
+  CHECK(st_app_select(app, b.row, b.index, 0));
+  CHECK(st_app_frame(app) != NULL);
+  st_app_frame_done(app);
+  CHECK(strstr(st_app_frame_stats_json(app), "\"mode\":\"selection\",\"drawn\":2,") != NULL);
+  CHECK(strstr(st_app_frame_stats_json(app), "\"chain\":2,\"capped\":0}") != NULL);
+  /* names */
+  st_flow_mode m = ST_FLOWS_OFF;
+  CHECK(st_flow_mode_parse("all", 3, &m) && m == ST_FLOWS_ALL);
+  CHECK(st_flow_mode_parse("selection", 9, &m) && m == ST_FLOWS_SELECTION);
+  CHECK(!st_flow_mode_parse("al", 2, &m) && !st_flow_mode_parse("alll", 4, &m));
+  CHECK_EQ_STR(st_flow_mode_name(ST_FLOWS_OFF), "off");
+  st_app_destroy(app);
+}
+
+int main(void) {
+  RUN(test_chain);
+  RUN(test_bundler);
+  RUN(test_frame);
+  RUN(test_app_mode);
+  return check_report();
+}
