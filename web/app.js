@@ -41,7 +41,7 @@ const ui = {
   searchArgs: $('search-args'),
   tool: $('tool'),
   helpButton: $('help-button'),
-  flowsButton: $('flows-button'),
+  flows: $('flows'),
   alignButton: $('align-button'),
   layoutButton: $('layout-button'),
   help: $('help'),
@@ -53,6 +53,7 @@ const ui = {
 };
 
 const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui/ui.h)
+const FLOW_MODES = ['off', 'selection', 'all']; // st_flow_mode order (core/ui/ui.h)
 // ST_UI_* change bits (core/ui/ui.h) that Module.strataOnUi receives.
 const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13, SHIFT: 1 << 14 };
 // ST_MOD_* bits (core/ui/ui.h)
@@ -601,7 +602,7 @@ function onUi(bits) {
   ui.canvas.style.cursor = st.cursor || 'default';
   if (bits & UI.TOOL) ui.tool.value = String(['select', 'pan', 'zoom', 'timing'].indexOf(st.tool));
   if (bits & UI.HELP) ui.help.hidden = !st.help;
-  if (st.flows !== undefined) ui.flowsButton.setAttribute('aria-pressed', st.flows ? 'true' : 'false');
+  if (FLOW_MODES.includes(st.flows)) ui.flows.value = st.flows;
   if (bits & UI.SEARCH) {
     const s = st.search || {};
     if (document.activeElement !== ui.search && s.text !== undefined) ui.search.value = s.text;
@@ -687,8 +688,11 @@ function wirePanels() {
     }
     ui.canvas.focus();
   });
-  ui.flowsButton.addEventListener('click', () =>
-    M._st_wasm_set_flows(ui.flowsButton.getAttribute('aria-pressed') === 'true' ? 0 : 1));
+  ui.flows.addEventListener('change', () => {
+    M._st_wasm_set_flows(FLOW_MODES.indexOf(ui.flows.value));
+    ui.flows.value = FLOW_MODES[M._st_wasm_set_flows(-1)]; // also before a trace is shown
+    ui.canvas.focus();
+  });
 }
 
 // ---- compare layouts: stacked / side by side ------------------------------------
@@ -928,6 +932,15 @@ async function start() {
       if (i < 0) throw new Error(`strata.setTool: one of ${TOOLS.join(', ')}`);
       M._st_wasm_set_tool(i);
       return TOOLS[i];
+    },
+    // The flow arrows drawn: 'off' | 'selection' (the default: the selected event's chain)
+    // | 'all' (also every arrow in view, bundled, under the slices); key l cycles them.
+    flows: () => FLOW_MODES[M._st_wasm_set_flows(-1)],
+    setFlows: (mode) => {
+      const i = FLOW_MODES.indexOf(String(mode));
+      if (i < 0) throw new Error(`strata.setFlows: one of ${FLOW_MODES.join(', ')}`);
+      ui.flows.value = FLOW_MODES[M._st_wasm_set_flows(i)];
+      return ui.flows.value;
     },
     // The timing mark ({start_us, end_us, dur_ns, dur_text}) in a list, [] if none.
     marks: () => {

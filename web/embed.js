@@ -12,6 +12,8 @@
 //                      (history.replaceState, at most ~4 times a second) and
 //                      applied when the first trace has loaded, and on
 //                      hashchange.
+//   &flows=off|all     the flow arrows' mode when it is not the default
+//                      (selection; window.strata.setFlows), kept the same way.
 //   ?embed=1           a small frame: no demo, no brand or open/save buttons;
 //                      waits for a trace by postMessage.
 //   postMessage        a parent (iframe) or opener window may send
@@ -86,6 +88,8 @@ function tightenCsp() {
 
 // ---- the location hash ----------------------------------------------------------
 
+const FLOW_MODES = ['off', 'selection', 'all']; // st_flow_mode order (core/ui/ui.h)
+
 function parseHash(h) {
   const out = {};
   for (const part of h.replace(/^#/, '').split('&')) {
@@ -101,6 +105,7 @@ function parseHash(h) {
     sel: s ? [Number(s[1]), Number(s[2])] : null,
     off,
     cmp: out.cmp === 'side' ? 'side' : null,
+    flows: FLOW_MODES.includes(out.flows) ? out.flows : null,
   };
 }
 
@@ -160,6 +165,7 @@ export function embedSetup() {
     }
     if (h.t && h.t[1] > h.t[0]) M._st_wasm_view_set(h.t[0], h.t[1]);
     if (h.sel) M._st_wasm_select(h.sel[0], h.sel[1]);
+    if (h.flows) M._st_wasm_set_flows(FLOW_MODES.indexOf(h.flows));
   }
 
   // lastHash is the hash this page last wrote (or applied). A location.hash
@@ -182,6 +188,8 @@ export function embedSetup() {
     const list = JSON.parse(M.UTF8ToString(M._st_wasm_traces_json()));
     if (list.length > 1) h += `&off=${list.map((t) => fmtUs(t.offset_us)).join(',')}`;
     if (M._st_wasm_side_by_side()) h += '&cmp=side';
+    const flows = FLOW_MODES[M._st_wasm_set_flows(-1)];
+    if (flows && flows !== 'selection') h += `&flows=${flows}`;
     lastHash = h;
     if (h === location.hash) return;
     try {

@@ -187,6 +187,9 @@ typedef struct dctx {
   uint32_t *colors;
   uint32_t ncolors;
   double px_per_ns; /* 1 / ns_per_px: item_x multiplies (a zoomed-out row yields ~1 item per px) */
+  /* translucent slices' backings are collected (flow arrows under the rows) */
+  int backing;
+  uint32_t backing_count;
 } dctx;
 
 /* st_view_x_of for the lod's items, without its division (two per item) */
@@ -257,6 +260,19 @@ static void push_rect(dctx *d, float x, float y, float w, float h, uint32_t col,
   if (!grow(d, &p, &dl->rect_cap, dl->rect_count, sizeof(st_rect), MAX_RECTS)) return;
   dl->rects = p;
   dl->rects[dl->rect_count++] = (st_rect){x0, y0, x1 - x0, y1 - y0, col, flags};
+}
+
+/* A backing rect (COL_BG) for the backings pass of the rows (timeline_pass):
+ * kept aside in dl->backing, clipped like push_rect. */
+static void push_backing(dctx *d, float x, float y, float w, float h) {
+  float x0 = x > d->c.x0 ? x : d->c.x0, y0 = y > d->c.y0 ? y : d->c.y0;
+  float x1 = x + w < d->c.x1 ? x + w : d->c.x1, y1 = y + h < d->c.y1 ? y + h : d->c.y1;
+  if (!(x1 > x0) || !(y1 > y0)) return;
+  st_drawlist *dl = d->dl;
+  void *p = dl->backing;
+  if (!grow(d, &p, &dl->backing_cap, d->backing_count, sizeof(st_rect), MAX_RECTS)) return;
+  dl->backing = p;
+  dl->backing[d->backing_count++] = (st_rect){x0, y0, x1 - x0, y1 - y0, COL_BG, 0};
 }
 
 static void push_line(dctx *d, float x0, float y0, float x1, float y1, float width, uint32_t col) {
@@ -431,6 +447,10 @@ static void on_item(void *ud, const st_lod_item *it) {
   }
   if (it->flags & ST_EV_UNFINISHED) flags |= ST_RECT_UNFINISHED;
   if (x1 - x0 < 1) x1 = x0 + 1; /* nothing that exists disappears */
+  /* over flow arrows (drawn under the rows), a slice the renderer makes
+   * translucent gets an opaque backing: no arrow shows through a slice */
+  if (d->backing && (flags & (ST_RECT_MERGED | ST_RECT_DIMMED | ST_RECT_UNFINISHED)))
+    push_backing(d, x0, y, x1 - x0, h);
   push_rect(d, x0, y, x1 - x0, h, col, flags);
   if (it->merged) return;
   /* label inside the visible part of the slice */
@@ -602,15 +622,20 @@ static void overlay_pass(dctx *d) {
  *
  * - Under the slices (ov->flows, the "all" mode): every flow with an end on
  *   a visible row inside the time window, bundled (flow_bundle.h: the flows
- *   whose ends share a ST_DRAW_FLOW_CELL_PX column on the same rows are one
+ *   whose ends share a ST_DRAW_FLOW_CELL_PX column on the same tracks are one
  *   arrow with a count label), 1 px, translucent, and drawn BEFORE the rows:
- *   the slices and their labels paint over them, so an arrow shows only in
- *   the gaps between slices and rows and never covers a slice. This is the
- *   fix for Kineto's first view, where thousands of launch -> kernel arrows
- *   drawn on top made black slabs over the work: slices are the data, the
- *   arrows in bulk are context; drawn under, the context is seen where there
- *   is room for it, and bundling bounds what is drawn by the cells (one
- *   arrow per pair of columns) instead of by the flows.
+ *   the slices and their labels paint over them (a slice the renderer makes
+ *   translucent, merged, dimmed or unfinished, gets an opaque backing, and
+ *   the grid is drawn after the backings, so a slice looks the same with
+ *   arrows under it or not), so
+ *   an arrow shows only in the gaps between slices and rows and never
+ *   covers a slice. This is the fix for Kineto's first view, where
+ *   thousands of launch -> kernel arrows drawn on top made black slabs over
+ *   the work: slices are the data, the arrows in bulk are context; drawn
+ *   under, the context is seen where there is room for it, and bundling
+ *   bounds what is drawn by the cells (one arrow per pair of columns)
+ *   instead of by the flows. A bundle's count label is drawn
+ *   over the rows, but only where it covers nothing (flow_labels_pass).
  * - On top of everything (ov->has_focus, every mode but "off"): the chain of
  *   the selected event (core/index/flow_chain.h), 2 px, highlighted: the
  *   user asked for these.
@@ -625,6 +650,7 @@ static void overlay_pass(dctx *d) {
 #define COL_FLOW_LABEL_BG rgba(250, 250, 251, 235)
 #define COL_FLOW_LABEL rgba(44, 48, 60, 255)
 #define MAX_FLOW_LABELS 512
+#define LABEL_CLEAR_PX 4.0 /* a count label keeps this far from events */
 
 /* Clips the segment to the clip rectangle (Liang-Barsky); 0 if outside. */
 static int clip_segment(const clip *c, float *x0, float *y0, float *x1, float *y1) {
@@ -674,16 +700,14 @@ static int flow_end_xy(const dctx *d, uint32_t row, uint32_t index, int source, 
   return 1;
 }
 
-/* An arrow from (x0, y0) to (x1, y1), clipped; 1 if any of it is drawn.
- * *mx, *my (may be NULL) get the middle of the part drawn. */
-static int draw_segment(dctx *d, float x0, float y0, float x1, float y1, uint32_t col, float width,
-                        float *mx, float *my) {
+/* An arrow from (x0, y0) to (x1, y1), clipped; 1 if any of it is drawn. */
+static int draw_segment(dctx *d, float x0, float y0, float x1, float y1, uint32_t col,
+                        float width) {
   float hx = x1, hy = y1, dx = x1 - x0, dy = y1 - y0;
   clip inner = {d->c.x0 + width, d->c.y0 + width, d->c.x1 - width, d->c.y1 - width};
   if (!clip_segment(&inner, &x0, &y0, &x1, &y1)) return 0;
   if (x0 == x1 && y0 == y1) return 0;
   push_line(d, x0, y0, x1, y1, width, col);
-  if (mx) *mx = (x0 + x1) / 2, *my = (y0 + y1) / 2;
   float len = sqrtf(dx * dx + dy * dy);
   if (x1 != hx || y1 != hy || !(len > FLOW_HEAD_PX)) return 1; /* the head is out of view */
   float ux = dx / len, uy = dy / len;
@@ -701,7 +725,7 @@ static void draw_arrow(dctx *d, const st_flow *f, uint32_t col, float width) {
   if (!flow_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0, &i0) ||
       !flow_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1, &i1))
     return;
-  if (draw_segment(d, x0, y0, x1, y1, col, width, NULL, NULL)) d->dl->flows_drawn++;
+  if (draw_segment(d, x0, y0, x1, y1, col, width)) d->dl->flows_drawn++;
 }
 
 /* 1 if the event's end is drawn from its own row in this frame. */
@@ -727,7 +751,11 @@ static void bundle_flow(dctx *d, const st_flow *f) {
     return;
   float cx0 = x0, cy0 = y0, cx1 = x1, cy1 = y1;
   if (!clip_segment(&d->c, &cx0, &cy0, &cx1, &cy1)) return;
-  if (!st_flow_bundler_add(&d->dl->flow_bundles, i0, x0, y0, i1, x1, y1)) d->dl->flows_capped++;
+  /* keyed by track: a thread's launches at several depths are one source */
+  const st_layout_item *items = st_layout_items(d->in->layout, NULL);
+  uint32_t k0 = items[i0].kind == ST_LAYOUT_ROW ? items[i0].track : 0x80000000u | i0;
+  uint32_t k1 = items[i1].kind == ST_LAYOUT_ROW ? items[i1].track : 0x80000000u | i1;
+  if (!st_flow_bundler_add(&d->dl->flow_bundles, k0, x0, y0, k1, x1, y1)) d->dl->flows_capped++;
 }
 
 typedef struct flow_label {
@@ -808,29 +836,71 @@ static void flows_under(dctx *d, int64_t t0, int64_t t1) {
   }
   uint32_t nb;
   const st_flow_bundle *bs = st_flow_bundler_bundles(&dl->flow_bundles, &nb);
-  flow_label labels[MAX_FLOW_LABELS];
-  uint32_t nl = 0;
-  const st_font *font = d->in->font;
   uint32_t l0 = dl->line_count;
   for (uint32_t i = 0; i < nb; i++) {
-    float mx, my;
-    if (!draw_segment(d, bs[i].x0, bs[i].y0, bs[i].x1, bs[i].y1, COL_FLOW, 1, &mx, &my)) continue;
+    if (!draw_segment(d, bs[i].x0, bs[i].y0, bs[i].x1, bs[i].y1, COL_FLOW, 1)) continue;
     dl->flows_drawn++;
     if (bs[i].count < 2) continue;
     dl->flow_bundles_drawn++;
     dl->flows_bundled += bs[i].count;
-    if (!font || !font->glyph || nl == MAX_FLOW_LABELS) continue;
-    /* the count, centred on the middle of what is drawn of the arrow,
-     * unless it would overlap an earlier label or leave the timeline */
+  }
+  push_cmd(d, ST_DRAW_LINES, l0, dl->line_count);
+}
+
+static void no_item(void *ud, const st_lod_item *it) {
+  (void)ud;
+  (void)it;
+}
+
+/* 1 if the canvas box [x0, x1) x [y0, y1) of the timeline shows nothing but
+ * background: no section header or counter, and no event of a row within
+ * LABEL_CLEAR_PX of it. */
+static int box_clear(const dctx *d, float x0, float y0, float x1, float y1) {
+  const st_layout *lay = d->in->layout;
+  const st_view *v = d->v;
+  uint32_t n;
+  const st_layout_item *items = st_layout_items(lay, &n);
+  float cy0 = y0 - ST_VIEW_AXIS_H + v->scroll_y, cy1 = y1 - ST_VIEW_AXIS_H + v->scroll_y;
+  double ta = v->t0_ns + ((double)x0 - LABEL_CLEAR_PX - ST_VIEW_GUTTER_W) * v->ns_per_px;
+  double tb = v->t0_ns + ((double)x1 + LABEL_CLEAR_PX - ST_VIEW_GUTTER_W) * v->ns_per_px;
+  int64_t t0 = (int64_t)floor(ta), t1 = (int64_t)ceil(tb);
+  for (uint32_t i = st_layout_first_at(lay, cy0); i < n && items[i].y < cy1; i++) {
+    if (items[i].y + items[i].h <= cy0) continue;
+    if (items[i].kind != ST_LAYOUT_ROW) return 0;
+    if (st_lod_query_row(d->in->lod, items[i].row, t0, t1, v->ns_per_px, 1.0, no_item, NULL))
+      return 0;
+  }
+  return 1;
+}
+
+/* The bundles' counts ("\u00D7N"), over the rows but only where the label
+ * covers nothing: the first clear place along what is drawn of the arrow
+ * (its middle, then a third and two thirds of the way, ...), never over an
+ * earlier label. */
+static void flow_labels_pass(dctx *d) {
+  const st_font *font = d->in->font;
+  st_drawlist *dl = d->dl;
+  if (!d->ov->flows || !dl->flow_bundles_drawn || !font || !font->glyph || !d->in->lod) return;
+  static const float at[] = {0.5f, 0.33f, 0.67f, 0.17f, 0.83f};
+  uint32_t nb, nl = 0;
+  const st_flow_bundle *bs = st_flow_bundler_bundles(&dl->flow_bundles, &nb);
+  flow_label labels[MAX_FLOW_LABELS];
+  for (uint32_t i = 0; i < nb && nl < MAX_FLOW_LABELS; i++) {
+    float x0 = bs[i].x0, y0 = bs[i].y0, x1 = bs[i].x1, y1 = bs[i].y1;
+    clip inner = {d->c.x0 + 1, d->c.y0 + 1, d->c.x1 - 1, d->c.y1 - 1};
+    if (bs[i].count < 2 || !clip_segment(&inner, &x0, &y0, &x1, &y1)) continue;
     char buf[16];
     size_t m = count_text(bs[i].count, buf, sizeof buf);
     float h = font->ascent + font->descent + 2, w = text_w(d, buf, m) + 4;
-    flow_label l = {mx - w / 2, my - h / 2, w, h, bs[i].count};
-    if (l.x < d->c.x0 || l.x + l.w > d->c.x1 || l.y < d->c.y0 || l.y + l.h > d->c.y1) continue;
-    if (label_overlaps(labels, nl, &l)) continue;
-    labels[nl++] = l;
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+      float mx = x0 + (x1 - x0) * at[k], my = y0 + (y1 - y0) * at[k];
+      flow_label l = {mx - w / 2, my - h / 2, w, h, bs[i].count};
+      if (l.x < d->c.x0 || l.x + l.w > d->c.x1 || l.y < d->c.y0 || l.y + l.h > d->c.y1) continue;
+      if (label_overlaps(labels, nl, &l) || !box_clear(d, l.x, l.y, l.x + l.w, l.y + l.h)) continue;
+      labels[nl++] = l;
+      break;
+    }
   }
-  push_cmd(d, ST_DRAW_LINES, l0, dl->line_count);
   uint32_t r0 = dl->rect_count, g0 = dl->glyph_count;
   for (uint32_t i = 0; i < nl; i++)
     push_rect(d, labels[i].x, labels[i].y, labels[i].w, labels[i].h, COL_FLOW_LABEL_BG, 0);
@@ -864,19 +934,26 @@ static void flows_over(dctx *d) {
 static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   const st_view *v = d->v;
   const st_layout *lay = d->in->layout;
-  uint32_t lines0 = d->dl->line_count;
+  uint32_t grid0 = d->dl->line_count;
   for (int k = 0; k < nticks; k++) {
     float x = st_view_x_of(v, ticks[k]);
     push_line(d, x, d->c.y0, x, d->c.y1, 1, COL_GRID);
   }
-  push_cmd(d, ST_DRAW_LINES, lines0, d->dl->line_count);
-  if (!lay || !d->in->trace) return;
+  uint32_t grid1 = d->dl->line_count;
+  if (!lay || !d->in->trace) {
+    push_cmd(d, ST_DRAW_LINES, grid0, grid1);
+    return;
+  }
 
+  /* the order drawn: flow arrows, translucent slices' backings, the grid,
+   * the rows; so a slice looks the same whether arrows are drawn or not */
   double tw = st_view_timeline_w(v);
   double ft0 = floor(v->t0_ns), ft1 = ceil(v->t0_ns + tw * v->ns_per_px) + 1;
   int64_t t0 = ft0 < -9.2e18 ? INT64_MIN + 1 : ft0 > 9.2e18 ? INT64_MAX - 1 : (int64_t)ft0;
   int64_t t1 = ft1 > 9.2e18 ? INT64_MAX : ft1 < -9.2e18 ? INT64_MIN + 2 : (int64_t)ft1;
-  if (d->ov) flows_under(d, t0, t1); /* before the rows: they paint over it */
+  if (d->ov) flows_under(d, t0, t1);
+  d->backing = d->ov && d->ov->flows && d->dl->flows_drawn;
+  d->backing_count = 0;
 
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
   uint32_t n;
@@ -900,10 +977,19 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
       if (d->in->lod) draw_counter(d, it, sy, t0, t1);
     }
   }
-  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  uint32_t r1 = d->dl->rect_count;
+  for (uint32_t i = 0; i < d->backing_count; i++) {
+    const st_rect *b = &d->dl->backing[i];
+    push_rect(d, b->x, b->y, b->w, b->h, b->rgba, 0);
+  }
+  d->backing = 0;
+  push_cmd(d, ST_DRAW_RECTS, r1, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_LINES, grid0, grid1);
+  push_cmd(d, ST_DRAW_RECTS, r0, r1);
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
   if (d->ov) {
+    flow_labels_pass(d);
     bands_pass(d);
     overlay_pass(d);
     flows_over(d);
@@ -1103,6 +1189,7 @@ void st_drawlist_free(st_drawlist *dl, const st_alloc *a) {
   st_free(a, dl->cmds);
   st_free(a, dl->color_cache);
   st_flow_bundler_free(&dl->flow_bundles, a);
+  st_free(a, dl->backing);
   memset(dl, 0, sizeof *dl);
 }
 

@@ -80,8 +80,11 @@ typedef struct st_drawlist {
   uint32_t *color_cache;
   uint32_t color_cap;
   uint64_t color_key;
-  /* internal: the flow bundler's buffers, kept from frame to frame */
+  /* internal: the flow bundler's buffers, and the translucent slices'
+   * backings over flows drawn under the rows, kept from frame to frame */
   st_flow_bundler flow_bundles;
+  st_rect *backing;
+  uint32_t backing_cap;
 } st_drawlist;
 
 typedef struct st_glyph {
@@ -151,7 +154,7 @@ typedef struct st_draw_overlay {
 
 #define ST_DRAW_MAX_FLOWS 4096
 #define ST_DRAW_MAX_FLOW_SCAN (1u << 17)
-#define ST_DRAW_FLOW_CELL_PX 16.0f
+#define ST_DRAW_FLOW_CELL_PX 24.0f
 
 typedef struct st_draw_input {
   const st_trace *trace;

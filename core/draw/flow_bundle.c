@@ -1,7 +1,8 @@
 /* flow_bundle.c: grouping flow arrows by the cells of their ends
  * (flow_bundle.h). A hash table of bundle indices keyed by (source item,
  * source column, destination item, destination column), at most half full,
- * sized for max_bundles once and kept from frame to frame. */
+ * sized for max_bundles once and kept from frame to frame. A bundle keeps
+ * the sums of its members' x and the y of its shortest member. */
 #include "flow_bundle.h"
 
 #include <math.h>
@@ -50,11 +51,11 @@ static uint32_t mix(uint32_t h, uint32_t v) {
   return h ^ h >> 16;
 }
 
-int st_flow_bundler_add(st_flow_bundler *fb, uint32_t src_item, float x0, float y0,
-                        uint32_t dst_item, float x1, float y1) {
+int st_flow_bundler_add(st_flow_bundler *fb, uint32_t src_key, float x0, float y0, uint32_t dst_key,
+                        float x1, float y1) {
   if (!fb || !fb->max_bundles) return 0;
   int32_t c0 = st_flow_bundler_cell(fb, x0), c1 = st_flow_bundler_cell(fb, x1);
-  uint32_t h = mix(mix(mix(mix(0x2545f491u, src_item), (uint32_t)c0), dst_item), (uint32_t)c1);
+  uint32_t h = mix(mix(mix(mix(0x2545f491u, src_key), (uint32_t)c0), dst_key), (uint32_t)c1);
   uint32_t mask = fb->slot_count - 1;
   for (uint32_t i = h & mask;; i = (i + 1) & mask) {
     uint32_t s = fb->slots[i];
@@ -62,14 +63,14 @@ int st_flow_bundler_add(st_flow_bundler *fb, uint32_t src_item, float x0, float 
       if (fb->count == fb->max_bundles) return 0;
       fb->slots[i] = fb->count + 1;
       fb->bundles[fb->count++] =
-          (st_flow_bundle){x0, y0, x1, y1, 1, src_item, dst_item, c0, c1, x0, x1};
+          (st_flow_bundle){x0, y0, x1, y1, 1, src_key, dst_key, c0, c1, x0, x1};
       fb->finished = 0;
       return 1;
     }
     st_flow_bundle *b = &fb->bundles[s - 1];
-    if (b->src_item == src_item && b->dst_item == dst_item && b->src_cell == c0 &&
-        b->dst_cell == c1) {
+    if (b->src_key == src_key && b->dst_key == dst_key && b->src_cell == c0 && b->dst_cell == c1) {
       b->count++;
+      if (fabsf(y1 - y0) < fabsf(b->y1 - b->y0)) b->y0 = y0, b->y1 = y1; /* the shortest */
       b->sum_x0 += x0;
       b->sum_x1 += x1;
       fb->finished = 0;

@@ -1,7 +1,9 @@
 // Flow arrows in the page: open a small flow fixture through the file input,
 // click the producer slice, follow the flow link in #details to the
 // consumer (window.strata.selection() is then the other end, centred), and
-// toggle the arrows with the toolbar button and the l key (pixels change).
+// switch the arrows' mode with the toolbar control and the l key (pixels
+// change). The default mode is 'selection' (issue 19): no arrow until an
+// event with flows is selected; tests/browser/flow-modes.test.mjs has the rest.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -40,22 +42,28 @@ test('flow link in the details jumps to the other end; arrows toggle', async (t)
     return n;
   };
   await frame();
+  // the default mode draws the selection's arrows only: none yet
+  assert.equal(await page.locator('#flows').inputValue(), 'selection');
+  assert.equal(arrowPixels(await shot()), 0, 'no arrow before a selection (mode selection)');
+  // the control: all, the arrow between the producer and the consumer
+  await page.selectOption('#flows', 'all');
+  await frame();
   const on = await shot();
   if (process.env.STRATA_FLOW_SHOT) (await import('node:fs')).writeFileSync(process.env.STRATA_FLOW_SHOT, await page.locator('#canvas').screenshot());
   assert.ok(arrowPixels(on) > 0, 'an arrow is drawn between the producer and the consumer');
 
-  // toolbar toggle: arrows off, the pixels between the slices are background
-  assert.equal(await page.locator('#flows-button').getAttribute('aria-pressed'), 'true');
-  await page.click('#flows-button');
-  await frame();
-  assert.equal(await page.locator('#flows-button').getAttribute('aria-pressed'), 'false');
-  const off = await shot();
-  assert.equal(arrowPixels(off), 0, 'no arrow when toggled off');
-  // the l key turns them on again
+  // the l key: all -> off, the pixels between the slices are background
   await page.locator('#canvas').focus();
   await page.keyboard.press('l');
   await frame();
-  assert.equal(await page.locator('#flows-button').getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.locator('#flows').inputValue(), 'off');
+  const off = await shot();
+  assert.equal(arrowPixels(off), 0, 'no arrow when off');
+  // l: off -> selection (still none), l: selection -> all
+  await page.keyboard.press('l');
+  await page.keyboard.press('l');
+  await frame();
+  assert.equal(await page.locator('#flows').inputValue(), 'all');
   assert.ok(arrowPixels(await shot()) > 0);
 
   // click the producer; its flow shows in #details as a link
@@ -66,10 +74,14 @@ test('flow link in the details jumps to the other end; arrows toggle', async (t)
   const link = page.locator('#details a.flow-link');
   assert.equal(await link.count(), 1);
   assert.match(await link.textContent(), /kernel/);
-  // a selected event's flows are drawn even with the arrows off
-  await page.click('#flows-button');
+  // a selected event's flows are drawn in the selection mode (and not when off)
+  await page.selectOption('#flows', 'selection');
   await frame();
   assert.ok(arrowPixels(await shot()) > 0, 'the selected event keeps its arrow');
+  await page.selectOption('#flows', 'off');
+  await frame();
+  assert.equal(arrowPixels(await shot()), 0, 'off: not even the selected event\'s');
+  await page.selectOption('#flows', 'selection');
   await link.click();
   await frame();
   const after = await page.evaluate(() => window.strata.selection());

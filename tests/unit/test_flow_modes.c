@@ -109,22 +109,25 @@ static void test_bundler(void) {
   CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 105, 50, 2, 125, 80), 1);    /* (1,0)->(2,2): new */
   CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 109, 50, 2, 121, 80), 1);    /* same cells: joins */
   CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 110, 50, 2, 121, 80), 1);    /* (1,1)->(2,2): new */
-  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 101, 50, 3, 125, 90), 1);    /* other row: new */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 101, 50, 3, 125, 90), 1);    /* other track: new */
   CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 107, 50, 2, 129.5f, 80), 1); /* joins the first */
   CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 95, 50, 2, 125, 80), 1);     /* (1,-1): new, the 4th */
   CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 85, 50, 2, 125, 80), 0);     /* (1,-2), a 5th: full */
   CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 103, 50, 3, 129, 90), 1);    /* joins: still room */
+  /* the first bundle is drawn between the rows of its shortest member */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 108, 70, 2, 127, 80), 1); /* 10 px tall: shortest */
+  CHECK_EQ_INT(st_flow_bundler_add(&fb, 1, 106, 20, 2, 121, 80), 1); /* 60 px: not */
   uint32_t n;
   const st_flow_bundle *b = st_flow_bundler_bundles(&fb, &n);
   CHECK_EQ_INT(n, 4);
-  uint32_t want_count[4] = {3, 1, 2, 1};
-  float want_x0[4] = {107, 110, 102, 95}, want_x1[4] = {125.166664f, 121, 127, 125};
-  float want_y1[4] = {80, 80, 90, 80};
+  uint32_t want_count[4] = {5, 1, 2, 1};
+  float want_x0[4] = {107, 110, 102, 95}, want_x1[4] = {124.7f, 121, 127, 125};
+  float want_y0[4] = {70, 50, 50, 50}, want_y1[4] = {80, 80, 90, 80};
   for (uint32_t i = 0; i < 4 && i < n; i++) {
     CHECK_EQ_INT(b[i].count, want_count[i]);
     CHECK(fabsf(b[i].x0 - want_x0[i]) < 1e-3f);
     CHECK(fabsf(b[i].x1 - want_x1[i]) < 1e-3f);
-    CHECK(b[i].y0 == 50 && b[i].y1 == want_y1[i]);
+    CHECK(b[i].y0 == want_y0[i] && b[i].y1 == want_y1[i]);
   }
   /* a new frame starts empty, with the buffers kept */
   const st_flow_bundle *before = fb.bundles;
@@ -172,9 +175,10 @@ static int cmd_with_rect_at(const st_drawlist *dl, float x, float y, uint32_t rg
 }
 
 static void test_frame(void) {
-  /* 60 launches (producers) 1 us apart on thread 1, each feeding a kernel
-   * on thread 2 (100 us later), and a last event at 3000 us: at the first
-   * view the launches share a few 16 px columns */
+  /* 60 launches (producers) 2 us apart on thread 1, each feeding a kernel
+   * on thread 3 (100 us later), a last event at 3000 us on thread 2 (in
+   * between: the arrows cross its empty row): at the first view the
+   * launches share a few columns */
   size_t cap = 60 * 300 + 256, at = 0;
   char *json = malloc(cap);
   at += (size_t)snprintf(json + at, cap - at, "[");
@@ -183,12 +187,12 @@ static void test_frame(void) {
         json + at, cap - at,
         "{\"ph\":\"X\",\"name\":\"launch\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":1,"
         "\"bind_id\":%d,\"flow_out\":true},"
-        "{\"ph\":\"X\",\"name\":\"kernel\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":2,"
+        "{\"ph\":\"X\",\"name\":\"kernel\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":3,"
         "\"bind_id\":%d,\"flow_in\":true},",
         2 * i, i, 100 + 2 * i, i);
   at += (size_t)snprintf(
       json + at, cap - at,
-      "{\"ph\":\"X\",\"name\":\"end\",\"ts\":3000,\"dur\":1,\"pid\":1,\"tid\":1}]");
+      "{\"ph\":\"X\",\"name\":\"end\",\"ts\":3000,\"dur\":1,\"pid\":1,\"tid\":2}]");
   st_trace *t = load_str(json);
   free(json);
   CHECK(t != NULL);
@@ -239,7 +243,44 @@ static void test_frame(void) {
   CHECK_EQ_INT(dl.flow_bundles_drawn, multi);
   CHECK_EQ_INT(dl.flows_bundled, in_multi);
   CHECK(dl.flow_labels >= 1 && dl.flow_labels <= multi);
+  /* the count labels (draw.c COL_FLOW_LABEL_BG) cover no slice */
+  uint32_t labels = 0;
+  for (uint32_t i = 0; i < dl.rect_count; i++) {
+    const st_rect *l = &dl.rects[i];
+    if (l->rgba != 0xEBFBFAFAu) continue;
+    labels++;
+    for (uint32_t j = 0; j < dl.rect_count; j++) {
+      const st_rect *r = &dl.rects[j];
+      if (!(r->flags & ST_RECT_MERGED) && r->rgba != st_color_for_name("launch", 6) &&
+          r->rgba != st_color_for_name("kernel", 6) && r->rgba != st_color_for_name("end", 3))
+        continue;
+      CHECK(
+          !(l->x < r->x + r->w && r->x < l->x + l->w && l->y < r->y + r->h && r->y < l->y + l->h));
+    }
+  }
+  CHECK_EQ_INT(labels, dl.flow_labels);
   CHECK_EQ_INT(dl.flows_chain, 0);
+
+  /* translucent slices (merged blocks here) get an opaque backing, drawn
+   * after the arrows and before the slices */
+  uint32_t merged = 0, backed = 0;
+  for (uint32_t c = 0; c < dl.cmd_count; c++) {
+    if (dl.cmds[c].kind != ST_DRAW_RECTS) continue;
+    for (uint32_t i = dl.cmds[c].first; i < dl.cmds[c].first + dl.cmds[c].count; i++) {
+      const st_rect *r = &dl.rects[i];
+      if (!(r->flags & ST_RECT_MERGED)) continue;
+      merged++;
+      int b = cmd_with_rect_at(&dl, r->x + r->w / 2, r->y + r->h / 2, 0xFFFBFAFAu);
+      backed += b > cmd_with_line(&dl, COL_FLOW) && b < (int)c;
+    }
+  }
+  CHECK(merged > 0);
+  CHECK_EQ_INT(backed, merged);
+  /* the grid over the backings (a slice looks the same with arrows or without) */
+  const st_rect *m0 = NULL;
+  for (uint32_t i = 0; i < dl.rect_count && !m0; i++)
+    if (dl.rects[i].flags & ST_RECT_MERGED) m0 = &dl.rects[i];
+  if (m0) CHECK(cmd_with_line(&dl, 0x12000000u) > cmd_with_rect_at(&dl, m0->x, m0->y, 0xFFFBFAFAu));
 
   /* the layers: the arrows in view before the slices' rects, the selected
    * event's chain after them */
@@ -264,6 +305,8 @@ static void test_frame(void) {
   st_ui_overlay(ui, &ov);
   CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
   CHECK(dl.flows_drawn == 1 && dl.flows_chain == 1 && cmd_with_line(&dl, COL_FLOW) < 0);
+  for (uint32_t i = 0; i < dl.rect_count; i++) /* no arrows under them: no backing */
+    CHECK(dl.rects[i].rgba != 0xFFFBFAFAu);
   st_ui_set_flow_mode(ui, ST_FLOWS_OFF);
   st_ui_overlay(ui, &ov);
   CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);

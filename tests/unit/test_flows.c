@@ -279,7 +279,7 @@ static uint32_t count_lines_not_axis(const st_drawlist *dl) {
 
 static void test_draw_bounded(void) {
   /* 20000 producer -> consumer pairs between two threads: in the "all"
-   * mode the frame bundles them (a few arrows per 16 px column, not one
+   * mode the frame bundles them (a few arrows per column, not one
    * per flow), every line inside its command's clip */
   size_t cap = 20000 * 260 + 16, at = 0;
   char *json = malloc(cap);
@@ -323,7 +323,10 @@ static void test_draw_bounded(void) {
   const st_flow_bundle *bs = st_flow_bundler_bundles(&dl.flow_bundles, &nb);
   for (uint32_t i = 0; i < nb; i++) sum += bs[i].count;
   CHECK_EQ_INT(sum, 20000);
-  CHECK(dl.flows_bundled > 19000 && dl.flow_bundles_drawn > 0 && dl.flow_labels > 0);
+  CHECK(dl.flows_bundled > 19000 && dl.flow_bundles_drawn > 0);
+  /* the two rows are adjacent and busy: no clear place for a count label
+   * (labels are never drawn over slices) */
+  CHECK_EQ_INT(dl.flow_labels, 0);
   for (uint32_t c = 0; c < dl.cmd_count; c++) {
     const st_draw_cmd *cm = &dl.cmds[c];
     if (cm->kind != ST_DRAW_LINES) continue;
