@@ -59,7 +59,8 @@ void nv_title(st_app *app, const nv_input *in, const char *name, char *buf, size
   }
   APPEND("%s - strata  |  %s", name, st_ui_tool_name(st_ui_tool(ui)));
   if (st_app_side_by_side(app)) APPEND("  |  side by side");
-  APPEND("  |  arrows: %s", st_flow_mode_name(st_ui_flow_mode(ui)));
+  if (st_ui_flow_mode(ui) != ST_FLOWS_SELECTION) /* the default is not shown */
+    APPEND("  |  arrows: %s", st_flow_mode_name(st_ui_flow_mode(ui)));
   hovered(ui, buf, cap);
   uint64_t nsel = st_selection_count(st_ui_selection(ui));
   if (nsel) APPEND("  |  %llu selected", (unsigned long long)nsel);

@@ -291,6 +291,17 @@ static void test_title(void) {
   feed(&in, app, text("A"));
   nv_title(app, &in, "run.json", t, sizeof t);
   CHECK_EQ_STR(t, "run.json - strata  |  select  |  Alpha  2 us  |  1 selected  |  search: A_ (2)");
+  /* the flow mode when it is not the default (selection) */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_ESCAPE, 0)); /* leaves the search box */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_l, 0));
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "  |  select  |  arrows: all  |  ") != NULL);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_l, 0));
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "  |  arrows: off  |  ") != NULL);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_l, 0));
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "arrows") == NULL);
   st_app_destroy(app);
 }
 
