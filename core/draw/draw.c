@@ -251,28 +251,29 @@ static int grow(dctx *d, void **p, uint32_t *cap, uint32_t count, size_t elem, u
   return 1;
 }
 
-static void push_rect(dctx *d, float x, float y, float w, float h, uint32_t col, uint32_t flags) {
-  float x0 = x > d->c.x0 ? x : d->c.x0, y0 = y > d->c.y0 ? y : d->c.y0;
-  float x1 = x + w < d->c.x1 ? x + w : d->c.x1, y1 = y + h < d->c.y1 ? y + h : d->c.y1;
+/* Appends the rect, clipped, to *arr (*count of *cap), unless it is empty. */
+static void push_rect_to(dctx *d, st_rect **arr, uint32_t *count, uint32_t *cap, st_rect r) {
+  float x0 = r.x > d->c.x0 ? r.x : d->c.x0, y0 = r.y > d->c.y0 ? r.y : d->c.y0;
+  float x1 = r.x + r.w < d->c.x1 ? r.x + r.w : d->c.x1;
+  float y1 = r.y + r.h < d->c.y1 ? r.y + r.h : d->c.y1;
   if (!(x1 > x0) || !(y1 > y0)) return;
+  void *p = *arr;
+  if (!grow(d, &p, cap, *count, sizeof(st_rect), MAX_RECTS)) return;
+  *arr = p;
+  (*arr)[(*count)++] = (st_rect){x0, y0, x1 - x0, y1 - y0, r.rgba, r.flags};
+}
+
+static void push_rect(dctx *d, float x, float y, float w, float h, uint32_t col, uint32_t flags) {
   st_drawlist *dl = d->dl;
-  void *p = dl->rects;
-  if (!grow(d, &p, &dl->rect_cap, dl->rect_count, sizeof(st_rect), MAX_RECTS)) return;
-  dl->rects = p;
-  dl->rects[dl->rect_count++] = (st_rect){x0, y0, x1 - x0, y1 - y0, col, flags};
+  push_rect_to(d, &dl->rects, &dl->rect_count, &dl->rect_cap, (st_rect){x, y, w, h, col, flags});
 }
 
 /* A backing rect (COL_BG) for the backings pass of the rows (timeline_pass):
- * kept aside in dl->backing, clipped like push_rect. */
+ * kept aside in dl->backing. */
 static void push_backing(dctx *d, float x, float y, float w, float h) {
-  float x0 = x > d->c.x0 ? x : d->c.x0, y0 = y > d->c.y0 ? y : d->c.y0;
-  float x1 = x + w < d->c.x1 ? x + w : d->c.x1, y1 = y + h < d->c.y1 ? y + h : d->c.y1;
-  if (!(x1 > x0) || !(y1 > y0)) return;
   st_drawlist *dl = d->dl;
-  void *p = dl->backing;
-  if (!grow(d, &p, &dl->backing_cap, d->backing_count, sizeof(st_rect), MAX_RECTS)) return;
-  dl->backing = p;
-  dl->backing[d->backing_count++] = (st_rect){x0, y0, x1 - x0, y1 - y0, COL_BG, 0};
+  push_rect_to(d, &dl->backing, &d->backing_count, &dl->backing_cap,
+               (st_rect){x, y, w, h, COL_BG, 0});
 }
 
 static void push_line(dctx *d, float x0, float y0, float x1, float y1, float width, uint32_t col) {

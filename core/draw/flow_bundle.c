@@ -1,12 +1,22 @@
 /* flow_bundle.c: grouping flow arrows by the cells of their ends
- * (flow_bundle.h). A hash table of bundle indices keyed by (source item,
- * source column, destination item, destination column), at most half full,
+ * (flow_bundle.h). A hash table of bundle indices keyed by (source key,
+ * source column, destination key, destination column), at most half full,
  * sized for max_bundles once and kept from frame to frame. A bundle keeps
  * the sums of its members' x and the y of its shortest member. */
 #include "flow_bundle.h"
 
 #include <math.h>
 #include <string.h>
+
+/* Makes *p hold at least n elements of elem bytes (*cap: how many it holds). */
+static int hold(const st_alloc *a, void **p, uint32_t *cap, uint32_t n, size_t elem) {
+  if (*cap >= n) return 1;
+  void *q = st_realloc_array(a, *p, n, elem);
+  if (!q) return 0;
+  *p = q;
+  *cap = n;
+  return 1;
+}
 
 st_code st_flow_bundler_begin(st_flow_bundler *fb, float cell_px, float origin_x,
                               uint32_t max_bundles, const st_alloc *a) {
@@ -21,18 +31,13 @@ st_code st_flow_bundler_begin(st_flow_bundler *fb, float cell_px, float origin_x
   fb->origin_x = origin_x;
   uint32_t slots = 16;
   while (slots < 2 * max_bundles) slots *= 2;
-  if (fb->slot_count != slots) {
-    uint32_t *s = st_realloc_array(a, fb->slots, slots, sizeof *s);
-    if (!s) return ST_ERR_NOMEM;
-    fb->slots = s;
-    fb->slot_count = slots;
-  }
-  if (fb->bundle_cap < max_bundles) {
-    st_flow_bundle *b = st_realloc_array(a, fb->bundles, max_bundles, sizeof *b);
-    if (!b) return ST_ERR_NOMEM;
-    fb->bundles = b;
-    fb->bundle_cap = max_bundles;
-  }
+  void *ps = fb->slots, *pb = fb->bundles;
+  int ok = hold(a, &ps, &fb->slot_cap, slots, sizeof *fb->slots);
+  fb->slots = ps;
+  ok = ok && hold(a, &pb, &fb->bundle_cap, max_bundles, sizeof *fb->bundles);
+  fb->bundles = pb;
+  if (!ok) return ST_ERR_NOMEM;
+  fb->slot_count = slots;
   memset(fb->slots, 0, (size_t)slots * sizeof *fb->slots);
   fb->max_bundles = max_bundles;
   return ST_OK;

@@ -44,7 +44,7 @@ typedef struct st_flow_bundler {
   st_flow_bundle *bundles; /* [count], in the order they were started */
   uint32_t count, bundle_cap;
   uint32_t *slots; /* open addressing: bundle index + 1, 0 = empty */
-  uint32_t slot_count;
+  uint32_t slot_count, slot_cap;
   int finished;
 } st_flow_bundler;
 

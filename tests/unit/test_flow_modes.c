@@ -23,24 +23,6 @@ static st_trace *load_str(const char *json) {
   return tu_load(json, strlen(json), strlen(json), "t.json", &err, &stats, NULL, 0);
 }
 
-/* "from>to" of the chain's arrows, in its order, joined by spaces. */
-static void chain_names(const st_trace *t, const uint32_t *chain, uint32_t n, char *buf,
-                        size_t cap) {
-  const st_flow *f = st_trace_flows(t, NULL);
-  const st_row *rows = st_trace_rows(t, NULL);
-  const st_strtab *s = st_trace_strings(t);
-  size_t at = 0;
-  buf[0] = 0;
-  for (uint32_t i = 0; i < n && at < cap; i++) {
-    size_t na, nb;
-    const char *a = st_strtab_get(s, rows[f[chain[i]].from_row].name[f[chain[i]].from_index], &na);
-    const char *b = st_strtab_get(s, rows[f[chain[i]].to_row].name[f[chain[i]].to_index], &nb);
-    int w = snprintf(buf + at, cap - at, "%s%.*s>%.*s", i ? " " : "", (int)na, a, (int)nb, b);
-    if (w < 0) break;
-    at += (size_t)w;
-  }
-}
-
 /* A -> B -> C (flow 1, s/t/f), D -> E (flow 2, elsewhere), P -> C (flow 3:
  * a side branch arriving at C). */
 static const char *CHAIN_JSON =
@@ -82,7 +64,7 @@ static void test_chain(void) {
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     st_event_ref r = tu_ref_named(t, cases[k].event);
     uint32_t n = st_flow_chain(t, r.row, r.index, chain, 8, &more);
-    chain_names(t, chain, n, names, sizeof names);
+    tu_flow_names(t, chain, n, names, sizeof names);
     CHECK_EQ_STR(names, cases[k].want);
     CHECK_EQ_INT(more, 0);
   }

@@ -11,6 +11,7 @@
 #include "lod.h"
 #include "panel.h"
 #include "ui.h"
+#include "test_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,24 +41,6 @@ static unsigned long long warn_count(const st_stats *s, const char *kind) {
   return 0;
 }
 
-/* "from>to" names of every flow, in st_trace_flows order, joined by spaces. */
-static void flow_names(const st_trace *t, char *buf, size_t cap) {
-  uint32_t nf;
-  const st_flow *f = st_trace_flows(t, &nf);
-  const st_row *rows = st_trace_rows(t, NULL);
-  const st_strtab *s = st_trace_strings(t);
-  size_t at = 0;
-  buf[0] = 0;
-  for (uint32_t i = 0; i < nf && at < cap; i++) {
-    size_t na, nb;
-    const char *a = st_strtab_get(s, rows[f[i].from_row].name[f[i].from_index], &na);
-    const char *b = st_strtab_get(s, rows[f[i].to_row].name[f[i].to_index], &nb);
-    int w = snprintf(buf + at, cap - at, "%s%.*s>%.*s", i ? " " : "", (int)na, a, (int)nb, b);
-    if (w < 0) break;
-    at += (size_t)w;
-  }
-}
-
 /* The names "from>to" sorted, so tests do not depend on row numbering. */
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -65,7 +48,7 @@ static int cmp_str(const void *a, const void *b) {
 static void sorted_names(const st_trace *t, char *out, size_t cap) {
   char buf[4096], *parts[128];
   int n = 0;
-  flow_names(t, buf, sizeof buf);
+  tu_flow_names(t, NULL, 0, buf, sizeof buf);
   for (char *p = strtok(buf, " "); p && n < 128; p = strtok(NULL, " ")) parts[n++] = p;
   qsort(parts, (size_t)n, sizeof *parts, cmp_str);
   out[0] = 0;

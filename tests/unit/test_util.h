@@ -15,7 +15,8 @@
  *   tu_src_named(trace, name)     src of the first event named `name`
  *                                 (UINT64_MAX if none)
  *   tu_ref_named(trace, name)     (row, index) of the first event named
- *                                 `name` (ST_REF_NONE if none) */
+ *                                 `name` (ST_REF_NONE if none)
+ *   tu_flow_names(trace, which, n, buf, cap)  "from>to" names of flows */
 #ifndef STRATA_TEST_UTIL_H
 #define STRATA_TEST_UTIL_H
 
@@ -118,6 +119,28 @@ static inline st_event_ref tu_ref_named(const st_trace *t, const char *name) {
       if (!strcmp(st_strtab_get(st_trace_strings(t), rows[r].name[i], NULL), name))
         return (st_event_ref){r, i};
   return ST_REF_NONE;
+}
+
+/* "from>to" names of flows joined by spaces: of which[0, n) (positions
+ * in st_trace_flows), or of every flow in order when which is NULL. */
+static inline void tu_flow_names(const st_trace *t, const uint32_t *which, uint32_t n, char *buf,
+                                 size_t cap) {
+  uint32_t nf;
+  const st_flow *f = st_trace_flows(t, &nf);
+  const st_row *rows = st_trace_rows(t, NULL);
+  const st_strtab *s = st_trace_strings(t);
+  size_t at = 0;
+  buf[0] = 0;
+  if (!which) n = nf;
+  for (uint32_t i = 0; i < n && at < cap; i++) {
+    const st_flow *e = &f[which ? which[i] : i];
+    size_t na, nb;
+    const char *a = st_strtab_get(s, rows[e->from_row].name[e->from_index], &na);
+    const char *b = st_strtab_get(s, rows[e->to_row].name[e->to_index], &nb);
+    int w = snprintf(buf + at, cap - at, "%s%.*s>%.*s", i ? " " : "", (int)na, a, (int)nb, b);
+    if (w < 0) break;
+    at += (size_t)w;
+  }
 }
 
 /* An st_alloc function failing after `left` allocations (ud: a
