@@ -280,6 +280,7 @@ static void test_side_by_side(void) {
   double t0, t1, u0, u1;
   CHECK_EQ_INT(st_app_side_by_side(app), 0);
   CHECK_EQ_INT(st_app_route_x(app, 700), 700); /* stacked: x as it is */
+  CHECK_EQ_INT(st_app_set_flow_mode(app, ST_FLOWS_OFF), ST_FLOWS_OFF);
   CHECK_EQ_INT(st_app_set_side_by_side(app, 1), 1);
   CHECK(st_app_ui(app) == a);
   CHECK_EQ_INT(st_ui_view(a)->width, 500);
@@ -287,6 +288,10 @@ static void test_side_by_side(void) {
   CHECK_EQ_INT(st_app_route_x(app, 700), 200);
   st_ui *b = st_app_ui(app);
   CHECK(b != a && st_app_pane_dx(app) == 500);
+  /* the new pane has the flow mode; a change in one pane is made in both */
+  CHECK(st_ui_flow_mode(b) == ST_FLOWS_OFF);
+  st_app_apply(app, st_ui_key_down(b, "l", 0));
+  CHECK(st_ui_flow_mode(a) == ST_FLOWS_SELECTION && st_ui_flow_mode(b) == ST_FLOWS_SELECTION);
   /* a zoom in one pane: the other follows */
   st_ui_window(b, &t0, &t1);
   st_app_apply(app, st_ui_set_view(b, t0 + 10000, t1 - 10000));
