@@ -153,7 +153,7 @@ typedef struct st_draw_overlay {
 } st_draw_overlay;
 
 #define ST_DRAW_MAX_FLOWS 4096
-#define ST_DRAW_MAX_FLOW_SCAN (1u << 17)
+#define ST_DRAW_MAX_FLOW_SCAN (1u << 15)
 #define ST_DRAW_FLOW_CELL_PX 24.0f
 
 typedef struct st_draw_input {
