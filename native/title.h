@@ -1,8 +1,9 @@
 /* title.h: the window's title bar as the native window's status panel:
  * what the page's panels show in one line: the file, the tool, the flow
- * mode when it is not the default ("arrows: all"), the event under the mouse (name and duration), how many are selected,
- * the timing mark, and the search box while it is open (typed after / or ctrl+F). And the key help,
- * which ? prints to the terminal.
+ * mode when it is not the default ("arrows: all"), the event under the
+ * mouse (name and duration), how many are selected, the timing mark, and
+ * the search box while it is open (typed after / or ctrl+F). And the key
+ * help, which ? prints to the terminal.
  */
 #ifndef STRATA_NATIVE_TITLE_H
 #define STRATA_NATIVE_TITLE_H
