@@ -187,6 +187,27 @@ void st_app_set_tool(st_app *app, int tool);
  * and pans to centre it); 1 done, 0 no such event. */
 int st_app_select(st_app *app, double row, double index, int reveal);
 
+/* ---- which tracks show (core/view/view.h), in every pane ----------------------
+ * set_track_filter(text) keeps the tracks whose process, label or file name
+ *   contains text (ASCII case ignored; "" shows all); 1 done, 0 not (no
+ *   trace, out of memory).
+ * set_show_empty(on) shows the processes without events (hidden by
+ *   default, unless every process is without events).
+ * pin(id, on) pins / unpins the track with that id ("<file>.<pid>.<k>":
+ *   the file's place in the view, the process's pid, the track's place in
+ *   its process; st_app_tracks_json's "id"); 1 if it is now as asked, 0
+ *   for an unknown id or more than ST_LAYOUT_MAX_PINS.
+ * tracks_state_json() -> {"filter","tracks","shown","processes","empty",
+ *   "show_empty","pinned_h","pins":[ids in pin order]}: tracks: labelled
+ *   tracks of the sections shown with no filter; shown: those the filter
+ *   keeps; empty: processes without events (all of them when empty ==
+ *   processes: then they show); "null" before a load.
+ * A load starts with no filter, no pin and empty processes hidden. */
+int st_app_set_track_filter(st_app *app, const char *text);
+void st_app_set_show_empty(st_app *app, int show);
+int st_app_pin(st_app *app, const char *id, int on);
+const char *st_app_tracks_state_json(st_app *app);
+
 /* ---- the frame ----------------------------------------------------------- */
 /* Once per animation frame: advances held-key motion and, when something
  * changed since the last frame drawn, builds the frame and returns its

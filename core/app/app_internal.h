@@ -9,6 +9,7 @@
  *   app_view.c     change bits (apply, pane following), view, canvas,
  *                  panes side by side, offsets of the files shown
  *   app_panels.c   the interaction-state panels and the name search
+ *   app_tracks.c   which tracks show: filter, pins, empty processes
  *   app_summary.c  the summary table snapshot
  *   app_flame.c    the flame graph snapshot
  *   app_opstats.c  op statistics, duration histograms, idle gaps

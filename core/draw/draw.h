@@ -136,6 +136,9 @@ typedef struct st_draw_overlay {
   /* bands (idle gaps) shaded over their rows; NULL: none */
   const st_draw_band_set *bands;
   uint32_t band_sets;
+  /* the track under the pointer: its pin mark (view.h ST_VIEW_PIN_W) shows */
+  int pin_hover;
+  uint32_t pin_hover_track;
 } st_draw_overlay;
 
 #define ST_DRAW_MAX_FLOWS 4096

@@ -1,6 +1,8 @@
 /* panel.c: ui state as JSON for front ends (see panel.h). */
 #include "panel.h"
 
+#include "track_filter.h"
+
 #include "json_out.h"
 
 #include <math.h>
@@ -390,6 +392,13 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
     num(&w, it->y);
     lit(&w, ",\"h\":");
     num(&w, last->y + last->h - it->y);
+    char id[48];
+    size_t idn = st_track_id(t, it->track, id, sizeof id);
+    lit(&w, ",\"id\":");
+    str(&w, id, idn);
+    lit(&w, i < st_layout_pinned_items(lay) ? ",\"pinned\":true,\"canvas_y\":"
+                                            : ",\"pinned\":false,\"canvas_y\":");
+    num(&w, st_layout_screen_y(lay, st_ui_view(ui), i));
     if (it->kind == ST_LAYOUT_ROW)
       fmt(&w, ",\"first_row\":%u,\"rows\":%u}", it->row, j - i);
     else
