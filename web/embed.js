@@ -12,6 +12,9 @@
 //                      (history.replaceState, at most ~4 times a second) and
 //                      applied when the first trace has loaded, and on
 //                      hashchange.
+//   &tf=<text>&pin=<id>,<id>&empty=1
+//                      the track filter, the pinned tracks (ids "<file>.<pid>.<k>",
+//                      web/tracks.js) and the processes without events shown
 //   ?embed=1           a small frame: no demo, no brand or open/save buttons;
 //                      waits for a trace by postMessage.
 //   postMessage        a parent (iframe) or opener window may send
@@ -101,6 +104,9 @@ function parseHash(h) {
     sel: s ? [Number(s[1]), Number(s[2])] : null,
     off,
     cmp: out.cmp === 'side' ? 'side' : null,
+    tf: out.tf || '',
+    pin: /^[\d.,-]+$/.test(out.pin || '') ? out.pin.split(',').filter(Boolean) : [],
+    empty: out.empty === '1',
   };
 }
 
@@ -158,8 +164,20 @@ export function embedSetup() {
       M._st_wasm_set_side_by_side(1);
       window.dispatchEvent(new CustomEvent('strata:layout'));
     }
+    applyTracks(h);
     if (h.t && h.t[1] > h.t[0]) M._st_wasm_view_set(h.t[0], h.t[1]);
     if (h.sel) M._st_wasm_select(h.sel[0], h.sel[1]);
+  }
+
+  // The link's track filter, pins and empty processes (the link is the whole state).
+  function applyTracks(h) {
+    const st = JSON.parse(M.UTF8ToString(M._st_wasm_tracks_state_json()));
+    if (!st) return;
+    if (st.filter !== h.tf) api.withCString(h.tf, (p) => M._st_wasm_set_track_filter(p));
+    if (st.show_empty !== h.empty) M._st_wasm_set_show_empty(h.empty ? 1 : 0);
+    if (st.pins.join(',') === h.pin.join(',')) return;
+    for (const id of st.pins) api.withCString(id, (p) => M._st_wasm_pin(p, 0));
+    for (const id of h.pin) api.withCString(id, (p) => M._st_wasm_pin(p, 1));
   }
 
   // lastHash is the hash this page last wrote (or applied). A location.hash
@@ -182,6 +200,10 @@ export function embedSetup() {
     const list = JSON.parse(M.UTF8ToString(M._st_wasm_traces_json()));
     if (list.length > 1) h += `&off=${list.map((t) => fmtUs(t.offset_us)).join(',')}`;
     if (M._st_wasm_side_by_side()) h += '&cmp=side';
+    const ts = JSON.parse(M.UTF8ToString(M._st_wasm_tracks_state_json()));
+    if (ts && ts.filter) h += `&tf=${encodeURIComponent(ts.filter)}`;
+    if (ts && ts.pins.length) h += `&pin=${ts.pins.join(',')}`;
+    if (ts && ts.show_empty) h += '&empty=1';
     lastHash = h;
     if (h === location.hash) return;
     try {
