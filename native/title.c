@@ -89,6 +89,8 @@ void nv_help_print(void) {
         "                   next / previous match; PageDown / PageUp: ten; Esc: back\n"
         "  Esc              cancel a drag, else clear selection, mark and search\n"
         "  l                flow arrows on / off\n"
+        "  p                pin the track under the mouse to the top (again: unpin);\n"
+        "                   also a click on the square at the right of its label\n"
         "  ?                this help\n",
         stdout);
   fflush(stdout);

@@ -528,6 +528,22 @@ static uint32_t first_ending_after(const int64_t *t1, uint32_t n, double t) {
 
 static void pinned_edge(dctx *d);
 
+/* The clip of one span of the layout (st_layout_spans) inside the pass's. */
+static void span_clip(dctx *d, const clip *whole, const st_layout_span *sp) {
+  d->c = *whole;
+  d->c.y0 = fmaxf(whole->y0, sp->clip_y0);
+  d->c.y1 = fminf(whole->y1, sp->clip_y1);
+}
+
+/* What was pushed since the marks, as commands in the current clip; the
+ * marks move on. */
+static void flush_cmds(dctx *d, uint32_t *r0, uint32_t *l0, uint32_t *g0) {
+  push_cmd(d, ST_DRAW_RECTS, *r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_LINES, *l0, d->dl->line_count);
+  push_cmd(d, ST_DRAW_GLYPHS, *g0, d->dl->glyph_count);
+  *r0 = d->dl->rect_count, *l0 = d->dl->line_count, *g0 = d->dl->glyph_count;
+}
+
 /* The item on screen after item i (UINT32_MAX: the first), UINT32_MAX after
  * the last: the spans of st_layout_spans in order. */
 static uint32_t span_next(const st_layout_span *sp, uint32_t ns, uint32_t i) {
@@ -771,8 +787,7 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   uint32_t nspans = st_layout_spans(lay, v, spans);
   clip whole = d->c;
   for (uint32_t s = 0; s < nspans; s++) {
-    d->c.y0 = fmaxf(whole.y0, spans[s].clip_y0);
-    d->c.y1 = fminf(whole.y1, spans[s].clip_y1);
+    span_clip(d, &whole, &spans[s]);
     for (uint32_t i = spans[s].first; i < spans[s].end && i < n; i++) {
       const st_layout_item *it = &items[i];
       float sy = it->y + spans[s].dy;
@@ -790,10 +805,7 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
         if (d->in->lod) draw_counter(d, it, sy, t0, t1);
       }
     }
-    push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
-    push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
-    push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
-    r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
+    flush_cmds(d, &r0, &l0, &g0);
   }
   d->c = whole;
   pinned_edge(d);
@@ -849,13 +861,11 @@ static void gutter_pass(dctx *d) {
     uint32_t nspans = st_layout_spans(lay, v, spans);
     clip whole = d->c;
     /* the pinned tracks, then the scrolled ones, each span in its clip */
+    uint32_t l0 = d->dl->line_count;
     for (uint32_t s = 0; s < nspans; s++) {
-      d->c.y0 = fmaxf(whole.y0, spans[s].clip_y0);
-      d->c.y1 = fminf(whole.y1, spans[s].clip_y1);
+      span_clip(d, &whole, &spans[s]);
       gutter_span(d, &spans[s], buf, sizeof buf);
-      push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
-      push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
-      r0 = d->dl->rect_count, g0 = d->dl->glyph_count;
+      flush_cmds(d, &r0, &l0, &g0);
     }
     d->c = whole;
     pinned_edge(d);
