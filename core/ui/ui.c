@@ -861,7 +861,9 @@ const char *st_ui_cursor(const st_ui *ui) {
     default: return "crosshair";
     }
   }
-  if (ui->hover.kind == ST_HIT_SECTION || ui->hover.kind == ST_HIT_GROUP) return "pointer";
+  if (ui->hover.kind == ST_HIT_SECTION || ui->hover.kind == ST_HIT_GROUP ||
+      ui->hover.kind == ST_HIT_PIN)
+    return "pointer";
   if (ui->hover.kind == ST_HIT_AXIS) return "col-resize";
   switch (ui->tool) {
   case ST_TOOL_PAN: return "grab";

@@ -262,6 +262,7 @@ static void test_ui(void) {
   st_draw_overlay ov;
   st_ui_overlay(ui, &ov);
   CHECK(ov.pin_hover && ov.pin_hover_track == 4);
+  CHECK_EQ_STR(st_ui_cursor(ui), "pointer");
   st_ui_pointer_down(ui, ST_VIEW_GUTTER_W - 5, y, ST_BUTTON_LEFT, 0);
   ch = st_ui_pointer_up(ui, ST_VIEW_GUTTER_W - 5, y, 0, 0);
   CHECK(ch & ST_UI_TRACKS);
