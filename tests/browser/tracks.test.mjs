@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, launchBrowser, newApp, distExists, DIST, GUTTER_PX, AXIS_PX } from './harness.mjs';
+import zlib from 'node:zlib';
+import { startServer, launchBrowser, newApp, distExists, DIST, GUTTER_PX, AXIS_PX, CORPUS, corpusMissing } from './harness.mjs';
 
 // GPU 0 (pid 0) with three streams of kernels; GPUs 1-7 (pids 1-7): process
 // metadata only; the host process "python" (pid 4242): a main thread, 30
@@ -214,3 +215,46 @@ test('the link keeps the filter, the pins and the empty processes; it reopens th
   await app2.page.waitForFunction(() => window.strata.trackState().pins.length === 0 && window.strata.trackState().filter === '', null, { timeout: 5000 });
   assert.deepEqual([...app.pageErrors, ...app2.pageErrors], []);
 });
+
+// Real Kineto traces (HTA's samples): the processes the file names that carry no
+// event of their own (only metadata: process_name, labels, sort index; flow ends
+// are not drawn on their own; a global instant, s: 'g', is drawn on the
+// trace-wide row, not in its pid's section: Kineto's "Traces" and "" pids),
+// counted here from the JSON, are the ones Info counts.
+const REAL = [
+  'hta__benchmark_result_924719_1679055439_trace.json.gz',
+  'hta__control.json.gz',
+  'hta__mi250_minitoy_train_ROCm6_2_kineto.json.gz',
+];
+for (const name of REAL) {
+  const file = path.join(CORPUS, name);
+  test(`real Kineto trace ${name}: its processes without events are hidden and counted`, { skip: corpusMissing(file) }, async (t) => {
+    const bytes = await fsp.readFile(file);
+    const j = JSON.parse(zlib.gunzipSync(bytes).toString());
+    const all = new Set(), busy = new Set();
+    for (const e of j.traceEvents) {
+      if (e.pid === undefined) continue;
+      all.add(String(e.pid));
+      const global = (e.ph === 'i' || e.ph === 'I') && e.s === 'g'; // drawn on the trace-wide row
+      if (e.ph !== 'M' && !['s', 't', 'f'].includes(e.ph) && !global) busy.add(String(e.pid));
+    }
+    const empty = all.size - busy.size;
+    assert.ok(empty >= 7, `${name}: ${empty} empty of ${all.size}`);
+    const app = await newApp(browser, server);
+    t.after(() => app.close());
+    await app.page.goto(`${server.origin}/strata/`, { waitUntil: 'load' });
+    await app.demoLoaded();
+    const r = await app.openBuffer(bytes);
+    assert.ok(r.ok, `open failed: ${r.message}`);
+    const st = await state(app);
+    assert.equal(st.empty, empty);
+    await app.page.click('#info-button');
+    assert.match(await app.page.locator('#empty-processes').textContent(), new RegExp(`^${empty} processes without events, hidden`));
+    // shown, each is a header: the layout grows by one header each
+    const h0 = await app.page.evaluate(() => { const k = window.strata.tracks(); return k.length ? k[k.length - 1].y : 0; });
+    await app.page.evaluate(() => window.strata.setShowEmpty(true));
+    const h1 = await app.page.evaluate(() => { const k = window.strata.tracks(); return k.length ? k[k.length - 1].y : 0; });
+    assert.equal(h1 - h0, 24 * empty);
+    assert.deepEqual(app.pageErrors, []);
+  });
+}
