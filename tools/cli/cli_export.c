@@ -18,7 +18,7 @@
  * the same one-line diagnosis as `strata stats` and no output file.
  * On success prints one line: the output path, its size and the parts.
  *
- * --note T0[:T1]=TEXT (repeatable, at most 64; TEXT at most 200 bytes) puts
+ * --note T0[:T1]=TEXT (repeatable, at most 64; TEXT at most 200 bytes: cli_note.c) puts
  * a note at T0 (or over T0..T1), in microseconds as the link's t=, into the
  * file's view state: the link hash "#notes=..." (web/embed.js's format:
  * notes separated by ';', each "T0[,T1]:" and its text percent-encoded as
@@ -34,7 +34,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,9 +189,6 @@ static int modules_read(const char *dist, st_report_desc *d, module_set *s) {
 
 /* ---- --note: the view state's notes= ------------------------------------------ */
 
-#define MAX_NOTES 64
-#define NOTE_TEXT_MAX 200
-
 /* A time in the fewest digits (15, else 17) that strtod reads back exactly. */
 static void add_time(sbuf *b, double t) {
   char num[64];
@@ -201,38 +197,15 @@ static void add_time(sbuf *b, double t) {
   sb_add(b, num, strlen(num));
 }
 
-/* Appends one --note's "T0[,T1]:TEXT" (TEXT as encodeURIComponent writes
- * it) to the hash; 0, or -1 after a message. */
-static int add_note(sbuf *hash, const char *arg, int first) {
-  const char *eq = strchr(arg, '=');
-  char times[128];
-  if (!eq || (size_t)(eq - arg) >= sizeof times) {
-    fprintf(stderr, "strata: export: --note %s: expected T0[:T1]=TEXT (times in us)\n", arg);
-    return -1;
-  }
-  memcpy(times, arg, (size_t)(eq - arg));
-  times[eq - arg] = 0;
-  char *end;
-  double t0 = strtod(times, &end), t1 = t0;
-  int range = *end == ':';
-  if (range) t1 = strtod(end + 1, &end);
-  if (end == times || *end || !isfinite(t0) || !isfinite(t1) || fabs(t0) >= 1e15 ||
-      fabs(t1) >= 1e15) {
-    fprintf(stderr, "strata: export: --note %s: T0[:T1] must be numbers (us)\n", arg);
-    return -1;
-  }
-  const char *text = eq + 1;
-  if (strlen(text) > NOTE_TEXT_MAX) {
-    fprintf(stderr, "strata: export: --note %s: the text is longer than %d bytes\n", arg,
-            NOTE_TEXT_MAX);
-    return -1;
-  }
+/* Appends note n as "T0[,T1]:TEXT" (TEXT as encodeURIComponent writes it)
+ * to the hash "#notes=...". */
+static void add_note(sbuf *hash, const cli_note *n, int first) {
   sb_add(hash, first ? "#notes=" : ";", first ? 7 : 1);
-  add_time(hash, t1 < t0 ? t1 : t0);
-  if (range && t1 != t0) sb_add(hash, ",", 1), add_time(hash, t1 < t0 ? t0 : t1);
+  add_time(hash, n->t0_us);
+  if (n->t1_us > n->t0_us) sb_add(hash, ",", 1), add_time(hash, n->t1_us);
   sb_add(hash, ":", 1);
   static const char hex[] = "0123456789ABCDEF";
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)n->text; *p; p++) {
     if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
         strchr("-_.!~*'()", *p)) {
       sb_add(hash, p, 1);
@@ -241,7 +214,6 @@ static int add_note(sbuf *hash, const char *arg, int first) {
       sb_add(hash, e, 3);
     }
   }
-  return hash->oom ? -1 : 0;
 }
 
 static int export_usage(void) {
@@ -300,15 +272,14 @@ int strata_cmd_export(int argc, char **argv) {
     else if (strcmp(argv[i], "--viewer-only") == 0)
       viewer_only = 1;
     else if (strcmp(argv[i], "--note") == 0 && i + 1 < argc) {
-      if (notes == MAX_NOTES) {
-        fprintf(stderr, "strata: export: at most %d notes\n", MAX_NOTES);
+      cli_note n;
+      if (notes == CLI_NOTES_MAX)
+        fprintf(stderr, "strata: export: at most %d notes\n", CLI_NOTES_MAX);
+      if (notes == CLI_NOTES_MAX || cli_note_parse(argv[++i], &n, "export") != 0) {
         free(hash.p);
         return 2;
       }
-      if (add_note(&hash, argv[++i], notes++ == 0) != 0) {
-        free(hash.p);
-        return 2;
-      }
+      add_note(&hash, &n, notes++ == 0);
     } else if (argv[i][0] == '-' && argv[i][1])
       return export_usage();
     else if (!trace)
@@ -376,6 +347,10 @@ int strata_cmd_export(int argc, char **argv) {
       fprintf(stderr, "strata: export: %s (from %s)\n", err.msg, dist);
       bad = 1;
     }
+  }
+  if (!bad && hash.oom) {
+    fprintf(stderr, "strata: export: out of memory\n");
+    bad = 1;
   }
   if (!bad) {
     FILE *f = fopen(out_path, "wb");
