@@ -155,7 +155,6 @@ function parseHash(h) {
   };
 }
 
-
 // ---- the standalone file ----------------------------------------------------------
 
 // Parts of a report build (wasm/report_api.c st_wasm_report_add's kinds).
@@ -323,7 +322,8 @@ export function embedSetup() {
       }
       for (const t of traces) add(PART.trace, t.name, t.bytes);
       syncHash(); // the view as it is now
-      if (location.hash.length > 1) add(PART.state, '', enc.encode(location.hash));
+      const state = enc.encode(location.hash); // core/report keeps up to 64 KiB of it
+      if (state.length > 1 && state.length <= 65536) add(PART.state, '', state);
       const n = api.withCString(title, (tp) => M._st_wasm_report_build(s, tp));
       if (!n) throw new Error(M.UTF8ToString(M._st_wasm_report_error(s)));
       const p = M._st_wasm_report_data(s);
