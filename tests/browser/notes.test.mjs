@@ -244,3 +244,8 @@ test('a compare shows the notes in both panes side by side, at the same aligned 
   assert.match(await page.evaluate(() => location.hash), /notes=[\d.]+:both%20panes/);
   assert.deepEqual(app.pageErrors, []);
 });
+
+test('privacy: every request of the served pages went to the page\'s own origin', () => {
+  const bad = ctx.requests.filter((u) => !u.startsWith(ctx.server.origin + '/') && !u.startsWith(`blob:${ctx.server.origin}/`));
+  assert.deepEqual([...new Set(bad)], []);
+});
