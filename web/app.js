@@ -20,6 +20,7 @@ import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
+import { createNotes } from './notes.js';
 
 const embed = embedSetup();
 
@@ -70,6 +71,7 @@ let diffTable = null; // the diff of two traces (diff.js)
 let overview = null; // the overview panel and heatmap (overview.js)
 let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
 let tracks = null; // the track filter, pins, empty processes (tracks.js)
+let notes = null; // notes on the timeline, the Notes panel (notes.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -1002,6 +1004,16 @@ async function start() {
     // setShowEmpty(bool) for the processes without events; each returns trackState():
     // {filter, tracks, shown, processes, empty, show_empty, pinned_h, pins}.
     ...tracks.api,
+    // Notes ({t0, t1?, text}: microseconds as view(), a time without t1): addNote returns
+    // {id, t0_us, t1_us, text}; notes() lists them in time order; removeNote(id) -> bool;
+    // setNoteText(id, text); goToNote(id) shows it and returns the view; setNotes([{t0, t1?,
+    // text}]) replaces them all.
+    addNote: (n) => notes.add(n || {}),
+    notes: () => notes.notes(),
+    removeNote: (id) => notes.remove(id),
+    setNoteText: (id, text) => notes.setText(id, text),
+    goToNote: (id) => notes.go(id),
+    setNotes: (list) => { notes.replaceAll(Array.isArray(list) ? list : []); return notes.notes(); },
   });
   wireUi();
   window.addEventListener('strata:layout', showLayout);
@@ -1021,6 +1033,7 @@ async function start() {
   overview = createOverview({ M, str, withCString, fmtCount });
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
+  notes = createNotes({ M, str, withCString, fmtDur });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

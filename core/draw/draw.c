@@ -68,6 +68,9 @@ static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
 #define COL_RANGE_FILL rgba(20, 20, 30, 40)
 #define COL_FLOW rgba(70, 74, 90, 150)
 #define COL_BAND rgba(240, 120, 0, 72)
+#define COL_NOTE ST_DRAW_NOTE_RGBA
+#define COL_NOTE_BAND rgba(170, 60, 200, 28)
+#define NOTE_FLAG_MAX_PX 160.0f
 #define COL_FLOW_FOCUS rgba(230, 110, 0, 255)
 #define FLOW_HEAD_PX 7.0f
 #define COL_PIN rgba(40, 100, 220, 255)
@@ -599,12 +602,35 @@ static void bands_pass(dctx *d) {
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
 }
 
+/* ---- notes (draw.h st_draw_note) ---------------------------------------- */
+
+static int note_visible(const dctx *d, const st_draw_note *n) {
+  double w0 = d->v->t0_ns, w1 = w0 + st_view_timeline_w(d->v) * d->v->ns_per_px;
+  return n->t1_ns >= w0 && n->t0_ns <= w1;
+}
+
+/* Each note over the rows: a line at a time, a band over a range. */
+static void notes_rows(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  for (uint32_t i = 0; ov->notes && i < ov->note_count; i++) {
+    const st_draw_note *n = &ov->notes[i];
+    if (!note_visible(d, n)) continue;
+    if (n->t1_ns > n->t0_ns) {
+      time_band(d, n->t0_ns, n->t1_ns, COL_NOTE_BAND, COL_NOTE);
+    } else {
+      float x = st_view_x_of(d->v, n->t0_ns);
+      push_line(d, x, d->c.y0, x, d->c.y1, 1.5f, COL_NOTE);
+    }
+  }
+}
+
 /* Timing mark band, zoom range and selection box, over the rows. */
 static void overlay_pass(dctx *d) {
   const st_draw_overlay *ov = d->ov;
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count;
   if (ov->has_mark) time_band(d, ov->mark_t0_ns, ov->mark_t1_ns, COL_MARK_BAND, COL_MARK_EDGE);
   if (ov->has_range) time_band(d, ov->range_t0_ns, ov->range_t1_ns, COL_RANGE_FILL, COL_BOX_EDGE);
+  notes_rows(d);
   if (ov->has_box) {
     float xa = fminf(ov->box_x0, ov->box_x1), xb = fmaxf(ov->box_x0, ov->box_x1);
     float ya = fminf(ov->box_y0, ov->box_y1), yb = fmaxf(ov->box_y0, ov->box_y1);
@@ -975,6 +1001,39 @@ static void axis_mark(dctx *d) {
   }
 }
 
+/* Each note's flag on the axis: from its start (or the axis's left edge for
+ * a range that began before it), its text elided to fit before the next
+ * flag and within NOTE_FLAG_MAX_PX; its own commands, over the tick labels. */
+static void axis_notes(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  const st_font *f = d->in->font;
+  uint32_t r0 = d->dl->rect_count, g0 = d->dl->glyph_count;
+  float y = d->c.y0 + 2, h = d->c.y1 - d->c.y0 - 4, base = baseline_for(d, y, h);
+  for (uint32_t i = 0; ov->notes && i < ov->note_count; i++) {
+    const st_draw_note *n = &ov->notes[i];
+    if (!note_visible(d, n)) continue;
+    float x = fmaxf(clamped_x(d, n->t0_ns), d->c.x0), room = d->c.x1 - x;
+    for (uint32_t j = i + 1; j < ov->note_count; j++) /* the next flag shown */
+      if (note_visible(d, &ov->notes[j])) {
+        float nx = fmaxf(clamped_x(d, ov->notes[j].t0_ns), d->c.x0);
+        if (nx - x - 2 < room) room = nx - x - 2;
+        break;
+      }
+    if (room > NOTE_FLAG_MAX_PX) room = NOTE_FLAG_MAX_PX;
+    float w = 0; /* the text's full width */
+    for (size_t k = 0, cps = 0; f && f->glyph && k < n->len && cps < MAX_LABEL_CPS; cps++) {
+      st_glyph g;
+      if (get_glyph(f, utf8_next((const unsigned char *)n->text, n->len, &k), &g)) w += g.advance;
+    }
+    if (w > room - 2 * PAD) w = room - 2 * PAD;
+    if (!(w > 0)) w = 0;
+    push_rect(d, x, y, w + (w > 0 ? 2 * PAD : 6), h, COL_NOTE, 0);
+    if (w > 0) draw_text(d, n->text, n->len, x + PAD, base, w + 1, COL_MARK_TEXT);
+  }
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+}
+
 static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
   const st_view *v = d->v;
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
@@ -993,6 +1052,7 @@ static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+  if (d->ov && d->ov->note_count) axis_notes(d);
 }
 
 /* ==== 7. frame =========================================================== */
