@@ -355,6 +355,8 @@ static int item_before(const st_layout_item *it, uint32_t process, uint32_t trac
   return it->kind == ST_LAYOUT_ROW && it->row < row;
 }
 
+static uint32_t head_of(const st_layout *l, uint32_t ti);
+
 uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row) {
   uint32_t nr, nt;
   if (!l) return UINT32_MAX;
@@ -362,8 +364,9 @@ uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row) {
   const st_track *tracks = st_trace_tracks(l->trace, &nt);
   if (row >= nr || rows[row].track >= nt) return UINT32_MAX;
   uint32_t track = rows[row].track, process = tracks[track].process;
-  for (uint32_t i = 0; i < l->pin_items; i++) /* few: at most the pinned tracks' rows */
-    if (l->items[i].kind == ST_LAYOUT_ROW && l->items[i].row == row) return i;
+  if (l->pin_items && l->pinned[head_of(l, track)]) /* its track is pinned: among the first */
+    for (uint32_t i = 0; i < l->pin_items; i++)
+      if (l->items[i].kind == ST_LAYOUT_ROW && l->items[i].row == row) return i;
   uint32_t lo = l->pin_items, hi = l->count;
   while (lo < hi) {
     uint32_t m = lo + (hi - lo) / 2;

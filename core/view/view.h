@@ -141,7 +141,8 @@ uint32_t st_layout_first_at(const st_layout *l, float content_y);
 /* The item showing global row `row`: its ROW item, or its process's
  * SECTION item when that section is collapsed (its GROUP item when its
  * group is); UINT32_MAX if the row is not laid out (an empty or unknown
- * row). O(log items). */
+ * row, or one the filter or the empty processes leave out). O(log items),
+ * plus the pinned items for a row of a pinned track. */
 uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row);
 
 #endif
