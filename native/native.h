@@ -24,6 +24,11 @@ typedef struct st_native_opts {
   const char *screenshot; /* non-NULL: draw the first complete frame into this PNG
                            * (offscreen, the window never shown) and return */
   const char *frame_json; /* non-NULL: that frame's draw list as JSON (frame_json.h) */
+  /* notes put on the timeline once the files are shown (core/app/app.h
+   * st_app_note_add): times in us as the page's link, text one line */
+  const double *note_t0_us, *note_t1_us;
+  const char *const *note_text;
+  int note_count;
 } st_native_opts;
 
 /* Loads files[0, n) (several: merged on one timeline) and shows them until

@@ -92,6 +92,8 @@ void nv_help_print(void) {
         "  Esc              cancel a drag, else clear selection, mark and search\n"
         "  l                flow arrows: off / selection (the selected event's chain,\n"
         "                   the default) / all (bundled, under the slices)\n"
+        "  p                pin the track under the mouse to the top (again: unpin);\n"
+        "                   also a click on the square at the right of its label\n"
         "  ?                this help\n",
         stdout);
   fflush(stdout);

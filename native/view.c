@@ -156,6 +156,8 @@ int st_native_view(const char *const *files, int n, const st_native_opts *o) {
     st_app_destroy(v.app);
     return 1;
   }
+  for (int i = 0; i < o->note_count; i++)
+    st_app_note_add(v.app, o->note_t0_us[i], o->note_t1_us[i], o->note_text[i]);
   int ok = nv_window_open(&v.win, o->name, w, h, o->screenshot != NULL, err, sizeof err);
   if (ok) {
     v.renderer = st_gl_renderer_create();

@@ -387,3 +387,18 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_idle_gaps_json(int max) {
 EMSCRIPTEN_KEEPALIVE int st_wasm_idle_gap_go(int index) {
   return st_app_idle_gap_go(st_web_app(), index);
 }
+
+/* ---- which tracks show (core/app/app_tracks.c) --------------------------------------------- */
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_set_track_filter(const char *text) {
+  return st_app_set_track_filter(st_web_app(), text);
+}
+EMSCRIPTEN_KEEPALIVE void st_wasm_set_show_empty(int show) {
+  st_app_set_show_empty(st_web_app(), show);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_pin(const char *id, int on) {
+  return st_app_pin(st_web_app(), id, on);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_tracks_state_json(void) {
+  return st_app_tracks_state_json(st_web_app());
+}

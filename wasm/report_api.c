@@ -8,7 +8,8 @@
  *        _malloc'd buffer of n bytes that the build now owns (freed by end,
  *        or at once on failure); name a C string (copied), for modules and
  *        traces. kind: 0 index.html, 1 style.css, 2 strata.js, 3 strata.wasm,
- *        4 a module (app.js, ...), 5 a trace (in the order given)
+ *        4 a module (app.js, ...), 5 a trace (in the order given), 6 the view
+ *        state (the page's link hash: report.h's strata-state; name unused)
  *   st_wasm_report_missing(s)                  -> the name of a module app.js
  *        needs that was not added yet, or 0 (add it and ask again)
  *   st_wasm_report_build(s, title)             -> the file's size (0: failed, see
@@ -24,7 +25,7 @@
 
 #include "report.h"
 
-enum { PART_INDEX, PART_CSS, PART_JS, PART_WASM, PART_MODULE, PART_TRACE, PART_KINDS };
+enum { PART_INDEX, PART_CSS, PART_JS, PART_WASM, PART_MODULE, PART_TRACE, PART_STATE, PART_KINDS };
 
 typedef struct wasm_report {
   uint8_t *part[4]; /* index.html, style.css, strata.js, strata.wasm */
@@ -32,6 +33,8 @@ typedef struct wasm_report {
   st_report_module *modules;
   st_report_trace *traces;
   size_t module_count, trace_count;
+  uint8_t *state; /* the view state (PART_STATE), NULL: none */
+  size_t state_len;
   uint8_t *out;
   size_t out_len;
   char missing[ST_REPORT_NAME_MAX];
@@ -54,6 +57,12 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_report_add(wasm_report *s, int kind, const char
   if (!s || kind < 0 || kind >= PART_KINDS) {
     free(data);
     return 0;
+  }
+  if (kind == PART_STATE) {
+    free(s->state);
+    s->state = data;
+    s->state_len = len;
+    return 1;
   }
   if (kind < PART_MODULE) {
     free(s->part[kind]);
@@ -89,6 +98,7 @@ static st_report_desc desc_of(const wasm_report *s) {
   d.wasm = s->part[PART_WASM], d.wasm_len = s->part_len[PART_WASM];
   d.modules = s->modules, d.module_count = s->module_count;
   d.traces = s->traces, d.trace_count = s->trace_count;
+  d.state = (const char *)s->state, d.state_len = s->state ? s->state_len : 0;
   return d;
 }
 
@@ -122,5 +132,5 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_report_end(wasm_report *s) {
     free((void *)s->modules[i].name), free((void *)s->modules[i].text);
   for (size_t i = 0; i < s->trace_count; i++)
     free((void *)s->traces[i].name), free((void *)s->traces[i].data);
-  free(s->modules), free(s->traces), free(s->out), free(s);
+  free(s->modules), free(s->traces), free(s->out), free(s->state), free(s);
 }

@@ -12,6 +12,7 @@
 import { createPanels, fmtDur } from './panels.js';
 import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
+import { createTracks } from './tracks.js';
 import { createDiff } from './diff.js';
 import { createOpStats } from './opstats.js';
 import { createNotShown } from './not_shown.js';
@@ -19,6 +20,7 @@ import { embedSetup } from './embed.js';
 import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
+import { createNotes } from './notes.js';
 
 const embed = embedSetup();
 
@@ -55,7 +57,7 @@ const ui = {
 const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui/ui.h)
 const FLOW_MODES = ['off', 'selection', 'all']; // st_flow_mode order (core/ui/ui.h)
 // ST_UI_* change bits (core/ui/ui.h) that Module.strataOnUi receives.
-const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13, SHIFT: 1 << 14 };
+const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13, SHIFT: 1 << 14, TRACKS: 1 << 15, FOCUS_FILTER: 1 << 16 };
 // ST_MOD_* bits (core/ui/ui.h)
 const modsOf = (e) => (e.shiftKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.altKey ? 4 : 0) | (e.metaKey ? 8 : 0);
 
@@ -69,6 +71,8 @@ let argsSearch = null; // "in args" search passes over the file (search_args.js)
 let diffTable = null; // the diff of two traces (diff.js)
 let overview = null; // the overview panel and heatmap (overview.js)
 let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
+let tracks = null; // the track filter, pins, empty processes (tracks.js)
+let notes = null; // notes on the timeline, the Notes panel (notes.js)
 
 // ---- small helpers ------------------------------------------------------
 
@@ -627,6 +631,8 @@ function onUi(bits) {
     ui.outliers.hidden = !n;
     if (n) ui.outliersText.textContent = `${fmtCount(n)} event${n === 1 ? '' : 's'} far from the rest ${n === 1 ? 'is' : 'are'} not in this first view.`;
   }
+  if ((bits & UI.TRACKS) && tracks) tracks.refresh();
+  if ((bits & UI.FOCUS_FILTER) && tracks) tracks.focus();
   if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
   if (panels) panels.onUi(bits, st);
   if (bits & UI.SHIFT) emit('strata:offsets', tracesNow()); // a file was moved (alt+drag, Align, an offset)
@@ -848,10 +854,16 @@ async function start() {
   resize();
   if (!M._st_wasm_gfx_ok()) showError('This browser cannot show the timeline: WebGL2 is not available.');
 
+  tracks = createTracks({ M, str, withCString, fmtCount, canvas: ui.canvas });
   window.strata = Object.freeze({
     open,
     stats: statsNow,
-    view: () => JSON.parse(str(M._st_wasm_view_json())),
+    // {start_us, end_us, scroll_y, tracks: trackState()} (null before a load).
+    view: () => {
+      const v = JSON.parse(str(M._st_wasm_view_json()));
+      if (v) v.tracks = tracks.api.trackState();
+      return v;
+    },
     setView: (v) => {
       if (!v || !M._st_wasm_view_set(Number(v.start_us), Number(v.end_us))) {
         throw new Error('strata.setView: needs a loaded trace and finite start_us < end_us');
@@ -1000,6 +1012,21 @@ async function start() {
     idleGaps: () => opStats.idleGaps(),
     showIdleGaps: (on) => opStats.showIdleGaps(on === undefined ? undefined : !!on),
     goToIdleGap: (i) => opStats.goToGap(Number(i)),
+    // Which tracks show (tracks.js): setTrackFilter(text) (key t focuses the box), pin(id) /
+    // unpin(id) (ids in tracks(); key p on the track under the mouse, or its label's pin mark),
+    // setShowEmpty(bool) for the processes without events; each returns trackState():
+    // {filter, tracks, shown, processes, empty, show_empty, pinned_h, pins}.
+    ...tracks.api,
+    // Notes ({t0, t1?, text}: microseconds as view(), a time without t1): addNote returns
+    // {id, t0_us, t1_us, text}; notes() lists them in time order; removeNote(id) -> bool;
+    // setNoteText(id, text); goToNote(id) shows it and returns the view; setNotes([{t0, t1?,
+    // text}]) replaces them all.
+    addNote: (n) => notes.add(n || {}),
+    notes: () => notes.notes(),
+    removeNote: (id) => notes.remove(id),
+    setNoteText: (id, text) => notes.setText(id, text),
+    goToNote: (id) => notes.go(id),
+    setNotes: (list) => { notes.replaceAll(Array.isArray(list) ? list : []); return notes.notes(); },
   });
   wireUi();
   window.addEventListener('strata:layout', showLayout);
@@ -1019,6 +1046,7 @@ async function start() {
   overview = createOverview({ M, str, withCString, fmtCount });
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
+  notes = createNotes({ M, str, withCString, fmtDur });
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

@@ -14,6 +14,16 @@
 //                      hashchange.
 //   &flows=off|all     the flow arrows' mode when it is not the default
 //                      (selection; window.strata.setFlows), kept the same way.
+//   &tf=<text>&pin=<id>,<id>&empty=1
+//                      the track filter, the pinned tracks (ids "<file>.<pid>.<k>",
+//                      web/tracks.js) and the processes without events shown
+//   &notes=<t0>[,<t1>]:<text>;...
+//                      the notes (notes.js): each a time or a range in us (as
+//                      t=) and its text percent-encoded (encodeURIComponent,
+//                      so ';' ',' ':' never appear in it), ';' between notes.
+//                      Bound: the notes that fit in NOTES_HASH_MAX (8,192)
+//                      characters, in time order (at most 64 notes of 200
+//                      characters each exist); the rest are left out of the link.
 //   ?embed=1           a small frame: no demo, no brand or open/save buttons;
 //                      waits for a trace by postMessage.
 //   postMessage        a parent (iframe) or opener window may send
@@ -34,6 +44,11 @@
 //                      the one builder in core/report (report.h has the exact
 //                      layout; the page runs it compiled into strata.wasm,
 //                      wasm/report_api.c). This file only gathers the bytes.
+//                      It also keeps the page's view state: the link hash (every
+//                      key above and any other key the page writes) in <script
+//                      type="application/json" id="strata-state">{"hash": ...},
+//                      applied when the file opens exactly as a link's hash is
+//                      (a hash in the file's own address wins over it).
 //
 // Event names and args are never put into the DOM as HTML (app.js uses
 // textContent); nothing here reads them either.
@@ -89,12 +104,49 @@ function tightenCsp() {
 // ---- the location hash ----------------------------------------------------------
 
 const FLOW_MODES = ['off', 'selection', 'all']; // st_flow_mode order (core/ui/ui.h)
+const fmtUs = (x) => String(+x.toFixed(3));
+
+// notes=<t0>[,<t1>]:<text>;... (the header): [{t0, t1, text}], null without notes=.
+const NOTES_HASH_MAX = 8192;
+function parseNotes(raw) {
+  if (raw === undefined) return null;
+  const out = [];
+  for (const item of raw.split(';')) {
+    const colon = item.indexOf(':');
+    if (colon < 0) continue;
+    const [t0, t1] = item.slice(0, colon).split(',').map(Number);
+    let text;
+    try {
+      text = decodeURIComponent(item.slice(colon + 1));
+    } catch {
+      continue; // a broken escape: that note is left out
+    }
+    if (Number.isFinite(t0)) out.push({ t0, t1: Number.isFinite(t1) ? t1 : t0, text });
+  }
+  return out;
+}
+function notesHash(list) {
+  let h = '';
+  for (const n of list) {
+    const item = `${fmtUs(n.t0_us)}${n.t1_us > n.t0_us ? `,${fmtUs(n.t1_us)}` : ''}:${encodeURIComponent(n.text)}`;
+    if (h.length + item.length + 1 > NOTES_HASH_MAX) break;
+    h += (h ? ';' : '') + item;
+  }
+  return h;
+}
 
 function parseHash(h) {
   const out = {};
+  const raw = {};
   for (const part of h.replace(/^#/, '').split('&')) {
     const eq = part.indexOf('=');
-    if (eq > 0) out[part.slice(0, eq)] = decodeURIComponent(part.slice(eq + 1));
+    if (eq <= 0) continue;
+    raw[part.slice(0, eq)] = part.slice(eq + 1);
+    try {
+      out[part.slice(0, eq)] = decodeURIComponent(part.slice(eq + 1));
+    } catch {
+      /* a broken escape: the key is left out */
+    }
   }
   const t = /^(-?[\d.]+(?:e[+-]?\d+)?),(-?[\d.]+(?:e[+-]?\d+)?)$/i.exec(out.t || '');
   const s = /^(\d+):(\d+)$/.exec(out.sel || '');
@@ -106,15 +158,17 @@ function parseHash(h) {
     off,
     cmp: out.cmp === 'side' ? 'side' : null,
     flows: FLOW_MODES.includes(out.flows) ? out.flows : null,
+    tf: out.tf || '',
+    pin: /^[\d.,-]+$/.test(out.pin || '') ? out.pin.split(',').filter(Boolean) : [],
+    empty: out.empty === '1',
+    notes: parseNotes(raw.notes),
   };
 }
-
-const fmtUs = (x) => String(+x.toFixed(3));
 
 // ---- the standalone file ----------------------------------------------------------
 
 // Parts of a report build (wasm/report_api.c st_wasm_report_add's kinds).
-const PART = { index: 0, css: 1, js: 2, wasm: 3, module: 4, trace: 5 };
+const PART = { index: 0, css: 1, js: 2, wasm: 3, module: 4, trace: 5, state: 6 };
 const enc = new TextEncoder();
 
 async function gzipIfPlain(u8) {
@@ -127,8 +181,29 @@ async function gzipIfPlain(u8) {
 
 // ---- setup (called once by app.js, before anything else runs) ------------------------
 
+// A standalone file's view state (the link hash it was saved with): applied
+// as the hash when the file is opened without one of its own.
+function stateHash() {
+  const el = document.getElementById('strata-state');
+  if (!el) return null;
+  try {
+    const h = JSON.parse(el.textContent).hash;
+    return typeof h === 'string' && h.length > 1 ? (h.startsWith('#') ? h : `#${h}`) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function embedSetup() {
   tightenCsp();
+  const saved = stateHash();
+  if (saved && location.hash.length <= 1) {
+    try {
+      history.replaceState(history.state, '', saved);
+    } catch {
+      /* some sandboxed frames refuse: the state is not applied */
+    }
+  }
   // The body as parsed, before the page fills it in: the standalone file's body.
   const pristine = document.body.cloneNode(true);
   for (const s of pristine.querySelectorAll('script')) s.remove();
@@ -138,6 +213,7 @@ export function embedSetup() {
   let M = null;
   let api = null; // {open, openFromUi, withCString}
   let hashApplied = false;
+  let loadedEarly = false; // a trace was shown before ready() handed over the module
   let shown = null; // [{source, name}] of the traces on screen, for "Save HTML"
   let saveButton = null;
 
@@ -163,9 +239,22 @@ export function embedSetup() {
       M._st_wasm_set_side_by_side(1);
       window.dispatchEvent(new CustomEvent('strata:layout'));
     }
+    applyTracks(h);
     if (h.t && h.t[1] > h.t[0]) M._st_wasm_view_set(h.t[0], h.t[1]);
     if (h.sel) M._st_wasm_select(h.sel[0], h.sel[1]);
     if (h.flows) M._st_wasm_set_flows(FLOW_MODES.indexOf(h.flows));
+    if (h.notes) window.strata.setNotes(h.notes);
+  }
+
+  // The link's track filter, pins and empty processes (the link is the whole state).
+  function applyTracks(h) {
+    const st = JSON.parse(M.UTF8ToString(M._st_wasm_tracks_state_json()));
+    if (!st) return;
+    if (st.filter !== h.tf) api.withCString(h.tf, (p) => M._st_wasm_set_track_filter(p));
+    if (st.show_empty !== h.empty) M._st_wasm_set_show_empty(h.empty ? 1 : 0);
+    if (st.pins.join(',') === h.pin.join(',')) return;
+    for (const id of st.pins) api.withCString(id, (p) => M._st_wasm_pin(p, 0));
+    for (const id of h.pin) api.withCString(id, (p) => M._st_wasm_pin(p, 1));
   }
 
   // lastHash is the hash this page last wrote (or applied). A location.hash
@@ -190,6 +279,12 @@ export function embedSetup() {
     if (M._st_wasm_side_by_side()) h += '&cmp=side';
     const flows = FLOW_MODES[M._st_wasm_set_flows(-1)];
     if (flows && flows !== 'selection') h += `&flows=${flows}`;
+    const ts = JSON.parse(M.UTF8ToString(M._st_wasm_tracks_state_json()));
+    if (ts && ts.filter) h += `&tf=${encodeURIComponent(ts.filter)}`;
+    if (ts && ts.pins.length) h += `&pin=${ts.pins.join(',')}`;
+    if (ts && ts.show_empty) h += '&empty=1';
+    const notes = notesHash(JSON.parse(M.UTF8ToString(M._st_wasm_notes_json())));
+    if (notes) h += `&notes=${notes}`;
     lastHash = h;
     if (h === location.hash) return;
     try {
@@ -255,6 +350,9 @@ export function embedSetup() {
         add(PART.module, name, await parts.get(name));
       }
       for (const t of traces) add(PART.trace, t.name, t.bytes);
+      syncHash(); // the view as it is now
+      const state = enc.encode(location.hash); // core/report keeps up to 64 KiB of it
+      if (state.length > 1 && state.length <= 65536) add(PART.state, '', state);
       const n = api.withCString(title, (tp) => M._st_wasm_report_build(s, tp));
       if (!n) throw new Error(M.UTF8ToString(M._st_wasm_report_error(s)));
       const p = M._st_wasm_report_data(s);
@@ -378,6 +476,7 @@ export function embedSetup() {
     },
     // After every trace load (the demo included): the hash applies to the first.
     loaded() {
+      if (!M) loadedEarly = true; // the demo, shown before ready(): applied there
       if (hashApplied || !M) return;
       hashApplied = true;
       lastHash = location.hash;
@@ -402,6 +501,7 @@ export function embedSetup() {
       window.addEventListener('strata:loaded', (e) => tellParents({ event: 'loaded', name: shown ? shown.map((s) => s.name).join(', ') : null, stats: e.detail }));
       window.addEventListener('strata:error', (e) => tellParents({ event: 'error', message: String(e.detail) }));
       setInterval(syncHash, 250);
+      if (loadedEarly) this.loaded();
       tellParents({ event: 'ready' });
     },
   };

@@ -2,7 +2,10 @@
 // counts, time range, the importer's warnings) and its free-form top-level
 // JSON (metadata, otherData, displayTimeUnit, ...: whatever the file carries
 // besides its events), pretty-printed. Everything from the trace is set as
-// textContent: names and values are untrusted.
+// textContent: names and values are untrusted. On top, the processes without
+// events (no slice, instant, async slice, sample or counter value in any of
+// their tracks: Kineto names every GPU of the machine), hidden from the
+// timeline, with a button that shows them (window.strata.setShowEmpty).
 const MAX_VALUE_CHARS = 20000;
 
 export function createInfo({ M, str, traces }) {
@@ -37,6 +40,7 @@ export function createInfo({ M, str, traces }) {
       body.append(el('p', 'No trace is open.'));
       return;
     }
+    emptyLine(body);
     const list = traces ? traces() : [];
     if (list.length < 2) {
       block(body, s, document.getElementById('trace-name').textContent || '(unnamed)');
@@ -51,6 +55,26 @@ export function createInfo({ M, str, traces }) {
       if (ts) block(sec, ts, t.name, t);
       body.append(sec);
     }
+  }
+
+  // "7 processes without events, hidden [Show them]" (tracks.js's state).
+  function emptyLine(body) {
+    const st = window.strata.trackState ? window.strata.trackState() : null;
+    if (!st || !st.empty) return;
+    const n = st.empty.toLocaleString();
+    const all = st.empty === st.processes;
+    const p = el('p', undefined, 'empty-processes');
+    p.id = 'empty-processes';
+    const what = `${n} process${st.empty === 1 ? '' : 'es'} without events`;
+    p.append(el('span', all ? `${what}: none has any, so all are shown.` : `${what}, ${st.show_empty ? 'shown' : 'hidden from the timeline'}.`));
+    if (!all) {
+      const b = el('button', st.show_empty ? 'Hide them' : 'Show them');
+      b.type = 'button';
+      b.id = 'empty-processes-toggle';
+      b.addEventListener('click', () => window.strata.setShowEmpty(!st.show_empty));
+      p.append(b);
+    }
+    body.append(p);
   }
 
   function offsetInput(t) {
@@ -112,6 +136,7 @@ export function createInfo({ M, str, traces }) {
   button.addEventListener('click', () => show(panel.hidden));
   close.addEventListener('click', () => show(false));
   window.addEventListener('strata:loaded', () => { if (!panel.hidden) render(); });
+  window.addEventListener('strata:tracks', () => { if (!panel.hidden && !document.activeElement?.classList.contains('offset-input')) render(); });
   window.addEventListener('strata:offsets', () => { if (!panel.hidden && !panel.contains(document.activeElement)) render(); });
   return { show, render };
 }

@@ -69,6 +69,7 @@ static void drop_view(void *ud) {
   st_app_diff_forget(app);
   st_app_analyze_forget(app);
   st_app_opstats_forget(app);
+  st_app_notes_clear(app);
   if (app->side) { /* back to one pane */
     app->ui = app->pane[0];
     st_ui_destroy(app->pane[1]);
@@ -100,6 +101,7 @@ void st_app_destroy(st_app *app) {
   st_panel_buf_free(&app->fl.text, a);
   st_panel_buf_free(&app->cmp.text, a);
   st_panel_buf_free(&app->ops.text, a);
+  st_panel_buf_free(&app->notes.text, a);
   st_panel_buf_free(&app->panel, a);
   st_panel_buf_free(&app->text, a);
   st_panel_buf_free(&app->small, a);

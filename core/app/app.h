@@ -192,6 +192,27 @@ int st_app_flow_mode(const st_app *app);
  * and pans to centre it); 1 done, 0 no such event. */
 int st_app_select(st_app *app, double row, double index, int reveal);
 
+/* ---- which tracks show (core/view/view.h), in every pane ----------------------
+ * set_track_filter(text) keeps the tracks whose process, label or file name
+ *   contains text (ASCII case ignored; "" shows all); 1 done, 0 not (no
+ *   trace, out of memory).
+ * set_show_empty(on) shows the processes without events (hidden by
+ *   default, unless every process is without events).
+ * pin(id, on) pins / unpins the track with that id ("<file>.<pid>.<k>":
+ *   the file's place in the view, the process's pid, the track's place in
+ *   its process; st_app_tracks_json's "id"); 1 if it is now as asked, 0
+ *   for an unknown id or more than ST_LAYOUT_MAX_PINS.
+ * tracks_state_json() -> {"filter","tracks","shown","processes","empty",
+ *   "show_empty","pinned_h","pins":[ids in pin order]}: tracks: labelled
+ *   tracks of the sections shown with no filter; shown: those the filter
+ *   keeps; empty: processes without events (all of them when empty ==
+ *   processes: then they show); "null" before a load.
+ * A load starts with no filter, no pin and empty processes hidden. */
+int st_app_set_track_filter(st_app *app, const char *text);
+void st_app_set_show_empty(st_app *app, int show);
+int st_app_pin(st_app *app, const char *id, int on);
+const char *st_app_tracks_state_json(st_app *app);
+
 /* ---- the frame ----------------------------------------------------------- */
 /* Once per animation frame: advances held-key motion and, when something
  * changed since the last frame drawn, builds the frame and returns its
@@ -362,5 +383,43 @@ double st_app_idle_gaps_show(st_app *app, int on);
 int st_app_idle_gaps_shown(const st_app *app);
 const char *st_app_idle_gaps_json(st_app *app, int max);
 int st_app_idle_gap_go(st_app *app, int index);
+
+/* ---- notes (app_notes.c): a time or a range with a short text ----------------
+ * Times are microseconds in the view's timebase (st_app_view_json, the
+ * link's t=); a note stays where it was put while files move. Kept sorted by
+ * start (then end, then id), drawn on the timeline and the time axis of
+ * every pane (a line at a time, a band over a range, a flag with the text
+ * on the axis: core/draw/draw.h st_draw_note). A new view (another batch
+ * of files) drops them.
+ * note_add(t0, t1: NaN or equal to t0 for a time; swapped when before t0,
+ *   text: one line, control characters become spaces, cut at
+ *   ST_APP_NOTE_TEXT bytes on a character boundary) -> the note's id (> 0),
+ *   0 when t0 is not finite or ST_APP_MAX_NOTES notes exist
+ * note_remove(id), note_set_text(id, text) -> 1 done, 0 no such note
+ * notes_json() -> [{"id","t0_us","t1_us","text"}] in order
+ * note_go(id) shows the note: a range with a tenth of it either side, a
+ *   time centred in a window as wide as the one shown; 1 done, 0 no such
+ *   note or nothing loaded
+ * time_at(x) -> the time under canvas x in microseconds (side by side: the
+ *   pane under x, which becomes the one in use), NaN off the timeline or
+ *   before a load */
+#define ST_APP_MAX_NOTES 64
+#define ST_APP_NOTE_TEXT 200
+
+typedef struct st_app_note {
+  uint32_t id;
+  double t0_us, t1_us;
+  char text[ST_APP_NOTE_TEXT + 1];
+} st_app_note;
+
+double st_app_note_add(st_app *app, double t0_us, double t1_us, const char *text);
+int st_app_note_remove(st_app *app, double id);
+int st_app_note_set_text(st_app *app, double id, const char *text);
+void st_app_notes_clear(st_app *app);
+/* The notes in order (count in *count), valid until the next change. */
+const st_app_note *st_app_notes(const st_app *app, uint32_t *count);
+const char *st_app_notes_json(st_app *app);
+int st_app_note_go(st_app *app, double id);
+double st_app_time_at(st_app *app, float x);
 
 #endif

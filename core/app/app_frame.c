@@ -20,6 +20,8 @@ static st_code build_ui(st_app *app, st_ui *ui, st_drawlist *dl) {
   st_draw_overlay ov;
   st_ui_overlay(ui, &ov);
   st_app_idle_gaps_overlay(app, &ov);
+  st_draw_note notes[ST_APP_MAX_NOTES];
+  st_app_notes_overlay(app, &ov, notes);
   return st_draw_frame_overlay(dl, &in, &ov, &app->self_alloc);
 }
 

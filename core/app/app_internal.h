@@ -9,6 +9,7 @@
  *   app_view.c     change bits (apply, pane following), view, canvas,
  *                  panes side by side, offsets of the files shown
  *   app_panels.c   the interaction-state panels and the name search
+ *   app_tracks.c   which tracks show: filter, pins, empty processes
  *   app_summary.c  the summary table snapshot
  *   app_flame.c    the flame graph snapshot
  *   app_opstats.c  op statistics, duration histograms, idle gaps
@@ -16,6 +17,7 @@
  *   app_analyze.c  answers for the files shown (analyze.h), going to a
  *                  file's window, selecting every event of a name
  *   app_args.c     args of one event by trace handle, the "in args" search
+ *   app_notes.c    notes on the timeline: the list, going to one, the overlay
  *   app_frame.c    the frame: draw list, statistics, the bench
  *   app.c          create / destroy, loading, batches, building the view
  */
@@ -106,6 +108,14 @@ typedef struct st_app_args {
   st_error s_err;
 } st_app_args;
 
+/* Notes on the timeline (app_notes.c). */
+typedef struct st_app_notes {
+  st_app_note list[ST_APP_MAX_NOTES]; /* sorted (app.h) */
+  uint32_t count;
+  uint32_t last_id;
+  st_panel_buf text;
+} st_app_note_list;
+
 struct st_app {
   st_alloc alloc;      /* for what is made from now on (st_app_set_alloc) */
   st_alloc self_alloc; /* the one this struct was made with */
@@ -168,6 +178,7 @@ struct st_app {
   st_app_cmp cmp;
   st_app_args args;
   st_app_ops ops;
+  st_app_note_list notes;
   st_panel_buf panel; /* the interaction-state panels' text */
   st_panel_buf text;  /* the workspace's lists and stats */
   st_panel_buf small; /* short answers: view, frame stats, bench, alignment */
@@ -212,6 +223,10 @@ void st_app_analyze_forget(st_app *app);
 void st_app_opstats_forget(st_app *app);
 /* Puts the idle-gap bands into ov when the highlight is on. */
 void st_app_idle_gaps_overlay(st_app *app, st_draw_overlay *ov);
+
+/* ---- app_notes.c ---- */
+/* Puts the notes into ov, converted into out[ST_APP_MAX_NOTES]. */
+void st_app_notes_overlay(st_app *app, st_draw_overlay *ov, st_draw_note *out);
 
 /* ---- app_args.c ---- */
 /* Drops the args read and search in flight if they are of trace h ({0}:

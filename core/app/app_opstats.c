@@ -431,9 +431,10 @@ int st_app_idle_gap_go(st_app *app, int index) {
     uint32_t n;
     const st_layout_item *items = st_layout_items(lay, &n);
     uint32_t it = st_layout_item_of_row(lay, s->rows[0]);
-    if (it < n) {
+    if (it < n && it >= st_layout_pinned_items(lay)) { /* a pinned row is in view already */
       const st_view *v = st_ui_view(app->ui);
-      ch |= st_ui_scroll_px(app->ui, items[it].y - v->scroll_y - 2 * ST_VIEW_ROW_H);
+      ch |= st_ui_scroll_px(app->ui, items[it].y - st_layout_pinned_height(lay) - v->scroll_y -
+                                         2 * ST_VIEW_ROW_H);
     }
   }
   st_app_apply(app, ch);

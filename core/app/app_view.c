@@ -156,6 +156,7 @@ int st_app_set_side_by_side(st_app *app, int on) {
     st_ui *b = st_ui_create(&app->alloc, app->trace, app->css_w / 2, app->css_h, app->dpr);
     if (!b) return -1; /* out of memory: stays stacked */
     st_ui *a = app->ui;
+    st_ui_copy_tracks(b, a);
     for (uint32_t k = 0; k < nparts; k++) {
       st_ui_set_group_hidden(a, k, k != 0);
       st_ui_set_group_hidden(b, k, k != 1);

@@ -71,8 +71,13 @@ static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
 #define COL_RANGE_FILL rgba(20, 20, 30, 40)
 #define COL_FLOW rgba(70, 74, 90, 150)
 #define COL_BAND rgba(240, 120, 0, 72)
+#define COL_NOTE ST_DRAW_NOTE_RGBA
+#define COL_NOTE_BAND rgba(170, 60, 200, 28)
+#define NOTE_FLAG_MAX_PX 160.0f
 #define COL_FLOW_FOCUS rgba(230, 110, 0, 255)
 #define FLOW_HEAD_PX 7.0f
+#define COL_PIN rgba(40, 100, 220, 255)
+#define COL_PIN_EDGE rgba(120, 126, 140, 255)
 
 /* ==== 1. colours, time formatting, axis steps ============================ */
 
@@ -548,6 +553,34 @@ static uint32_t first_ending_after(const int64_t *t1, uint32_t n, double t) {
   return lo;
 }
 
+static void pinned_edge(dctx *d);
+
+/* The clip of one span of the layout (st_layout_spans) inside the pass's. */
+static void span_clip(dctx *d, const clip *whole, const st_layout_span *sp) {
+  d->c = *whole;
+  d->c.y0 = fmaxf(whole->y0, sp->clip_y0);
+  d->c.y1 = fminf(whole->y1, sp->clip_y1);
+}
+
+/* What was pushed since the marks, as commands in the current clip; the
+ * marks move on. */
+static void flush_cmds(dctx *d, uint32_t *r0, uint32_t *l0, uint32_t *g0) {
+  push_cmd(d, ST_DRAW_RECTS, *r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_LINES, *l0, d->dl->line_count);
+  push_cmd(d, ST_DRAW_GLYPHS, *g0, d->dl->glyph_count);
+  *r0 = d->dl->rect_count, *l0 = d->dl->line_count, *g0 = d->dl->glyph_count;
+}
+
+/* The item on screen after item i (UINT32_MAX: the first), UINT32_MAX after
+ * the last: the spans of st_layout_spans in order. */
+static uint32_t span_next(const st_layout_span *sp, uint32_t ns, uint32_t i) {
+  for (uint32_t s = 0; s < ns; s++) {
+    if (i == UINT32_MAX || i < sp[s].first) return sp[s].first;
+    if (i + 1 < sp[s].end) return i + 1;
+  }
+  return UINT32_MAX;
+}
+
 /* The bands (st_draw_band_set) on their visible rows, inside the window. */
 static void bands_pass(dctx *d) {
   const st_draw_overlay *ov = d->ov;
@@ -557,7 +590,6 @@ static void bands_pass(dctx *d) {
   uint32_t n;
   const st_layout_item *items = st_layout_items(lay, &n);
   double w0 = v->t0_ns, w1 = v->t0_ns + st_view_timeline_w(v) * v->ns_per_px;
-  float top = v->scroll_y, bottom = v->scroll_y + (v->height - ST_VIEW_AXIS_H);
   uint32_t r0 = d->dl->rect_count;
   for (uint32_t k = 0; k < ov->band_sets; k++) {
     const st_draw_band_set *b = &ov->bands[k];
@@ -567,8 +599,8 @@ static void bands_pass(dctx *d) {
     for (uint32_t j = 0; j < b->row_count; j++) {
       uint32_t it = st_layout_item_of_row(lay, b->rows[j]);
       if (it >= n || items[it].kind != ST_LAYOUT_ROW) continue;
-      if (items[it].y + items[it].h <= top || items[it].y >= bottom) continue;
-      float sy = ST_VIEW_AXIS_H + items[it].y - v->scroll_y;
+      if (!st_layout_on_screen(lay, v, it)) continue;
+      float sy = st_layout_screen_y(lay, v, it);
       int have = 0; /* a rect of this row was pushed: the last one */
       float last = 0;
       for (uint32_t i = first; i < b->count && (double)b->t0_ns[i] < w1; i++) {
@@ -594,12 +626,35 @@ static void bands_pass(dctx *d) {
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
 }
 
+/* ---- notes (draw.h st_draw_note) ---------------------------------------- */
+
+static int note_visible(const dctx *d, const st_draw_note *n) {
+  double w0 = d->v->t0_ns, w1 = w0 + st_view_timeline_w(d->v) * d->v->ns_per_px;
+  return n->t1_ns >= w0 && n->t0_ns <= w1;
+}
+
+/* Each note over the rows: a line at a time, a band over a range. */
+static void notes_rows(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  for (uint32_t i = 0; ov->notes && i < ov->note_count; i++) {
+    const st_draw_note *n = &ov->notes[i];
+    if (!note_visible(d, n)) continue;
+    if (n->t1_ns > n->t0_ns) {
+      time_band(d, n->t0_ns, n->t1_ns, COL_NOTE_BAND, COL_NOTE);
+    } else {
+      float x = st_view_x_of(d->v, n->t0_ns);
+      push_line(d, x, d->c.y0, x, d->c.y1, 1.5f, COL_NOTE);
+    }
+  }
+}
+
 /* Timing mark band, zoom range and selection box, over the rows. */
 static void overlay_pass(dctx *d) {
   const st_draw_overlay *ov = d->ov;
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count;
   if (ov->has_mark) time_band(d, ov->mark_t0_ns, ov->mark_t1_ns, COL_MARK_BAND, COL_MARK_EDGE);
   if (ov->has_range) time_band(d, ov->range_t0_ns, ov->range_t1_ns, COL_RANGE_FILL, COL_BOX_EDGE);
+  notes_rows(d);
   if (ov->has_box) {
     float xa = fminf(ov->box_x0, ov->box_x1), xb = fmaxf(ov->box_x0, ov->box_x1);
     float ya = fminf(ov->box_y0, ov->box_y1), yb = fmaxf(ov->box_y0, ov->box_y1);
@@ -696,7 +751,7 @@ static int flow_end_xy(const dctx *d, uint32_t row, uint32_t index, int source, 
   if (!(fx > -1e6)) fx = -1e6;
   if (fx > 1e6) fx = 1e6;
   *x = (float)fx;
-  *y = ST_VIEW_AXIS_H + items[it].y - d->v->scroll_y + items[it].h / 2;
+  *y = st_layout_screen_y(d->in->layout, d->v, it) + items[it].h / 2;
   *item = it;
   return 1;
 }
@@ -736,8 +791,9 @@ static int end_in_view(const dctx *d, uint32_t row, uint32_t index, int64_t t0, 
   const st_layout_item *items = st_layout_items(d->in->layout, &n);
   const st_row *rows = st_trace_rows(d->in->trace, &nr);
   uint32_t it = st_layout_item_of_row(d->in->layout, row);
+  (void)top, (void)bottom;
   if (it >= n || items[it].kind != ST_LAYOUT_ROW) return 0;
-  if (items[it].y + items[it].h <= top || items[it].y >= bottom) return 0;
+  if (!st_layout_on_screen(d->in->layout, d->v, it)) return 0;
   int64_t s = rows[row].start[index],
           e = s > INT64_MAX - rows[row].dur[index] ? INT64_MAX : s + rows[row].dur[index];
   return e >= t0 && s <= t1;
@@ -809,7 +865,9 @@ static void flows_under(dctx *d, int64_t t0, int64_t t1) {
   const st_layout_item *items = st_layout_items(lay, &n);
   float top = d->v->scroll_y, bottom = d->v->scroll_y + (d->v->height - ST_VIEW_AXIS_H);
   uint32_t scan = ST_DRAW_MAX_FLOW_SCAN;
-  for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
+  st_layout_span sp[2];
+  uint32_t ns = st_layout_spans(lay, d->v, sp);
+  for (uint32_t i = span_next(sp, ns, UINT32_MAX); i < n; i = span_next(sp, ns, i)) {
     if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
     const st_row *r = &rows[items[i].row];
     uint32_t a = st_row_first_end_ge(r, t0), b = st_row_first_start_gt(r, t1), first;
@@ -960,35 +1018,46 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   uint32_t n;
   const st_layout_item *items = st_layout_items(lay, &n);
   const st_track *tracks = st_trace_tracks(d->in->trace, NULL);
-  float top = v->scroll_y, bottom = v->scroll_y + (v->height - ST_VIEW_AXIS_H);
-  for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
-    const st_layout_item *it = &items[i];
-    float sy = ST_VIEW_AXIS_H + it->y - v->scroll_y;
-    if (it->kind == ST_LAYOUT_SECTION) {
-      push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_SECTION, 0);
-    } else if (it->kind == ST_LAYOUT_GROUP) {
-      push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_GROUP, 0);
-    } else if (it->kind == ST_LAYOUT_ROW) {
-      if (!d->in->lod) continue;
-      d->row_y = sy;
-      d->row_kind = tracks[it->track].kind;
-      d->row = it->row;
-      st_lod_query_row(d->in->lod, it->row, t0, t1, v->ns_per_px, 1.0, on_item, d);
-    } else {
-      if (d->in->lod) draw_counter(d, it, sy, t0, t1);
+  /* the pinned tracks (fixed below the axis), then the scrolled ones under
+   * them, each span in its own clip, and in each the order above */
+  st_layout_span spans[2];
+  uint32_t nspans = st_layout_spans(lay, v, spans);
+  clip whole = d->c;
+  for (uint32_t s = 0; s < nspans; s++) {
+    span_clip(d, &whole, &spans[s]);
+    d->backing_count = 0;
+    for (uint32_t i = spans[s].first; i < spans[s].end && i < n; i++) {
+      const st_layout_item *it = &items[i];
+      float sy = it->y + spans[s].dy;
+      if (it->kind == ST_LAYOUT_SECTION) {
+        push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_SECTION, 0);
+      } else if (it->kind == ST_LAYOUT_GROUP) {
+        push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_GROUP, 0);
+      } else if (it->kind == ST_LAYOUT_ROW) {
+        if (!d->in->lod) continue;
+        d->row_y = sy;
+        d->row_kind = tracks[it->track].kind;
+        d->row = it->row;
+        st_lod_query_row(d->in->lod, it->row, t0, t1, v->ns_per_px, 1.0, on_item, d);
+      } else {
+        if (d->in->lod) draw_counter(d, it, sy, t0, t1);
+      }
     }
-  }
-  uint32_t r1 = d->dl->rect_count;
-  for (uint32_t i = 0; i < d->backing_count; i++) {
-    const st_rect *b = &d->dl->backing[i];
-    push_rect(d, b->x, b->y, b->w, b->h, b->rgba, 0);
+    uint32_t r1 = d->dl->rect_count;
+    for (uint32_t i = 0; i < d->backing_count; i++) {
+      const st_rect *b = &d->dl->backing[i];
+      push_rect(d, b->x, b->y, b->w, b->h, b->rgba, 0);
+    }
+    push_cmd(d, ST_DRAW_RECTS, r1, d->dl->rect_count);
+    push_cmd(d, ST_DRAW_LINES, grid0, grid1);
+    push_cmd(d, ST_DRAW_RECTS, r0, r1);
+    push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
+    push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+    r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
   }
   d->backing = 0;
-  push_cmd(d, ST_DRAW_RECTS, r1, d->dl->rect_count);
-  push_cmd(d, ST_DRAW_LINES, grid0, grid1);
-  push_cmd(d, ST_DRAW_RECTS, r0, r1);
-  push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
-  push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+  d->c = whole;
+  pinned_edge(d);
   if (d->ov) {
     flow_labels_pass(d);
     bands_pass(d);
@@ -999,74 +1068,125 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
 
 /* ==== 5. gutter pass ===================================================== */
 
+/* The pin mark at the right of a track's label (view.h ST_VIEW_PIN_W, the
+ * click target): filled on a pinned track, an outline on the hovered one. */
+static void pin_mark(dctx *d, float sy, float lh, int filled) {
+  float s = 8, x = d->c.x1 - ST_VIEW_PIN_W / 2 - s / 2 - 1, y = sy + (lh - s) / 2;
+  if (filled) {
+    push_rect(d, x, y, s, s, COL_PIN, 0);
+    return;
+  }
+  push_rect(d, x, y, s, 1, COL_PIN, 0);
+  push_rect(d, x, y + s - 1, s, 1, COL_PIN, 0);
+  push_rect(d, x, y, 1, s, COL_PIN, 0);
+  push_rect(d, x + s - 1, y, 1, s, COL_PIN, 0);
+}
+
+static int pin_hovered(const dctx *d, uint32_t track) {
+  return d->ov && d->ov->pin_hover &&
+         d->ov->pin_hover_track == st_layout_track_head(d->in->layout, track);
+}
+
+/* The line under the pinned tracks, across the current clip's width. */
+static void pinned_edge(dctx *d) {
+  float h = st_layout_pinned_height(d->in->layout);
+  if (!(h > 0)) return;
+  uint32_t r0 = d->dl->rect_count;
+  push_rect(d, d->c.x0, ST_VIEW_AXIS_H + h - 1, d->c.x1 - d->c.x0, 1, COL_PIN_EDGE, 0);
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+}
+
+static void gutter_span(dctx *d, const st_layout_span *sp, char *buf, size_t cap);
+
 static void gutter_pass(dctx *d) {
   const st_view *v = d->v;
   const st_layout *lay = d->in->layout;
   uint32_t r0 = d->dl->rect_count, g0 = d->dl->glyph_count;
   push_rect(d, d->c.x0, d->c.y0, d->c.x1 - d->c.x0, d->c.y1 - d->c.y0, COL_GUTTER, 0);
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  r0 = d->dl->rect_count;
   if (lay && d->in->trace) {
-    uint32_t n, np, nt;
-    const st_layout_item *items = st_layout_items(lay, &n);
-    const st_process *ps = st_trace_processes(d->in->trace, &np);
-    const st_track *ts = st_trace_tracks(d->in->trace, &nt);
-    float top = v->scroll_y, bottom = v->scroll_y + (v->height - ST_VIEW_AXIS_H);
     char buf[320];
-    for (uint32_t i = st_layout_first_at(lay, top); i < n && items[i].y < bottom; i++) {
-      const st_layout_item *it = &items[i];
-      float sy = ST_VIEW_AXIS_H + it->y - v->scroll_y;
-      float x = d->c.x0 + PAD, w = d->c.x1 - d->c.x0 - 2 * PAD;
-      if (it->kind == ST_LAYOUT_GROUP) {
-        /* a merged trace's file: its name, and its offset when moved */
-        uint32_t nparts;
-        const st_trace_part *parts = st_trace_parts(d->in->trace, &nparts);
-        push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_GROUP, 0);
-        if (it->row >= nparts) continue;
-        size_t len;
-        const char *name = st_strtab_get(d->strs, parts[it->row].name, &len);
-        const char *mark =
-            st_layout_group_collapsed(lay, it->row) ? "\xE2\x96\xB8 " : "\xE2\x96\xBE ";
-        int m = snprintf(buf, sizeof buf, "%s%.*s", mark, (int)(len > 200 ? 200 : len),
-                         len ? name : "trace");
-        if (m > 0)
-          draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x,
-                    baseline_for(d, sy, it->h), w, COL_GROUP_TEXT);
-        continue;
-      }
-      if (it->kind == ST_LAYOUT_SECTION) {
-        if (it->process >= np) continue;
-        const st_process *p = &ps[it->process];
-        push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_SECTION, 0);
-        size_t len;
-        const char *name = st_strtab_get(d->strs, p->name, &len);
-        /* U+25B8 / U+25BE: collapsed / expanded marker */
-        const char *mark =
-            st_layout_collapsed(lay, it->process) ? "\xE2\x96\xB8 " : "\xE2\x96\xBE ";
-        /* negative pids are importers' synthetic keys (the global instants
-         * row, Perfetto track trees): not the file's, so not shown */
-        int m = len && p->pid < 0
-                    ? snprintf(buf, sizeof buf, "%s%.*s", mark, (int)(len > 200 ? 200 : len), name)
-                : len ? snprintf(buf, sizeof buf, "%s%.*s (pid %lld)", mark,
-                                 (int)(len > 200 ? 200 : len), name, (long long)p->pid)
-                      : snprintf(buf, sizeof buf, "%spid %lld", mark, (long long)p->pid);
-        if (m > 0)
-          draw_text(d, buf, (size_t)m < sizeof buf ? (size_t)m : sizeof buf - 1, x,
-                    baseline_for(d, sy, it->h), w, COL_SECTION_TEXT);
-        continue;
-      }
-      if (!it->first_of_track || it->track >= nt) continue;
-      const st_track *tr = &ts[it->track];
-      size_t m = st_layout_track_label(lay, it->track, buf, sizeof buf);
-      float lh = it->kind == ST_LAYOUT_COUNTER ? ST_VIEW_ROW_H : it->h;
-      /* tracks nested in a tree of tracks indent by level (at most 8) */
-      float in = 2 * PAD + INDENT_PX * (float)(tr->indent > 8 ? 8 : tr->indent);
-      if (m > 0 && w > in)
-        draw_text(d, buf, m, x + in, baseline_for(d, sy, lh), w - in, COL_TRACK_TEXT);
+    st_layout_span spans[2];
+    uint32_t nspans = st_layout_spans(lay, v, spans);
+    clip whole = d->c;
+    /* the pinned tracks, then the scrolled ones, each span in its clip */
+    uint32_t l0 = d->dl->line_count;
+    for (uint32_t s = 0; s < nspans; s++) {
+      span_clip(d, &whole, &spans[s]);
+      gutter_span(d, &spans[s], buf, sizeof buf);
+      flush_cmds(d, &r0, &l0, &g0);
     }
+    d->c = whole;
+    pinned_edge(d);
+    r0 = d->dl->rect_count;
   }
   /* the separator between gutter and timeline */
   push_rect(d, d->c.x1 - 1, d->c.y0, 1, d->c.y1 - d->c.y0, COL_SEPARATOR, 0);
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+}
+
+/* One span of the gutter: section headers, file headers, track labels and
+ * the pin marks. */
+static void gutter_span(dctx *d, const st_layout_span *sp, char *buf, size_t cap) {
+  const st_layout *lay = d->in->layout;
+  uint32_t n, np, nt;
+  const st_layout_item *items = st_layout_items(lay, &n);
+  const st_process *ps = st_trace_processes(d->in->trace, &np);
+  const st_track *ts = st_trace_tracks(d->in->trace, &nt);
+  for (uint32_t i = sp->first; i < sp->end && i < n; i++) {
+    const st_layout_item *it = &items[i];
+    float sy = it->y + sp->dy;
+    float x = d->c.x0 + PAD, w = d->c.x1 - d->c.x0 - 2 * PAD;
+    if (it->kind == ST_LAYOUT_GROUP) {
+      /* a merged trace's file: its name, and its offset when moved */
+      uint32_t nparts;
+      const st_trace_part *parts = st_trace_parts(d->in->trace, &nparts);
+      push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_GROUP, 0);
+      if (it->row >= nparts) continue;
+      size_t len;
+      const char *name = st_strtab_get(d->strs, parts[it->row].name, &len);
+      const char *mark =
+          st_layout_group_collapsed(lay, it->row) ? "\xE2\x96\xB8 " : "\xE2\x96\xBE ";
+      int m =
+          snprintf(buf, cap, "%s%.*s", mark, (int)(len > 200 ? 200 : len), len ? name : "trace");
+      if (m > 0)
+        draw_text(d, buf, (size_t)m < cap ? (size_t)m : cap - 1, x, baseline_for(d, sy, it->h), w,
+                  COL_GROUP_TEXT);
+      continue;
+    }
+    if (it->kind == ST_LAYOUT_SECTION) {
+      if (it->process >= np) continue;
+      const st_process *p = &ps[it->process];
+      push_rect(d, d->c.x0, sy, d->c.x1 - d->c.x0, it->h, COL_SECTION, 0);
+      size_t len;
+      const char *name = st_strtab_get(d->strs, p->name, &len);
+      /* U+25B8 / U+25BE: collapsed / expanded marker */
+      const char *mark = st_layout_collapsed(lay, it->process) ? "\xE2\x96\xB8 " : "\xE2\x96\xBE ";
+      /* negative pids are importers' synthetic keys (the global instants
+       * row, Perfetto track trees): not the file's, so not shown */
+      int m = len && p->pid < 0
+                  ? snprintf(buf, cap, "%s%.*s", mark, (int)(len > 200 ? 200 : len), name)
+              : len ? snprintf(buf, cap, "%s%.*s (pid %lld)", mark, (int)(len > 200 ? 200 : len),
+                               name, (long long)p->pid)
+                    : snprintf(buf, cap, "%spid %lld", mark, (long long)p->pid);
+      if (m > 0)
+        draw_text(d, buf, (size_t)m < cap ? (size_t)m : cap - 1, x, baseline_for(d, sy, it->h), w,
+                  COL_SECTION_TEXT);
+      continue;
+    }
+    if (!it->first_of_track || it->track >= nt) continue;
+    const st_track *tr = &ts[it->track];
+    size_t m = st_layout_track_label(lay, it->track, buf, cap);
+    float lh = it->kind == ST_LAYOUT_COUNTER ? ST_VIEW_ROW_H : it->h;
+    /* tracks nested in a tree of tracks indent by level (at most 8) */
+    float in = 2 * PAD + INDENT_PX * (float)(tr->indent > 8 ? 8 : tr->indent);
+    int pinned = i < st_layout_pinned_items(lay);
+    float lw = w - in - (pinned || pin_hovered(d, it->track) ? ST_VIEW_PIN_W : 0);
+    if (m > 0 && lw > 0) draw_text(d, buf, m, x + in, baseline_for(d, sy, lh), lw, COL_TRACK_TEXT);
+    if (pinned || pin_hovered(d, it->track)) pin_mark(d, sy, lh, pinned);
+  }
 }
 
 /* ==== 6. axis pass ======================================================= */
@@ -1105,6 +1225,39 @@ static void axis_mark(dctx *d) {
   }
 }
 
+/* Each note's flag on the axis: from its start (or the axis's left edge for
+ * a range that began before it), its text elided to fit before the next
+ * flag and within NOTE_FLAG_MAX_PX; its own commands, over the tick labels. */
+static void axis_notes(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  const st_font *f = d->in->font;
+  uint32_t r0 = d->dl->rect_count, g0 = d->dl->glyph_count;
+  float y = d->c.y0 + 2, h = d->c.y1 - d->c.y0 - 4, base = baseline_for(d, y, h);
+  for (uint32_t i = 0; ov->notes && i < ov->note_count; i++) {
+    const st_draw_note *n = &ov->notes[i];
+    if (!note_visible(d, n)) continue;
+    float x = fmaxf(clamped_x(d, n->t0_ns), d->c.x0), room = d->c.x1 - x;
+    for (uint32_t j = i + 1; j < ov->note_count; j++) /* the next flag shown */
+      if (note_visible(d, &ov->notes[j])) {
+        float nx = fmaxf(clamped_x(d, ov->notes[j].t0_ns), d->c.x0);
+        if (nx - x - 2 < room) room = nx - x - 2;
+        break;
+      }
+    if (room > NOTE_FLAG_MAX_PX) room = NOTE_FLAG_MAX_PX;
+    float w = 0; /* the text's full width */
+    for (size_t k = 0, cps = 0; f && f->glyph && k < n->len && cps < MAX_LABEL_CPS; cps++) {
+      st_glyph g;
+      if (get_glyph(f, utf8_next((const unsigned char *)n->text, n->len, &k), &g)) w += g.advance;
+    }
+    if (w > room - 2 * PAD) w = room - 2 * PAD;
+    if (!(w > 0)) w = 0;
+    push_rect(d, x, y, w + (w > 0 ? 2 * PAD : 6), h, COL_NOTE, 0);
+    if (w > 0) draw_text(d, n->text, n->len, x + PAD, base, w + 1, COL_MARK_TEXT);
+  }
+  push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
+  push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+}
+
 static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
   const st_view *v = d->v;
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
@@ -1123,6 +1276,7 @@ static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
+  if (d->ov && d->ov->note_count) axis_notes(d);
 }
 
 /* ==== 7. frame =========================================================== */

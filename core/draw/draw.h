@@ -116,6 +116,20 @@ typedef struct st_draw_band_set {
   uint32_t count;
 } st_draw_band_set;
 
+/* A note (core/app/app.h st_app_note_add): a time (t1_ns == t0_ns) or the
+ * range [t0_ns, t1_ns], ns from trace start, with its text (UTF-8, len
+ * bytes; not NUL-terminated necessarily). Drawn over the rows as a line
+ * (ST_DRAW_NOTE_RGBA, 1.5 px wide) at a time or a band with an edge line
+ * each side over a range, and on the time axis as a flag at t0 holding
+ * the text (elided to fit before the next note's flag). */
+typedef struct st_draw_note {
+  double t0_ns, t1_ns;
+  const char *text;
+  size_t len;
+} st_draw_note;
+
+#define ST_DRAW_NOTE_RGBA 0xffc83caau /* the notes' line, edges and flags: rgb(170, 60, 200) */
+
 /* Interaction state drawn over the timeline (all optional; a zeroed struct
  * draws nothing extra). Ranges of events are row[index, index + count)
  * (count > 1 for a merged LOD block); the callbacks must be O(log n). */
@@ -150,6 +164,12 @@ typedef struct st_draw_overlay {
   /* bands (idle gaps) shaded over their rows; NULL: none */
   const st_draw_band_set *bands;
   uint32_t band_sets;
+  /* the track under the pointer: its pin mark (view.h ST_VIEW_PIN_W) shows */
+  int pin_hover;
+  uint32_t pin_hover_track;
+  /* notes, ascending by t0_ns; NULL: none */
+  const st_draw_note *notes;
+  uint32_t note_count;
 } st_draw_overlay;
 
 #define ST_DRAW_MAX_FLOWS 4096

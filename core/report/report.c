@@ -9,6 +9,7 @@
 #include "report.h"
 
 #include "sha256.h"
+#include "utf8.h"
 
 #include <string.h>
 
@@ -276,6 +277,30 @@ static void w_html_escaped(writer *w, const char *s) {
   }
 }
 
+/* The view state as a JSON string's inside (report.h: nothing in it can end
+ * the element). */
+static void w_state(writer *w, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    unsigned c = p[i];
+    size_t k = c < 0x80 ? 1 : st_utf8_len(p + i, n - i);
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      w_add(w, e, 2);
+    } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
+      char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      w_add(w, e, 6);
+    } else if (!k) {
+      w_str(w, "\\ufffd");
+      k = 1;
+    } else {
+      w_add(w, p + i, k);
+    }
+    i += k;
+  }
+}
+
 /* 'sha256-<base64>' of text (52 characters and a NUL). */
 static void csp_hash(const char *text, size_t n, char out[56]) {
   uint8_t h[ST_SHA256_SIZE];
@@ -352,6 +377,11 @@ static void compose(writer *w, const st_report_desc *d, const parts *p) {
     w_base64(w, t->data, t->len);
     w_str(w, "</script>\n");
   }
+  if (d->state) {
+    w_str(w, "<script type=\"application/json\" id=\"strata-state\">{\"hash\":\"");
+    w_state(w, d->state, d->state_len);
+    w_str(w, "\"}</script>\n");
+  }
   w_str(w, "<script id=\"strata-js\">");
   w_add(w, p->js1.p, p->js1.n);
   w_str(w, "</script>\n<script type=\"module\" id=\"strata-app\">");
@@ -410,6 +440,11 @@ st_code st_report_build(const st_report_desc *d, const st_alloc *a, uint8_t **ou
       return st_error_set(err, ST_ERR_ARG, 0, "trace %zu has no bytes", i);
   if ((!d->css && d->css_len) || (!d->strata_js && d->strata_js_len) || (!d->wasm && d->wasm_len))
     return st_error_set(err, ST_ERR_ARG, 0, "a part has a length but no bytes");
+  if (!d->state && d->state_len)
+    return st_error_set(err, ST_ERR_ARG, 0, "a state length but no text");
+  if (d->state_len > ST_REPORT_STATE_MAX)
+    return st_error_set(err, ST_ERR_LIMIT, 0, "the view state is longer than %u bytes",
+                        (unsigned)ST_REPORT_STATE_MAX);
   if (d->css && find_ci(d->css, d->css + d->css_len, "</style"))
     return st_error_set(err, ST_ERR_FORMAT, 0, "style.css contains </style");
 

@@ -36,6 +36,10 @@
  *                                                compressed already); more traces follow
  *                                                as id="strata-trace-1", "-2", ...;
  *                                                none in a viewer-only file
+ *   <script type="application/json" id="strata-state">   the page's view state, only
+ *                                                when d->state is given: {"hash":
+ *                                                "<the link hash>"} (web/embed.js applies
+ *                                                it when the file opens, as a link's hash)
  *   <script id="strata-js">                      strata.js
  *   <script type="module" id="strata-app">       app.js with the modules it imports
  *                                                inlined (the rule below)
@@ -49,6 +53,11 @@
  * ending their element early: "</script" (any case) becomes "<\/script" and
  * "<!--" becomes "<\!--" (both mean the same inside JS strings, regexes and
  * comments). Names in attributes and the title are escaped (&<>"' as &#N;).
+ * The state is data, not code (a JSON block is never run, so the CSP needs
+ * no hash of it); its text is a JSON string in which every byte that could
+ * end or confuse the element is escaped: " \ and control characters as
+ * JSON does, and < > & as \u003c \u003e \u0026 (so "</script" or "<!--"
+ * cannot appear), invalid UTF-8 as \ufffd.
  *
  * ---- inlining modules ------------------------------------------------------------
  * One module text from app.js and the modules it imports: every line
@@ -70,7 +79,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_REPORT_NAME_MAX 128 /* longest module name, with its NUL */
+#define ST_REPORT_NAME_MAX 128         /* longest module name, with its NUL */
+#define ST_REPORT_STATE_MAX (1u << 16) /* longest view state (bytes) */
 
 typedef struct st_report_module {
   const char *name; /* "app.js", "panels.js", ... (as the import line names it) */
@@ -99,6 +109,10 @@ typedef struct st_report_desc {
   const st_report_trace *traces; /* 0 traces: a viewer-only file */
   size_t trace_count;
   const char *title; /* "<title> – strata"; NULL: "strata" */
+  /* the page's link hash ("#t=1,2&notes=..."; any text), stored in the file
+   * as its view state; NULL: none. At most ST_REPORT_STATE_MAX bytes. */
+  const char *state;
+  size_t state_len;
 } st_report_desc;
 
 /* The first module app.js needs (directly or through its imports) that
@@ -111,7 +125,7 @@ int st_report_missing_module(const st_report_desc *d, char *name, size_t cap);
  * with st_free(a, *out)), its length in *out_len. Errors: ST_ERR_ARG (a
  * module missing, or no modules/index.html), ST_ERR_FORMAT (index.html has
  * no <body>, style.css holds "</style"), ST_ERR_LIMIT (imports nest deeper
- * than 8), ST_ERR_NOMEM. On error *out is NULL. */
+ * than 8, a state longer than ST_REPORT_STATE_MAX), ST_ERR_NOMEM. On error *out is NULL. */
 st_code st_report_build(const st_report_desc *d, const st_alloc *a, uint8_t **out, size_t *out_len,
                         st_error *err);
 

@@ -1,6 +1,8 @@
 /* panel.c: ui state as JSON for front ends (see panel.h). */
 #include "panel.h"
 
+#include "track_filter.h"
+
 #include "json_out.h"
 
 #include <math.h>
@@ -392,9 +394,17 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
     lit(&w, ",\"h\":");
     num(&w, last->y + last->h - it->y);
     if (it->kind == ST_LAYOUT_ROW)
-      fmt(&w, ",\"first_row\":%u,\"rows\":%u}", it->row, j - i);
+      fmt(&w, ",\"first_row\":%u,\"rows\":%u", it->row, j - i);
     else
-      lit(&w, ",\"first_row\":-1,\"rows\":0}");
+      lit(&w, ",\"first_row\":-1,\"rows\":0");
+    char id[48];
+    size_t idn = st_track_id(t, it->track, id, sizeof id);
+    lit(&w, ",\"id\":");
+    str(&w, id, idn);
+    lit(&w, i < st_layout_pinned_items(lay) ? ",\"pinned\":true,\"canvas_y\":"
+                                            : ",\"pinned\":false,\"canvas_y\":");
+    num(&w, st_layout_screen_y(lay, st_ui_view(ui), i));
+    lit(&w, "}");
   }
   lit(&w, "]");
   return done(&w);

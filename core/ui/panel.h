@@ -55,8 +55,10 @@ st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, con
 
 /* The labelled tracks of the layout, top to bottom (a collapsed section's
  * tracks left out): [{"label","section","pid","kind":"rows"|"counter","y","h",
- * "first_row","rows"}]; y and h in content px (the canvas y is
- * y + ST_VIEW_AXIS_H - scroll_y); rows first_row .. first_row + rows - 1
+ * "first_row","rows","id","pinned","canvas_y"}]; y and h in content px
+ * (the canvas y is y + ST_VIEW_AXIS_H - scroll_y, or y + ST_VIEW_AXIS_H
+ * for a pinned track: "canvas_y" is it); "id" the track's stable id
+ * (core/view/track_filter.h); rows first_row .. first_row + rows - 1
  * lie one ST_VIEW_ROW_H after another (a thread's marker lane, then its
  * slices). The label is the one drawn in the gutter. */
 st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);

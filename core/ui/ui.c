@@ -418,6 +418,8 @@ unsigned st_ui_mark_selection(st_ui *ui) {
   return st_ui_set_mark(ui, (double)a, (double)b);
 }
 
+static int scroll_to(st_ui *ui, uint32_t i);
+
 unsigned st_ui_fit_selection(st_ui *ui) {
   int64_t a, b;
   if (!st_ui_selection_span(ui, &a, &b)) return ui ? ST_UI_HANDLED : 0;
@@ -427,16 +429,22 @@ unsigned st_ui_fit_selection(st_ui *ui) {
   /* and bring the first selected row into view */
   uint32_t n;
   const st_layout_item *items = st_layout_items(ui->layout, &n);
-  for (uint32_t i = 0; i < n; i++) {
-    if (items[i].kind != ST_LAYOUT_ROW || items[i].row != sp[0].row) continue;
-    float top = ui->view.scroll_y, h = ui->view.height - ST_VIEW_AXIS_H;
-    if (items[i].y < top || items[i].y + items[i].h > top + h) {
-      ui->view.scroll_y = items[i].y - h / 3;
-      ch |= clamp_scroll(ui) | ST_UI_VIEW | ST_UI_REDRAW;
-    }
-    break;
-  }
+  uint32_t i = st_layout_item_of_row(ui->layout, sp[0].row);
+  if (i < n && items[i].kind == ST_LAYOUT_ROW && scroll_to(ui, i))
+    ch |= clamp_scroll(ui) | ST_UI_VIEW | ST_UI_REDRAW;
   return ch;
+}
+
+/* Scrolls so that item i is in the scrolled area (a third from its top)
+ * unless it is there already or pinned; 1 if the scroll was set. */
+static int scroll_to(st_ui *ui, uint32_t i) {
+  const st_layout_item *it = &st_layout_items(ui->layout, NULL)[i];
+  float pin_h = st_layout_pinned_height(ui->layout);
+  if (i < st_layout_pinned_items(ui->layout)) return 0;
+  float top = ui->view.scroll_y + pin_h, h = ui->view.height - ST_VIEW_AXIS_H - pin_h;
+  if (it->y >= top && it->y + it->h <= top + h) return 0;
+  ui->view.scroll_y = it->y - pin_h - h / 3;
+  return 1;
 }
 
 unsigned st_ui_reveal(st_ui *ui, st_event_ref ref) {
@@ -451,15 +459,10 @@ unsigned st_ui_reveal(st_ui *ui, st_event_ref ref) {
   /* vertically: the row inside the visible area, else a third from the top */
   uint32_t n;
   const st_layout_item *items = st_layout_items(ui->layout, &n);
-  for (uint32_t i = 0; i < n; i++) {
-    if (items[i].kind != ST_LAYOUT_ROW || items[i].row != ref.row) continue;
-    float top = ui->view.scroll_y, h = ui->view.height - ST_VIEW_AXIS_H;
-    if (items[i].y < top || items[i].y + items[i].h > top + h) {
-      ui->view.scroll_y = items[i].y - h / 3;
-      clamp_scroll(ui);
-      ch |= ST_UI_VIEW | ST_UI_REDRAW;
-    }
-    break;
+  uint32_t i = st_layout_item_of_row(ui->layout, ref.row);
+  if (i < n && items[i].kind == ST_LAYOUT_ROW && scroll_to(ui, i)) {
+    clamp_scroll(ui);
+    ch |= ST_UI_VIEW | ST_UI_REDRAW;
   }
   /* horizontally: centred; zoomed out if wider than 80% of the window,
    * zoomed in if narrower than REVEAL_MIN_PX (an instant keeps the zoom:
@@ -477,7 +480,15 @@ unsigned st_ui_reveal(st_ui *ui, st_event_ref ref) {
 
 /* ==== 4. pointer and wheel =============================================== */
 
-static float content_y(const st_ui *ui, float y) { return y - ST_VIEW_AXIS_H + ui->view.scroll_y; }
+static float content_y(const st_ui *ui, float y) {
+  return st_layout_content_y(ui->layout, &ui->view, y);
+}
+
+/* The track whose label the pointer is on (its pin mark shows), or UINT32_MAX. */
+static uint32_t pin_hover(const st_ui *ui, const st_hit *h) {
+  if (h->kind != ST_HIT_GUTTER && h->kind != ST_HIT_PIN) return UINT32_MAX;
+  return st_layout_track_head(ui->layout, h->track);
+}
 
 static unsigned update_hover(st_ui *ui, float x, float y) {
   st_hit h = st_hit_test(ui->trace, ui->layout, &ui->view, x, y, HIT_SLOP_PX);
@@ -485,8 +496,9 @@ static unsigned update_hover(st_ui *ui, float x, float y) {
     ui->hover = h; /* t_ns / value follow the pointer */
     return 0;
   }
+  unsigned pin = pin_hover(ui, &h) != pin_hover(ui, &ui->hover) ? ST_UI_REDRAW : 0;
   ui->hover = h;
-  return ST_UI_HOVER;
+  return ST_UI_HOVER | pin;
 }
 
 unsigned st_ui_pointer_down(st_ui *ui, float x, float y, unsigned buttons, unsigned mods) {
@@ -577,6 +589,8 @@ static void click(st_ui *ui, float x, float y, unsigned mods, unsigned *ch) {
   int add = (mods & (ST_MOD_CTRL | ST_MOD_META)) != 0;
   if (h.kind == ST_HIT_SECTION) {
     *ch |= st_ui_toggle_section(ui, h.process);
+  } else if (h.kind == ST_HIT_PIN) {
+    *ch |= st_ui_set_pinned(ui, h.track, !st_layout_pinned(ui->layout, h.track));
   } else if (h.kind == ST_HIT_GROUP) {
     *ch |= st_ui_toggle_group(ui, h.row);
   } else if (h.kind == ST_HIT_EVENT) {
@@ -756,6 +770,14 @@ static int search_key_steps(const st_ui *ui, const char *key, unsigned mods) {
   return 0;
 }
 
+/* p: pins / unpins the track under the pointer (its rows or its label). */
+static unsigned pin_key(st_ui *ui) {
+  st_hit h = st_hit_test(ui->trace, ui->layout, &ui->view, ui->px, ui->py, HIT_SLOP_PX);
+  if (!ui->pointer_in || h.track == UINT32_MAX) return ST_UI_HANDLED;
+  unsigned ch = st_ui_set_pinned(ui, h.track, !st_layout_pinned(ui->layout, h.track));
+  return ch | ST_UI_HANDLED | update_hover(ui, ui->px, ui->py);
+}
+
 unsigned st_ui_key_down(st_ui *ui, const char *key, unsigned mods) {
   if (!ui || !key) return 0;
   int cmd = (mods & (ST_MOD_CTRL | ST_MOD_META)) != 0;
@@ -806,6 +828,10 @@ unsigned st_ui_key_down(st_ui *ui, const char *key, unsigned mods) {
   case '?': return st_ui_set_help(ui, !ui->help);
   case 'l':
   case 'L': return st_ui_set_flow_mode(ui, (st_flow_mode)((ui->flow_mode + 1) % 3));
+  case 'p':
+  case 'P': return pin_key(ui);
+  case 't':
+  case 'T': return ST_UI_HANDLED | ST_UI_FOCUS_FILTER;
   default: return 0;
   }
 }
@@ -836,7 +862,9 @@ const char *st_ui_cursor(const st_ui *ui) {
     default: return "crosshair";
     }
   }
-  if (ui->hover.kind == ST_HIT_SECTION || ui->hover.kind == ST_HIT_GROUP) return "pointer";
+  if (ui->hover.kind == ST_HIT_SECTION || ui->hover.kind == ST_HIT_GROUP ||
+      ui->hover.kind == ST_HIT_PIN)
+    return "pointer";
   if (ui->hover.kind == ST_HIT_AXIS) return "col-resize";
   switch (ui->tool) {
   case ST_TOOL_PAN: return "grab";
@@ -966,6 +994,7 @@ unsigned st_ui_follow(st_ui *dst, const st_ui *src, unsigned ch) {
   }
   if (ch & ST_UI_TOOL) out |= st_ui_set_tool(dst, st_ui_tool(src)) ? ST_UI_REDRAW : 0;
   if (ch & ST_UI_FLOWS) out |= st_ui_set_flow_mode(dst, st_ui_flow_mode(src)) & ST_UI_REDRAW;
+  if (ch & ST_UI_TRACKS) out |= st_ui_copy_tracks(dst, src) ? ST_UI_REDRAW : 0;
   return out;
 }
 
@@ -1023,6 +1052,46 @@ unsigned st_ui_toggle_section(st_ui *ui, uint32_t process) {
   st_layout_set_collapsed(ui->layout, process, !st_layout_collapsed(ui->layout, process));
   clamp_scroll(ui);
   return ST_UI_HANDLED | ST_UI_LAYOUT | ST_UI_REDRAW;
+}
+
+/* The layout changed which tracks show: the scroll stays inside it. */
+static unsigned tracks_changed(st_ui *ui) {
+  clamp_scroll(ui);
+  return ST_UI_HANDLED | ST_UI_TRACKS | ST_UI_LAYOUT | ST_UI_VIEW | ST_UI_REDRAW;
+}
+
+unsigned st_ui_set_track_filter(st_ui *ui, const char *text, size_t len) {
+  if (!ui) return 0;
+  const char *was = st_layout_filter(ui->layout);
+  if (strlen(was) == len && (!len || !memcmp(was, text, len))) return ST_UI_HANDLED;
+  if (!st_layout_set_filter(ui->layout, text, len)) return 0;
+  return tracks_changed(ui);
+}
+
+unsigned st_ui_set_pinned(st_ui *ui, uint32_t track, int pinned) {
+  if (!ui || !st_layout_set_pinned(ui->layout, track, pinned)) return ui ? ST_UI_HANDLED : 0;
+  return tracks_changed(ui);
+}
+
+unsigned st_ui_set_show_empty(st_ui *ui, int show) {
+  if (!ui) return 0;
+  if (st_layout_show_empty(ui->layout) == (show != 0)) return ST_UI_HANDLED;
+  st_layout_set_show_empty(ui->layout, show);
+  return tracks_changed(ui);
+}
+
+unsigned st_ui_copy_tracks(st_ui *dst, const st_ui *src) {
+  if (!dst || !src || dst->trace != src->trace) return 0;
+  const char *f = st_layout_filter(src->layout);
+  unsigned ch = st_ui_set_track_filter(dst, f, strlen(f));
+  ch |= st_ui_set_show_empty(dst, st_layout_show_empty(src->layout));
+  uint32_t n, nd;
+  const uint32_t *pins = st_layout_pins(src->layout, &n);
+  const uint32_t *had = st_layout_pins(dst->layout, &nd);
+  for (uint32_t k = nd; k-- > 0;) /* back to front: unpinning shifts the later ones */
+    if (!st_layout_pinned(src->layout, had[k])) ch |= st_ui_set_pinned(dst, had[k], 0);
+  for (uint32_t k = 0; k < n; k++) ch |= st_ui_set_pinned(dst, pins[k], 1);
+  return ch;
 }
 
 int st_ui_all_collapsed(const st_ui *ui) {
@@ -1085,13 +1154,17 @@ void st_ui_overlay(const st_ui *ui, st_draw_overlay *o) {
     o->focus_row = one.row;
     o->focus_index = one.index;
   }
+  uint32_t ph = pin_hover(ui, &ui->hover);
+  o->pin_hover = ph != UINT32_MAX;
+  o->pin_hover_track = ph;
   o->has_mark = ui->has_mark;
   o->mark_t0_ns = ui->mark_t0;
   o->mark_t1_ns = ui->mark_t1;
   if (ui->drag == DRAG_ACTIVE && ui->drag_tool == ST_TOOL_SELECT) {
     o->has_box = 1;
     o->box_x0 = st_view_x_of(&ui->view, ui->down_t);
-    o->box_y0 = ui->down_cy + ST_VIEW_AXIS_H - ui->view.scroll_y;
+    float pin_h = st_layout_pinned_height(ui->layout);
+    o->box_y0 = ui->down_cy + ST_VIEW_AXIS_H - (ui->down_cy < pin_h ? 0 : ui->view.scroll_y);
     o->box_x1 = ui->last_x;
     o->box_y1 = ui->last_y;
   }

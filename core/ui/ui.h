@@ -23,9 +23,10 @@
  *       else closes help, else clears selection, mark and the search; / and
  *       ctrl/cmd+F ask for the search box (ST_UI_FOCUS_SEARCH); ? toggles
  *       help; l cycles the flow mode off -> selection -> all -> off
- *       (ST_UI_FLOWS). While a search is active, Enter / shift+Enter step
- *       to the next / previous match and PageDown / PageUp ten at a time
- *       (st_ui_search_step).
+ *       (ST_UI_FLOWS); p pins / unpins the track under the pointer; t asks
+ *       for the track filter box (ST_UI_FOCUS_FILTER). While a search is
+ *       active, Enter / shift+Enter step to the next / previous match and
+ *       PageDown / PageUp ten at a time (st_ui_search_step).
  *   search_box_key(key, mods): the same keys typed in the front end's
  *       search box; Esc there leaves the box (ST_UI_TO_TIMELINE) and
  *       keeps the search and selection, so a second Esc clears them.
@@ -33,8 +34,9 @@
  * redraws only when needed and refreshes only the panels concerned;
  * ST_UI_HANDLED means the event was used (the page then preventDefault()s).
  *
- * Tools (a drag with the left button; a click selects in every tool, and a
- * click on a section header collapses or expands it):
+ * Tools (a drag with the left button; a click selects in every tool, a
+ * click on a section header collapses or expands it, and a click on a
+ * track's pin target, ST_HIT_PIN, pins or unpins it):
  *   select: drag selects every event in the box (ctrl/cmd/shift: adds)
  *   pan:    drag moves the view in time and vertically (also: middle button)
  *   zoom:   drag a time range to zoom into it
@@ -79,7 +81,9 @@ enum {
   ST_UI_LAYOUT = 1u << 11,      /* sections were collapsed or expanded */
   ST_UI_FLOWS = 1u << 12,       /* the flow mode changed */
   ST_UI_TO_TIMELINE = 1u << 13, /* the search box hands the keys back to the timeline */
-  ST_UI_SHIFT = 1u << 14        /* a merged trace's part is being moved: st_ui_take_shift */
+  ST_UI_SHIFT = 1u << 14,       /* a merged trace's part is being moved: st_ui_take_shift */
+  ST_UI_TRACKS = 1u << 15,      /* the track filter, pins or empty sections shown changed */
+  ST_UI_FOCUS_FILTER = 1u << 16 /* the user asked for the track filter box (key t) */
 };
 
 typedef struct st_ui st_ui;
@@ -231,6 +235,16 @@ unsigned st_ui_toggle_group(st_ui *ui, uint32_t part);
 int st_ui_take_shift(st_ui *ui, uint32_t *part, double *delta_ns);
 /* Shows only some files in this ui's layout (view.h st_layout_set_group_hidden). */
 unsigned st_ui_set_group_hidden(st_ui *ui, uint32_t part, int hidden);
+/* Which tracks show (view.h): the track filter (text, len; 0 clears), a
+ * track pinned or not (any track of a labelled group stands for it),
+ * processes without events shown or not. ST_UI_TRACKS | ST_UI_LAYOUT when
+ * something changed (the scroll is kept inside the new layout). */
+unsigned st_ui_set_track_filter(st_ui *ui, const char *text, size_t len);
+unsigned st_ui_set_pinned(st_ui *ui, uint32_t track, int pinned);
+unsigned st_ui_set_show_empty(st_ui *ui, int show);
+/* dst shows the same tracks as src (filter, pins, empty processes): a
+ * second view of the same trace (side-by-side panes). */
+unsigned st_ui_copy_tracks(st_ui *dst, const st_ui *src);
 /* Collapses every section, or expands them all if all are collapsed. */
 unsigned st_ui_collapse_all(st_ui *ui);
 int st_ui_all_collapsed(const st_ui *ui);

@@ -31,7 +31,7 @@ st_hit st_hit_test(const st_trace *t, const st_layout *l, const st_view *v, floa
     return h;
   }
   if (!t || !l) return h;
-  uint32_t it = st_layout_item_at(l, y - ST_VIEW_AXIS_H + v->scroll_y);
+  uint32_t it = st_layout_item_at(l, st_layout_content_y(l, v, y));
   if (it == UINT32_MAX) return h;
   const st_layout_item *item = &st_layout_items(l, NULL)[it];
   h.item = it;
@@ -48,7 +48,9 @@ st_hit st_hit_test(const st_trace *t, const st_layout *l, const st_view *v, floa
   }
   h.row = item->row;
   if (!in_timeline) {
-    h.kind = ST_HIT_GUTTER;
+    /* the pin target: on a track's labelled (first) row */
+    h.kind =
+        item->first_of_track && x >= ST_VIEW_GUTTER_W - ST_VIEW_PIN_W ? ST_HIT_PIN : ST_HIT_GUTTER;
     return h;
   }
   if (item->kind == ST_LAYOUT_COUNTER) {

@@ -26,7 +26,8 @@ typedef enum st_hit_kind {
   ST_HIT_ROW,      /* a row with no event near the cursor: row */
   ST_HIT_COUNTER,  /* a counter track: row = counter, index = sample (UINT32_MAX if none) */
   ST_HIT_GUTTER,   /* a track's label area (not a section) */
-  ST_HIT_GROUP     /* a merged trace's file header (view.h ST_LAYOUT_GROUP): row = part */
+  ST_HIT_GROUP,    /* a merged trace's file header (view.h ST_LAYOUT_GROUP): row = part */
+  ST_HIT_PIN       /* the pin target at the right end of a track's label (ST_VIEW_PIN_W) */
 } st_hit_kind;
 
 typedef struct st_hit {

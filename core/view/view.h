@@ -23,6 +23,7 @@
 #define ST_VIEW_GROUP_H 26.0f   /* a merged trace's file header (above its processes) */
 #define ST_VIEW_COUNTER_H 40.0f /* counter track */
 #define ST_VIEW_TRACK_GAP 4.0f  /* space after a track */
+#define ST_VIEW_PIN_W 18.0f     /* the pin target at the right end of a track's label */
 
 typedef struct st_view {
   double t0_ns;        /* time at the left edge of the timeline area */
@@ -82,12 +83,66 @@ float st_layout_height(const st_layout *l);
  * are the marker lane on top of its slices, under one label; no two labels
  * of a section read the same). Returns the length written. */
 size_t st_layout_track_label(const st_layout *l, uint32_t track, char *buf, size_t cap);
+/* ---- which sections and tracks show (core/view/track_filter.h) ------------
+ * Processes without events are left out unless shown (st_layout_set_
+ * show_empty), except when every process of the trace is without events
+ * (then all show: never a blank timeline with nothing to say). The track
+ * filter keeps the tracks whose process, label or file name contains the
+ * text (ASCII case ignored; a process whose name matches keeps all its
+ * tracks; sections without a kept track go, and a file's header when none
+ * of its sections is left). Pinned tracks (a labelled track with the
+ * tracks continuing it) are laid out first, in the order they were
+ * pinned, whatever the filter, the empty sections and the collapse say;
+ * items [0, st_layout_pinned_items) are they, their content y in
+ * [0, st_layout_pinned_height), drawn below the axis without scrolling,
+ * and the other items scroll under them (st_layout_spans). */
+uint32_t st_layout_empty_count(const st_layout *l); /* processes without events */
+void st_layout_set_show_empty(st_layout *l, int show);
+int st_layout_show_empty(const st_layout *l);
+/* 1 done, 0 out of memory (the filter is then unchanged). "" clears it. */
+int st_layout_set_filter(st_layout *l, const char *text, size_t len);
+const char *st_layout_filter(const st_layout *l); /* "" if none */
+/* Labelled tracks of the sections not left out as empty, and how many of
+ * them the filter keeps (*shown; all without a filter). Collapse does not
+ * change either. */
+uint32_t st_layout_track_counts(const st_layout *l, uint32_t *shown);
+/* Pins or unpins track ti (a track continuing a labelled one stands for
+ * it). 1 if the state changed; at most ST_LAYOUT_MAX_PINS pinned. */
+#define ST_LAYOUT_MAX_PINS 256
+int st_layout_set_pinned(st_layout *l, uint32_t track, int pinned);
+int st_layout_pinned(const st_layout *l, uint32_t track);
+/* The labelled track that track belongs to (itself, or the one it continues). */
+uint32_t st_layout_track_head(const st_layout *l, uint32_t track);
+/* The pinned tracks (labelled track indices), in pin order. */
+const uint32_t *st_layout_pins(const st_layout *l, uint32_t *count);
+uint32_t st_layout_pinned_items(const st_layout *l);
+float st_layout_pinned_height(const st_layout *l);
+
+/* What of the layout is on screen in view v: span 0 the pinned items, span
+ * 1 the scrolled ones (items [first, end), screen y = item y + dy), each
+ * drawn in the screen rows [clip_y0, clip_y1). Returns the spans filled
+ * (0..2; spans without an item are left out). */
+typedef struct st_layout_span {
+  uint32_t first, end;
+  float dy;
+  float clip_y0, clip_y1;
+} st_layout_span;
+uint32_t st_layout_spans(const st_layout *l, const st_view *v, st_layout_span out[2]);
+/* The screen y of an item's top (pinned: fixed, else scrolled). */
+float st_layout_screen_y(const st_layout *l, const st_view *v, uint32_t item);
+/* 1 if some of the item is on screen (not scrolled under the pinned ones). */
+int st_layout_on_screen(const st_layout *l, const st_view *v, uint32_t item);
+/* The content y under screen y (y >= ST_VIEW_AXIS_H): in the pinned area
+ * its own, below it scrolled. */
+float st_layout_content_y(const st_layout *l, const st_view *v, float screen_y);
+
 /* Index of the first item whose bottom is below content y (binary search). */
 uint32_t st_layout_first_at(const st_layout *l, float content_y);
 /* The item showing global row `row`: its ROW item, or its process's
  * SECTION item when that section is collapsed (its GROUP item when its
  * group is); UINT32_MAX if the row is not laid out (an empty or unknown
- * row). O(log items). */
+ * row, or one the filter or the empty processes leave out). O(log items),
+ * plus the pinned items for a row of a pinned track. */
 uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row);
 
 #endif

@@ -1081,6 +1081,24 @@ html = open(out, encoding="utf-8").read() if p.returncode == 0 else ""
 report(p.returncode == 0 and "no trace" in p.stdout and csp_ok(html) and "strata-trace" not in html
        and "<title>strata</title>" in html and 'id="strata-app"' in html,
        "strata export --viewer-only: the viewer alone", p.stderr + html[:300])
+# --note: the notes go into the file's view state (the link hash "#notes=...", the
+# text percent-encoded as encodeURIComponent does: decoded here with urllib's unquote)
+import json, urllib.parse
+p = export(src, "-o", out, "--note", "100=first", "--note", "150:120=a </script> \"q\" 'x' & <!-- \u00e9;,:")
+html = open(out, encoding="utf-8").read() if p.returncode == 0 else ""
+st = element(html, '<script type="application/json" id="strata-state">')
+hash_ = json.loads(st)["hash"] if st else ""
+items = [(i.split(":", 1)[0], urllib.parse.unquote(i.split(":", 1)[1]))
+         for i in hash_[len("#notes="):].split(";")] if hash_.startswith("#notes=") else []
+report(p.returncode == 0 and csp_ok(html) and st is not None and not re.search(r"[<>&]", st)
+       and items == [("100", "first"), ("120,150", "a </script> \"q\" 'x' & <!-- \u00e9;,:")]
+       and html.count("</script>") == html.count("<script"),
+       "strata export --note: the notes in the view state, escaped (no <, >, & in it), the CSP unchanged",
+       p.stderr + repr(st))
+for bad in ("x=1", "1", "1:y=t", "1=" + "a" * 201):
+    p = export(src, "-o", out, "--note", bad)
+    report(p.returncode == 2 and "--note" in p.stderr, "export --note %r refused" % bad[:12],
+           "rc %d %r" % (p.returncode, p.stderr))
 for args in (["--viewer-only", src, "-o", out], ["-o", out], ["--viewer-only", "--name", "x", "-o", out]):
     p = export(*args)
     report(p.returncode == 2 and p.stderr.startswith("usage: strata export"), "export usage: %s" % args,

@@ -208,8 +208,8 @@ def check(png, frame):
     return problems
 
 
-def view(files, png, frame_json=None, size="1280x720"):
-    cmd = [strata, "view"] + files + ["--screenshot", png, "--size", size]
+def view(files, png, frame_json=None, size="1280x720", extra=()):
+    cmd = [strata, "view"] + files + ["--screenshot", png, "--size", size] + list(extra)
     if frame_json:
         cmd += ["--frame-json", frame_json]
     p = subprocess.run(cmd, capture_output=True, env=xenv, timeout=120)
@@ -218,11 +218,11 @@ def view(files, png, frame_json=None, size="1280x720"):
     return p
 
 
-def shot(name, files):
+def shot(name, files, extra=()):
     """Views files into <name>.png + .json and checks the one against the
     other; returns (frame, png) or (None, None)."""
     png, fj = os.path.join(tmp, name + ".png"), os.path.join(tmp, name + ".json")
-    p = view(files, png, fj)
+    p = view(files, png, fj, extra=extra)
     if p.returncode != 0:
         report(False, name, "exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace")))
         return None, None
@@ -255,7 +255,19 @@ if frame:
     heads = sorted({r[1] for r in frame["rects"] if r[3] == 26})
     report(len(heads) == 2, "two files: two group headers", "headers at y %s" % heads)
 
-# 3. failures: one line, exit 1 (unreadable file); usage errors exit 2
+# 3. notes (--note): a line at a time, a band's two edges over a range, a flag each on
+# the axis; x linear in time (the range's 1500 us as wide as the gap before it)
+NOTE_RGBA = 0xffc83caa  # core/draw/draw.h ST_DRAW_NOTE_RGBA
+frame, png = shot("notes", [trace], ["--note", "1500=slow step", "--note", "4500:3000=all-reduce"])
+if frame:
+    xs = sorted(l[0] for l in frame["lines"] if l[5] == NOTE_RGBA and l[0] == l[2] and l[1] >= 28)
+    flags = [r for r in frame["rects"] if r[4] == NOTE_RGBA and r[1] + r[3] <= 28]
+    report(len(xs) == 3 and abs((xs[2] - xs[1]) / (xs[1] - xs[0]) - 1) < 0.02 and len(flags) == 2,
+           "--note: the notes' lines at linear x, two flags on the axis", "lines %s, flags %s" % (xs, flags))
+p = subprocess.run([strata, "view", trace, "--note", "x=1"], capture_output=True)
+report(p.returncode == 2 and b"--note" in p.stderr, "bad --note: exit 2", "exit %d" % p.returncode)
+
+# 4. failures: one line, exit 1 (unreadable file); usage errors exit 2
 p = view([os.path.join(tmp, "missing.json")], os.path.join(tmp, "x.png"))
 err = [l for l in p.stderr.decode(errors="replace").strip().splitlines() if l]
 report(p.returncode == 1 and len(err) == 1

@@ -3,11 +3,15 @@
  * a fake font): a file pushed in slices, a batch of two files, handles
  * going stale with a new batch, side by side with the panes following each
  * other, args and the "in args" search by handle (plain and gzip'd), the
- * summary table, the diff of two runs, the flame graph and the frame.
+ * summary table, the diff of two runs, the flame graph and the frame, and
+ * notes (the list, the draw list's markers at the x a known view puts them,
+ * both panes side by side, going to one).
  */
 #include "app.h"
 #include "check.h"
 #include "test_util.h"
+
+#include <math.h>
 
 #define FIX STRATA_SOURCE_DIR "/tests/fixtures/"
 
@@ -422,8 +426,109 @@ static void test_frame_and_view(void) {
   st_app_destroy(app);
 }
 
+/* The note lines (ST_DRAW_NOTE_RGBA, vertical, over the rows) of a frame
+ * whose x is within 0.5 px of x; the count. */
+static int note_lines_at(const st_drawlist *dl, double x) {
+  int n = 0;
+  for (uint32_t i = 0; i < dl->line_count; i++) {
+    const st_line *l = &dl->lines[i];
+    if (l->rgba == ST_DRAW_NOTE_RGBA && l->x0 == l->x1 && l->y0 >= ST_VIEW_AXIS_H &&
+        fabs(l->x0 - x) < 0.5)
+      n++;
+  }
+  return n;
+}
+
+/* A note flag on the axis (a rect above the rows in the notes' colour) starting at x. */
+static int note_flag_at(const st_drawlist *dl, double x) {
+  for (uint32_t i = 0; i < dl->rect_count; i++) {
+    const st_rect *r = &dl->rects[i];
+    if (r->rgba == ST_DRAW_NOTE_RGBA && r->y + r->h <= ST_VIEW_AXIS_H && fabs(r->x - x) < 0.5)
+      return 1;
+  }
+  return 0;
+}
+
+static void test_notes(void) {
+  stub s;
+  st_app *app = make(&s);
+  CHECK_EQ_INT(load_file(app, "array_basic.json", 1000), ST_APP_LOAD_OK);
+  frame(app, &s, NULL);
+  /* added out of order, listed by start; bad input refused */
+  CHECK_EQ_INT(st_app_note_add(app, 130, NAN, "later"), 1);
+  CHECK_EQ_INT(st_app_note_add(app, 120, 110, "range\nwith a line break"), 2); /* swapped */
+  CHECK_EQ_INT(st_app_note_add(app, NAN, 1, "no"), 0);
+  CHECK_EQ_INT(st_app_note_add(app, 125, 125, "quote \" </script>"), 3);
+  CHECK_EQ_STR(st_app_notes_json(app),
+               "[{\"id\":2,\"t0_us\":110,\"t1_us\":120,\"text\":\"range with a line break\"},"
+               "{\"id\":3,\"t0_us\":125,\"t1_us\":125,\"text\":\"quote \\\" </script>\"},"
+               "{\"id\":1,\"t0_us\":130,\"t1_us\":130,\"text\":\"later\"}]");
+  /* a long text is cut on a character boundary; invalid bytes become U+FFFD */
+  char longtext[400];
+  for (int i = 0; i < 150; i++) longtext[2 * i] = (char)0xC3, longtext[2 * i + 1] = (char)0xA9;
+  longtext[300] = 0;
+  double id = st_app_note_add(app, 140, NAN, longtext);
+  uint32_t n;
+  const st_app_note *list = st_app_notes(app, &n);
+  CHECK_EQ_INT(n, 4);
+  CHECK_EQ_INT(strlen(list[3].text), ST_APP_NOTE_TEXT); /* 100 two-byte characters */
+  CHECK_EQ_INT(st_app_note_set_text(app, id, "\xff"), 1);
+  CHECK_EQ_STR(st_app_notes(app, &n)[3].text, "\xEF\xBF\xBD");
+  CHECK_EQ_INT(st_app_note_remove(app, id), 1);
+  CHECK_EQ_INT(st_app_note_remove(app, id), 0);
+  CHECK_EQ_INT(st_app_note_set_text(app, 99, "x"), 0);
+  /* a known view: each note where the time axis puts it */
+  CHECK_EQ_INT(st_app_view_set(app, 100, 150), 1);
+  const st_drawlist *dl;
+  CHECK_EQ_INT(frame(app, &s, &dl), 1);
+  double px_per_us = (1000.0 - ST_VIEW_GUTTER_W) / 50.0;
+#define X_OF(us) (ST_VIEW_GUTTER_W + ((us)-100.0) * px_per_us)
+  CHECK_EQ_INT(note_lines_at(dl, X_OF(130)), 1);
+  CHECK_EQ_INT(note_lines_at(dl, X_OF(125)), 1);
+  CHECK_EQ_INT(note_lines_at(dl, X_OF(110)), 1); /* the range's two edges */
+  CHECK_EQ_INT(note_lines_at(dl, X_OF(120)), 1);
+  CHECK(note_flag_at(dl, X_OF(110)) && note_flag_at(dl, X_OF(125)) && note_flag_at(dl, X_OF(130)));
+  /* the time under a canvas x; none over the gutter */
+  CHECK(fabs(st_app_time_at(app, (float)X_OF(130)) - 130) < 0.01);
+  CHECK(isnan(st_app_time_at(app, 10)));
+  /* going to a note: a range with a margin, a time centred in the same width */
+  CHECK_EQ_INT(st_app_note_go(app, 2), 1);
+  double a = num_after(st_app_view_json(app), "\"start_us\":");
+  double b = num_after(st_app_view_json(app), "\"end_us\":");
+  CHECK(fabs(a - 109) < 1e-6 && fabs(b - 121) < 1e-6);
+  CHECK_EQ_INT(st_app_note_go(app, 1), 1);
+  a = num_after(st_app_view_json(app), "\"start_us\":");
+  b = num_after(st_app_view_json(app), "\"end_us\":");
+  CHECK(fabs(a - 124) < 1e-6 && fabs(b - 136) < 1e-6);
+  CHECK_EQ_INT(st_app_note_go(app, 42), 0);
+  /* no more than ST_APP_MAX_NOTES */
+  st_app_notes_clear(app);
+  for (int i = 0; i < ST_APP_MAX_NOTES; i++) CHECK(st_app_note_add(app, i, NAN, "n") > 0);
+  CHECK_EQ_INT(st_app_note_add(app, 1, NAN, "one too many"), 0);
+  st_app_destroy(app);
+
+  /* two runs side by side: every note in both panes, at the same time */
+  app = two_runs(&s);
+  double t0 = num_after(st_app_view_json(app), "\"start_us\":");
+  double t1 = num_after(st_app_view_json(app), "\"end_us\":");
+  CHECK_EQ_INT(st_app_set_side_by_side(app, 1), 1);
+  double mid = (t0 + t1) / 2;
+  CHECK(st_app_note_add(app, mid, NAN, "both") > 0);
+  CHECK_EQ_INT(frame(app, &s, &dl), 1);
+  double pane_x = ST_VIEW_GUTTER_W + (mid - t0) / (t1 - t0) * (500.0 - ST_VIEW_GUTTER_W);
+  CHECK_EQ_INT(note_lines_at(dl, pane_x), 1);
+  CHECK_EQ_INT(note_lines_at(dl, pane_x + 500), 1);
+  /* another batch: a new view, the notes go */
+  st_app_batch_begin(app);
+  load_file(app, "profile/run_a.json", 4096);
+  st_app_batch_end(app);
+  CHECK_EQ_STR(st_app_notes_json(app), "[]");
+  st_app_destroy(app);
+}
+
 int main(void) {
   RUN(test_empty);
+  RUN(test_notes);
   RUN(test_one_then_batch);
   RUN(test_side_by_side);
   RUN(test_panels);

@@ -89,7 +89,8 @@ static void test_tracks_and_outside(void) {
   CHECK(st_panel_tracks_json(&pb, ui, NULL) == ST_OK && valid(pb.text));
   CHECK(strstr(pb.text,
                "[{\"label\":\"py\\\"thon (tid 3)\",\"section\":\"host \\\"1\\\"\",\"pid\":7,"
-               "\"kind\":\"rows\",\"y\":24,\"h\":40,\"first_row\":0,\"rows\":2}") != NULL);
+               "\"kind\":\"rows\",\"y\":24,\"h\":40,\"first_row\":0,\"rows\":2,"
+               "\"id\":\"0.7.0\",\"pinned\":false,\"canvas_y\":52}") != NULL);
   CHECK(strstr(pb.text, "\"label\":\"py\\\"thon (tid 4)\"") != NULL);
   CHECK(strstr(pb.text, "\"label\":\"mem\",") && strstr(pb.text, "\"kind\":\"counter\""));
   CHECK(st_panel_state_json(&pb, ui, NULL) == ST_OK && valid(pb.text));

@@ -3,7 +3,8 @@
  * module walk (st_report_missing_module) and the inlining rule (nested
  * imports, `as`, "export " dropped); script escaping; the CSP hashes equal
  * st_sha256 of the texts as written; traces (ids, names escaped, base64);
- * a viewer-only file; the errors; and the allocation is exact. */
+ * a viewer-only file; the view state (escaped so that no text can end its
+ * element, the CSP unchanged); the errors; and the allocation is exact. */
 #include "check.h"
 #include "report.h"
 #include "sha256.h"
@@ -270,8 +271,52 @@ static void test_out_of_memory(void) {
   CHECK(ok_at > 0);
 }
 
+/* The view state: a JSON block before strata.js whose text holds no "<",
+ * ">" or "&" at all (so neither "</script" nor "<!--" can occur), which a
+ * JSON reader turns back into the hash byte for byte; the CSP hashes the
+ * same scripts as without it. */
+static void test_state(void) {
+  st_report_module m = {"app.js", "go();\n", 6};
+  st_report_desc d = site(&m, 1);
+  const uint8_t bytes[] = {'h', 'i'};
+  st_report_trace t = {"t.json", bytes, sizeof bytes};
+  d.traces = &t, d.trace_count = 1;
+  st_code c;
+  char *plain = build(&d, &c);
+  static const char hash[] = "#t=1,2&notes=5:a\"b'</script><!--&x\\y\n\x01\xff\xC3\xA9";
+  d.state = hash, d.state_len = sizeof hash - 1;
+  char *html = build(&d, &c);
+  CHECK_EQ_INT(c, ST_OK);
+  const char *open = "<script type=\"application/json\" id=\"strata-state\">";
+  char *state = element(html, open, "</script>");
+  CHECK_EQ_STR(state, "{\"hash\":\"#t=1,2\\u0026notes=5:a\\\"b'\\u003c/script\\u003e\\u003c!--"
+                      "\\u0026x\\\\y\\u000a\\u0001\\ufffd\xC3\xA9\"}");
+  CHECK(strpbrk(state, "<>&") == NULL);
+  /* right before strata.js; everything else as without a state */
+  const char *at = strstr(html, open);
+  CHECK(at && strstr(at, "</script>\n<script id=\"strata-js\">") == strstr(at, "</script>"));
+  size_t cut = (size_t)(at - html), len = strlen(open) + strlen(state) + strlen("</script>\n");
+  CHECK(strncmp(html, plain, cut) == 0 && strcmp(html + cut + len, plain + cut) == 0);
+  free(state);
+  free(html);
+  /* too long, or a length without text */
+  char *big = malloc(ST_REPORT_STATE_MAX + 1);
+  memset(big, 'a', ST_REPORT_STATE_MAX + 1);
+  d.state = big, d.state_len = ST_REPORT_STATE_MAX + 1;
+  CHECK(build(&d, &c) == NULL && c == ST_ERR_LIMIT);
+  d.state_len = ST_REPORT_STATE_MAX;
+  html = build(&d, &c);
+  CHECK(html != NULL);
+  free(html);
+  free(big);
+  d.state = NULL, d.state_len = 3;
+  CHECK(build(&d, &c) == NULL && c == ST_ERR_ARG);
+  free(plain);
+}
+
 int main(void) {
   RUN(test_whole_file);
+  RUN(test_state);
   RUN(test_modules);
   RUN(test_viewer_only_and_traces);
   RUN(test_body);

@@ -16,7 +16,8 @@
 /* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli/cli_bench.c */
 int strata_cmd_bench(int argc, char **argv);
 
-/* strata export TRACE -o OUT.html [--dist DIR] [--name NAME], strata export --viewer-only
+/* strata export TRACE -o OUT.html [--dist DIR] [--name NAME] [--note T0[:T1]=TEXT]...,
+ * strata export --viewer-only
  * -o OUT.html [--dist DIR]: see tools/cli/cli_export.c */
 int strata_cmd_export(int argc, char **argv);
 /* strata args FILE [--at SRC]... [--name TEXT] [--limit N]: see tools/cli/cli_args.c */
@@ -29,7 +30,8 @@ int strata_cmd_search(int argc, char **argv);
 /* strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1] [--step N]
  * [--sort COL] [--asc] [--limit N]: see tools/cli/cli_diff.c */
 int strata_cmd_diff(int argc, char **argv);
-/* strata view FILE... [--screenshot OUT.png] [--size WxH] [--frame-json OUT.json]: the
+/* strata view FILE... [--screenshot OUT.png] [--size WxH] [--frame-json OUT.json]
+ * [--note T0[:T1]=TEXT]...: the
  * viewer in a native window, see tools/cli/cli_view.c and native/native.h */
 int strata_cmd_view(int argc, char **argv);
 /* strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N] [--from US --to US |
@@ -38,6 +40,17 @@ int strata_cmd_analyze(int argc, char **argv);
 /* strata stats A B ... [--json]: see tools/cli/cli_stats_many.c (files = argv
  * entries that are not options; json = --json given) */
 int strata_cmd_stats_many(const char *const *files, int n, int json);
+
+/* ---- --note T0[:T1]=TEXT (tools/cli/cli_note.c) ------------------------------- */
+
+#define CLI_NOTES_MAX 64      /* as core/app/app.h ST_APP_MAX_NOTES */
+#define CLI_NOTE_TEXT_MAX 200 /* as ST_APP_NOTE_TEXT */
+typedef struct cli_note {
+  double t0_us, t1_us; /* t0 <= t1; equal: a time */
+  const char *text;    /* points into the argument */
+} cli_note;
+/* 0 and *out filled, or -1 after one line "strata: CMD: --note ...: why". */
+int cli_note_parse(const char *arg, cli_note *out, const char *cmd);
 
 /* ---- loading a trace file (tools/cli/cli_load.c) ----------------------------- */
 

@@ -1,4 +1,5 @@
-/* cli_export.c: `strata export TRACE -o OUT.html [--dist DIR] [--name NAME]`
+/* cli_export.c: `strata export TRACE -o OUT.html [--dist DIR] [--name NAME]
+ *                               [--note T0[:T1]=TEXT]...`
  *               `strata export --viewer-only -o OUT.html [--dist DIR]`
  *
  * Writes one self-contained HTML file: the page (dist/index.html's body,
@@ -16,6 +17,12 @@
  * TRACE is loaded through the core first: a file strata cannot read gives
  * the same one-line diagnosis as `strata stats` and no output file.
  * On success prints one line: the output path, its size and the parts.
+ *
+ * --note T0[:T1]=TEXT (repeatable, at most 64; TEXT at most 200 bytes: cli_note.c) puts
+ * a note at T0 (or over T0..T1), in microseconds as the link's t=, into the
+ * file's view state: the link hash "#notes=..." (web/embed.js's format:
+ * notes separated by ';', each "T0[,T1]:" and its text percent-encoded as
+ * encodeURIComponent does), which the page applies when the file opens.
  */
 #define _XOPEN_SOURCE 700 /* realpath, readlink */
 
@@ -180,8 +187,38 @@ static int modules_read(const char *dist, st_report_desc *d, module_set *s) {
   return 0;
 }
 
+/* ---- --note: the view state's notes= ------------------------------------------ */
+
+/* A time in the fewest digits (15, else 17) that strtod reads back exactly. */
+static void add_time(sbuf *b, double t) {
+  char num[64];
+  snprintf(num, sizeof num, "%.15g", t);
+  if (strtod(num, NULL) != t) snprintf(num, sizeof num, "%.17g", t);
+  sb_add(b, num, strlen(num));
+}
+
+/* Appends note n as "T0[,T1]:TEXT" (TEXT as encodeURIComponent writes it)
+ * to the hash "#notes=...". */
+static void add_note(sbuf *hash, const cli_note *n, int first) {
+  sb_add(hash, first ? "#notes=" : ";", first ? 7 : 1);
+  add_time(hash, n->t0_us);
+  if (n->t1_us > n->t0_us) sb_add(hash, ",", 1), add_time(hash, n->t1_us);
+  sb_add(hash, ":", 1);
+  static const char hex[] = "0123456789ABCDEF";
+  for (const unsigned char *p = (const unsigned char *)n->text; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+        strchr("-_.!~*'()", *p)) {
+      sb_add(hash, p, 1);
+    } else {
+      char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+      sb_add(hash, e, 3);
+    }
+  }
+}
+
 static int export_usage(void) {
-  fprintf(stderr, "usage: strata export TRACE -o OUT.html [--dist DIR] [--name NAME]\n"
+  fprintf(stderr, "usage: strata export TRACE -o OUT.html [--dist DIR] [--name NAME] "
+                  "[--note T0[:T1]=TEXT]...\n"
                   "       strata export --viewer-only -o OUT.html [--dist DIR]\n");
   return 2;
 }
@@ -223,7 +260,8 @@ static int read_trace(const char *trace, sbuf *raw, unsigned long long *events) 
 
 int strata_cmd_export(int argc, char **argv) {
   const char *trace = NULL, *out_path = NULL, *dist_opt = NULL, *name = NULL;
-  int viewer_only = 0;
+  int viewer_only = 0, notes = 0;
+  sbuf hash = {0}; /* the view state: "#notes=..." */
   for (int i = 2; i < argc; i++) {
     if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
       out_path = argv[++i];
@@ -233,14 +271,26 @@ int strata_cmd_export(int argc, char **argv) {
       name = argv[++i];
     else if (strcmp(argv[i], "--viewer-only") == 0)
       viewer_only = 1;
-    else if (argv[i][0] == '-' && argv[i][1])
+    else if (strcmp(argv[i], "--note") == 0 && i + 1 < argc) {
+      cli_note n;
+      if (notes == CLI_NOTES_MAX)
+        fprintf(stderr, "strata: export: at most %d notes\n", CLI_NOTES_MAX);
+      if (notes == CLI_NOTES_MAX || cli_note_parse(argv[++i], &n, "export") != 0) {
+        free(hash.p);
+        return 2;
+      }
+      add_note(&hash, &n, notes++ == 0);
+    } else if (argv[i][0] == '-' && argv[i][1])
       return export_usage();
     else if (!trace)
       trace = argv[i];
     else
       return export_usage();
   }
-  if (!out_path || !trace == !viewer_only || (viewer_only && name)) return export_usage();
+  if (!out_path || !trace == !viewer_only || (viewer_only && (name || notes))) {
+    free(hash.p);
+    return export_usage();
+  }
   if (trace && !name) {
     const char *slash = strrchr(trace, '/');
     name = slash ? slash + 1 : trace;
@@ -252,6 +302,7 @@ int strata_cmd_export(int argc, char **argv) {
             "strata: export: no viewer at %s (index.html missing): build it (tools/build), or pass "
             "--dist DIR / set STRATA_DIST\n",
             dist);
+    free(hash.p);
     return 1;
   }
 
@@ -259,7 +310,7 @@ int strata_cmd_export(int argc, char **argv) {
   unsigned long long events = 0;
   int compressed = 0;
   if (trace && read_trace(trace, &raw, &events) != 0) {
-    free(raw.p);
+    free(raw.p), free(hash.p);
     return 1;
   }
   const unsigned char *u = (const unsigned char *)raw.p;
@@ -267,7 +318,7 @@ int strata_cmd_export(int argc, char **argv) {
                ((u[0] == 0x1f && u[1] == 0x8b) || (u[0] == 0x78 && ((u[0] << 8) | u[1]) % 31 == 0));
   if (trace && !compressed && gzip_bytes(u, raw.n, &packed) != 0) {
     fprintf(stderr, "strata: export: could not compress %s\n", trace);
-    free(raw.p), free(packed.p);
+    free(raw.p), free(packed.p), free(hash.p);
     return 1;
   }
   st_report_trace tr = {name, compressed ? u : (const unsigned char *)packed.p,
@@ -290,11 +341,16 @@ int strata_cmd_export(int argc, char **argv) {
     d.wasm = (const uint8_t *)wasm.p, d.wasm_len = wasm.n;
     d.traces = &tr, d.trace_count = trace ? 1 : 0;
     d.title = trace ? name : NULL;
+    d.state = hash.p, d.state_len = hash.n;
     st_error err;
     if (st_report_build(&d, NULL, &o, &on, &err) != ST_OK) {
       fprintf(stderr, "strata: export: %s (from %s)\n", err.msg, dist);
       bad = 1;
     }
+  }
+  if (!bad && hash.oom) {
+    fprintf(stderr, "strata: export: out of memory\n");
+    bad = 1;
   }
   if (!bad) {
     FILE *f = fopen(out_path, "wb");
@@ -314,6 +370,6 @@ int strata_cmd_export(int argc, char **argv) {
   }
   free(o);
   modules_free(&mods);
-  free(raw.p), free(packed.p), free(html.p), free(css.p), free(sjs.p), free(wasm.p);
+  free(raw.p), free(packed.p), free(html.p), free(css.p), free(sjs.p), free(wasm.p), free(hash.p);
   return bad ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 /* cli_view.c: `strata view FILE... [--screenshot OUT.png] [--size WxH]
- *              [--frame-json OUT.json]`
+ *              [--frame-json OUT.json] [--note T0[:T1]=TEXT]...`
  *
  * The viewer in a native window (native/native.h): the page's app
  * (core/app/app.h) loads the files as one batch (several: placed and
@@ -8,7 +8,8 @@
  * frame offscreen into a PNG and exits (tests, CI: under Xvfb, or with no
  * display at all through SDL's offscreen EGL driver); --frame-json also
  * writes that frame's draw list. --size is the window in points (CSS px),
- * default 1280x800.
+ * default 1280x800. --note (cli_note.c) puts a note on the timeline, as
+ * the page's n key or a link's notes= does.
  * Exit 0; 1 after one line on stderr (a file cannot be loaded, no display,
  * no GL ES 3); 2 on usage errors, or when this strata was built without a
  * window (no SDL2 / GLESv2 / stb_truetype at build time).
@@ -29,7 +30,7 @@
 
 static int usage(void) {
   fprintf(stderr, "usage: strata view FILE... [--screenshot OUT.png] [--size WxH] "
-                  "[--frame-json OUT.json]\n");
+                  "[--frame-json OUT.json] [--note T0[:T1]=TEXT]...\n");
   return 2;
 }
 
@@ -37,8 +38,17 @@ int strata_cmd_view(int argc, char **argv) {
   const char *files[MAX_FILES];
   int nfiles = 0, w = 1280, h = 800;
   const char *png = NULL, *frame_json = NULL;
+  double t0[CLI_NOTES_MAX], t1[CLI_NOTES_MAX];
+  const char *text[CLI_NOTES_MAX];
+  int notes = 0;
   for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "--screenshot") && i + 1 < argc) {
+    if (!strcmp(argv[i], "--note") && i + 1 < argc) {
+      cli_note n;
+      if (notes == CLI_NOTES_MAX)
+        fprintf(stderr, "strata: view: at most %d notes\n", CLI_NOTES_MAX);
+      if (notes == CLI_NOTES_MAX || cli_note_parse(argv[++i], &n, "view") != 0) return 2;
+      t0[notes] = n.t0_us, t1[notes] = n.t1_us, text[notes++] = n.text;
+    } else if (!strcmp(argv[i], "--screenshot") && i + 1 < argc) {
       png = argv[++i];
     } else if (!strcmp(argv[i], "--frame-json") && i + 1 < argc) {
       frame_json = argv[++i];
@@ -58,7 +68,7 @@ int strata_cmd_view(int argc, char **argv) {
   }
   if (!nfiles || (frame_json && !png)) return usage();
 #ifndef STRATA_HAVE_WINDOW
-  (void)w, (void)h, (void)files;
+  (void)w, (void)h, (void)files, (void)t0, (void)t1, (void)text;
   fprintf(stderr, "strata: view: this strata was built without a window (SDL2, GLESv2 and "
                   "stb_truetype were not found at build time)\n");
   return 2;
@@ -70,7 +80,7 @@ int strata_cmd_view(int argc, char **argv) {
   } else {
     snprintf(name, sizeof name, "%d traces", nfiles);
   }
-  st_native_opts o = {w, h, name, png, frame_json};
+  st_native_opts o = {w, h, name, png, frame_json, t0, t1, text, notes};
   return st_native_view(files, nfiles, &o);
 #endif
 }
