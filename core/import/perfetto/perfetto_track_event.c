@@ -368,6 +368,11 @@ st_code pf_read_interned(st_perfetto_importer *im, pseq *s, st_pb_reader *r, con
   int k, j;
   if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if (f.num == 30 && f.wire == ST_PB_LEN) { /* packet_context: network packets */
+      st_code c = pf_read_net_context(im, im->cur_seq, &d, &f, err);
+      if (c != ST_OK) return c;
+      continue;
+    }
     int for_args = (f.num == 3 || f.num == 29) && im->args;
     if ((f.num != 1 && f.num != 2 && !for_args) || f.wire != ST_PB_LEN) continue;
     if (st_pb_enter(&d, &f, &e, err) != ST_OK) return err->code;

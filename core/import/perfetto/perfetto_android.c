@@ -1,0 +1,458 @@
+/* perfetto_android.c: the Android system packets of a Perfetto trace, shown
+ * as ui.perfetto.dev shows them (trace_processor's android_probes,
+ * statsd and network_trace modules name the tracks):
+ *
+ *   - BatteryCounters (TracePacket 38) {1 charge_counter_uah, 2
+ *     capacity_percent (float), 3 current_ua, 4 current_avg_ua, 5 name,
+ *     6 energy_counter_uwh, 7 voltage_uv}: counters "batt.charge_uah"
+ *     (from energy and voltage when the charge is absent),
+ *     "batt.capacity_pct", "batt.current_ua", "batt.current.avg_ua",
+ *     "batt.voltage_uv" and "batt.power_mw" (|current x voltage|), named
+ *     "batt.<name>.*" for a named battery, in the "Power" section.
+ *   - PowerRails (40) {1 rail_descriptor {1 index, 2 rail_name, 3
+ *     subsys_name}, 2 energy_data {1 index, 2 timestamp_ms (BOOTTIME), 3
+ *     energy (uWs)}}: one counter per rail, "power.rails.<name>" for the
+ *     rails trace_processor knows by a friendly name, else
+ *     "power.<rail_name>_uws"; the value is the energy since boot (uWs),
+ *     cumulative as Perfetto shows it.
+ *   - EntityStateResidency (91) {1 power_entity_state {1 entity_index, 2
+ *     state_index, 3 entity_name, 4 state_name}, 2 residency {1
+ *     entity_index, 2 state_index, 3 total_time_in_state_ms}}: counters
+ *     "Entity residency: <entity> is <state>" (ms in the state since boot).
+ *   - StatsdAtom (84) {1 atom (repeated), 2 timestamp_nanos (repeated)}:
+ *     an instant per atom on the System section's "Statsd Atoms" track,
+ *     named "atom_<id>" (the atom's field number; strata has no atom
+ *     descriptor, so no atom is known by name).
+ *   - NetworkPacketBundle (92) {1 iid (InternedData 30 packet_context
+ *     {1 iid, 2 ctx}) or 2 ctx, 3 packet_timestamps (packed, ns after the
+ *     packet's), 4 packet_lengths (packed; not drawn), 5 total_packets, 6
+ *     total_duration, 7 total_length} and NetworkPacketEvent (88) {1
+ *     direction (1 in, 2 out), 2 network_interface, 3 length, 4 uid}: in
+ *     the "Network" section, a track per interface and direction
+ *     ("wlan0 Received", "wlan0 Transmitted"); an instant per packet, or
+ *     one slice over total_duration for an aggregated bundle, named
+ *     "uid=<uid>".
+ *
+ * Everything is untrusted: indices are bounded (rails 0..256 as in
+ * trace_processor), an unknown index or context is counted as a warning at
+ * the offset of the record, times that overflow are dropped and counted.
+ */
+#include "perfetto_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define KEY_BATTERY ((int64_t)1 << 40) /* counter keys in the Power section: + name id */
+#define KEY_RAIL ((int64_t)2 << 40)
+#define KEY_ENTITY ((int64_t)3 << 40)
+#define KEY_STATSD (-0x800000000LL) /* the System section's "Statsd Atoms" track */
+#define MAX_RAIL 256
+
+static uint32_t power_counter(st_perfetto_importer *im, const char *name, size_t n, int64_t base) {
+  uint32_t id = pf_intern(im, name, n);
+  return pf_counter_track(im, PF_POWER_PID, name, n, base + (int64_t)id);
+}
+
+/* ==== BatteryCounters ===================================================== */
+
+static void batt(st_perfetto_importer *im, const uint8_t *bn, size_t bl, const char *what,
+                 int64_t ts, double v, uint64_t src) {
+  char tmp[200];
+  int n = bl ? snprintf(tmp, sizeof tmp, "batt.%.*s.%s", (int)(bl > 128 ? 128 : bl),
+                        (const char *)bn, what)
+             : snprintf(tmp, sizeof tmp, "batt.%s", what);
+  if (n <= 0) return;
+  pf_counter(im, power_counter(im, tmp, (size_t)n, KEY_BATTERY), ts, v, src);
+}
+
+static st_code read_battery(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
+                            int64_t ts, uint64_t src, st_error *err) {
+  st_pb_reader d;
+  st_pb_field f;
+  int k;
+  int has[8] = {0};
+  int64_t v[8] = {0};
+  float cap = 0;
+  const uint8_t *name = NULL;
+  size_t nl = 0;
+  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if (f.num == 2 && f.wire == ST_PB_I32) {
+      uint32_t bits = (uint32_t)f.u;
+      memcpy(&cap, &bits, sizeof cap);
+      has[2] = 1;
+    } else if (f.num == 5 && f.wire == ST_PB_LEN) {
+      name = f.data, nl = f.len;
+    } else if (f.num >= 1 && f.num <= 7 && f.wire == ST_PB_VARINT) {
+      v[f.num] = st_pb_i64(f.u);
+      has[f.num] = 1;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (has[1])
+    batt(im, name, nl, "charge_uah", ts, (double)v[1], src);
+  else if (has[6] && has[7] && v[7] > 0) /* charge from energy and voltage */
+    batt(im, name, nl, "charge_uah", ts, (double)v[6] * 1e6 / (double)v[7], src);
+  if (has[2]) batt(im, name, nl, "capacity_pct", ts, (double)cap, src);
+  if (has[3]) batt(im, name, nl, "current_ua", ts, (double)v[3], src);
+  if (has[4]) batt(im, name, nl, "current.avg_ua", ts, (double)v[4], src);
+  if (has[7]) batt(im, name, nl, "voltage_uv", ts, (double)v[7], src);
+  if (has[3] && has[7]) { /* mW = |uA x uV| / 1e9, truncated as trace_processor does */
+    double p = (double)v[3] * (double)v[7] / 1e9;
+    if (p < 0) p = -p;
+    if (p < 9e15) p = (double)(int64_t)p;
+    batt(im, name, nl, "power_mw", ts, p, src);
+  }
+  return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
+}
+
+/* ==== PowerRails ========================================================== */
+
+/* trace_processor's friendly names of Pixel rails (android_probes_module.cc) */
+static const char *rail_friendly(const uint8_t *s, size_t n) {
+  static const char *const map[][2] = {{"S4M_VDD_CPUCL0", "cpu.little"},
+                                       {"S3M_VDD_CPUCL1", "cpu.mid"},
+                                       {"S2M_VDD_CPUCL2", "cpu.big"},
+                                       {"S5M_VDD_INT", "system.fabric"},
+                                       {"S10M_VDD_TPU", "tpu"},
+                                       {"PPVAR_VSYS_PWR_DISP", "display"},
+                                       {"VSYS_PWR_DISPLAY", "display"},
+                                       {"VSYS_PWR_MODEM", "modem"},
+                                       {"S1M_VDD_MIF", "memory.interface"},
+                                       {"VSYS_PWR_WLAN_BT", "wifi.bt"},
+                                       {"L2S_VDD_AOC_RET", "aoc.memory"},
+                                       {"S9S_VDD_AOC", "aoc.logic"},
+                                       {"S5S_VDDQ_MEM", "ddr.a"},
+                                       {"S10S_VDD2L", "ddr.b"},
+                                       {"S4S_VDD2H_MEM", "ddr.c"},
+                                       {"S2S_VDD_G3D", "gpu"},
+                                       {"L9S_GNSS_CORE", "gps"},
+                                       {"VSYS_PWR_RFFE", "radio.frontend"}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (strlen(map[i][0]) == n && !memcmp(map[i][0], s, n)) return map[i][1];
+  return NULL;
+}
+
+static st_code read_power_rails(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
+                                int64_t ts, uint64_t src, st_error *err) {
+  st_pb_reader d, e;
+  st_pb_field f, g;
+  int k, j;
+  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if ((f.num != 1 && f.num != 2) || f.wire != ST_PB_LEN) continue;
+    if (st_pb_enter(&d, &f, &e, err) != ST_OK) return err->code;
+    uint64_t v[4] = {0};
+    int has[4] = {0};
+    const uint8_t *name = NULL;
+    size_t nl = 0;
+    while ((j = st_pb_next(&e, &g, err)) > 0) {
+      if (g.num <= 3 && g.wire == ST_PB_VARINT) v[g.num] = g.u, has[g.num] = 1;
+      if (g.num == 2 && g.wire == ST_PB_LEN) name = g.data, nl = g.len;
+    }
+    if (j < 0) return ST_ERR_PROTO;
+    if (!has[1] || v[1] > MAX_RAIL) {
+      st_stats_warn(im->stats, "perfetto_power_rail_bad_index", f.offset);
+      continue;
+    }
+    if (f.num == 1) { /* a rail's descriptor */
+      char tmp[200];
+      const char *fr = rail_friendly(name, nl);
+      int n = fr ? snprintf(tmp, sizeof tmp, "power.rails.%s", fr)
+                 : snprintf(tmp, sizeof tmp, "power.%.*s_uws", (int)(nl > 160 ? 160 : nl),
+                            name ? (const char *)name : "");
+      uint32_t bt = n > 0 ? power_counter(im, tmp, (size_t)n, KEY_RAIL) : UINT32_MAX;
+      if (bt != UINT32_MAX && !st_u64map_put(&im->rail_map, &im->alloc, v[1], bt))
+        return pf_nomem(im, f.offset, err);
+      continue;
+    }
+    uint32_t bt = st_u64map_get(&im->rail_map, v[1]);
+    if (bt == ST_U64MAP_NONE) {
+      st_stats_warn(im->stats, "perfetto_power_rail_unknown_index", f.offset);
+      continue;
+    }
+    int64_t t = ts;
+    if (has[2]) { /* ms since boot */
+      if (v[2] > (uint64_t)INT64_MAX / 1000000u) {
+        st_stats_warn(im->stats, "perfetto_power_rail_bad_time", f.offset);
+        continue;
+      }
+      if (!pf_to_trace(im, ST_CLOCK_BOOTTIME, (int64_t)v[2] * 1000000, f.offset, &t)) continue;
+    }
+    pf_counter(im, bt, t, (double)v[3], src);
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
+}
+
+/* ==== EntityStateResidency ================================================ */
+
+static st_code read_entity_state(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
+                                 int64_t ts, uint64_t src, st_error *err) {
+  st_pb_reader d, e;
+  st_pb_field f, g;
+  int k, j;
+  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if ((f.num != 1 && f.num != 2) || f.wire != ST_PB_LEN) continue;
+    if (st_pb_enter(&d, &f, &e, err) != ST_OK) return err->code;
+    uint64_t v[4] = {0};
+    int has[4] = {0};
+    const uint8_t *s[5] = {0};
+    size_t sl[5] = {0};
+    while ((j = st_pb_next(&e, &g, err)) > 0) {
+      if (g.num <= 3 && g.wire == ST_PB_VARINT) v[g.num] = g.u, has[g.num] = 1;
+      if (g.num >= 3 && g.num <= 4 && g.wire == ST_PB_LEN) s[g.num] = g.data, sl[g.num] = g.len;
+    }
+    if (j < 0) return ST_ERR_PROTO;
+    uint64_t key = (uint64_t)(uint32_t)v[1] << 32 | (uint32_t)v[2];
+    if (f.num == 1) {
+      if (!has[1] || !has[2]) {
+        st_stats_warn(im->stats, "perfetto_entity_state_without_index", f.offset);
+        continue;
+      }
+      char tmp[300];
+      int n = snprintf(tmp, sizeof tmp, "Entity residency: %.*s is %.*s",
+                       (int)(sl[3] > 128 ? 128 : sl[3]), s[3] ? (const char *)s[3] : "",
+                       (int)(sl[4] > 128 ? 128 : sl[4]), s[4] ? (const char *)s[4] : "");
+      uint32_t bt = n > 0 ? power_counter(im, tmp, (size_t)n, KEY_ENTITY) : UINT32_MAX;
+      if (bt != UINT32_MAX && !st_u64map_put(&im->entity_map, &im->alloc, key, bt))
+        return pf_nomem(im, f.offset, err);
+      continue;
+    }
+    uint32_t bt = st_u64map_get(&im->entity_map, key);
+    if (bt == ST_U64MAP_NONE) {
+      st_stats_warn(im->stats, "perfetto_entity_state_unknown", f.offset);
+      continue;
+    }
+    pf_counter(im, bt, ts, (double)v[3], src);
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
+}
+
+/* ==== StatsdAtom =========================================================== */
+
+static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
+                           int64_t ts, uint64_t src, st_error *err) {
+  st_pb_reader d, a, tsr;
+  st_pb_field f, g, tf;
+  int k, j, has_tsf = 0, ts_packed = 0, tk = 0;
+  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
+  /* timestamps: repeated int64, one per atom (unpacked or packed) */
+  st_pb_reader d0 = d, dts = d;
+  uint32_t p = pf_section(im, PF_SYS_PID);
+  uint32_t bt = p == UINT32_MAX ? UINT32_MAX
+                                : st_builder_track(im->b, p, ST_TRACK_SLICES, KEY_STATSD,
+                                                   pf_intern(im, "Statsd Atoms", 12));
+  if (bt == UINT32_MAX) return pf_nomem(im, df->offset, err);
+  while ((k = st_pb_next(&d0, &f, err)) > 0) {
+    if (f.num != 1 || f.wire != ST_PB_LEN) continue;
+    /* this atom's timestamp: the next element of field 2 */
+    int64_t t = ts, have = 0;
+    for (;;) {
+      if (has_tsf && ts_packed) {
+        uint64_t x;
+        int q = st_pb_packed_next(&tsr, ST_PB_VARINT, &x, err);
+        if (q < 0) return ST_ERR_PROTO;
+        if (q > 0) {
+          t = st_pb_i64(x), have = 1;
+          break;
+        }
+        has_tsf = 0;
+      }
+      while ((tk = st_pb_next(&dts, &tf, err)) > 0 && tf.num != 2) {
+      }
+      if (tk < 0) return ST_ERR_PROTO;
+      if (tk == 0) break;
+      if (tf.wire == ST_PB_VARINT) {
+        t = st_pb_i64(tf.u), have = 1;
+        break;
+      }
+      if (tf.wire == ST_PB_LEN) {
+        if (st_pb_packed_init(&dts, &tf, &tsr, err) != ST_OK) return err->code;
+        has_tsf = ts_packed = 1;
+      }
+    }
+    if (!have) st_stats_warn(im->stats, "perfetto_statsd_atom_without_timestamp", f.offset);
+    /* the atom's kind: its (first) field's number */
+    if (st_pb_enter(&d0, &f, &a, err) != ST_OK) return err->code;
+    uint32_t id = 0;
+    if ((j = st_pb_next(&a, &g, err)) > 0) id = g.num;
+    if (j < 0) return ST_ERR_PROTO;
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "atom_%u", (unsigned)id);
+    im->stats->instants++;
+    st_stats_time(im->stats, t, t);
+    pf_emit(im, bt, t, 0, pf_intern(im, tmp, (size_t)n), ST_STR_EMPTY, src, ST_EV_INSTANT);
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
+}
+
+/* ==== network packets ====================================================== */
+
+typedef struct netctx {
+  uint32_t iface, uid;
+  uint8_t dir;
+} netctx;
+
+static st_code read_ctx(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *cf, netctx *c,
+                        uint64_t *len, st_error *err) {
+  st_pb_reader e;
+  st_pb_field g;
+  int j;
+  const uint8_t *ifn = NULL;
+  size_t il = 0;
+  if (st_pb_enter(r, cf, &e, err) != ST_OK) return err->code;
+  while ((j = st_pb_next(&e, &g, err)) > 0) {
+    if (g.num == 1 && g.wire == ST_PB_VARINT) c->dir = g.u == 1 ? 1 : g.u == 2 ? 2 : 0;
+    if (g.num == 2 && g.wire == ST_PB_LEN) ifn = g.data, il = g.len;
+    if (g.num == 3 && g.wire == ST_PB_VARINT && len) *len = (uint32_t)g.u;
+    if (g.num == 4 && g.wire == ST_PB_VARINT) c->uid = (uint32_t)g.u;
+  }
+  if (j < 0) return ST_ERR_PROTO;
+  c->iface = pf_intern(im, ifn, il);
+  return ST_OK;
+}
+
+static uint64_t ctx_key(uint64_t seq, uint64_t iid) {
+  uint64_t h = seq * 0x9E3779B97F4A7C15ull ^ iid;
+  h ^= h >> 29;
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+
+st_code pf_read_net_context(st_perfetto_importer *im, uint64_t seq, st_pb_reader *r,
+                            const st_pb_field *df, st_error *err) {
+  st_pb_reader d;
+  st_pb_field f;
+  int k, has_ctx = 0;
+  uint64_t iid = 0;
+  netctx c = {ST_STR_EMPTY, 0, 0};
+  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if (f.num == 1 && f.wire == ST_PB_VARINT) iid = f.u;
+    if (f.num == 2 && f.wire == ST_PB_LEN) {
+      if (read_ctx(im, &d, &f, &c, NULL, err) != ST_OK) return err->code;
+      has_ctx = 1;
+    }
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (!has_ctx) return ST_OK;
+  uint64_t key = ctx_key(seq, iid);
+  uint32_t i = st_u64map_get(&im->netctx_map, key);
+  if (i == ST_U64MAP_NONE || im->netctx[i].seq != seq || im->netctx[i].iid != iid) {
+    if (im->nnetctx == im->cap_netctx) {
+      uint32_t cap = im->cap_netctx ? im->cap_netctx * 2 : 16;
+      pnetctx *p =
+          cap > im->cap_netctx ? st_realloc_array(&im->alloc, im->netctx, cap, sizeof *p) : NULL;
+      if (!p) return pf_nomem(im, df->offset, err);
+      im->netctx = p;
+      im->cap_netctx = cap;
+    }
+    i = im->nnetctx++;
+    if (!st_u64map_put(&im->netctx_map, &im->alloc, key, i)) return pf_nomem(im, df->offset, err);
+  }
+  im->netctx[i] = (pnetctx){seq, iid, c.iface, c.uid, c.dir};
+  return ST_OK;
+}
+
+/* The Network section's track of (interface, direction). */
+static uint32_t net_track(st_perfetto_importer *im, const netctx *c) {
+  static const char *const dirs[] = {"DIR_UNKNOWN", "Received", "Transmitted"};
+  uint32_t p = pf_section(im, PF_NET_PID);
+  if (p == UINT32_MAX) return p;
+  size_t il;
+  const char *ifs = st_strtab_get(im->strs, c->iface, &il);
+  char tmp[200];
+  int n = snprintf(tmp, sizeof tmp, "%.*s %s", (int)(il > 128 ? 128 : il), ifs, dirs[c->dir]);
+  int64_t key = -1 - ((int64_t)c->iface * 4 + c->dir);
+  uint32_t bt =
+      st_builder_track(im->b, p, ST_TRACK_ASYNC, key, pf_intern(im, tmp, n > 0 ? (size_t)n : 0));
+  if (bt == UINT32_MAX) im->nomem = 1;
+  return bt;
+}
+
+static void net_slice(st_perfetto_importer *im, uint32_t bt, const netctx *c, int64_t ts,
+                      int64_t dur, uint64_t src) {
+  char tmp[24];
+  int n = snprintf(tmp, sizeof tmp, "uid=%u", (unsigned)c->uid);
+  uint32_t name = pf_intern(im, tmp, (size_t)n);
+  st_stats_time(im->stats, ts, dur > 0 && ts <= INT64_MAX - dur ? ts + dur : ts);
+  if (dur > 0) {
+    im->stats->async_slices++;
+    pf_emit(im, bt, ts, dur, name, ST_STR_EMPTY, src, 0);
+  } else {
+    im->stats->instants++;
+    pf_emit(im, bt, ts, 0, name, ST_STR_EMPTY, src, ST_EV_INSTANT);
+  }
+}
+
+static st_code read_net_bundle(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
+                               int64_t ts, uint64_t src, st_error *err) {
+  st_pb_reader d, tsr;
+  st_pb_field f;
+  int k, has_iid = 0, has_total = 0, has_ts = 0;
+  uint64_t iid = 0, total_dur = 0;
+  netctx c = {ST_STR_EMPTY, 0, 0};
+  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if (f.num == 1 && f.wire == ST_PB_VARINT) iid = f.u, has_iid = 1;
+    if (f.num == 2 && f.wire == ST_PB_LEN && read_ctx(im, &d, &f, &c, NULL, err) != ST_OK)
+      return err->code;
+    if (f.num == 3 && f.wire == ST_PB_LEN) {
+      if (st_pb_packed_init(&d, &f, &tsr, err) != ST_OK) return err->code;
+      has_ts = 1;
+    }
+    if (f.num == 6 && f.wire == ST_PB_VARINT) total_dur = f.u;
+    if (f.num == 7 && f.wire == ST_PB_VARINT) has_total = 1;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  if (has_iid) {
+    uint32_t i = st_u64map_get(&im->netctx_map, ctx_key(im->cur_seq, iid));
+    if (i != ST_U64MAP_NONE && im->netctx[i].seq == im->cur_seq && im->netctx[i].iid == iid)
+      c = (netctx){im->netctx[i].iface, im->netctx[i].uid, im->netctx[i].dir};
+    else
+      st_stats_warn(im->stats, "perfetto_network_context_unknown", df->offset);
+  }
+  uint32_t bt = net_track(im, &c);
+  if (bt == UINT32_MAX) return pf_nomem(im, df->offset, err);
+  if (has_total) { /* aggregated: one slice over the bundle's duration */
+    net_slice(im, bt, &c, ts, total_dur > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)total_dur,
+              src);
+  } else if (has_ts) { /* a packet per timestamp, ns after the packet's */
+    uint64_t dt;
+    int q;
+    while ((q = st_pb_packed_next(&tsr, ST_PB_VARINT, &dt, err)) > 0) {
+      if (dt > (uint64_t)INT64_MAX || ts > INT64_MAX - (int64_t)dt) {
+        st_stats_warn(im->stats, "perfetto_network_packet_bad_time", df->offset);
+        continue;
+      }
+      net_slice(im, bt, &c, ts + (int64_t)dt, 0, src);
+    }
+    if (q < 0) return ST_ERR_PROTO;
+  }
+  return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
+}
+
+/* ==== dispatch =============================================================== */
+
+st_code pf_read_android(st_perfetto_importer *im, uint32_t field, st_pb_reader *r,
+                        const st_pb_field *f, int64_t ts, uint64_t src, st_error *err) {
+  switch (field) {
+  case 38: return read_battery(im, r, f, ts, src, err);
+  case 40: return read_power_rails(im, r, f, ts, src, err);
+  case 91: return read_entity_state(im, r, f, ts, src, err);
+  case 84: return read_statsd(im, r, f, ts, src, err);
+  case 92: return read_net_bundle(im, r, f, ts, src, err);
+  case 88: {
+    netctx c = {ST_STR_EMPTY, 0, 0};
+    if (read_ctx(im, r, f, &c, NULL, err) != ST_OK) return err->code;
+    uint32_t bt = net_track(im, &c);
+    if (bt == UINT32_MAX) return pf_nomem(im, f->offset, err);
+    net_slice(im, bt, &c, ts, 0, src);
+    return im->nomem ? pf_nomem(im, f->offset, err) : ST_OK;
+  }
+  default: return ST_OK;
+  }
+}
