@@ -5,6 +5,7 @@
  * name and section, every slice, instant and counter value against the
  * values the writer put in, the warnings, and what is not shown; then
  * hostile variants (unknown indices, bad times, truncated packets). */
+#include "argsrc.h"
 #include "check.h"
 #include "gen_perfetto.h"
 #include "import_perfetto.h"
@@ -197,6 +198,52 @@ static void test_android(void) {
   free(b.p);
 }
 
+/* the args of the event at src, through the query dialogue */
+static char *args_of(const st_argsrc *as, const uint8_t *b, size_t n, uint64_t src) {
+  st_args_span rd;
+  st_error err;
+  st_args_query *q = st_args_query_begin(as, src, &rd, &err);
+  int more = 1;
+  char *out = NULL;
+  while (q && more) {
+    size_t off = rd.offset < n ? (size_t)rd.offset : n;
+    size_t len = rd.length < n - off ? (size_t)rd.length : n - off;
+    if (st_args_query_push(q, b + off, len, &more, &rd, &err) != ST_OK) break;
+  }
+  if (q && !more) {
+    size_t l;
+    const char *s = st_args_query_result(q, &l, NULL);
+    out = malloc(l + 1);
+    memcpy(out, s, l);
+    out[l] = 0;
+  }
+  st_args_query_end(q);
+  return out;
+}
+
+/* a statsd atom's args on selection: its id and fields */
+static void test_atom_args(void) {
+  buf b = {0};
+  CHECK_EQ_INT(gen_perfetto_android_write(sink, &b), 0);
+  tu_args_trace r = tu_load_args(b.p, b.n, "android.pftrace");
+  CHECK(r.t && r.as);
+  if (r.t && r.as) {
+    const char *names[] = {"atom_10", "atom_29", "atom_100001"};
+    const char *want[] = {"{\"atom_id\": 10, \"field_1\": 1}", "{\"atom_id\": 29, \"field_1\": 2}",
+                          "{\"atom_id\": 100001, \"field_1\": 3}"};
+    for (int i = 0; i < 3; i++) {
+      uint64_t src = tu_src_named(r.t, names[i]);
+      CHECK(src != UINT64_MAX);
+      char *a = args_of(r.as, b.p, b.n, src);
+      CHECK(a != NULL);
+      if (a) CHECK_EQ_STR(a, want[i]);
+      free(a);
+    }
+  }
+  tu_unload_args(&r);
+  free(b.p);
+}
+
 /* ---- hostile input ---------------------------------------------------------- */
 
 static void packet(enc *trace, const enc *pk) { enc_msg(trace, 1, pk); }
@@ -287,8 +334,51 @@ static void test_hostile(void) {
   enc_free(&sub);
 }
 
-int main(void) {
+/* Seeds for the fuzz targets (tests/fixtures): the whole trace (fuzz_perfetto,
+ * fuzz_load), and for fuzz_perfetto_ftrace (a cpu byte, then a bundle's
+ * body) the atrace named-track prints and suspend_resume events. */
+static int write_fixtures(const char *dir) {
+  buf b = {0};
+  char path[1024];
+  int bad = gen_perfetto_android_write(sink, &b) != 0;
+  snprintf(path, sizeof path, "%s/perfetto_android.pftrace", dir);
+  FILE *f = fopen(path, "wb");
+  bad |= !f || fwrite(b.p, 1, b.n, f) != b.n;
+  if (f) bad |= fclose(f) != 0;
+  free(b.p);
+  enc e = {0}, ev = {0}, body = {0};
+  enc_raw(&e, "\x00", 1);
+  const char *prints[] = {"G|10|Wakelocks|WakeLock:foo|7", "N|10|Screen|on", "H|10|Wakelocks|7",
+                          "H|10|Wakelocks|x|8", "G|10|T|n|99999999999"};
+  for (int i = 0; i < 7; i++) {
+    enc_reset(&body);
+    enc_reset(&ev);
+    if (i < 5) {
+      enc_str(&body, 2, prints[i]);
+    } else {
+      enc_str(&body, 1, "suspend_enter");
+      enc_u(&body, 2, 3);
+      enc_u(&body, 3, i == 5);
+    }
+    enc_u(&ev, 1, 100 + (uint64_t)i * 10);
+    enc_u(&ev, 2, 11);
+    enc_msg(&ev, i < 5 ? 3 : 113, &body);
+    enc_msg(&e, 2, &ev);
+  }
+  snprintf(path, sizeof path, "%s/perfetto_android_ftrace.bin", dir);
+  f = fopen(path, "wb");
+  bad |= !f || fwrite(e.p, 1, e.n, f) != e.n;
+  if (f) bad |= fclose(f) != 0;
+  enc_free(&e);
+  enc_free(&ev);
+  enc_free(&body);
+  return bad;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--write-fixtures")) return write_fixtures(argv[2]);
   RUN(test_android);
+  RUN(test_atom_args);
   RUN(test_hostile);
   return check_report();
 }

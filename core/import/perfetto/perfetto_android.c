@@ -22,7 +22,8 @@
  *   - StatsdAtom (84) {1 atom (repeated), 2 timestamp_nanos (repeated)}:
  *     an instant per atom on the System section's "Statsd Atoms" track,
  *     named "atom_<id>" (the atom's field number; strata has no atom
- *     descriptor, so no atom is known by name).
+ *     descriptor, so no atom is known by name); on selection its args are
+ *     "atom_id" and its fields (argsrc_perfetto.c).
  *   - NetworkPacketBundle (92) {1 iid (InternedData 30 packet_context
  *     {1 iid, 2 ctx}) or 2 ctx, 3 packet_timestamps (packed, ns after the
  *     packet's), 4 packet_lengths (packed; not drawn), 5 total_packets, 6
@@ -246,6 +247,12 @@ static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_p
                                 : st_builder_track(im->b, p, ST_TRACK_SLICES, KEY_STATSD,
                                                    pf_intern(im, "Statsd Atoms", 12));
   if (bt == UINT32_MAX) return pf_nomem(im, df->offset, err);
+  /* args on selection decode each atom from the record's bytes */
+  int precise = im->args && !im->in_compressed;
+  if (precise &&
+      st_argsrc_perfetto_bundle(im->args, df->offset,
+                                st_pb_offset(r, df->data) + df->len - df->offset) != ST_OK)
+    return pf_nomem(im, df->offset, err);
   while ((k = st_pb_next(&d0, &f, err)) > 0) {
     if (f.num != 1 || f.wire != ST_PB_LEN) continue;
     /* this atom's timestamp: the next element of field 2 */
@@ -284,7 +291,8 @@ static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_p
     int n = snprintf(tmp, sizeof tmp, "atom_%u", (unsigned)id);
     im->stats->instants++;
     st_stats_time(im->stats, t, t);
-    pf_emit(im, bt, t, 0, pf_intern(im, tmp, (size_t)n), ST_STR_EMPTY, src, ST_EV_INSTANT);
+    pf_emit(im, bt, t, 0, pf_intern(im, tmp, (size_t)n), ST_STR_EMPTY, precise ? f.offset : src,
+            ST_EV_INSTANT);
   }
   if (k < 0) return ST_ERR_PROTO;
   return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
