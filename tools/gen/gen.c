@@ -14,6 +14,8 @@
  *   strata-gen -n 1e5 --idle-gap 5000 --idle-every 10 -o g.json   (planted idle gaps)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen/gen_perfetto.c)
+ *   strata-gen --perfetto-android -o battery.pftrace  (a small Android
+ *     battery-like Perfetto trace with known values: tools/gen/gen_perfetto.c)
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include "demo.h"

@@ -113,7 +113,8 @@ static uint32_t track_process(st_perfetto_importer *im, uint32_t ti) {
     name = pf_intern(im, r->uuid ? tmp : "default track", r->uuid ? (size_t)n : 13);
   }
   st_builder_process_name(im->b, p, name);
-  st_builder_process_sort(im->b, p, pf_clamp32((int64_t)INT32_MIN + 2 + r->order));
+  /* after the synthetic sections (CPUs, System, Power, Network: pf_section) */
+  st_builder_process_sort(im->b, p, pf_clamp32((int64_t)INT32_MIN + 4 + r->order));
   return p;
 }
 
