@@ -30,29 +30,11 @@ static int sink(void *ud, const void *p, size_t n) {
   return 0;
 }
 
-static const char *str(const st_trace *t, uint32_t id) {
-  return st_strtab_get(st_trace_strings(t), id, NULL);
-}
-
-static const st_track *track_named(const st_trace *t, const char *name) {
-  uint32_t n;
-  const st_track *tr = st_trace_tracks(t, &n);
-  for (uint32_t i = 0; i < n; i++)
-    if (!strcmp(str(t, tr[i].name), name)) return &tr[i];
-  return NULL;
-}
-
-static int warned(const st_stats *s, const char *kind, uint64_t count) {
-  for (uint32_t i = 0; i < s->warning_count; i++)
-    if (!strcmp(s->warnings[i].kind, kind)) return s->warnings[i].count == count;
-  return 0;
-}
-
 /* every event of a track, row by row: "start+dur name" (absolute times;
  * "start! name" for an instant, "start+end name" unfinished), rows
  * separated by " | "; a counter: "ts=value;..." */
 static void track_text(const st_trace *t, const char *name, char *out, size_t cap) {
-  const st_track *tr = track_named(t, name);
+  const st_track *tr = tu_track_named(t, name);
   int64_t o = st_trace_origin_ns(t);
   size_t n = 0;
   out[0] = 0;
@@ -77,13 +59,14 @@ static void track_text(const st_trace *t, const char *name, char *out, size_t ca
       uint8_t f = r->flags[i];
       long long s = (long long)(r->start[i] + o);
       if (f & ST_EV_INSTANT)
-        n += (size_t)snprintf(out + n, cap - n, "%s%lld! %s", i ? ";" : "", s, str(t, r->name[i]));
+        n += (size_t)snprintf(out + n, cap - n, "%s%lld! %s", i ? ";" : "", s,
+                              tu_str(t, r->name[i]));
       else if (f & ST_EV_UNFINISHED)
         n += (size_t)snprintf(out + n, cap - n, "%s%lld+end %s", i ? ";" : "", s,
-                              str(t, r->name[i]));
+                              tu_str(t, r->name[i]));
       else
         n += (size_t)snprintf(out + n, cap - n, "%s%lld+%lld %s", i ? ";" : "", s,
-                              (long long)r->dur[i], str(t, r->name[i]));
+                              (long long)r->dur[i], tu_str(t, r->name[i]));
     }
   }
 }
@@ -103,11 +86,11 @@ static void section_text(const st_trace *t, const char *section, char *out, size
   size_t n = 0;
   snprintf(out, cap, "(no section %s)", section);
   for (uint32_t i = 0; i < np; i++) {
-    if (strcmp(str(t, ps[i].name), section)) continue;
+    if (strcmp(tu_str(t, ps[i].name), section)) continue;
     out[0] = 0;
     for (uint32_t k = 0; k < ps[i].track_count && n < cap; k++)
       n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? ", " : "",
-                            str(t, ts[ps[i].first_track + k].name));
+                            tu_str(t, ts[ps[i].first_track + k].name));
   }
 }
 
@@ -129,7 +112,7 @@ static void test_android(void) {
   CHECK_TRACK(t, "Wakelocks", "1000+500 WakeLock:foo | 1100+500 WakeLock:bar");
   CHECK_TRACK(t, "ScreenEvents", "1700! screen_on;1800! screen_off");
   CHECK_TRACK(t, "Jobs", "1900+end job1");
-  CHECK(warned(&stats, "perfetto_atrace_unparsed", 1)); /* G|500|Jobs|x|oops */
+  CHECK(tu_warned(&stats, "perfetto_atrace_unparsed", 1)); /* G|500|Jobs|x|oops */
   /* suspend_resume: "action(val)" from start to end */
   CHECK_TRACK(t, "Suspend/Resume Latency", "2000+600 suspend_enter(3)");
   /* battery counters as trace_processor names them */
@@ -144,7 +127,7 @@ static void test_android(void) {
    * the data's own time (ms since boot) */
   CHECK_TRACK(t, "power.rails.cpu.little", "1000000=1000;2000000=2500");
   CHECK_TRACK(t, "power.VSYS_PWR_CUSTOM_uws", "1000000=50;2000000=80");
-  CHECK(warned(&stats, "perfetto_power_rail_unknown_index", 1));
+  CHECK(tu_warned(&stats, "perfetto_power_rail_unknown_index", 1));
   /* entity state residency: ms in the state since boot */
   CHECK_TRACK(t, "Entity residency: Bluetooth is Idle", "2500=100;3500=150");
   CHECK_TRACK(t, "Entity residency: Bluetooth is Active", "2500=20;3500=30");
@@ -160,10 +143,10 @@ static void test_android(void) {
   const st_process *ps = st_trace_processes(t, &np);
   CHECK_EQ_INT(np, 4);
   if (np == 4) {
-    CHECK_EQ_STR(str(t, ps[0].name), "System");
-    CHECK_EQ_STR(str(t, ps[1].name), "Power");
-    CHECK_EQ_STR(str(t, ps[2].name), "Network");
-    CHECK_EQ_STR(str(t, ps[3].name), "com.android.systemui");
+    CHECK_EQ_STR(tu_str(t, ps[0].name), "System");
+    CHECK_EQ_STR(tu_str(t, ps[1].name), "Power");
+    CHECK_EQ_STR(tu_str(t, ps[2].name), "Network");
+    CHECK_EQ_STR(tu_str(t, ps[3].name), "com.android.systemui");
     CHECK_EQ_INT(ps[3].pid, 500);
   }
   char sec[1024];
@@ -180,7 +163,7 @@ static void test_android(void) {
            GEN_ANDROID_NOT_SHOWN, GEN_ANDROID_NOT_SHOWN);
   CHECK(strstr(meta, want) != NULL);
   CHECK(strstr(meta, "\"ftrace_events\": 1") != NULL); /* the unparsed print */
-  CHECK(warned(&stats, "perfetto_packets_not_shown", GEN_ANDROID_NOT_SHOWN));
+  CHECK(tu_warned(&stats, "perfetto_packets_not_shown", GEN_ANDROID_NOT_SHOWN));
   CHECK(GEN_ANDROID_NOT_SHOWN * 10 < GEN_ANDROID_PACKETS);
   /* counts: 3 async slices + suspend + aggregated bundle, 2 N + 3 atoms +
    * 4 packets instants, 5 x 3 + 2 battery + 4 rail + 4 residency samples */
@@ -198,29 +181,6 @@ static void test_android(void) {
   free(b.p);
 }
 
-/* the args of the event at src, through the query dialogue */
-static char *args_of(const st_argsrc *as, const uint8_t *b, size_t n, uint64_t src) {
-  st_args_span rd;
-  st_error err;
-  st_args_query *q = st_args_query_begin(as, src, &rd, &err);
-  int more = 1;
-  char *out = NULL;
-  while (q && more) {
-    size_t off = rd.offset < n ? (size_t)rd.offset : n;
-    size_t len = rd.length < n - off ? (size_t)rd.length : n - off;
-    if (st_args_query_push(q, b + off, len, &more, &rd, &err) != ST_OK) break;
-  }
-  if (q && !more) {
-    size_t l;
-    const char *s = st_args_query_result(q, &l, NULL);
-    out = malloc(l + 1);
-    memcpy(out, s, l);
-    out[l] = 0;
-  }
-  st_args_query_end(q);
-  return out;
-}
-
 /* a statsd atom's args on selection: its id and fields */
 static void test_atom_args(void) {
   buf b = {0};
@@ -234,7 +194,7 @@ static void test_atom_args(void) {
     for (int i = 0; i < 3; i++) {
       uint64_t src = tu_src_named(r.t, names[i]);
       CHECK(src != UINT64_MAX);
-      char *a = args_of(r.as, b.p, b.n, src);
+      char *a = tu_args_of(r.as, b.p, b.n, src, UINT64_MAX);
       CHECK(a != NULL);
       if (a) CHECK_EQ_STR(a, want[i]);
       free(a);
@@ -304,12 +264,12 @@ static void test_hostile(void) {
   st_trace *tr = tu_load(t.p, t.n, 3, "h.pftrace", &err, &stats, NULL, 0);
   CHECK(tr != NULL);
   CHECK_EQ_INT(err.code, ST_OK);
-  CHECK(warned(&stats, "perfetto_power_rail_bad_index", 1));
-  CHECK(warned(&stats, "perfetto_power_rail_bad_time", 1));
-  CHECK(warned(&stats, "perfetto_entity_state_unknown", 1));
-  CHECK(warned(&stats, "perfetto_network_context_unknown", 1));
-  CHECK(warned(&stats, "perfetto_network_packet_bad_time", 1));
-  CHECK(warned(&stats, "perfetto_statsd_atom_without_timestamp", 1));
+  CHECK(tu_warned(&stats, "perfetto_power_rail_bad_index", 1));
+  CHECK(tu_warned(&stats, "perfetto_power_rail_bad_time", 1));
+  CHECK(tu_warned(&stats, "perfetto_entity_state_unknown", 1));
+  CHECK(tu_warned(&stats, "perfetto_network_context_unknown", 1));
+  CHECK(tu_warned(&stats, "perfetto_network_packet_bad_time", 1));
+  CHECK(tu_warned(&stats, "perfetto_statsd_atom_without_timestamp", 1));
   if (tr) {
     CHECK_TRACK(tr, "Statsd Atoms", "40! atom_1");
     CHECK_TRACK(tr, "power.R3_uws", ""); /* described, no valid sample */

@@ -54,6 +54,30 @@ static uint32_t power_counter(st_perfetto_importer *im, const char *name, size_t
   return pf_counter_track(im, PF_POWER_PID, name, n, base + (int64_t)id);
 }
 
+/* A small message's fields 1..7: varint / fixed32 values, and text. */
+typedef struct flat {
+  uint64_t v[8];
+  const uint8_t *s[8];
+  size_t sl[8];
+  uint8_t has[8];
+} flat;
+
+static st_code read_flat(const st_pb_reader *r, const st_pb_field *f, flat *x, st_error *err) {
+  st_pb_reader e;
+  st_pb_field g;
+  int j;
+  memset(x, 0, sizeof *x);
+  if (st_pb_enter(r, f, &e, err) != ST_OK) return err->code;
+  while ((j = st_pb_next(&e, &g, err)) > 0) {
+    if (g.num < 1 || g.num > 7) continue;
+    if (g.wire == ST_PB_LEN)
+      x->s[g.num] = g.data, x->sl[g.num] = g.len;
+    else if (g.wire == ST_PB_VARINT || g.wire == ST_PB_I32)
+      x->v[g.num] = g.u, x->has[g.num] = 1;
+  }
+  return j < 0 ? ST_ERR_PROTO : ST_OK;
+}
+
 /* ==== BatteryCounters ===================================================== */
 
 static void batt(st_perfetto_importer *im, const uint8_t *bn, size_t bl, const char *what,
@@ -68,37 +92,24 @@ static void batt(st_perfetto_importer *im, const uint8_t *bn, size_t bl, const c
 
 static st_code read_battery(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
                             int64_t ts, uint64_t src, st_error *err) {
-  st_pb_reader d;
-  st_pb_field f;
-  int k;
-  int has[8] = {0};
-  int64_t v[8] = {0};
-  float cap = 0;
-  const uint8_t *name = NULL;
-  size_t nl = 0;
-  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
-  while ((k = st_pb_next(&d, &f, err)) > 0) {
-    if (f.num == 2 && f.wire == ST_PB_I32) {
-      uint32_t bits = (uint32_t)f.u;
-      memcpy(&cap, &bits, sizeof cap);
-      has[2] = 1;
-    } else if (f.num == 5 && f.wire == ST_PB_LEN) {
-      name = f.data, nl = f.len;
-    } else if (f.num >= 1 && f.num <= 7 && f.wire == ST_PB_VARINT) {
-      v[f.num] = st_pb_i64(f.u);
-      has[f.num] = 1;
-    }
-  }
-  if (k < 0) return ST_ERR_PROTO;
-  if (has[1])
+  flat x;
+  if (read_flat(r, df, &x, err) != ST_OK) return err->code;
+  int64_t v[8];
+  for (int i = 0; i < 8; i++) v[i] = st_pb_i64(x.v[i]);
+  const uint8_t *name = x.s[5];
+  size_t nl = x.sl[5];
+  float cap;
+  uint32_t bits = (uint32_t)x.v[2];
+  memcpy(&cap, &bits, sizeof cap);
+  if (x.has[1])
     batt(im, name, nl, "charge_uah", ts, (double)v[1], src);
-  else if (has[6] && has[7] && v[7] > 0) /* charge from energy and voltage */
+  else if (x.has[6] && x.has[7] && v[7] > 0) /* charge from energy and voltage */
     batt(im, name, nl, "charge_uah", ts, (double)v[6] * 1e6 / (double)v[7], src);
-  if (has[2]) batt(im, name, nl, "capacity_pct", ts, (double)cap, src);
-  if (has[3]) batt(im, name, nl, "current_ua", ts, (double)v[3], src);
-  if (has[4]) batt(im, name, nl, "current.avg_ua", ts, (double)v[4], src);
-  if (has[7]) batt(im, name, nl, "voltage_uv", ts, (double)v[7], src);
-  if (has[3] && has[7]) { /* mW = |uA x uV| / 1e9, truncated as trace_processor does */
+  if (x.has[2]) batt(im, name, nl, "capacity_pct", ts, (double)cap, src);
+  if (x.has[3]) batt(im, name, nl, "current_ua", ts, (double)v[3], src);
+  if (x.has[4]) batt(im, name, nl, "current.avg_ua", ts, (double)v[4], src);
+  if (x.has[7]) batt(im, name, nl, "voltage_uv", ts, (double)v[7], src);
+  if (x.has[3] && x.has[7]) { /* mW = |uA x uV| / 1e9, truncated as trace_processor does */
     double p = (double)v[3] * (double)v[7] / 1e9;
     if (p < 0) p = -p;
     if (p < 9e15) p = (double)(int64_t)p;
@@ -134,102 +145,88 @@ static const char *rail_friendly(const uint8_t *s, size_t n) {
   return NULL;
 }
 
-static st_code read_power_rails(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
-                                int64_t ts, uint64_t src, st_error *err) {
-  st_pb_reader d, e;
-  st_pb_field f, g;
-  int k, j;
+/* PowerRails / EntityStateResidency: descriptors (field 1), then data (2). */
+typedef st_code (*item_fn)(st_perfetto_importer *im, uint32_t num, const flat *x, uint64_t at,
+                           int64_t ts, uint64_t src, st_error *err);
+
+static st_code read_items(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
+                          int64_t ts, uint64_t src, item_fn item, st_error *err) {
+  st_pb_reader d;
+  st_pb_field f;
+  int k;
+  flat x;
   if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&d, &f, err)) > 0) {
     if ((f.num != 1 && f.num != 2) || f.wire != ST_PB_LEN) continue;
-    if (st_pb_enter(&d, &f, &e, err) != ST_OK) return err->code;
-    uint64_t v[4] = {0};
-    int has[4] = {0};
-    const uint8_t *name = NULL;
-    size_t nl = 0;
-    while ((j = st_pb_next(&e, &g, err)) > 0) {
-      if (g.num <= 3 && g.wire == ST_PB_VARINT) v[g.num] = g.u, has[g.num] = 1;
-      if (g.num == 2 && g.wire == ST_PB_LEN) name = g.data, nl = g.len;
-    }
-    if (j < 0) return ST_ERR_PROTO;
-    if (!has[1] || v[1] > MAX_RAIL) {
-      st_stats_warn(im->stats, "perfetto_power_rail_bad_index", f.offset);
-      continue;
-    }
-    if (f.num == 1) { /* a rail's descriptor */
-      char tmp[200];
-      const char *fr = rail_friendly(name, nl);
-      int n = fr ? snprintf(tmp, sizeof tmp, "power.rails.%s", fr)
-                 : snprintf(tmp, sizeof tmp, "power.%.*s_uws", (int)(nl > 160 ? 160 : nl),
-                            name ? (const char *)name : "");
-      uint32_t bt = n > 0 ? power_counter(im, tmp, (size_t)n, KEY_RAIL) : UINT32_MAX;
-      if (bt != UINT32_MAX && !st_u64map_put(&im->rail_map, &im->alloc, v[1], bt))
-        return pf_nomem(im, f.offset, err);
-      continue;
-    }
-    uint32_t bt = st_u64map_get(&im->rail_map, v[1]);
-    if (bt == ST_U64MAP_NONE) {
-      st_stats_warn(im->stats, "perfetto_power_rail_unknown_index", f.offset);
-      continue;
-    }
-    int64_t t = ts;
-    if (has[2]) { /* ms since boot */
-      if (v[2] > (uint64_t)INT64_MAX / 1000000u) {
-        st_stats_warn(im->stats, "perfetto_power_rail_bad_time", f.offset);
-        continue;
-      }
-      if (!pf_to_trace(im, ST_CLOCK_BOOTTIME, (int64_t)v[2] * 1000000, f.offset, &t)) continue;
-    }
-    pf_counter(im, bt, t, (double)v[3], src);
+    if (read_flat(&d, &f, &x, err) != ST_OK) return err->code;
+    st_code c = item(im, f.num, &x, f.offset, ts, src, err);
+    if (c != ST_OK) return c;
   }
   if (k < 0) return ST_ERR_PROTO;
   return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
 }
 
+static st_code rail_item(st_perfetto_importer *im, uint32_t num, const flat *x, uint64_t at,
+                         int64_t ts, uint64_t src, st_error *err) {
+  if (!x->has[1] || x->v[1] > MAX_RAIL) {
+    st_stats_warn(im->stats, "perfetto_power_rail_bad_index", at);
+    return ST_OK;
+  }
+  if (num == 1) { /* a rail's descriptor: 2 rail_name */
+    char tmp[200];
+    size_t nl = x->sl[2];
+    const char *fr = rail_friendly(x->s[2], nl);
+    int n = fr ? snprintf(tmp, sizeof tmp, "power.rails.%s", fr)
+               : snprintf(tmp, sizeof tmp, "power.%.*s_uws", (int)(nl > 160 ? 160 : nl),
+                          x->s[2] ? (const char *)x->s[2] : "");
+    uint32_t bt = n > 0 ? power_counter(im, tmp, (size_t)n, KEY_RAIL) : UINT32_MAX;
+    if (bt != UINT32_MAX && !st_u64map_put(&im->rail_map, &im->alloc, x->v[1], bt))
+      return pf_nomem(im, at, err);
+    return ST_OK;
+  }
+  uint32_t bt = st_u64map_get(&im->rail_map, x->v[1]); /* energy: 2 timestamp_ms, 3 energy */
+  if (bt == ST_U64MAP_NONE) {
+    st_stats_warn(im->stats, "perfetto_power_rail_unknown_index", at);
+    return ST_OK;
+  }
+  int64_t t = ts;
+  if (x->has[2]) { /* ms since boot */
+    if (x->v[2] > (uint64_t)INT64_MAX / 1000000u) {
+      st_stats_warn(im->stats, "perfetto_power_rail_bad_time", at);
+      return ST_OK;
+    }
+    if (!pf_to_trace(im, ST_CLOCK_BOOTTIME, (int64_t)x->v[2] * 1000000, at, &t)) return ST_OK;
+  }
+  pf_counter(im, bt, t, (double)x->v[3], src);
+  return ST_OK;
+}
+
 /* ==== EntityStateResidency ================================================ */
 
-static st_code read_entity_state(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
-                                 int64_t ts, uint64_t src, st_error *err) {
-  st_pb_reader d, e;
-  st_pb_field f, g;
-  int k, j;
-  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
-  while ((k = st_pb_next(&d, &f, err)) > 0) {
-    if ((f.num != 1 && f.num != 2) || f.wire != ST_PB_LEN) continue;
-    if (st_pb_enter(&d, &f, &e, err) != ST_OK) return err->code;
-    uint64_t v[4] = {0};
-    int has[4] = {0};
-    const uint8_t *s[5] = {0};
-    size_t sl[5] = {0};
-    while ((j = st_pb_next(&e, &g, err)) > 0) {
-      if (g.num <= 3 && g.wire == ST_PB_VARINT) v[g.num] = g.u, has[g.num] = 1;
-      if (g.num >= 3 && g.num <= 4 && g.wire == ST_PB_LEN) s[g.num] = g.data, sl[g.num] = g.len;
+static st_code entity_item(st_perfetto_importer *im, uint32_t num, const flat *x, uint64_t at,
+                           int64_t ts, uint64_t src, st_error *err) {
+  uint64_t key = (uint64_t)(uint32_t)x->v[1] << 32 | (uint32_t)x->v[2];
+  if (num == 1) { /* 3 entity_name, 4 state_name */
+    if (!x->has[1] || !x->has[2]) {
+      st_stats_warn(im->stats, "perfetto_entity_state_without_index", at);
+      return ST_OK;
     }
-    if (j < 0) return ST_ERR_PROTO;
-    uint64_t key = (uint64_t)(uint32_t)v[1] << 32 | (uint32_t)v[2];
-    if (f.num == 1) {
-      if (!has[1] || !has[2]) {
-        st_stats_warn(im->stats, "perfetto_entity_state_without_index", f.offset);
-        continue;
-      }
-      char tmp[300];
-      int n = snprintf(tmp, sizeof tmp, "Entity residency: %.*s is %.*s",
-                       (int)(sl[3] > 128 ? 128 : sl[3]), s[3] ? (const char *)s[3] : "",
-                       (int)(sl[4] > 128 ? 128 : sl[4]), s[4] ? (const char *)s[4] : "");
-      uint32_t bt = n > 0 ? power_counter(im, tmp, (size_t)n, KEY_ENTITY) : UINT32_MAX;
-      if (bt != UINT32_MAX && !st_u64map_put(&im->entity_map, &im->alloc, key, bt))
-        return pf_nomem(im, f.offset, err);
-      continue;
-    }
-    uint32_t bt = st_u64map_get(&im->entity_map, key);
-    if (bt == ST_U64MAP_NONE) {
-      st_stats_warn(im->stats, "perfetto_entity_state_unknown", f.offset);
-      continue;
-    }
-    pf_counter(im, bt, ts, (double)v[3], src);
+    char tmp[300];
+    int n = snprintf(tmp, sizeof tmp, "Entity residency: %.*s is %.*s",
+                     (int)(x->sl[3] > 128 ? 128 : x->sl[3]), x->s[3] ? (const char *)x->s[3] : "",
+                     (int)(x->sl[4] > 128 ? 128 : x->sl[4]), x->s[4] ? (const char *)x->s[4] : "");
+    uint32_t bt = n > 0 ? power_counter(im, tmp, (size_t)n, KEY_ENTITY) : UINT32_MAX;
+    if (bt != UINT32_MAX && !st_u64map_put(&im->entity_map, &im->alloc, key, bt))
+      return pf_nomem(im, at, err);
+    return ST_OK;
   }
-  if (k < 0) return ST_ERR_PROTO;
-  return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
+  uint32_t bt = st_u64map_get(&im->entity_map, key); /* 3 total_time_in_state_ms */
+  if (bt == ST_U64MAP_NONE) {
+    st_stats_warn(im->stats, "perfetto_entity_state_unknown", at);
+    return ST_OK;
+  }
+  pf_counter(im, bt, ts, (double)x->v[3], src);
+  return ST_OK;
 }
 
 /* ==== StatsdAtom =========================================================== */
@@ -305,22 +302,14 @@ typedef struct netctx {
   uint8_t dir;
 } netctx;
 
-static st_code read_ctx(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *cf, netctx *c,
-                        uint64_t *len, st_error *err) {
-  st_pb_reader e;
-  st_pb_field g;
-  int j;
-  const uint8_t *ifn = NULL;
-  size_t il = 0;
-  if (st_pb_enter(r, cf, &e, err) != ST_OK) return err->code;
-  while ((j = st_pb_next(&e, &g, err)) > 0) {
-    if (g.num == 1 && g.wire == ST_PB_VARINT) c->dir = g.u == 1 ? 1 : g.u == 2 ? 2 : 0;
-    if (g.num == 2 && g.wire == ST_PB_LEN) ifn = g.data, il = g.len;
-    if (g.num == 3 && g.wire == ST_PB_VARINT && len) *len = (uint32_t)g.u;
-    if (g.num == 4 && g.wire == ST_PB_VARINT) c->uid = (uint32_t)g.u;
-  }
-  if (j < 0) return ST_ERR_PROTO;
-  c->iface = pf_intern(im, ifn, il);
+/* NetworkPacketEvent: 1 direction, 2 network_interface, 4 uid */
+static st_code read_ctx(st_perfetto_importer *im, const st_pb_reader *r, const st_pb_field *cf,
+                        netctx *c, st_error *err) {
+  flat x;
+  if (read_flat(r, cf, &x, err) != ST_OK) return err->code;
+  c->dir = x.v[1] == 1 ? 1 : x.v[1] == 2 ? 2 : 0;
+  c->uid = (uint32_t)x.v[4];
+  c->iface = pf_intern(im, x.s[2], x.sl[2]);
   return ST_OK;
 }
 
@@ -341,7 +330,7 @@ st_code pf_read_net_context(st_perfetto_importer *im, uint64_t seq, st_pb_reader
   while ((k = st_pb_next(&d, &f, err)) > 0) {
     if (f.num == 1 && f.wire == ST_PB_VARINT) iid = f.u;
     if (f.num == 2 && f.wire == ST_PB_LEN) {
-      if (read_ctx(im, &d, &f, &c, NULL, err) != ST_OK) return err->code;
+      if (read_ctx(im, &d, &f, &c, err) != ST_OK) return err->code;
       has_ctx = 1;
     }
   }
@@ -406,7 +395,7 @@ static st_code read_net_bundle(st_perfetto_importer *im, st_pb_reader *r, const 
   if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&d, &f, err)) > 0) {
     if (f.num == 1 && f.wire == ST_PB_VARINT) iid = f.u, has_iid = 1;
-    if (f.num == 2 && f.wire == ST_PB_LEN && read_ctx(im, &d, &f, &c, NULL, err) != ST_OK)
+    if (f.num == 2 && f.wire == ST_PB_LEN && read_ctx(im, &d, &f, &c, err) != ST_OK)
       return err->code;
     if (f.num == 3 && f.wire == ST_PB_LEN) {
       if (st_pb_packed_init(&d, &f, &tsr, err) != ST_OK) return err->code;
@@ -449,13 +438,13 @@ st_code pf_read_android(st_perfetto_importer *im, uint32_t field, st_pb_reader *
                         const st_pb_field *f, int64_t ts, uint64_t src, st_error *err) {
   switch (field) {
   case 38: return read_battery(im, r, f, ts, src, err);
-  case 40: return read_power_rails(im, r, f, ts, src, err);
-  case 91: return read_entity_state(im, r, f, ts, src, err);
+  case 40: return read_items(im, r, f, ts, src, rail_item, err);
+  case 91: return read_items(im, r, f, ts, src, entity_item, err);
   case 84: return read_statsd(im, r, f, ts, src, err);
   case 92: return read_net_bundle(im, r, f, ts, src, err);
   case 88: {
     netctx c = {ST_STR_EMPTY, 0, 0};
-    if (read_ctx(im, r, f, &c, NULL, err) != ST_OK) return err->code;
+    if (read_ctx(im, r, f, &c, err) != ST_OK) return err->code;
     uint32_t bt = net_track(im, &c);
     if (bt == UINT32_MAX) return pf_nomem(im, f->offset, err);
     net_slice(im, bt, &c, ts, 0, src);
