@@ -51,8 +51,8 @@ test('perfetto android trace: named async / instant tracks, power counters, netw
   const s = await app.stats();
   assert.deepEqual(strip(s), strip(await cliStats(file)), 'page stats differ from the CLI\'s');
   assert.equal(s.async_slices, 5); // 3 atrace G, suspend_resume, an aggregated network bundle
-  assert.equal(s.instants, 9); // 2 atrace N, 3 statsd atoms, 4 network packets
-  assert.equal(s.counter_samples, 25);
+  assert.equal(s.instants, 10); // 3 atrace N, 3 statsd atoms, 4 network packets
+  assert.equal(s.counter_samples, 26);
 
   // sections in Perfetto's order of global data, then the app; each track named as Perfetto does
   const page = app.page;
@@ -60,7 +60,7 @@ test('perfetto android trace: named async / instant tracks, power counters, netw
   const sections = [...new Set(tracks.map((x) => x.section))];
   assert.deepEqual(sections, ['System', 'Power', 'Network', 'com.android.systemui'], `sections: ${sections}`);
   const by = (sec) => tracks.filter((x) => x.section === sec).map((x) => x.label);
-  assert.deepEqual(by('System').sort(), ['Statsd Atoms', 'Suspend/Resume Latency']);
+  assert.deepEqual(by('System').sort(), ['DeviceStateChanged', 'ScreenState', 'Statsd Atoms', 'Suspend/Resume Latency']);
   for (const want of ['batt.charge_uah', 'batt.capacity_pct', 'batt.current_ua', 'batt.voltage_uv', 'batt.power_mw',
     'batt.bms.charge_uah', 'power.rails.cpu.little', 'power.VSYS_PWR_CUSTOM_uws',
     'Entity residency: Bluetooth is Idle', 'Entity residency: Bluetooth is Active'])

@@ -591,6 +591,8 @@ if gen and os.path.exists(gen):
                                 f = body.get(2, b"").decode().strip().split("|")
                                 if f[0] == "N":
                                     inst += 1
+                                elif f[0] == "C":
+                                    counters += 1
                                 elif f[0] == "G" and len(f) == 5 and f[4].lstrip("-").isdigit():
                                     asyn += 1
                             elif en == 113 and body.get(3):

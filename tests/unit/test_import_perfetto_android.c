@@ -113,6 +113,9 @@ static void test_android(void) {
   CHECK_TRACK(t, "ScreenEvents", "1700! screen_on;1800! screen_off");
   CHECK_TRACK(t, "Jobs", "1900+end job1");
   CHECK(tu_warned(&stats, "perfetto_atrace_unparsed", 1)); /* G|500|Jobs|x|oops */
+  /* device-wide: ScreenState counter, DeviceStateChanged instants */
+  CHECK_TRACK(t, "ScreenState", "2100=2");
+  CHECK_TRACK(t, "DeviceStateChanged", "2200! folded");
   /* suspend_resume: "action(val)" from start to end */
   CHECK_TRACK(t, "Suspend/Resume Latency", "2000+600 suspend_enter(3)");
   /* battery counters as trace_processor names them */
@@ -151,7 +154,8 @@ static void test_android(void) {
   }
   char sec[1024];
   section_text(t, "System", sec, sizeof sec);
-  CHECK(strstr(sec, "Suspend/Resume Latency") && strstr(sec, "Statsd Atoms"));
+  CHECK(strstr(sec, "Suspend/Resume Latency") && strstr(sec, "Statsd Atoms") &&
+        strstr(sec, "ScreenState") && strstr(sec, "DeviceStateChanged"));
   section_text(t, "Power", sec, sizeof sec);
   CHECK(strstr(sec, "batt.charge_uah") && strstr(sec, "power.rails.cpu.little") &&
         strstr(sec, "Entity residency: Bluetooth is Active"));
@@ -165,11 +169,12 @@ static void test_android(void) {
   CHECK(strstr(meta, "\"ftrace_events\": 1") != NULL); /* the unparsed print */
   CHECK(tu_warned(&stats, "perfetto_packets_not_shown", GEN_ANDROID_NOT_SHOWN));
   CHECK(GEN_ANDROID_NOT_SHOWN * 10 < GEN_ANDROID_PACKETS);
-  /* counts: 3 async slices + suspend + aggregated bundle, 2 N + 3 atoms +
-   * 4 packets instants, 5 x 3 + 2 battery + 4 rail + 4 residency samples */
+  /* counts: 3 async slices + suspend + aggregated bundle, 3 N + 3 atoms +
+   * 4 packets instants, ScreenState + 5 x 3 + 2 battery + 4 rail + 4
+   * residency samples */
   CHECK_EQ_INT(stats.async_slices, 5);
-  CHECK_EQ_INT(stats.instants, 9);
-  CHECK_EQ_INT(stats.counter_samples, 15 + 2 + 4 + 4);
+  CHECK_EQ_INT(stats.instants, 10);
+  CHECK_EQ_INT(stats.counter_samples, 1 + 15 + 2 + 4 + 4);
   /* the same whatever the chunking */
   st_error e2;
   st_stats s2;

@@ -299,6 +299,8 @@ done:
  *        1500 H|500|Wakelocks|7                   1600 H|500|Wakelocks|WakeLock:bar|8
  *        1700 N|500|ScreenEvents|screen_on        1800 N|500|ScreenEvents|screen_off
  *        1900 G|500|Jobs|job1|-1 (never ends)     1950 G|500|Jobs|x|oops (unparsed)
+ *        2100 C|500|ScreenState|2                 2200 N|500|DeviceStateChanged|folded
+ *        (both device-wide: System section)
  *      and suspend_resume "suspend_enter" val 3: start at 2000, end at 2600
  *   3-5  battery at 1000, 2000, 3000 (i = 0..2): charge 4000000 - 1000 i uAh,
  *        capacity 80.5 - i %, current -(500000 + 1000 i) uA, voltage 3900000 uV
@@ -406,6 +408,8 @@ int gen_perfetto_android_write(int (*write)(void *ud, const void *p, size_t n), 
   a_print(&m, 1800, "N|500|ScreenEvents|screen_off\n");
   a_print(&m, 1900, "G|500|Jobs|job1|-1\n");
   a_print(&m, 1950, "G|500|Jobs|x|oops\n");
+  a_print(&m, 2100, "C|500|ScreenState|2\n");
+  a_print(&m, 2200, "N|500|DeviceStateChanged|folded\n");
   a_suspend(&m, 2000, 1);
   a_suspend(&m, 2600, 0);
   a_packet(&o, 1, &m, 0), npk++;

@@ -24,8 +24,10 @@
  * "G|pid|track|name|cookie" / "H|pid|track|cookie" (an async slice on it;
  * H may also carry the name before the cookie), as trace_processor's
  * systrace parser reads them (a cookie above 32 bits is folded to 32);
- * the FtraceEvent's pid is the thread, the buf's the process. Counters go
- * straight to the builder (order does not matter there); the rest is staged.
+ * the FtraceEvent's pid is the thread, the buf's the process ("ScreenState"
+ * and "battery_stats.*" counters, and N instants on "DeviceStateChanged",
+ * go to the System section, as trace_processor makes them global tracks).
+ * Counters go straight to the builder (order does not matter there); the rest is staged.
  * 113 suspend_resume {1 action, 2 val, 3 start}: a slice "action(val)"
  * from start = 1 to the next start = 0 of the same name, on the System
  * section's "Suspend/Resume Latency" track (trace_processor's name).
@@ -139,7 +141,12 @@ static void read_print(st_perfetto_importer *im, const uint8_t *buf, size_t n, i
       break;
     pf_thread_tgid(im, tid, pid);
     uint32_t nid = pf_intern(im, name, nl);
-    uint32_t bt = pf_counter_track(im, pid, (const char *)name, nl, -0x400000000LL - (int64_t)nid);
+    /* "ScreenState" and "battery_stats.*" are device-wide: trace_processor
+     * promotes them to global tracks (here the System section's) */
+    int global = (nl == 11 && !memcmp(name, "ScreenState", 11)) ||
+                 (nl > 14 && !memcmp(name, "battery_stats.", 14));
+    uint32_t bt = pf_counter_track(im, global ? PF_SYS_PID : pid, (const char *)name, nl,
+                                   -0x400000000LL - (int64_t)nid);
     pf_counter(im, bt, ts, v, src);
     return;
   }

@@ -345,7 +345,10 @@ static void on_async(replay *rp, const fev *e) {
   int named = e->kind >= FEV_TRACK_INSTANT;
   uint32_t track = named ? e->str : UINT32_MAX, name = named ? e->back : e->str;
   if (e->kind == FEV_TRACK_INSTANT) { /* N: an instant on the track */
-    uint32_t bt = async_track(im, e->a, 0, name, track);
+    size_t tl;
+    const char *tn = st_strtab_get(im->strs, track, &tl);
+    int device = tl == 18 && !memcmp(tn, "DeviceStateChanged", 18); /* a global track */
+    uint32_t bt = async_track(im, e->a, (uint8_t)device, name, track);
     im->stats->phases['n']++;
     im->stats->instants++;
     st_stats_time(im->stats, e->ts, e->ts);
