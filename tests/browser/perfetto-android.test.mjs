@@ -43,7 +43,7 @@ async function cliArgs(f, src) {
 const strip = ({ load_ms, heap_bytes, ...rest }) => rest;
 
 test('perfetto android trace: named async / instant tracks, power counters, network, statsd atoms', { skip: SKIP }, async (t) => {
-  const app = await ctx.app({ viewport: { width: 1400, height: 900 } });
+  const app = await ctx.app({ viewport: { width: 1400, height: 1400 } }); // every track in view
   t.after(() => app.close());
   await app.demoLoaded();
   const ev = await app.dropFile('battery.pftrace', fs.readFileSync(file));
@@ -74,6 +74,7 @@ test('perfetto android trace: named async / instant tracks, power counters, netw
   async function selectTrack(label) {
     const tr = (await page.evaluate(() => window.strata.tracks())).find((x) => x.label === label);
     assert.ok(tr, `track ${label}`);
+    assert.ok(tr.y + tr.h < box.height - AXIS_PX, `track ${label} is in view (y ${tr.y}, h ${tr.h})`);
     const scroll = (await page.evaluate(() => window.strata.view())).scroll_y || 0;
     const y0 = box.y + AXIS_PX + tr.y - scroll + 2, y1 = y0 + tr.h - 4;
     await page.mouse.move(box.x + GUTTER_PX + 2, y0);

@@ -235,7 +235,7 @@ static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_p
                            int64_t ts, uint64_t src, st_error *err) {
   st_pb_reader d, a, tsr;
   st_pb_field f, g, tf;
-  int k, j, has_tsf = 0, ts_packed = 0, tk = 0;
+  int k, j, has_tsf = 0, tk = 0;
   if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
   /* timestamps: repeated int64, one per atom (unpacked or packed) */
   st_pb_reader d0 = d, dts = d;
@@ -253,9 +253,10 @@ static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_p
   while ((k = st_pb_next(&d0, &f, err)) > 0) {
     if (f.num != 1 || f.wire != ST_PB_LEN) continue;
     /* this atom's timestamp: the next element of field 2 */
-    int64_t t = ts, have = 0;
+    int64_t t = ts;
+    int have = 0;
     for (;;) {
-      if (has_tsf && ts_packed) {
+      if (has_tsf) { /* the rest of a packed run */
         uint64_t x;
         int q = st_pb_packed_next(&tsr, ST_PB_VARINT, &x, err);
         if (q < 0) return ST_ERR_PROTO;
@@ -275,7 +276,7 @@ static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_p
       }
       if (tf.wire == ST_PB_LEN) {
         if (st_pb_packed_init(&dts, &tf, &tsr, err) != ST_OK) return err->code;
-        has_tsf = ts_packed = 1;
+        has_tsf = 1;
       }
     }
     if (!have) st_stats_warn(im->stats, "perfetto_statsd_atom_without_timestamp", f.offset);
