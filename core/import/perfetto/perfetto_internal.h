@@ -1,7 +1,7 @@
 /* perfetto_internal.h: what the pieces of the Perfetto importer share
  * (private to import_perfetto.c, perfetto_track_event.c, perfetto_system.c,
- * perfetto_ftrace.c, perfetto_sched.c and perfetto_common.c; nothing else
- * includes it).
+ * perfetto_ftrace.c, perfetto_sched.c, perfetto_android.c and
+ * perfetto_common.c; nothing else includes it).
  *
  *   import_perfetto.c       packets, sequences, clocks, compressed packets,
  *                           what is not shown, the public API
@@ -27,6 +27,8 @@
  *   import_perfetto.c -> perfetto_track_event.c, perfetto_system.c,
  *                        perfetto_ftrace.c, perfetto_sched.c,
  *                        perfetto_android.c
+ *   perfetto_track_event.c -> perfetto_android.c (InternedData's network
+ *                        packet contexts)
  *   perfetto_ftrace.c -> perfetto_sched.c (a bundle's staged run)
  *   every file        -> perfetto_common.c (and perfetto_clock.c,
  *                        perfetto_states.c, which call nothing here)
