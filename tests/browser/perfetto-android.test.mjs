@@ -88,7 +88,7 @@ test('perfetto android trace: named async / instant tracks, power counters, netw
   assert.deepEqual(brief(await selectTrack('Wakelocks')), ['WakeLock:foo 500', 'WakeLock:bar 500']);
   assert.deepEqual(brief(await selectTrack('Suspend/Resume Latency')), ['suspend_enter(3) 600']);
   const atoms = await selectTrack('Statsd Atoms');
-  assert.deepEqual(atoms.map((e) => e.name), ['atom_10', 'atom_29', 'atom_100001']);
+  assert.deepEqual(atoms.map((e) => e.name), ['wakelock_state_changed', 'screen_state_changed', 'atom_100001']);
   // a statsd atom's details on selection: its id and fields, as the CLI decodes them
   const atom = atoms[1];
   const res = await page.evaluate((src) => window.strata.argsOf(src), atom.src);

@@ -134,8 +134,9 @@ static void test_android(void) {
   /* entity state residency: ms in the state since boot */
   CHECK_TRACK(t, "Entity residency: Bluetooth is Idle", "2500=100;3500=150");
   CHECK_TRACK(t, "Entity residency: Bluetooth is Active", "2500=20;3500=30");
-  /* statsd atoms: an instant per atom at its own time */
-  CHECK_TRACK(t, "Statsd Atoms", "4100! atom_10;4200! atom_29;4300! atom_100001");
+  /* statsd atoms: an instant per atom at its own time, named as atoms.proto
+   * does when the atom is well known (10, 29), else atom_<id> */
+  CHECK_TRACK(t, "Statsd Atoms", "4100! wakelock_state_changed;4200! screen_state_changed;4300! atom_100001");
   /* network: per interface and direction; a packet an instant, an
    * aggregated bundle one slice over its duration */
   CHECK_TRACK(t, "wlan0 Received", "5000! uid=10123;5100! uid=10123;5250! uid=10123");
@@ -193,7 +194,7 @@ static void test_atom_args(void) {
   tu_args_trace r = tu_load_args(b.p, b.n, "android.pftrace");
   CHECK(r.t && r.as);
   if (r.t && r.as) {
-    const char *names[] = {"atom_10", "atom_29", "atom_100001"};
+    const char *names[] = {"wakelock_state_changed", "screen_state_changed", "atom_100001"};
     const char *want[] = {"{\"atom_id\": 10, \"field_1\": 1}", "{\"atom_id\": 29, \"field_1\": 2}",
                           "{\"atom_id\": 100001, \"field_1\": 3}"};
     for (int i = 0; i < 3; i++) {

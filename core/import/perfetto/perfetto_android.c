@@ -21,8 +21,8 @@
  *     "Entity residency: <entity> is <state>" (ms in the state since boot).
  *   - StatsdAtom (84) {1 atom (repeated), 2 timestamp_nanos (repeated)}:
  *     an instant per atom on the System section's "Statsd Atoms" track,
- *     named "atom_<id>" (the atom's field number; strata has no atom
- *     descriptor, so no atom is known by name); on selection its args are
+ *     named by the atom's field number: its atoms.proto name for the
+ *     well-known atoms (atom_name), else "atom_<id>"; on selection its args are
  *     "atom_id" and its fields (argsrc_perfetto.c).
  *   - NetworkPacketBundle (92) {1 iid (InternedData 30 packet_context
  *     {1 iid, 2 ctx}) or 2 ctx, 3 packet_timestamps (packed, ns after the
@@ -231,6 +231,118 @@ static st_code entity_item(st_perfetto_importer *im, uint32_t num, const flat *x
 
 /* ==== StatsdAtom =========================================================== */
 
+/* Names of well-known statsd atoms by id (the Atom field number; atom ids
+ * never change), as trace_processor shows them from atoms.proto: the
+ * atoms of Android's generated StatsLog constants, lower-cased. */
+static const char *atom_name(uint32_t id) {
+  static const struct {
+    uint32_t id;
+    const char *name;
+  } k[] = {
+      {2, "ble_scan_state_changed"},
+      {4, "ble_scan_result_received"},
+      {5, "sensor_state_changed"},
+      {6, "gps_scan_state_changed"},
+      {7, "sync_state_changed"},
+      {8, "scheduled_job_state_changed"},
+      {9, "screen_brightness_changed"},
+      {10, "wakelock_state_changed"},
+      {11, "long_partial_wakelock_state_changed"},
+      {12, "mobile_radio_power_state_changed"},
+      {13, "wifi_radio_power_state_changed"},
+      {20, "battery_saver_mode_state_changed"},
+      {21, "device_idle_mode_state_changed"},
+      {22, "device_idling_mode_state_changed"},
+      {23, "audio_state_changed"},
+      {24, "media_codec_state_changed"},
+      {25, "camera_state_changed"},
+      {26, "flashlight_state_changed"},
+      {27, "uid_process_state_changed"},
+      {28, "process_life_cycle_state_changed"},
+      {29, "screen_state_changed"},
+      {30, "battery_level_changed"},
+      {31, "charging_state_changed"},
+      {32, "plugged_state_changed"},
+      {35, "wakeup_alarm_occurred"},
+      {36, "kernel_wakeup_reported"},
+      {37, "wifi_lock_state_changed"},
+      {38, "wifi_signal_strength_changed"},
+      {39, "wifi_scan_state_changed"},
+      {40, "phone_signal_strength_changed"},
+      {41, "setting_changed"},
+      {42, "activity_foreground_state_changed"},
+      {43, "isolated_uid_changed"},
+      {44, "packet_wakeup_occurred"},
+      {46, "anomaly_detected"},
+      {47, "app_breadcrumb_reported"},
+      {48, "app_start_occurred"},
+      {49, "app_start_canceled"},
+      {50, "app_start_fully_drawn"},
+      {51, "lmk_kill_occurred"},
+      {52, "picture_in_picture_state_changed"},
+      {53, "wifi_multicast_lock_state_changed"},
+      {54, "lmk_state_changed"},
+      {55, "app_start_memory_state_captured"},
+      {56, "shutdown_sequence_reported"},
+      {57, "boot_sequence_reported"},
+      {58, "davey_occurred"},
+      {59, "overlay_state_changed"},
+      {60, "foreground_service_state_changed"},
+      {61, "call_state_changed"},
+      {62, "keyguard_state_changed"},
+      {63, "keyguard_bouncer_state_changed"},
+      {64, "keyguard_bouncer_password_entered"},
+      {65, "app_died"},
+      {66, "resource_configuration_changed"},
+      {67, "bluetooth_enabled_state_changed"},
+      {68, "bluetooth_connection_state_changed"},
+      {70, "usb_connector_state_changed"},
+      {71, "speaker_impedance_reported"},
+      {72, "hardware_failed"},
+      {73, "physical_drop_detected"},
+      {74, "charge_cycles_reported"},
+      {75, "mobile_connection_state_changed"},
+      {76, "mobile_radio_technology_changed"},
+      {77, "usb_device_attached"},
+      {78, "app_crash_occurred"},
+      {79, "anr_occurred"},
+      {80, "wtf_occurred"},
+      {81, "low_mem_reported"},
+      {166, "bluetooth_classic_pairing_event_reported"},
+      {10000, "wifi_bytes_transfer"},
+      {10001, "wifi_bytes_transfer_by_fg_bg"},
+      {10002, "mobile_bytes_transfer"},
+      {10003, "mobile_bytes_transfer_by_fg_bg"},
+      {10004, "kernel_wakelock"},
+      {10005, "subsystem_sleep_state"},
+      {10006, "bluetooth_bytes_transfer"},
+      {10007, "bluetooth_activity_info"},
+      {10008, "cpu_time_per_freq"},
+      {10009, "cpu_time_per_uid"},
+      {10010, "cpu_time_per_uid_freq"},
+      {10011, "wifi_activity_info"},
+      {10012, "modem_activity_info"},
+      {10013, "process_memory_state"},
+      {10014, "system_elapsed_realtime"},
+      {10015, "system_uptime"},
+      {10016, "cpu_active_time"},
+      {10017, "cpu_cluster_time"},
+      {10018, "disk_space"},
+      {10019, "remaining_battery_capacity"},
+      {10020, "full_battery_capacity"},
+      {10021, "temperature"},
+  };
+  size_t lo = 0, hi = sizeof k / sizeof *k;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (k[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < sizeof k / sizeof *k && k[lo].id == id ? k[lo].name : NULL;
+}
+
 static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
                            int64_t ts, uint64_t src, st_error *err) {
   st_pb_reader d, a, tsr;
@@ -286,11 +398,12 @@ static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_p
     if ((j = st_pb_next(&a, &g, err)) > 0) id = g.num;
     if (j < 0) return ST_ERR_PROTO;
     char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "atom_%u", (unsigned)id);
+    const char *known = atom_name(id);
+    int n = known ? (int)strlen(known) : snprintf(tmp, sizeof tmp, "atom_%u", (unsigned)id);
     im->stats->instants++;
     st_stats_time(im->stats, t, t);
-    pf_emit(im, bt, t, 0, pf_intern(im, tmp, (size_t)n), ST_STR_EMPTY, precise ? f.offset : src,
-            ST_EV_INSTANT);
+    pf_emit(im, bt, t, 0, pf_intern(im, known ? known : tmp, (size_t)n), ST_STR_EMPTY,
+            precise ? f.offset : src, ST_EV_INSTANT);
   }
   if (k < 0) return ST_ERR_PROTO;
   return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
