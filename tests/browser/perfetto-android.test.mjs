@@ -95,8 +95,9 @@ test('perfetto android trace: named async / instant tracks, power counters, netw
   assert.equal(res.error, undefined, `argsOf: ${res.error}`);
   assert.deepEqual(res.args, { atom_id: 29, field_1: 2 });
   assert.deepEqual(res.args, await cliArgs(file, atom.src));
-  // the packets of an interned network context, found by name
-  assert.deepEqual(await page.evaluate(() => window.strata.search('uid=10123')), { matches: 3 });
+  // the packets of an interned network context, named by their uid's package
+  assert.deepEqual(await page.evaluate(() => window.strata.search('com.example.mail')), { matches: 3 });
+  assert.deepEqual(await page.evaluate(() => window.strata.search('uid=1000')), { matches: 1 });
 
   // what is left: one android_log packet and the one atrace line that does
   // not parse (G|500|Jobs|x|oops), named next to the trace's name

@@ -136,10 +136,13 @@ static void test_android(void) {
   CHECK_TRACK(t, "Entity residency: Bluetooth is Active", "2500=20;3500=30");
   /* statsd atoms: an instant per atom at its own time, named as atoms.proto
    * does when the atom is well known (10, 29), else atom_<id> */
-  CHECK_TRACK(t, "Statsd Atoms", "4100! wakelock_state_changed;4200! screen_state_changed;4300! atom_100001");
+  CHECK_TRACK(t, "Statsd Atoms",
+              "4100! wakelock_state_changed;4200! screen_state_changed;4300! atom_100001");
   /* network: per interface and direction; a packet an instant, an
    * aggregated bundle one slice over its duration */
-  CHECK_TRACK(t, "wlan0 Received", "5000! uid=10123;5100! uid=10123;5250! uid=10123");
+  /* named by the uid's package (packages_list), else uid=<uid> */
+  CHECK_TRACK(t, "wlan0 Received",
+              "5000! com.example.mail;5100! com.example.mail;5250! com.example.mail");
   CHECK_TRACK(t, "wlan0 Transmitted", "6000+400 uid=1000");
   CHECK_TRACK(t, "rmnet0 Transmitted", "7000! uid=0");
   /* sections: System, Power, Network first, then the process */
@@ -341,10 +344,39 @@ static int write_fixtures(const char *dir) {
   return bad;
 }
 
+/* a packages_list no network packet uses is not shown, and said so */
+static void test_unused_packages(void) {
+  enc t = {0}, pk = {0}, m = {0}, sub = {0};
+  enc_str(&sub, 1, "com.example.mail");
+  enc_u(&sub, 2, 10123);
+  enc_msg(&m, 1, &sub);
+  enc_msg(&pk, 47, &m);
+  packet(&t, &pk);
+  enc_reset(&pk);
+  enc_reset(&m);
+  enc_u(&m, 7, 3900000);
+  enc_msg(&pk, 38, &m);
+  enc_u(&pk, 8, 100);
+  packet(&t, &pk);
+  st_error err;
+  st_stats stats;
+  char meta[512];
+  st_trace *tr = tu_load(t.p, t.n, 7, "p.pftrace", &err, &stats, meta, sizeof meta);
+  CHECK(tr != NULL);
+  CHECK(strstr(meta, "\"packets\": 1, \"kinds\": {\"packages_list\": 1}") != NULL);
+  if (tr) CHECK_TRACK(tr, "batt.voltage_uv", "100=3.9e+06");
+  st_trace_destroy(tr);
+  enc_free(&t);
+  enc_free(&pk);
+  enc_free(&m);
+  enc_free(&sub);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--write-fixtures")) return write_fixtures(argv[2]);
   RUN(test_android);
   RUN(test_atom_args);
   RUN(test_hostile);
+  RUN(test_unused_packages);
   return check_report();
 }

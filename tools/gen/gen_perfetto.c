@@ -319,7 +319,8 @@ done:
  *   16 network_packet_bundle at 6000, ctx {out, wlan0, uid 1000}, 10 packets
  *        over 400 ns, 9000 bytes
  *   17 network_packet at 7000 {out, rmnet0, 100 bytes, uid 0}
- *   18 android_log (not shown) */
+ *   18 packages_list: com.example.mail is uid 10123
+ *   19 android_log (not shown) */
 static void a_print(pbuf *bundle, uint64_t ts, const char *buf) {
   pbuf ev = {0}, body = {0};
   str(&body, 2, buf);
@@ -533,7 +534,14 @@ int gen_perfetto_android_write(int (*write)(void *ud, const void *p, size_t n), 
   uv(&m, 3, 100);
   a_packet(&o, 88, &m, 7000), npk++;
   m.n = 0;
-  /* 18 android_log: not shown */
+  /* 18 the packages: uid 10123 is com.example.mail (names its packets) */
+  str(&sub, 1, "com.example.mail");
+  uv(&sub, 2, 10123);
+  msg(&m, 1, &sub);
+  sub.n = 0;
+  a_packet(&o, 47, &m, 0), npk++;
+  m.n = 0;
+  /* 19 android_log: not shown */
   uv(&m, 1, 3);
   a_packet(&o, 39, &m, 0), npk++;
   int rc =

@@ -21,10 +21,11 @@ int gen_perfetto_write(const gen_perfetto_desc *d, int (*write)(void *ud, const 
  * (gen_perfetto.c lists them; tests/unit/test_import_perfetto_android.c
  * checks each): atrace N|/G|/H| on named tracks, suspend_resume, battery
  * counters, power rails, entity state residency, statsd atoms, network
- * packet bundles (interned and inline contexts) and a network packet, and
+ * packet bundles (interned and inline contexts), a network packet and the
+ * package list that names them, and
  * GEN_ANDROID_NOT_SHOWN android_log packets (not shown) among
  * GEN_ANDROID_PACKETS packets. 0 on success. */
-#define GEN_ANDROID_PACKETS 18
+#define GEN_ANDROID_PACKETS 19
 #define GEN_ANDROID_NOT_SHOWN 1
 int gen_perfetto_android_write(int (*write)(void *ud, const void *p, size_t n), void *ud);
 

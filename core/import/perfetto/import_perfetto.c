@@ -309,7 +309,8 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
     case 33: config = f, has_config = f.wire == ST_PB_LEN; break;
     case 76: frame = f, has_frame = f.wire == ST_PB_LEN; break;
     case 38: /* battery, power_rails, entity_state_residency, statsd_atom, */
-    case 40: /* network_packet, network_packet_bundle: perfetto_android.c */
+    case 40: /* network_packet, network_packet_bundle, packages_list: perfetto_android.c */
+    case 47:
     case 91:
     case 84:
     case 88:
@@ -484,6 +485,10 @@ static void free_working_state(st_perfetto_importer *im) {
   st_u64map_free(&im->entity_map, &a);
   st_u64map_free(&im->netctx_map, &a);
   st_free(&a, im->netctx);
+  st_free(&a, im->nets);
+  st_u64map_free(&im->pkg_map, &a);
+  memset(&im->pkg_map, 0, sizeof im->pkg_map);
+  im->nets = NULL, im->nnets = im->cap_nets = 0;
   memset(&im->rail_map, 0, sizeof im->rail_map);
   memset(&im->entity_map, 0, sizeof im->entity_map);
   memset(&im->netctx_map, 0, sizeof im->netctx_map);
@@ -544,6 +549,7 @@ st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
     pf_flush_pending(im);
     pf_close_track_events(im);
     pf_sched_finish(im);
+    pf_android_finish(im);
     pf_order_tracks(im);
     pf_name_unnamed_tracks(im);
     pf_system_finish(im);

@@ -31,8 +31,11 @@
  *     direction (1 in, 2 out), 2 network_interface, 3 length, 4 uid}: in
  *     the "Network" section, a track per interface and direction
  *     ("wlan0 Received", "wlan0 Transmitted"); an instant per packet, or
- *     one slice over total_duration for an aggregated bundle, named
- *     "uid=<uid>".
+ *     one slice over total_duration for an aggregated bundle, named by
+ *     the uid's package from PackagesList (47) {1 packages {1 name, 2
+ *     uid}} (uid % 100000, the app id), else "uid=<uid>". They are named
+ *     at the end (pf_android_finish), as the package list may come later;
+ *     a packages_list no network packet uses is counted as not shown.
  *
  * Everything is untrusted: indices are bounded (rails 0..256 as in
  * trace_processor), an unknown index or context is counted as a warning at
@@ -484,19 +487,71 @@ static uint32_t net_track(st_perfetto_importer *im, const netctx *c) {
   return bt;
 }
 
+/* A packet (dur 0) or an aggregated bundle, kept until the end: its name
+ * needs the packages_list, which may come later. */
 static void net_slice(st_perfetto_importer *im, uint32_t bt, const netctx *c, int64_t ts,
                       int64_t dur, uint64_t src) {
-  char tmp[24];
-  int n = snprintf(tmp, sizeof tmp, "uid=%u", (unsigned)c->uid);
-  uint32_t name = pf_intern(im, tmp, (size_t)n);
-  st_stats_time(im->stats, ts, dur > 0 && ts <= INT64_MAX - dur ? ts + dur : ts);
-  if (dur > 0) {
-    im->stats->async_slices++;
-    pf_emit(im, bt, ts, dur, name, ST_STR_EMPTY, src, 0);
-  } else {
-    im->stats->instants++;
-    pf_emit(im, bt, ts, 0, name, ST_STR_EMPTY, src, ST_EV_INSTANT);
+  if (im->nnets == im->cap_nets) {
+    size_t cap = im->cap_nets ? im->cap_nets * 2 : 256;
+    pnet *p = cap > im->cap_nets ? st_realloc_array(&im->alloc, im->nets, cap, sizeof *p) : NULL;
+    if (!p) {
+      im->nomem = 1;
+      return;
+    }
+    im->nets = p;
+    im->cap_nets = cap;
   }
+  im->nets[im->nnets++] = (pnet){ts, dur, src, bt, c->uid};
+}
+
+/* PackagesList (47) {1 packages {1 name, 2 uid}}: the first package of a uid names it. */
+static st_code read_packages(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
+                             st_error *err) {
+  st_pb_reader d;
+  st_pb_field f;
+  int k;
+  flat x;
+  if (!im->pkg_lists++) im->pkg_src = df->offset;
+  if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
+  while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if (f.num != 1 || f.wire != ST_PB_LEN) continue;
+    if (read_flat(&d, &f, &x, err) != ST_OK) return err->code;
+    if (!x.has[2] || !x.sl[1] || st_u64map_get(&im->pkg_map, x.v[2]) != ST_U64MAP_NONE) continue;
+    if (!st_u64map_put(&im->pkg_map, &im->alloc, x.v[2], pf_intern(im, x.s[1], x.sl[1])))
+      return pf_nomem(im, f.offset, err);
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
+}
+
+void pf_android_finish(st_perfetto_importer *im) {
+  if (!im->nnets) { /* nothing used the package names */
+    for (uint64_t i = 0; i < im->pkg_lists; i++) pf_not_shown(im, 47, im->pkg_src);
+  }
+  /* a packet's name: its app's package (uid % 100000: Android's per-user
+   * range), else "uid=<uid>", as trace_processor names them */
+  for (size_t i = 0; i < im->nnets; i++) {
+    const pnet *e = &im->nets[i];
+    uint32_t name = e->uid ? st_u64map_get(&im->pkg_map, e->uid % 100000u) : ST_U64MAP_NONE;
+    if (name == ST_U64MAP_NONE) {
+      char tmp[24];
+      int n = snprintf(tmp, sizeof tmp, "uid=%u", (unsigned)e->uid);
+      name = pf_intern(im, tmp, (size_t)n);
+    }
+    e = &im->nets[i];
+    st_stats_time(im->stats, e->ts,
+                  e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts);
+    if (e->dur > 0) {
+      im->stats->async_slices++;
+      pf_emit(im, e->bt, e->ts, e->dur, name, ST_STR_EMPTY, e->src, 0);
+    } else {
+      im->stats->instants++;
+      pf_emit(im, e->bt, e->ts, 0, name, ST_STR_EMPTY, e->src, ST_EV_INSTANT);
+    }
+  }
+  st_free(&im->alloc, im->nets);
+  im->nets = NULL;
+  im->nnets = im->cap_nets = 0;
 }
 
 static st_code read_net_bundle(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
@@ -556,6 +611,7 @@ st_code pf_read_android(st_perfetto_importer *im, uint32_t field, st_pb_reader *
   case 91: return read_items(im, r, f, ts, src, entity_item, err);
   case 84: return read_statsd(im, r, f, ts, src, err);
   case 92: return read_net_bundle(im, r, f, ts, src, err);
+  case 47: return read_packages(im, r, f, err);
   case 88: {
     netctx c = {ST_STR_EMPTY, 0, 0};
     if (read_ctx(im, r, f, &c, err) != ST_OK) return err->code;

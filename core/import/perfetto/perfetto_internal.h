@@ -185,6 +185,12 @@ typedef struct pasync { /* an open atrace async slice (S, or G on a named track)
   uint8_t sys;    /* on the System section's track (suspend_resume) */
 } pasync;
 
+typedef struct pnet { /* a network packet (or bundle), named at the end */
+  int64_t ts, dur;
+  uint64_t src;
+  uint32_t bt, uid;
+} pnet;
+
 typedef struct pnetctx { /* an interned NetworkPacketContext (InternedData 30) */
   uint64_t seq, iid;
   uint32_t iface, uid;
@@ -245,6 +251,11 @@ struct st_perfetto_importer {
   pnetctx *netctx;      /* interned network packet contexts */
   uint32_t nnetctx, cap_netctx;
   st_u64map netctx_map; /* (sequence, iid) hash -> index */
+  pnet *nets;           /* network packets, named at the end by their uid's package */
+  size_t nnets, cap_nets;
+  st_u64map pkg_map;  /* packages_list: uid -> package name (string id) */
+  uint64_t pkg_lists; /* packages_list packets (not shown if no network packet uses them) */
+  uint64_t pkg_src;   /* the first one's offset */
   /* what is not shown */
   skipped skips[MAX_SKIPPED];
   uint32_t nskips;
@@ -297,10 +308,13 @@ void pf_sched_finish(st_perfetto_importer *im);
 
 /* ---- perfetto_android.c ---- */
 /* TracePacket 38 battery, 40 power_rails, 91 entity_state_residency,
- * 84 statsd_atom, 88 network_packet, 92 network_packet_bundle (ts: the
- * packet's time in the trace clock). */
+ * 84 statsd_atom, 88 network_packet, 92 network_packet_bundle, 47
+ * packages_list (ts: the packet's time in the trace clock). */
 st_code pf_read_android(st_perfetto_importer *im, uint32_t field, st_pb_reader *r,
                         const st_pb_field *f, int64_t ts, uint64_t src, st_error *err);
+/* At the end: network packets named (package or uid), an unused
+ * packages_list counted as not shown. */
+void pf_android_finish(st_perfetto_importer *im);
 /* InternedData.packet_context (30) of sequence seq. */
 st_code pf_read_net_context(st_perfetto_importer *im, uint64_t seq, st_pb_reader *r,
                             const st_pb_field *f, st_error *err);
