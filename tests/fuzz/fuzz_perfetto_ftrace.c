@@ -34,9 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     enc_bytes(&trace, 1, pk.p, pk.n);
   }
   /* the same bytes as the body of each Android system packet (battery,
-   * power rails, statsd atoms, network packet, entity state residency,
-   * network bundle), with a timestamp */
-  static const uint32_t android[] = {38, 40, 84, 88, 91, 92};
+   * power rails, packages list, statsd atoms, network packet, entity state
+   * residency, network bundle), with a timestamp */
+  static const uint32_t android[] = {38, 40, 47, 84, 88, 91, 92};
   for (size_t i = 0; i < sizeof android / sizeof *android; i++) {
     pk.n = 0;
     enc_bytes(&pk, android[i], data + 1, size - 1);
