@@ -377,6 +377,17 @@ static void a_residency(pbuf *m, uint32_t state, uint64_t ms) {
   free(e.p);
 }
 
+/* an Atom {id: {1: v}} appended to a StatsdAtom (field 1) */
+static void a_atom(pbuf *m, uint32_t id, uint64_t v) {
+  pbuf a = {0}, body = {0};
+  uv(&body, 1, v);
+  msg(&a, id, &body);
+  msg(m, 1, &a);
+  if (a.oom || body.oom) m->oom = 1;
+  free(a.p);
+  free(body.p);
+}
+
 static void a_netctx(pbuf *c, uint32_t dir, const char *iface, uint32_t uid) {
   uv(c, 1, dir);
   str(c, 2, iface);
@@ -477,22 +488,13 @@ int gen_perfetto_android_write(int (*write)(void *ud, const void *p, size_t n), 
   a_packet(&o, 91, &m, 3500), npk++;
   m.n = 0;
   /* 12, 13 statsd atoms */
-  uv(&sub, 1, 1);
-  msg(&c, 10, &sub);
-  msg(&m, 1, &c);
-  c.n = sub.n = 0;
-  uv(&sub, 1, 2);
-  msg(&c, 29, &sub);
-  msg(&m, 1, &c);
-  c.n = sub.n = 0;
+  a_atom(&m, 10, 1);
+  a_atom(&m, 29, 2);
   uv(&m, 2, 4100);
   uv(&m, 2, 4200);
   a_packet(&o, 84, &m, 4000), npk++;
   m.n = 0;
-  uv(&sub, 1, 3);
-  msg(&c, 100001, &sub);
-  msg(&m, 1, &c);
-  c.n = sub.n = 0;
+  a_atom(&m, 100001, 3);
   varint(&sub, 4300);
   msg(&m, 2, &sub);
   sub.n = 0;

@@ -335,15 +335,9 @@ static const char *atom_name(uint32_t id) {
       {10020, "full_battery_capacity"},
       {10021, "temperature"},
   };
-  size_t lo = 0, hi = sizeof k / sizeof *k;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (k[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < sizeof k / sizeof *k && k[lo].id == id ? k[lo].name : NULL;
+  for (size_t i = 0; i < sizeof k / sizeof *k && k[i].id <= id; i++) /* ascending ids */
+    if (k[i].id == id) return k[i].name;
+  return NULL;
 }
 
 static st_code read_statsd(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *df,
