@@ -564,6 +564,78 @@ if gen and os.path.exists(gen):
                    "stats %r; packets %d ftrace %d switches %d real %d B %d logs %d"
                    % (s, packets, ftrace, switches, real, begins, logs))
 
+    # --perfetto-android: an Android battery-like trace; `strata stats` against
+    # an independent walk of the protobuf: what is not shown (android_log
+    # only, under 10 % of packets), instants (atrace N, statsd atoms, network
+    # packets), async slices (atrace G, suspend_resume, aggregated network
+    # bundles) and counter samples (battery, power rails, residency)
+    out = os.path.join(tmp, "gen-android.pftrace")
+    r = subprocess.run([gen, "--perfetto-android", "-o", out], capture_output=True)
+    if r.returncode != 0:
+        report(False, "strata-gen --perfetto-android", r.stderr.decode())
+    else:
+        packets = logs = inst = asyn = counters = 0
+        rails, states = set(), set()
+        for _, pk in pb_fields(open(out, "rb").read()):
+            packets += 1
+            for num, v in pb_fields(pk):
+                if num == 39:
+                    logs += 1
+                elif num == 1:
+                    for bn, bv in pb_fields(v):
+                        if bn != 2:
+                            continue
+                        for en, ev in pb_fields(bv):
+                            body = dict(pb_fields(ev)) if en in (3, 113) else {}
+                            if en == 3:
+                                f = body.get(2, b"").decode().strip().split("|")
+                                if f[0] == "N":
+                                    inst += 1
+                                elif f[0] == "C":
+                                    counters += 1
+                                elif f[0] == "G" and len(f) == 5 and f[4].lstrip("-").isdigit():
+                                    asyn += 1
+                            elif en == 113 and body.get(3):
+                                asyn += 1
+                elif num == 38:
+                    b = dict(pb_fields(v))
+                    counters += sum(1 for k in (2, 3, 4, 7) if k in b)
+                    counters += (1 in b or (6 in b and 7 in b)) + (3 in b and 7 in b)
+                elif num == 40:
+                    for rn, rv in pb_fields(v):
+                        e = dict(pb_fields(rv))
+                        if rn == 1:
+                            rails.add(e.get(1, 0))
+                        elif e.get(1, 0) in rails:
+                            counters += 1
+                elif num == 91:
+                    for rn, rv in pb_fields(v):
+                        e = dict(pb_fields(rv))
+                        key = (e.get(1, 0), e.get(2, 0))
+                        if rn == 1:
+                            states.add(key)
+                        elif key in states:
+                            counters += 1
+                elif num == 84:
+                    inst += sum(1 for an, _ in pb_fields(v) if an == 1)
+                elif num == 88:
+                    inst += 1
+                elif num == 92:
+                    b = dict(pb_fields(v))
+                    if 7 in b:
+                        asyn += 1
+                    else:
+                        inst += len(packed(b.get(3, b"")))
+        s, err = stats_of("gen-android.pftrace", out)
+        if s is not None:
+            nshown = [w["count"] for w in s["warnings"] if w["kind"] == "perfetto_packets_not_shown"]
+            report(s["format"] == "perfetto-proto" and nshown == [logs] and logs * 10 < packets
+                   and s["instants"] == inst and s["async_slices"] == asyn
+                   and s["counter_samples"] == counters,
+                   "strata-gen --perfetto-android: Android data shown, < 10 % not shown",
+                   "stats %r; packets %d logs %d instants %d async %d counters %d"
+                   % (s, packets, logs, inst, asyn, counters))
+
 # ---- 4. profiles: strata stats A B ..., strata diff A B -----------------------------
 # Fixtures tests/fixtures/profile: run_a/run_b (two ProfilerSteps; B with
 # aten::mm and gemm_kernel twice as long, aten::copy_ replaced by

@@ -1,12 +1,13 @@
 /* fuzz_perfetto_ftrace.c: libFuzzer target for the Perfetto system-data
- * decoders (core/import/perfetto/perfetto_ftrace.c, perfetto_sched.c, perfetto_system.c and
- * argsrc.c's scheduling details). The input is the body of an
- * FtraceEventBundle (after a `cpu` field taken from its first byte), so
+ * decoders (core/import/perfetto/perfetto_ftrace.c, perfetto_sched.c, perfetto_system.c,
+ * perfetto_android.c and argsrc.c's scheduling details and statsd atoms). The input is the body
+ * of an FtraceEventBundle (after a `cpu` field taken from its first byte), so
  * hostile FtraceEvents and compact_sched columns reach the decoders
  * directly; a ProcessTree packet and a second copy of the bundle on another
- * CPU come with it (cross-CPU replay). The trace is loaded (chunked at
- * random), drawn, and the details of its events are decoded from the same
- * bytes. Any crash, leak or sanitizer report is a bug. */
+ * CPU come with it (cross-CPU replay), and the same bytes again as the body
+ * of each Android system packet (battery, power rails, statsd atoms, ...). The trace is loaded
+ * (chunked at random), drawn, and the details of its events are decoded from the same bytes. Any
+ * crash, leak or sanitizer report is a bug. */
 #include "../unit/pb_enc.h"
 #include "argsrc.h"
 #include "fuzz_util.h"
@@ -30,6 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     enc_varint(&bundle, (uint64_t)(data[0] % 4 + (unsigned)copy));
     enc_raw(&bundle, data + 1, size - 1);
     enc_bytes(&pk, 1, bundle.p, bundle.n);
+    enc_bytes(&trace, 1, pk.p, pk.n);
+  }
+  /* the same bytes as the body of each Android system packet (battery,
+   * power rails, packages list, statsd atoms, network packet, entity state
+   * residency, network bundle), with a timestamp */
+  static const uint32_t android[] = {38, 40, 47, 84, 88, 91, 92};
+  for (size_t i = 0; i < sizeof android / sizeof *android; i++) {
+    pk.n = 0;
+    enc_bytes(&pk, android[i], data + 1, size - 1);
+    enc_u(&pk, 8, 1000 + i);
     enc_bytes(&trace, 1, pk.p, pk.n);
   }
   uint32_t seed = fuzz_seed(data, size);

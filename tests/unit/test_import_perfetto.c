@@ -188,25 +188,6 @@ static void load(const uint8_t *p, size_t n, size_t chunk, const char *name, res
   st_stats_json(&r->stats, r->json, sizeof r->json);
 }
 
-static int warned(const st_stats *s, const char *kind, uint64_t count) {
-  for (uint32_t i = 0; i < s->warning_count; i++)
-    if (!strcmp(s->warnings[i].kind, kind)) return s->warnings[i].count == count;
-  return 0;
-}
-
-static const char *str(const st_trace *t, uint32_t id) {
-  return st_strtab_get(st_trace_strings(t), id, NULL);
-}
-
-/* the track named `name` (first match) */
-static const st_track *track_named(const st_trace *t, const char *name) {
-  uint32_t n;
-  const st_track *tr = st_trace_tracks(t, &n);
-  for (uint32_t i = 0; i < n; i++)
-    if (!strcmp(str(t, tr[i].name), name)) return &tr[i];
-  return NULL;
-}
-
 static void test_stats_and_chunking(void) {
   enc t;
   build(&t);
@@ -226,10 +207,10 @@ static void test_stats_and_chunking(void) {
   CHECK_EQ_INT(ref.stats.flows, 1);
   CHECK_EQ_INT(ref.stats.processes, 2); /* pid 42, the "root" tree */
   CHECK_EQ_INT(ref.stats.threads, 3);   /* thread 7, custom under proc, child */
-  CHECK(warned(&ref.stats, "unmatched_end", 1));
-  CHECK(warned(&ref.stats, "unclosed_slice", 1));
-  CHECK(warned(&ref.stats, "perfetto_incremental_state_invalid", 1));
-  CHECK(warned(&ref.stats, "perfetto_packets_not_shown", 1));
+  CHECK(tu_warned(&ref.stats, "unmatched_end", 1));
+  CHECK(tu_warned(&ref.stats, "unclosed_slice", 1));
+  CHECK(tu_warned(&ref.stats, "perfetto_incremental_state_invalid", 1));
+  CHECK(tu_warned(&ref.stats, "perfetto_packets_not_shown", 1));
   CHECK(strstr(ref.meta, "\"packets\": 1, \"kinds\": {\"android_log\": 1}") != NULL);
   size_t chunks[] = {1, 3, 17, 256};
   for (size_t k = 0; k < 4; k++) {
@@ -255,37 +236,37 @@ static void test_mapping(void) {
   const st_row *rows = st_trace_rows(tr, &nr);
   CHECK_EQ_INT(np, 2);
   /* the root tree's process comes first, named after the root */
-  CHECK_EQ_STR(str(tr, procs[0].name), "root");
+  CHECK_EQ_STR(tu_str(tr, procs[0].name), "root");
   CHECK_EQ_INT(procs[1].pid, 42);
-  CHECK_EQ_STR(str(tr, procs[1].name), "procname");
-  const st_track *th = track_named(tr, "threadname 7");
+  CHECK_EQ_STR(tu_str(tr, procs[1].name), "procname");
+  const st_track *th = tu_track_named(tr, "threadname 7");
   CHECK(th && th->key == 7 && th->row_count == 2);
   if (th) {
     const st_row *r0 = &rows[th->first_row], *r1 = &rows[th->first_row + 1];
     int64_t o = st_trace_origin_ns(tr);
     CHECK_EQ_INT(o, 1000);
     CHECK_EQ_INT(r0->count, 2); /* outer + the defaulted instant at 3000 */
-    CHECK_EQ_STR(str(tr, r0->name[0]), "outer");
-    CHECK_EQ_STR(str(tr, r0->cat[0]), "cat5,lit");
+    CHECK_EQ_STR(tu_str(tr, r0->name[0]), "outer");
+    CHECK_EQ_STR(tu_str(tr, r0->cat[0]), "cat5,lit");
     CHECK_EQ_INT(r0->dur[0], 500);
-    CHECK_EQ_STR(str(tr, r0->name[1]), "defaulted");
-    CHECK_EQ_STR(str(tr, r1->name[0]), "interned_name");
+    CHECK_EQ_STR(tu_str(tr, r0->name[1]), "defaulted");
+    CHECK_EQ_STR(tu_str(tr, r1->name[0]), "interned_name");
     CHECK_EQ_INT(r1->start[0], 100);
     CHECK_EQ_INT(r1->dur[0], 100);
     /* src of a slice: its BEGIN packet's tag in the input */
     CHECK_EQ_INT(t.p[r0->src[0]], 0x0A);
   }
-  const st_track *cu = track_named(tr, "custom under proc");
+  const st_track *cu = tu_track_named(tr, "custom under proc");
   CHECK(cu && procs[1].first_track <= (uint32_t)(cu - st_trace_tracks(tr, &nr)));
   if (cu) {
     const st_row *row = &rows[cu->first_row];
     CHECK_EQ_INT(row->count, 3); /* instant, realtime, compressed */
     CHECK(row->flags[0] & ST_EV_INSTANT);
-    CHECK_EQ_STR(str(tr, row->name[1]), "realtime");
+    CHECK_EQ_STR(tu_str(tr, row->name[1]), "realtime");
     CHECK_EQ_INT(row->start[1], 4100 - 1000); /* REALTIME 1000100 -> BOOTTIME 4100 */
-    CHECK_EQ_STR(str(tr, row->name[2]), "compressed");
+    CHECK_EQ_STR(tu_str(tr, row->name[2]), "compressed");
   }
-  const st_track *child = track_named(tr, "child");
+  const st_track *child = tu_track_named(tr, "child");
   CHECK(child != NULL);
   if (child) {
     CHECK_EQ_INT(child->process, 0);
@@ -293,7 +274,7 @@ static void test_mapping(void) {
   }
   uint32_t nc;
   const st_counter *cs = st_trace_counters(tr, &nc);
-  const st_track *mem = track_named(tr, "mem"), *delta = track_named(tr, "delta");
+  const st_track *mem = tu_track_named(tr, "mem"), *delta = tu_track_named(tr, "delta");
   CHECK(mem && delta);
   if (mem && delta) {
     const st_counter *m = &cs[mem->counter], *d = &cs[delta->counter];
@@ -387,20 +368,20 @@ static void test_corpus(void) {
   CHECK_EQ_INT(r.stats.slices, 1364);
   CHECK_EQ_INT(r.stats.flows, 1360);
   CHECK_EQ_INT(r.stats.warning_count, 0);
-  const st_track *l1 = track_named(r.t, "L1 Track 01");
+  const st_track *l1 = tu_track_named(r.t, "L1 Track 01");
   CHECK(l1 != NULL);
   if (l1) {
     uint32_t np;
     const st_process *procs = st_trace_processes(r.t, &np);
-    CHECK_EQ_STR(str(r.t, procs[l1->process].name), "L1 Track 01");
+    CHECK_EQ_STR(tu_str(r.t, procs[l1->process].name), "L1 Track 01");
     /* depth-first: the root's own track, then L2 Track 02, L3 Track 03 */
-    CHECK_EQ_STR(str(r.t, l1[1].name), "L2 Track 02");
-    CHECK_EQ_STR(str(r.t, l1[2].name), "L3 Track 03");
+    CHECK_EQ_STR(tu_str(r.t, l1[1].name), "L2 Track 02");
+    CHECK_EQ_STR(tu_str(r.t, l1[2].name), "L3 Track 03");
     /* labels indent by their level in the tree, as ui.perfetto.dev nests them */
     CHECK_EQ_INT(l1[0].indent, 0);
     CHECK_EQ_INT(l1[1].indent, 1);
     CHECK_EQ_INT(l1[2].indent, 2);
-    const st_track *l5 = track_named(r.t, "L5 Track 05");
+    const st_track *l5 = tu_track_named(r.t, "L5 Track 05");
     CHECK(l5 != NULL && l5->indent == 4);
   }
   st_trace_destroy(r.t);

@@ -170,30 +170,11 @@ static void build_system(enc *t) {
   enc_free(&ev);
 }
 
-/* ---- reading the model ---------------------------------------------------------- */
-static const char *str(const st_trace *t, uint32_t id) {
-  return st_strtab_get(st_trace_strings(t), id, NULL);
-}
-
-static const st_track *track_named(const st_trace *t, const char *name) {
-  uint32_t n;
-  const st_track *tr = st_trace_tracks(t, &n);
-  for (uint32_t i = 0; i < n; i++)
-    if (!strcmp(str(t, tr[i].name), name)) return &tr[i];
-  return NULL;
-}
-
-static int warned(const st_stats *s, const char *kind, uint64_t count) {
-  for (uint32_t i = 0; i < s->warning_count; i++)
-    if (!strcmp(s->warnings[i].kind, kind)) return s->warnings[i].count == count;
-  return 0;
-}
-
 /* "start+dur name;..." of a track's row 0, times from the trace origin
  * (unfinished slices: "start+end name") */
 static void row_text(const st_trace *t, const char *track, char *out, size_t cap) {
   out[0] = 0;
-  const st_track *tr = track_named(t, track);
+  const st_track *tr = tu_track_named(t, track);
   if (!tr || !tr->row_count) {
     snprintf(out, cap, "(no track %s)", track);
     return;
@@ -205,40 +186,9 @@ static void row_text(const st_trace *t, const char *track, char *out, size_t cap
     n += (size_t)snprintf(out + n, cap - n, "%s%lld+%s%lld %s", i ? ";" : "",
                           (long long)r->start[i], (r->flags[i] & ST_EV_UNFINISHED) ? "end" : "",
                           (r->flags[i] & ST_EV_UNFINISHED) ? 0LL : (long long)r->dur[i],
-                          str(t, r->name[i]));
+                          tu_str(t, r->name[i]));
   if (n >= cap) out[cap - 1] = 0;
   for (char *p = out; (p = strstr(p, "+end0")) != NULL;) memmove(p + 4, p + 5, strlen(p + 5) + 1);
-}
-
-/* the args of the event at src (with its end event's), through the query dialogue */
-static char *args_of(const st_argsrc *as, const uint8_t *buf, size_t n, uint64_t src,
-                     uint64_t end_src) {
-  st_args_span rd;
-  st_error err;
-  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
-  int more = 1;
-  char *out = NULL;
-  while (q && more) {
-    size_t off = rd.offset < n ? (size_t)rd.offset : n;
-    size_t len = rd.length < n - off ? (size_t)rd.length : n - off;
-    if (st_args_query_push(q, buf + off, len, &more, &rd, &err) != ST_OK) {
-      fprintf(stderr, "args error: %s\n", err.msg);
-      break;
-    }
-  }
-  if (q && !more) {
-    size_t l;
-    const char *s = st_args_query_result(q, &l, NULL);
-    out = malloc(l + 1);
-    memcpy(out, s, l);
-    out[l] = 0;
-  }
-  st_args_query_end(q);
-  if (!out) {
-    out = malloc(8);
-    memcpy(out, "(error)", 8);
-  }
-  return out;
 }
 
 /* ---- tests ------------------------------------------------------------------- */
@@ -277,14 +227,15 @@ static void test_system(void) {
   const st_process *ps = st_trace_processes(tr, &np);
   const st_track *ts = st_trace_tracks(tr, &nt);
   const st_counter *cs = st_trace_counters(tr, &nc);
-  const st_track *q = track_named(tr, "queue");
+  const st_track *q = tu_track_named(tr, "queue");
   CHECK(q && q->kind == ST_TRACK_COUNTER);
   if (q) {
     CHECK_EQ_INT(cs[q->counter].count, 1);
     CHECK(cs[q->counter].value[0] == 3.0);
     CHECK_EQ_INT(ps[q->process].pid, 100);
   }
-  const st_track *fq = track_named(tr, "CPU 1 frequency"), *id = track_named(tr, "CPU 1 idle");
+  const st_track *fq = tu_track_named(tr, "CPU 1 frequency"),
+                 *id = tu_track_named(tr, "CPU 1 idle");
   CHECK(fq && id && fq->kind == ST_TRACK_COUNTER);
   if (fq && id) {
     CHECK(cs[fq->counter].value[0] == 1800000.0 && cs[fq->counter].ts[0] == 2200);
@@ -294,22 +245,22 @@ static void test_system(void) {
    * counter, then threads by name: app, kid (a thread of 100 by
    * CLONE_THREAD from worker), worker */
   CHECK_EQ_INT(np, 2);
-  CHECK_EQ_STR(str(tr, ps[0].name), "CPUs");
-  CHECK_EQ_STR(str(tr, ps[1].name), "/system/bin/app");
+  CHECK_EQ_STR(tu_str(tr, ps[0].name), "CPUs");
+  CHECK_EQ_STR(tu_str(tr, ps[1].name), "/system/bin/app");
   CHECK_EQ_INT(ps[1].pid, 100);
   const char *want[] = {"queue", "app 100 state", "app 100", "kid 102 state", "worker 101 state"};
   CHECK_EQ_INT(ps[1].track_count, 5);
   for (uint32_t i = 0; i < 5 && i < ps[1].track_count; i++)
-    CHECK_EQ_STR(str(tr, ts[ps[1].first_track + i].name), want[i]);
+    CHECK_EQ_STR(tu_str(tr, ts[ps[1].first_track + i].name), want[i]);
   const char *cpus[] = {"CPU 0", "CPU 1", "CPU 2", "CPU 1 frequency", "CPU 1 idle"};
   CHECK_EQ_INT(ps[0].track_count, 5);
   for (uint32_t i = 0; i < 5 && i < ps[0].track_count; i++)
-    CHECK_EQ_STR(str(tr, ts[ps[0].first_track + i].name), cpus[i]);
+    CHECK_EQ_STR(tu_str(tr, ts[ps[0].first_track + i].name), cpus[i]);
   /* not shown: said per kind, and in the warnings */
   CHECK(strstr(meta, "\"packets\": 3, \"kinds\": {\"android_log\": 2, \"heap_graph\": 1}") != NULL);
   CHECK(strstr(meta, "\"ftrace_events\": 1") != NULL);
   CHECK(strstr(meta, "\"nothing_shown\": false") != NULL);
-  CHECK(warned(&stats, "perfetto_packets_not_shown", 3));
+  CHECK(tu_warned(&stats, "perfetto_packets_not_shown", 3));
   CHECK_EQ_INT(stats.processes, 1);
   CHECK_EQ_INT(stats.slices, 5); /* 4 CPU slices, 1 atrace B/E */
   CHECK_EQ_INT(stats.counter_samples, 3);
@@ -332,36 +283,36 @@ static void test_details(void) {
   tu_args_trace r = tu_load_args(t.p, t.n, "sys.pftrace");
   CHECK(r.t && r.as);
   if (!r.t || !r.as) return;
-  const st_track *c0 = track_named(r.t, "CPU 0"), *c2 = track_named(r.t, "CPU 2");
-  const st_track *st = track_named(r.t, "app 100 state");
+  const st_track *c0 = tu_track_named(r.t, "CPU 0"), *c2 = tu_track_named(r.t, "CPU 2");
+  const st_track *st = tu_track_named(r.t, "app 100 state");
   CHECK(c0 && c2 && st);
   if (!c0 || !c2 || !st) return;
   uint32_t nr;
   const st_row *rows = st_trace_rows(r.t, &nr);
   /* CPU 0's first slice: app ran, then slept (ended by the switch to worker) */
   const st_row *row = &rows[c0->first_row];
-  char *a = args_of(r.as, t.p, t.n, row->src[0], st_trace_end_src(r.t, c0->first_row, 0));
+  char *a = tu_args_of(r.as, t.p, t.n, row->src[0], st_trace_end_src(r.t, c0->first_row, 0));
   CHECK_EQ_STR(a, "{\"thread\":\"app\",\"tid\":100,\"process\":\"/system/bin/app\",\"pid\":100,"
                   "\"priority\":120,\"end_state\":\"Sleeping\"}");
   free(a);
-  a = args_of(r.as, t.p, t.n, row->src[1], st_trace_end_src(r.t, c0->first_row, 1));
+  a = tu_args_of(r.as, t.p, t.n, row->src[1], st_trace_end_src(r.t, c0->first_row, 1));
   CHECK_EQ_STR(a, "{\"thread\":\"worker\",\"tid\":101,\"process\":\"/system/bin/app\",\"pid\":100,"
                   "\"priority\":110,\"end_state\":\"Uninterruptible Sleep\"}");
   free(a);
   /* compact_sched: the same details from the columns */
   row = &rows[c2->first_row];
-  a = args_of(r.as, t.p, t.n, row->src[0], st_trace_end_src(r.t, c2->first_row, 0));
+  a = tu_args_of(r.as, t.p, t.n, row->src[0], st_trace_end_src(r.t, c2->first_row, 0));
   CHECK_EQ_STR(a, "{\"thread\":\"kid\",\"tid\":102,\"process\":\"/system/bin/app\",\"pid\":100,"
                   "\"priority\":120,\"end_state\":\"Sleeping\"}");
   free(a);
   /* a thread state that starts at a switch out: the leaving thread and its state */
   row = &rows[st->first_row];
-  a = args_of(r.as, t.p, t.n, row->src[1], UINT64_MAX);
+  a = tu_args_of(r.as, t.p, t.n, row->src[1], UINT64_MAX);
   CHECK_EQ_STR(a, "{\"thread\": \"app\", \"tid\": 100, \"process\": \"/system/bin/app\", \"pid\": "
                   "100, \"state\": \"Sleeping\"}");
   free(a);
   /* ... and one that starts at a waking */
-  a = args_of(r.as, t.p, t.n, row->src[2], UINT64_MAX);
+  a = tu_args_of(r.as, t.p, t.n, row->src[2], UINT64_MAX);
   CHECK_EQ_STR(a, "{\"thread\": \"app\", \"tid\": 100, \"process\": \"/system/bin/app\", \"pid\": "
                   "100, \"priority\": 120, \"woken_on_cpu\": 1}");
   free(a);
@@ -458,7 +409,7 @@ static void test_clocks(void) {
     row_text(tr, "clocks", row, sizeof row);
     CHECK_EQ_STR(row, "0+0 mono before;5000+0 mono early;5000+0 seq +1us;9000+0 realtime;"
                       "14200+0 defaults mono;14500+0 mono late;16000+0 seq +10us;24000+0 boottime");
-    CHECK(warned(&stats, "perfetto_clock_not_converted", 2));
+    CHECK(tu_warned(&stats, "perfetto_clock_not_converted", 2));
     st_trace_destroy(tr);
   }
   /* primary_trace_clock MONOTONIC (TraceConfig.builtin_data_sources): the
@@ -665,37 +616,37 @@ static void test_system_more(void) {
       const st_track *all = st_trace_tracks(tr, &ntr);
       const st_row *rw = st_trace_rows(tr, &nrw);
       for (uint32_t q = 0; q < ntr; q++)
-        if (!strcmp(str(tr, all[q].name), "renamed 100"))
+        if (!strcmp(tu_str(tr, all[q].name), "renamed 100"))
           *(all[q].key == 100 ? &thr100 : &un) = &all[q];
       CHECK(thr100 && un);
-      if (thr100) CHECK_EQ_STR(str(tr, rw[thr100->first_row].name[0]), "mark");
-      if (un) CHECK_EQ_STR(str(tr, rw[un->first_row].name[0]), "x");
+      if (thr100) CHECK_EQ_STR(tu_str(tr, rw[thr100->first_row].name[0]), "mark");
+      if (un) CHECK_EQ_STR(tu_str(tr, rw[un->first_row].name[0]), "x");
     }
-    CHECK(track_named(tr, "track 51") == NULL);
+    CHECK(tu_track_named(tr, "track 51") == NULL);
     uint32_t nc, np, nt;
     const st_counter *cs = st_trace_counters(tr, &nc);
     const st_process *ps = st_trace_processes(tr, &np);
     const st_track *ts = st_trace_tracks(tr, &nt);
-    const st_track *rss = track_named(tr, "mem.rss"), *oom = track_named(tr, "oom_score_adj");
-    const st_track *tot = track_named(tr, "mem.total");
+    const st_track *rss = tu_track_named(tr, "mem.rss"), *oom = tu_track_named(tr, "oom_score_adj");
+    const st_track *tot = tu_track_named(tr, "mem.total");
     CHECK(rss && oom && tot);
     if (rss && oom && tot) {
       CHECK(cs[rss->counter].value[0] == 2048.0 * 1024);
       CHECK(cs[oom->counter].value[0] == -100.0);
       CHECK(cs[tot->counter].value[0] == 4000000.0 * 1024);
       CHECK_EQ_INT(ps[rss->process].pid, 100);
-      CHECK_EQ_STR(str(tr, ps[tot->process].name), "System");
+      CHECK_EQ_STR(tu_str(tr, ps[tot->process].name), "System");
     }
     /* the process without a cmdline is named after its main thread */
-    CHECK_EQ_STR(str(tr, ps[rss ? rss->process : 0].name), "renamed");
+    CHECK_EQ_STR(tu_str(tr, ps[rss ? rss->process : 0].name), "renamed");
     /* child ordering: lexicographic a, b; explicit by rank: second (-3), first (9) */
-    const st_track *a = track_named(tr, "a"), *b = track_named(tr, "b");
-    const st_track *first = track_named(tr, "first"), *second = track_named(tr, "second");
+    const st_track *a = tu_track_named(tr, "a"), *b = tu_track_named(tr, "b");
+    const st_track *first = tu_track_named(tr, "first"), *second = tu_track_named(tr, "second");
     CHECK(a && b && first && second && a < b && second < first);
     (void)ts;
     (void)nt;
-    CHECK(warned(&stats, "perfetto_frame_end_without_start", 1));
-    CHECK(warned(&stats, "perfetto_atrace_unparsed", 0) == 0); /* a plain print is not atrace */
+    CHECK(tu_warned(&stats, "perfetto_frame_end_without_start", 1));
+    CHECK(tu_warned(&stats, "perfetto_atrace_unparsed", 0) == 0); /* a plain print is not atrace */
     CHECK(strstr(meta, "\"ftrace_events\": 1") != NULL);
     st_trace_destroy(tr);
   }
@@ -704,7 +655,7 @@ static void test_system_more(void) {
 
 /* The counter track `name`: its samples as "ts=value;..." (values %.17g). */
 static void counter_text(const st_trace *t, const char *name, char *out, size_t cap) {
-  const st_track *tr = track_named(t, name);
+  const st_track *tr = tu_track_named(t, name);
   out[0] = 0;
   if (!tr || tr->kind != ST_TRACK_COUNTER) {
     snprintf(out, cap, "(no counter %s)", name);
@@ -719,9 +670,9 @@ static void counter_text(const st_trace *t, const char *name, char *out, size_t 
 }
 
 static const char *section_of(const st_trace *t, const char *track) {
-  const st_track *tr = track_named(t, track);
+  const st_track *tr = tu_track_named(t, track);
   uint32_t np;
-  return tr ? str(t, st_trace_processes(t, &np)[tr->process].name) : "(none)";
+  return tr ? tu_str(t, st_trace_processes(t, &np)[tr->process].name) : "(none)";
 }
 
 /* SysStats and ProcessStats beyond meminfo and /proc/pid/status: every
@@ -848,8 +799,8 @@ static void test_sys_stats_all(void) {
     counter_text(tr, "CPU 1 cpu.times.idle_ns", c, sizeof c);
     CHECK_EQ_STR(c, "1000=7;2000=7");
     CHECK_EQ_STR(section_of(tr, "CPU 1 cpu.times.user_ns"), "CPUs");
-    CHECK(track_named(tr, "CPU 1 cpu.times.steal_ns") == NULL); /* not in the file */
-    CHECK(warned(&stats, "perfetto_cpu_times_without_cpu", 2));
+    CHECK(tu_track_named(tr, "CPU 1 cpu.times.steal_ns") == NULL); /* not in the file */
+    CHECK(tu_warned(&stats, "perfetto_cpu_times_without_cpu", 2));
     counter_text(tr, "num_forks", c, sizeof c);
     CHECK_EQ_STR(c, "1000=12345;2000=12345");
     counter_text(tr, "num_irq_total", c, sizeof c);
@@ -878,7 +829,7 @@ static void test_sys_stats_all(void) {
     CHECK_EQ_STR(c, "1500=65536");
     counter_text(tr, "runtime.user_ns", c, sizeof c);
     CHECK_EQ_STR(c, "1500=20000000");
-    const st_track *pss = track_named(tr, "mem.smaps.pss");
+    const st_track *pss = tu_track_named(tr, "mem.smaps.pss");
     CHECK(pss != NULL);
     if (pss) CHECK_EQ_INT(st_trace_processes(tr, &(uint32_t){0})[pss->process].pid, 300);
     /* what is not shown, by part: 2 + 2 + 2 SysStats packets, 1 + 1 ProcessStats */
@@ -949,9 +900,9 @@ static void test_hostile(void) {
   st_stats stats;
   st_trace *tr = tu_load(t.p, t.n, 3, "bad.pftrace", &err, &stats, NULL, 0);
   CHECK(err.code == ST_ERR_PROTO);
-  CHECK(warned(&stats, "perfetto_compact_sched_columns_differ", 1));
-  CHECK(warned(&stats, "perfetto_compact_sched_bad_comm_index", 1));
-  CHECK(warned(&stats, "perfetto_ftrace_bundle_without_cpu", 2));
+  CHECK(tu_warned(&stats, "perfetto_compact_sched_columns_differ", 1));
+  CHECK(tu_warned(&stats, "perfetto_compact_sched_bad_comm_index", 1));
+  CHECK(tu_warned(&stats, "perfetto_ftrace_bundle_without_cpu", 2));
   if (tr) {
     char row[256];
     row_text(tr, "CPU 0", row, sizeof row); /* two switches made it, the third had no pid */
@@ -1017,15 +968,15 @@ static void test_descriptor_after_events(void) {
     const st_process *ps = st_trace_processes(tr, &np);
     const st_counter *cs = st_trace_counters(tr, &nc);
     CHECK_EQ_INT(np, 2); /* a global counter is a section of its own, then process 42 */
-    CHECK_EQ_STR(str(tr, ps[0].name), "gauge");
+    CHECK_EQ_STR(tu_str(tr, ps[0].name), "gauge");
     CHECK_EQ_INT(ps[1].pid, 42);
-    const st_track *g = track_named(tr, "gauge");
+    const st_track *g = tu_track_named(tr, "gauge");
     CHECK(g && g->kind == ST_TRACK_COUNTER);
     if (g) CHECK(cs[g->counter].value[0] == 50.0);
-    CHECK(track_named(tr, "track 77") == NULL);
-    const st_track *l9 = track_named(tr, "late 9");
+    CHECK(tu_track_named(tr, "track 77") == NULL);
+    const st_track *l9 = tu_track_named(tr, "late 9");
     CHECK(l9 && ps[l9->process].pid == 42 && l9->key == 9);
-    for (uint32_t i = 0; i < np; i++) CHECK(strcmp(str(tr, ps[i].name), "track 77") != 0);
+    for (uint32_t i = 0; i < np; i++) CHECK(strcmp(tu_str(tr, ps[i].name), "track 77") != 0);
     st_trace_destroy(tr);
   }
   enc_free(&t);

@@ -16,7 +16,14 @@
  *                                 (UINT64_MAX if none)
  *   tu_ref_named(trace, name)     (row, index) of the first event named
  *                                 `name` (ST_REF_NONE if none)
- *   tu_flow_names(trace, which, n, buf, cap)  "from>to" names of flows */
+ *   tu_flow_names(trace, which, n, buf, cap)  "from>to" names of flows
+ *   tu_str(trace, id)             the text of string id
+ *   tu_track_named(trace, name)   the first track named `name` (NULL if none)
+ *   tu_warned(stats, kind, count) 1 if warning `kind` was given `count` times
+ *   tu_args_of(as, buf, n, src, end_src)  the args of the event at src (and
+ *                                 its end event's; UINT64_MAX: none) read
+ *                                 from buf through the query dialogue, in
+ *                                 malloc'd memory ("(error)" on failure) */
 #ifndef STRATA_TEST_UTIL_H
 #define STRATA_TEST_UTIL_H
 
@@ -157,6 +164,53 @@ static inline void *tu_failing(void *ud, void *p, size_t n) {
   }
   if (f->left-- <= 0) return NULL;
   return realloc(p, n);
+}
+
+static inline const char *tu_str(const st_trace *t, uint32_t id) {
+  return st_strtab_get(st_trace_strings(t), id, NULL);
+}
+
+static inline const st_track *tu_track_named(const st_trace *t, const char *name) {
+  uint32_t n;
+  const st_track *tr = st_trace_tracks(t, &n);
+  for (uint32_t i = 0; i < n; i++)
+    if (!strcmp(tu_str(t, tr[i].name), name)) return &tr[i];
+  return NULL;
+}
+
+static inline int tu_warned(const st_stats *s, const char *kind, uint64_t count) {
+  for (uint32_t i = 0; i < s->warning_count; i++)
+    if (!strcmp(s->warnings[i].kind, kind)) return s->warnings[i].count == count;
+  return 0;
+}
+
+static inline char *tu_args_of(const st_argsrc *as, const uint8_t *buf, size_t n, uint64_t src,
+                               uint64_t end_src) {
+  st_args_span rd;
+  st_error err;
+  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
+  int more = 1;
+  char *out = NULL;
+  while (q && more) {
+    size_t off = rd.offset < n ? (size_t)rd.offset : n;
+    size_t len = rd.length < n - off ? (size_t)rd.length : n - off;
+    if (st_args_query_push(q, buf + off, len, &more, &rd, &err) != ST_OK) {
+      fprintf(stderr, "args error: %s\n", err.msg);
+      break;
+    }
+  }
+  if (q && !more) {
+    size_t l;
+    const char *s = st_args_query_result(q, &l, NULL);
+    out = malloc(l + 1);
+    if (out) {
+      memcpy(out, s, l);
+      out[l] = 0;
+    }
+  }
+  st_args_query_end(q);
+  if (!out && (out = malloc(8)) != NULL) memcpy(out, "(error)", 8);
+  return out;
 }
 
 #endif

@@ -14,6 +14,8 @@
  *   strata-gen -n 1e5 --idle-gap 5000 --idle-every 10 -o g.json   (planted idle gaps)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen/gen_perfetto.c)
+ *   strata-gen --perfetto-android -o battery.pftrace  (a small Android
+ *     battery-like Perfetto trace with known values: tools/gen/gen_perfetto.c)
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include "demo.h"
@@ -46,7 +48,7 @@ static int write_sink(void *ud, const void *data, size_t len) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: strata-gen -n EVENTS [-o FILE] [--gz] [--level 1-9] [--seed N] [--gpus N] "
-             "[--lean] [--flows] [--steps N] [--perfetto [--cpus N]]\n"
+             "[--lean] [--flows] [--steps N] [--perfetto [--cpus N]] [--perfetto-android]\n"
              "  writes a JAX-like GPU training trace (Chrome JSON) of about EVENTS events\n"
              "  --lean: slices without args (about 90 bytes per event instead of 300)\n"
              "  --flows: launch arrows (flow events s -> f, counted in EVENTS), ~0.18 per event\n"
@@ -66,7 +68,10 @@ static void usage(FILE *f) {
              "  --idle-gap US [--idle-every K]: in every K-th step (default 1) each GPU is\n"
              "    idle exactly US microseconds before its middle op's kernel\n"
              "  --perfetto: a Perfetto system trace instead (protobuf): EVENTS sched_switch\n"
-             "    events on --cpus CPUs (default 8), compact_sched, atrace, process tree\n");
+             "    events on --cpus CPUs (default 8), compact_sched, atrace, process tree\n"
+             "  --perfetto-android: a small Android battery-like Perfetto trace (fixed;\n"
+             "    no -n): atrace named tracks, suspend_resume, battery, power rails, entity\n"
+             "    state residency, statsd atoms, network packets (tools/gen/gen_perfetto.c)\n");
 }
 
 static int parse_u64(const char *s, unsigned long long *out) {
@@ -86,7 +91,7 @@ int main(int argc, char **argv) {
   unsigned long long noise_seed = 0, idle_gap_us = 0, idle_every = 1;
   const char *slow_op = NULL;
   const char *out = NULL;
-  int gz = 0, lean = 0, flows = 0, perfetto = 0;
+  int gz = 0, lean = 0, flows = 0, perfetto = 0, android = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int has_val = i + 1 < argc;
@@ -132,6 +137,8 @@ int main(int argc, char **argv) {
       flows = 1;
     } else if (!strcmp(a, "--perfetto")) {
       perfetto = 1;
+    } else if (!strcmp(a, "--perfetto-android")) {
+      android = 1;
     } else if (!strcmp(a, "--cpus") && has_val) {
       if (!parse_u64(argv[++i], &cpus) || cpus < 1 || cpus > 256) return usage(stderr), 2;
     } else if (!strcmp(a, "--seed") && has_val) {
@@ -149,7 +156,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (!n) {
+  if (!n && !android) {
     usage(stderr);
     return 2;
   }
@@ -187,7 +194,9 @@ int main(int argc, char **argv) {
                     .idle_gap_ns = (int64_t)idle_gap_us * 1000,
                     .idle_every = (uint32_t)idle_every};
   int bad;
-  if (perfetto) {
+  if (android) {
+    bad = gen_perfetto_android_write(write_sink, &s) != 0;
+  } else if (perfetto) {
     gen_perfetto_desc pd = {(uint32_t)seed, (uint32_t)cpus, n};
     bad = gen_perfetto_write(&pd, write_sink, &s) != 0;
   } else {

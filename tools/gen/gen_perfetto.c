@@ -290,3 +290,267 @@ done:
   for (int k = 0; k < 13; k++) free(col[k].p);
   return rc;
 }
+
+/* ---- the Android battery-like trace (--perfetto-android) ------------------
+ * All times are BOOTTIME ns (the trace clock). Packets, in order:
+ *   1  ProcessTree: process 500 "com.android.systemui", thread 501 "bg"
+ *   2  FtraceEventBundle, CPU 0, prints of thread 501 (process 500):
+ *        1000 G|500|Wakelocks|WakeLock:foo|7      1100 G|...|WakeLock:bar|8
+ *        1500 H|500|Wakelocks|7                   1600 H|500|Wakelocks|WakeLock:bar|8
+ *        1700 N|500|ScreenEvents|screen_on        1800 N|500|ScreenEvents|screen_off
+ *        1900 G|500|Jobs|job1|-1 (never ends)     1950 G|500|Jobs|x|oops (unparsed)
+ *        2100 C|500|ScreenState|2                 2200 N|500|DeviceStateChanged|folded
+ *        (both device-wide: System section)
+ *      and suspend_resume "suspend_enter" val 3: start at 2000, end at 2600
+ *   3-5  battery at 1000, 2000, 3000 (i = 0..2): charge 4000000 - 1000 i uAh,
+ *        capacity 80.5 - i %, current -(500000 + 1000 i) uA, voltage 3900000 uV
+ *   6  battery "bms" at 3500: energy 15000000 uWh, voltage 3750000 uV
+ *   7  power_rails descriptors: 0 S4M_VDD_CPUCL0 (CPU), 1 VSYS_PWR_CUSTOM (Misc)
+ *   8  power_rails energy: index 0 at 1 ms 1000 uWs, index 1 at 1 ms 50 uWs,
+ *        index 7 (no descriptor) at 1 ms
+ *   9  power_rails energy: index 0 at 2 ms 2500, index 1 at 2 ms 80
+ *   10 entity_state_residency descriptors (Bluetooth: 0 Idle, 1 Active) and
+ *        residency at 2500: Idle 100 ms, Active 20 ms
+ *   11 entity_state_residency at 3500: Idle 150, Active 30
+ *   12 statsd_atom at 4000: atoms 10 (at 4100) and 29 (at 4200), unpacked times
+ *   13 statsd_atom at 4000: atom 100001 at 4300, packed times
+ *   14 interned packet_context iid 1 {in, wlan0, uid 10123} (sequence 9)
+ *   15 network_packet_bundle at 5000, iid 1, packets at +0, +100, +250
+ *   16 network_packet_bundle at 6000, ctx {out, wlan0, uid 1000}, 10 packets
+ *        over 400 ns, 9000 bytes
+ *   17 network_packet at 7000 {out, rmnet0, 100 bytes, uid 0}
+ *   18 packages_list: com.example.mail is uid 10123
+ *   19 android_log (not shown) */
+static void a_print(pbuf *bundle, uint64_t ts, const char *buf) {
+  pbuf ev = {0}, body = {0};
+  str(&body, 2, buf);
+  uv(&ev, 1, ts);
+  uv(&ev, 2, 501);
+  msg(&ev, 3, &body);
+  msg(bundle, 2, &ev);
+  if (ev.oom || body.oom) bundle->oom = 1;
+  free(ev.p);
+  free(body.p);
+}
+
+static void a_suspend(pbuf *bundle, uint64_t ts, int start) {
+  pbuf ev = {0}, body = {0};
+  str(&body, 1, "suspend_enter");
+  uv(&body, 2, 3);
+  uv(&body, 3, (uint64_t)start);
+  uv(&ev, 1, ts);
+  uv(&ev, 2, 0);
+  msg(&ev, 113, &body);
+  msg(bundle, 2, &ev);
+  if (ev.oom || body.oom) bundle->oom = 1;
+  free(ev.p);
+  free(body.p);
+}
+
+/* a packet {field num: m, timestamp ts (if any), sequence 9} appended to o */
+static void a_packet(pbuf *o, uint32_t num, const pbuf *m, uint64_t ts) {
+  pbuf pk = {0};
+  msg(&pk, num, m);
+  if (ts) uv(&pk, 8, ts);
+  uv(&pk, 10, 9);
+  msg(o, 1, &pk);
+  if (pk.oom) o->oom = 1;
+  free(pk.p);
+}
+
+static void a_energy(pbuf *m, uint32_t index, uint64_t ms, uint64_t uws) {
+  pbuf e = {0};
+  uv(&e, 1, index);
+  uv(&e, 2, ms);
+  uv(&e, 3, uws);
+  msg(m, 2, &e);
+  free(e.p);
+}
+
+static void a_residency(pbuf *m, uint32_t state, uint64_t ms) {
+  pbuf e = {0};
+  uv(&e, 1, 0);
+  uv(&e, 2, state);
+  uv(&e, 3, ms);
+  uv(&e, 4, 1);
+  msg(m, 2, &e);
+  free(e.p);
+}
+
+/* an Atom {id: {1: v}} appended to a StatsdAtom (field 1) */
+static void a_atom(pbuf *m, uint32_t id, uint64_t v) {
+  pbuf a = {0}, body = {0};
+  uv(&body, 1, v);
+  msg(&a, id, &body);
+  msg(m, 1, &a);
+  if (a.oom || body.oom) m->oom = 1;
+  free(a.p);
+  free(body.p);
+}
+
+static void a_netctx(pbuf *c, uint32_t dir, const char *iface, uint32_t uid) {
+  uv(c, 1, dir);
+  str(c, 2, iface);
+  uv(c, 4, uid);
+}
+
+int gen_perfetto_android_write(int (*write)(void *ud, const void *p, size_t n), void *ud) {
+  pbuf o = {0}, m = {0}, sub = {0}, c = {0};
+  uint32_t npk = 0;
+  /* 1 process tree */
+  uv(&sub, 1, 500);
+  uv(&sub, 2, 1);
+  str(&sub, 3, "com.android.systemui");
+  msg(&m, 1, &sub);
+  sub.n = 0;
+  uv(&sub, 1, 501);
+  str(&sub, 2, "bg");
+  uv(&sub, 3, 500);
+  msg(&m, 2, &sub);
+  sub.n = 0;
+  a_packet(&o, 2, &m, 0), npk++;
+  m.n = 0;
+  /* 2 ftrace: atrace on named tracks, suspend_resume */
+  uv(&m, 1, 0);
+  a_print(&m, 1000, "G|500|Wakelocks|WakeLock:foo|7\n");
+  a_print(&m, 1100, "G|500|Wakelocks|WakeLock:bar|8\n");
+  a_print(&m, 1500, "H|500|Wakelocks|7\n");
+  a_print(&m, 1600, "H|500|Wakelocks|WakeLock:bar|8\n");
+  a_print(&m, 1700, "N|500|ScreenEvents|screen_on\n");
+  a_print(&m, 1800, "N|500|ScreenEvents|screen_off\n");
+  a_print(&m, 1900, "G|500|Jobs|job1|-1\n");
+  a_print(&m, 1950, "G|500|Jobs|x|oops\n");
+  a_print(&m, 2100, "C|500|ScreenState|2\n");
+  a_print(&m, 2200, "N|500|DeviceStateChanged|folded\n");
+  a_suspend(&m, 2000, 1);
+  a_suspend(&m, 2600, 0);
+  a_packet(&o, 1, &m, 0), npk++;
+  m.n = 0;
+  /* 3-5 battery */
+  for (int i = 0; i < 3; i++) {
+    float cap = 80.5f - (float)i;
+    uint32_t bits;
+    memcpy(&bits, &cap, sizeof bits);
+    uint8_t le[4] = {(uint8_t)bits, (uint8_t)(bits >> 8), (uint8_t)(bits >> 16),
+                     (uint8_t)(bits >> 24)};
+    uv(&m, 1, (uint64_t)(4000000 - 1000 * i));
+    tag(&m, 2, 5);
+    put(&m, le, 4);
+    uv(&m, 3, (uint64_t)(int64_t) - (500000 + 1000 * i));
+    uv(&m, 7, 3900000);
+    a_packet(&o, 38, &m, 1000 + 1000 * (uint64_t)i), npk++;
+    m.n = 0;
+  }
+  /* 6 a named battery: charge from energy and voltage */
+  str(&m, 5, "bms");
+  uv(&m, 6, 15000000);
+  uv(&m, 7, 3750000);
+  a_packet(&o, 38, &m, 3500), npk++;
+  m.n = 0;
+  /* 7 power rail descriptors */
+  const char *rails[2][2] = {{"S4M_VDD_CPUCL0", "CPU"}, {"VSYS_PWR_CUSTOM", "Misc"}};
+  for (uint32_t i = 0; i < 2; i++) {
+    uv(&sub, 1, i);
+    str(&sub, 2, rails[i][0]);
+    str(&sub, 3, rails[i][1]);
+    uv(&sub, 4, 1000);
+    msg(&m, 1, &sub);
+    sub.n = 0;
+  }
+  a_packet(&o, 40, &m, 500), npk++;
+  m.n = 0;
+  /* 8, 9 energy */
+  a_energy(&m, 0, 1, 1000);
+  a_energy(&m, 1, 1, 50);
+  a_energy(&m, 7, 1, 5);
+  a_packet(&o, 40, &m, 1000000), npk++;
+  m.n = 0;
+  a_energy(&m, 0, 2, 2500);
+  a_energy(&m, 1, 2, 80);
+  a_packet(&o, 40, &m, 2000000), npk++;
+  m.n = 0;
+  /* 10, 11 entity state residency */
+  const char *states[2] = {"Idle", "Active"};
+  for (uint32_t i = 0; i < 2; i++) {
+    uv(&sub, 1, 0);
+    uv(&sub, 2, i);
+    str(&sub, 3, "Bluetooth");
+    str(&sub, 4, states[i]);
+    msg(&m, 1, &sub);
+    sub.n = 0;
+  }
+  a_residency(&m, 0, 100);
+  a_residency(&m, 1, 20);
+  a_packet(&o, 91, &m, 2500), npk++;
+  m.n = 0;
+  a_residency(&m, 0, 150);
+  a_residency(&m, 1, 30);
+  a_packet(&o, 91, &m, 3500), npk++;
+  m.n = 0;
+  /* 12, 13 statsd atoms */
+  a_atom(&m, 10, 1);
+  a_atom(&m, 29, 2);
+  uv(&m, 2, 4100);
+  uv(&m, 2, 4200);
+  a_packet(&o, 84, &m, 4000), npk++;
+  m.n = 0;
+  a_atom(&m, 100001, 3);
+  varint(&sub, 4300);
+  msg(&m, 2, &sub);
+  sub.n = 0;
+  a_packet(&o, 84, &m, 4000), npk++;
+  m.n = 0;
+  /* 14 interned packet context */
+  a_netctx(&c, 1, "wlan0", 10123);
+  uv(&sub, 1, 1);
+  msg(&sub, 2, &c);
+  msg(&m, 30, &sub);
+  c.n = sub.n = 0;
+  a_packet(&o, 12, &m, 0), npk++;
+  m.n = 0;
+  /* 15 a bundle of 3 packets */
+  uv(&m, 1, 1);
+  varint(&sub, 0);
+  varint(&sub, 100);
+  varint(&sub, 250);
+  msg(&m, 3, &sub);
+  sub.n = 0;
+  varint(&sub, 60);
+  varint(&sub, 1500);
+  varint(&sub, 40);
+  msg(&m, 4, &sub);
+  sub.n = 0;
+  a_packet(&o, 92, &m, 5000), npk++;
+  m.n = 0;
+  /* 16 an aggregated bundle */
+  a_netctx(&c, 2, "wlan0", 1000);
+  msg(&m, 2, &c);
+  c.n = 0;
+  uv(&m, 5, 10);
+  uv(&m, 6, 400);
+  uv(&m, 7, 9000);
+  a_packet(&o, 92, &m, 6000), npk++;
+  m.n = 0;
+  /* 17 one packet */
+  a_netctx(&m, 2, "rmnet0", 0);
+  uv(&m, 3, 100);
+  a_packet(&o, 88, &m, 7000), npk++;
+  m.n = 0;
+  /* 18 the packages: uid 10123 is com.example.mail (names its packets) */
+  str(&sub, 1, "com.example.mail");
+  uv(&sub, 2, 10123);
+  msg(&m, 1, &sub);
+  sub.n = 0;
+  a_packet(&o, 47, &m, 0), npk++;
+  m.n = 0;
+  /* 19 android_log: not shown */
+  uv(&m, 1, 3);
+  a_packet(&o, 39, &m, 0), npk++;
+  int rc =
+      o.oom || m.oom || sub.oom || c.oom || npk != GEN_ANDROID_PACKETS || write(ud, o.p, o.n) != 0;
+  free(o.p);
+  free(m.p);
+  free(sub.p);
+  free(c.p);
+  return rc;
+}

@@ -16,4 +16,17 @@ typedef struct gen_perfetto_desc {
 int gen_perfetto_write(const gen_perfetto_desc *d, int (*write)(void *ud, const void *p, size_t n),
                        void *ud);
 
+/* `strata-gen --perfetto-android`: a small Android battery-like trace with
+ * every kind of Android system data, each with known counts and values
+ * (gen_perfetto.c lists them; tests/unit/test_import_perfetto_android.c
+ * checks each): atrace N|/G|/H| on named tracks, suspend_resume, battery
+ * counters, power rails, entity state residency, statsd atoms, network
+ * packet bundles (interned and inline contexts), a network packet and the
+ * package list that names them, and
+ * GEN_ANDROID_NOT_SHOWN android_log packets (not shown) among
+ * GEN_ANDROID_PACKETS packets. 0 on success. */
+#define GEN_ANDROID_PACKETS 19
+#define GEN_ANDROID_NOT_SHOWN 1
+int gen_perfetto_android_write(int (*write)(void *ud, const void *p, size_t n), void *ud);
+
 #endif

@@ -96,7 +96,9 @@ st_code st_argsrc_perfetto_intern(st_argsrc *as, uint64_t seq, int table, uint64
  * (the thread that starts running: thread, tid, process, pid, priority;
  * as a slice's end event: its end_state), its prev_state / prev_pid (the
  * thread that leaves: thread, tid, state), a sched_waking's pid, or the
- * same fields of a compact_sched element. */
+ * same fields of a compact_sched element. A statsd_atom record (TracePacket
+ * field 84) is registered the same way: an event whose src is one of its
+ * atoms gets "atom_id" and the atom's fields. */
 st_code st_argsrc_perfetto_bundle(st_argsrc *as, uint64_t offset, uint64_t length);
 /* Thread tid of process pid, with the names the trace gives them (the last
  * call for a tid wins). */

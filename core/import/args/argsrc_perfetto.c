@@ -1,7 +1,8 @@
 /* argsrc_perfetto.c: a Perfetto event's args (argsrc_internal.h): a
  * TrackEvent's debug annotations (names and string values interned per
- * sequence generation), and for scheduling slices the ftrace record's
- * details (thread, process, priority, states).
+ * sequence generation), for scheduling slices the ftrace record's
+ * details (thread, process, priority, states), and for a statsd atom its
+ * id and fields.
  *
  * Contents
  *   1. debug annotations -> JSON
@@ -363,7 +364,64 @@ static st_code sched_compact(st_pb_reader r, uint64_t src, sched_rec *x, st_erro
   return ST_OK;
 }
 
-/* The bundle holding src is in data: find src's record, write its details. */
+/* A StatsdAtom (payload in r) holding the atom record at src: "atom_id"
+ * (the atom's field number, its kind) and its fields as trace_processor
+ * shows atoms it has no descriptor for: "field_N" (integers; text for
+ * length-delimited fields), "field_N_assuming_float" / "_double". */
+static st_code step_statsd(st_args_query *q, st_pb_reader r, st_error *err) {
+  st_pb_field f, g, h;
+  int k, j;
+  jb *o = &q->out;
+  int first = 1;
+  jb_put(o, "{", 1);
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num != 1 || f.wire != ST_PB_LEN || f.offset != q->src) continue;
+    st_pb_reader a, m;
+    if (st_pb_enter(&r, &f, &a, err) != ST_OK) return err->code;
+    if ((j = st_pb_next(&a, &g, err)) < 0) return ST_ERR_PROTO;
+    if (j == 0) break;
+    jb_key(o, &first, "atom_id");
+    jb_int(o, g.num, 0, 0);
+    if (g.wire != ST_PB_LEN || st_pb_enter(&a, &g, &m, err) != ST_OK) break;
+    while ((j = st_pb_next(&m, &h, err)) > 0) {
+      char key[48];
+      snprintf(key, sizeof key, "field_%u%s", (unsigned)h.num,
+               h.wire == ST_PB_I32   ? "_assuming_float"
+               : h.wire == ST_PB_I64 ? "_assuming_double"
+                                     : "");
+      jb_key(o, &first, key);
+      if (h.wire == ST_PB_VARINT) {
+        jb_int(o, (int64_t)h.u, 0, 0);
+      } else if (h.wire == ST_PB_LEN) {
+        jb_str(o, h.data, h.len);
+      } else {
+        double d;
+        if (h.wire == ST_PB_I32) {
+          float x;
+          uint32_t bits = (uint32_t)h.u;
+          memcpy(&x, &bits, sizeof x);
+          d = x;
+        } else {
+          memcpy(&d, &h.u, sizeof d);
+        }
+        char num[40];
+        if (isfinite(d))
+          jb_fmt_double(num, sizeof num, d);
+        else
+          snprintf(num, sizeof num, "null");
+        jb_put(o, num, strlen(num));
+      }
+    }
+    if (j < 0) return ST_ERR_PROTO;
+    break;
+  }
+  if (k < 0) return ST_ERR_PROTO;
+  jb_put(o, "}", 1);
+  return ST_OK;
+}
+
+/* The bundle holding src is in data: find src's record, write its details.
+ * (A "bundle" is an FtraceEventBundle record, or a statsd_atom one.) */
 static st_code step_ftrace(st_args_query *q, const uint8_t *data, size_t len, int *more,
                            st_error *err) {
   const st_argsrc *as = q->as;
@@ -373,7 +431,8 @@ static st_code step_ftrace(st_args_query *q, const uint8_t *data, size_t len, in
   uint64_t tag = 0, n = 0, src = q->src;
   int a = st_pb_varint(data, data + len, &tag);
   int b = a > 0 ? st_pb_varint(data + a, data + len, &n) : 0;
-  if (a <= 0 || b <= 0 || tag != ((1u << 3) | 2u) || (uint64_t)a + b + n > len)
+  int statsd = tag == ((84u << 3) | 2u);
+  if (a <= 0 || b <= 0 || (tag != ((1u << 3) | 2u) && !statsd) || (uint64_t)a + b + n > len)
     return st_error_set(err, ST_ERR_PROTO, q->want_off, "no ftrace bundle at byte %llu",
                         (unsigned long long)q->want_off);
   st_pb_reader r;
@@ -381,6 +440,10 @@ static st_code step_ftrace(st_args_query *q, const uint8_t *data, size_t len, in
   int k;
   st_pb_reader_init(&r, data + a + b, (size_t)n, q->want_off + (uint64_t)a + (uint64_t)b);
   r.depth = 2;
+  if (statsd) {
+    st_code c = step_statsd(q, r, err);
+    return c != ST_OK ? c : argsrc_finish(q, more, err);
+  }
   sched_rec x;
   memset(&x, 0, sizeof x);
   while ((k = st_pb_next(&r, &f, err)) > 0) {

@@ -273,11 +273,12 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
   st_pb_reader pr, r;
   st_pb_field f;
   st_pb_field ev, desc, interned, defaults, clocks, tdesc, pdesc, ftrace, ptree, pstats, sstats,
-      config, frame;
+      config, frame, android;
   int k;
   int has_ts = 0, has_clock = 0, cleared = 0, dropped = 0, first = 0;
   int has_ev = 0, has_desc = 0, has_int = 0, has_def = 0, has_clk = 0, has_td = 0, has_pd = 0;
   int has_ftrace = 0, has_ptree = 0, has_pstats = 0, has_sstats = 0, has_config = 0, has_frame = 0;
+  int has_android = 0;
   uint64_t ts = 0, seq_id = 0, flags = 0;
   uint32_t clock = 0, other = 0;
   st_code c;
@@ -307,6 +308,15 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
     case 7: sstats = f, has_sstats = f.wire == ST_PB_LEN; break;
     case 33: config = f, has_config = f.wire == ST_PB_LEN; break;
     case 76: frame = f, has_frame = f.wire == ST_PB_LEN; break;
+    case 38: /* battery, power_rails, entity_state_residency, statsd_atom, */
+    case 40: /* network_packet, network_packet_bundle, packages_list: perfetto_android.c */
+    case 47:
+    case 91:
+    case 84:
+    case 88:
+    case 92:
+      if (f.wire == ST_PB_LEN) android = f, has_android = 1;
+      break;
     case 50:
       if (f.wire == ST_PB_LEN) {
         c = read_compressed(im, &f, err);
@@ -370,7 +380,7 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
   int ts_ok = 1;
   if (has_ts) {
     uint32_t id = has_clock ? clock : s->has_def_clock ? s->def_clock : 0;
-    int used = has_ev || has_pstats || has_sstats || has_frame;
+    int used = has_ev || has_pstats || has_sstats || has_frame || has_android;
     if (id >= 64 && id < 128 && seq_id == 0) {
       if (used) st_stats_warn(im->stats, "perfetto_sequence_clock_without_sequence", src);
       ts_ok = 0;
@@ -387,6 +397,9 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
     return c;
   if (has_frame && ts_ok && (c = pf_read_frame_timeline(im, &pr, &frame, tns, src, err)) != ST_OK)
     return c;
+  if (has_android && ts_ok &&
+      (c = pf_read_android(im, android.num, &pr, &android, tns, src, err)) != ST_OK)
+    return c;
   if (has_ev) {
     if ((flags & 2) && !s->valid) {
       st_stats_warn(im->stats, "perfetto_incremental_state_invalid", src);
@@ -395,7 +408,8 @@ static st_code read_packet(st_perfetto_importer *im, const uint8_t *data, size_t
       if ((c = pf_read_track_event(im, s, &pr, &ev, has_ts, tns, src, err)) != ST_OK) return c;
     }
   } else if (other && !has_desc && !has_int && !has_def && !has_clk && !has_td && !has_pd &&
-             !has_ftrace && !has_ptree && !has_pstats && !has_sstats && !has_config && !has_frame) {
+             !has_ftrace && !has_ptree && !has_pstats && !has_sstats && !has_config && !has_frame &&
+             !has_android) {
     pf_not_shown(im, other, src);
   }
   im->has_trace = 1;
@@ -467,6 +481,18 @@ static void free_working_state(st_perfetto_importer *im) {
   st_free(&a, im->procs);
   st_u64map_free(&im->proc_map, &a);
   st_free(&a, im->frames);
+  st_u64map_free(&im->rail_map, &a);
+  st_u64map_free(&im->entity_map, &a);
+  st_u64map_free(&im->netctx_map, &a);
+  st_free(&a, im->netctx);
+  st_free(&a, im->nets);
+  st_u64map_free(&im->pkg_map, &a);
+  memset(&im->pkg_map, 0, sizeof im->pkg_map);
+  im->nets = NULL, im->nnets = im->cap_nets = 0;
+  memset(&im->rail_map, 0, sizeof im->rail_map);
+  memset(&im->entity_map, 0, sizeof im->entity_map);
+  memset(&im->netctx_map, 0, sizeof im->netctx_map);
+  im->netctx = NULL, im->nnetctx = im->cap_netctx = 0;
   st_free(&a, im->zbuf);
   im->tracks = NULL, im->ntracks = im->cap_tracks = 0;
   im->seqs = NULL, im->nseqs = im->cap_seqs = 0;
@@ -523,6 +549,7 @@ st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
     pf_flush_pending(im);
     pf_close_track_events(im);
     pf_sched_finish(im);
+    pf_android_finish(im);
     pf_order_tracks(im);
     pf_name_unnamed_tracks(im);
     pf_system_finish(im);

@@ -64,8 +64,15 @@
  *     ProcessTree / task_newtask / task_rename / descriptors name processes
  *     and threads; ProcessStats and SysStats meminfo are counters;
  *     FrameTimelineEvent frames are "Expected Timeline" / "Actual Timeline"
- *     slices. Sections: CPUs, System, custom trees, then processes by (name,
- *     pid); in a process its own tracks, then threads by (name, tid).
+ *     slices; atrace N/G/H are instants / async slices on the process's
+ *     named tracks, suspend_resume slices a "Suspend/Resume Latency" track.
+ *   - Android system packets (perfetto_android.c): battery counters, power
+ *     rails and entity state residency as counters of a "Power" section,
+ *     statsd atoms as instants on "Statsd Atoms", network packets on a
+ *     "Network" section's per-interface tracks.
+ *     Sections: CPUs, System, Power, Network, custom trees, then processes
+ *     by (name, pid); in a process its own tracks, then threads by (name,
+ *     tid).
  *   - compressed_packets (field 50) is inflated (zlib or gzip, at most
  *     ST_PERFETTO_INFLATE_MAX bytes each) and its packets decoded in place;
  *     their events' src is the offset of the compressed packet.

@@ -11,8 +11,9 @@
  *     Process/ThreadDescriptor); a name replaces one of lower or equal
  *     priority. Builder processes and thread tracks are made on first use;
  *     perfetto_system.c names and orders them at the end.
- *   - Counters go to a process's section, the "System" section
- *     (PF_SYS_PID) or the "CPUs" section (PF_CPU_PID).
+ *   - Counters go to a process's section or a synthetic one: "CPUs"
+ *     (PF_CPU_PID), "System" (PF_SYS_PID), "Power" (PF_POWER_PID),
+ *     "Network" (PF_NET_PID), placed first in that order.
  *
  * Contents
  *   1. errors, interning, what is not shown
@@ -161,19 +162,24 @@ uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states) {
 
 /* ==== 3. counters ======================================================== */
 
+uint32_t pf_section(st_perfetto_importer *im, int64_t pid) {
+  static const char *const names[] = {"CPUs", "System", "Power", "Network"};
+  int i = pid == PF_CPU_PID ? 0 : pid == PF_SYS_PID ? 1 : pid == PF_POWER_PID ? 2 : 3;
+  uint32_t p = st_builder_process(im->b, pid);
+  if (p == UINT32_MAX) {
+    im->nomem = 1;
+    return p;
+  }
+  st_builder_process_name(im->b, p, pf_intern(im, names[i], strlen(names[i])));
+  st_builder_process_sort(im->b, p, INT32_MIN + i);
+  return p;
+}
+
 uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
                           int64_t key) {
-  uint32_t p;
-  if (pid == PF_CPU_PID || pid == PF_SYS_PID) {
-    p = st_builder_process(im->b, pid);
-    if (p != UINT32_MAX) {
-      int cpu = pid == PF_CPU_PID;
-      st_builder_process_name(im->b, p, pf_intern(im, cpu ? "CPUs" : "System", cpu ? 4 : 6));
-      st_builder_process_sort(im->b, p, cpu ? INT32_MIN : INT32_MIN + 1);
-    }
-  } else {
-    p = pf_builder_process(im, pid);
-  }
+  uint32_t p = pid == PF_CPU_PID || pid == PF_SYS_PID || pid == PF_POWER_PID || pid == PF_NET_PID
+                   ? pf_section(im, pid)
+                   : pf_builder_process(im, pid);
   if (p == UINT32_MAX) {
     im->nomem = 1;
     return p;

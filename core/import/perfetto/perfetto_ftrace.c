@@ -19,9 +19,18 @@
  * (argsrc.c decodes the details from there).
  *
  * atrace `print` bufs: "B|pid|name", "E|pid" (or "E"), "C|pid|name|value",
- * "S|pid|name|cookie", "F|pid|name|cookie", "I|pid|name"; the FtraceEvent's
- * pid is the thread, the buf's the process. Counters go straight to the
- * builder (order does not matter there); the rest is staged.
+ * "S|pid|name|cookie", "F|pid|name|cookie", "I|pid|name", and current
+ * Android's named tracks: "N|pid|track|name" (an instant on the track),
+ * "G|pid|track|name|cookie" / "H|pid|track|cookie" (an async slice on it;
+ * H may also carry the name before the cookie), as trace_processor's
+ * systrace parser reads them (a cookie above 32 bits is folded to 32);
+ * the FtraceEvent's pid is the thread, the buf's the process ("ScreenState"
+ * and "battery_stats.*" counters, and N instants on "DeviceStateChanged",
+ * go to the System section, as trace_processor makes them global tracks).
+ * Counters go straight to the builder (order does not matter there); the rest is staged.
+ * 113 suspend_resume {1 action, 2 val, 3 start}: a slice "action(val)"
+ * from start = 1 to the next start = 0 of the same name, on the System
+ * section's "Suspend/Resume Latency" track (trace_processor's name).
  */
 #include "perfetto_internal.h"
 
@@ -36,6 +45,7 @@ enum {
   EV_CPU_IDLE = 13,
   EV_WAKEUP = 17,
   EV_WAKING = 20,
+  EV_SUSPEND_RESUME = 113,
   EV_WAKEUP_NEW = 114,
   EV_NEWTASK = 235,
   EV_RENAME = 236
@@ -131,7 +141,12 @@ static void read_print(st_perfetto_importer *im, const uint8_t *buf, size_t n, i
       break;
     pf_thread_tgid(im, tid, pid);
     uint32_t nid = pf_intern(im, name, nl);
-    uint32_t bt = pf_counter_track(im, pid, (const char *)name, nl, -0x400000000LL - (int64_t)nid);
+    /* "ScreenState" and "battery_stats.*" are device-wide: trace_processor
+     * promotes them to global tracks (here the System section's) */
+    int global = (nl == 11 && !memcmp(name, "ScreenState", 11)) ||
+                 (nl > 14 && !memcmp(name, "battery_stats.", 14));
+    uint32_t bt = pf_counter_track(im, global ? PF_SYS_PID : pid, (const char *)name, nl,
+                                   -0x400000000LL - (int64_t)nid);
     pf_counter(im, bt, ts, v, src);
     return;
   }
@@ -145,6 +160,29 @@ static void read_print(st_perfetto_importer *im, const uint8_t *buf, size_t n, i
     e.kind = kind == 'S' ? FEV_ASYNC_BEGIN : FEV_ASYNC_END;
     e.str = pf_intern(im, buf + i, j - 1 - i);
     e.tid = (int32_t)cookie;
+    stage(im, &e);
+    return;
+  }
+  case 'N':
+  case 'G':
+  case 'H': {
+    /* on a named track of the process: N|pid|track|name (an instant),
+     * G|pid|track|name|cookie (begins), H|pid|track|cookie or
+     * H|pid|track|name|cookie (ends the track's slice of that cookie) */
+    const uint8_t *tr = NULL, *f3 = NULL, *f4 = NULL;
+    size_t tl = 0, l3 = 0, l4 = 0;
+    int64_t cookie = 0;
+    if (!field(buf, n, &i, &tr, &tl)) tl = 0;
+    if (!field(buf, n, &i, &f3, &l3)) l3 = 0;
+    if (kind != 'N' && !field(buf, n, &i, &f4, &l4)) l4 = 0;
+    if (!has_pid || !tl) break;
+    if (kind == 'N' && !l3) break;
+    if (kind == 'G' && (!l3 || !parse_i64(f4, l4, &cookie))) break;
+    if (kind == 'H' && !(l4 ? parse_i64(f4, l4, &cookie) : parse_i64(f3, l3, &cookie))) break;
+    e.kind = kind == 'N' ? FEV_TRACK_INSTANT : kind == 'G' ? FEV_TRACK_BEGIN : FEV_TRACK_END;
+    e.str = pf_intern(im, tr, tl);
+    e.back = kind == 'H' ? ST_STR_EMPTY : pf_intern(im, f3, l3);
+    e.tid = (int32_t)(uint32_t)((uint64_t)cookie ^ ((uint64_t)cookie >> 32));
     stage(im, &e);
     return;
   }
@@ -183,6 +221,7 @@ static st_code read_event(st_perfetto_importer *im, uint32_t cpu, uint64_t clock
   case EV_WAKEUP:
   case EV_WAKING:
   case EV_WAKEUP_NEW:
+  case EV_SUSPEND_RESUME:
   case EV_NEWTASK:
   case EV_RENAME: break;
   default: im->ftrace_other++; return ST_OK;
@@ -239,6 +278,17 @@ static st_code read_event(st_perfetto_importer *im, uint32_t cpu, uint64_t clock
     x.str = pf_intern(im, s[1], sl[1]);
     stage(im, &x);
     break;
+  case EV_SUSPEND_RESUME: {
+    char tmp[160];
+    int m = snprintf(tmp, sizeof tmp, "%.*s(%d)", (int)(sl[1] > 128 ? 128 : sl[1]),
+                     s[1] ? (const char *)s[1] : "", i32(v[2]));
+    x.kind = v[3] ? FEV_TRACK_BEGIN : FEV_TRACK_END;
+    x.b = 1;
+    x.str = pf_intern(im, "Suspend/Resume Latency", 22);
+    x.back = pf_intern(im, tmp, m > 0 ? (size_t)m : 0);
+    stage(im, &x);
+    break;
+  }
   case EV_NEWTASK:
     x.kind = FEV_NEWTASK;
     x.tid = i32(v[1]);

@@ -1,7 +1,7 @@
 /* perfetto_internal.h: what the pieces of the Perfetto importer share
  * (private to import_perfetto.c, perfetto_track_event.c, perfetto_system.c,
- * perfetto_ftrace.c, perfetto_sched.c and perfetto_common.c; nothing else
- * includes it).
+ * perfetto_ftrace.c, perfetto_sched.c, perfetto_android.c and
+ * perfetto_common.c; nothing else includes it).
  *
  *   import_perfetto.c       packets, sequences, clocks, compressed packets,
  *                           what is not shown, the public API
@@ -14,6 +14,9 @@
  *                           compact_sched) -> staged scheduling records
  *   perfetto_sched.c        at the end: staged records in time order ->
  *                           CPU tracks, thread states, atrace slices
+ *   perfetto_android.c      Android system packets: battery counters,
+ *                           power rails, entity state residency, statsd
+ *                           atoms, network packets
  *   perfetto_common.c       what all of them use: errors, interning, the
  *                           "not shown" count, the thread and process
  *                           registry, counters (the per-event helpers, the
@@ -22,7 +25,10 @@
  * Call order: a file calls only the files below it, never one above.
  *
  *   import_perfetto.c -> perfetto_track_event.c, perfetto_system.c,
- *                        perfetto_ftrace.c, perfetto_sched.c
+ *                        perfetto_ftrace.c, perfetto_sched.c,
+ *                        perfetto_android.c
+ *   perfetto_track_event.c -> perfetto_android.c (InternedData's network
+ *                        packet contexts)
  *   perfetto_ftrace.c -> perfetto_sched.c (a bundle's staged run)
  *   every file        -> perfetto_common.c (and perfetto_clock.c,
  *                        perfetto_states.c, which call nothing here)
@@ -97,14 +103,18 @@ typedef struct pflow {
  * a thread's events from two CPUs arrive out of order, as trace_processor's
  * sorter also handles). */
 enum {
-  FEV_SWITCH = 1,  /* cpu: prev tid `a` leaves (state `b`), `tid` (comm str) runs */
-  FEV_WAKING,      /* tid (comm str) becomes runnable (target cpu in cpu) */
-  FEV_NEWTASK,     /* tid (comm str) created by thread `a`; b = 1: same process */
-  FEV_RENAME,      /* tid renamed to str */
-  FEV_SLICE_BEGIN, /* atrace B: thread tid of process a, name str */
-  FEV_SLICE_END,   /* atrace E: thread tid (of process a, or 0) */
-  FEV_ASYNC_BEGIN, /* atrace S: process a, name str, cookie tid */
-  FEV_ASYNC_END    /* atrace F: process a, name str, cookie tid */
+  FEV_SWITCH = 1,    /* cpu: prev tid `a` leaves (state `b`), `tid` (comm str) runs */
+  FEV_WAKING,        /* tid (comm str) becomes runnable (target cpu in cpu) */
+  FEV_NEWTASK,       /* tid (comm str) created by thread `a`; b = 1: same process */
+  FEV_RENAME,        /* tid renamed to str */
+  FEV_SLICE_BEGIN,   /* atrace B: thread tid of process a, name str */
+  FEV_SLICE_END,     /* atrace E: thread tid (of process a, or 0) */
+  FEV_ASYNC_BEGIN,   /* atrace S: process a, name str, cookie tid */
+  FEV_ASYNC_END,     /* atrace F: process a, name str, cookie tid */
+  FEV_TRACK_INSTANT, /* atrace N: process a, track str, name back */
+  FEV_TRACK_BEGIN,   /* atrace G: process a, track str, name back, cookie tid;
+                        b = 1: the System section's track (suspend_resume) */
+  FEV_TRACK_END      /* atrace H: process a, track str, cookie tid (b = 1: name back) */
 };
 
 typedef struct fev {
@@ -112,7 +122,8 @@ typedef struct fev {
   uint64_t src; /* switch: the next thread's (next_pid); others: the event's */
   int32_t tid, a;
   uint32_t str;
-  uint32_t back; /* switch: src - back = the previous thread's (prev_state); 0: none */
+  uint32_t back; /* switch: src - back = the previous thread's (prev_state); 0: none;
+                    track events: the slice name */
   uint16_t cpu;
   uint8_t kind, b;
 } fev;
@@ -164,13 +175,27 @@ typedef struct pcpu { /* replay: what runs on one CPU */
   uint8_t open;
 } pcpu;
 
-typedef struct pasync { /* an open atrace async slice */
+typedef struct pasync { /* an open atrace async slice (S, or G on a named track) */
   int64_t pid;
   uint32_t name;
   int32_t cookie;
   int64_t ts;
   uint64_t src;
+  uint32_t track; /* G: the track's name; S: UINT32_MAX */
+  uint8_t sys;    /* on the System section's track (suspend_resume) */
 } pasync;
+
+typedef struct pnet { /* a network packet (or bundle), named at the end */
+  int64_t ts, dur;
+  uint64_t src;
+  uint32_t bt, uid;
+} pnet;
+
+typedef struct pnetctx { /* an interned NetworkPacketContext (InternedData 30) */
+  uint64_t seq, iid;
+  uint32_t iface, uid;
+  uint8_t dir;
+} pnetctx;
 
 typedef struct skipped {
   uint32_t field;
@@ -220,6 +245,17 @@ struct st_perfetto_importer {
   uint32_t max_cpu;   /* highest CPU seen + 1 */
   pframe *frames;
   uint32_t nframes, cap_frames;
+  /* Android system packets (perfetto_android.c) */
+  st_u64map rail_map;   /* PowerRails descriptor index -> builder counter track */
+  st_u64map entity_map; /* (entity_index << 32 | state_index) -> builder counter track */
+  pnetctx *netctx;      /* interned network packet contexts */
+  uint32_t nnetctx, cap_netctx;
+  st_u64map netctx_map; /* (sequence, iid) hash -> index */
+  pnet *nets;           /* network packets, named at the end by their uid's package */
+  size_t nnets, cap_nets;
+  st_u64map pkg_map;  /* packages_list: uid -> package name (string id) */
+  uint64_t pkg_lists; /* packages_list packets (not shown if no network packet uses them) */
+  uint64_t pkg_src;   /* the first one's offset */
   /* what is not shown */
   skipped skips[MAX_SKIPPED];
   uint32_t nskips;
@@ -270,6 +306,19 @@ void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start);
 /* Replays the staged records: CPU slices, thread states, atrace slices. */
 void pf_sched_finish(st_perfetto_importer *im);
 
+/* ---- perfetto_android.c ---- */
+/* TracePacket 38 battery, 40 power_rails, 91 entity_state_residency,
+ * 84 statsd_atom, 88 network_packet, 92 network_packet_bundle, 47
+ * packages_list (ts: the packet's time in the trace clock). */
+st_code pf_read_android(st_perfetto_importer *im, uint32_t field, st_pb_reader *r,
+                        const st_pb_field *f, int64_t ts, uint64_t src, st_error *err);
+/* At the end: network packets named (package or uid), an unused
+ * packages_list counted as not shown. */
+void pf_android_finish(st_perfetto_importer *im);
+/* InternedData.packet_context (30) of sequence seq. */
+st_code pf_read_net_context(st_perfetto_importer *im, uint64_t seq, st_pb_reader *r,
+                            const st_pb_field *f, st_error *err);
+
 /* ---- perfetto_system.c ---- */
 st_code pf_read_process_tree(st_perfetto_importer *im, st_pb_reader *r, const st_pb_field *f,
                              st_error *err);
@@ -308,7 +357,12 @@ uint32_t pf_thread_track(st_perfetto_importer *im, pthr *t, int states);
 /* pids of the CPU and System sections (synthetic, negative keys: not shown) */
 #define PF_CPU_PID ((int64_t)-0x1000000000000000LL)
 #define PF_SYS_PID ((int64_t)-0x1000000000000001LL)
-/* A counter track of the process (pid >= 0) or of the CPU / System section. */
+#define PF_POWER_PID ((int64_t)-0x1000000000000002LL) /* "Power": battery, rails, residency */
+#define PF_NET_PID ((int64_t)-0x1000000000000003LL)   /* "Network": packets per interface */
+/* The builder process of a synthetic section (PF_*_PID), named and placed
+ * first (CPUs, System, Power, Network); UINT32_MAX: no memory. */
+uint32_t pf_section(st_perfetto_importer *im, int64_t pid);
+/* A counter track of the process (pid >= 0) or of a synthetic section. */
 uint32_t pf_counter_track(st_perfetto_importer *im, int64_t pid, const char *name, size_t n,
                           int64_t key);
 void pf_counter(st_perfetto_importer *im, uint32_t bt, int64_t ts, double v, uint64_t src);

@@ -21,7 +21,11 @@
  *     descriptors win).
  *   - atrace B/E nest on the thread's slice track (the same track as its
  *     TrackEvent slices), I is an instant there; S/F pair by (process,
- *     name, cookie) on a per-name async track of the process.
+ *     name, cookie) on a per-name async track of the process; G/H pair by
+ *     (process, track, cookie) on the process's async track of that track
+ *     name, where N puts its instants (trace_processor's
+ *     "atrace_async_slice_for_track"); suspend_resume slices pair by name
+ *     on the System section's "Suspend/Resume Latency" track.
  */
 #include "perfetto_internal.h"
 #include "perfetto_states.h"
@@ -185,13 +189,8 @@ typedef struct replay {
 static uint32_t cpu_track(replay *rp, uint32_t cpu) {
   st_perfetto_importer *im = rp->im;
   if (rp->cpu_bt[cpu] != UINT32_MAX) return rp->cpu_bt[cpu];
-  uint32_t p = st_builder_process(im->b, PF_CPU_PID);
-  if (p == UINT32_MAX) {
-    im->nomem = 1;
-    return p;
-  }
-  st_builder_process_name(im->b, p, pf_intern(im, "CPUs", 4));
-  st_builder_process_sort(im->b, p, INT32_MIN);
+  uint32_t p = pf_section(im, PF_CPU_PID);
+  if (p == UINT32_MAX) return p;
   char tmp[24];
   int n = snprintf(tmp, sizeof tmp, "CPU %u", cpu);
   uint32_t bt = st_builder_track(im->b, p, ST_TRACK_SLICES, cpu, pf_intern(im, tmp, (size_t)n));
@@ -316,16 +315,23 @@ static void on_slice(replay *rp, const fev *e) {
     im->nomem = 1;
 }
 
+/* The async track of an S/F name (track UINT32_MAX) or of a named track
+ * (G/H/N) in process pid, or in the System section (sys). */
+static uint32_t async_track(st_perfetto_importer *im, int64_t pid, uint8_t sys, uint32_t name,
+                            uint32_t track) {
+  uint32_t p = sys ? pf_section(im, PF_SYS_PID) : pf_builder_process(im, pid);
+  if (p == UINT32_MAX) return p;
+  int64_t key =
+      track == UINT32_MAX ? -0x500000000LL - (int64_t)name : -0x600000000LL - (int64_t)track;
+  uint32_t bt = st_builder_track(im->b, p, ST_TRACK_ASYNC, key, track == UINT32_MAX ? name : track);
+  if (bt == UINT32_MAX) im->nomem = 1;
+  return bt;
+}
+
 static void async_emit(replay *rp, const pasync *a, int64_t end, uint64_t end_src, uint8_t flags) {
   st_perfetto_importer *im = rp->im;
-  uint32_t p = pf_builder_process(im, a->pid);
-  if (p == UINT32_MAX) return;
-  uint32_t bt =
-      st_builder_track(im->b, p, ST_TRACK_ASYNC, -0x500000000LL - (int64_t)a->name, a->name);
-  if (bt == UINT32_MAX) {
-    im->nomem = 1;
-    return;
-  }
+  uint32_t bt = async_track(im, a->pid, a->sys, a->name, a->track);
+  if (bt == UINT32_MAX) return;
   int pair = !flags && end_src != a->src;
   im->stats->async_slices++;
   st_stats_time(im->stats, a->ts, end > a->ts ? end : a->ts);
@@ -336,8 +342,21 @@ static void async_emit(replay *rp, const pasync *a, int64_t end, uint64_t end_sr
 
 static void on_async(replay *rp, const fev *e) {
   st_perfetto_importer *im = rp->im;
-  if (e->kind == FEV_ASYNC_BEGIN) {
-    im->stats->phases['S']++;
+  int named = e->kind >= FEV_TRACK_INSTANT;
+  uint32_t track = named ? e->str : UINT32_MAX, name = named ? e->back : e->str;
+  if (e->kind == FEV_TRACK_INSTANT) { /* N: an instant on the track */
+    size_t tl;
+    const char *tn = st_strtab_get(im->strs, track, &tl);
+    int device = tl == 18 && !memcmp(tn, "DeviceStateChanged", 18); /* a global track */
+    uint32_t bt = async_track(im, e->a, (uint8_t)device, name, track);
+    im->stats->phases['n']++;
+    im->stats->instants++;
+    st_stats_time(im->stats, e->ts, e->ts);
+    pf_emit(im, bt, e->ts, 0, name, ST_STR_EMPTY, e->src, ST_EV_INSTANT);
+    return;
+  }
+  if (e->kind == FEV_ASYNC_BEGIN || e->kind == FEV_TRACK_BEGIN) {
+    im->stats->phases[named ? 'b' : 'S']++;
     if (rp->nasync == rp->cap_async) {
       uint32_t cap = rp->cap_async ? rp->cap_async * 2 : 16;
       if (cap > 65536) {
@@ -352,13 +371,20 @@ static void on_async(replay *rp, const fev *e) {
       rp->async = p;
       rp->cap_async = cap;
     }
-    rp->async[rp->nasync++] = (pasync){e->a, e->str, e->tid, e->ts, e->src};
+    rp->async[rp->nasync++] =
+        (pasync){e->a, name, e->tid, e->ts, e->src, track, (uint8_t)(named && e->b)};
     return;
   }
-  im->stats->phases['F']++;
+  im->stats->phases[named ? 'e' : 'F']++;
+  /* S/F pair by (process, name, cookie); G/H by (process, track, cookie);
+   * suspend_resume by name */
   for (uint32_t i = rp->nasync; i-- > 0;) {
     pasync *a = &rp->async[i];
-    if (a->pid == e->a && a->name == e->str && a->cookie == e->tid) {
+    int same =
+        !named ? a->track == UINT32_MAX && a->pid == e->a && a->name == name && a->cookie == e->tid
+        : e->b ? a->sys && a->track == track && a->name == name
+               : !a->sys && a->track == track && a->pid == e->a && a->cookie == e->tid;
+    if (same) {
       pasync o = *a;
       rp->async[i] = rp->async[--rp->nasync];
       async_emit(rp, &o, e->ts, e->src, 0);
@@ -434,7 +460,10 @@ void pf_sched_finish(st_perfetto_importer *im) {
     case FEV_SLICE_BEGIN:
     case FEV_SLICE_END: on_slice(&rp, e); break;
     case FEV_ASYNC_BEGIN:
-    case FEV_ASYNC_END: on_async(&rp, e); break;
+    case FEV_ASYNC_END:
+    case FEV_TRACK_INSTANT:
+    case FEV_TRACK_BEGIN:
+    case FEV_TRACK_END: on_async(&rp, e); break;
     default: break;
     }
   }

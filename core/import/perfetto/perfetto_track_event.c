@@ -113,7 +113,8 @@ static uint32_t track_process(st_perfetto_importer *im, uint32_t ti) {
     name = pf_intern(im, r->uuid ? tmp : "default track", r->uuid ? (size_t)n : 13);
   }
   st_builder_process_name(im->b, p, name);
-  st_builder_process_sort(im->b, p, pf_clamp32((int64_t)INT32_MIN + 2 + r->order));
+  /* after the synthetic sections (CPUs, System, Power, Network: pf_section) */
+  st_builder_process_sort(im->b, p, pf_clamp32((int64_t)INT32_MIN + 4 + r->order));
   return p;
 }
 
@@ -368,6 +369,11 @@ st_code pf_read_interned(st_perfetto_importer *im, pseq *s, st_pb_reader *r, con
   int k, j;
   if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&d, &f, err)) > 0) {
+    if (f.num == 30 && f.wire == ST_PB_LEN) { /* packet_context: network packets */
+      st_code c = pf_read_net_context(im, im->cur_seq, &d, &f, err);
+      if (c != ST_OK) return c;
+      continue;
+    }
     int for_args = (f.num == 3 || f.num == 29) && im->args;
     if ((f.num != 1 && f.num != 2 && !for_args) || f.wire != ST_PB_LEN) continue;
     if (st_pb_enter(&d, &f, &e, err) != ST_OK) return err->code;
