@@ -12,6 +12,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { pathToFileURL } from 'node:url';
 import { startServer, launchBrowser, newApp, distExists, DIST, GUTTER_PX, AXIS_PX, CORPUS, corpusMissing } from './harness.mjs';
 
 // GPU 0 (pid 0) with three streams of kernels; GPUs 1-7 (pids 1-7): process
@@ -214,6 +215,36 @@ test('the link keeps the filter, the pins and the empty processes; it reopens th
   await app2.page.evaluate(() => { location.hash = location.hash.replace(/&tf=.*$/, ''); });
   await app2.page.waitForFunction(() => window.strata.trackState().pins.length === 0 && window.strata.trackState().filter === '', null, { timeout: 5000 });
   assert.deepEqual([...app.pageErrors, ...app2.pageErrors], []);
+});
+
+test('"Save HTML" keeps the filter, the pins, the empty processes and the arrows\' mode: the saved file opens with them', async (t) => {
+  const app = await open(BASE());
+  t.after(() => app.close());
+  const all = await tracks(app);
+  const wd = all.find((k) => k.label === 'nccl_watchdog');
+  await app.page.evaluate((id) => { window.strata.pin(id); window.strata.setTrackFilter('worker_1'); window.strata.setShowEmpty(true); window.strata.setFlows('all'); }, wd.id);
+  await app.page.waitForFunction(() => /&tf=worker_1&pin=[\d.,-]+&empty=1/.test(location.hash) && /flows=all/.test(location.hash), null, { timeout: 5000 })
+    .catch(async () => assert.fail(`hash: ${await app.page.evaluate(() => location.hash)}`));
+  const want = (await tracks(app)).map((k) => [k.label, k.y]);
+  await app.page.waitForFunction(() => !document.getElementById('save-html').disabled);
+  const [dl] = await Promise.all([app.page.waitForEvent('download'), app.page.locator('#save-html').click()]);
+  const saved = path.join(site, 'saved.html');
+  await dl.saveAs(saved);
+  const context = await browser.newContext({ viewport: { width: 1200, height: 700 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(pathToFileURL(saved).href, { waitUntil: 'load' });
+  await page.waitForFunction(() => { try { return window.strata.stats().events > 0 && window.strata.trackState().pins.length === 1; } catch { return false; } }, null, { timeout: 60_000 })
+    .catch(() => assert.fail(`the saved file did not reopen the pins: ${errors.join('; ')}`));
+  const st = await page.evaluate(() => window.strata.trackState());
+  assert.equal(st.filter, 'worker_1');
+  assert.deepEqual(st.pins, [wd.id]);
+  assert.equal(st.show_empty, true);
+  assert.equal(await page.evaluate(() => window.strata.flows()), 'all');
+  assert.deepEqual((await page.evaluate(() => window.strata.tracks())).map((k) => [k.label, k.y]), want);
+  assert.deepEqual([...errors, ...app.pageErrors], []);
 });
 
 // Real Kineto traces (HTA's samples): the processes the file names that carry no
