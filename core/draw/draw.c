@@ -257,7 +257,7 @@ static int grow(dctx *d, void **p, uint32_t *cap, uint32_t count, size_t elem, u
 }
 
 /* Appends the rect, clipped, to *arr (*count of *cap), unless it is empty. */
-static void push_rect_to(dctx *d, st_rect **arr, uint32_t *count, uint32_t *cap, st_rect r) {
+static inline void push_rect_to(dctx *d, st_rect **arr, uint32_t *count, uint32_t *cap, st_rect r) {
   float x0 = r.x > d->c.x0 ? r.x : d->c.x0, y0 = r.y > d->c.y0 ? r.y : d->c.y0;
   float x1 = r.x + r.w < d->c.x1 ? r.x + r.w : d->c.x1;
   float y1 = r.y + r.h < d->c.y1 ? r.y + r.h : d->c.y1;
@@ -268,7 +268,8 @@ static void push_rect_to(dctx *d, st_rect **arr, uint32_t *count, uint32_t *cap,
   (*arr)[(*count)++] = (st_rect){x0, y0, x1 - x0, y1 - y0, r.rgba, r.flags};
 }
 
-static void push_rect(dctx *d, float x, float y, float w, float h, uint32_t col, uint32_t flags) {
+static inline void push_rect(dctx *d, float x, float y, float w, float h, uint32_t col,
+                             uint32_t flags) {
   st_drawlist *dl = d->dl;
   push_rect_to(d, &dl->rects, &dl->rect_count, &dl->rect_cap, (st_rect){x, y, w, h, col, flags});
 }
