@@ -71,6 +71,12 @@ def wait_title(win, want, name):
     return t
 
 
+def press(win, key, want, name):
+    """Presses key, then waits for the title to contain every string of want."""
+    xdo("key", "--window", win, key)
+    return wait_title(win, want, name)
+
+
 def wait_gone(win, gone, name):
     """Polls the title (up to 10 s) until it does not contain gone."""
     end = time.time() + 10
@@ -128,20 +134,15 @@ if win:
     xdo("key", "--window", win, "t")
     xdo("type", "--window", win, "work")
     wait_title(win, ["filter: work_ (1 of 2 tracks)"], "t and typing: the filter box, its count")
-    xdo("key", "--window", win, "Return")
-    wait_title(win, ["filter: work (1 of 2 tracks)"], "Enter leaves the box, the filter stays")
-    xdo("key", "--window", win, "t")
-    wait_title(win, ["filter: work_ (1 of 2 tracks)"], "t again: the box with the filter")
+    press(win, "Return", ["filter: work (1 of 2 tracks)"], "Enter leaves the box, the filter stays")
+    press(win, "t", ["filter: work_ (1 of 2 tracks)"], "t again: the box with the filter")
     xdo("key", "--window", win, "Escape")
     wait_gone(win, "filter", "Esc in the box clears the filter")
     # the process without events: e shows it, e hides it again
-    xdo("key", "--window", win, "e")
-    wait_title(win, ["1 process without events shown"], "e shows the empty process")
-    xdo("key", "--window", win, "e")
-    wait_title(win, ["1 process without events hidden"], "e hides it again")
+    press(win, "e", ["1 process without events shown"], "e shows the empty process")
+    press(win, "e", ["1 process without events hidden"], "e hides it again")
     # a note: n, a click on "second" (the mouse is still over it), its text
-    xdo("key", "--window", win, "n")
-    wait_title(win, ["note: click a time or drag over a range"], "n: the note waits for a place")
+    press(win, "n", ["note: click a time or drag over a range"], "n: the note waits for a place")
     xdo("click", "--window", win, "1")
     t = wait_title(win, ["note at ", " us: _"], "n + click: the note's time, its text box")
     at = note_times(t)
@@ -149,11 +150,9 @@ if win:
            "title %r" % t)
     xdo("type", "--window", win, "warm up")
     wait_title(win, [" us: warm up_"], "the note's text is typed into the title")
-    xdo("key", "--window", win, "Return")
-    wait_title(win, ["1 note"], "Enter adds the note")
+    press(win, "Return", ["1 note"], "Enter adds the note")
     # a range: n and a drag over "second" from its middle to the right
-    xdo("key", "--window", win, "n")
-    wait_title(win, ["note: click"], "n again")
+    press(win, "n", ["note: click"], "n again")
     xdo("mousedown", "--window", win, "1")
     xdo("mousemove", "--window", win, "900", str(y))
     xdo("mouseup", "--window", win, "1")
@@ -162,8 +161,7 @@ if win:
     report(r is not None and at is not None and abs(r[0] - at[0]) < 2 and r[0] < r[1] <= 1000,
            "the range starts where the press was and ends inside the slice", "title %r" % t)
     xdo("type", "--window", win, "io")
-    xdo("key", "--window", win, "Return")
-    wait_title(win, ["2 notes"], "Enter adds the range")
+    press(win, "Return", ["2 notes"], "Enter adds the range")
     xdo("key", "--window", win, "question")
 p.send_signal(signal.SIGTERM)  # SDL turns it into a quit
 try:

@@ -92,27 +92,29 @@ static void tick(st_app *app, double ms) {
   st_app_frame(app);
 }
 
-static SDL_Event key(Uint32 type, SDL_Keycode k, Uint16 mod) {
+/* A zeroed event of that type. */
+static SDL_Event ev(Uint32 type) {
   SDL_Event e;
   memset(&e, 0, sizeof e);
   e.type = type;
+  return e;
+}
+
+static SDL_Event key(Uint32 type, SDL_Keycode k, Uint16 mod) {
+  SDL_Event e = ev(type);
   e.key.keysym.sym = k;
   e.key.keysym.mod = mod;
   return e;
 }
 
 static SDL_Event text(const char *s) {
-  SDL_Event e;
-  memset(&e, 0, sizeof e);
-  e.type = SDL_TEXTINPUT;
+  SDL_Event e = ev(SDL_TEXTINPUT);
   snprintf(e.text.text, sizeof e.text.text, "%s", s);
   return e;
 }
 
 static SDL_Event wheel(float dy, float dx) {
-  SDL_Event e;
-  memset(&e, 0, sizeof e);
-  e.type = SDL_MOUSEWHEEL;
+  SDL_Event e = ev(SDL_MOUSEWHEEL);
   e.wheel.preciseY = dy;
   e.wheel.preciseX = dx;
   e.wheel.direction = SDL_MOUSEWHEEL_NORMAL;
@@ -120,9 +122,7 @@ static SDL_Event wheel(float dy, float dx) {
 }
 
 static SDL_Event button(Uint32 type, int x, int y, Uint8 clicks) {
-  SDL_Event e;
-  memset(&e, 0, sizeof e);
-  e.type = type;
+  SDL_Event e = ev(type);
   e.button.button = SDL_BUTTON_LEFT;
   e.button.x = x;
   e.button.y = y;
@@ -430,9 +430,7 @@ static void test_show_empty(void) {
 }
 
 static SDL_Event motion(int x, int y) {
-  SDL_Event e;
-  memset(&e, 0, sizeof e);
-  e.type = SDL_MOUSEMOTION;
+  SDL_Event e = ev(SDL_MOUSEMOTION);
   e.motion.x = x;
   e.motion.y = y;
   e.motion.state = SDL_BUTTON_LMASK;
