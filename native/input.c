@@ -1,6 +1,7 @@
 /* input.c: SDL events -> st_ui calls (see input.h). */
 #include "input.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -169,7 +170,7 @@ static int note_mouse_event(nv_input *in, st_app *app, const SDL_Event *e, unsig
   if (e->type == SDL_MOUSEBUTTONDOWN && in->note_step == NV_NOTE_ARMED) {
     if (e->button.button != SDL_BUTTON_LEFT) return 0;
     double t = st_app_time_at(app, (float)e->button.x); /* picks the pane */
-    if (t != t) return 1;                               /* NaN: not on the timeline */
+    if (isnan(t)) return 1;                             /* not on the timeline: still waiting */
     in->note_step = NV_NOTE_PRESSED;
     in->note_x = e->button.x;
     in->note_t0_us = in->note_t1_us = t;
@@ -186,7 +187,7 @@ static int note_mouse_event(nv_input *in, st_app *app, const SDL_Event *e, unsig
     double t = st_app_time_at(app, on_timeline(app, e->button.x, st_app_pane_dx(app)));
     if (t < in->note_t0_us) /* dragged to the left: the range is still t0 < t1 */
       in->note_t1_us = in->note_t0_us, in->note_t0_us = t;
-    else if (t == t)
+    else if (!isnan(t))
       in->note_t1_us = t;
   }
   in->note_step = NV_NOTE_TEXT;
