@@ -1,6 +1,7 @@
 /* input.c: SDL events -> st_ui calls (see input.h). */
 #include "input.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,46 +59,160 @@ int nv_input_key_name(SDL_Keycode k, unsigned mods, char *buf, size_t cap) {
   return 1;
 }
 
-/* The search box's text changed: search it (every keystroke, as the page). */
-static unsigned search(nv_input *in, st_ui *ui) {
-  return st_ui_search(ui, in->query, strlen(in->query)) | ST_UI_REDRAW;
-}
-
-/* An event while the search box is open; 1 if it was the box's. */
-static int search_box_event(nv_input *in, st_ui *ui, const SDL_Event *e, unsigned *ch) {
-  size_t n = strlen(in->query);
-  char key[16];
+/* Typing into a box's text buf (cap bytes with the NUL): typed text is
+ * appended (whole, or not at all when it does not fit), Backspace takes
+ * the last character off. 1 if buf changed. */
+static int edit(nv_input *in, char *buf, size_t cap, const SDL_Event *e) {
+  size_t n = strlen(buf);
   if (e->type == SDL_TEXTINPUT) {
     if (in->skip_text && e->text.text[0] == in->skip_text && !e->text.text[1]) {
       in->skip_text = 0;
-      return 1;
+      return 0;
     }
     size_t add = strlen(e->text.text);
-    if (n + add < sizeof in->query) {
-      memcpy(in->query + n, e->text.text, add + 1);
-      *ch = search(in, ui);
-    }
+    if (n + add >= cap) return 0;
+    memcpy(buf + n, e->text.text, add + 1);
     return 1;
   }
+  if (e->type != SDL_KEYDOWN || e->key.keysym.sym != SDLK_BACKSPACE) return 0;
+  while (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80) n--; /* UTF-8 tail */
+  if (n > 0) n--;
+  buf[n] = 0;
+  return 1;
+}
+
+/* A box closes: typing goes back to the timeline. */
+static unsigned close_box(nv_input *in) {
+  in->searching = in->filtering = 0;
+  if (in->note_step == NV_NOTE_TEXT) in->note_step = NV_NOTE_OFF;
+  in->skip_text = 0;
+  SDL_StopTextInput();
+  return ST_UI_REDRAW;
+}
+
+/* A box opens (typing goes to it; skip: the text of the key that opened it). */
+static unsigned open_box(nv_input *in, char skip) {
+  in->skip_text = skip;
+  SDL_StartTextInput();
+  return ST_UI_REDRAW;
+}
+
+/* The key of a key-down in a box (its DOM name, "" for one with none). */
+static unsigned key_of(const SDL_Event *e, char *key, size_t cap) {
+  unsigned mods = mods_of(e->key.keysym.mod);
+  if (!nv_input_key_name(e->key.keysym.sym, mods, key, cap)) key[0] = 0;
+  return mods;
+}
+
+/* An event while the search box is open; 1 if it was the box's. The text
+ * is searched as it changes (every keystroke, as the page). */
+static int search_box_event(nv_input *in, st_ui *ui, const SDL_Event *e, unsigned *ch) {
+  char key[16];
+  if (edit(in, in->query, sizeof in->query, e))
+    *ch = st_ui_search(ui, in->query, strlen(in->query)) | ST_UI_REDRAW;
+  if (e->type == SDL_TEXTINPUT) return 1;
   if (e->type != SDL_KEYDOWN) return 0;
   in->skip_text = 0;
-  SDL_Keycode k = e->key.keysym.sym;
-  unsigned mods = mods_of(e->key.keysym.mod);
-  if (k == SDLK_BACKSPACE) {
-    while (n > 0 && ((unsigned char)in->query[n - 1] & 0xC0) == 0x80) n--; /* UTF-8 tail */
-    if (n > 0) n--;
-    in->query[n] = 0;
-    *ch = search(in, ui);
+  unsigned mods = key_of(e, key, sizeof key);
+  if (!key[0] || !key[1]) return 1; /* typed: text, or Backspace */
+  *ch = st_ui_search_box_key(ui, key, mods);
+  if (*ch & ST_UI_TO_TIMELINE) *ch |= close_box(in);
+  return 1;
+}
+
+/* An event while the track filter box is open; 1 if it was the box's.
+ * The tracks are filtered as the text changes; Enter leaves the box with
+ * the filter kept, Esc clears it and leaves (the page's box). */
+static int filter_box_event(nv_input *in, st_app *app, const SDL_Event *e, unsigned *ch) {
+  char key[16];
+  if (edit(in, in->filter, sizeof in->filter, e)) {
+    st_app_set_track_filter(app, in->filter); /* applies its own change bits */
+    *ch = ST_UI_REDRAW;                       /* the title: the box and its count */
+  }
+  if (e->type == SDL_TEXTINPUT) return 1;
+  if (e->type != SDL_KEYDOWN) return 0;
+  in->skip_text = 0;
+  key_of(e, key, sizeof key);
+  if (!strcmp(key, "Escape")) {
+    in->filter[0] = 0;
+    st_app_set_track_filter(app, "");
+  }
+  if (!strcmp(key, "Escape") || !strcmp(key, "Enter")) *ch = close_box(in);
+  return 1;
+}
+
+/* An event while a note's text is typed; 1 if it was the box's. Enter
+ * adds the note, Esc drops it. */
+static int note_box_event(nv_input *in, st_app *app, const SDL_Event *e, unsigned *ch) {
+  char key[16];
+  if (edit(in, in->note_text, sizeof in->note_text, e)) *ch = ST_UI_REDRAW; /* the title */
+  if (e->type == SDL_TEXTINPUT) return 1;
+  if (e->type != SDL_KEYDOWN) return 0;
+  key_of(e, key, sizeof key);
+  if (!strcmp(key, "Enter")) st_app_note_add(app, in->note_t0_us, in->note_t1_us, in->note_text);
+  if (!strcmp(key, "Escape") || !strcmp(key, "Enter")) *ch = close_box(in);
+  return 1;
+}
+
+/* The canvas x of window x kept on the timeline of the pane pressed (a
+ * drag for a note's range that went past its ends). */
+static float on_timeline(st_app *app, int x, float pane_dx) {
+  const st_view *v = st_ui_view(st_app_ui(app));
+  float lo = pane_dx + ST_VIEW_GUTTER_W, hi = pane_dx + v->width - 1;
+  return (float)x < lo ? lo : (float)x > hi ? hi : (float)x;
+}
+
+/* A mouse event while a note waits for its place (armed or pressed); 1
+ * if it was the note's. A left press on the timeline (not the gutter:
+ * still waiting) takes the time; the release a click or a range, and the
+ * text is asked for in the title bar. */
+static int note_mouse_event(nv_input *in, st_app *app, const SDL_Event *e, unsigned *ch) {
+  if (e->type == SDL_MOUSEBUTTONDOWN && in->note_step == NV_NOTE_ARMED) {
+    if (e->button.button != SDL_BUTTON_LEFT) return 0;
+    double t = st_app_time_at(app, (float)e->button.x); /* picks the pane */
+    if (isnan(t)) return 1;                             /* not on the timeline: still waiting */
+    in->note_step = NV_NOTE_PRESSED;
+    in->note_x = e->button.x;
+    in->note_t0_us = in->note_t1_us = t;
+    SDL_CaptureMouse(SDL_TRUE); /* the drag goes on outside the window */
     return 1;
   }
-  if (!nv_input_key_name(k, mods, key, sizeof key) || key[1] == 0) return 1; /* typed: text */
-  *ch = st_ui_search_box_key(ui, key, mods);
-  if (*ch & ST_UI_TO_TIMELINE) {
-    in->searching = 0;
-    SDL_StopTextInput();
-    *ch |= ST_UI_REDRAW;
+  if (in->note_step != NV_NOTE_PRESSED) return 0;
+  if (e->type == SDL_MOUSEMOTION) return 1; /* not a hover, not a drag of the core's */
+  if (e->type != SDL_MOUSEBUTTONUP || e->button.button != SDL_BUTTON_LEFT)
+    return e->type == SDL_MOUSEBUTTONDOWN;
+  SDL_CaptureMouse(SDL_FALSE);
+  int dx = e->button.x - in->note_x;
+  if (dx >= NV_NOTE_DRAG_PX || dx <= -NV_NOTE_DRAG_PX) {
+    double t = st_app_time_at(app, on_timeline(app, e->button.x, st_app_pane_dx(app)));
+    if (t < in->note_t0_us) /* dragged to the left: the range is still t0 < t1 */
+      in->note_t1_us = in->note_t0_us, in->note_t0_us = t;
+    else if (!isnan(t))
+      in->note_t1_us = t;
   }
+  in->note_step = NV_NOTE_TEXT;
+  in->note_text[0] = 0;
+  *ch = open_box(in, 0);
   return 1;
+}
+
+/* Keys the core leaves to the platform (as the page's own handlers):
+ * c stacked / side by side, e the processes without events, n a note. */
+static unsigned platform_key(nv_input *in, st_app *app, const char *key, SDL_Keymod mod) {
+  if ((key[0] == 'c' || key[0] == 'C') && !key[1] && !(mod & KMOD_CTRL)) {
+    st_app_set_side_by_side(app, !st_app_side_by_side(app)); /* the page's key */
+    return 0;
+  }
+  if (key[1] || (mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI))) return 0;
+  if (key[0] == 'e' || key[0] == 'E') {
+    st_app_set_show_empty(app, !st_layout_show_empty(st_ui_layout(st_app_ui(app))));
+    return ST_UI_REDRAW; /* the title's count */
+  }
+  if (key[0] == 'n' || key[0] == 'N') { /* again before the press: not now */
+    in->note_step = in->note_step == NV_NOTE_OFF ? NV_NOTE_ARMED : NV_NOTE_OFF;
+    return ST_UI_REDRAW;
+  }
+  return 0;
 }
 
 /* x of a press, move or wheel in the coordinates of the pane it is over
@@ -111,7 +226,17 @@ void nv_input_event(nv_input *in, st_app *app, const SDL_Event *e) {
   unsigned ch = 0;
   char key[16] = "";
   if (!ui) return; /* nothing loaded */
-  if (in->searching && search_box_event(in, ui, e, &ch)) {
+  int box = in->searching                   ? search_box_event(in, ui, e, &ch)
+            : in->filtering                 ? filter_box_event(in, app, e, &ch)
+            : in->note_step == NV_NOTE_TEXT ? note_box_event(in, app, e, &ch)
+            : in->note_step != NV_NOTE_OFF  ? note_mouse_event(in, app, e, &ch)
+                                            : 0;
+  if (!box && in->note_step == NV_NOTE_ARMED && e->type == SDL_KEYDOWN &&
+      e->key.keysym.sym == SDLK_ESCAPE) {
+    in->note_step = NV_NOTE_OFF; /* not now; nothing else */
+    box = 1, ch = ST_UI_REDRAW;
+  }
+  if (box) {
     if (ch) st_app_apply(app, ch);
     return;
   }
@@ -161,8 +286,7 @@ void nv_input_event(nv_input *in, st_app *app, const SDL_Event *e) {
   case SDL_KEYDOWN:
     if (nv_input_key_name(e->key.keysym.sym, mods_of(e->key.keysym.mod), key, sizeof key))
       ch = st_ui_key_down(ui, key, mods_of(e->key.keysym.mod));
-    if (!ch && (key[0] == 'c' || key[0] == 'C') && !key[1] && !(e->key.keysym.mod & KMOD_CTRL))
-      st_app_set_side_by_side(app, !st_app_side_by_side(app)); /* the page's key */
+    if (!ch && key[0]) ch = platform_key(in, app, key, e->key.keysym.mod);
     break;
   case SDL_KEYUP:
     /* always: a held key must be released whatever focus did meanwhile */
@@ -180,12 +304,16 @@ void nv_input_event(nv_input *in, st_app *app, const SDL_Event *e) {
     break;
   default: break;
   }
-  if ((ch & ST_UI_FOCUS_SEARCH) && !in->searching) {
+  if (ch & (ST_UI_FOCUS_SEARCH | ST_UI_FOCUS_FILTER))
+    in->note_step = NV_NOTE_OFF; /* one at a time */
+  if (ch & ST_UI_FOCUS_SEARCH) {
     in->searching = 1;
-    in->skip_text = e->type == SDL_KEYDOWN ? key[0] : 0;
     snprintf(in->query, sizeof in->query, "%s", st_find_text(st_ui_find(st_app_ui(app))));
-    SDL_StartTextInput();
-    ch |= ST_UI_REDRAW;
+    ch |= open_box(in, e->type == SDL_KEYDOWN ? key[0] : 0);
+  } else if (ch & ST_UI_FOCUS_FILTER) {
+    in->filtering = 1;
+    snprintf(in->filter, sizeof in->filter, "%s", st_layout_filter(st_ui_layout(st_app_ui(app))));
+    ch |= open_box(in, e->type == SDL_KEYDOWN ? key[0] : 0);
   }
   if (ch) st_app_apply(app, ch);
 }

@@ -7,7 +7,8 @@
  * layer, as wasm/ is the page's:
  *   native/window.c          SDL2 window + OpenGL ES 3.0 context (EGL)
  *   native/files.c           trace files streamed into the app
- *   native/input.c           SDL events -> st_ui calls, the search box
+ *   native/input.c           SDL events -> st_ui calls, the search and track filter
+ *                            boxes, e (empty processes), placing a note
  *   native/glyphs_native.c   label glyphs: stb_truetype + embedded DejaVu Sans
  *   native/title.c           the title bar as the status panel
  *   native/cursor.c          the core's cursor names -> SDL system cursors

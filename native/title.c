@@ -49,6 +49,55 @@ static void hovered(const st_ui *ui, char *buf, size_t cap) {
   APPEND("  %s", dur);
 }
 
+/* A note's time as the page lists it: microseconds, at most 3 decimals. */
+static void append_us(char *buf, size_t cap, double us) {
+  char t[48];
+  snprintf(t, sizeof t, "%.3f", us);
+  char *end = t + strlen(t);
+  while (end > t && end[-1] == '0') *--end = 0;
+  if (end > t && end[-1] == '.') *--end = 0;
+  APPEND("%s us", t);
+}
+
+/* The track filter (its box while open, with the count, as the page's "12
+ * of 340 tracks") and the processes without events. */
+static void tracks(const st_ui *ui, const nv_input *in, char *buf, size_t cap) {
+  const st_layout *l = st_ui_layout(ui);
+  const char *f = in->filtering ? in->filter : st_layout_filter(l);
+  if (in->filtering || f[0]) {
+    uint32_t shown, total = st_layout_track_counts(l, &shown);
+    APPEND("  |  filter: ");
+    append_name(buf, cap, f, strlen(f));
+    APPEND("%s (%u of %u tracks)", in->filtering ? "_" : "", (unsigned)shown, (unsigned)total);
+  }
+  uint32_t np, empty = st_layout_empty_count(l);
+  st_trace_processes(st_ui_trace(ui), &np);
+  if (empty && empty < np) /* all empty: they all show */
+    APPEND("  |  %u process%s without events %s", (unsigned)empty, empty == 1 ? "" : "es",
+           st_layout_show_empty(l) ? "shown" : "hidden");
+}
+
+/* A note being placed, else how many there are. */
+static void notes(st_app *app, const nv_input *in, char *buf, size_t cap) {
+  uint32_t n;
+  st_app_notes(app, &n);
+  if (in->note_step == NV_NOTE_ARMED || in->note_step == NV_NOTE_PRESSED) {
+    APPEND("  |  note: click a time or drag over a range (Esc: not now)");
+  } else if (in->note_step == NV_NOTE_TEXT) {
+    APPEND("  |  note %s", in->note_t1_us > in->note_t0_us ? "" : "at ");
+    append_us(buf, cap, in->note_t0_us);
+    if (in->note_t1_us > in->note_t0_us) {
+      APPEND(" - ");
+      append_us(buf, cap, in->note_t1_us);
+    }
+    APPEND(": ");
+    append_name(buf, cap, in->note_text, strlen(in->note_text));
+    APPEND("_");
+  } else if (n) {
+    APPEND("  |  %u note%s", (unsigned)n, n == 1 ? "" : "s");
+  }
+}
+
 void nv_title(st_app *app, const nv_input *in, const char *name, char *buf, size_t cap) {
   if (!cap) return;
   buf[0] = 0;
@@ -74,6 +123,8 @@ void nv_title(st_app *app, const nv_input *in, const char *name, char *buf, size
   if (in->searching || st_find_active(f))
     APPEND("  |  search: %s%s (%llu)", in->searching ? in->query : st_find_text(f),
            in->searching ? "_" : "", (unsigned long long)st_find_count(f));
+  tracks(ui, in, buf, cap);
+  notes(app, in, buf, cap);
 }
 
 void nv_help_print(void) {
@@ -94,6 +145,11 @@ void nv_help_print(void) {
         "                   the default) / all (bundled, under the slices)\n"
         "  p                pin the track under the mouse to the top (again: unpin);\n"
         "                   also a click on the square at the right of its label\n"
+        "  t                filter the tracks by name (process, thread, track, file;\n"
+        "                   typed into the title bar); Enter: keep it; Esc: clear it\n"
+        "  e                show / hide the processes without events\n"
+        "  n                a note: then click a time or drag over a range on the\n"
+        "                   timeline, type its text; Enter adds it, Esc drops it\n"
         "  ?                this help\n",
         stdout);
   fflush(stdout);

@@ -2,8 +2,11 @@
  * what the page's panels show in one line: the file, the tool, the flow
  * mode when it is not the default ("arrows: all"), the event under the
  * mouse (name and duration), how many are selected, the timing mark, and
- * the search box while it is open (typed after / or ctrl+F). And the key
- * help, which ? prints to the terminal.
+ * the search box while it is open (typed after / or ctrl+F), the track
+ * filter (its box while open, typed after t) with its count ("12 of 340
+ * tracks"), the processes without events hidden (or shown, after e), and
+ * a note being placed (after n: its time or range and its text), else how
+ * many notes there are. And the key help, which ? prints to the terminal.
  */
 #ifndef STRATA_NATIVE_TITLE_H
 #define STRATA_NATIVE_TITLE_H

@@ -6,7 +6,12 @@
 # each step: 3 picks the zoom tool, shift+1 (!) the select tool, l cycles
 # the flow mode (selection -> arrows: all -> arrows: off -> selection), the mouse
 # over a slice names it, a click selects it, / opens the search box and
-# typed text searches, Esc leaves it, ? prints the key help; SIGTERM closes
+# typed text searches, Esc leaves it; t opens the track filter box, typed
+# text filters the tracks ("filter: work_ (1 of 2 tracks)"), Enter keeps
+# it, t and Esc clear it; e shows / hides the process without events; n
+# and a click on a slice puts a note at a time inside that slice, n and a
+# drag a range, their text typed in the title bar, Enter adds them ("2
+# notes"); ? prints the key help (with t, e and n); SIGTERM closes
 # the window and strata exits 0 (under ASan: no leak in its own code).
 # Skipped (exit 77) without Xvfb or xdotool. A private X server
 # (view_check.Xvfb: -displayfd picks a free display; stopped and waited for).
@@ -20,7 +25,7 @@ for tool in Xvfb xdotool; do
 done
 export STRATA_BIN=$strata STRATA_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 exec python3 - <<'PY'
-import json, os, signal, subprocess, sys, tempfile, time
+import json, os, re, signal, subprocess, sys, tempfile, time
 
 strata = os.environ["STRATA_BIN"]
 root = os.environ["STRATA_ROOT"]
@@ -34,11 +39,16 @@ os.environ.update(xserver.__enter__())  # DISPLAY for strata and xdotool
 tmp = tempfile.mkdtemp(prefix="strata-window-")
 
 
-# one thread, slices "first" [0, 400) us and "second" [500, 1000) us
+# thread "main": slices "first" [0, 400) us and "second" [500, 1000) us;
+# thread "worker": "third" [0, 100) us; process 9 ("idle") without events
 trace = os.path.join(tmp, "run.json")
 with open(trace, "w") as f:
-    json.dump([{"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 400, "name": "first"},
-               {"ph": "X", "pid": 1, "tid": 1, "ts": 500, "dur": 500, "name": "second"}], f)
+    json.dump([{"ph": "M", "pid": 1, "tid": 1, "name": "thread_name", "args": {"name": "main"}},
+               {"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "worker"}},
+               {"ph": "M", "pid": 9, "name": "process_name", "args": {"name": "idle"}},
+               {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 400, "name": "first"},
+               {"ph": "X", "pid": 1, "tid": 1, "ts": 500, "dur": 500, "name": "second"},
+               {"ph": "X", "pid": 1, "tid": 2, "ts": 0, "dur": 100, "name": "third"}], f)
 
 
 def xdo(*args):
@@ -58,6 +68,29 @@ def wait_title(win, want, name):
             break
         time.sleep(0.05)
     report(all(w in t for w in want), name, "title %r, want %r" % (t, want))
+    return t
+
+
+def press(win, key, want, name):
+    """Presses key, then waits for the title to contain every string of want."""
+    xdo("key", "--window", win, key)
+    return wait_title(win, want, name)
+
+
+def wait_gone(win, gone, name):
+    """Polls the title (up to 10 s) until it does not contain gone."""
+    end = time.time() + 10
+    while gone in title(win) and time.time() < end:
+        time.sleep(0.05)
+    report(gone not in title(win), name, "title %r" % title(win))
+
+
+def note_times(t):
+    """The note's time or range in the title: "note at T us: " or "note T0 us - T1 us: "."""
+    m = re.search(r"note (?:at )?([-0-9.]+) us(?: - ([-0-9.]+) us)?: ", t)
+    if not m:
+        return None
+    return float(m.group(1)), float(m.group(2) or m.group(1))
 
 
 p = subprocess.Popen([strata, "view", trace, "--size", "1000x400"], stdout=subprocess.PIPE,
@@ -96,6 +129,39 @@ if win:
     wait_title(win, ["search: fir_ (1)"], "/ and typing: the search box")
     xdo("key", "--window", win, "Escape")
     wait_title(win, ["search: fir (1)"], "Esc leaves the box, the search stays")
+    # the track filter: t, typing, the count; Enter keeps it, t + Esc clears it
+    wait_title(win, ["1 process without events hidden"], "the empty process is hidden")
+    xdo("key", "--window", win, "t")
+    xdo("type", "--window", win, "work")
+    wait_title(win, ["filter: work_ (1 of 2 tracks)"], "t and typing: the filter box, its count")
+    press(win, "Return", ["filter: work (1 of 2 tracks)"], "Enter leaves the box, the filter stays")
+    press(win, "t", ["filter: work_ (1 of 2 tracks)"], "t again: the box with the filter")
+    xdo("key", "--window", win, "Escape")
+    wait_gone(win, "filter", "Esc in the box clears the filter")
+    # the process without events: e shows it, e hides it again
+    press(win, "e", ["1 process without events shown"], "e shows the empty process")
+    press(win, "e", ["1 process without events hidden"], "e hides it again")
+    # a note: n, a click on "second" (the mouse is still over it), its text
+    press(win, "n", ["note: click a time or drag over a range"], "n: the note waits for a place")
+    xdo("click", "--window", win, "1")
+    t = wait_title(win, ["note at ", " us: _"], "n + click: the note's time, its text box")
+    at = note_times(t)
+    report(at is not None and 500 <= at[0] <= 1000, "the note's time is inside the slice clicked",
+           "title %r" % t)
+    xdo("type", "--window", win, "warm up")
+    wait_title(win, [" us: warm up_"], "the note's text is typed into the title")
+    press(win, "Return", ["1 note"], "Enter adds the note")
+    # a range: n and a drag over "second" from its middle to the right
+    press(win, "n", ["note: click"], "n again")
+    xdo("mousedown", "--window", win, "1")
+    xdo("mousemove", "--window", win, "900", str(y))
+    xdo("mouseup", "--window", win, "1")
+    t = wait_title(win, [" us - ", " us: _"], "n + drag: the note's range")
+    r = note_times(t)
+    report(r is not None and at is not None and abs(r[0] - at[0]) < 2 and r[0] < r[1] <= 1000,
+           "the range starts where the press was and ends inside the slice", "title %r" % t)
+    xdo("type", "--window", win, "io")
+    press(win, "Return", ["2 notes"], "Enter adds the range")
     xdo("key", "--window", win, "question")
 p.send_signal(signal.SIGTERM)  # SDL turns it into a quit
 try:
@@ -107,6 +173,8 @@ report(p.returncode == 0, "closes cleanly (exit 0)", "exit %s: %s" % (p.returnco
 own = own_leaks(err, root, strata)
 report(not own, "no leaks in strata's code", "; ".join(own))
 report("keys and mouse" in out, "? prints the key help", "stdout %r" % out[:200])
+for k in ["  t    ", "  e    ", "  n    "]:
+    report(k in out, "the key help lists " + k.strip(), "stdout %r" % out[:2000])
 xserver.__exit__(None, None, None)
 sys.exit(finish())
 PY

@@ -8,7 +8,11 @@
  * releases held keys, the search box (/, typed text, Backspace, Enter,
  * Esc), and with two files c puts them side by side, a click picking the
  * pane under it; the title bar shows the tool, the event under the mouse
- * (its name made safe), the selection and the search box. */
+ * (its name made safe), the selection and the search box. The track
+ * filter box (t, typed text, Backspace, Enter keeps, Esc clears): the
+ * layout holds exactly the tracks whose names match; e shows / hides the
+ * processes without events; a note (n, a click or a drag, its text,
+ * Enter / Esc) lands at the time under the mouse within a pixel. */
 #include "app.h"
 #include "check.h"
 #include "input.h"
@@ -29,6 +33,21 @@ static const char TRACE[] =
     "{\"ph\":\"X\",\"pid\":20,\"tid\":2,\"ts\":1.5,\"dur\":0.3,\"name\":\"C\"},"
     "{\"ph\":\"X\",\"pid\":20,\"tid\":2,\"ts\":4,\"dur\":2,\"name\":\"x\\u0007y\\n\"}]";
 
+/* Named processes and threads, and two processes without events (only
+ * their names): trainer (pid 1): main, loader; gpu (pid 2): stream 7;
+ * python (pid 3), python (pid 4). Events over [0, 100) us. */
+static const char NAMED[] =
+    "[{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"trainer\"}},"
+    "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}},"
+    "{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"loader\"}},"
+    "{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"gpu\"}},"
+    "{\"ph\":\"M\",\"pid\":2,\"tid\":7,\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7\"}},"
+    "{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"python\"}},"
+    "{\"ph\":\"M\",\"pid\":4,\"name\":\"process_name\",\"args\":{\"name\":\"python\"}},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"step\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":20,\"name\":\"load\"},"
+    "{\"ph\":\"X\",\"pid\":2,\"tid\":7,\"ts\":30,\"dur\":40,\"name\":\"gemm\"}]";
+
 static double g_now;       /* the platform's clock, ms */
 static unsigned g_changed; /* panel bits the app reported */
 
@@ -42,8 +61,8 @@ static void ui_changed(void *ud, unsigned bits) {
   g_changed |= bits;
 }
 
-/* An app showing TRACE (twice: two files in one batch) in a W x H canvas. */
-static st_app *open_app(int files) {
+/* An app showing json (files times: files in one batch) in a W x H canvas. */
+static st_app *open_json(const char *json, int files) {
   st_app_desc d = {
       .platform = {.now_ms = now_ms, .ui_changed = ui_changed}, .css_w = W, .css_h = H, .dpr = 1};
   st_app *app = st_app_create(&d);
@@ -51,7 +70,7 @@ static st_app *open_app(int files) {
   st_app_batch_begin(app);
   for (int k = 0; k < files; k++) {
     CHECK(st_app_load_begin(app, k ? "b.json" : "a.json"));
-    CHECK(st_app_load_push(app, TRACE, sizeof TRACE - 1) == ST_OK);
+    CHECK(st_app_load_push(app, json, strlen(json)) == ST_OK);
     CHECK_EQ_INT(st_app_load_finish(app), ST_APP_LOAD_OK);
   }
   CHECK_EQ_INT(st_app_batch_end(app), files);
@@ -60,6 +79,8 @@ static st_app *open_app(int files) {
   g_changed = 0;
   return app;
 }
+
+static st_app *open_app(int files) { return open_json(TRACE, files); }
 
 static const st_view *view_of(st_app *app) { return st_ui_view(st_app_ui(app)); }
 
@@ -71,27 +92,29 @@ static void tick(st_app *app, double ms) {
   st_app_frame(app);
 }
 
-static SDL_Event key(Uint32 type, SDL_Keycode k, Uint16 mod) {
+/* A zeroed event of that type. */
+static SDL_Event ev(Uint32 type) {
   SDL_Event e;
   memset(&e, 0, sizeof e);
   e.type = type;
+  return e;
+}
+
+static SDL_Event key(Uint32 type, SDL_Keycode k, Uint16 mod) {
+  SDL_Event e = ev(type);
   e.key.keysym.sym = k;
   e.key.keysym.mod = mod;
   return e;
 }
 
 static SDL_Event text(const char *s) {
-  SDL_Event e;
-  memset(&e, 0, sizeof e);
-  e.type = SDL_TEXTINPUT;
+  SDL_Event e = ev(SDL_TEXTINPUT);
   snprintf(e.text.text, sizeof e.text.text, "%s", s);
   return e;
 }
 
 static SDL_Event wheel(float dy, float dx) {
-  SDL_Event e;
-  memset(&e, 0, sizeof e);
-  e.type = SDL_MOUSEWHEEL;
+  SDL_Event e = ev(SDL_MOUSEWHEEL);
   e.wheel.preciseY = dy;
   e.wheel.preciseX = dx;
   e.wheel.direction = SDL_MOUSEWHEEL_NORMAL;
@@ -99,9 +122,7 @@ static SDL_Event wheel(float dy, float dx) {
 }
 
 static SDL_Event button(Uint32 type, int x, int y, Uint8 clicks) {
-  SDL_Event e;
-  memset(&e, 0, sizeof e);
-  e.type = type;
+  SDL_Event e = ev(type);
   e.button.button = SDL_BUTTON_LEFT;
   e.button.x = x;
   e.button.y = y;
@@ -305,6 +326,203 @@ static void test_title(void) {
   st_app_destroy(app);
 }
 
+static void type(nv_input *in, st_app *app, const char *s) {
+  for (; *s; s++) {
+    char c[2] = {*s, 0};
+    feed(in, app, key(SDL_KEYDOWN, (SDL_Keycode)*s, 0)); /* the key, then its text */
+    feed(in, app, text(c));
+  }
+}
+
+/* The labels of the tracks laid out, in order, "|"-joined; and the pids of
+ * the sections laid out, as "pid,pid,". */
+static void laid_out(st_app *app, char *labels, size_t lcap, char *pids, size_t pcap) {
+  const st_ui *ui = st_app_ui(app);
+  const st_layout *l = st_ui_layout(ui);
+  const st_process *ps = st_trace_processes(st_ui_trace(ui), NULL);
+  uint32_t n;
+  const st_layout_item *items = st_layout_items(l, &n);
+  labels[0] = pids[0] = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    char b[64];
+    if (items[k].kind == ST_LAYOUT_SECTION) {
+      snprintf(b, sizeof b, "%lld,", (long long)ps[items[k].process].pid);
+      strncat(pids, b, pcap - strlen(pids) - 1);
+    } else if (items[k].track != UINT32_MAX && items[k].first_of_track) {
+      st_layout_track_label(l, items[k].track, b, sizeof b);
+      if (labels[0]) strncat(labels, "|", lcap - strlen(labels) - 1);
+      strncat(labels, b, lcap - strlen(labels) - 1);
+    }
+  }
+}
+
+static void test_track_filter(void) {
+  nv_input in = {0};
+  st_app *app = open_json(NAMED, 1);
+  char labels[256], pids[64], t[512];
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(labels, "main|loader|stream 7"); /* all three, no empty process */
+  CHECK_EQ_STR(pids, "1,2,");
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_t, 0));
+  CHECK(in.filtering);
+  feed(&in, app, text("t")); /* the key that opened the box is not typed into it */
+  CHECK_EQ_STR(in.filter, "");
+  type(&in, app, "LOAX"); /* typing: no timeline binding (a pans, x nothing) */
+  CHECK(!animating(app));
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(labels, ""); /* nothing is named "loax" */
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK_EQ_STR(t, "run.json - strata  |  select  |  filter: LOAX_ (0 of 3 tracks)  |  "
+                  "2 processes without events hidden");
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_BACKSPACE, 0));
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(labels, "loader"); /* case ignored; only its section */
+  CHECK_EQ_STR(pids, "1,");
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_RETURN, 0)); /* leaves the box, keeps the filter */
+  CHECK(!in.filtering);
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "  |  filter: LOA (1 of 3 tracks)") != NULL);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_a, 0)); /* the timeline has the keys again */
+  CHECK(animating(app));
+  feed(&in, app, key(SDL_KEYUP, SDLK_a, 0));
+  /* t again: the box holds the filter; a process name keeps all its tracks */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_t, KMOD_LSHIFT));
+  feed(&in, app, text("T"));
+  CHECK_EQ_STR(in.filter, "LOA");
+  for (int k = 0; k < 3; k++) feed(&in, app, key(SDL_KEYDOWN, SDLK_BACKSPACE, 0));
+  type(&in, app, "gpu");
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(labels, "stream 7");
+  /* Esc clears it and leaves (the page's box) */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_ESCAPE, 0));
+  CHECK(!in.filtering);
+  CHECK_EQ_STR(st_layout_filter(st_ui_layout(st_app_ui(app))), "");
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(labels, "main|loader|stream 7");
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "filter") == NULL);
+  st_app_destroy(app);
+}
+
+static void test_show_empty(void) {
+  nv_input in = {0};
+  st_app *app = open_json(NAMED, 1);
+  char labels[256], pids[64], t[512];
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_e, 0));
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(pids, "1,2,3,4,");
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK_EQ_STR(t, "run.json - strata  |  select  |  2 processes without events shown");
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_e, KMOD_LSHIFT)); /* E too */
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(pids, "1,2,");
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK_EQ_STR(t, "run.json - strata  |  select  |  2 processes without events hidden");
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_e, KMOD_LCTRL)); /* not with ctrl */
+  laid_out(app, labels, sizeof labels, pids, sizeof pids);
+  CHECK_EQ_STR(pids, "1,2,");
+  st_app_destroy(app);
+  /* a trace without empty processes says nothing of them */
+  app = open_app(1);
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "without events") == NULL);
+  st_app_destroy(app);
+}
+
+static SDL_Event motion(int x, int y) {
+  SDL_Event e = ev(SDL_MOUSEMOTION);
+  e.motion.x = x;
+  e.motion.y = y;
+  e.motion.state = SDL_BUTTON_LMASK;
+  return e;
+}
+
+/* The time under window x (not side by side), us: from the view itself. */
+static double us_at(st_app *app, int x) {
+  const st_ui *ui = st_app_ui(app);
+  return ((double)st_trace_origin_ns(st_ui_trace(ui)) + st_view_time_at(st_ui_view(ui), (float)x)) /
+         1000.0;
+}
+
+static void test_note(void) {
+  nv_input in = {0};
+  st_app *app = open_json(NAMED, 1);
+  uint32_t n;
+  char t[512];
+  const st_view *v = view_of(app);
+  double px_us = v->ns_per_px / 1000.0; /* one pixel, us */
+  /* n, then a click: a note at that time */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_n, 0));
+  CHECK_EQ_INT(in.note_step, NV_NOTE_ARMED);
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "  |  note: click a time or drag over a range") != NULL);
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, 100, 60, 1)); /* the gutter: still waiting */
+  CHECK_EQ_INT(in.note_step, NV_NOTE_ARMED);
+  int x = 220 + 400, y = 60;
+  double want = us_at(app, x);
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, x, y, 1));
+  CHECK_EQ_INT(in.note_step, NV_NOTE_PRESSED);
+  feed(&in, app, motion(x + 1, y)); /* less than a drag */
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, x + 1, y, 1));
+  CHECK_EQ_INT(in.note_step, NV_NOTE_TEXT);
+  CHECK_EQ_INT(st_selection_count(st_ui_selection(st_app_ui(app))),
+               0); /* the press was the note's */
+  type(&in, app, "warm up");
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_BACKSPACE, 0));
+  feed(&in, app, text("p"));
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "  |  note at ") != NULL && strstr(t, " us: warm up_") != NULL);
+  CHECK(!animating(app)); /* w and a were text */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_RETURN, 0));
+  CHECK_EQ_INT(in.note_step, NV_NOTE_OFF);
+  const st_app_note *notes = st_app_notes(app, &n);
+  CHECK_EQ_INT(n, 1);
+  CHECK(fabs(notes[0].t0_us - want) <= px_us && notes[0].t1_us == notes[0].t0_us);
+  CHECK(want > 0 && want < 100);
+  CHECK_EQ_STR(notes[0].text, "warm up");
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "  |  1 note") != NULL);
+  /* n, then a drag (right to left, past the timeline's left end): a range */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_n, 0));
+  int x0 = 220 + 800, x1 = 50;
+  double a = us_at(app, x0), b = us_at(app, 220);
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, x0, y, 1));
+  feed(&in, app, motion(500, y));
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, x1, y, 1));
+  feed(&in, app, text("io"));
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, " us - ") != NULL && strstr(t, " us: io_") != NULL);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_KP_ENTER, 0));
+  notes = st_app_notes(app, &n);
+  CHECK_EQ_INT(n, 2);
+  CHECK(fabs(notes[0].t0_us - b) <= px_us && fabs(notes[0].t1_us - a) <= px_us);
+  CHECK_EQ_STR(notes[0].text, "io");
+  nv_title(app, &in, "run.json", t, sizeof t);
+  CHECK(strstr(t, "  |  2 notes") != NULL);
+  /* Esc drops one being typed; Esc or n again before the press: not now */
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_n, 0));
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, x, y, 1));
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, x, y, 1));
+  feed(&in, app, text("no"));
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_ESCAPE, 0));
+  CHECK_EQ_INT(in.note_step, NV_NOTE_OFF);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_n, 0));
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_ESCAPE, 0));
+  CHECK_EQ_INT(in.note_step, NV_NOTE_OFF);
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_n, 0));
+  feed(&in, app, key(SDL_KEYDOWN, SDLK_n, 0));
+  CHECK_EQ_INT(in.note_step, NV_NOTE_OFF);
+  st_app_notes(app, &n);
+  CHECK_EQ_INT(n, 2);
+  /* not armed, a click selects as always */
+  int sx, sy;
+  where(app, "gemm", 0, &sx, &sy);
+  feed(&in, app, button(SDL_MOUSEBUTTONDOWN, sx, sy, 1));
+  feed(&in, app, button(SDL_MOUSEBUTTONUP, sx, sy, 1));
+  CHECK_EQ_STR(selected_name(app), "gemm");
+  st_app_destroy(app);
+}
+
 int main(void) {
   RUN(test_key_names);
   RUN(test_keys_and_wheel);
@@ -312,5 +530,8 @@ int main(void) {
   RUN(test_side_by_side);
   RUN(test_search_box);
   RUN(test_title);
+  RUN(test_track_filter);
+  RUN(test_show_empty);
+  RUN(test_note);
   return check_report();
 }
