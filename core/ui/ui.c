@@ -1153,6 +1153,9 @@ void st_ui_overlay(const st_ui *ui, st_draw_overlay *o) {
     o->has_focus = 1;
     o->focus_row = one.row;
     o->focus_index = one.index;
+  } else if (ui->flow_mode != ST_FLOWS_OFF && st_selection_count(ui->sel)) {
+    o->has_focus = 1; /* several (a box): the union of their chains */
+    o->chain_sel = ui->sel;
   }
   uint32_t ph = pin_hover(ui, &ui->hover);
   o->pin_hover = ph != UINT32_MAX;

@@ -137,8 +137,10 @@ const char *st_ui_cursor(const st_ui *ui);
 int st_ui_help_visible(const st_ui *ui);
 /* Which flow arrows are drawn (key l cycles off -> selection -> all):
  *   off        none;
- *   selection  (the default) the chain of the one selected event
- *              (core/index/flow_chain.h), highlighted over the slices;
+ *   selection  (the default) the chain of the selected event, or the
+ *              union of the chains of the selected events (a box), at most
+ *              ST_FLOW_CHAIN_MAX arrows in all (core/index/flow_chain.h),
+ *              highlighted over the slices;
  *   all        those, and every flow in view, bundled where they share a few
  *              pixels and drawn under the slices (core/draw/draw.h). */
 typedef enum st_flow_mode {

@@ -79,6 +79,95 @@ static void test_chain(void) {
   st_trace_destroy(t);
 }
 
+/* A -> B -> C (flow 1), X -> B (flow 2: a side branch arriving at B). */
+static const char *SIDE_JSON =
+    "[{\"ph\":\"X\",\"name\":\"A\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"s\",\"name\":\"x\",\"cat\":\"c\",\"id\":1,\"ts\":1,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"B\",\"ts\":10,\"dur\":5,\"pid\":1,\"tid\":2},"
+    "{\"ph\":\"t\",\"name\":\"x\",\"cat\":\"c\",\"id\":1,\"ts\":11,\"pid\":1,\"tid\":2},"
+    "{\"ph\":\"X\",\"name\":\"C\",\"ts\":20,\"dur\":5,\"pid\":1,\"tid\":3},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"x\",\"cat\":\"c\",\"id\":1,\"ts\":21,\"pid\":1,\"tid\":"
+    "3},"
+    "{\"ph\":\"X\",\"name\":\"X\",\"ts\":2,\"dur\":2,\"pid\":1,\"tid\":4},"
+    "{\"ph\":\"s\",\"name\":\"z\",\"cat\":\"c\",\"id\":2,\"ts\":3,\"pid\":1,\"tid\":4},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"z\",\"cat\":\"c\",\"id\":2,\"ts\":12,\"pid\":1,\"tid\":"
+    "2}]";
+
+/* The union of the single events' chains, sorted (the expected answer). */
+static uint32_t union_of_chains(const st_trace *t, const char *const *names, uint32_t *out) {
+  uint32_t n = 0, one[8];
+  for (const char *const *e = names; *e; e++) {
+    st_event_ref r = tu_ref_named(t, *e);
+    uint32_t k = st_flow_chain(t, r.row, r.index, one, 8, NULL);
+    for (uint32_t j = 0; j < k; j++) {
+      uint32_t i = 0;
+      while (i < n && out[i] != one[j]) i++;
+      if (i == n) out[n++] = one[j];
+    }
+  }
+  for (uint32_t i = 1; i < n; i++) /* insertion sort */
+    for (uint32_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+      uint32_t x = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = x;
+    }
+  return n;
+}
+
+/* The chain of several events: the union, each arrow once, capped. */
+static void check_spans(const char *json, const char *const *names, const char *want) {
+  st_trace *t = load_str(json);
+  CHECK(t != NULL);
+  if (!t) return;
+  st_selection *s = st_selection_create(NULL);
+  for (const char *const *e = names; *e; e++) {
+    st_event_ref r = tu_ref_named(t, *e);
+    st_selection_add(s, r.row, r.index, r.index + 1);
+  }
+  uint32_t ns, chain[8], more = 7, expect[8];
+  const st_sel_span *sp = st_selection_spans(s, &ns);
+  uint32_t n = st_flow_chain_spans(t, sp, ns, chain, 8, &more);
+  CHECK_EQ_INT(more, 0);
+  char names_got[256];
+  tu_flow_names(t, chain, n, names_got, sizeof names_got);
+  CHECK_EQ_STR(names_got, want);
+  /* each once, and the same set as the events' chains put together */
+  uint32_t ne = union_of_chains(t, names, expect);
+  CHECK_EQ_INT(n, ne);
+  for (uint32_t i = 0; i < ne; i++) {
+    uint32_t seen = 0;
+    for (uint32_t j = 0; j < n; j++) seen += chain[j] == expect[i];
+    CHECK_EQ_INT(seen, 1);
+  }
+  /* the cap counts for all of them together */
+  if (n > 1) {
+    CHECK_EQ_INT(st_flow_chain_spans(t, sp, ns, chain, n - 1, &more), n - 1);
+    CHECK_EQ_INT(more, 1);
+  }
+  st_selection_destroy(s);
+  st_trace_destroy(t);
+}
+
+static void test_chain_spans(void) {
+  /* two chains: B's (B>C, A>B) and D's */
+  check_spans(CHAIN_JSON, (const char *const[]){"B", "D", NULL}, "D>E B>C A>B");
+  /* three events of one chain: each arrow once */
+  check_spans(CHAIN_JSON, (const char *const[]){"A", "B", "C", NULL}, "A>B B>C P>C");
+  /* A>B is downstream of A and upstream of C: followed both ways, so X>B
+   * (in C's chain, arriving at B) is in */
+  check_spans(SIDE_JSON, (const char *const[]){"A", "C", NULL}, "A>B B>C X>B");
+  check_spans(SIDE_JSON, (const char *const[]){"A", NULL}, "A>B B>C");
+  /* spans outside the trace are skipped, past the end clipped */
+  st_trace *t = load_str(CHAIN_JSON);
+  if (!t) return;
+  st_event_ref d = tu_ref_named(t, "D");
+  st_sel_span bad[] = {{999, 0, 1}, {d.row, d.index, 1000}};
+  uint32_t chain[8], more;
+  CHECK_EQ_INT(st_flow_chain_spans(t, bad, 2, chain, 8, &more), 1);
+  CHECK_EQ_INT(st_flow_chain_spans(t, NULL, 0, chain, 8, &more), 0);
+  st_trace_destroy(t);
+}
+
 static void test_bundler(void) {
   st_flow_bundler fb = {0};
   /* cells 10 px wide from x = 100 */
@@ -154,6 +243,47 @@ static int cmd_with_rect_at(const st_drawlist *dl, float x, float y, uint32_t rg
     }
   }
   return -1;
+}
+
+/* A box over B and D (rows of threads 1 and 2, 10..35 us): both chains are
+ * drawn, each arrow once, and the frame counts them. */
+static void test_box_chain(void) {
+  st_trace *t = load_str(CHAIN_JSON);
+  CHECK(t != NULL);
+  if (!t) return;
+  st_error err;
+  st_lod *lod = st_lod_build(NULL, t, &err);
+  st_ui *ui = st_ui_create(NULL, t, 1200, 600, 1);
+  CHECK(lod && ui);
+  st_ui_fit(ui);
+  st_drawlist dl = {0};
+  st_draw_overlay ov;
+  st_draw_input in = {t, lod, st_ui_layout(ui), st_ui_view(ui), &g_font};
+  const st_layout *l = st_ui_layout(ui);
+  const st_layout_item *items = st_layout_items(l, NULL);
+  const st_layout_item *ia = &items[st_layout_item_of_row(l, tu_ref_named(t, "A").row)];
+  const st_layout_item *ib = &items[st_layout_item_of_row(l, tu_ref_named(t, "B").row)];
+  float y0 = ia->y < ib->y ? ia->y : ib->y;
+  float y1 = (ia->y > ib->y ? ia->y + ia->h : ib->y + ib->h) - 1;
+  st_ui_select_box(ui, 10000, 35000, y0 + 1, y1, 0);
+  CHECK_EQ_INT(st_selection_count(st_ui_selection(ui)), 2); /* B and D */
+  CHECK(!st_ui_selected_one(ui, NULL));
+  st_ui_overlay(ui, &ov);
+  CHECK(ov.has_focus && ov.chain_sel == st_ui_selection(ui));
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  CHECK_EQ_INT(dl.flows_chain, 3); /* B>C, A>B, D>E */
+  CHECK_EQ_INT(dl.flows_drawn, 3);
+  CHECK_EQ_INT(dl.flows_capped, 0);
+  /* off: none */
+  st_ui_set_flow_mode(ui, ST_FLOWS_OFF);
+  st_ui_overlay(ui, &ov);
+  CHECK(!ov.has_focus && !ov.chain_sel);
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  CHECK_EQ_INT(dl.flows_drawn, 0);
+  st_drawlist_free(&dl, NULL);
+  st_ui_destroy(ui);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
 }
 
 static void test_frame(void) {
@@ -356,6 +486,8 @@ static void test_app_mode(void) {
 
 int main(void) {
   RUN(test_chain);
+  RUN(test_chain_spans);
+  RUN(test_box_chain);
   RUN(test_bundler);
   RUN(test_frame);
   RUN(test_app_mode);
