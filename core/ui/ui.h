@@ -199,8 +199,15 @@ unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64
 unsigned st_ui_search_add_srcs(st_ui *ui, uint32_t part, const uint64_t *srcs, size_t n);
 /* Steps |dir| matches forward (dir > 0) or back in time order from the
  * current one (wrapping; from none: the first / last is one step): selects
- * the match reached and reveals it (st_ui_reveal). */
+ * the match reached and reveals it (st_ui_reveal). The matches in tracks
+ * the track filter hides (view.h st_layout_row_filtered) are skipped: the
+ * filter stays, and st_ui_search_hidden says how many there are. */
 unsigned st_ui_search_step(st_ui *ui, int dir);
+/* Matches in tracks the track filter hides (0 without a filter). O(rows). */
+uint64_t st_ui_search_hidden(const st_ui *ui);
+/* The current match's 0-based place among the matches the filter leaves
+ * shown (all without a filter); -1 if there is none or the filter hides it. */
+int64_t st_ui_search_place(const st_ui *ui);
 /* A key pressed in the search box: Enter / shift+Enter step one match,
  * PageDown / PageUp ten; Escape returns ST_UI_TO_TIMELINE (the search
  * and selection stay). 0 for keys the box types itself. */
