@@ -89,14 +89,19 @@ const orange = (img) => {
   return n;
 };
 
-test('Kineto-like trace: no arrow at first, all bundled under the slices, the chain of a click, control, l and link', async (t) => {
+// A page with kinetoLike() open (after the demo).
+async function openKinetoLike(t) {
   const app = await ctx.app();
   t.after(() => app.close());
   await app.demoLoaded();
   const out = await app.openBuffer(kinetoLike());
   assert.ok(out.ok, JSON.stringify(out));
   assert.equal(out.stats.flows, FLOWS);
-  const page = app.page;
+  return { app, page: app.page };
+}
+
+test('Kineto-like trace: no arrow at first, all bundled under the slices, the chain of a click, control, l and link', async (t) => {
+  const { app, page } = await openKinetoLike(t);
 
   // the first view: mode 'selection' (the default), nothing selected, no arrow
   assert.equal(await page.evaluate(() => window.strata.flows()), 'selection');
@@ -206,12 +211,7 @@ function chainOf(arrows, events) {
 }
 
 test('a box selection draws the chains of all its events, each arrow once', async (t) => {
-  const app = await ctx.app();
-  t.after(() => app.close());
-  await app.demoLoaded();
-  const out = await app.openBuffer(kinetoLike());
-  assert.ok(out.ok, JSON.stringify(out));
-  const page = app.page;
+  const { app, page } = await openKinetoLike(t);
   await page.evaluate(() => window.strata.setView({ start_us: 2800, end_us: 3800 }));
   await frame(page);
   const box = await page.locator('#canvas').boundingBox();
