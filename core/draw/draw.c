@@ -697,7 +697,7 @@ static void overlay_pass(dctx *d) {
  *   the selected events (core/index/flow_chain.h; a box selection: the
  *   union of its events' chains, bounded in all), 2 px, highlighted: the
  *   user asked for these. Its cost follows the selection's spans (one per
- *   row of a box), not its events.
+ *   row of a box), not its events, at most ST_DRAW_MAX_CHAIN_SPANS of them.
  *
  * Bounded per frame: for each visible row, the events overlapping the time
  * window are an index range (binary search: ends ascend in a row), and the
@@ -986,6 +986,9 @@ static void flows_over(dctx *d) {
   if (!nflows || !d->in->layout || !ov->has_focus) return;
   uint32_t chain[ST_FLOW_CHAIN_MAX], more, nspans = 0, k;
   const st_sel_span *spans = ov->chain_sel ? st_selection_spans(ov->chain_sel, &nspans) : NULL;
+  uint32_t over = nspans > ST_DRAW_MAX_CHAIN_SPANS;
+  if (over) nspans = ST_DRAW_MAX_CHAIN_SPANS;
+  d->dl->flows_capped += over;
   if (spans)
     k = st_flow_chain_spans(tr, spans, nspans, chain, ST_FLOW_CHAIN_MAX, &more);
   else

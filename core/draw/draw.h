@@ -178,6 +178,12 @@ typedef struct st_draw_overlay {
 
 #define ST_DRAW_MAX_FLOWS 4096
 #define ST_DRAW_MAX_FLOW_SCAN (1u << 15)
+/* The chain of chain_sel is looked for from its first spans (runs of
+ * selected events in a row, in row order), at most this many per frame: a
+ * selection of every "kernel" of a trace (Op stats) is one span per
+ * instance, and each span costs binary searches. A larger selection counts
+ * one in st_drawlist.flows_capped. */
+#define ST_DRAW_MAX_CHAIN_SPANS 4096u
 #define ST_DRAW_FLOW_CELL_PX 24.0f
 
 typedef struct st_draw_input {

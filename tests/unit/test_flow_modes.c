@@ -440,6 +440,63 @@ static void test_frame(void) {
   fx_close(&x);
 }
 
+/* A selection of more runs than ST_DRAW_MAX_CHAIN_SPANS (every other event
+ * of a thread, as Op stats selects the instances of a name): the chain is
+ * looked for in the first runs only, and the frame says it left some out. */
+static void test_chain_span_cap(void) {
+  uint32_t n = 2 * ST_DRAW_MAX_CHAIN_SPANS + 4;
+  size_t cap = (size_t)n * 80 + 1024, at = 0;
+  char *json = malloc(cap);
+  CHECK(json != NULL);
+  if (!json) return;
+  at += (size_t)snprintf(json + at, cap - at, "[");
+  for (uint32_t i = 0; i < n; i++) { /* the first and the last launch an arrow */
+    int flow = i == 0 || i == n - 1;
+    at += (size_t)snprintf(
+        json + at, cap - at,
+        "{\"ph\":\"X\",\"name\":\"e\",\"ts\":%u,\"dur\":2,\"pid\":1,\"tid\":1%s},", 10 * i,
+        flow ? i ? ",\"bind_id\":2,\"flow_out\":true" : ",\"bind_id\":1,\"flow_out\":true" : "");
+  }
+  at += (size_t)snprintf(
+      json + at, cap - at,
+      "{\"ph\":\"X\",\"name\":\"k\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":2,\"bind_id\":1,"
+      "\"flow_in\":true},"
+      "{\"ph\":\"X\",\"name\":\"k\",\"ts\":%u,\"dur\":1,\"pid\":1,\"tid\":2,\"bind_id\":2,"
+      "\"flow_in\":true}]",
+      10 * (n - 1) + 5);
+  frame_fx x;
+  int ok = fx_open(&x, load_str(json));
+  free(json);
+  if (!ok) return;
+  st_ui_fit(x.ui);
+  uint32_t nf;
+  st_trace_flows(x.t, &nf);
+  CHECK_EQ_INT(nf, 2);
+  st_event_ref e0 = tu_ref_named(x.t, "e");
+  st_selection *s = st_selection_create(NULL);
+  /* the first and the last event: two runs, both arrows */
+  st_selection_add(s, e0.row, 0, 1);
+  st_selection_add(s, e0.row, n - 1, n);
+  CHECK(st_ui_set_selection(x.ui, s));
+  st_ui_overlay(x.ui, &x.ov);
+  CHECK(x.ov.chain_sel != NULL);
+  CHECK(st_draw_frame_overlay(&x.dl, &x.in, &x.ov, NULL) == ST_OK);
+  CHECK_EQ_INT(x.dl.flows_chain, 2);
+  CHECK_EQ_INT(x.dl.flows_capped, 0);
+  /* every other event: n / 2 runs, the last one past the cap */
+  for (uint32_t i = 0; i < n; i += 2) st_selection_add(s, e0.row, i, i + 1);
+  uint32_t runs;
+  st_selection_spans(s, &runs);
+  CHECK(runs > ST_DRAW_MAX_CHAIN_SPANS);
+  CHECK(st_ui_set_selection(x.ui, s));
+  st_ui_overlay(x.ui, &x.ov);
+  CHECK(st_draw_frame_overlay(&x.dl, &x.in, &x.ov, NULL) == ST_OK);
+  CHECK_EQ_INT(x.dl.flows_chain, 1); /* the first event's */
+  CHECK_EQ_INT(x.dl.flows_capped, 1);
+  st_selection_destroy(s);
+  fx_close(&x);
+}
+
 static double fake_now(void *ud) {
   (void)ud;
   return 0;
@@ -496,6 +553,7 @@ int main(void) {
   RUN(test_chain);
   RUN(test_chain_spans);
   RUN(test_box_chain);
+  RUN(test_chain_span_cap);
   RUN(test_bundler);
   RUN(test_frame);
   RUN(test_app_mode);
