@@ -600,6 +600,16 @@ function fillDetails(ev, count) {
   });
 }
 
+// "3 of 7,652", "12 matches"; with a track filter hiding some, steps skip
+// them (core/ui/ui.c st_ui_search_step) and the count says so: "2 of 9 (4
+// hidden by the track filter)", where 9 are the matches shown.
+function searchCountText(s) {
+  if (!s.text) return '';
+  const shown = s.matches - (s.hidden || 0);
+  const text = s.current >= 0 ? `${fmtCount(s.current + 1)} of ${fmtCount(shown)}` : `${fmtCount(shown)} match${shown === 1 ? '' : 'es'}`;
+  return s.hidden ? `${text} (${fmtCount(s.hidden)} hidden by the track filter)` : text;
+}
+
 function onUi(bits) {
   const st = json(M._st_wasm_ui_state_json());
   if (!st) return;
@@ -611,11 +621,9 @@ function onUi(bits) {
     const s = st.search || {};
     if (document.activeElement !== ui.search && s.text !== undefined) ui.search.value = s.text;
     if (!s.text && argsSearch) argsSearch.cancel(); // cleared (Esc on the timeline): no pass may bring it back
-    ui.searchCount.textContent = !s.text
-      ? ''
-      : s.current >= 0
-        ? `${fmtCount(s.current + 1)} of ${fmtCount(s.matches)}`
-        : `${fmtCount(s.matches)} match${s.matches === 1 ? '' : 'es'}`;
+    ui.searchCount.textContent = searchCountText(s);
+  } else if (bits & UI.TRACKS) {
+    ui.searchCount.textContent = searchCountText(st.search || {}); // the filter hides more or fewer
   }
   if (bits & UI.FOCUS_SEARCH) {
     ui.search.focus();

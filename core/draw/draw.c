@@ -694,8 +694,10 @@ static void overlay_pass(dctx *d) {
  *   instead of by the flows. A bundle's count label is drawn
  *   over the rows, but only where it covers nothing (flow_labels_pass).
  * - On top of everything (ov->has_focus, every mode but "off"): the chain of
- *   the selected event (core/index/flow_chain.h), 2 px, highlighted: the
- *   user asked for these.
+ *   the selected events (core/index/flow_chain.h; a box selection: the
+ *   union of its events' chains, bounded in all), 2 px, highlighted: the
+ *   user asked for these. Its cost follows the selection's spans (one per
+ *   row of a box), not its events, at most ST_DRAW_MAX_CHAIN_SPANS of them.
  *
  * Bounded per frame: for each visible row, the events overlapping the time
  * window are an index range (binary search: ends ascend in a row), and the
@@ -975,15 +977,22 @@ static void flow_labels_pass(dctx *d) {
   push_cmd(d, ST_DRAW_GLYPHS, g0, dl->glyph_count);
 }
 
-/* The selected event's chain, highlighted, over everything (see above). */
+/* The selected events' chain, highlighted, over everything (see above). */
 static void flows_over(dctx *d) {
   const st_draw_overlay *ov = d->ov;
   const st_trace *tr = d->in->trace;
   uint32_t nflows;
   const st_flow *fl = st_trace_flows(tr, &nflows);
   if (!nflows || !d->in->layout || !ov->has_focus) return;
-  uint32_t chain[ST_FLOW_CHAIN_MAX], more;
-  uint32_t k = st_flow_chain(tr, ov->focus_row, ov->focus_index, chain, ST_FLOW_CHAIN_MAX, &more);
+  uint32_t chain[ST_FLOW_CHAIN_MAX], more, nspans = 0, k;
+  const st_sel_span *spans = ov->chain_sel ? st_selection_spans(ov->chain_sel, &nspans) : NULL;
+  uint32_t over = nspans > ST_DRAW_MAX_CHAIN_SPANS;
+  if (over) nspans = ST_DRAW_MAX_CHAIN_SPANS;
+  d->dl->flows_capped += over;
+  if (spans)
+    k = st_flow_chain_spans(tr, spans, nspans, chain, ST_FLOW_CHAIN_MAX, &more);
+  else
+    k = st_flow_chain(tr, ov->focus_row, ov->focus_index, chain, ST_FLOW_CHAIN_MAX, &more);
   d->dl->flows_capped += more;
   uint32_t l0 = d->dl->line_count, before = d->dl->flows_drawn;
   for (uint32_t j = 0; j < k; j++) draw_arrow(d, &fl[chain[j]], COL_FLOW_FOCUS, 2);

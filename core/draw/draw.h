@@ -23,6 +23,7 @@
 #include "flow_bundle.h"
 #include "lod.h"
 #include "view.h"
+#include "select.h"
 
 enum {
   ST_RECT_MERGED = 1u << 0, /* a merged LOD block (renderer shows density) */
@@ -74,7 +75,7 @@ typedef struct st_drawlist {
   uint32_t flow_bundles_drawn; /* arrows drawn that stand for >= 2 flows (flow_bundle.h) */
   uint32_t flows_bundled;      /* flows those bundles stand for */
   uint32_t flow_labels;        /* bundles' count labels drawn */
-  uint32_t flows_chain;        /* arrows of the selected event's chain drawn */
+  uint32_t flows_chain;        /* arrows of the selected events' chain drawn */
   /* internal: name id -> colour, kept across the frames of one trace
    * (freed by st_drawlist_free; zero-initialise the struct) */
   uint32_t *color_cache;
@@ -155,12 +156,15 @@ typedef struct st_draw_overlay {
    * drawn under the rows, so that slices always paint over them; at most
    * ST_DRAW_MAX_FLOW_SCAN flows looked at and ST_DRAW_MAX_FLOWS arrows
    * drawn per frame (the rest: st_drawlist.flows_capped). With has_focus,
-   * the chain of event focus_row[focus_index] (core/index/flow_chain.h, at
-   * most ST_FLOW_CHAIN_MAX arrows), highlighted, over everything. Ends on
-   * rows of a collapsed section attach to its header. */
+   * the chain of the selected events (core/index/flow_chain.h, at most
+   * ST_FLOW_CHAIN_MAX arrows in all, each once), highlighted, over
+   * everything: of every event of chain_sel if it is set (a box selection),
+   * else of event focus_row[focus_index]. Ends on rows of a collapsed
+   * section attach to its header. */
   int flows;
   int has_focus;
   uint32_t focus_row, focus_index;
+  const st_selection *chain_sel;
   /* bands (idle gaps) shaded over their rows; NULL: none */
   const st_draw_band_set *bands;
   uint32_t band_sets;
@@ -174,6 +178,12 @@ typedef struct st_draw_overlay {
 
 #define ST_DRAW_MAX_FLOWS 4096
 #define ST_DRAW_MAX_FLOW_SCAN (1u << 15)
+/* The chain of chain_sel is looked for from its first spans (runs of
+ * selected events in a row, in row order), at most this many per frame: a
+ * selection of every "kernel" of a trace (Op stats) is one span per
+ * instance, and each span costs binary searches. A larger selection counts
+ * one in st_drawlist.flows_capped. */
+#define ST_DRAW_MAX_CHAIN_SPANS 4096u
 #define ST_DRAW_FLOW_CELL_PX 24.0f
 
 typedef struct st_draw_input {

@@ -525,14 +525,20 @@ static uint32_t prev_in_row(const st_find *f, uint32_t row, uint32_t hi) {
   return (uint32_t)((a - w0) * 64 + (uint64_t)clz_index64(f->bits[a]));
 }
 
-static int step_once(const st_find *f, st_event_ref from, int dir, st_event_ref *out) {
+/* Matches in row r (all of it). */
+static uint64_t row_matches(const st_find *f, uint32_t r) {
+  return f->cum[f->word_base[r + 1]] - f->cum[f->word_base[r]];
+}
+
+static int step_once(const st_find *f, st_event_ref from, int dir, st_find_skip_fn skip,
+                     const void *ud, st_event_ref *out) {
   int have_from = st_ref_valid(f->trace, from);
   int64_t s0 = have_from ? f->rows[from.row].start[from.index] : 0;
   st_event_ref best = ST_REF_NONE;
   int64_t best_t = 0;
   for (uint32_t r = 0; r < f->row_count; r++) {
     const st_row *row = &f->rows[r];
-    if (f->cum[f->word_base[r + 1]] == f->cum[f->word_base[r]]) continue; /* no match */
+    if (!row_matches(f, r) || (skip && skip(ud, r))) continue;
     uint32_t j;
     if (dir > 0) {
       uint32_t lo = !have_from     ? 0
@@ -564,19 +570,38 @@ static int step_once(const st_find *f, st_event_ref from, int dir, st_event_ref 
   return 1;
 }
 
-int st_find_step(const st_find *f, st_event_ref from, int dir, int wrap, st_event_ref *out) {
+int st_find_step_skip(const st_find *f, st_event_ref from, int dir, int wrap, st_find_skip_fn skip,
+                      const void *ud, st_event_ref *out) {
   if (!f || !f->count || !out) return 0;
-  if (step_once(f, from, dir, out)) return 1;
-  if (wrap && st_ref_valid(f->trace, from)) return step_once(f, ST_REF_NONE, dir, out);
+  if (step_once(f, from, dir, skip, ud, out)) return 1;
+  if (wrap && st_ref_valid(f->trace, from)) return step_once(f, ST_REF_NONE, dir, skip, ud, out);
   return 0;
 }
 
+int st_find_step(const st_find *f, st_event_ref from, int dir, int wrap, st_event_ref *out) {
+  return st_find_step_skip(f, from, dir, wrap, NULL, NULL, out);
+}
+
+uint64_t st_find_count_skipped(const st_find *f, st_find_skip_fn skip, const void *ud) {
+  if (!f || !f->count || !skip) return 0;
+  uint64_t n = 0;
+  for (uint32_t r = 0; r < f->row_count; r++)
+    if (row_matches(f, r) && skip(ud, r)) n += row_matches(f, r);
+  return n;
+}
+
 uint64_t st_find_rank(const st_find *f, st_event_ref ref) {
+  return st_find_rank_skip(f, ref, NULL, NULL);
+}
+
+uint64_t st_find_rank_skip(const st_find *f, st_event_ref ref, st_find_skip_fn skip,
+                           const void *ud) {
   if (!f || !f->count || !st_ref_valid(f->trace, ref)) return 0;
   int64_t s0 = f->rows[ref.row].start[ref.index];
   uint64_t n = 0;
   for (uint32_t r = 0; r < f->row_count; r++) {
     const st_row *row = &f->rows[r];
+    if (!row_matches(f, r) || (skip && skip(ud, r))) continue;
     uint32_t hi = r < ref.row   ? st_row_first_start_gt(row, s0)
                   : r > ref.row ? st_row_first_start_ge(row, s0)
                                 : ref.index;

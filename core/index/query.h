@@ -118,6 +118,16 @@ uint64_t st_find_count_in(const st_find *f, uint32_t row, uint32_t lo, uint32_t 
 int st_find_step(const st_find *f, st_event_ref from, int dir, int wrap, st_event_ref *out);
 /* 0-based position of a matching ref in time order (matches before it). */
 uint64_t st_find_rank(const st_find *f, st_event_ref ref);
+/* The same three over the rows `skip` does not leave out (skip(ud, row) 1:
+ * the row's matches do not count; NULL skips none): the matches a viewer
+ * can show when some tracks are hidden (core/ui/ui.h st_ui_search_step).
+ * Each calls skip once per row with a match. */
+typedef int (*st_find_skip_fn)(const void *ud, uint32_t row);
+uint64_t st_find_count_skipped(const st_find *f, st_find_skip_fn skip, const void *ud);
+int st_find_step_skip(const st_find *f, st_event_ref from, int dir, int wrap, st_find_skip_fn skip,
+                      const void *ud, st_event_ref *out);
+uint64_t st_find_rank_skip(const st_find *f, st_event_ref ref, st_find_skip_fn skip,
+                           const void *ud);
 
 /* ---- aggregation --------------------------------------------------------- */
 typedef enum st_agg_col {

@@ -105,10 +105,9 @@ st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
   const st_find *f = st_ui_find(ui);
   lit(&w, ",\"search\":{\"text\":");
   str(&w, st_find_text(f), strlen(st_find_text(f)));
-  st_event_ref cur = st_ui_search_current(ui);
-  fmt(&w, ",\"active\":%d,\"args\":%d,\"matches\":%llu,\"current\":%lld}", st_find_active(f),
-      st_find_in_args(f), (unsigned long long)st_find_count(f),
-      st_ref_valid(t, cur) ? (long long)st_find_rank(f, cur) : -1LL);
+  fmt(&w, ",\"active\":%d,\"args\":%d,\"matches\":%llu,\"current\":%lld,\"hidden\":%llu}",
+      st_find_active(f), st_find_in_args(f), (unsigned long long)st_find_count(f),
+      (long long)st_ui_search_place(ui), (unsigned long long)st_ui_search_hidden(ui));
   fmt(&w, ",\"help\":%d,\"all_collapsed\":%d,\"animating\":%d,\"flows\":\"%s\",\"outside\":%llu",
       st_ui_help_visible(ui), st_ui_all_collapsed(ui), st_ui_animating(ui),
       st_flow_mode_name(st_ui_flow_mode(ui)),

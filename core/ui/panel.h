@@ -23,9 +23,11 @@ typedef struct st_panel_buf {
 void st_panel_buf_free(st_panel_buf *b, const st_alloc *a);
 
 /* {"tool":"select","selected":N,"mark":null|{"start_us","end_us","dur_ns","dur_text"},
- *  "search":{"text","matches","current":-1|rank},"help":0|1,"all_collapsed":0|1,
+ *  "search":{"text","matches","current":-1|rank,"hidden"},"help":0|1,"all_collapsed":0|1,
  *  "cursor":"default","animating":0|1,"flows":"off"|"selection"|"all","outside":N} (outside: events
- * the first view leaves out as isolated outliers, until key 0; st_ui_outliers_hidden) */
+ * the first view leaves out as isolated outliers, until key 0; st_ui_outliers_hidden; search:
+ * hidden the matches in tracks the track filter hides, current the current match's place among
+ * the others, -1 if none or hidden; st_ui_search_hidden, st_ui_search_place) */
 st_code st_panel_state_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
 
 /* The selected events in (row, index) order, at most max_events of them:

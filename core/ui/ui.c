@@ -998,15 +998,42 @@ unsigned st_ui_follow(st_ui *dst, const st_ui *src, unsigned ch) {
   return out;
 }
 
+/* Search steps skip the matches in tracks the track filter hides. The user
+ * typed the filter to narrow the view to some tracks: a step that lifted
+ * the filter to show a match elsewhere would undo that choice and lose the
+ * text typed, and a step that selected a match it cannot show would leave
+ * the user looking at nothing. So a step goes to the next match that can
+ * be shown, and the search count says how many the filter hides ("3 of 12
+ * (5 hidden by the track filter)", panel.c), so that clearing the filter
+ * is the user's decision, made knowing what it brings back. */
+static int hidden_row(const void *ud, uint32_t row) {
+  const st_ui *ui = ud;
+  return st_layout_row_filtered(ui->layout, row);
+}
+
+uint64_t st_ui_search_hidden(const st_ui *ui) {
+  if (!ui || !*st_layout_filter(ui->layout)) return 0;
+  return st_find_count_skipped(ui->find, hidden_row, ui);
+}
+
+int64_t st_ui_search_place(const st_ui *ui) {
+  if (!ui || !st_ref_valid(ui->trace, ui->find_cur) || hidden_row(ui, ui->find_cur.row)) return -1;
+  return (int64_t)st_find_rank_skip(ui->find, ui->find_cur,
+                                    *st_layout_filter(ui->layout) ? hidden_row : NULL, ui);
+}
+
 unsigned st_ui_search_step(st_ui *ui, int dir) {
   if (!ui) return 0;
   st_event_ref next = ui->find_cur;
+  st_find_skip_fn skip = *st_layout_filter(ui->layout) ? hidden_row : NULL;
   /* |dir| steps, each O(rows log n); more than there are matches wraps round */
-  uint64_t n = (uint64_t)(dir < 0 ? -(int64_t)dir : dir), count = st_find_count(ui->find);
+  uint64_t n = (uint64_t)(dir < 0 ? -(int64_t)dir : dir);
+  uint64_t count = st_find_count(ui->find) - st_ui_search_hidden(ui);
   if (n > count) n = count ? (n - 1) % count + 1 : 0;
   if (!n) n = 1;
   for (uint64_t k = 0; k < n; k++)
-    if (!st_find_step(ui->find, next, dir < 0 ? -1 : 1, 1, &next)) return ST_UI_HANDLED;
+    if (!st_find_step_skip(ui->find, next, dir < 0 ? -1 : 1, 1, skip, ui, &next))
+      return ST_UI_HANDLED;
   ui->find_cur = next;
   unsigned ch = ST_UI_SEARCH | st_ui_select(ui, next, 0) | st_ui_reveal(ui, next);
   return ch | ST_UI_HANDLED | ST_UI_REDRAW;
@@ -1153,6 +1180,9 @@ void st_ui_overlay(const st_ui *ui, st_draw_overlay *o) {
     o->has_focus = 1;
     o->focus_row = one.row;
     o->focus_index = one.index;
+  } else if (ui->flow_mode != ST_FLOWS_OFF && st_selection_count(ui->sel)) {
+    o->has_focus = 1; /* several (a box): the union of their chains */
+    o->chain_sel = ui->sel;
   }
   uint32_t ph = pin_hover(ui, &ui->hover);
   o->pin_hover = ph != UINT32_MAX;

@@ -137,8 +137,10 @@ const char *st_ui_cursor(const st_ui *ui);
 int st_ui_help_visible(const st_ui *ui);
 /* Which flow arrows are drawn (key l cycles off -> selection -> all):
  *   off        none;
- *   selection  (the default) the chain of the one selected event
- *              (core/index/flow_chain.h), highlighted over the slices;
+ *   selection  (the default) the chain of the selected event, or the
+ *              union of the chains of the selected events (a box), at most
+ *              ST_FLOW_CHAIN_MAX arrows in all (core/index/flow_chain.h),
+ *              highlighted over the slices;
  *   all        those, and every flow in view, bundled where they share a few
  *              pixels and drawn under the slices (core/draw/draw.h). */
 typedef enum st_flow_mode {
@@ -197,8 +199,15 @@ unsigned st_ui_search_srcs(st_ui *ui, const char *text, size_t len, const uint64
 unsigned st_ui_search_add_srcs(st_ui *ui, uint32_t part, const uint64_t *srcs, size_t n);
 /* Steps |dir| matches forward (dir > 0) or back in time order from the
  * current one (wrapping; from none: the first / last is one step): selects
- * the match reached and reveals it (st_ui_reveal). */
+ * the match reached and reveals it (st_ui_reveal). The matches in tracks
+ * the track filter hides (view.h st_layout_row_filtered) are skipped: the
+ * filter stays, and st_ui_search_hidden says how many there are. */
 unsigned st_ui_search_step(st_ui *ui, int dir);
+/* Matches in tracks the track filter hides (0 without a filter). O(rows). */
+uint64_t st_ui_search_hidden(const st_ui *ui);
+/* The current match's 0-based place among the matches the filter leaves
+ * shown (all without a filter); -1 if there is none or the filter hides it. */
+int64_t st_ui_search_place(const st_ui *ui);
 /* A key pressed in the search box: Enter / shift+Enter step one match,
  * PageDown / PageUp ten; Escape returns ST_UI_TO_TIMELINE (the search
  * and selection stay). 0 for keys the box types itself. */

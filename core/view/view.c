@@ -425,6 +425,19 @@ int st_layout_set_filter(st_layout *l, const char *text, size_t len) {
 
 const char *st_layout_filter(const st_layout *l) { return l && l->filter ? l->filter : ""; }
 
+int st_layout_row_filtered(const st_layout *l, uint32_t row) {
+  uint32_t nr;
+  if (!l || !l->filter) return 0;
+  const st_row *rows = st_trace_rows(l->trace, &nr);
+  const st_track *ts = st_trace_tracks(l->trace, NULL);
+  if (row >= nr || rows[row].track >= l->track_count) return 0;
+  uint32_t ti = rows[row].track, p = ts[ti].process;
+  uint32_t g = l->group_count ? st_trace_part_of_process(l->trace, p) : UINT32_MAX;
+  if (g < l->group_count && l->group_collapsed[g] == 2) return 0; /* the pane leaves it out */
+  if (hides_empty(l) && l->empty[p]) return 0;                    /* no events to hide */
+  return !l->keep[ti] && !l->pinned[head_of(l, ti)];
+}
+
 uint32_t st_layout_track_counts(const st_layout *l, uint32_t *shown) {
   uint32_t total = 0, kept = 0, np;
   if (shown) *shown = 0;

@@ -102,6 +102,11 @@ int st_layout_show_empty(const st_layout *l);
 /* 1 done, 0 out of memory (the filter is then unchanged). "" clears it. */
 int st_layout_set_filter(st_layout *l, const char *text, size_t len);
 const char *st_layout_filter(const st_layout *l); /* "" if none */
+/* 1 if the track filter leaves global row `row` out: a filter is set, the
+ * row's track is neither kept by it nor pinned (its process not left out
+ * for another reason: an empty process, a file the pane does not show).
+ * O(1) (the tracks continuing a labelled one aside). */
+int st_layout_row_filtered(const st_layout *l, uint32_t row);
 /* Labelled tracks of the sections not left out as empty, and how many of
  * them the filter keeps (*shown; all without a filter). Collapse does not
  * change either. */

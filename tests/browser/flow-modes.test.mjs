@@ -7,8 +7,10 @@
 // draws them under the slices (every pixel that changes between 'off' and
 // 'all' is background or grid in 'off': no slice is covered); clicking a
 // slice draws its whole chain (two arrows through the middle event of a
-// s -> t -> f flow); the control, window.strata.setFlows, the key l and the
-// link (#...&flows=all) set the mode, and the link round-trips it.
+// s -> t -> f flow), a box selection the chains of all its events, each
+// arrow once (counted here from how the trace was written); the control,
+// window.strata.setFlows, the key l and the link (#...&flows=all) set the
+// mode, and the link round-trips it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -87,14 +89,19 @@ const orange = (img) => {
   return n;
 };
 
-test('Kineto-like trace: no arrow at first, all bundled under the slices, the chain of a click, control, l and link', async (t) => {
+// A page with kinetoLike() open (after the demo).
+async function openKinetoLike(t) {
   const app = await ctx.app();
   t.after(() => app.close());
   await app.demoLoaded();
   const out = await app.openBuffer(kinetoLike());
   assert.ok(out.ok, JSON.stringify(out));
   assert.equal(out.stats.flows, FLOWS);
-  const page = app.page;
+  return { app, page: app.page };
+}
+
+test('Kineto-like trace: no arrow at first, all bundled under the slices, the chain of a click, control, l and link', async (t) => {
+  const { app, page } = await openKinetoLike(t);
 
   // the first view: mode 'selection' (the default), nothing selected, no arrow
   assert.equal(await page.evaluate(() => window.strata.flows()), 'selection');
@@ -167,6 +174,76 @@ test('Kineto-like trace: no arrow at first, all bundled under the slices, the ch
   await page.evaluate(() => { location.hash = `${location.hash}&flows=off`; });
   await page.waitForFunction(() => window.strata.flows() === 'off', null, { timeout: 5000 });
   assert.equal(await page.locator('#flows').inputValue(), 'off');
+});
+
+// The arrows of kinetoLike() as "tid@ts" of the events they join, worked
+// out from how the trace was written (a launch's s binds to the launch, the
+// f bp e to the kernel it starts in), and the chain of a set of events
+// (core/index/flow_chain.h): downstream from every arrow leaving one of
+// them, upstream from every arrow arriving at one, each arrow once.
+function kinetoLikeArrows() {
+  const arrows = [];
+  for (let s = 0; s < STEPS; s++)
+    for (let k = 0; k < PER_STEP; k++) {
+      const o = s * 4000 + k * 20;
+      arrows.push([`1@${o + 3}`, `7@${o + 40}`]);
+    }
+  arrows.push(['2@3100', '1@3400'], ['1@3400', '7@3700']);
+  return arrows;
+}
+function chainOf(arrows, events) {
+  const found = new Set();
+  for (const [end, other] of [[0, 1], [1, 0]]) {
+    const seen = new Set();
+    let front = new Set(events);
+    while (front.size) {
+      const next = new Set();
+      arrows.forEach((a, i) => {
+        if (!front.has(a[end]) || seen.has(i)) return;
+        seen.add(i);
+        found.add(i);
+        next.add(a[other]);
+      });
+      front = next;
+    }
+  }
+  return found.size;
+}
+
+test('a box selection draws the chains of all its events, each arrow once', async (t) => {
+  const { app, page } = await openKinetoLike(t);
+  await page.evaluate(() => window.strata.setView({ start_us: 2800, end_us: 3800 }));
+  await frame(page);
+  const box = await page.locator('#canvas').boundingBox();
+  const v = await app.view();
+  const tracks = await page.evaluate(() => window.strata.tracks());
+  const main = tracks.find((k) => /main/.test(k.label));
+  const loader = tracks.find((k) => /dataloader/.test(k.label));
+  assert.ok(main && loader, JSON.stringify(tracks.map((k) => k.label)));
+  const xOf = (us) => box.x + GUTTER_PX + ((us - v.start_us) / (v.end_us - v.start_us)) * (box.width - GUTTER_PX);
+  const yOf = (y) => box.y + AXIS_PX + y - v.scroll_y;
+  // from the last launches of step 0 on main to produce and consume:
+  // launch -> kernel chains and produce -> consume -> upload
+  const top = Math.min(main.y, loader.y) + 2, bottom = Math.max(main.y + main.h, loader.y + loader.h) - 2;
+  await page.mouse.move(xOf(2955), yOf(top));
+  await page.mouse.down();
+  await page.mouse.move(xOf(3500), yOf(bottom), { steps: 6 });
+  await page.mouse.up();
+  const sel = await page.evaluate(() => window.strata.selection());
+  const names = sel.map((e) => e.name);
+  assert.ok(names.includes('produce') && names.includes('consume'), names.join());
+  assert.ok(names.filter((n) => n === 'cudaLaunchKernel').length >= 2, names.join());
+  await frame(page);
+  const fs = await flowStats(page);
+  const want = chainOf(kinetoLikeArrows(), sel.map((e) => `${e.tid}@${Math.round(e.ts_us)}`));
+  assert.ok(want >= 4, `two launch -> kernel arrows and the chain's two: ${want}`);
+  assert.equal(fs.chain, want, `the union of the chains: ${JSON.stringify(fs)} for ${names.join()}`);
+  assert.equal(fs.drawn, want, 'selection mode: the chains alone, each arrow once');
+  assert.equal(fs.capped, 0);
+  assert.ok(orange(await shot(page)) > 50, 'highlighted');
+  // 'all': the same chains over the bundles
+  await shotIn(page, 'all');
+  assert.equal((await flowStats(page)).chain, want);
 });
 
 test('a link with flows=all opens the trace in that mode; the hash keeps it, the next file too', async (t) => {

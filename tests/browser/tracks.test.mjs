@@ -5,7 +5,9 @@
 // name contains the text, counted beside the box, Esc clears it; a track pinned
 // (its label's pin mark, key p, window.strata.pin) stays at the top below the
 // axis while the rest scrolls, and clicks on it select its events; the filter,
-// the pins and the empty processes shown are kept in the link and reopen with it.
+// the pins and the empty processes shown are kept in the link and reopen with it;
+// search steps (Enter) skip the matches in tracks the filter hides, and the
+// search count says how many it hides.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fsp from 'node:fs/promises';
@@ -131,6 +133,52 @@ test('the track filter: key t, typing keeps the matching tracks (counted), Esc c
   assert.equal(await app.page.locator('#track-filter').inputValue(), '');
   assert.equal(await app.page.locator('#track-count').textContent(), '');
   assert.equal(await app.page.evaluate(() => document.activeElement.id), 'canvas');
+  assert.deepEqual(app.pageErrors, []);
+});
+
+test('search steps skip the matches in tracks the filter hides; the count says how many; the filter stays', async (t) => {
+  const app = await open(BASE());
+  t.after(() => app.close());
+  const page = app.page;
+  // worked out from the trace written above: every thread of the host has a
+  // "<thread>_step"; the filter "worker_1" keeps worker_10 .. worker_19
+  const threads = ['MainThread', ...WORKERS, 'nccl_watchdog'];
+  const all = threads.map((name, k) => ({ name: `${name}_step`, ts: 1000 + k * 100, thread: name }));
+  const shown = all.filter((e) => e.thread.includes('worker_1')).sort((a, b) => a.ts - b.ts);
+  const hidden = all.length - shown.length;
+  assert.equal(shown.length, 10);
+  await page.evaluate(() => window.strata.setTrackFilter('worker_1'));
+  await page.fill('#search', 'step');
+  await page.waitForFunction(() => /match/.test(document.getElementById('search-count').textContent));
+  assert.equal(await page.locator('#search-count').textContent(), `10 matches (${hidden} hidden by the track filter)`);
+  // Enter steps through the ten shown, in time order, and wraps round
+  const visited = [];
+  for (let k = 0; k <= shown.length; k++) {
+    await page.press('#search', 'Enter');
+    const sel = await page.evaluate(() => window.strata.selection());
+    assert.equal(sel.length, 1);
+    visited.push(sel[0].name);
+    const n = (k % shown.length) + 1;
+    assert.equal(await page.locator('#search-count').textContent(), `${n} of 10 (${hidden} hidden by the track filter)`);
+  }
+  assert.deepEqual(visited, [...shown.map((e) => e.name), shown[0].name]);
+  // the filter stayed, and the match reached is on a track it shows
+  assert.equal((await state(app)).filter, 'worker_1');
+  assert.ok((await tracks(app)).some((k) => k.label === shown[0].thread));
+  // shift+Enter goes back: the last shown one
+  await page.press('#search', 'Shift+Enter');
+  assert.equal((await page.evaluate(() => window.strata.selection()))[0].name, shown[shown.length - 1].name);
+  // the filter cleared: every match counts again (the count follows the filter)
+  await page.evaluate(() => window.strata.setTrackFilter(''));
+  await page.waitForFunction((n) => new RegExp(`of ${n}$`).test(document.getElementById('search-count').textContent), all.length);
+  const rank = all.sort((a, b) => a.ts - b.ts).findIndex((e) => e.name === shown[shown.length - 1].name);
+  assert.equal(await page.locator('#search-count').textContent(), `${rank + 1} of ${all.length}`);
+  // a filter hiding every match: Enter selects nothing new
+  await page.evaluate(() => window.strata.setTrackFilter('stream'));
+  await page.waitForFunction(() => /hidden/.test(document.getElementById('search-count').textContent));
+  assert.equal(await page.locator('#search-count').textContent(), `0 matches (${all.length} hidden by the track filter)`);
+  await page.press('#search', 'Enter');
+  assert.equal((await page.evaluate(() => window.strata.selection()))[0].name, shown[shown.length - 1].name);
   assert.deepEqual(app.pageErrors, []);
 });
 

@@ -1,6 +1,8 @@
 /* test_flow_modes.c: the flow modes off / selection / all (core/ui/ui.h
  * st_flow_mode). The chain of a selected event (core/index/flow_chain.h:
- * downstream and upstream, no side branches, capped), the bundler
+ * downstream and upstream, no side branches, capped; of several events:
+ * the union of their chains, each arrow once, against the single chains
+ * put together, and a box selection's in the frame), the bundler
  * (core/draw/flow_bundle.h: known ends -> known bundles and counts, the
  * cap), the frame (the arrows in view bundled and drawn before the slices,
  * the selection's chain after them; bundles and counts against cells
@@ -24,7 +26,7 @@ static st_trace *load_str(const char *json) {
 }
 
 /* A -> B -> C (flow 1, s/t/f), D -> E (flow 2, elsewhere), P -> C (flow 3:
- * a side branch arriving at C). */
+ * a side branch arriving at C), Q -> B (flow 4: one arriving at B). */
 static const char *CHAIN_JSON =
     "[{\"ph\":\"X\",\"name\":\"A\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1},"
     "{\"ph\":\"s\",\"name\":\"x\",\"cat\":\"c\",\"id\":1,\"ts\":1,\"pid\":1,\"tid\":1},"
@@ -41,7 +43,11 @@ static const char *CHAIN_JSON =
     "{\"ph\":\"X\",\"name\":\"P\",\"ts\":5,\"dur\":2,\"pid\":1,\"tid\":4},"
     "{\"ph\":\"s\",\"name\":\"z\",\"cat\":\"c\",\"id\":3,\"ts\":6,\"pid\":1,\"tid\":4},"
     "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"z\",\"cat\":\"c\",\"id\":3,\"ts\":22,\"pid\":1,\"tid\":"
-    "3}]";
+    "3},"
+    "{\"ph\":\"X\",\"name\":\"Q\",\"ts\":3,\"dur\":2,\"pid\":1,\"tid\":5},"
+    "{\"ph\":\"s\",\"name\":\"q\",\"cat\":\"c\",\"id\":4,\"ts\":4,\"pid\":1,\"tid\":5},"
+    "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"q\",\"cat\":\"c\",\"id\":4,\"ts\":12,\"pid\":1,\"tid\":"
+    "2}]";
 
 static void test_chain(void) {
   st_trace *t = load_str(CHAIN_JSON);
@@ -49,17 +55,17 @@ static void test_chain(void) {
   if (!t) return;
   uint32_t nf;
   st_trace_flows(t, &nf);
-  CHECK_EQ_INT(nf, 4);
+  CHECK_EQ_INT(nf, 5);
   uint32_t chain[8], more = 7;
   char names[256];
   struct {
     const char *event, *want;
   } cases[] = {
-      {"A", "A>B B>C"},     /* downstream only; P>C arrives at C from elsewhere */
-      {"B", "B>C A>B"},     /* downstream, then upstream */
-      {"C", "B>C P>C A>B"}, /* upstream, breadth first */
-      {"D", "D>E"},         /* another chain */
-      {"P", "P>C"},         /* C's other producer is not P's chain */
+      {"A", "A>B B>C"},         /* downstream only; P>C, Q>B arrive from elsewhere */
+      {"B", "B>C A>B Q>B"},     /* downstream, then upstream */
+      {"C", "B>C P>C A>B Q>B"}, /* upstream, breadth first */
+      {"D", "D>E"},             /* another chain */
+      {"P", "P>C"},             /* C's other producer is not P's chain */
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     st_event_ref r = tu_ref_named(t, cases[k].event);
@@ -76,6 +82,80 @@ static void test_chain(void) {
   CHECK_EQ_INT(st_flow_chain(t, c.row, 99, chain, 8, &more), 0);
   CHECK_EQ_INT(st_flow_chain(t, 999, 0, chain, 8, NULL), 0);
   CHECK_EQ_INT(st_flow_chain(t, c.row, c.index, chain, 0, NULL), 0);
+  st_trace_destroy(t);
+}
+
+/* The union of the single events' chains, sorted (the expected answer). */
+static uint32_t union_of_chains(const st_trace *t, const char *const *names, uint32_t *out) {
+  uint32_t n = 0, one[8];
+  for (const char *const *e = names; *e; e++) {
+    st_event_ref r = tu_ref_named(t, *e);
+    uint32_t k = st_flow_chain(t, r.row, r.index, one, 8, NULL);
+    for (uint32_t j = 0; j < k; j++) {
+      uint32_t i = 0;
+      while (i < n && out[i] != one[j]) i++;
+      if (i == n) out[n++] = one[j];
+    }
+  }
+  for (uint32_t i = 1; i < n; i++) /* insertion sort */
+    for (uint32_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+      uint32_t x = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = x;
+    }
+  return n;
+}
+
+/* The chain of several events: the union, each arrow once, capped. */
+static void check_spans(const char *json, const char *const *names, const char *want) {
+  st_trace *t = load_str(json);
+  CHECK(t != NULL);
+  if (!t) return;
+  st_selection *s = st_selection_create(NULL);
+  for (const char *const *e = names; *e; e++) {
+    st_event_ref r = tu_ref_named(t, *e);
+    st_selection_add(s, r.row, r.index, r.index + 1);
+  }
+  uint32_t ns, chain[8], more = 7, expect[8];
+  const st_sel_span *sp = st_selection_spans(s, &ns);
+  uint32_t n = st_flow_chain_spans(t, sp, ns, chain, 8, &more);
+  CHECK_EQ_INT(more, 0);
+  char names_got[256];
+  tu_flow_names(t, chain, n, names_got, sizeof names_got);
+  CHECK_EQ_STR(names_got, want);
+  /* each once, and the same set as the events' chains put together */
+  uint32_t ne = union_of_chains(t, names, expect);
+  CHECK_EQ_INT(n, ne);
+  for (uint32_t i = 0; i < ne; i++) {
+    uint32_t seen = 0;
+    for (uint32_t j = 0; j < n; j++) seen += chain[j] == expect[i];
+    CHECK_EQ_INT(seen, 1);
+  }
+  /* the cap counts for all of them together */
+  if (n > 1) {
+    CHECK_EQ_INT(st_flow_chain_spans(t, sp, ns, chain, n - 1, &more), n - 1);
+    CHECK_EQ_INT(more, 1);
+  }
+  st_selection_destroy(s);
+  st_trace_destroy(t);
+}
+
+static void test_chain_spans(void) {
+  /* two chains: B's (B>C, A>B, Q>B) and D's */
+  check_spans(CHAIN_JSON, (const char *const[]){"B", "D", NULL}, "D>E B>C A>B Q>B");
+  /* three events of one chain: each arrow once */
+  check_spans(CHAIN_JSON, (const char *const[]){"A", "B", "C", NULL}, "A>B B>C Q>B P>C");
+  /* B>C is downstream of A and upstream of C: followed both ways, so Q>B
+   * (in C's chain, not in A's) is in */
+  check_spans(CHAIN_JSON, (const char *const[]){"A", "C", NULL}, "A>B B>C P>C Q>B");
+  /* spans outside the trace are skipped, past the end clipped */
+  st_trace *t = load_str(CHAIN_JSON);
+  if (!t) return;
+  st_event_ref d = tu_ref_named(t, "D");
+  st_sel_span bad[] = {{999, 0, 1}, {d.row, d.index, 1000}};
+  uint32_t chain[8], more;
+  CHECK_EQ_INT(st_flow_chain_spans(t, bad, 2, chain, 8, &more), 1);
+  CHECK_EQ_INT(st_flow_chain_spans(t, NULL, 0, chain, 8, &more), 0);
   st_trace_destroy(t);
 }
 
@@ -156,6 +236,68 @@ static int cmd_with_rect_at(const st_drawlist *dl, float x, float y, uint32_t rg
   return -1;
 }
 
+/* A trace drawn in a 1200 x 600 view: its LOD, ui, draw list and input. */
+typedef struct frame_fx {
+  st_trace *t;
+  st_lod *lod;
+  st_ui *ui;
+  st_drawlist dl;
+  st_draw_overlay ov;
+  st_draw_input in;
+} frame_fx;
+
+static int fx_open(frame_fx *x, st_trace *t) {
+  memset(x, 0, sizeof *x);
+  CHECK(t != NULL);
+  if (!t) return 0;
+  st_error err;
+  x->t = t;
+  x->lod = st_lod_build(NULL, t, &err);
+  x->ui = st_ui_create(NULL, t, 1200, 600, 1);
+  CHECK(x->lod && x->ui);
+  x->in = (st_draw_input){t, x->lod, st_ui_layout(x->ui), st_ui_view(x->ui), &g_font};
+  return 1;
+}
+
+static void fx_close(frame_fx *x) {
+  st_drawlist_free(&x->dl, NULL);
+  st_ui_destroy(x->ui);
+  st_lod_destroy(x->lod);
+  st_trace_destroy(x->t);
+}
+
+/* A box over B and D (rows of threads 1 and 2, 10..35 us): both chains are
+ * drawn, each arrow once, and the frame counts them. */
+static void test_box_chain(void) {
+  frame_fx x;
+  if (!fx_open(&x, load_str(CHAIN_JSON))) return;
+  st_trace *t = x.t;
+  st_ui *ui = x.ui;
+  st_ui_fit(ui);
+  const st_layout *l = st_ui_layout(ui);
+  const st_layout_item *items = st_layout_items(l, NULL);
+  const st_layout_item *ia = &items[st_layout_item_of_row(l, tu_ref_named(t, "A").row)];
+  const st_layout_item *ib = &items[st_layout_item_of_row(l, tu_ref_named(t, "B").row)];
+  float y0 = ia->y < ib->y ? ia->y : ib->y;
+  float y1 = (ia->y > ib->y ? ia->y + ia->h : ib->y + ib->h) - 1;
+  st_ui_select_box(ui, 10000, 35000, y0 + 1, y1, 0);
+  CHECK_EQ_INT(st_selection_count(st_ui_selection(ui)), 2); /* B and D */
+  CHECK(!st_ui_selected_one(ui, NULL));
+  st_ui_overlay(ui, &x.ov);
+  CHECK(x.ov.has_focus && x.ov.chain_sel == st_ui_selection(ui));
+  CHECK(st_draw_frame_overlay(&x.dl, &x.in, &x.ov, NULL) == ST_OK);
+  CHECK_EQ_INT(x.dl.flows_chain, 4); /* B>C, A>B, Q>B, D>E */
+  CHECK_EQ_INT(x.dl.flows_drawn, 4);
+  CHECK_EQ_INT(x.dl.flows_capped, 0);
+  /* off: none */
+  st_ui_set_flow_mode(ui, ST_FLOWS_OFF);
+  st_ui_overlay(ui, &x.ov);
+  CHECK(!x.ov.has_focus && !x.ov.chain_sel);
+  CHECK(st_draw_frame_overlay(&x.dl, &x.in, &x.ov, NULL) == ST_OK);
+  CHECK_EQ_INT(x.dl.flows_drawn, 0);
+  fx_close(&x);
+}
+
 static void test_frame(void) {
   /* 60 launches (producers) 2 us apart on thread 1, each feeding a kernel
    * on thread 3 (100 us later), a last event at 3000 us on thread 2 (in
@@ -175,17 +317,15 @@ static void test_frame(void) {
   at += (size_t)snprintf(
       json + at, cap - at,
       "{\"ph\":\"X\",\"name\":\"end\",\"ts\":3000,\"dur\":1,\"pid\":1,\"tid\":2}]");
-  st_trace *t = load_str(json);
+  frame_fx x;
+  int ok = fx_open(&x, load_str(json));
   free(json);
-  CHECK(t != NULL);
-  if (!t) return;
-  st_error err;
-  st_lod *lod = st_lod_build(NULL, t, &err);
-  st_ui *ui = st_ui_create(NULL, t, 1200, 600, 1);
-  CHECK(lod && ui);
+  if (!ok) return;
+  st_trace *t = x.t;
+  st_ui *ui = x.ui;
   st_drawlist dl = {0};
   st_draw_overlay ov;
-  st_draw_input in = {t, lod, st_ui_layout(ui), st_ui_view(ui), &g_font};
+  st_draw_input in = x.in;
   st_ui_fit(ui); /* the whole trace (the first view would leave "end" out) */
   st_ui_set_flow_mode(ui, ST_FLOWS_ALL);
   st_ui_overlay(ui, &ov);
@@ -297,9 +437,64 @@ static void test_frame(void) {
   CHECK(st_ui_flow_mode(ui) == ST_FLOWS_OFF);
 
   st_drawlist_free(&dl, NULL);
-  st_ui_destroy(ui);
-  st_lod_destroy(lod);
-  st_trace_destroy(t);
+  fx_close(&x);
+}
+
+/* A selection of more runs than ST_DRAW_MAX_CHAIN_SPANS (every other event
+ * of a thread, as Op stats selects the instances of a name): the chain is
+ * looked for in the first runs only, and the frame says it left some out. */
+static void test_chain_span_cap(void) {
+  uint32_t n = 2 * ST_DRAW_MAX_CHAIN_SPANS + 4;
+  size_t cap = (size_t)n * 80 + 1024, at = 0;
+  char *json = malloc(cap);
+  CHECK(json != NULL);
+  if (!json) return;
+  at += (size_t)snprintf(json + at, cap - at, "[");
+  for (uint32_t i = 0; i < n; i++) { /* the first and the last launch an arrow */
+    int flow = i == 0 || i == n - 1;
+    at += (size_t)snprintf(
+        json + at, cap - at,
+        "{\"ph\":\"X\",\"name\":\"e\",\"ts\":%u,\"dur\":2,\"pid\":1,\"tid\":1%s},", 10 * i,
+        flow ? i ? ",\"bind_id\":2,\"flow_out\":true" : ",\"bind_id\":1,\"flow_out\":true" : "");
+  }
+  at += (size_t)snprintf(
+      json + at, cap - at,
+      "{\"ph\":\"X\",\"name\":\"k\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":2,\"bind_id\":1,"
+      "\"flow_in\":true},"
+      "{\"ph\":\"X\",\"name\":\"k\",\"ts\":%u,\"dur\":1,\"pid\":1,\"tid\":2,\"bind_id\":2,"
+      "\"flow_in\":true}]",
+      10 * (n - 1) + 5);
+  frame_fx x;
+  int ok = fx_open(&x, load_str(json));
+  free(json);
+  if (!ok) return;
+  st_ui_fit(x.ui);
+  uint32_t nf;
+  st_trace_flows(x.t, &nf);
+  CHECK_EQ_INT(nf, 2);
+  st_event_ref e0 = tu_ref_named(x.t, "e");
+  st_selection *s = st_selection_create(NULL);
+  /* the first and the last event: two runs, both arrows */
+  st_selection_add(s, e0.row, 0, 1);
+  st_selection_add(s, e0.row, n - 1, n);
+  CHECK(st_ui_set_selection(x.ui, s));
+  st_ui_overlay(x.ui, &x.ov);
+  CHECK(x.ov.chain_sel != NULL);
+  CHECK(st_draw_frame_overlay(&x.dl, &x.in, &x.ov, NULL) == ST_OK);
+  CHECK_EQ_INT(x.dl.flows_chain, 2);
+  CHECK_EQ_INT(x.dl.flows_capped, 0);
+  /* every other event: n / 2 runs, the last one past the cap */
+  for (uint32_t i = 0; i < n; i += 2) st_selection_add(s, e0.row, i, i + 1);
+  uint32_t runs;
+  st_selection_spans(s, &runs);
+  CHECK(runs > ST_DRAW_MAX_CHAIN_SPANS);
+  CHECK(st_ui_set_selection(x.ui, s));
+  st_ui_overlay(x.ui, &x.ov);
+  CHECK(st_draw_frame_overlay(&x.dl, &x.in, &x.ov, NULL) == ST_OK);
+  CHECK_EQ_INT(x.dl.flows_chain, 1); /* the first event's */
+  CHECK_EQ_INT(x.dl.flows_capped, 1);
+  st_selection_destroy(s);
+  fx_close(&x);
 }
 
 static double fake_now(void *ud) {
@@ -343,8 +538,8 @@ static void test_app_mode(void) {
   CHECK(st_app_select(app, b.row, b.index, 0));
   CHECK(st_app_frame(app) != NULL);
   st_app_frame_done(app);
-  CHECK(strstr(st_app_frame_stats_json(app), "\"mode\":\"selection\",\"drawn\":2,") != NULL);
-  CHECK(strstr(st_app_frame_stats_json(app), "\"chain\":2,\"capped\":0}") != NULL);
+  CHECK(strstr(st_app_frame_stats_json(app), "\"mode\":\"selection\",\"drawn\":3,") != NULL);
+  CHECK(strstr(st_app_frame_stats_json(app), "\"chain\":3,\"capped\":0}") != NULL);
   /* names */
   st_flow_mode m = ST_FLOWS_OFF;
   CHECK(st_flow_mode_parse("all", 3, &m) && m == ST_FLOWS_ALL);
@@ -356,6 +551,9 @@ static void test_app_mode(void) {
 
 int main(void) {
   RUN(test_chain);
+  RUN(test_chain_spans);
+  RUN(test_box_chain);
+  RUN(test_chain_span_cap);
   RUN(test_bundler);
   RUN(test_frame);
   RUN(test_app_mode);
