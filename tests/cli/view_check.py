@@ -1,5 +1,5 @@
 """view_check.py: what the `strata view` tests (view_screenshot.sh,
-view_window.sh) share: the pass / fail tally, and the LeakSanitizer filter.
+view_window.sh) share: the pass / fail tally, the LeakSanitizer filter and a private X server.
 
 Under ASan, LeakSanitizer reports what the GL driver (Mesa, dlopen'd and
 unloaded by SDL, so its frames are "<unknown module>") and libdbus keep at
@@ -42,42 +42,35 @@ def own_leaks(stderr, root, binary):
     return bad
 
 
-class Xvfb:
-    """A private X server for one test script: `with Xvfb() as env:` runs
-    Xvfb with -displayfd, so the server itself picks a free display number
-    (no race with another test's server, as `xvfb-run -a`'s lock-file guess
-    has: CI once saw a window test connect to the display of the previous
-    test's server, killed but not yet gone) and says it is ready by writing
-    it; env is os.environ with DISPLAY set. On exit the server is stopped
-    and waited for."""
 
-    def __init__(self, screen="1280x1024x24"):
-        self.screen = screen
-        self.proc = None
+def private_display(screen="1280x1024x24"):
+    """Starts a private X server for this test script and returns os.environ
+    with its DISPLAY. Xvfb runs with -displayfd, so the server itself picks
+    a free display number (no race with another test's server, as `xvfb-run
+    -a`'s lock-file guess has: CI once saw a window test connect to the
+    display of the previous test's server, killed but not yet gone) and says
+    it is ready by writing it. At exit the server is stopped and waited for."""
+    import atexit, subprocess
+    r, w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", screen, "-nolisten", "tcp"],
+                            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    os.close(w)
+    with os.fdopen(r) as f:
+        num = f.readline().strip()  # empty if the server failed to start
 
-    def __enter__(self):
-        import subprocess
-        r, w = os.pipe()
-        self.proc = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(w), "-screen", "0", self.screen, "-nolisten", "tcp"],
-            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        os.close(w)
-        with os.fdopen(r) as f:
-            num = f.readline().strip()  # empty if the server failed to start
-        if not num.isdigit():
-            err = self.proc.stderr.read().decode(errors="replace") if self.proc.poll() is not None else ""
-            self.__exit__(None, None, None)
-            raise RuntimeError("Xvfb did not start: " + err.strip()[-300:])
-        env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
-        env["DISPLAY"] = ":" + num
-        return env
-
-    def __exit__(self, *exc):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
+    def stop():
+        if proc.poll() is None:
+            proc.terminate()
             try:
-                self.proc.wait(timeout=20)
-            except Exception:
-                self.proc.kill()
-                self.proc.wait()
-        return False
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    if not num.isdigit():
+        stop()
+        raise RuntimeError("Xvfb did not start: " + proc.stderr.read().decode(errors="replace").strip()[-300:])
+    atexit.register(stop)
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env["DISPLAY"] = ":" + num
+    return env

@@ -16,7 +16,7 @@
 # file that cannot be read, or no display for a window, exits 1 with one
 # line. Skipped (exit 77, ctest
 # SKIP_RETURN_CODE) only if Xvfb is missing. One private X server for the
-# script (view_check.Xvfb: -displayfd, stopped and waited for at the end).
+# script (view_check.private_display: -displayfd, stopped and waited for at the end).
 set -u
 strata=${1:?usage: view_screenshot.sh STRATA}
 if ! command -v Xvfb >/dev/null 2>&1; then
@@ -25,18 +25,16 @@ if ! command -v Xvfb >/dev/null 2>&1; then
 fi
 export STRATA_BIN=$strata STRATA_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 exec python3 - <<'PY'
-import atexit, json, os, struct, subprocess, sys, tempfile, zlib
+import json, os, struct, subprocess, sys, tempfile, zlib
 
 strata = os.environ["STRATA_BIN"]
 root = os.environ["STRATA_ROOT"]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(root, "tests", "cli"))
-from view_check import Xvfb, finish, lsan_not_fatal, own_leaks, report
+from view_check import finish, lsan_not_fatal, own_leaks, private_display, report
 
 lsan_not_fatal()
-xserver = Xvfb()
-xenv = xserver.__enter__()
-atexit.register(xserver.__exit__, None, None, None)
+xenv = private_display()
 tmp = tempfile.mkdtemp(prefix="strata-view-")
 
 

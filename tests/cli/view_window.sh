@@ -14,7 +14,7 @@
 # notes"); ? prints the key help (with t, e and n); SIGTERM closes
 # the window and strata exits 0 (under ASan: no leak in its own code).
 # Skipped (exit 77) without Xvfb or xdotool. A private X server
-# (view_check.Xvfb: -displayfd picks a free display; stopped and waited for).
+# (view_check.private_display: -displayfd picks a free display; stopped and waited for).
 set -u
 strata=${1:?usage: view_window.sh STRATA}
 for tool in Xvfb xdotool; do
@@ -31,11 +31,10 @@ strata = os.environ["STRATA_BIN"]
 root = os.environ["STRATA_ROOT"]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(root, "tests", "cli"))
-from view_check import Xvfb, finish, lsan_not_fatal, own_leaks, report
+from view_check import finish, lsan_not_fatal, own_leaks, private_display, report
 
 lsan_not_fatal()
-xserver = Xvfb()
-os.environ.update(xserver.__enter__())  # DISPLAY for strata and xdotool
+os.environ.update(private_display())  # DISPLAY for strata and xdotool
 tmp = tempfile.mkdtemp(prefix="strata-window-")
 
 
@@ -175,6 +174,5 @@ report(not own, "no leaks in strata's code", "; ".join(own))
 report("keys and mouse" in out, "? prints the key help", "stdout %r" % out[:200])
 for k in ["  t    ", "  e    ", "  n    "]:
     report(k in out, "the key help lists " + k.strip(), "stdout %r" % out[:2000])
-xserver.__exit__(None, None, None)
 sys.exit(finish())
 PY
