@@ -245,14 +245,14 @@ export class AppPage {
     return h.jsonValue();
   }
 
-  /** Open a file through the real file input. Resolves with the strata:loaded / strata:error event. */
+  /** Open a file (or several: an array) through the real file input. Resolves with the strata:loaded / strata:error event. */
   async openViaInput(file, opts) {
     const n = await this.eventCount();
     await this.page.setInputFiles('#file-input', file);
     try {
       return await this.nextOutcome(n, opts);
     } catch (e) {
-      throw new Error(`no strata:loaded/strata:error after choosing ${path.basename(file)} in #file-input: ${e.message}\n${this.diagnostics()}`);
+      throw new Error(`no strata:loaded/strata:error after choosing ${[].concat(file).map((f) => path.basename(f)).join(', ')} in #file-input: ${e.message}\n${this.diagnostics()}`);
     }
   }
 

@@ -29,9 +29,7 @@ try {
     const app = await newApp(browser, server, { viewport: { width: 1400, height: 900 } });
     await app.goto();
     await app.ready();
-    const n = await app.eventCount();
-    await app.page.setInputFiles('#file-input', files);
-    await app.nextOutcome(n, { timeout: 120_000 });
+    await app.openViaInput(files, { timeout: 120_000 });
     await app.page.keyboard.press('o');
     await app.page.waitForSelector('#overview-devices');
     await fn(app);
