@@ -572,16 +572,6 @@ static void flush_cmds(dctx *d, uint32_t *r0, uint32_t *l0, uint32_t *g0) {
   *r0 = d->dl->rect_count, *l0 = d->dl->line_count, *g0 = d->dl->glyph_count;
 }
 
-/* The item on screen after item i (UINT32_MAX: the first), UINT32_MAX after
- * the last: the spans of st_layout_spans in order. */
-static uint32_t span_next(const st_layout_span *sp, uint32_t ns, uint32_t i) {
-  for (uint32_t s = 0; s < ns; s++) {
-    if (i == UINT32_MAX || i < sp[s].first) return sp[s].first;
-    if (i + 1 < sp[s].end) return i + 1;
-  }
-  return UINT32_MAX;
-}
-
 /* The bands (st_draw_band_set) on their visible rows, inside the window. */
 static void bands_pass(dctx *d) {
   const st_draw_overlay *ov = d->ov;
@@ -788,13 +778,11 @@ static void draw_arrow(dctx *d, const st_flow *f, uint32_t col, float width) {
 }
 
 /* 1 if the event's end is drawn from its own row in this frame. */
-static int end_in_view(const dctx *d, uint32_t row, uint32_t index, int64_t t0, int64_t t1,
-                       float top, float bottom) {
+static int end_in_view(const dctx *d, uint32_t row, uint32_t index, int64_t t0, int64_t t1) {
   uint32_t n, nr;
   const st_layout_item *items = st_layout_items(d->in->layout, &n);
   const st_row *rows = st_trace_rows(d->in->trace, &nr);
   uint32_t it = st_layout_item_of_row(d->in->layout, row);
-  (void)top, (void)bottom;
   if (it >= n || items[it].kind != ST_LAYOUT_ROW) return 0;
   if (!st_layout_on_screen(d->in->layout, d->v, it)) return 0;
   int64_t s = rows[row].start[index],
@@ -837,11 +825,11 @@ static size_t count_text(uint32_t count, char *buf, size_t cap) {
   return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+/* The width of s[0..n) (its first MAX_LABEL_CPS code points). */
 static float text_w(const dctx *d, const char *s, size_t n) {
   const st_font *f = d->in->font;
   float w = 0;
-  size_t i = 0;
-  while (i < n) {
+  for (size_t i = 0, cps = 0; i < n && cps < MAX_LABEL_CPS; cps++) {
     st_glyph g;
     if (get_glyph(f, utf8_next((const unsigned char *)s, n, &i), &g)) w += g.advance;
   }
@@ -866,36 +854,36 @@ static void flows_under(dctx *d, int64_t t0, int64_t t1) {
     return;
   }
   const st_layout_item *items = st_layout_items(lay, &n);
-  float top = d->v->scroll_y, bottom = d->v->scroll_y + (d->v->height - ST_VIEW_AXIS_H);
   uint32_t scan = ST_DRAW_MAX_FLOW_SCAN;
   st_layout_span sp[2];
   uint32_t ns = st_layout_spans(lay, d->v, sp);
-  for (uint32_t i = span_next(sp, ns, UINT32_MAX); i < n; i = span_next(sp, ns, i)) {
-    if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
-    const st_row *r = &rows[items[i].row];
-    uint32_t a = st_row_first_end_ge(r, t0), b = st_row_first_start_gt(r, t1), first;
-    if (a >= b) continue;
-    uint32_t k = st_trace_flows_from(tr, items[i].row, a, b, &first);
-    for (uint32_t j = 0; j < k; j++, scan--) {
-      if (!scan) {
-        dl->flows_capped += k - j;
-        break;
+  for (uint32_t s = 0; s < ns; s++)
+    for (uint32_t i = sp[s].first; i < sp[s].end && i < n; i++) {
+      if (items[i].kind != ST_LAYOUT_ROW || items[i].row >= nr) continue;
+      const st_row *r = &rows[items[i].row];
+      uint32_t a = st_row_first_end_ge(r, t0), b = st_row_first_start_gt(r, t1), first;
+      if (a >= b) continue;
+      uint32_t k = st_trace_flows_from(tr, items[i].row, a, b, &first);
+      for (uint32_t j = 0; j < k; j++, scan--) {
+        if (!scan) {
+          dl->flows_capped += k - j;
+          break;
+        }
+        bundle_flow(d, &fl[first + j]);
       }
-      bundle_flow(d, &fl[first + j]);
-    }
-    k = st_trace_flows_to(tr, items[i].row, a, b, &first);
-    for (uint32_t j = 0; j < k; j++) {
-      const st_flow *f = &fl[fin[first + j]];
-      /* bundled from its source's row already */
-      if (end_in_view(d, f->from_row, f->from_index, t0, t1, top, bottom)) continue;
-      if (!scan) {
-        dl->flows_capped++;
-        continue;
+      k = st_trace_flows_to(tr, items[i].row, a, b, &first);
+      for (uint32_t j = 0; j < k; j++) {
+        const st_flow *f = &fl[fin[first + j]];
+        /* bundled from its source's row already */
+        if (end_in_view(d, f->from_row, f->from_index, t0, t1)) continue;
+        if (!scan) {
+          dl->flows_capped++;
+          continue;
+        }
+        scan--;
+        bundle_flow(d, f);
       }
-      scan--;
-      bundle_flow(d, f);
     }
-  }
   uint32_t nb;
   const st_flow_bundle *bs = st_flow_bundler_bundles(&dl->flow_bundles, &nb);
   uint32_t l0 = dl->line_count;
@@ -1254,11 +1242,7 @@ static void axis_notes(dctx *d) {
         break;
       }
     if (room > NOTE_FLAG_MAX_PX) room = NOTE_FLAG_MAX_PX;
-    float w = 0; /* the text's full width */
-    for (size_t k = 0, cps = 0; f && f->glyph && k < n->len && cps < MAX_LABEL_CPS; cps++) {
-      st_glyph g;
-      if (get_glyph(f, utf8_next((const unsigned char *)n->text, n->len, &k), &g)) w += g.advance;
-    }
+    float w = f && f->glyph ? text_w(d, n->text, n->len) : 0; /* the text's full width */
     if (w > room - 2 * PAD) w = room - 2 * PAD;
     if (!(w > 0)) w = 0;
     push_rect(d, x, y, w + (w > 0 ? 2 * PAD : 6), h, COL_NOTE, 0);

@@ -11,7 +11,6 @@ enum { FOLLOWED_UP = 1 };
 
 typedef struct chain {
   const st_trace *t;
-  const st_flow *fl;
   const uint32_t *fin;
   uint32_t *out, n, cap;
   uint8_t flag[ST_FLOW_CHAIN_MAX]; /* per output position: FOLLOWED_UP */
@@ -58,7 +57,7 @@ uint32_t st_flow_chain_spans(const st_trace *t, const st_sel_span *spans, uint32
   const st_flow *fl = st_trace_flows(t, &nflows);
   const st_row *rows = st_trace_rows(t, &nrows);
   if (!out || !cap || !nflows || !spans) return 0;
-  chain c = {.t = t, .fl = fl, .fin = st_trace_flows_in(t, NULL), .out = out};
+  chain c = {.t = t, .fin = st_trace_flows_in(t, NULL), .out = out};
   c.cap = cap < ST_FLOW_CHAIN_MAX ? cap : ST_FLOW_CHAIN_MAX;
   int ok = 1;
   /* downstream: the arrows leaving the events, then from their destinations */

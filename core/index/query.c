@@ -8,6 +8,8 @@
  */
 #include "query.h"
 
+#include "ascii_ci.h"
+
 #include <math.h>
 #include <stdio.h> /* snprintf only */
 #include <string.h>
@@ -211,23 +213,6 @@ static int popcount64(uint64_t x) { /* SWAR: no compiler builtins in the core */
   return (int)((x * UINT64_C(0x0101010101010101)) >> 56);
 }
 
-static unsigned char lower_ascii(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-/* Case-insensitive (ASCII) substring test; needle already lower-case. */
-static int contains_ci(const unsigned char *s, size_t n, const unsigned char *nd, size_t m) {
-  if (m == 0) return 1;
-  if (m > n) return 0;
-  unsigned char c0 = nd[0], c1 = c0 >= 'a' && c0 <= 'z' ? c0 - 32 : c0;
-  size_t last = n - m;
-  for (size_t i = 0; i <= last; i++) {
-    if (s[i] != c0 && s[i] != c1) continue;
-    size_t j = 1;
-    while (j < m && lower_ascii(s[i + j]) == nd[j]) j++;
-    if (j == m) return 1;
-  }
-  return 0;
-}
-
 st_find *st_find_create(const st_alloc *a, const st_trace *t) {
   st_alloc al = a ? *a : (st_alloc){0};
   if (!t) return NULL;
@@ -290,16 +275,15 @@ st_code st_find_set(st_find *f, const char *text, size_t len) {
     find_clear(f);
     return ST_ERR_NOMEM;
   }
-  for (size_t i = 0; i < len; i++) f->text[i] = (char)lower_ascii((unsigned char)text[i]);
+  for (size_t i = 0; i < len; i++) f->text[i] = (char)st_ascii_lower((unsigned char)text[i]);
   f->text[len] = 0;
   f->name_cap = nstr;
   f->active = 1;
   /* 1. every distinct string once */
-  const unsigned char *nd = (const unsigned char *)f->text;
   for (uint32_t id = 0; id < nstr; id++) {
     size_t n;
     const char *s = st_strtab_get(strs, id, &n);
-    if (contains_ci((const unsigned char *)s, n, nd, len)) {
+    if (st_contains_ci(s, n, f->text, len)) {
       f->name_hit[id] = 1;
       f->name_hits++;
     }

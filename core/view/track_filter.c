@@ -4,6 +4,8 @@
  */
 #include "track_filter.h"
 
+#include "ascii_ci.h"
+
 #include <stdio.h> /* snprintf only */
 
 /* ---- empty processes ---------------------------------------------------- */
@@ -39,23 +41,10 @@ uint32_t st_process_empty_flags(const st_trace *t, uint8_t *empty) {
 
 /* ---- the filter ------------------------------------------------------------ */
 
-static unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-int st_contains_icase(const char *hay, size_t n, const char *needle, size_t m) {
-  if (!m) return 1;
-  if (!hay || m > n) return 0;
-  for (size_t i = 0; i + m <= n; i++) {
-    size_t j = 0;
-    while (j < m && lower((unsigned char)hay[i + j]) == lower((unsigned char)needle[j])) j++;
-    if (j == m) return 1;
-  }
-  return 0;
-}
-
 static int id_matches(const st_trace *t, uint32_t id, const char *text, size_t len) {
   size_t n;
   const char *s = st_strtab_get(st_trace_strings(t), id, &n);
-  return s && st_contains_icase(s, n, text, len);
+  return s && st_contains_ci(s, n, text, len);
 }
 
 uint32_t st_track_filter_keep(const st_trace *t, const st_track_labels *tl, const char *text,
@@ -79,7 +68,7 @@ uint32_t st_track_filter_keep(const st_trace *t, const st_track_labels *tl, cons
         continue;
       }
       size_t n = all ? 0 : st_track_label(tl, ti, label, sizeof label);
-      head = all || st_contains_icase(label, n, text, len);
+      head = all || st_contains_ci(label, n, text, len);
       keep[ti] = (uint8_t)head;
       kept += (uint32_t)head;
     }

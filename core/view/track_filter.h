@@ -35,9 +35,6 @@ uint32_t st_process_empty_flags(const st_trace *t, uint8_t *empty);
 uint32_t st_track_filter_keep(const st_trace *t, const st_track_labels *tl, const char *text,
                               size_t len, uint8_t *keep, uint8_t *named);
 
-/* 1 if hay[0..n) contains needle[0..m) ignoring ASCII case (m 0: 1). */
-int st_contains_icase(const char *hay, size_t n, const char *needle, size_t m);
-
 /* The id of track ti ("<file>.<pid>.<k>", NUL-terminated, at most 48
  * bytes); returns its length, 0 for a bad track. */
 size_t st_track_id(const st_trace *t, uint32_t ti, char *buf, size_t cap);

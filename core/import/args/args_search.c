@@ -11,6 +11,8 @@
  */
 #include "args_search.h"
 
+#include "ascii_ci.h"
+
 #include "import_perfetto.h"
 #include "import_xplane.h"
 #include "pb_stream.h"
@@ -62,11 +64,9 @@ struct st_args_search {
   uint64_t decoded_events, skipped;
 };
 
-static unsigned char lower_ascii(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
 static void feed(st_args_search *s, unsigned char c) {
   if (s->ev_hit) return;
-  c = lower_ascii(c);
+  c = st_ascii_lower(c);
   size_t k = s->k;
   while (k && s->nd[k] != c) k = s->fail[k - 1];
   if (s->nd[k] == c) k++;
@@ -145,7 +145,7 @@ static void end_string(st_args_search *s) {
 
 static int hexval(unsigned char c) {
   if (c >= '0' && c <= '9') return c - '0';
-  c = lower_ascii(c);
+  c = st_ascii_lower(c);
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return -1;
 }
@@ -514,7 +514,7 @@ static st_args_search *create(const st_alloc *a, st_args_kind kind, const char *
     st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
     return NULL;
   }
-  for (size_t i = 0; i < len; i++) s->nd[i] = lower_ascii((unsigned char)needle[i]);
+  for (size_t i = 0; i < len; i++) s->nd[i] = st_ascii_lower((unsigned char)needle[i]);
   s->nd[len] = 0; /* never equal to a fed byte position past m (k < m always) */
   s->m = len;
   /* KMP failure function */
