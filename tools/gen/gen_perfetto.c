@@ -364,6 +364,7 @@ static void a_energy(pbuf *m, uint32_t index, uint64_t ms, uint64_t uws) {
   uv(&e, 2, ms);
   uv(&e, 3, uws);
   msg(m, 2, &e);
+  if (e.oom) m->oom = 1;
   free(e.p);
 }
 
@@ -374,6 +375,7 @@ static void a_residency(pbuf *m, uint32_t state, uint64_t ms) {
   uv(&e, 3, ms);
   uv(&e, 4, 1);
   msg(m, 2, &e);
+  if (e.oom) m->oom = 1;
   free(e.p);
 }
 

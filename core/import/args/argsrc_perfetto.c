@@ -402,14 +402,11 @@ static st_code step_statsd(st_args_query *q, st_pb_reader r, st_error *err) {
           memcpy(&x, &bits, sizeof x);
           d = x;
         } else {
-          memcpy(&d, &h.u, sizeof d);
+          d = st_pb_double(h.u);
         }
         char num[40];
-        if (isfinite(d))
-          jb_fmt_double(num, sizeof num, d);
-        else
-          snprintf(num, sizeof num, "null");
-        jb_put(o, num, strlen(num));
+        if (isfinite(d)) jb_fmt_double(num, sizeof num, d);
+        jb_lit(o, isfinite(d) ? num : "null");
       }
     }
     if (j < 0) return ST_ERR_PROTO;

@@ -487,11 +487,7 @@ static void free_working_state(st_perfetto_importer *im) {
   st_free(&a, im->netctx);
   st_free(&a, im->nets);
   st_u64map_free(&im->pkg_map, &a);
-  memset(&im->pkg_map, 0, sizeof im->pkg_map);
   im->nets = NULL, im->nnets = im->cap_nets = 0;
-  memset(&im->rail_map, 0, sizeof im->rail_map);
-  memset(&im->entity_map, 0, sizeof im->entity_map);
-  memset(&im->netctx_map, 0, sizeof im->netctx_map);
   im->netctx = NULL, im->nnetctx = im->cap_netctx = 0;
   st_free(&a, im->zbuf);
   im->tracks = NULL, im->ntracks = im->cap_tracks = 0;

@@ -532,7 +532,6 @@ void pf_android_finish(st_perfetto_importer *im) {
       int n = snprintf(tmp, sizeof tmp, "uid=%u", (unsigned)e->uid);
       name = pf_intern(im, tmp, (size_t)n);
     }
-    e = &im->nets[i];
     st_stats_time(im->stats, e->ts,
                   e->dur > 0 && e->ts <= INT64_MAX - e->dur ? e->ts + e->dur : e->ts);
     if (e->dur > 0) {

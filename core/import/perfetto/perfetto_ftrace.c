@@ -172,9 +172,9 @@ static void read_print(st_perfetto_importer *im, const uint8_t *buf, size_t n, i
     const uint8_t *tr = NULL, *f3 = NULL, *f4 = NULL;
     size_t tl = 0, l3 = 0, l4 = 0;
     int64_t cookie = 0;
-    if (!field(buf, n, &i, &tr, &tl)) tl = 0;
-    if (!field(buf, n, &i, &f3, &l3)) l3 = 0;
-    if (kind != 'N' && !field(buf, n, &i, &f4, &l4)) l4 = 0;
+    field(buf, n, &i, &tr, &tl); /* each left empty (0) if absent */
+    field(buf, n, &i, &f3, &l3);
+    if (kind != 'N') field(buf, n, &i, &f4, &l4);
     if (!has_pid || !tl) break;
     if (kind == 'N' && !l3) break;
     if (kind == 'G' && (!l3 || !parse_i64(f4, l4, &cookie))) break;
@@ -182,6 +182,9 @@ static void read_print(st_perfetto_importer *im, const uint8_t *buf, size_t n, i
     e.kind = kind == 'N' ? FEV_TRACK_INSTANT : kind == 'G' ? FEV_TRACK_BEGIN : FEV_TRACK_END;
     e.str = pf_intern(im, tr, tl);
     e.back = kind == 'H' ? ST_STR_EMPTY : pf_intern(im, f3, l3);
+    /* "DeviceStateChanged" instants are device-wide, as trace_processor's
+     * global track (here the System section's) */
+    e.b = kind == 'N' && tl == 18 && !memcmp(tr, "DeviceStateChanged", 18);
     e.tid = (int32_t)(uint32_t)((uint64_t)cookie ^ ((uint64_t)cookie >> 32));
     stage(im, &e);
     return;

@@ -344,11 +344,8 @@ static void on_async(replay *rp, const fev *e) {
   st_perfetto_importer *im = rp->im;
   int named = e->kind >= FEV_TRACK_INSTANT;
   uint32_t track = named ? e->str : UINT32_MAX, name = named ? e->back : e->str;
-  if (e->kind == FEV_TRACK_INSTANT) { /* N: an instant on the track */
-    size_t tl;
-    const char *tn = st_strtab_get(im->strs, track, &tl);
-    int device = tl == 18 && !memcmp(tn, "DeviceStateChanged", 18); /* a global track */
-    uint32_t bt = async_track(im, e->a, (uint8_t)device, name, track);
+  if (e->kind == FEV_TRACK_INSTANT) {                       /* N: an instant on the track */
+    uint32_t bt = async_track(im, e->a, e->b, name, track); /* b: device-wide (read_print) */
     im->stats->phases['n']++;
     im->stats->instants++;
     st_stats_time(im->stats, e->ts, e->ts);
