@@ -582,6 +582,7 @@ static void bands_pass(dctx *d) {
   const st_layout_item *items = st_layout_items(lay, &n);
   double w0 = v->t0_ns, w1 = v->t0_ns + st_view_timeline_w(v) * v->ns_per_px;
   uint32_t r0 = d->dl->rect_count;
+  const clip whole = d->c;
   for (uint32_t k = 0; k < ov->band_sets; k++) {
     const st_draw_band_set *b = &ov->bands[k];
     if (!b->count || !b->t0_ns || !b->t1_ns) continue;
@@ -592,6 +593,9 @@ static void bands_pass(dctx *d) {
       if (it >= n || items[it].kind != ST_LAYOUT_ROW) continue;
       if (!st_layout_on_screen(lay, v, it)) continue;
       float sy = st_layout_screen_y(lay, v, it);
+      /* a scrolled row is clipped under the pinned tracks, as in timeline_pass */
+      if (it >= st_layout_pinned_items(lay))
+        d->c.y0 = fmaxf(whole.y0, ST_VIEW_AXIS_H + st_layout_pinned_height(lay));
       int have = 0; /* a rect of this row was pushed: the last one */
       float last = 0;
       for (uint32_t i = first; i < b->count && (double)b->t0_ns[i] < w1; i++) {
@@ -612,6 +616,7 @@ static void bands_pass(dctx *d) {
           last = xb;
         }
       }
+      d->c = whole;
     }
   }
   push_cmd(d, ST_DRAW_RECTS, r0, d->dl->rect_count);

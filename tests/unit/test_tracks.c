@@ -325,6 +325,25 @@ static void test_draw_pinned(void) {
     CHECK(found);
     CHECK(!under);
   }
+  /* a band (an idle gap) on that scrolled row is clipped below the pinned
+   * area too, never drawn over the pinned row */
+  uint32_t nr, band_row = UINT32_MAX;
+  const st_row *rows = st_trace_rows(t, &nr);
+  for (uint32_t r = 0; r < nr; r++)
+    if (rows[r].count && rows[r].start[0] == 1100) band_row = r;
+  CHECK(band_row != UINT32_MAX);
+  int64_t b0 = 1100, b1 = 1200;
+  st_draw_band_set band = {
+      .rows = &band_row, .row_count = 1, .t0_ns = &b0, .t1_ns = &b1, .count = 1};
+  st_draw_overlay ov = {.bands = &band, .band_sets = 1};
+  v.scroll_y = 82;
+  st_draw_input in = {t, lod, l, &v, NULL};
+  CHECK_EQ_INT(st_draw_frame_overlay(&dl, &in, &ov, NULL), ST_OK);
+  CHECK_EQ_INT(dl.bands_drawn, 1);
+  int under = 0; /* as above: nothing at x of 1100 us in the pinned area */
+  for (uint32_t i = 0; i < dl.rect_count; i++)
+    if (fabsf(dl.rects[i].x - st_view_x_of(&v, 1100)) < 1.5f && dl.rects[i].y < 28 + 24) under = 1;
+  CHECK(!under);
   st_drawlist_free(&dl, NULL);
   st_lod_destroy(lod);
   st_layout_destroy(l);
