@@ -54,20 +54,17 @@ static void text(st_jout *o, const st_drawlist *dl, float w, float h, float dpr)
 
 int nv_frame_json_write(const char *path, const st_drawlist *dl, float w, float h, float dpr,
                         char *err, size_t cap) {
-  st_jout o = {.buf = NULL};
-  text(&o, dl, w, h, dpr); /* measures */
-  size_t n = o.len;
-  char *buf = malloc(n + 1);
-  if (!buf) {
+  st_jout o = {.grow = 1};
+  text(&o, dl, w, h, dpr);
+  if (o.nomem) {
+    st_free(NULL, o.buf);
     snprintf(err, cap, "%s: out of memory", path);
     return 0;
   }
-  o = (st_jout){.buf = buf, .cap = n + 1};
-  text(&o, dl, w, h, dpr);
   FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(buf, 1, n, f) == n;
+  int ok = f && fwrite(o.buf, 1, o.len, f) == o.len;
   if (f && fclose(f) != 0) ok = 0;
   if (!ok) snprintf(err, cap, "%s: cannot write: %s", path, strerror(errno));
-  free(buf);
+  st_free(NULL, o.buf);
   return ok;
 }

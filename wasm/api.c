@@ -37,7 +37,7 @@
  * The "in args" search over trace h's file:
  *   st_wasm_args_search_begin(h, text) (one trace shown: replaces the search)
  *   or st_wasm_args_search_begin_in(h, text) (several: adds h's hits), then
- *   _push(ptr, len) and _finish() / _finish_in() -> the match count (-1: failed,
+ *   _push(ptr, len) and _finish() -> the match count (-1: failed,
  *   st_wasm_args_search_error says why); _abort() drops the pass.
  */
 #include <emscripten.h>
@@ -273,9 +273,6 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_push(const void *data, size_t len) 
   return st_app_args_search_push(st_web_app(), data, len);
 }
 EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish(void) {
-  return st_app_args_search_finish(st_web_app());
-}
-EMSCRIPTEN_KEEPALIVE double st_wasm_args_search_finish_in(void) {
   return st_app_args_search_finish(st_web_app());
 }
 EMSCRIPTEN_KEEPALIVE void st_wasm_args_search_abort(void) {

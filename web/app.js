@@ -16,7 +16,7 @@ import { createTracks } from './tracks.js';
 import { createDiff } from './diff.js';
 import { createOpStats } from './opstats.js';
 import { createNotShown } from './not_shown.js';
-import { embedSetup } from './embed.js';
+import { embedSetup, FLOW_MODES } from './embed.js';
 import { blobChunks } from './reader.js';
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
@@ -55,7 +55,6 @@ const ui = {
 };
 
 const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui/ui.h)
-const FLOW_MODES = ['off', 'selection', 'all']; // st_flow_mode order (core/ui/ui.h)
 // ST_UI_* change bits (core/ui/ui.h) that Module.strataOnUi receives.
 const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13, SHIFT: 1 << 14, TRACKS: 1 << 15, FOCUS_FILTER: 1 << 16 };
 // ST_MOD_* bits (core/ui/ui.h)

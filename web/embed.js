@@ -103,7 +103,7 @@ function tightenCsp() {
 
 // ---- the location hash ----------------------------------------------------------
 
-const FLOW_MODES = ['off', 'selection', 'all']; // st_flow_mode order (core/ui/ui.h)
+export const FLOW_MODES = ['off', 'selection', 'all']; // st_flow_mode order (core/ui/ui.h)
 const fmtUs = (x) => String(+x.toFixed(3));
 
 // notes=<t0>[,<t1>]:<text>;... (the header): [{t0, t1, text}], null without notes=.
@@ -248,7 +248,7 @@ export function embedSetup() {
 
   // The link's track filter, pins and empty processes (the link is the whole state).
   function applyTracks(h) {
-    const st = JSON.parse(M.UTF8ToString(M._st_wasm_tracks_state_json()));
+    const st = window.strata.trackState();
     if (!st) return;
     if (st.filter !== h.tf) api.withCString(h.tf, (p) => M._st_wasm_set_track_filter(p));
     if (st.show_empty !== h.empty) M._st_wasm_set_show_empty(h.empty ? 1 : 0);
@@ -277,13 +277,13 @@ export function embedSetup() {
     const list = JSON.parse(M.UTF8ToString(M._st_wasm_traces_json()));
     if (list.length > 1) h += `&off=${list.map((t) => fmtUs(t.offset_us)).join(',')}`;
     if (M._st_wasm_side_by_side()) h += '&cmp=side';
-    const flows = FLOW_MODES[M._st_wasm_set_flows(-1)];
+    const flows = window.strata.flows();
     if (flows && flows !== 'selection') h += `&flows=${flows}`;
-    const ts = JSON.parse(M.UTF8ToString(M._st_wasm_tracks_state_json()));
+    const ts = window.strata.trackState();
     if (ts && ts.filter) h += `&tf=${encodeURIComponent(ts.filter)}`;
     if (ts && ts.pins.length) h += `&pin=${ts.pins.join(',')}`;
     if (ts && ts.show_empty) h += '&empty=1';
-    const notes = notesHash(JSON.parse(M.UTF8ToString(M._st_wasm_notes_json())));
+    const notes = notesHash(window.strata.notes());
     if (notes) h += `&notes=${notes}`;
     lastHash = h;
     if (h === location.hash) return;
@@ -494,7 +494,7 @@ export function embedSetup() {
       addSaveButton();
       window.addEventListener('message', onMessage);
       window.addEventListener('hashchange', () => {
-        if (!hashApplied) return;
+        if (!hashApplied || location.hash === lastHash) return; /* syncHash applied it already */
         lastHash = location.hash;
         applyHash();
       });

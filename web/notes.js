@@ -76,7 +76,8 @@ export function createNotes({ M, str, withCString, fmtDur }) {
 
   function changed() {
     if (!panel.hidden) render();
-    button.textContent = notes().length ? `Notes (${notes().length})` : 'Notes';
+    const n = notes().length;
+    button.textContent = n ? `Notes (${n})` : 'Notes';
     window.dispatchEvent(new CustomEvent('strata:notes'));
   }
 

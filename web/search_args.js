@@ -65,7 +65,7 @@ export function createArgsSearch({ M, withCString, getFile, getHandle, getFiles,
         countEl.textContent = `searching args… ${Math.floor((100 * done) / total)}%`;
       }
       if (my !== gen) return { matches: null, cancelled: true };
-      matches = M._st_wasm_args_search_finish_in();
+      matches = M._st_wasm_args_search_finish();
       if (matches < 0) throw new Error(`args search: ${M.UTF8ToString(M._st_wasm_args_search_error())}`);
     }
     doneText = text;

@@ -138,9 +138,7 @@ static const st_analysis *analysis(st_app *app) {
   st_app_ops *o = &app->ops;
   if (!app->trace) return NULL;
   if (o->trace == app->trace && o->moves == app->moves) return o->an; /* NULL: failed */
-  int on = o->gaps_on;
-  st_app_opstats_forget(app);
-  o->gaps_on = on;
+  st_app_opstats_forget(app);                                         /* keeps gaps_on */
   o->trace = app->trace; /* tried once per view (a failure is not retried every frame) */
   o->moves = app->moves;
   const st_trace *files[ST_APP_MAX_TRACES];
@@ -151,9 +149,7 @@ static const st_analysis *analysis(st_app *app) {
   o->an = st_analyze(&app->self_alloc, files, n, &opts, &err);
   if (o->an && make_bands(app, base) != ST_OK) {
     st_app_opstats_forget(app);
-    o->gaps_on = on;
     o->trace = app->trace;
-    o->moves = app->moves;
   }
   return o->an;
 }

@@ -8,6 +8,7 @@
  * scripts are made before the file because the CSP names their hashes. */
 #include "report.h"
 
+#include "json_out.h"
 #include "sha256.h"
 #include "utf8.h"
 
@@ -360,14 +361,8 @@ static void compose(writer *w, const st_report_desc *d, const parts *p) {
     const st_report_trace *t = &d->traces[i];
     char id[48] = "strata-trace";
     if (i) { /* "-<i>" */
-      char digits[24];
-      size_t k = 0, v = i;
-      do digits[k++] = (char)('0' + v % 10), v /= 10;
-      while (v);
-      size_t at = strlen(id);
-      id[at++] = '-';
-      while (k) id[at++] = digits[--k];
-      id[at] = 0;
+      id[12] = '-';
+      id[13 + st_jout_digits(id + 13, i)] = 0;
     }
     w_str(w, "<script type=\"application/octet-stream\" id=\"");
     w_str(w, id);

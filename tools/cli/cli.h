@@ -111,6 +111,14 @@ void cli_set_warn_damaged(const cli_set *cs);
 
 /* ---- JSON strings on stdout ------------------------------------------------- */
 
+/* s[0, n) as text for a table, NUL-terminated in out[cap]: names are
+ * untrusted bytes, control characters shown as '?'. */
+static inline void cli_clean(const char *s, size_t n, char *out, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < cap; i++) out[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
+  out[k] = 0;
+}
+
 /* Prints s[0, n) to stdout as a JSON string, written by json_out.h (quotes,
  * backslashes and control characters escaped; other bytes as they are). */
 static inline void cli_print_json_str(const char *s, size_t n) {

@@ -48,13 +48,6 @@ static double pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-/* Names are untrusted bytes: control characters shown as '?'. */
-static void clean(const char *s, size_t n, char *out, size_t cap) {
-  size_t k = 0;
-  for (size_t i = 0; i < n && k + 1 < cap; i++) out[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-  out[k] = 0;
-}
-
 static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
                        uint32_t nbins, const char *hist) {
   uint32_t nd, ns, ng;
@@ -107,7 +100,7 @@ static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_b
       size_t l;
       const char *nm = st_strtab_get(st_trace_strings(t), r->name[gaps[g].host[h].ref.index], &l);
       char name[64];
-      clean(nm, l, name, sizeof name);
+      cli_clean(nm, l, name, sizeof name);
       us_text(gaps[g].host[h].overlap_ns, b, sizeof b);
       printf("%s %s (%s)", h ? "," : "; host:", name, b);
     }
@@ -135,7 +128,7 @@ static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_b
          "self", "p50", "p90", "p99", "max");
   for (uint32_t i = 0; i < no; i++) {
     char name[41], e[32], f[32], g[32];
-    clean(ops[i].name, ops[i].name_len, name, sizeof name);
+    cli_clean(ops[i].name, ops[i].name_len, name, sizeof name);
     us_text(ops[i].total_ns, a, sizeof a);
     us_text(ops[i].self_ns, b, sizeof b);
     us_text(ops[i].p50_ns, c, sizeof c);

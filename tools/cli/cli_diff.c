@@ -71,13 +71,6 @@ static void print_dur(int64_t ns) {
   printf(" %12s", t);
 }
 
-/* Names are untrusted bytes: control characters shown as '?'. */
-static void clean(const char *s, size_t n, char *out, size_t cap) {
-  size_t k = 0;
-  for (size_t j = 0; j < n && k + 1 < cap; j++) out[k++] = (unsigned char)s[j] < 0x20 ? '?' : s[j];
-  out[k] = 0;
-}
-
 static void print_table(const st_diff *d, long limit) {
   uint32_t n;
   const st_diff_row *r = st_diff_rows(d, &n);
@@ -98,7 +91,7 @@ static void print_table(const st_diff *d, long limit) {
     snprintf(tag, sizeof tag, "%s%s", big, mark);
     /* names are untrusted bytes: control characters shown as '?' */
     char name[49];
-    clean(x->name, x->name_len, name, sizeof name);
+    cli_clean(x->name, x->name_len, name, sizeof name);
     char ta[24], tb[24], sa[24], sb[24], ratio[16], p[16];
     st_format_dur((double)x->total_a_ns, ta, sizeof ta);
     st_format_dur((double)x->total_b_ns, tb, sizeof tb);
@@ -129,7 +122,7 @@ static void print_table(const st_diff *d, long limit) {
   for (uint32_t i = 0; i < nk && shown < 8; i++) {
     if (!k[i].regressions && !k[i].improvements) continue;
     char name[49];
-    clean(k[i].kind, k[i].kind_len, name, sizeof name);
+    cli_clean(k[i].kind, k[i].kind_len, name, sizeof name);
     char dt[32];
     st_format_dur((double)(k[i].d_total_ns < 0 ? -k[i].d_total_ns : k[i].d_total_ns), dt,
                   sizeof dt);
