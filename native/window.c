@@ -41,6 +41,19 @@ int nv_window_open(nv_window *w, const char *title, int width, int height, int h
     return 0;
   }
   const char *driver = SDL_GetCurrentVideoDriver();
+  int fallback = driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy"));
+  if (!hidden && fallback && getenv("DISPLAY")) {
+    /* DISPLAY is set but SDL's probe fell through to offscreen (seen under
+     * load on Xvfb): ask for x11 by name, once, so that it is used or its
+     * own error is the one reported */
+    SDL_Quit();
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+      say(err, cap, "no display (SDL's x11 driver on DISPLAY)");
+      return 0;
+    }
+    driver = SDL_GetCurrentVideoDriver();
+  }
   if (!hidden && driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy"))) {
     snprintf(err, cap, "no display (SDL found only its '%s' video driver; is DISPLAY set?)",
              driver);

@@ -43,6 +43,28 @@ def own_leaks(stderr, root, binary):
 
 
 
+def x_answers(num, wait_s=20):
+    """1 once the X server of display num accepts a client: its socket takes
+    an X11 connection setup (no auth) and the server answers "success".
+    Under load, a client started right after Xvfb reported its display
+    (-displayfd) was seen to be refused (CI: SDL found no X display), so a
+    test waits for this first."""
+    import socket, struct, time
+    end = time.time() + wait_s
+    while time.time() < end:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(5)
+                s.connect("/tmp/.X11-unix/X%s" % num)
+                s.sendall(struct.pack("<BxHHHHxx", 0x6C, 11, 0, 0, 0))  # little-endian, X11.0, no auth
+                if s.recv(1) == b"\x01":
+                    return 1
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return 0
+
+
 def private_display(screen="1280x1024x24"):
     """Starts a private X server for this test script and returns os.environ
     with its DISPLAY. Xvfb runs with -displayfd, so the server itself picks
@@ -71,6 +93,8 @@ def private_display(screen="1280x1024x24"):
         stop()
         raise RuntimeError("Xvfb did not start: " + proc.stderr.read().decode(errors="replace").strip()[-300:])
     atexit.register(stop)
+    if not x_answers(num):
+        raise RuntimeError("Xvfb :%s does not answer a connection within 20 s" % num)
     env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
     env["DISPLAY"] = ":" + num
     return env
