@@ -140,6 +140,16 @@ st_code st_app_load_push(st_app *app, const void *data, size_t len) {
   return st_traceset_load_push(app->set, data, len);
 }
 
+int st_app_load_apply_needs_bytes(const st_app *app, const void *result, size_t rlen) {
+  return app->loading ? st_traceset_load_apply_needs_bytes(app->set, result, rlen) : 0;
+}
+
+st_code st_app_load_apply(st_app *app, const void *result, size_t rlen, const void *bytes,
+                          size_t blen) {
+  if (!app->loading) return ST_ERR_ARG;
+  return st_traceset_load_apply(app->set, result, rlen, bytes, blen);
+}
+
 int st_app_load_finish(st_app *app) {
   if (!app->loading) {
     snprintf(app->error, sizeof app->error, "no load in progress");

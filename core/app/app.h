@@ -109,6 +109,11 @@ void st_app_set_font(st_app *app, const st_font *font);
 /* ---- loading ---------------------------------------------------------------- */
 int st_app_load_begin(st_app *app, const char *name); /* 1 ok, 0 failed (st_app_error) */
 st_code st_app_load_push(st_app *app, const void *data, size_t len);
+/* An import split across workers (core/import/load/load.h st_loader_apply):
+ * task results applied in order instead of pushes; the same finish. */
+int st_app_load_apply_needs_bytes(const st_app *app, const void *result, size_t rlen);
+st_code st_app_load_apply(st_app *app, const void *result, size_t rlen, const void *bytes,
+                          size_t blen);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */
 void st_app_load_abort(st_app *app);

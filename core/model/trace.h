@@ -107,6 +107,11 @@ int64_t st_trace_origin_ns(const st_trace *t);    /* absolute time of t = 0 */
 int64_t st_trace_duration_ns(const st_trace *t);  /* last end - first start */
 uint64_t st_trace_event_count(const st_trace *t); /* events in rows + counter samples */
 size_t st_trace_bytes(const st_trace *t);         /* resident memory of the model */
+/* SHA-256 of everything the model holds, names as text (not string ids):
+ * processes, tracks, rows (start, dur, name, cat, src, flags), counters,
+ * flows, stack frames, end srcs, origin. Two imports of one file give the
+ * same digest iff they built the same model (the parallel import's check). */
+void st_trace_digest(const st_trace *t, uint8_t out[32]);
 
 /* ---- end events -----------------------------------------------------------
  * A slice whose args are at two events (ST_EV_HAS_END: a B/E pair, whose

@@ -278,6 +278,16 @@ st_code st_traceset_load_push(st_traceset *s, const void *data, size_t len) {
   return st_loader_push(s->loader, data, len);
 }
 
+int st_traceset_load_apply_needs_bytes(const st_traceset *s, const void *result, size_t rlen) {
+  return s && s->loader ? st_loader_apply_needs_bytes(s->loader, result, rlen) : 0;
+}
+
+st_code st_traceset_load_apply(st_traceset *s, const void *result, size_t rlen, const void *bytes,
+                               size_t blen) {
+  if (!s || !s->loader) return ST_ERR_ARG;
+  return st_loader_apply(s->loader, result, rlen, bytes, blen);
+}
+
 static uint32_t free_slot(const st_traceset *s) {
   for (uint32_t i = 0; i < s->cap; i++)
     if (!s->files[i].trace) return i;

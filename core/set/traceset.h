@@ -178,6 +178,11 @@ st_code st_traceset_load_begin(st_traceset *s, const char *name);
 /* The next chunk: ST_OK, or the first error's code (later pushes do
  * nothing); ST_ERR_ARG without a load in progress. */
 st_code st_traceset_load_push(st_traceset *s, const void *data, size_t len);
+/* The open load's share of an import split across workers (load.h
+ * st_loader_apply): instead of pushing, apply task results in order. */
+int st_traceset_load_apply_needs_bytes(const st_traceset *s, const void *result, size_t rlen);
+st_code st_traceset_load_apply(st_traceset *s, const void *result, size_t rlen, const void *bytes,
+                               size_t blen);
 /* Ends the load. The file's handle, with err->code ST_OK, or not ST_OK
  * for a file damaged part-way (what was read before the damage is kept:
  * st_load_error_line says where). {0} on failure, err saying why: the

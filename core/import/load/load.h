@@ -55,6 +55,27 @@ const st_argsrc *st_loader_args_source(const st_loader *l);
 st_argsrc *st_loader_take_args_source(st_loader *l);
 void st_loader_destroy(st_loader *l);
 
+/* ---- an import split across workers (chrome_range.h) ----------------------
+ * Instead of st_loader_push of the whole input, a front end with workers
+ * applies task results in task order (k = 0, 1, ...), then calls
+ * st_loader_finish as usual; the trace, stats, warnings and errors are
+ * those of pushing the same bytes (a result that does not start where the
+ * loader stands, checked, is not used: its task's bytes are pushed). */
+
+/* 1 if an input whose first decoded bytes are head[0, n) (n >= 64, or the
+ * whole input) may be split: uncompressed Chrome JSON. */
+int st_load_splittable(const void *head, size_t n);
+/* 1 if applying this result needs its task's bytes (they are pushed in
+ * part or whole); 0 if the result alone will do. A front end that keeps
+ * the bytes elsewhere (the page: in a worker) fetches them only then. */
+int st_loader_apply_needs_bytes(const st_loader *l, const void *result, size_t rlen);
+/* Applies task k's result: result[0, rlen) from st_chrome_range_parse,
+ * bytes[0, blen) the task's bytes (from its a_k; NULL/0 when
+ * st_loader_apply_needs_bytes said 0). Returns like st_loader_push;
+ * ST_ERR_ARG for a malformed result, results out of order or missing bytes. */
+st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const void *bytes,
+                        size_t blen);
+
 /* The one-line diagnosis front ends print for err:
  * "<file>: <msg> (at byte N[, line L, column C])" (file omitted if NULL).
  * Returns the length the full text needs, like snprintf. */
