@@ -676,6 +676,16 @@ const char *st_chrome_metadata_json(const st_chrome_importer *im) {
 
 /* ==== 5. replaying a task of a split import (chrome_range.h) ============== */
 
+st_code st_chrome_settle(st_chrome_importer *im, st_error *err) {
+  if (!im) return ST_ERR_ARG;
+  if (im->code == ST_OK && im->state != T_FAILED && im->need_abs > im->base + im->len) {
+    im->need_abs = 0;
+    run(im);
+  }
+  if (im->code != ST_OK && err) *err = im->error;
+  return im->code;
+}
+
 int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at) {
   if (!im || im->code != ST_OK || im->final || im->state != T_LIST || im->list_samples ||
       !im->expect_value || !im->after_comma || im->pos != im->len)
