@@ -164,11 +164,13 @@ uint8_t *st_chrome_range_parse(const st_alloc *a, const uint8_t *bytes, size_t l
     const char *lnl = h.newlines ? st_scan_last_byte(start, p, '\n') : NULL;
     if (lnl) h.last_nl = base + (uint64_t)(lnl - buf);
   }
+  st_chrome_rec_done(&rb, &al);
   h.body_bytes = rb.len - sizeof h;
   memcpy(rb.p, &h, sizeof h);
   *out_len = rb.len;
   return rb.p;
 nomem:
+  st_chrome_rec_done(&rb, &al);
   st_free(&al, rb.p);
   return NULL;
 }
