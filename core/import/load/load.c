@@ -100,6 +100,8 @@ struct st_loader {
   st_argsrc *args; /* where each event's args are (argsrc.h); owned until taken */
   uint64_t fed;    /* input bytes pushed or replayed so far (st_loader_apply) */
   uint64_t split;  /* of them replayed */
+  int inflated;    /* st_loader_set_inflated: the raw side's outcome */
+  st_source_info inflated_info;
   st_code code;
   st_error err;
 };
@@ -254,7 +256,7 @@ static st_code on_decoded(void *ud, const uint8_t *data, size_t len) {
 }
 
 static void sync_source_stats(st_loader *l) {
-  const st_source_info *si = st_source_get_info(l->source);
+  const st_source_info *si = l->inflated ? &l->inflated_info : st_source_get_info(l->source);
   if (!si) return;
   l->stats.bytes_in = si->bytes_in;
   l->stats.bytes_decoded = si->bytes_out;
@@ -308,7 +310,7 @@ st_trace *st_loader_finish(st_loader *l, st_error *err) {
       }
     }
     sync_source_stats(l);
-    const st_source_info *si = st_source_get_info(l->source);
+    const st_source_info *si = l->inflated ? &l->inflated_info : st_source_get_info(l->source);
     if (si && si->trailing_garbage)
       st_stats_warn(&l->stats, "compressed_trailing_garbage", si->trailing_offset);
     /* a stream cut or corrupt part-way still hands over what was decoded */
@@ -404,6 +406,19 @@ int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
 }
 
 uint64_t st_loader_split_bytes(const st_loader *l) { return l ? l->split : 0; }
+
+void st_loader_set_inflated(st_loader *l, const st_source_info *info, st_code code,
+                            const st_error *err) {
+  if (!l || !info || l->finished) return;
+  l->inflated = 1;
+  l->inflated_info = *info;
+  if (code != ST_OK && l->code == ST_OK) {
+    if (err) l->err = *err;
+    l->err.code = code;
+    l->code = code;
+  }
+  if (l->source) sync_source_stats(l);
+}
 
 /* pushes the task's bytes [l->fed, to) */
 static st_code push_range(st_loader *l, const st_range_info *ri, const uint8_t *bytes, size_t blen,
