@@ -268,6 +268,7 @@ int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out) {
     id->kind = (st_chrome_idkind)k;
     if ((mask & CF_IDNUM(i)) && !get(rd, &id->num, 8)) return -1;
     if ((mask & CF_IDSTR(i)) && !get_str(rd, &id->s)) return -1;
+    if (id->kind == ST_CHROME_ID_STR && !id->s.p) return -1; /* as a parse never leaves it */
   }
   for (int j = 0; j < NSTRS; j++)
     if ((mask & CF_STR(j)) && !get_str(rd, strs_of(e, j))) return -1;

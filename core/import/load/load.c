@@ -264,6 +264,32 @@ static void sync_source_stats(st_loader *l) {
       si->compression == ST_COMPRESSION_GZIP || si->compression == ST_COMPRESSION_ZLIB;
 }
 
+/* the importer parses what it holds (it may wait for more bytes to retry a
+ * cut element): then its replay point is known */
+static st_code settle(st_loader *l) {
+  if (l->decided && l->vt == &k_chrome && l->code == ST_OK) {
+    st_error e;
+    memset(&e, 0, sizeof e);
+    if (st_chrome_settle(l->imp, &e) != ST_OK) {
+      l->err = e;
+      l->code = e.code;
+    }
+  }
+  return l->code;
+}
+
+/* An error of the source (gzip/zlib damage) is taken once the importer has
+ * parsed what was decoded before it: an error there came first in the
+ * input, and wins. (Else which one is said would depend on whether the
+ * importer happened to wait for more bytes: on how the input was pushed.) */
+static void source_error(st_loader *l, st_code c, const st_error *e) {
+  if (c == ST_OK || l->code != ST_OK) return;
+  if (settle(l) != ST_OK) return;
+  l->err = *e;
+  l->err.code = c;
+  l->code = c;
+}
+
 st_code st_loader_push(st_loader *l, const void *data, size_t len) {
   if (!l) return ST_ERR_ARG;
   if (l->code != ST_OK || l->finished) return l->code;
@@ -276,10 +302,7 @@ st_code st_loader_push(st_loader *l, const void *data, size_t len) {
   l->fed += len;
   st_code c = st_source_push(l->source, data, len, &e);
   sync_source_stats(l);
-  if (c != ST_OK && l->code == ST_OK) {
-    l->err = e;
-    l->code = c;
-  }
+  source_error(l, c, &e);
   return l->code;
 }
 
@@ -303,11 +326,7 @@ st_trace *st_loader_finish(st_loader *l, st_error *err) {
     if (l->code == ST_OK) {
       st_error e;
       memset(&e, 0, sizeof e);
-      st_code c = st_source_finish(l->source, &e);
-      if (c != ST_OK && l->code == ST_OK) {
-        l->err = e;
-        l->code = c;
-      }
+      source_error(l, st_source_finish(l->source, &e), &e);
     }
     sync_source_stats(l);
     const st_source_info *si = l->inflated ? &l->inflated_info : st_source_get_info(l->source);
@@ -381,20 +400,6 @@ static int replayable(const st_loader *l, const st_range_info *ri) {
          st_chrome_replay_point(l->imp, &at) && at == ri->start;
 }
 
-/* the importer parses what it holds (it may wait for more bytes to retry a
- * cut element): then its replay point is known */
-static st_code settle(st_loader *l) {
-  if (l->decided && l->vt == &k_chrome && l->code == ST_OK) {
-    st_error e;
-    memset(&e, 0, sizeof e);
-    if (st_chrome_settle(l->imp, &e) != ST_OK) {
-      l->err = e;
-      l->code = e.code;
-    }
-  }
-  return l->code;
-}
-
 int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
   st_range_info ri;
   if (!l || !st_range_info_read(result, rlen, &ri)) return 1;
@@ -412,11 +417,9 @@ void st_loader_set_inflated(st_loader *l, const st_source_info *info, st_code co
   if (!l || !info || l->finished) return;
   l->inflated = 1;
   l->inflated_info = *info;
-  if (code != ST_OK && l->code == ST_OK) {
-    if (err) l->err = *err;
-    l->err.code = code;
-    l->code = code;
-  }
+  st_error e;
+  memset(&e, 0, sizeof e);
+  source_error(l, code, err ? err : &e);
   if (l->source) sync_source_stats(l);
 }
 
