@@ -232,13 +232,13 @@ static void test_generated(void) {
     }
     /* and in tasks of the sizes a real plan makes (relative to the input),
      * nearly all of it: each task is replayed where the one before ended.
-     * Not the first one of the object form: its cut lands in the metadata
-     * list before traceEvents (a trap of this trace, as Kineto's
-     * deviceProperties list is), so that task is parsed on the main thread. */
+     * Also the first one of the object form, whose cut lands in the
+     * metadata list before traceEvents (a trap of this trace, as Kineto's
+     * deviceProperties list is): the main thread catches up inside it. */
     const uint64_t big[] = {n / 8, n / 3};
     for (int i = 0; i < 2; i++) {
       split = compare((const uint8_t *)t, n, "gen-big-tasks", &big[i], 1);
-      if (split < n - n / 50 - (object ? big[i] : 0)) {
+      if (split < n - n / 50) {
         fprintf(stderr, "gen: tasks of %llu: only %llu of %zu bytes replayed\n",
                 (unsigned long long)big[i], (unsigned long long)split, n);
         check_failures_++;
@@ -304,7 +304,7 @@ static void compare_gz(const uint8_t *raw, size_t n, const char *what) {
     uint64_t split = 0;
     int ok = 0;
     sp.t = sl_load_split_gz(raw, n, sizes[i], what, &sp.err, &sp.stats, &split, &ok);
-    if (!ok) return; /* not JSON inside: one worker it is */
+    if (!ok) break; /* not JSON inside: one worker it is */
     finish_outcome(&sp);
     same(&one, &sp, what, sizes[i]);
     st_trace_destroy(sp.t);
@@ -317,10 +317,10 @@ static void test_gzip(void) {
   char *t = gen_trace(3000, 1, 5, &n);
   unsigned char *gz = tu_deflate(t, n, 31, &gn);
   compare_gz(gz, gn, "gen.json.gz");
-  unsigned char *zl = tu_deflate(t, n, 15, &gn);
-  compare_gz(zl, gn, "gen.json.zlib");
+  size_t zn;
+  unsigned char *zl = tu_deflate(t, n, 15, &zn);
+  compare_gz(zl, zn, "gen.json.zlib");
   free(zl);
-  gz = tu_deflate(t, n, 31, &gn);
   /* cut short, corrupt in the middle, garbage after the end */
   compare_gz(gz, gn / 2, "cut.json.gz");
   unsigned char keep = gz[gn / 3];

@@ -99,6 +99,13 @@ static void put_str(st_chrome_recbuf *rb, const st_json_str *s) {
   put(rb, s->p, s->n);
 }
 
+void st_chrome_rec_truncate(st_chrome_recbuf *rb, size_t len) {
+  if (len >= rb->len) return;
+  rb->len = len;
+  if (rb->seen) memset(rb->seen, 0, SEEN_SLOTS * sizeof *rb->seen);
+  rb->seen_count = 0;
+}
+
 void st_chrome_rec_done(st_chrome_recbuf *rb, const st_alloc *a) {
   st_free(a, rb->seen);
   rb->seen = NULL;

@@ -435,6 +435,43 @@ static st_code push_range(st_loader *l, const st_range_info *ri, const uint8_t *
   return st_loader_push(l, bytes + (l->fed - ri->base), (size_t)(to - l->fed));
 }
 
+/* between two tries to catch up inside a result, bytes pushed */
+#define CATCH_UP_GAP ((uint64_t)64u << 10)
+
+/* A result that did not start where the loader stood: push its bytes up to
+ * one of its events after another (CATCH_UP_GAP apart) until the importer
+ * stands right there, then replay the rest of the result. */
+static st_code catch_up(st_loader *l, const st_range_info *ri, const void *result, size_t rlen,
+                        const uint8_t *bytes, size_t blen) {
+  st_range_parts it;
+  uint64_t src, next_try = l->fed;
+  st_range_parts_begin(&it, result, rlen);
+  while (st_range_parts_next(&it, &src)) {
+    if (src < next_try) continue;
+    if (push_range(l, ri, bytes, blen, src) != ST_OK || settle(l) != ST_OK) return l->code;
+    uint64_t at;
+    if (l->vt == &k_chrome && l->fed == src && st_chrome_replay_point(l->imp, &at) && at == src) {
+      st_error e;
+      memset(&e, 0, sizeof e);
+      st_code c = st_chrome_replay_from(l->imp, result, rlen, src, bytes, blen, ri->base, &e);
+      if (c != ST_OK) {
+        if (l->code == ST_OK) {
+          l->err = e;
+          l->code = c;
+        }
+        return l->code;
+      }
+      st_source_skip(l->source, ri->stop - l->fed);
+      l->split += ri->stop - l->fed;
+      l->fed = ri->stop;
+      sync_source_stats(l);
+      return ST_OK;
+    }
+    next_try = src + CATCH_UP_GAP;
+  }
+  return l->code;
+}
+
 st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const void *bytes,
                         size_t blen) {
   st_range_info ri;
@@ -463,6 +500,8 @@ st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const voi
     l->split += ri.stop - l->fed;
     l->fed = ri.stop;
     sync_source_stats(l);
+  } else if (ri.status != ST_RANGE_NO_START && l->fed < ri.next) {
+    if (catch_up(l, &ri, result, rlen, bytes, blen) != ST_OK) return l->code;
   }
   uint64_t to = ri.next;
   if (to > ri.size) to = ri.size;
