@@ -230,7 +230,7 @@ void st_range_parts_begin(st_range_parts *it, const uint8_t *blob, size_t len) {
 }
 
 int st_range_parts_next(st_range_parts *it, uint64_t *src) {
-  st_chrome_reader rd = {it->p, it->end, it->origin};
+  st_chrome_reader rd = {it->p, it->end, it->origin, 0, 0};
   st_chrome_rec r;
   int after_missing = 0;
   while (st_chrome_rec_next(&rd, &r) > 0) {

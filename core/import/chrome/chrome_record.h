@@ -26,7 +26,7 @@
  *   st_chrome_recbuf rb = {0};
  *   st_chrome_rec_event(&rb, &alloc, &e, src);   // 0: out of memory
  *   st_chrome_rec_done(&rb, &alloc);             // the string index
- *   st_chrome_reader rd = {body, end, result_start};
+ *   st_chrome_reader rd = {body, end, result_start, 0, 0};
  *   while ((k = st_chrome_rec_next(&rd, &rec)) > 0) ...  // -1: malformed
  */
 #ifndef STRATA_CHROME_RECORD_H
@@ -42,7 +42,6 @@ typedef struct st_chrome_recbuf {
   uint8_t *p;
   size_t len, cap;
   uint32_t *seen; /* strings written so far: offset + 1 of their length word */
-  uint32_t seen_count;
 } st_chrome_recbuf;
 
 /* Drops the records after the first len bytes (and the strings they held
@@ -67,6 +66,8 @@ int st_chrome_rec_needs_raw(const st_chrome_ev *e);
 typedef struct st_chrome_reader {
   const uint8_t *p, *end;
   const uint8_t *origin; /* the result's start: string back-references are from here */
+  uint32_t mask;         /* (private) fields the last event record set */
+  int primed;            /* (private) the st_chrome_rec's ev was cleared once */
 } st_chrome_reader;
 
 typedef struct st_chrome_rec {
@@ -76,7 +77,8 @@ typedef struct st_chrome_rec {
   const char *raw, *raw_end; /* CREC_RAW */
 } st_chrome_rec;
 
-/* The next record: 1, 0 at the end, -1 if the bytes are malformed. */
+/* The next record: 1, 0 at the end, -1 if the bytes are malformed. Pass
+ * the same *out with one reader every time (its ev is updated in place). */
 int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out);
 
 #endif
