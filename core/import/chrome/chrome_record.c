@@ -179,6 +179,31 @@ int st_chrome_rec_event(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome
   return 1;
 }
 
+int st_chrome_rec_x_fits(const st_chrome_ev *e) {
+  return e->has_ph && e->ph.n == 1 && !e->ph.esc && e->ph.p[0] == 'X' && e->nkeys && e->has_ts &&
+         !e->bad_ts && e->pid.kind == ST_CHROME_ID_NUM && !e->pid.s.p &&
+         e->tid.kind == ST_CHROME_ID_NUM && !e->tid.s.p && e->bind_id.kind == ST_CHROME_ID_NONE &&
+         !e->entries && e->name.n <= STR_LEN && e->cat.n <= STR_LEN;
+}
+
+int st_chrome_rec_x(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome_ev *e, uint64_t src) {
+  if (!st_chrome_rec_reserve(rb, a, 1 + 8 + 1 + 8 * 4 + 8 + e->name.n + e->cat.n)) return 0;
+  if (!rb->seen) rb->seen = st_calloc(a, SEEN_SLOTS, sizeof *rb->seen);
+  put_u8(rb, CREC_X);
+  put_u64(rb, src);
+  put_u8(rb, (uint8_t)((e->has_dur ? 1 : 0) | (e->bad_dur ? 2 : 0)));
+  put_u64(rb, (uint64_t)e->ts);
+  if (e->has_dur) put_u64(rb, (uint64_t)e->dur);
+  put_u64(rb, (uint64_t)e->pid.num);
+  put_u64(rb, (uint64_t)e->tid.num);
+  static const char none[1] = "";
+  st_json_str name = e->name.p ? e->name : (st_json_str){none, 0, 0};
+  st_json_str cat = e->cat.p ? e->cat : (st_json_str){none, 0, 0};
+  put_str(rb, &name);
+  put_str(rb, &cat);
+  return 1;
+}
+
 int st_chrome_rec_raw(st_chrome_recbuf *rb, const st_alloc *a, const char *obj, size_t n,
                       uint64_t src) {
   if (n > UINT32_MAX || !st_chrome_rec_reserve(rb, a, 1 + 8 + 4 + n)) return 0;
@@ -247,6 +272,28 @@ int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out) {
     out->raw = (const char *)rd->p;
     out->raw_end = out->raw + n;
     rd->p += n;
+    return 1;
+  }
+  if (kind == CREC_X) {
+    st_chrome_ev *x = &out->xev;
+    if (!rd->xprimed) { /* set once: an X's constant fields */
+      memset(x, 0, sizeof *x);
+      static const char ph_x[] = "X";
+      x->has_ph = x->has_ts = 1;
+      x->ph = (st_json_str){ph_x, 1, 0};
+      x->nkeys = 1;
+      x->pid.kind = x->tid.kind = ST_CHROME_ID_NUM;
+      rd->xprimed = 1;
+    }
+    uint8_t f;
+    if (!get(rd, &f, 1) || f > 3 || !get(rd, &x->ts, 8)) return -1;
+    x->has_dur = f & 1;
+    x->bad_dur = (f & 2) != 0;
+    x->dur = 0;
+    if ((f & 1) && !get(rd, &x->dur, 8)) return -1;
+    if (!get(rd, &x->pid.num, 8) || !get(rd, &x->tid.num, 8) || !get_str(rd, &x->name) ||
+        !get_str(rd, &x->cat))
+      return -1;
     return 1;
   }
   if (kind != CREC_EVENT) return -1;
