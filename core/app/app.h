@@ -51,6 +51,7 @@
 #define STRATA_APP_H
 
 #include "bench_script.h"
+#include "source.h"
 #include "draw.h"
 #include "ui.h"
 
