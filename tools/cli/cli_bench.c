@@ -1,9 +1,9 @@
-/* cli_bench.c: `strata bench FILE [--json] [--passes N] [--frames]`
+/* cli_bench.c: `strata bench FILE [--json] [--passes N] [--frames] [--threads N]`
  * (DESIGN.md contract 1). --frames prints every frame's time and sizes to
  * stderr.
  *
- * Loads FILE the way `strata stats` does (stdio, 1 MiB chunks, streamed into
- * the core's loader, CLOCK_MONOTONIC around it, peak heap through a counting
+ * Loads FILE the way `strata stats` does (cli_load_timed: on --threads
+ * threads, default the cores, CLOCK_MONOTONIC around it, peak heap through a counting
  * allocator), builds the lod and the layout (timed), then replays the fixed
  * navigation script of core/view/bench_script.h at 1920x1080, dpr 1, through
  * st_draw_frame with a fixed-width fake font, `passes` times (default 3;
@@ -83,7 +83,7 @@ static uint32_t visible_rows(const st_layout *lay, const st_view *v) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: strata bench FILE [--json] [--passes N] [--frames]\n");
+  fprintf(stderr, "usage: strata bench FILE [--json] [--passes N] [--frames] " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -91,7 +91,11 @@ int strata_cmd_bench(int argc, char **argv) {
   const char *file = NULL;
   int json = 0, dump = 0;
   long passes = 3;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "bench");
+    if (r < 0) return 2;
+    if (r) continue;
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
     } else if (strcmp(argv[i], "--frames") == 0) {
@@ -114,7 +118,7 @@ int strata_cmd_bench(int argc, char **argv) {
   st_stats stats;
   double load_ms = 0;
   st_error err;
-  st_loader *l = cli_load_timed(file, &heap, &t, &err, &load_ms);
+  st_loader *l = cli_load_timed(file, &fo, &heap, &t, &err, &load_ms);
   if (!l) return 1;
   stats = *st_loader_stats(l);
   st_loader_destroy(l);

@@ -1,14 +1,18 @@
 /* strata_cli.c: the `strata` command line (DESIGN.md contract 1).
  *
- *   strata stats FILE [--json]
+ *   strata stats FILE [--json] [--digest] [--threads N] [--task-bytes N]
  *   strata stats A B ... [--json]   (a profile: tools/cli/cli_stats_many.c)
  *   strata diff A B ...             (two runs compared: tools/cli/cli_diff.c)
  *   strata view FILE...             (a native window: tools/cli/cli_view.c, native/)
  *   strata analyze FILE...          (answers: tools/cli/cli_analyze.c)
  *
- * Reads FILE with stdio in 1 MiB chunks and streams them into the core's
- * loader, timing the load with CLOCK_MONOTONIC and measuring the peak heap
- * through a counting allocator handed to the loader. On a file it cannot
+ * Reads FILE into the core's loader on --threads threads (default: the
+ * cores; tools/cli/cli_feed.h) or streamed in 1 MiB chunks, timing the
+ * load with CLOCK_MONOTONIC and measuring the peak heap through a counting
+ * allocator handed to the loader (and the threads). --digest adds the
+ * model's SHA-256 (st_trace_digest; JSON: "model_sha256"): two loads built
+ * the same model iff they print the same digest. --task-bytes N (for
+ * tests) cuts even a small file into tasks of N bytes. On a file it cannot
  * read it prints one line, `strata: FILE: <what> (at byte N[, line L,
  * column C])`, and exits 1. A trace damaged part-way still prints its
  * statistics, plus a one-line warning on stderr, and exits 0.
@@ -25,8 +29,8 @@
 #include <string.h>
 
 static int usage(FILE *f, int code) {
-  fprintf(f, "usage: strata stats FILE [--json]\n"
-             "       strata stats A B ... [--json]   (many files: one timeline)\n"
+  fprintf(f, "usage: strata stats FILE [--json] [--digest]\n"
+             "       strata stats A B ... [--json] [--digest]   (many files: one timeline)\n"
              "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
              "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
              "                   [--fail-on-regression]   (exit 3 on a significant regression)\n"
@@ -41,7 +45,9 @@ static int usage(FILE *f, int code) {
              "       strata export FILE -o REPORT.html   (or --viewer-only -o VIEWER.html)\n"
              "       strata view FILE... [--screenshot OUT.png] [--size WxH]   (a native window)\n"
              "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
-             "protobuf trace, compressed or not (the format is read from the content).\n");
+             "protobuf trace, compressed or not (the format is read from the content).\n"
+             "Every command reading trace files takes --threads N: the threads a big\n"
+             "uncompressed JSON file is read on (default: the cores; 1: one thread).\n");
   return code;
 }
 
@@ -97,28 +103,34 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t) {
          (unsigned long long)s->heap_bytes);
 }
 
-static int cmd_stats(const char *file, int json) {
+static int cmd_stats(const char *file, int json, int digest, const cli_feed_opts *o) {
   cli_heap heap = {0, 0, NULL};
   st_trace *t = NULL;
   st_error err;
   double load_ms = 0;
-  st_loader *l = cli_load_timed(file, &heap, &t, &err, &load_ms);
+  st_loader *l = cli_load_timed(file, o, &heap, &t, &err, &load_ms);
   if (!l) return 1;
   st_stats s = *st_loader_stats(l);
   s.load_ms = load_ms;
   s.heap_bytes = heap.peak;
 
-  char line[512];
+  char line[512], hex[65];
+  if (digest) cli_trace_digest_hex(t, hex);
   if (json) {
     size_t need = st_stats_json(&s, NULL, 0) + 1;
     char *out = malloc(need);
     if (out) {
       st_stats_json(&s, out, need);
-      printf("%s\n", out);
+      size_t n = strlen(out);
+      if (digest && n && out[n - 1] == '}')
+        printf("%.*s,\"model_sha256\":\"%s\"}\n", (int)(n - 1), out, hex);
+      else
+        printf("%s\n", out);
       free(out);
     }
   } else {
     print_text(file, &s, t);
+    if (digest) printf("model sha256:    %s\n", hex);
   }
   if (err.code != ST_OK) {
     st_load_error_line(&err, NULL, line, sizeof line);
@@ -149,28 +161,30 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "view") == 0) return strata_cmd_view(argc, argv);
   if (strcmp(argv[1], "analyze") == 0) return strata_cmd_analyze(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
-    const char *file = NULL;
-    int json = 0, nfiles = 0;
+    const char **files = malloc((size_t)argc * sizeof *files);
+    if (!files) return 1;
+    int json = 0, digest = 0, nfiles = 0, rc = 2;
+    cli_feed_opts o = {0};
     for (int i = 2; i < argc; i++) {
+      int r = cli_feed_opt(argc, argv, &i, &o, "stats");
+      if (r < 0) goto done;
+      if (r) continue;
       if (strcmp(argv[i], "--json") == 0)
         json = 1;
+      else if (strcmp(argv[i], "--digest") == 0)
+        digest = 1;
       else if (argv[i][0] == '-' && argv[i][1])
-        return usage(stderr, 2);
-      else if (!nfiles++)
-        file = argv[i];
+        goto done;
+      else
+        files[nfiles++] = argv[i];
     }
-    if (!file) return usage(stderr, 2);
-    if (nfiles > 1) {
-      const char **files = malloc((size_t)nfiles * sizeof *files);
-      if (!files) return 1;
-      int k = 0;
-      for (int i = 2; i < argc; i++)
-        if (strcmp(argv[i], "--json") != 0) files[k++] = argv[i];
-      int rc = strata_cmd_stats_many(files, nfiles, json);
-      free(files);
-      return rc;
-    }
-    return cmd_stats(file, json);
+    if (nfiles > 1)
+      rc = strata_cmd_stats_many(files, nfiles, json, digest, &o);
+    else if (nfiles == 1)
+      rc = cmd_stats(files[0], json, digest, &o);
+  done:
+    free(files);
+    return rc == 2 ? usage(stderr, 2) : rc;
   }
   return usage(stderr, 2);
 }
