@@ -28,7 +28,7 @@ static int load_one(st_app *app, const char *file, const cli_feed_opts *o) {
     return 0;
   }
   cli_sink sink = {app_push, app_apply, app, {0}};
-  int rc = cli_feed(f, &sink, o); /* a push that fails: the finish says why */
+  int rc = cli_feed(f, &sink, o, NULL); /* a push that fails: the finish says why */
   fclose(f);
   if (rc) {
     st_app_load_abort(app);

@@ -71,14 +71,15 @@ double cli_now_ms(void);
 
 /* Opens FILE and reads it (cli_feed: on o->threads threads, or streamed in
  * 1 MiB reads) into a loader allocating through cli_counting_alloc(heap),
- * as do the threads for their tasks' bytes and results; *load_ms is the wall time from creating the
+ * as do the threads for their tasks' bytes and results; *used (may be
+ * NULL) says how it was read, *load_ms is the wall time from creating the
  * loader to st_loader_finish. Returns the finished loader (its stats stay
  * valid until the caller destroys it) with *out the trace and *err the
  * finish status (not ST_OK for a trace damaged part-way: what was read is
  * kept); or NULL after one `strata: FILE: ...` line on stderr (cannot open,
  * out of memory, read error, no trace). */
-st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_heap *heap, st_trace **out,
-                          st_error *err, double *load_ms);
+st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
+                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms);
 /* Reads the open file f (named `file`) into a default loader as
  * cli_load_timed does; f stays open (rewind it to read it again). Returns
  * the finished loader with *out the trace, or NULL after one `strata: ...`
@@ -89,8 +90,8 @@ st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st
 /* ---- several files as one set (core/set/traceset.h) ------------------------- */
 
 /* The files of a multi-file command in a trace set, loaded one after
- * another (each read as cli_load_timed reads it). Merged (flame): one string table and the set's
- * view built; unmerged (stats, diff): each file as if loaded alone. Each
+ * another (each read as cli_load_timed reads it). Merged (flame): one
+ * string table and the set's view built; unmerged (stats, diff): each file as if loaded alone. Each
  * file's load_ms is its wall time and heap_bytes the peak heap its load
  * added (the loaders and models, counted through `window`; `total` holds
  * the joint peak of all the loads: each model stays while the next file
@@ -100,6 +101,7 @@ typedef struct cli_set {
   cli_heap window, total;
   st_trace_handle *handles; /* per file, in the order given (= the view's parts) */
   st_error *errs;           /* per file: its finish status (not ST_OK: damaged part-way) */
+  cli_feed_used *used;      /* per file: how it was read */
   const char *const *files;
   uint32_t n;
   cli_feed_opts opts;

@@ -118,7 +118,7 @@ int strata_cmd_bench(int argc, char **argv) {
   st_stats stats;
   double load_ms = 0;
   st_error err;
-  st_loader *l = cli_load_timed(file, &fo, &heap, &t, &err, &load_ms);
+  st_loader *l = cli_load_timed(file, &fo, NULL, &heap, &t, &err, &load_ms);
   if (!l) return 1;
   stats = *st_loader_stats(l);
   st_loader_destroy(l);

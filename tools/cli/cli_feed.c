@@ -187,7 +187,10 @@ static uint32_t plan_tasks(int fd, uint32_t threads, const cli_feed_opts *o, uin
   return tasks <= UINT32_MAX ? (uint32_t)tasks : 0;
 }
 
-int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o) {
+int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *used) {
+  cli_feed_used none;
+  if (!used) used = &none;
+  memset(used, 0, sizeof *used);
   uint32_t want = o->threads ? o->threads : online_cores();
   pool p;
   memset(&p, 0, sizeof p);
@@ -209,6 +212,7 @@ int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o) {
   uint32_t started = 0;
   while (conds == 2 && started < want && pthread_create(&threads[started], NULL, worker, &p) == 0)
     started++; /* a thread that cannot start: fewer threads */
+  if (started) used->threads = started, used->tasks = p.tasks;
   int rc = started ? apply_all(&p, s, threads, started) : pump(f, s);
   if (conds == 2) pthread_cond_destroy(&p.space);
   if (conds >= 1) pthread_cond_destroy(&p.done);

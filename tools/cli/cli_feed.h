@@ -16,7 +16,7 @@
  *
  *   cli_feed_opts o = {0};                 // the online cores
  *   cli_sink s = {loader_push, loader_apply, loader, alloc};
- *   int rc = cli_feed(f, &s, &o);          // 0, CLI_FEED_READ_ERROR, CLI_FEED_NOMEM
+ *   int rc = cli_feed(f, &s, &o, NULL);    // 0, CLI_FEED_READ_ERROR, CLI_FEED_NOMEM
  *
  * Platform code (pthreads, pread, fstat) lives here and in cli_feed.c only.
  */
@@ -49,11 +49,18 @@ typedef struct cli_sink {
 
 enum { CLI_FEED_READ_ERROR = -1, CLI_FEED_NOMEM = -2 };
 
+/* What a cli_feed did: the worker threads that parsed tasks and the tasks
+ * (0 and 0: the file was streamed on the calling thread). */
+typedef struct cli_feed_used {
+  uint32_t threads, tasks;
+} cli_feed_used;
+
 /* Reads the open file f, from its start, into s until its end or the first
  * push/apply that fails (the sink's finish then says why). Returns 0, or
  * CLI_FEED_READ_ERROR / CLI_FEED_NOMEM (the caller says so in one line).
- * f's position is left anywhere (rewind before reading it again). */
-int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o);
+ * f's position is left anywhere (rewind before reading it again). used
+ * (may be NULL) says how it was read. */
+int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *used);
 
 /* The CLI options that choose o: `--threads N` (1..CLI_THREADS_MAX) and
  * `--task-bytes N` (for tests). If argv[*i] is one of them, consumes it and

@@ -55,8 +55,9 @@ static FILE *open_or_say(const char *file) {
 }
 
 /* cli_feed, f closed after, and one line on stderr for its trouble: 0 or 1 */
-static int feed_or_say(FILE *f, const char *file, const cli_sink *s, const cli_feed_opts *o) {
-  int rc = cli_feed(f, s, o);
+static int feed_or_say(FILE *f, const char *file, const cli_sink *s, const cli_feed_opts *o,
+                       cli_feed_used *used) {
+  int rc = cli_feed(f, s, o, used);
   fclose(f);
   if (rc)
     fprintf(stderr, "strata: %s: %s\n", file,
@@ -79,8 +80,8 @@ static st_code loader_apply(void *ud, const void *result, size_t rlen, const voi
   return st_loader_apply(ud, result, rlen, bytes, blen);
 }
 
-st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_heap *heap, st_trace **out,
-                          st_error *err, double *load_ms) {
+st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
+                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms) {
   st_load_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.alloc.fn = cli_counting_alloc;
@@ -96,7 +97,7 @@ st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_heap *he
     return NULL;
   }
   cli_sink sink = {loader_push, loader_apply, l, desc.alloc};
-  if (feed_or_say(f, file, &sink, o)) {
+  if (feed_or_say(f, file, &sink, o, used)) {
     st_loader_destroy(l);
     return NULL;
   }
@@ -118,7 +119,7 @@ st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st
   desc.file_name = file;
   st_loader *l = st_loader_create(&desc);
   cli_sink sink = {loader_push, loader_apply, l, desc.alloc};
-  int rc = l ? cli_feed(f, &sink, o) : CLI_FEED_NOMEM;
+  int rc = l ? cli_feed(f, &sink, o, NULL) : CLI_FEED_NOMEM;
   memset(err, 0, sizeof *err);
   st_trace *t = l && !rc ? st_loader_finish(l, err) : NULL;
   if (!t) {
@@ -160,7 +161,7 @@ static int load_one(cli_set *cs, uint32_t k) {
     return 1;
   }
   cli_sink sink = {set_push, set_apply, cs->set, {cli_counting_alloc, &cs->window}};
-  if (feed_or_say(f, file, &sink, &cs->opts)) {
+  if (feed_or_say(f, file, &sink, &cs->opts, &cs->used[k])) {
     st_traceset_load_abort(cs->set);
     return 1;
   }
@@ -189,7 +190,10 @@ int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged
   d.unmerged = unmerged;
   cs->handles = calloc(n, sizeof *cs->handles);
   cs->errs = calloc(n, sizeof *cs->errs);
-  cs->set = n <= ST_TRACESET_CAPACITY && cs->handles && cs->errs ? st_traceset_create(&d) : NULL;
+  cs->used = calloc(n, sizeof *cs->used);
+  cs->set = n <= ST_TRACESET_CAPACITY && cs->handles && cs->errs && cs->used
+                ? st_traceset_create(&d)
+                : NULL;
   if (!cs->set || st_traceset_batch_begin(cs->set) != ST_OK) {
     fprintf(stderr, "strata: out of memory\n");
     return 1;
@@ -209,6 +213,7 @@ void cli_set_free(cli_set *cs) {
   st_traceset_destroy(cs->set);
   free(cs->handles);
   free(cs->errs);
+  free(cs->used);
   memset(cs, 0, sizeof *cs);
 }
 

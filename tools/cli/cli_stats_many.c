@@ -12,13 +12,11 @@
  * loads), plus
  *   "files": N, "wall_ms": the whole command's time,
  *   "traces": [ each file's own stats object, exactly what `strata stats
- *     FILE --json` prints, plus "file", "group" (host / rank / file name,
- *     unique), "group_source" ("hostname" | "rank" | "file" | "none"),
- *     "clock" ("epoch" | "machine" | "none"), "start_ns" (absolute start,
- *     null without a clock), "offset_us" (its t = 0 on the shared
- *     timeline) and, with --digest, "model_sha256" (st_trace_digest) ].
- * Without --json, one line per file and the totals. Exit 1 if a file cannot
- * be loaded (after its one-line message).
+ *     FILE --json` prints (load_threads, load_tasks incl.), plus "file", "group" (host / rank /
+ * file name, unique), "group_source" ("hostname" | "rank" | "file" | "none"), "clock" ("epoch" |
+ * "machine" | "none"), "start_ns" (absolute start, null without a clock), "offset_us" (its t = 0 on
+ * the shared timeline) and, with --digest, "model_sha256" (st_trace_digest) ]. Without --json, one
+ * line per file and the totals. Exit 1 if a file cannot be loaded (after its one-line message).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -74,6 +72,7 @@ int strata_cmd_stats_many(const char *const *files, int n, int json, int digest,
         printf("null");
       else
         printf("%lld", (long long)f.clock.start_ns);
+      printf(",\"load_threads\":%u,\"load_tasks\":%u", cs.used[i].threads, cs.used[i].tasks);
       printf(",\"offset_us\":");
       cli_print_us(f.offset_ns);
       if (digest) {

@@ -57,7 +57,8 @@ static const st_warning *find_warning(const st_stats *s, const char *kind) {
   return NULL;
 }
 
-static void print_text(const char *file, const st_stats *s, const st_trace *t) {
+static void print_text(const char *file, const st_stats *s, const st_trace *t,
+                       const cli_feed_used *used) {
   printf("file:            %s\n", file);
   printf("format:          %s%s\n", s->format, s->compressed ? " (compressed)" : "");
   printf("bytes:           %llu in, %llu decoded\n", (unsigned long long)s->bytes_in,
@@ -99,8 +100,10 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t) {
     printf("model:           %u processes, %u tracks, %llu bytes\n", np, nt,
            (unsigned long long)st_trace_bytes(t));
   }
-  printf("load:            %.3f ms, peak heap %llu bytes\n", s->load_ms,
+  printf("load:            %.3f ms, peak heap %llu bytes", s->load_ms,
          (unsigned long long)s->heap_bytes);
+  if (used->tasks) printf(", %u threads (%u tasks)", used->threads, used->tasks);
+  printf("\n");
 }
 
 static int cmd_stats(const char *file, int json, int digest, const cli_feed_opts *o) {
@@ -108,7 +111,8 @@ static int cmd_stats(const char *file, int json, int digest, const cli_feed_opts
   st_trace *t = NULL;
   st_error err;
   double load_ms = 0;
-  st_loader *l = cli_load_timed(file, o, &heap, &t, &err, &load_ms);
+  cli_feed_used used;
+  st_loader *l = cli_load_timed(file, o, &used, &heap, &t, &err, &load_ms);
   if (!l) return 1;
   st_stats s = *st_loader_stats(l);
   s.load_ms = load_ms;
@@ -122,14 +126,14 @@ static int cmd_stats(const char *file, int json, int digest, const cli_feed_opts
     if (out) {
       st_stats_json(&s, out, need);
       size_t n = strlen(out);
-      if (digest && n && out[n - 1] == '}')
-        printf("%.*s,\"model_sha256\":\"%s\"}\n", (int)(n - 1), out, hex);
-      else
-        printf("%s\n", out);
+      if (n && out[n - 1] == '}') out[n - 1] = 0;
+      printf("%s,\"load_threads\":%u,\"load_tasks\":%u", out, used.threads, used.tasks);
+      if (digest) printf(",\"model_sha256\":\"%s\"", hex);
+      printf("}\n");
       free(out);
     }
   } else {
-    print_text(file, &s, t);
+    print_text(file, &s, t, &used);
     if (digest) printf("model sha256:    %s\n", hex);
   }
   if (err.code != ST_OK) {
@@ -167,7 +171,7 @@ int main(int argc, char **argv) {
     cli_feed_opts o = {0};
     for (int i = 2; i < argc; i++) {
       int r = cli_feed_opt(argc, argv, &i, &o, "stats");
-      if (r < 0) goto done;
+      if (r < 0) return free(files), 2; /* after its one line */
       if (r) continue;
       if (strcmp(argv[i], "--json") == 0)
         json = 1;
