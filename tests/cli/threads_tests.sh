@@ -37,27 +37,17 @@ for a in "$@"; do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-export STRATA_BIN=$strata STRATA_GEN=$gen STRATA_ROOT=$root STRATA_SHIM=$shim
+export STRATA_BIN=$strata STRATA_GEN=$gen STRATA_ROOT=$root STRATA_SHIM=$shim PYTHONPATH=$here
 exec python3 - <<'PY'
 import gzip, json, os, random, re, shutil, subprocess, sys, tempfile
 
-strata = os.environ["STRATA_BIN"]
-gen = os.environ.get("STRATA_GEN", "")
-shim = os.environ.get("STRATA_SHIM", "")
-root = os.environ["STRATA_ROOT"]
+from view_check import finish, report
+
+strata, root = os.environ["STRATA_BIN"], os.environ["STRATA_ROOT"]
+gen, shim = os.environ.get("STRATA_GEN", ""), os.environ.get("STRATA_SHIM", "")
 fix = os.path.join(root, "tests", "fixtures")
 corpus = os.path.normpath(os.path.join(root, "..", "shared", "corpus"))
 tmp = tempfile.mkdtemp(prefix="strata-threads-")
-passed = failed = 0
-
-
-def report(ok, name, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
 
 
 VOLATILE = re.compile(r',"(load_ms|heap_bytes|load_threads|load_tasks|wall_ms|names_ms|args_ms|'
@@ -323,6 +313,5 @@ else:
     print("note: no pthread shim given: thread start failures not tested")
 
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish())
 PY
