@@ -86,7 +86,7 @@ static int read_at(int fd, uint8_t *buf, size_t len, uint64_t off) {
 static slot run_task(pool *p, uint32_t k) {
   slot t = {SLOT_NOMEM, NULL, 0, NULL, 0};
   uint64_t a = (uint64_t)k * p->task_bytes;
-  uint64_t next = k + 1 == p->tasks ? p->size : a + p->task_bytes;
+  uint64_t next = k + 1 == p->tasks || p->size - a <= p->task_bytes ? p->size : a + p->task_bytes;
   uint64_t end = p->size - next > ST_RANGE_SLACK ? next + ST_RANGE_SLACK : p->size;
   if (end - a > SIZE_MAX) return t;
   t.len = (size_t)(end - a);
@@ -181,10 +181,17 @@ static uint32_t plan_tasks(int fd, uint32_t threads, const cli_feed_opts *o, uin
   uint8_t head[HEAD_BYTES];
   size_t n = *size < HEAD_BYTES ? (size_t)*size : HEAD_BYTES;
   if (read_at(fd, head, n, 0) != 0 || !st_load_splittable(head, n)) return 0;
-  if (!o->task_bytes) return st_range_plan(*size, threads, task_bytes);
-  uint64_t tasks = (*size - 1) / o->task_bytes + 1;
-  *task_bytes = o->task_bytes;
-  return tasks <= UINT32_MAX ? (uint32_t)tasks : 0;
+  uint64_t tasks;
+  if (o->task_bytes) {
+    *task_bytes = o->task_bytes;
+    tasks = (*size - 1) / o->task_bytes + 1;
+  } else {
+    tasks = st_range_plan(*size, threads, task_bytes);
+  }
+  /* every task starts inside the file (run_task relies on it) */
+  if (!tasks || tasks > UINT32_MAX || !*task_bytes || (tasks - 1) > (*size - 1) / *task_bytes)
+    return 0;
+  return (uint32_t)tasks;
 }
 
 int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *used) {
