@@ -216,7 +216,7 @@ static uint32_t pack_lanes(const tcols *c, tlayout *s, const uint32_t *in, size_
     s->depth[i] = base + lane;
     /* a zero-length event keeps its lane for 1 ns: markers at the same time
      * get their own lanes (see the header comment) */
-    int64_t end = start + dur;
+    int64_t end = dur > 0 && start > INT64_MAX - dur ? INT64_MAX : start + dur; /* saturated */
     if (dur == 0 && end < INT64_MAX) end++;
     busy_push(s, &nbusy, end, lane);
   }

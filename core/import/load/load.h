@@ -75,6 +75,9 @@ int st_loader_apply_needs_bytes(const st_loader *l, const void *result, size_t r
  * ST_ERR_ARG for a malformed result, results out of order or missing bytes. */
 st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const void *bytes,
                         size_t blen);
+/* Input bytes whose events came from replayed results (the rest was
+ * parsed by the loader itself): how much of the import the workers did. */
+uint64_t st_loader_split_bytes(const st_loader *l);
 
 /* The one-line diagnosis front ends print for err:
  * "<file>: <msg> (at byte N[, line L, column C])" (file omitted if NULL).
