@@ -14,6 +14,10 @@ static st_code app_apply(void *ud, const void *result, size_t rlen, const void *
   return st_app_load_apply(ud, result, rlen, bytes, blen);
 }
 
+static int app_needs_bytes(void *ud, const void *result, size_t rlen) {
+  return st_app_load_apply_needs_bytes(ud, result, rlen);
+}
+
 /* One file into the batch in progress: 1 loaded (maybe partly), 0 after
  * its line on stderr. */
 static int load_one(st_app *app, const char *file, const cli_feed_opts *o) {
@@ -27,7 +31,7 @@ static int load_one(st_app *app, const char *file, const cli_feed_opts *o) {
     fclose(f);
     return 0;
   }
-  cli_sink sink = {app_push, app_apply, app, {0}};
+  cli_sink sink = {app_push, app_apply, app_needs_bytes, app, {0}};
   int rc = cli_feed(f, &sink, o, NULL); /* a push that fails: the finish says why */
   fclose(f);
   if (rc) {

@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #define CHUNK_BYTES (1u << 20)
-#define HEAD_BYTES 64 /* what st_load_splittable reads */
+#define HEAD_BYTES 64                   /* what st_load_splittable reads */
+#define TASK_FLOOR ((uint64_t)1u << 20) /* smaller tasks would be mostly ST_RANGE_SLACK */
 
 /* Streams f in 1 MiB reads into s->push until EOF or a push fails. */
 static int pump(FILE *f, const cli_sink *s) {
@@ -41,16 +42,18 @@ static int pump(FILE *f, const cli_sink *s) {
 
 /* ---- the pool ----------------------------------------------------------------
  * Workers take tasks k = 0, 1, ... in order, but only while k < applied +
- * window, so at most `window` tasks' bytes and results exist at once; task
- * k's outcome goes to slots[k % window], which the applying thread empties
- * before task k + window can be taken. */
+ * window, so at most `window` results exist at once; task k's outcome goes
+ * to slots[k % window], which the applying thread empties before task k +
+ * window can be taken. A worker reads each task into its own buffer, used
+ * again for its next task, and keeps only the result: the applying thread
+ * reads a task's bytes again in the rare case the loader needs them
+ * (st_loader_apply_needs_bytes: a cut a string fooled, damage), so the
+ * bytes in memory are one task's per thread, not one per task in flight. */
 
 enum { SLOT_EMPTY, SLOT_DONE, SLOT_READ_ERROR, SLOT_NOMEM };
 
 typedef struct slot {
   int state;
-  uint8_t *bytes; /* the task's bytes [a_k, a_k + len) */
-  size_t len;
   uint8_t *result; /* st_chrome_range_parse's */
   size_t rlen;
 } slot;
@@ -69,12 +72,18 @@ typedef struct pool {
   st_alloc alloc;
 } pool;
 
+/* a thread's buffer for the tasks' bytes, grown as needed */
+typedef struct buf {
+  uint8_t *p;
+  size_t cap, len;
+} buf;
+
 /* pread until len bytes or trouble: 0, or -1 (an error, or the file ended
  * early: it shrank since fstat) */
-static int read_at(int fd, uint8_t *buf, size_t len, uint64_t off) {
+static int read_at(int fd, uint8_t *dst, size_t len, uint64_t off) {
   size_t got = 0;
   while (got < len) {
-    ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + got));
+    ssize_t r = pread(fd, dst + got, len - got, (off_t)(off + got));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -1;
     got += (size_t)r;
@@ -82,27 +91,50 @@ static int read_at(int fd, uint8_t *buf, size_t len, uint64_t off) {
   return 0;
 }
 
-/* Task k: bytes [a_k, min(a_{k+1} + ST_RANGE_SLACK, size)) read and parsed. */
-static slot run_task(pool *p, uint32_t k) {
-  slot t = {SLOT_NOMEM, NULL, 0, NULL, 0};
-  uint64_t a = (uint64_t)k * p->task_bytes;
-  uint64_t next = k + 1 == p->tasks || p->size - a <= p->task_bytes ? p->size : a + p->task_bytes;
+/* Task k's nominal range [*a, *next) in the file. */
+static void task_range(const pool *p, uint32_t k, uint64_t *a, uint64_t *next) {
+  *a = (uint64_t)k * p->task_bytes;
+  *next = k + 1 == p->tasks || p->size - *a <= p->task_bytes ? p->size : *a + p->task_bytes;
+}
+
+/* Task k's bytes [a_k, min(a_{k+1} + ST_RANGE_SLACK, size)) into b: 0 or
+ * CLI_FEED_*. */
+static int read_task(const pool *p, uint32_t k, buf *b) {
+  uint64_t a, next;
+  task_range(p, k, &a, &next);
   uint64_t end = p->size - next > ST_RANGE_SLACK ? next + ST_RANGE_SLACK : p->size;
-  if (end - a > SIZE_MAX) return t;
-  t.len = (size_t)(end - a);
-  t.bytes = st_malloc(&p->alloc, t.len ? t.len : 1);
-  if (!t.bytes) return t;
-  if (read_at(p->fd, t.bytes, t.len, a) != 0) {
-    t.state = SLOT_READ_ERROR;
+  if (end - a > SIZE_MAX - 1) return CLI_FEED_NOMEM;
+  b->len = (size_t)(end - a);
+  if (b->len > b->cap || !b->p) {
+    uint8_t *n = st_realloc(&p->alloc, b->p, b->len + 1);
+    if (!n) return CLI_FEED_NOMEM;
+    b->p = n, b->cap = b->len;
+  }
+  return read_at(p->fd, b->p, b->len, a) ? CLI_FEED_READ_ERROR : 0;
+}
+
+/* Task k read into b and parsed. */
+static slot run_task(pool *p, uint32_t k, buf *b) {
+  slot t = {SLOT_NOMEM, NULL, 0};
+  int rc = read_task(p, k, b);
+  if (rc) {
+    t.state = rc == CLI_FEED_READ_ERROR ? SLOT_READ_ERROR : SLOT_NOMEM;
     return t;
   }
-  t.result = st_chrome_range_parse(&p->alloc, t.bytes, t.len, a, next, p->size, &t.rlen);
-  if (t.result) t.state = SLOT_DONE;
+  uint64_t a, next;
+  task_range(p, k, &a, &next);
+  t.result = st_chrome_range_parse(&p->alloc, b->p, b->len, a, next, p->size, &t.rlen);
+  if (!t.result) return t;
+  /* the result's room beyond its length, given back while it waits */
+  uint8_t *fit = st_realloc(&p->alloc, t.result, t.rlen ? t.rlen : 1);
+  if (fit) t.result = fit;
+  t.state = SLOT_DONE;
   return t;
 }
 
 static void *worker(void *arg) {
   pool *p = arg;
+  buf b = {NULL, 0, 0};
   pthread_mutex_lock(&p->mu);
   for (;;) {
     while (!p->stop && p->next < p->tasks && p->next - p->applied >= p->window)
@@ -110,17 +142,17 @@ static void *worker(void *arg) {
     if (p->stop || p->next >= p->tasks) break;
     uint32_t k = p->next++;
     pthread_mutex_unlock(&p->mu);
-    slot t = run_task(p, k);
+    slot t = run_task(p, k, &b);
     pthread_mutex_lock(&p->mu);
     p->slots[k % p->window] = t;
     pthread_cond_signal(&p->done); /* only the applying thread waits on it */
   }
   pthread_mutex_unlock(&p->mu);
+  st_free(&p->alloc, b.p);
   return NULL;
 }
 
 static void slot_free(pool *p, slot *t) {
-  st_free(&p->alloc, t->bytes);
   st_free(&p->alloc, t->result);
   memset(t, 0, sizeof *t);
 }
@@ -144,17 +176,21 @@ static slot take(pool *p, uint32_t k) {
  * pool stopped and emptied after. 0 or CLI_FEED_*. */
 static int apply_all(pool *p, const cli_sink *s, pthread_t *threads, uint32_t nthreads) {
   int rc = 0;
-  for (uint32_t k = 0; k < p->tasks; k++) {
+  buf b = {NULL, 0, 0}; /* a task's bytes, when the loader needs them */
+  for (uint32_t k = 0; k < p->tasks && !rc; k++) {
     slot t = take(p, k);
     if (t.state != SLOT_DONE) {
       rc = t.state == SLOT_READ_ERROR ? CLI_FEED_READ_ERROR : CLI_FEED_NOMEM;
       slot_free(p, &t);
       break;
     }
-    st_code c = s->apply(s->ud, t.result, t.rlen, t.bytes, t.len);
+    b.len = 0;
+    if (s->needs_bytes(s->ud, t.result, t.rlen)) rc = read_task(p, k, &b);
+    st_code c = rc ? ST_OK : s->apply(s->ud, t.result, t.rlen, b.len ? b.p : NULL, b.len);
     slot_free(p, &t);
     if (c != ST_OK) break; /* the sink's finish says why */
   }
+  st_free(&p->alloc, b.p);
   pthread_mutex_lock(&p->mu);
   p->stop = 1;
   pthread_cond_broadcast(&p->space);
@@ -185,8 +221,14 @@ static uint32_t plan_tasks(int fd, uint32_t threads, const cli_feed_opts *o, uin
   if (o->task_bytes) {
     *task_bytes = o->task_bytes;
     tasks = (*size - 1) / o->task_bytes + 1;
-  } else {
-    tasks = st_range_plan(*size, threads, task_bytes);
+  } else if ((tasks = st_range_plan(*size, threads, task_bytes)) != 0) {
+    /* smaller tasks than the plan's where the file is small for its
+     * tasks: a thread holds about three tasks' worth (the bytes, the
+     * result as it grows), kept under 1/32 of the file so the peak heap
+     * stays the model's (1e6 events, 300 MB: 1.6 MB tasks, not 16) */
+    uint64_t fit = *size / (96u * threads);
+    if (fit < TASK_FLOOR) fit = TASK_FLOOR;
+    if (fit < *task_bytes) *task_bytes = fit, tasks = (*size - 1) / fit + 1;
   }
   /* every task starts inside the file (run_task relies on it) */
   if (!tasks || tasks > UINT32_MAX || !*task_bytes || (tasks - 1) > (*size - 1) / *task_bytes)

@@ -15,7 +15,7 @@
  * checks every result; a wrong cut only costs time).
  *
  *   cli_feed_opts o = {0};                 // the online cores
- *   cli_sink s = {loader_push, loader_apply, loader, alloc};
+ *   cli_sink s = {loader_push, loader_apply, loader_needs_bytes, loader, alloc};
  *   int rc = cli_feed(f, &s, &o, NULL);    // 0, CLI_FEED_READ_ERROR, CLI_FEED_NOMEM
  *
  * Platform code (pthreads, pread, fstat) lives here and in cli_feed.c only.
@@ -38,11 +38,13 @@ typedef struct cli_feed_opts {
 } cli_feed_opts;
 
 /* Where the bytes go: push for the streamed path, apply for task results
- * (load.h st_loader_apply). alloc (zeroed: realloc/free) holds the tasks'
- * bytes and results; it is called from several threads at once. */
+ * (load.h st_loader_apply; bytes NULL when needs_bytes said 0, as
+ * st_loader_apply_needs_bytes). alloc (zeroed: realloc/free) holds the
+ * tasks' bytes and results; it is called from several threads at once. */
 typedef struct cli_sink {
   st_code (*push)(void *ud, const void *data, size_t len);
   st_code (*apply)(void *ud, const void *result, size_t rlen, const void *bytes, size_t blen);
+  int (*needs_bytes)(void *ud, const void *result, size_t rlen);
   void *ud;
   st_alloc alloc;
 } cli_sink;

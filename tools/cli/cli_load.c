@@ -80,6 +80,10 @@ static st_code loader_apply(void *ud, const void *result, size_t rlen, const voi
   return st_loader_apply(ud, result, rlen, bytes, blen);
 }
 
+static int loader_needs_bytes(void *ud, const void *result, size_t rlen) {
+  return st_loader_apply_needs_bytes(ud, result, rlen);
+}
+
 st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
                           cli_heap *heap, st_trace **out, st_error *err, double *load_ms) {
   st_load_desc desc;
@@ -96,7 +100,7 @@ st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_use
     fclose(f);
     return NULL;
   }
-  cli_sink sink = {loader_push, loader_apply, l, desc.alloc};
+  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc};
   if (feed_or_say(f, file, &sink, o, used)) {
     st_loader_destroy(l);
     return NULL;
@@ -118,7 +122,7 @@ st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st
   memset(&desc, 0, sizeof desc);
   desc.file_name = file;
   st_loader *l = st_loader_create(&desc);
-  cli_sink sink = {loader_push, loader_apply, l, desc.alloc};
+  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc};
   int rc = l ? cli_feed(f, &sink, o, NULL) : CLI_FEED_NOMEM;
   memset(err, 0, sizeof *err);
   st_trace *t = l && !rc ? st_loader_finish(l, err) : NULL;
@@ -147,6 +151,10 @@ static st_code set_apply(void *ud, const void *result, size_t rlen, const void *
   return st_traceset_load_apply(ud, result, rlen, bytes, blen);
 }
 
+static int set_needs_bytes(void *ud, const void *result, size_t rlen) {
+  return st_traceset_load_apply_needs_bytes(ud, result, rlen);
+}
+
 /* File k into the open batch: 0, or 1 after the message. */
 static int load_one(cli_set *cs, uint32_t k) {
   const char *file = cs->files[k];
@@ -160,7 +168,8 @@ static int load_one(cli_set *cs, uint32_t k) {
     fclose(f);
     return 1;
   }
-  cli_sink sink = {set_push, set_apply, cs->set, {cli_counting_alloc, &cs->window}};
+  cli_sink sink = {
+      set_push, set_apply, set_needs_bytes, cs->set, {cli_counting_alloc, &cs->window}};
   if (feed_or_say(f, file, &sink, &cs->opts, &cs->used[k])) {
     st_traceset_load_abort(cs->set);
     return 1;

@@ -58,7 +58,7 @@ static const st_warning *find_warning(const st_stats *s, const char *kind) {
 }
 
 static void print_text(const char *file, const st_stats *s, const st_trace *t,
-                       const cli_feed_used *used) {
+                       const cli_feed_used *used, uint64_t split) {
   printf("file:            %s\n", file);
   printf("format:          %s%s\n", s->format, s->compressed ? " (compressed)" : "");
   printf("bytes:           %llu in, %llu decoded\n", (unsigned long long)s->bytes_in,
@@ -102,7 +102,9 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t,
   }
   printf("load:            %.3f ms, peak heap %llu bytes", s->load_ms,
          (unsigned long long)s->heap_bytes);
-  if (used->tasks) printf(", %u threads (%u tasks)", used->threads, used->tasks);
+  if (used->tasks)
+    printf(", %u threads (%u tasks, %.1f%% of the bytes parsed by them)", used->threads,
+           used->tasks, s->bytes_decoded ? 100.0 * (double)split / (double)s->bytes_decoded : 0.0);
   printf("\n");
 }
 
@@ -127,13 +129,14 @@ static int cmd_stats(const char *file, int json, int digest, const cli_feed_opts
       st_stats_json(&s, out, need);
       size_t n = strlen(out);
       if (n && out[n - 1] == '}') out[n - 1] = 0;
-      printf("%s,\"load_threads\":%u,\"load_tasks\":%u", out, used.threads, used.tasks);
+      printf("%s,\"load_threads\":%u,\"load_tasks\":%u,\"load_split_bytes\":%llu", out,
+             used.threads, used.tasks, (unsigned long long)st_loader_split_bytes(l));
       if (digest) printf(",\"model_sha256\":\"%s\"", hex);
       printf("}\n");
       free(out);
     }
   } else {
-    print_text(file, &s, t, &used);
+    print_text(file, &s, t, &used, st_loader_split_bytes(l));
     if (digest) printf("model sha256:    %s\n", hex);
   }
   if (err.code != ST_OK) {
