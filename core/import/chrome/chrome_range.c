@@ -44,8 +44,26 @@ uint32_t st_range_plan(uint64_t size, uint32_t workers, uint64_t *task_bytes) {
 
 static int is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+/* 1 if f ('{') opens an object whose first key looks like one: ws* '"',
+ * up to 128 bytes without a quote or a backslash, '"', ws*, ':'. Inside a string,
+ * "},{" is followed by that only if the string ends right there and what
+ * follows it reads like a key: rare, and caught by the main thread. */
+static int key_follows(const char *f, const char *end) {
+  const char *g = f + 1;
+  while (g < end && is_ws(*g)) g++;
+  if (g >= end || *g != '"') return 0;
+  const char *lim = end - g > 130 ? g + 130 : end;
+  for (g++; g < lim && *g != '"'; g++)
+    if (*g == '\\') return 0;
+  if (g >= lim) return 0;
+  for (g++; g < end && is_ws(*g); g++) {
+  }
+  return g < end && *g == ':';
+}
+
 /* c = the first '{' in [p, min(p + ST_RANGE_SCAN, end)) that follows '}' ws*
- * ',' ws*, the '}' at or after p; NULL if none. */
+ * ',' ws*, the '}' at or after p, and opens an object with a key; NULL if
+ * none. Reads at most a few hundred bytes past the window (the key). */
 static const char *cut(const char *p, const char *end) {
   const char *lim = (size_t)(end - p) > ST_RANGE_SCAN ? p + ST_RANGE_SCAN : end;
   for (const char *c = p; c < lim; c++) {
@@ -56,7 +74,7 @@ static const char *cut(const char *p, const char *end) {
     if (b < p || *b != '}') continue;
     const char *f = c + 1;
     while (f < lim && is_ws(*f)) f++;
-    if (f < lim && *f == '{') return f;
+    if (f < lim && *f == '{' && key_follows(f, end)) return f;
   }
   return NULL;
 }
@@ -146,11 +164,13 @@ uint8_t *st_chrome_range_parse(const st_alloc *a, const uint8_t *bytes, size_t l
     const char *lnl = h.newlines ? st_scan_last_byte(start, p, '\n') : NULL;
     if (lnl) h.last_nl = base + (uint64_t)(lnl - buf);
   }
+  st_chrome_rec_done(&rb, &al);
   h.body_bytes = rb.len - sizeof h;
   memcpy(rb.p, &h, sizeof h);
   *out_len = rb.len;
   return rb.p;
 nomem:
+  st_chrome_rec_done(&rb, &al);
   st_free(&al, rb.p);
   return NULL;
 }

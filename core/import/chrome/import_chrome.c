@@ -676,6 +676,16 @@ const char *st_chrome_metadata_json(const st_chrome_importer *im) {
 
 /* ==== 5. replaying a task of a split import (chrome_range.h) ============== */
 
+st_code st_chrome_settle(st_chrome_importer *im, st_error *err) {
+  if (!im) return ST_ERR_ARG;
+  if (im->code == ST_OK && im->state != T_FAILED && im->need_abs > im->base + im->len) {
+    im->need_abs = 0;
+    run(im);
+  }
+  if (im->code != ST_OK && err) *err = im->error;
+  return im->code;
+}
+
 int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at) {
   if (!im || im->code != ST_OK || im->final || im->state != T_LIST || im->list_samples ||
       !im->expect_value || !im->after_comma || im->pos != im->len)
@@ -694,7 +704,8 @@ st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t l
     return ST_ERR_ARG;
   }
   count_lines(im, at); /* the window is consumed: lines up to here are counted */
-  st_chrome_reader rd = {st_range_body(result), st_range_body(result) + ri.body_bytes};
+  st_chrome_reader rd = {st_range_body(result), st_range_body(result) + ri.body_bytes, result};
+  st_chrome_sem_memo(&im->sem, 1);
   st_chrome_rec r;
   int k;
   while ((k = st_chrome_rec_next(&rd, &r)) > 0) {
@@ -717,11 +728,13 @@ st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t l
     }
     im->cur_src = r.src;
     if (!st_chrome_sem_event(&im->sem, e, r.src)) {
+      st_chrome_sem_memo(&im->sem, 0);
       set_error(im, ST_ERR_NOMEM, r.src, "out of memory%s", "");
       if (err) *err = im->error;
       return im->code;
     }
   }
+  st_chrome_sem_memo(&im->sem, 0);
   if (k < 0) {
     set_error(im, ST_ERR_ARG, im->cur_src, "a worker's task result is malformed%s", "");
     if (err) *err = im->error;

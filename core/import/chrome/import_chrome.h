@@ -66,6 +66,10 @@ void st_chrome_release(st_chrome_importer *im);
  * where a task result may be replayed: every byte pushed so far consumed,
  * inside the traceEvents list right after a comma. */
 int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at);
+/* Parses what the window holds now, even if a cut element asked to wait
+ * for more bytes (that wait only saves re-parsing a huge element): a split
+ * import settles before it looks for the replay point. Returns like push. */
+st_code st_chrome_settle(st_chrome_importer *im, st_error *err);
 /* Replays a task result that starts at the replay point: its events go to
  * the semantics as if the importer had parsed [start, stop) itself, and the
  * importer then stands at the result's stop (push the bytes from there).

@@ -379,11 +379,26 @@ static int replayable(const st_loader *l, const st_range_info *ri) {
          st_chrome_replay_point(l->imp, &at) && at == ri->start;
 }
 
-int st_loader_apply_needs_bytes(const st_loader *l, const void *result, size_t rlen) {
+/* the importer parses what it holds (it may wait for more bytes to retry a
+ * cut element): then its replay point is known */
+static st_code settle(st_loader *l) {
+  if (l->decided && l->vt == &k_chrome && l->code == ST_OK) {
+    st_error e;
+    memset(&e, 0, sizeof e);
+    if (st_chrome_settle(l->imp, &e) != ST_OK) {
+      l->err = e;
+      l->code = e.code;
+    }
+  }
+  return l->code;
+}
+
+int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
   st_range_info ri;
   if (!l || !st_range_info_read(result, rlen, &ri)) return 1;
   /* as st_loader_apply goes: to the start, the result, the rest */
   if (ri.status != ST_RANGE_NO_START && l->fed < ri.start) return 1;
+  if (settle(l) != ST_OK) return 0; /* apply returns the error */
   if (replayable(l, &ri)) return ri.stop < ri.next;
   return l->fed < ri.next;
 }
@@ -414,6 +429,7 @@ st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const voi
   if (ri.status != ST_RANGE_NO_START && l->fed < ri.start &&
       push_range(l, &ri, bytes, blen, ri.start) != ST_OK)
     return l->code;
+  if (settle(l) != ST_OK) return l->code;
   if (replayable(l, &ri)) {
     st_error e;
     memset(&e, 0, sizeof e);
