@@ -91,11 +91,11 @@ st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st
 
 /* The files of a multi-file command in a trace set, loaded one after
  * another (each read as cli_load_timed reads it). Merged (flame): one
- * string table and the set's view built; unmerged (stats, diff): each file as if loaded alone. Each
- * file's load_ms is its wall time and heap_bytes the peak heap its load
- * added (the loaders and models, counted through `window`; `total` holds
- * the joint peak of all the loads: each model stays while the next file
- * loads). A cli_set must not move once loaded (the set counts into it). */
+ * string table and the set's view built; unmerged (stats, diff): each
+ * file as if loaded alone. Each file's load_ms is its wall time and heap_bytes the peak heap its
+ * load added (the loaders and models, counted through `window`; `total` holds the joint peak of all
+ * the loads: each model stays while the next file loads). A cli_set must not move once loaded (the
+ * set counts into it). */
 typedef struct cli_set {
   st_traceset *set;
   cli_heap window, total;

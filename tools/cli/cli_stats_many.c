@@ -1,4 +1,5 @@
-/* cli_stats_many.c: `strata stats A B ... [--json] [--digest] [--threads N]`, a whole profile.
+/* cli_stats_many.c: `strata stats A B ... [--json] [--digest] [--threads N]`,
+ * a whole profile.
  *
  * The files are loaded one after another into a trace set
  * (core/set/traceset.h), each into its own model (all of them stay in
@@ -12,11 +13,14 @@
  * loads), plus
  *   "files": N, "wall_ms": the whole command's time,
  *   "traces": [ each file's own stats object, exactly what `strata stats
- *     FILE --json` prints (load_threads, load_tasks incl.), plus "file", "group" (host / rank /
- * file name, unique), "group_source" ("hostname" | "rank" | "file" | "none"), "clock" ("epoch" |
- * "machine" | "none"), "start_ns" (absolute start, null without a clock), "offset_us" (its t = 0 on
- * the shared timeline) and, with --digest, "model_sha256" (st_trace_digest) ]. Without --json, one
- * line per file and the totals. Exit 1 if a file cannot be loaded (after its one-line message).
+ *     FILE --json` prints (load_threads and load_tasks included, not
+ *     load_split_bytes), plus "file", "group" (host / rank / file name,
+ *     unique), "group_source" ("hostname" | "rank" | "file" | "none"),
+ *     "clock" ("epoch" | "machine" | "none"), "start_ns" (absolute start,
+ *     null without a clock), "offset_us" (its t = 0 on the shared
+ *     timeline) and, with --digest, "model_sha256" (st_trace_digest) ].
+ * Without --json, one line per file and the totals. Exit 1 if a file cannot
+ * be loaded (after its one-line message).
  */
 #define _POSIX_C_SOURCE 200809L
 
