@@ -18,12 +18,15 @@
 # after the event list), names that look like event boundaries
 # (`},{"ph":"X"`), compact, pretty-printed, CRLF and array forms, and
 # damaged copies (cut mid-event, a syntax error on a later line, garbage
-# after the list). Also several files as one set (`stats A B C`), and the
+# after the list). Also several files as one set (`stats A B C`), the
 # commands that read through cli_load_stream (search, args) and sets
-# (flame, analyze). With PTHREAD_SHIM.so (tests/cli/pthread_create_fails.c,
-# LD_PRELOAD) pthread_create fails after 0, 1 or 2 threads: the file is read
-# on the threads that started (none: on one thread), same output. The
-# comparer checks itself: two different traces must compare different.
+# (flame, analyze), and `strata view`'s first frame (draw list and PNG,
+# offscreen; skipped where it cannot draw). With PTHREAD_SHIM.so
+# (tests/cli/pthread_create_fails.c, LD_PRELOAD) pthread_create fails after
+# 0, 1 or 2 threads: the file is read on the threads that started (none: on
+# one thread), same output. The comparer checks itself: two different
+# traces must compare different. The split must be real: a big file's
+# events come mostly from the threads' results (load_split_bytes).
 # Prints "N passed, N failed"; exits 1 on failure.
 set -u
 strata=${1:?usage: threads_tests.sh STRATA [STRATA_GEN] [PTHREAD_SHIM.so]}
@@ -312,6 +315,23 @@ for cmd, extra in ((["stats"] + group + ["--json", "--digest"], []),
         why = differences(base, got)
         report(not why, "%s --threads %d --task-bytes %d" % (" ".join(cmd[:1]), threads, tb),
                "; ".join(why))
+
+# ---- 4b. the native window: the same first frame (draw list and pixels) -----------------------
+view_out = []
+for threads, tb in ((1, None), (2, 4096), (3, 65536)):
+    png, fj = os.path.join(tmp, "v%d.png" % threads), os.path.join(tmp, "v%d.json" % threads)
+    args = ["view", paths["mix-compact.json"], "--screenshot", png, "--frame-json", fj,
+            "--threads", str(threads)] + (["--task-bytes", str(tb)] if tb else [])
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}  # SDL's offscreen EGL driver
+    rc, out, err = run(args, env)
+    if rc != 0:
+        print("note: strata view cannot draw here (exit %d: %s): window not compared" %
+              (rc, err.strip()[:200]))
+        break
+    view_out.append((open(fj, "rb").read(), open(png, "rb").read()))
+for k, v in enumerate(view_out[1:]):
+    report(v[0] == view_out[0][0] and v[1] == view_out[0][1],
+           "view --threads %d: the first frame's draw list and pixels as on one thread" % (k + 2))
 
 # ---- 5. threads that cannot be started ---------------------------------------------------------
 if shim:
