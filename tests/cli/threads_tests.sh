@@ -218,7 +218,7 @@ sources, extra_top = [], {}
 for d in (fix, corpus):
     for f in sorted(os.listdir(d)):
         path = os.path.join(d, f)
-        if not os.path.isfile(path) or os.path.getsize(path) > 900 << 10:
+        if not os.path.isfile(path) or os.path.getsize(path) > 700 << 10:
             continue
         evs, doc = events_of(path)
         if not evs:
