@@ -863,8 +863,7 @@ if gen and os.path.exists(gen):
 many = cli_json("stats r0 r1 run_a", "stats", r0, r1, ra, "--json")
 singles = [cli_json("stats " + f, "stats", f, "--json") for f in (r0, r1, ra)]
 if many and all(singles):
-    # load_split_bytes: single-file stats only (how much the threads parsed)
-    drop = lambda s: {k: v for k, v in s.items() if k not in ("load_ms", "load_split_bytes")}
+    drop = lambda s: {k: v for k, v in s.items() if k not in ("load_ms",)}
     own = [{k: v for k, v in t.items() if k not in ("file", "group", "group_source", "clock",
                                                      "start_ns", "offset_us")} for t in many["traces"]]
     report([drop(t) for t in own] == [drop(s) for s in singles], "stats A B C: traces[] = single-file stats",

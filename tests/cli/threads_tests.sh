@@ -2,12 +2,12 @@
 # threads_tests.sh STRATA [STRATA_GEN] [PTHREAD_SHIM.so]
 # `--threads N` (tools/cli/cli_feed.c, issue 21): a file read on several
 # threads must give the model, stats, warnings and errors of a one-thread
-# read. For every input, `strata stats FILE --json --digest --threads 1` is
-# the reference; runs with --threads 2/3/4 and small --task-bytes (many cut
-# points: inside strings, events, numbers; every byte for the smallest
-# files) must print the same JSON apart from load_ms, heap_bytes,
-# load_threads and load_tasks (same model_sha256: st_trace_digest of the
-# model), the same stderr (error and warning lines: byte offset, line,
+# read. For every input, `strata stats FILE --json --digest --load-info
+# --threads 1` is the reference; runs with --threads 2/3/4 and small
+# --task-bytes (many cut points: inside strings, events, numbers; every
+# byte for the smallest files) must print the same JSON apart from load_ms,
+# heap_bytes and --load-info's figures (same model_sha256: st_trace_digest
+# of the model), the same stderr (error and warning lines: byte offset, line,
 # column) and exit the same. Inputs: every file of ../shared/corpus (the
 # compressed and protobuf ones take the streamed path and must say so:
 # load_tasks 0), decompressed copies of its gzip'd JSON, tests/fixtures,
@@ -53,8 +53,8 @@ corpus = os.path.normpath(os.path.join(root, "..", "shared", "corpus"))
 tmp = tempfile.mkdtemp(prefix="strata-threads-")
 
 
-VOLATILE = re.compile(r',"(load_ms|heap_bytes|load_threads|load_tasks|load_split_bytes|wall_ms|'
-                      r'names_ms|args_ms|analyze_ms)":[0-9.]+')
+VOLATILE = re.compile(r',"(load_ms|heap_bytes|load_threads|load_tasks|load_split_bytes|load_cpu_ms|'
+                      r'load_main_cpu_ms|wall_ms|names_ms|args_ms|analyze_ms)":[0-9.]+')
 # how far a file damaged part-way was read: a matter of read sizes (1 MiB
 # chunks on one thread, tasks on several), as the README says
 READ_SO_FAR = re.compile(r'"(bytes_in|bytes_decoded)":[0-9]+')
@@ -66,7 +66,7 @@ def run(args, env=None):
 
 
 def stats(path, threads, task_bytes=None, extra=()):
-    args = ["stats", path, "--json", "--digest", "--threads", str(threads)] + list(extra)
+    args = ["stats", path, "--json", "--digest", "--load-info", "--threads", str(threads)] + list(extra)
     if task_bytes:
         args += ["--task-bytes", str(task_bytes)]
     return run(args)
@@ -161,6 +161,11 @@ rc, out, err = run(["stats", os.path.join(fix, "flows.json"), "--threads", "2", 
 report(rc == 0 and re.search(r"model sha256: +[0-9a-f]{64}\n", out) and
        re.search(r"load: .*, \d threads \(\d+ tasks, [0-9.]+% of the bytes parsed by them\)\n", out),
        "stats text: digest and threads", out)
+
+rc, out, err = run(["stats", os.path.join(fix, "flows.json"), "--json", "--threads", "2",
+                    "--task-bytes", "50"])
+report(rc == 0 and '"load_' not in out.replace('"load_ms"', ""),
+       "stats --json without --load-info: the page's stats() keys only", out)
 
 # ---- 1. the corpus, decompressed copies, the fixtures ----------------------------------
 for f in sorted(os.listdir(corpus)):
@@ -345,8 +350,8 @@ if shim:
         env = dict(os.environ, LD_PRELOAD=shim, STRATA_TEST_THREADS=str(allow))
         # a sanitizer build's runtime need not come first for this shim
         env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
-        got = run(["stats", path, "--json", "--digest", "--threads", "4", "--task-bytes", "65536"],
-                  env)
+        got = run(["stats", path, "--json", "--digest", "--load-info", "--threads", "4",
+                   "--task-bytes", "65536"], env)
         label = "--threads 4 with pthread_create failing after %d" % allow
         report(not differences(base, got), label, "; ".join(differences(base, got)))
         t, k = used(got[1])

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 /* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli/cli_bench.c */
 int strata_cmd_bench(int argc, char **argv);
@@ -39,10 +40,14 @@ int strata_cmd_view(int argc, char **argv);
 /* strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N] [--from US --to US |
  * --step N] [--hist NAME]: see tools/cli/cli_analyze.c */
 int strata_cmd_analyze(int argc, char **argv);
-/* strata stats A B ... [--json] [--digest]: see tools/cli/cli_stats_many.c (files =
- * argv entries that are not options; json = --json given, digest = --digest) */
-int strata_cmd_stats_many(const char *const *files, int n, int json, int digest,
-                          const cli_feed_opts *o);
+/* strata stats's options (tools/cli/strata_cli.c) */
+typedef struct cli_stats_opts {
+  int json, digest, load_info; /* --json, --digest, --load-info given */
+  cli_feed_opts feed;          /* --threads, --task-bytes */
+} cli_stats_opts;
+/* strata stats A B ... [--json] [--digest] [--load-info]: see
+ * tools/cli/cli_stats_many.c (files = argv entries that are not options) */
+int strata_cmd_stats_many(const char *const *files, int n, const cli_stats_opts *o);
 
 /* ---- --note T0[:T1]=TEXT (tools/cli/cli_note.c) ------------------------------- */
 
@@ -68,6 +73,9 @@ void *cli_counting_alloc(void *ud, void *ptr, size_t size);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 double cli_now_ms(void);
+/* Clock id in milliseconds (CLOCK_PROCESS_CPUTIME_ID: the CPU time of all
+ * threads; CLOCK_THREAD_CPUTIME_ID: this thread's). */
+double cli_clock_ms(clockid_t id);
 
 /* Opens FILE and reads it (cli_feed: on o->threads threads, or streamed in
  * 1 MiB reads) into a loader allocating through cli_counting_alloc(heap),

@@ -40,16 +40,10 @@
 #include <string.h>
 #include <time.h>
 
-static double clock_ms(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
 /* CPU time of this thread: unlike the wall clock it leaves out the time
  * the scheduler gave to other processes, so it is the steadier figure on a
  * shared machine (both are reported). */
-static double cpu_ms(void) { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
+static double cpu_ms(void) { return cli_clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
 /* fixed-width fake font: 7 px advance, ink [0.5, 6.5] x [-9, 2] */
 static int fake_glyph(void *ud, uint32_t cp, st_glyph *g) {
@@ -124,11 +118,11 @@ int strata_cmd_bench(int argc, char **argv) {
   st_loader_destroy(l);
   size_t heap_peak = heap.peak;
 
-  double l0 = now_ms();
+  double l0 = cli_now_ms();
   st_lod *lod = st_lod_build(&alloc, t, &err);
-  double l1 = now_ms();
+  double l1 = cli_now_ms();
   st_layout *lay = lod ? st_layout_create(&alloc, t) : NULL;
-  double l2 = now_ms();
+  double l2 = cli_now_ms();
   if (!lod || !lay) {
     fprintf(stderr, "strata: %s: out of memory building the index\n", file);
     st_layout_destroy(lay);
@@ -159,9 +153,9 @@ int strata_cmd_bench(int argc, char **argv) {
     for (uint32_t i = 0; i < nsteps; i++) {
       st_draw_input in = {
           .trace = t, .lod = lod, .layout = lay, .view = &steps[i].view, .font = &font};
-      double c0 = cpu_ms(), f0 = now_ms();
+      double c0 = cpu_ms(), f0 = cli_now_ms();
       rc = st_draw_frame(&dl, &in, &alloc);
-      double f1 = now_ms(), c1 = cpu_ms();
+      double f1 = cli_now_ms(), c1 = cpu_ms();
       if (rc != ST_OK) break;
       ms[(size_t)p * nsteps + i] = f1 - f0;
       cms[(size_t)p * nsteps + i] = c1 - c0;

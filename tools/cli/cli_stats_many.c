@@ -1,4 +1,4 @@
-/* cli_stats_many.c: `strata stats A B ... [--json] [--digest] [--threads N]`,
+/* cli_stats_many.c: `strata stats A B ... [--json] [--digest] [--load-info] [--threads N]`,
  * a whole profile.
  *
  * The files are loaded one after another into a trace set
@@ -13,8 +13,8 @@
  * loads), plus
  *   "files": N, "wall_ms": the whole command's time,
  *   "traces": [ each file's own stats object, exactly what `strata stats
- *     FILE --json` prints (load_threads and load_tasks included, not
- *     load_split_bytes), plus "file", "group" (host / rank / file name,
+ *     FILE --json` prints (with --load-info: load_threads and load_tasks,
+ *     not the rest), plus "file", "group" (host / rank / file name,
  *     unique), "group_source" ("hostname" | "rank" | "file" | "none"),
  *     "clock" ("epoch" | "machine" | "none"), "start_ns" (absolute start,
  *     null without a clock), "offset_us" (its t = 0 on the shared
@@ -46,11 +46,11 @@ static char *stats_open_json(const st_stats *s) {
   return out;
 }
 
-int strata_cmd_stats_many(const char *const *files, int n, int json, int digest,
-                          const cli_feed_opts *o) {
+int strata_cmd_stats_many(const char *const *files, int n, const cli_stats_opts *o) {
+  int json = o->json, digest = o->digest;
   double t0 = cli_now_ms();
   cli_set cs;
-  if (cli_set_load(&cs, files, (uint32_t)n, 1, o)) {
+  if (cli_set_load(&cs, files, (uint32_t)n, 1, &o->feed)) {
     cli_set_free(&cs);
     return 1;
   }
@@ -76,7 +76,8 @@ int strata_cmd_stats_many(const char *const *files, int n, int json, int digest,
         printf("null");
       else
         printf("%lld", (long long)f.clock.start_ns);
-      printf(",\"load_threads\":%u,\"load_tasks\":%u", cs.used[i].threads, cs.used[i].tasks);
+      if (o->load_info)
+        printf(",\"load_threads\":%u,\"load_tasks\":%u", cs.used[i].threads, cs.used[i].tasks);
       printf(",\"offset_us\":");
       cli_print_us(f.offset_ns);
       if (digest) {

@@ -1,6 +1,6 @@
 /* strata_cli.c: the `strata` command line (DESIGN.md contract 1).
  *
- *   strata stats FILE [--json] [--digest] [--threads N] [--task-bytes N]
+ *   strata stats FILE [--json] [--digest] [--load-info] [--threads N] [--task-bytes N]
  *   strata stats A B ... [--json]   (a profile: tools/cli/cli_stats_many.c)
  *   strata diff A B ...             (two runs compared: tools/cli/cli_diff.c)
  *   strata view FILE...             (a native window: tools/cli/cli_view.c, native/)
@@ -11,8 +11,12 @@
  * load with CLOCK_MONOTONIC and measuring the peak heap through a counting
  * allocator handed to the loader (and the threads). --digest adds the
  * model's SHA-256 (st_trace_digest; JSON: "model_sha256"): two loads built
- * the same model iff they print the same digest. --task-bytes N (for
- * tests) cuts even a small file into tasks of N bytes. On a file it cannot
+ * the same model iff they print the same digest. --load-info adds how the
+ * file was read: load_threads, load_tasks, load_split_bytes (the bytes
+ * whose events the threads parsed), load_cpu_ms and load_main_cpu_ms (the
+ * CPU time of the process and of the main thread during the load); without
+ * it the JSON is the page's stats() (DESIGN.md). --task-bytes N (for tests)
+ * cuts even a small file into tasks of N bytes. On a file it cannot
  * read it prints one line, `strata: FILE: <what> (at byte N[, line L,
  * column C])`, and exits 1. A trace damaged part-way still prints its
  * statistics, plus a one-line warning on stderr, and exits 0.
@@ -29,8 +33,9 @@
 #include <string.h>
 
 static int usage(FILE *f, int code) {
-  fprintf(f, "usage: strata stats FILE [--json] [--digest]\n"
-             "       strata stats A B ... [--json] [--digest]   (many files: one timeline)\n"
+  fprintf(f, "usage: strata stats FILE [--json] [--digest] [--load-info]\n"
+             "       strata stats A B ... [--json] [--digest] [--load-info]   (many files: one "
+             "timeline)\n"
              "       strata diff A B [--by name|cat] [--json] [--range-a T0,T1] [--range-b T0,T1]\n"
              "                   [--step N] [--sort COL] [--asc] [--limit N]\n"
              "                   [--fail-on-regression]   (exit 3 on a significant regression)\n"
@@ -108,36 +113,44 @@ static void print_text(const char *file, const st_stats *s, const st_trace *t,
   printf("\n");
 }
 
-static int cmd_stats(const char *file, int json, int digest, const cli_feed_opts *o) {
+static int cmd_stats(const char *file, const cli_stats_opts *o) {
   cli_heap heap = {0, 0, NULL};
   st_trace *t = NULL;
   st_error err;
   double load_ms = 0;
   cli_feed_used used;
-  st_loader *l = cli_load_timed(file, o, &used, &heap, &t, &err, &load_ms);
+  double cpu0 = cli_clock_ms(CLOCK_PROCESS_CPUTIME_ID),
+         main0 = cli_clock_ms(CLOCK_THREAD_CPUTIME_ID);
+  st_loader *l = cli_load_timed(file, &o->feed, &used, &heap, &t, &err, &load_ms);
+  double cpu = cli_clock_ms(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+  double main_cpu = cli_clock_ms(CLOCK_THREAD_CPUTIME_ID) - main0;
   if (!l) return 1;
   st_stats s = *st_loader_stats(l);
   s.load_ms = load_ms;
   s.heap_bytes = heap.peak;
 
   char line[512], hex[65];
-  if (digest) cli_trace_digest_hex(t, hex);
-  if (json) {
+  if (o->digest) cli_trace_digest_hex(t, hex);
+  if (o->json) {
     size_t need = st_stats_json(&s, NULL, 0) + 1;
     char *out = malloc(need);
     if (out) {
       st_stats_json(&s, out, need);
       size_t n = strlen(out);
       if (n && out[n - 1] == '}') out[n - 1] = 0;
-      printf("%s,\"load_threads\":%u,\"load_tasks\":%u,\"load_split_bytes\":%llu", out,
-             used.threads, used.tasks, (unsigned long long)st_loader_split_bytes(l));
-      if (digest) printf(",\"model_sha256\":\"%s\"", hex);
+      printf("%s", out);
+      if (o->load_info)
+        printf(",\"load_threads\":%u,\"load_tasks\":%u,\"load_split_bytes\":%llu,"
+               "\"load_cpu_ms\":%.3f,\"load_main_cpu_ms\":%.3f",
+               used.threads, used.tasks, (unsigned long long)st_loader_split_bytes(l), cpu,
+               main_cpu);
+      if (o->digest) printf(",\"model_sha256\":\"%s\"", hex);
       printf("}\n");
       free(out);
     }
   } else {
     print_text(file, &s, t, &used, st_loader_split_bytes(l));
-    if (digest) printf("model sha256:    %s\n", hex);
+    if (o->digest) printf("model sha256:    %s\n", hex);
   }
   if (err.code != ST_OK) {
     st_load_error_line(&err, NULL, line, sizeof line);
@@ -170,25 +183,28 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "stats") == 0) {
     const char **files = malloc((size_t)argc * sizeof *files);
     if (!files) return 1;
-    int json = 0, digest = 0, nfiles = 0, rc = 2;
-    cli_feed_opts o = {0};
+    int nfiles = 0, rc = 2;
+    cli_stats_opts o;
+    memset(&o, 0, sizeof o);
     for (int i = 2; i < argc; i++) {
-      int r = cli_feed_opt(argc, argv, &i, &o, "stats");
+      int r = cli_feed_opt(argc, argv, &i, &o.feed, "stats");
       if (r < 0) return free(files), 2; /* after its one line */
       if (r) continue;
       if (strcmp(argv[i], "--json") == 0)
-        json = 1;
+        o.json = 1;
       else if (strcmp(argv[i], "--digest") == 0)
-        digest = 1;
+        o.digest = 1;
+      else if (strcmp(argv[i], "--load-info") == 0)
+        o.load_info = 1;
       else if (argv[i][0] == '-' && argv[i][1])
         goto done;
       else
         files[nfiles++] = argv[i];
     }
     if (nfiles > 1)
-      rc = strata_cmd_stats_many(files, nfiles, json, digest, &o);
+      rc = strata_cmd_stats_many(files, nfiles, &o);
     else if (nfiles == 1)
-      rc = cmd_stats(files[0], json, digest, &o);
+      rc = cmd_stats(files[0], &o);
   done:
     free(files);
     return rc == 2 ? usage(stderr, 2) : rc;
