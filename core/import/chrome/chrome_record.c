@@ -99,6 +99,13 @@ static void put_str(st_chrome_recbuf *rb, const st_json_str *s) {
   put(rb, s->p, s->n);
 }
 
+void st_chrome_rec_truncate(st_chrome_recbuf *rb, size_t len) {
+  if (len >= rb->len) return;
+  rb->len = len;
+  if (rb->seen) memset(rb->seen, 0, SEEN_SLOTS * sizeof *rb->seen);
+  rb->seen_count = 0;
+}
+
 void st_chrome_rec_done(st_chrome_recbuf *rb, const st_alloc *a) {
   st_free(a, rb->seen);
   rb->seen = NULL;
@@ -268,6 +275,7 @@ int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out) {
     id->kind = (st_chrome_idkind)k;
     if ((mask & CF_IDNUM(i)) && !get(rd, &id->num, 8)) return -1;
     if ((mask & CF_IDSTR(i)) && !get_str(rd, &id->s)) return -1;
+    if (id->kind == ST_CHROME_ID_STR && !id->s.p) return -1; /* as a parse never leaves it */
   }
   for (int j = 0; j < NSTRS; j++)
     if ((mask & CF_STR(j)) && !get_str(rd, strs_of(e, j))) return -1;

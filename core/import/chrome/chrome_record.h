@@ -45,6 +45,9 @@ typedef struct st_chrome_recbuf {
   uint32_t seen_count;
 } st_chrome_recbuf;
 
+/* Drops the records after the first len bytes (and the strings they held
+ * from the index, so no later record refers to them). */
+void st_chrome_rec_truncate(st_chrome_recbuf *rb, size_t len);
 /* Frees the buffer's index of strings (the bytes stay: they are the result). */
 void st_chrome_rec_done(st_chrome_recbuf *rb, const st_alloc *a);
 
