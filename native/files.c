@@ -1,16 +1,26 @@
-/* files.c: trace files streamed into the app (see files.h). */
+/* files.c: trace files read into the app (see files.h). */
 #include "files.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_BYTES (1u << 20)
+static st_code app_push(void *ud, const void *data, size_t len) {
+  return st_app_load_push(ud, data, len);
+}
+
+static st_code app_apply(void *ud, const void *result, size_t rlen, const void *bytes,
+                         size_t blen) {
+  return st_app_load_apply(ud, result, rlen, bytes, blen);
+}
+
+static int app_needs_bytes(void *ud, const void *result, size_t rlen) {
+  return st_app_load_apply_needs_bytes(ud, result, rlen);
+}
 
 /* One file into the batch in progress: 1 loaded (maybe partly), 0 after
  * its line on stderr. */
-static int load_one(st_app *app, const char *file, unsigned char *buf) {
+static int load_one(st_app *app, const char *file, const cli_feed_opts *o) {
   FILE *f = fopen(file, "rb");
   if (!f) {
     fprintf(stderr, "strata: %s: cannot open: %s\n", file, strerror(errno));
@@ -21,14 +31,13 @@ static int load_one(st_app *app, const char *file, unsigned char *buf) {
     fclose(f);
     return 0;
   }
-  size_t n;
-  while ((n = fread(buf, 1, CHUNK_BYTES, f)) > 0)
-    if (st_app_load_push(app, buf, n) != ST_OK) break; /* the finish says why */
-  int read_error = ferror(f);
+  cli_sink sink = {app_push, app_apply, app_needs_bytes, app, {0}};
+  int rc = cli_feed(f, &sink, o, NULL); /* a push that fails: the finish says why */
   fclose(f);
-  if (read_error) {
+  if (rc) {
     st_app_load_abort(app);
-    fprintf(stderr, "strata: %s: read error\n", file);
+    fprintf(stderr, "strata: %s: %s\n", file,
+            rc == CLI_FEED_READ_ERROR ? "read error" : "out of memory");
     return 0;
   }
   int status = st_app_load_finish(app);
@@ -36,17 +45,11 @@ static int load_one(st_app *app, const char *file, unsigned char *buf) {
   return status != ST_APP_LOAD_FAILED;
 }
 
-int nv_load_files(st_app *app, const char *const *files, int n) {
-  unsigned char *buf = malloc(CHUNK_BYTES);
-  if (!buf) {
-    fprintf(stderr, "strata: out of memory\n");
-    return 0;
-  }
+int nv_load_files(st_app *app, const char *const *files, int n, const cli_feed_opts *o) {
   int ok = 1;
   st_app_batch_begin(app);
-  for (int k = 0; k < n && ok; k++) ok = load_one(app, files[k], buf);
+  for (int k = 0; k < n && ok; k++) ok = load_one(app, files[k], o);
   /* closed either way; after a failed file the caller gives up */
-  free(buf);
   uint32_t shown = st_app_batch_end(app);
   if (ok && !shown) {
     fprintf(stderr, "strata: %s\n", st_app_error(app));

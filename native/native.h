@@ -6,7 +6,7 @@
  * wasm/glyphs.c, the core's input bindings). This folder is the platform
  * layer, as wasm/ is the page's:
  *   native/window.c          SDL2 window + OpenGL ES 3.0 context (EGL)
- *   native/files.c           trace files streamed into the app
+ *   native/files.c           trace files read into the app (tools/cli/cli_feed.h)
  *   native/input.c           SDL events -> st_ui calls, the search and track filter
  *                            boxes, e (empty processes), placing a note
  *   native/glyphs_native.c   label glyphs: stb_truetype + embedded DejaVu Sans
@@ -19,6 +19,8 @@
 #ifndef STRATA_NATIVE_H
 #define STRATA_NATIVE_H
 
+#include "cli_feed.h"
+
 typedef struct st_native_opts {
   int width, height;      /* window size, points (CSS px) */
   const char *name;       /* shown in the title: the file, or "N traces" */
@@ -30,6 +32,7 @@ typedef struct st_native_opts {
   const double *note_t0_us, *note_t1_us;
   const char *const *note_text;
   int note_count;
+  cli_feed_opts feed; /* how the files are read: threads (tools/cli/cli_feed.h) */
 } st_native_opts;
 
 /* Loads files[0, n) (several: merged on one timeline) and shows them until

@@ -152,7 +152,7 @@ int st_native_view(const char *const *files, int n, const st_native_opts *o) {
     fprintf(stderr, "strata: view: out of memory\n");
     return 1;
   }
-  if (!nv_load_files(v.app, files, n)) {
+  if (!nv_load_files(v.app, files, n, &o->feed)) {
     st_app_destroy(v.app);
     return 1;
   }

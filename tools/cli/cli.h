@@ -5,13 +5,16 @@
 #ifndef STRATA_CLI_H
 #define STRATA_CLI_H
 
+#include "cli_feed.h"
 #include "json_out.h"
 #include "load.h"
 #include "traceset.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 /* strata bench FILE [--json] [--passes N] [--frames]: see tools/cli/cli_bench.c */
 int strata_cmd_bench(int argc, char **argv);
@@ -37,9 +40,14 @@ int strata_cmd_view(int argc, char **argv);
 /* strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N] [--from US --to US |
  * --step N] [--hist NAME]: see tools/cli/cli_analyze.c */
 int strata_cmd_analyze(int argc, char **argv);
-/* strata stats A B ... [--json]: see tools/cli/cli_stats_many.c (files = argv
- * entries that are not options; json = --json given) */
-int strata_cmd_stats_many(const char *const *files, int n, int json);
+/* strata stats's options (tools/cli/strata_cli.c) */
+typedef struct cli_stats_opts {
+  int json, digest, load_info; /* --json, --digest, --load-info given */
+  cli_feed_opts feed;          /* --threads, --task-bytes */
+} cli_stats_opts;
+/* strata stats A B ... [--json] [--digest] [--load-info]: see
+ * tools/cli/cli_stats_many.c (files = argv entries that are not options) */
+int strata_cmd_stats_many(const char *const *files, int n, const cli_stats_opts *o);
 
 /* ---- --note T0[:T1]=TEXT (tools/cli/cli_note.c) ------------------------------- */
 
@@ -55,59 +63,76 @@ int cli_note_parse(const char *arg, cli_note *out, const char *cmd);
 /* ---- loading a trace file (tools/cli/cli_load.c) ----------------------------- */
 
 /* A heap counter for cli_counting_alloc (an st_alloc function; ud = the
- * cli_heap): current and peak bytes in use. */
+ * cli_heap): current and peak bytes in use. Atomic: the threads of a split
+ * import (cli_feed.h) count into it at once. */
 typedef struct cli_heap {
-  size_t current, peak;
+  _Atomic size_t current, peak;
   struct cli_heap *parent; /* NULL, or a heap counting several loads together */
 } cli_heap;
 void *cli_counting_alloc(void *ud, void *ptr, size_t size);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 double cli_now_ms(void);
+/* Clock id in milliseconds (CLOCK_PROCESS_CPUTIME_ID: the CPU time of all
+ * threads; CLOCK_THREAD_CPUTIME_ID: this thread's). */
+double cli_clock_ms(clockid_t id);
 
-/* Opens FILE and streams it in 1 MiB reads into a loader allocating through
- * cli_counting_alloc(heap); *load_ms is the wall time from creating the
+/* Opens FILE and reads it (cli_feed: on o->threads threads, or streamed in
+ * 1 MiB reads) into a loader allocating through cli_counting_alloc(heap),
+ * as do the threads for their tasks' bytes and results; *used (may be
+ * NULL) says how it was read, *load_ms is the wall time from creating the
  * loader to st_loader_finish. Returns the finished loader (its stats stay
  * valid until the caller destroys it) with *out the trace and *err the
  * finish status (not ST_OK for a trace damaged part-way: what was read is
  * kept); or NULL after one `strata: FILE: ...` line on stderr (cannot open,
  * out of memory, read error, no trace). */
-st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
-                          double *load_ms);
-/* Streams the open file f (named `file`) through buf[cap] into a default
- * loader until EOF; f stays open. Returns the finished loader with *out the
- * trace, or NULL after one `strata: ...` line on stderr. */
-st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, st_trace **out,
+st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
+                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms);
+/* Reads the open file f (named `file`) into a default loader as
+ * cli_load_timed does; f stays open (rewind it to read it again). Returns
+ * the finished loader with *out the trace, or NULL after one `strata: ...`
+ * line on stderr. */
+st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st_trace **out,
                            st_error *err);
 
 /* ---- several files as one set (core/set/traceset.h) ------------------------- */
 
 /* The files of a multi-file command in a trace set, loaded one after
- * another with 1 MiB reads. Merged (flame): one string table and the set's
- * view built; unmerged (stats, diff): each file as if loaded alone. Each
- * file's load_ms is its wall time and heap_bytes the peak heap its load
- * added (the loaders and models, counted through `window`; `total` holds
- * the joint peak of all the loads: each model stays while the next file
- * loads). A cli_set must not move once loaded (the set counts into it). */
+ * another (each read as cli_load_timed reads it). Merged (flame): one
+ * string table and the set's view built; unmerged (stats, diff): each
+ * file as if loaded alone. Each file's load_ms is its wall time and heap_bytes the peak heap its
+ * load added (the loaders and models, counted through `window`; `total` holds the joint peak of all
+ * the loads: each model stays while the next file loads). A cli_set must not move once loaded (the
+ * set counts into it). */
 typedef struct cli_set {
   st_traceset *set;
   cli_heap window, total;
   st_trace_handle *handles; /* per file, in the order given (= the view's parts) */
   st_error *errs;           /* per file: its finish status (not ST_OK: damaged part-way) */
+  cli_feed_used *used;      /* per file: how it was read */
   const char *const *files;
   uint32_t n;
+  cli_feed_opts opts;
 } cli_set;
 
 /* Loads files[0, n) (n >= 1) into a new set. Returns 0, or 1 after one
  * `strata: ...` line on stderr (cannot open, read error, not a trace, out
  * of memory, the view of them all not built); cli_set_free either way. */
-int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged);
+int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged,
+                 const cli_feed_opts *o);
 void cli_set_free(cli_set *cs);
 /* File k's entry (traceset.h st_traceset_file). */
 st_traceset_file cli_set_file(const cli_set *cs, uint32_t k);
 /* The warning lines `strata stats` prints for files damaged part-way or
  * truncated (nothing for the others), in file order. */
 void cli_set_warn_damaged(const cli_set *cs);
+
+/* st_trace_digest(t) as 64 lowercase hex digits and a NUL in hex[65]. */
+static inline void cli_trace_digest_hex(const st_trace *t, char hex[65]) {
+  uint8_t d[32];
+  st_trace_digest(t, d);
+  for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
 
 /* ---- JSON strings on stdout ------------------------------------------------- */
 

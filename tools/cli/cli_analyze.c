@@ -1,6 +1,6 @@
 /* cli_analyze.c: `strata analyze FILE... [--json] [--step-name NAME]
  *                [--ops N] [--gaps N] [--from US --to US | --step N]
- *                [--hist NAME]`
+ *                [--hist NAME] [--threads N]`
  *
  * Answers for a trace or a profile of many files (core/index/analyze.h):
  * the steps of each file, its devices (GPU, TPU core, a process's
@@ -34,7 +34,8 @@
 
 static int usage(void) {
   fprintf(stderr, "usage: strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N]\n"
-                  "                      [--from US --to US | --step N] [--hist NAME]\n");
+                  "                      [--from US --to US | --step N] [--hist NAME]\n"
+                  "                      " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -195,7 +196,11 @@ int strata_cmd_analyze(int argc, char **argv) {
   const char **files = calloc((size_t)argc, sizeof *files);
   if (!files) return 1;
   uint32_t n = 0;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "analyze");
+    if (r < 0) return free(files), 2;
+    if (r) continue;
     const char *a = argv[i];
     int more = i + 1 < argc;
     char *end;
@@ -241,7 +246,7 @@ int strata_cmd_analyze(int argc, char **argv) {
   }
   o.ops_range = has_from;
   cli_set cs;
-  int rc = cli_set_load(&cs, files, n, 1);
+  int rc = cli_set_load(&cs, files, n, 1, &fo);
   st_analysis *an = NULL;
   const st_trace **traces = rc ? NULL : calloc(n, sizeof *traces);
   if (!rc && !traces) rc = 1;

@@ -1,4 +1,4 @@
-/* cli_args.c: `strata args FILE [--at SRC]... [--name TEXT] [--limit N]`
+/* cli_args.c: `strata args FILE [--at SRC]... [--name TEXT] [--limit N] [--threads N]`
  *
  * Shows events' args as the viewer's details pane gets them: the trace is
  * loaded, its args source kept (core/import/args/argsrc.h), and each event's args are
@@ -8,6 +8,7 @@
  *   --at SRC    the event at decoded offset SRC (repeatable)
  *   --name TEXT events whose name contains TEXT (in display order)
  *   --limit N   at most N events (default 10; 0 = no limit)
+ *   --threads N the load's threads (cli_feed.h; default the cores)
  *
  * Without --at, events are listed in display order (processes, tracks,
  * rows). One line per event: `<src>\t<name>\t<args JSON>`; an event whose
@@ -107,7 +108,8 @@ static int show(dfile *d, const st_argsrc *as, uint64_t src, uint64_t end_src, c
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: strata args FILE [--at SRC]... [--name TEXT] [--limit N]\n");
+  fprintf(stderr,
+          "usage: strata args FILE [--at SRC]... [--name TEXT] [--limit N] " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -116,7 +118,11 @@ int strata_cmd_args(int argc, char **argv) {
   uint64_t at[MAX_AT];
   int nat = 0;
   long limit = 10;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "args");
+    if (r < 0) return 2;
+    if (r) continue;
     if (strcmp(argv[i], "--at") == 0 && i + 1 < argc && nat < MAX_AT) {
       char *end;
       at[nat++] = strtoull(argv[++i], &end, 10);
@@ -143,7 +149,7 @@ int strata_cmd_args(int argc, char **argv) {
   size_t n;
   st_error err;
   st_trace *t = NULL;
-  st_loader *l = cli_load_stream(d.f, file, chunk, sizeof chunk, &t, &err);
+  st_loader *l = cli_load_stream(d.f, file, &fo, &t, &err);
   if (!l) {
     fclose(d.f);
     return 1;

@@ -1,10 +1,10 @@
-/* cli_bench.c: `strata bench FILE [--json] [--passes N] [--frames]`
+/* cli_bench.c: `strata bench FILE [--json] [--passes N] [--frames] [--threads N]`
  * (DESIGN.md contract 1). --frames prints every frame's time and sizes to
  * stderr.
  *
- * Loads FILE the way `strata stats` does (stdio, 1 MiB chunks, streamed into
- * the core's loader, CLOCK_MONOTONIC around it, peak heap through a counting
- * allocator), builds the lod and the layout (timed), then replays the fixed
+ * Loads FILE the way `strata stats` does (cli_load_timed: on --threads
+ * threads, default the cores, CLOCK_MONOTONIC around it, peak heap through
+ * a counting allocator), builds the lod and the layout (timed), then replays the fixed
  * navigation script of core/view/bench_script.h at 1920x1080, dpr 1, through
  * st_draw_frame with a fixed-width fake font, `passes` times (default 3;
  * every frame of every pass counts, the first pass included), timing each
@@ -40,16 +40,10 @@
 #include <string.h>
 #include <time.h>
 
-static double clock_ms(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
 /* CPU time of this thread: unlike the wall clock it leaves out the time
  * the scheduler gave to other processes, so it is the steadier figure on a
  * shared machine (both are reported). */
-static double cpu_ms(void) { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
+static double cpu_ms(void) { return cli_clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
 /* fixed-width fake font: 7 px advance, ink [0.5, 6.5] x [-9, 2] */
 static int fake_glyph(void *ud, uint32_t cp, st_glyph *g) {
@@ -83,7 +77,7 @@ static uint32_t visible_rows(const st_layout *lay, const st_view *v) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: strata bench FILE [--json] [--passes N] [--frames]\n");
+  fprintf(stderr, "usage: strata bench FILE [--json] [--passes N] [--frames] " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -91,7 +85,11 @@ int strata_cmd_bench(int argc, char **argv) {
   const char *file = NULL;
   int json = 0, dump = 0;
   long passes = 3;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "bench");
+    if (r < 0) return 2;
+    if (r) continue;
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
     } else if (strcmp(argv[i], "--frames") == 0) {
@@ -114,17 +112,17 @@ int strata_cmd_bench(int argc, char **argv) {
   st_stats stats;
   double load_ms = 0;
   st_error err;
-  st_loader *l = cli_load_timed(file, &heap, &t, &err, &load_ms);
+  st_loader *l = cli_load_timed(file, &fo, NULL, &heap, &t, &err, &load_ms);
   if (!l) return 1;
   stats = *st_loader_stats(l);
   st_loader_destroy(l);
   size_t heap_peak = heap.peak;
 
-  double l0 = now_ms();
+  double l0 = cli_now_ms();
   st_lod *lod = st_lod_build(&alloc, t, &err);
-  double l1 = now_ms();
+  double l1 = cli_now_ms();
   st_layout *lay = lod ? st_layout_create(&alloc, t) : NULL;
-  double l2 = now_ms();
+  double l2 = cli_now_ms();
   if (!lod || !lay) {
     fprintf(stderr, "strata: %s: out of memory building the index\n", file);
     st_layout_destroy(lay);
@@ -155,9 +153,9 @@ int strata_cmd_bench(int argc, char **argv) {
     for (uint32_t i = 0; i < nsteps; i++) {
       st_draw_input in = {
           .trace = t, .lod = lod, .layout = lay, .view = &steps[i].view, .font = &font};
-      double c0 = cpu_ms(), f0 = now_ms();
+      double c0 = cpu_ms(), f0 = cli_now_ms();
       rc = st_draw_frame(&dl, &in, &alloc);
-      double f1 = now_ms(), c1 = cpu_ms();
+      double f1 = cli_now_ms(), c1 = cpu_ms();
       if (rc != ST_OK) break;
       ms[(size_t)p * nsteps + i] = f1 - f0;
       cms[(size_t)p * nsteps + i] = c1 - c0;

@@ -1,6 +1,6 @@
 /* cli_diff.c: `strata diff A B [--by name|cat] [--json] [--range-a T0,T1]
  *             [--range-b T0,T1] [--step N] [--sort COL] [--asc] [--limit N]
- *             [--fail-on-regression]`
+ *             [--fail-on-regression] [--threads N]`
  *
  * What changed between a baseline A and a candidate B (core/index/diff.h): per
  * name (or category) count, total, self and average time in each, the
@@ -43,7 +43,7 @@
 static int usage(void) {
   fprintf(stderr, "usage: strata diff A B [--by name|cat] [--json] [--range-a T0,T1] "
                   "[--range-b T0,T1] [--step N] [--sort COL] [--asc] [--limit N]\n"
-                  "                   [--fail-on-regression]\n"
+                  "                   [--fail-on-regression] " CLI_FEED_USAGE "\n"
                   "  T0,T1: microseconds from that trace's start\n");
   return 2;
 }
@@ -156,7 +156,11 @@ int strata_cmd_diff(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   const char *sort = NULL;
   long long step = 0;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "diff");
+    if (r < 0) return 2;
+    if (r) continue;
     const char *a = argv[i];
     int more = i + 1 < argc;
     if (!strcmp(a, "--json")) {
@@ -206,7 +210,7 @@ int strata_cmd_diff(int argc, char **argv) {
     return 2;
   }
   cli_set cs;
-  int rc = cli_set_load(&cs, files, 2, 1);
+  int rc = cli_set_load(&cs, files, 2, 1, &fo);
   const st_trace *t[2] = {NULL, NULL};
   for (uint32_t k = 0; k < 2 && rc == 0; k++) t[k] = cli_set_file(&cs, k).trace;
   for (int k = 0; k < 2 && rc == 0 && has_step; k++) {

@@ -219,51 +219,46 @@ static void add_note(sbuf *hash, const cli_note *n, int first) {
 static int export_usage(void) {
   fprintf(stderr, "usage: strata export TRACE -o OUT.html [--dist DIR] [--name NAME] "
                   "[--note T0[:T1]=TEXT]...\n"
+                  "                     " CLI_FEED_USAGE "\n"
                   "       strata export --viewer-only -o OUT.html [--dist DIR]\n");
   return 2;
 }
 
-/* TRACE read and checked by loading it as `strata stats` would; *raw holds
- * its bytes, *events its count. 0, or 1 after one line on stderr. */
-static int read_trace(const char *trace, sbuf *raw, unsigned long long *events) {
+/* TRACE checked by loading it as `strata stats` would (with o's threads),
+ * then read: *raw holds its bytes, *events its count. 0, or 1 after one
+ * line on stderr. */
+static int read_trace(const char *trace, const cli_feed_opts *o, sbuf *raw,
+                      unsigned long long *events) {
+  FILE *f = fopen(trace, "rb");
+  if (!f) {
+    fprintf(stderr, "strata: %s: cannot read: %s\n", trace, strerror(errno));
+    return 1;
+  }
+  st_error err;
+  st_trace *t = NULL;
+  st_loader *l = cli_load_stream(f, trace, o, &t, &err);
+  fclose(f);
+  if (!l) return 1;
+  *events = st_loader_stats(l)->events;
+  st_trace_destroy(t);
+  st_loader_destroy(l);
   if (read_file(trace, raw) != 0) {
     fprintf(stderr, "strata: %s: cannot read: %s\n", trace,
             raw->oom ? "out of memory" : strerror(errno));
     return 1;
   }
-  st_load_desc desc;
-  memset(&desc, 0, sizeof desc);
-  desc.file_name = trace;
-  st_loader *l = st_loader_create(&desc);
-  if (!l) {
-    fprintf(stderr, "strata: %s: out of memory\n", trace);
-    return 1;
-  }
-  for (size_t off = 0; off < raw->n; off += 1u << 20) {
-    size_t n = raw->n - off < (1u << 20) ? raw->n - off : (1u << 20);
-    if (st_loader_push(l, raw->p + off, n) != ST_OK) break;
-  }
-  st_error err;
-  st_trace *t = st_loader_finish(l, &err);
-  *events = st_loader_stats(l)->events;
-  if (!t) {
-    char line[512];
-    st_load_error_line(&err, trace, line, sizeof line);
-    fprintf(stderr, "strata: %s\n", line);
-    st_loader_destroy(l);
-    return 1;
-  }
-  st_trace_destroy(t);
-  st_loader_destroy(l);
   return 0;
 }
 
 int strata_cmd_export(int argc, char **argv) {
   const char *trace = NULL, *out_path = NULL, *dist_opt = NULL, *name = NULL;
-  int viewer_only = 0, notes = 0;
+  int viewer_only = 0, notes = 0, r;
   sbuf hash = {0}; /* the view state: "#notes=..." */
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
-    if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
+    if ((r = cli_feed_opt(argc, argv, &i, &fo, "export")) != 0) {
+      if (r < 0) return free(hash.p), 2;
+    } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
       out_path = argv[++i];
     else if (strcmp(argv[i], "--dist") == 0 && i + 1 < argc)
       dist_opt = argv[++i];
@@ -309,7 +304,7 @@ int strata_cmd_export(int argc, char **argv) {
   sbuf raw = {0}, packed = {0};
   unsigned long long events = 0;
   int compressed = 0;
-  if (trace && read_trace(trace, &raw, &events) != 0) {
+  if (trace && read_trace(trace, &fo, &raw, &events) != 0) {
     free(raw.p), free(hash.p);
     return 1;
   }

@@ -1,5 +1,5 @@
 /* cli_flame.c: `strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]]
- *               [--slices] [--min-share F] [--json]`
+ *               [--slices] [--min-share F] [--json] [--threads N]`
  *
  * The viewer's flame graph from the command line (core/index/flame.h): the CPU
  * samples (default) or the nested slices (--slices) of a time range
@@ -42,7 +42,7 @@
 static int usage(void) {
   fprintf(stderr,
           "usage: strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] "
-          "[--slices] [--min-share F] [--json]\n");
+          "[--slices] [--min-share F] [--json] " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -68,7 +68,11 @@ int strata_cmd_flame(int argc, char **argv) {
   int json = 0, slices = 0, has_from = 0, has_to = 0, has_tid = 0, has_pid = 0;
   double from_us = 0, to_us = 0, min_share = 0;
   long long tid = 0, pid = 0, file_k = 0;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "flame");
+    if (r < 0) return 2;
+    if (r) continue;
     const char *a = argv[i];
     if (!strcmp(a, "--json")) {
       json = 1;
@@ -101,7 +105,7 @@ int strata_cmd_flame(int argc, char **argv) {
       (file_k && !has_tid))
     return usage();
   cli_set cs; /* merged as the page merges them */
-  if (cli_set_load(&cs, files, nfiles, 0)) {
+  if (cli_set_load(&cs, files, nfiles, 0, &fo)) {
     cli_set_free(&cs);
     return 1;
   }

@@ -1,10 +1,13 @@
 /* cli_load.c: loading trace files for the CLI commands (see cli.h): the
  * counting allocator, the monotonic clock, the two ways the commands
- * stream a file into the core's loader, and several files loaded into a
- * trace set (core/set/traceset.h) for the multi-file commands. */
+ * read a file into the core's loader (cli_feed.h: on threads or streamed),
+ * and several files loaded into a trace set (core/set/traceset.h) for the
+ * multi-file commands. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+
+#include <stdatomic.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,43 +25,30 @@ void *cli_counting_alloc(void *ud, void *ptr, size_t size) {
   if (base) memcpy(&old, base, sizeof old);
   if (size == 0) {
     free(base);
-    for (cli_heap *c = h; c; c = c->parent) c->current -= old;
+    for (cli_heap *c = h; c; c = c->parent) atomic_fetch_sub(&c->current, old);
     return NULL;
   }
   if (size > SIZE_MAX - HEADER) return NULL;
   char *nb = realloc(base, size + HEADER);
   if (!nb) return NULL;
   memcpy(nb, &size, sizeof size);
+  /* atomic: the workers of a split import (cli_feed.c) allocate here too */
   for (cli_heap *c = h; c; c = c->parent) {
-    c->current = c->current - old + size;
-    if (c->current > c->peak) c->peak = c->current;
+    size_t now = atomic_fetch_add(&c->current, size - old) + (size - old);
+    size_t peak = atomic_load(&c->peak);
+    while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
+    }
   }
   return nb + HEADER;
 }
 
-double cli_now_ms(void) {
+double cli_clock_ms(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Streams the open file f in 1 MiB reads into push(ud, ...) until EOF or
- * a push fails. 0, -1 on a read error, -2 out of memory. */
-static int pump(FILE *f, st_code (*push)(void *ud, const void *data, size_t len), void *ud) {
-  unsigned char *buf = malloc(CHUNK_BYTES);
-  if (!buf) return -2;
-  int read_error = 0;
-  for (;;) {
-    size_t n = fread(buf, 1, CHUNK_BYTES, f);
-    if (n > 0 && push(ud, buf, n) != ST_OK) break;
-    if (n < CHUNK_BYTES) {
-      read_error = ferror(f);
-      break;
-    }
-  }
-  free(buf);
-  return read_error ? -1 : 0;
-}
+double cli_now_ms(void) { return cli_clock_ms(CLOCK_MONOTONIC); }
 
 static FILE *open_or_say(const char *file) {
   FILE *f = fopen(file, "rb");
@@ -66,12 +56,15 @@ static FILE *open_or_say(const char *file) {
   return f;
 }
 
-static int pump_or_say(FILE *f, const char *file,
-                       st_code (*push)(void *ud, const void *data, size_t len), void *ud) {
-  int rc = pump(f, push, ud);
+/* cli_feed, f closed after, and one line on stderr for its trouble: 0 or 1 */
+static int feed_or_say(FILE *f, const char *file, const cli_sink *s, const cli_feed_opts *o,
+                       cli_feed_used *used) {
+  int rc = cli_feed(f, s, o, used);
   fclose(f);
-  if (rc) fprintf(stderr, "strata: %s: %s\n", file, rc == -1 ? "read error" : "out of memory");
-  return rc;
+  if (rc)
+    fprintf(stderr, "strata: %s: %s\n", file,
+            rc == CLI_FEED_READ_ERROR ? "read error" : "out of memory");
+  return rc != 0;
 }
 
 static void say_load_error(const st_error *err, const char *file) {
@@ -84,8 +77,17 @@ static st_code loader_push(void *ud, const void *data, size_t len) {
   return st_loader_push(ud, data, len);
 }
 
-st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_error *err,
-                          double *load_ms) {
+static st_code loader_apply(void *ud, const void *result, size_t rlen, const void *bytes,
+                            size_t blen) {
+  return st_loader_apply(ud, result, rlen, bytes, blen);
+}
+
+static int loader_needs_bytes(void *ud, const void *result, size_t rlen) {
+  return st_loader_apply_needs_bytes(ud, result, rlen);
+}
+
+st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
+                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms) {
   st_load_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.alloc.fn = cli_counting_alloc;
@@ -100,7 +102,8 @@ st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_e
     fclose(f);
     return NULL;
   }
-  if (pump_or_say(f, file, loader_push, l)) {
+  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc};
+  if (feed_or_say(f, file, &sink, o, used)) {
     st_loader_destroy(l);
     return NULL;
   }
@@ -115,21 +118,23 @@ st_loader *cli_load_timed(const char *file, cli_heap *heap, st_trace **out, st_e
   return l;
 }
 
-st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, st_trace **out,
+st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st_trace **out,
                            st_error *err) {
   st_load_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.file_name = file;
   st_loader *l = st_loader_create(&desc);
-  size_t n;
-  while (l && (n = fread(buf, 1, cap, f)) > 0)
-    if (st_loader_push(l, buf, n) != ST_OK) break;
+  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc};
+  int rc = l ? cli_feed(f, &sink, o, NULL) : CLI_FEED_NOMEM;
   memset(err, 0, sizeof *err);
-  st_trace *t = l ? st_loader_finish(l, err) : NULL;
+  st_trace *t = l && !rc ? st_loader_finish(l, err) : NULL;
   if (!t) {
     char line[512];
-    if (l) st_load_error_line(err, file, line, sizeof line);
-    fprintf(stderr, "strata: %s\n", l ? line : "out of memory");
+    if (l && !rc) st_load_error_line(err, file, line, sizeof line);
+    fprintf(stderr, "strata: %s%s%s\n", rc ? file : "", rc ? ": " : "",
+            !rc                         ? line
+            : rc == CLI_FEED_READ_ERROR ? "read error"
+                                        : "out of memory");
     st_loader_destroy(l);
     return NULL;
   }
@@ -141,6 +146,15 @@ st_loader *cli_load_stream(FILE *f, const char *file, uint8_t *buf, size_t cap, 
 
 static st_code set_push(void *ud, const void *data, size_t len) {
   return st_traceset_load_push(ud, data, len);
+}
+
+static st_code set_apply(void *ud, const void *result, size_t rlen, const void *bytes,
+                         size_t blen) {
+  return st_traceset_load_apply(ud, result, rlen, bytes, blen);
+}
+
+static int set_needs_bytes(void *ud, const void *result, size_t rlen) {
+  return st_traceset_load_apply_needs_bytes(ud, result, rlen);
 }
 
 /* File k into the open batch: 0, or 1 after the message. */
@@ -156,7 +170,9 @@ static int load_one(cli_set *cs, uint32_t k) {
     fclose(f);
     return 1;
   }
-  if (pump_or_say(f, file, set_push, cs->set)) {
+  cli_sink sink = {
+      set_push, set_apply, set_needs_bytes, cs->set, {cli_counting_alloc, &cs->window}};
+  if (feed_or_say(f, file, &sink, &cs->opts, &cs->used[k])) {
     st_traceset_load_abort(cs->set);
     return 1;
   }
@@ -170,8 +186,10 @@ static int load_one(cli_set *cs, uint32_t k) {
   return 0;
 }
 
-int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged) {
+int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged,
+                 const cli_feed_opts *o) {
   memset(cs, 0, sizeof *cs);
+  cs->opts = *o;
   cs->files = files;
   cs->n = n;
   cs->window.parent = &cs->total;
@@ -183,7 +201,10 @@ int cli_set_load(cli_set *cs, const char *const *files, uint32_t n, int unmerged
   d.unmerged = unmerged;
   cs->handles = calloc(n, sizeof *cs->handles);
   cs->errs = calloc(n, sizeof *cs->errs);
-  cs->set = n <= ST_TRACESET_CAPACITY && cs->handles && cs->errs ? st_traceset_create(&d) : NULL;
+  cs->used = calloc(n, sizeof *cs->used);
+  cs->set = n <= ST_TRACESET_CAPACITY && cs->handles && cs->errs && cs->used
+                ? st_traceset_create(&d)
+                : NULL;
   if (!cs->set || st_traceset_batch_begin(cs->set) != ST_OK) {
     fprintf(stderr, "strata: out of memory\n");
     return 1;
@@ -203,6 +224,7 @@ void cli_set_free(cli_set *cs) {
   st_traceset_destroy(cs->set);
   free(cs->handles);
   free(cs->errs);
+  free(cs->used);
   memset(cs, 0, sizeof *cs);
 }
 

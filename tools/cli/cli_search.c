@@ -1,4 +1,4 @@
-/* cli_search.c: `strata search FILE TEXT [--args] [--json] [--limit N]`
+/* cli_search.c: `strata search FILE TEXT [--args] [--json] [--limit N] [--threads N]`
  *
  * The viewer's search, from the command line: the trace is loaded, TEXT is
  * searched case-insensitively in every event name (core/index/query.h) and, with
@@ -30,7 +30,8 @@
 #define CHUNK_BYTES (1u << 20)
 
 static int usage(void) {
-  fprintf(stderr, "usage: strata search FILE TEXT [--args] [--json] [--limit N]\n");
+  fprintf(stderr,
+          "usage: strata search FILE TEXT [--args] [--json] [--limit N] " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -38,7 +39,11 @@ int strata_cmd_search(int argc, char **argv) {
   const char *file = NULL, *text = NULL;
   int args = 0, json = 0;
   long limit = 10;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "search");
+    if (r < 0) return 2;
+    if (r) continue;
     if (strcmp(argv[i], "--args") == 0) {
       args = 1;
     } else if (strcmp(argv[i], "--json") == 0) {
@@ -63,7 +68,7 @@ int strata_cmd_search(int argc, char **argv) {
   size_t n;
   st_error err;
   st_trace *t = NULL;
-  st_loader *l = cli_load_stream(f, file, chunk, sizeof chunk, &t, &err);
+  st_loader *l = cli_load_stream(f, file, &fo, &t, &err);
   if (!l) {
     fclose(f);
     return 1;

@@ -1,4 +1,5 @@
-/* cli_stats_many.c: `strata stats A B ... [--json]`, a whole profile.
+/* cli_stats_many.c: `strata stats A B ... [--json] [--digest] [--load-info] [--threads N]`,
+ * a whole profile.
  *
  * The files are loaded one after another into a trace set
  * (core/set/traceset.h), each into its own model (all of them stay in
@@ -12,11 +13,12 @@
  * loads), plus
  *   "files": N, "wall_ms": the whole command's time,
  *   "traces": [ each file's own stats object, exactly what `strata stats
- *     FILE --json` prints, plus "file", "group" (host / rank / file name,
+ *     FILE --json` prints (with --load-info: load_threads and load_tasks,
+ *     not the rest), plus "file", "group" (host / rank / file name,
  *     unique), "group_source" ("hostname" | "rank" | "file" | "none"),
  *     "clock" ("epoch" | "machine" | "none"), "start_ns" (absolute start,
- *     null without a clock) and "offset_us" (its t = 0 on the shared
- *     timeline) ].
+ *     null without a clock), "offset_us" (its t = 0 on the shared
+ *     timeline) and, with --digest, "model_sha256" (st_trace_digest) ].
  * Without --json, one line per file and the totals. Exit 1 if a file cannot
  * be loaded (after its one-line message).
  */
@@ -44,10 +46,11 @@ static char *stats_open_json(const st_stats *s) {
   return out;
 }
 
-int strata_cmd_stats_many(const char *const *files, int n, int json) {
+int strata_cmd_stats_many(const char *const *files, int n, const cli_stats_opts *o) {
+  int json = o->json, digest = o->digest;
   double t0 = cli_now_ms();
   cli_set cs;
-  if (cli_set_load(&cs, files, (uint32_t)n, 1)) {
+  if (cli_set_load(&cs, files, (uint32_t)n, 1, &o->feed)) {
     cli_set_free(&cs);
     return 1;
   }
@@ -73,8 +76,15 @@ int strata_cmd_stats_many(const char *const *files, int n, int json) {
         printf("null");
       else
         printf("%lld", (long long)f.clock.start_ns);
+      if (o->load_info)
+        printf(",\"load_threads\":%u,\"load_tasks\":%u", cs.used[i].threads, cs.used[i].tasks);
       printf(",\"offset_us\":");
       cli_print_us(f.offset_ns);
+      if (digest) {
+        char hex[65];
+        cli_trace_digest_hex(f.trace, hex);
+        printf(",\"model_sha256\":\"%s\"", hex);
+      }
       printf("}");
     }
     printf("]}\n");
@@ -84,6 +94,11 @@ int strata_cmd_stats_many(const char *const *files, int n, int json) {
       printf("%-24s %-10s %12llu events  offset %14.3f us  load %9.3f ms  %s\n", f.group,
              f.stats->format, (unsigned long long)f.stats->events, (double)f.offset_ns / 1000.0,
              f.stats->load_ms, files[i]);
+      if (digest) {
+        char hex[65];
+        cli_trace_digest_hex(f.trace, hex);
+        printf("%-24s model sha256 %s\n", "", hex);
+      }
     }
     printf("total: %d files, %llu events, %llu slices, %llu flows, load %.3f ms (wall %.3f "
            "ms), peak heap %llu bytes\n",

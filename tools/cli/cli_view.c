@@ -1,5 +1,5 @@
 /* cli_view.c: `strata view FILE... [--screenshot OUT.png] [--size WxH]
- *              [--frame-json OUT.json] [--note T0[:T1]=TEXT]...`
+ *              [--frame-json OUT.json] [--note T0[:T1]=TEXT]... [--threads N]`
  *
  * The viewer in a native window (native/native.h): the page's app
  * (core/app/app.h) loads the files as one batch (several: placed and
@@ -30,7 +30,7 @@
 
 static int usage(void) {
   fprintf(stderr, "usage: strata view FILE... [--screenshot OUT.png] [--size WxH] "
-                  "[--frame-json OUT.json] [--note T0[:T1]=TEXT]...\n");
+                  "[--frame-json OUT.json] [--note T0[:T1]=TEXT]... " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -41,7 +41,11 @@ int strata_cmd_view(int argc, char **argv) {
   double t0[CLI_NOTES_MAX], t1[CLI_NOTES_MAX];
   const char *text[CLI_NOTES_MAX];
   int notes = 0;
+  cli_feed_opts fo = {0};
   for (int i = 2; i < argc; i++) {
+    int r = cli_feed_opt(argc, argv, &i, &fo, "view");
+    if (r < 0) return 2;
+    if (r) continue;
     if (!strcmp(argv[i], "--note") && i + 1 < argc) {
       cli_note n;
       if (notes == CLI_NOTES_MAX)
@@ -68,7 +72,7 @@ int strata_cmd_view(int argc, char **argv) {
   }
   if (!nfiles || (frame_json && !png)) return usage();
 #ifndef STRATA_HAVE_WINDOW
-  (void)w, (void)h, (void)files, (void)t0, (void)t1, (void)text;
+  (void)w, (void)h, (void)files, (void)t0, (void)t1, (void)text, (void)fo;
   fprintf(stderr, "strata: view: this strata was built without a window (SDL2, GLESv2 and "
                   "stb_truetype were not found at build time)\n");
   return 2;
@@ -80,7 +84,7 @@ int strata_cmd_view(int argc, char **argv) {
   } else {
     snprintf(name, sizeof name, "%d traces", nfiles);
   }
-  st_native_opts o = {w, h, name, png, frame_json, t0, t1, text, notes};
+  st_native_opts o = {w, h, name, png, frame_json, t0, t1, text, notes, fo};
   return st_native_view(files, nfiles, &o);
 #endif
 }
