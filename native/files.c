@@ -18,6 +18,10 @@ static int app_needs_bytes(void *ud, const void *result, size_t rlen) {
   return st_app_load_apply_needs_bytes(ud, result, rlen);
 }
 
+static void app_inflated(void *ud, const st_source_info *info, st_code code, const st_error *err) {
+  st_app_load_set_inflated(ud, info, code, err);
+}
+
 /* One file into the batch in progress: 1 loaded (maybe partly), 0 after
  * its line on stderr. */
 static int load_one(st_app *app, const char *file, const cli_feed_opts *o) {
@@ -31,7 +35,7 @@ static int load_one(st_app *app, const char *file, const cli_feed_opts *o) {
     fclose(f);
     return 0;
   }
-  cli_sink sink = {app_push, app_apply, app_needs_bytes, app, {0}};
+  cli_sink sink = {app_push, app_apply, app_needs_bytes, app, {0}, app_inflated};
   int rc = cli_feed(f, &sink, o, NULL); /* a push that fails: the finish says why */
   fclose(f);
   if (rc) {

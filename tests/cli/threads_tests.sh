@@ -111,10 +111,25 @@ def variants(size):
     return v
 
 
-def splittable(path):
+def json_head(head):
+    return head.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] in (b"{", b"[")
+
+
+def kind(path):
+    """'json' (split in place), 'gz-json' (gzip/zlib with JSON inside: a thread
+    inflates, the decoded bytes are split) or 'other' (streamed)."""
     with open(path, "rb") as f:
-        head = f.read(64).lstrip(b" \t\r\n\xef\xbb\xbf")
-    return head[:1] in (b"{", b"[")
+        raw = f.read(1 << 16)
+    gz = raw[:2] == b"\x1f\x8b"
+    zl = len(raw) >= 2 and raw[0] & 0x0F == 8 and raw[0] >> 4 <= 7 and not raw[1] & 0x20 \
+        and (raw[0] * 256 + raw[1]) % 31 == 0
+    if gz or zl:
+        try:
+            head = zlib.decompressobj(47).decompress(raw, 64)
+        except zlib.error:
+            head = b""
+        return "gz-json" if json_head(head) else "other"
+    return "json" if json_head(raw[:64]) else "other"
 
 
 def check_file(name, path, must_split=False):
@@ -140,8 +155,11 @@ def check_file(name, path, must_split=False):
                 sb = split_bytes(got[1])
                 report(sb is not None and sb >= size // 2, label + ": parsed by the threads",
                        "load_split_bytes %r of %d" % (sb, size))
-        elif not splittable(path):
-            report(k == 0, label + ": not split (not uncompressed JSON)", "load_tasks %r" % k)
+        elif kind(path) == "gz-json" and tb:
+            report(k >= 1 and 1 <= (t or 0) <= threads, label + ": inflated by a thread, split",
+                   "load_threads %r, load_tasks %r" % (t, k))
+        elif kind(path) == "other":
+            report(k == 0, label + ": not split (not JSON)", "load_tasks %r" % k)
 
 
 # ---- 0. the comparer can fail; option errors ----------------------------------------
@@ -183,7 +201,7 @@ for f in sorted(os.listdir(corpus)):
         except (OSError, EOFError, zlib.error):
             print("note: %s does not inflate whole: no decompressed copy" % f)
             continue
-        check_file("corpus/" + f + " (decompressed)", plain, must_split=splittable(plain))
+        check_file("corpus/" + f + " (decompressed)", plain, must_split=kind(plain) == "json")
 for f in sorted(os.listdir(fix)):
     path = os.path.join(fix, f)
     if os.path.isfile(path):
@@ -301,6 +319,19 @@ paths = {}
 for name, text in made.items():
     paths[name] = write(name, text)
     check_file("made/" + name, paths[name], must_split=True)
+# the same compressed: one thread inflates, the decoded bytes are split; a gzip error
+# (cut, corrupt) or a JSON one inside must read as on one thread
+gzc = gzip.compress(compact.encode(), 6)
+half = len(gzc) // 2
+for name, data in (("mix-compact.json.gz", gzc), ("mix-cut.json.gz", gzc[:len(gzc) * 2 // 3]),
+                   ("mix-corrupt.json.gz", gzc[:half] + bytes([gzc[half] ^ 0x55]) + gzc[half + 1:]),
+                   ("mix-syntax.json.gz", gzip.compress(made["mix-syntax.json"].encode(), 6)),
+                   ("mix-trailing.json.gz", gzc + b"garbage after"),
+                   ("mix-zlib.json.z", zlib.compress(compact.encode(), 6))):
+    gp = os.path.join(tmp, name)
+    with open(gp, "wb") as fh:
+        fh.write(data)
+    check_file("made/" + name, gp)
 print("note: made traces from %d sources, %d events, %d bytes compact" %
       (len(sources), len(merged), len(compact.encode())))
 

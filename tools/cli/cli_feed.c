@@ -11,6 +11,7 @@
 
 #include "chrome_range.h"
 #include "load.h"
+#include "source.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -209,6 +210,22 @@ static uint32_t online_cores(void) {
   return n > CLI_THREADS_MAX ? CLI_THREADS_MAX : (uint32_t)n;
 }
 
+/* decoded bytes per task of a compressed file (its decoded size is not
+ * known before the end) */
+#define GZ_TASK ((uint64_t)8u << 20)
+
+/* 1 if the file at fd is gzip/zlib and big enough for threads to pay: its
+ * decoded size is guessed at 5 times its own (JSON deflates 5-10x). */
+static int compressed_and_big(int fd, const cli_feed_opts *o) {
+  struct stat st;
+  uint8_t h[2];
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 || read_at(fd, h, 2, 0))
+    return 0;
+  st_compression c = st_source_sniff(h[0], h[1]);
+  if (c != ST_COMPRESSION_GZIP && c != ST_COMPRESSION_ZLIB) return 0;
+  return o->task_bytes || (uint64_t)st.st_size * 5 >= ST_RANGE_MIN_SPLIT;
+}
+
 /* The tasks to cut the file at fd into, or 0: stream it. */
 static uint32_t plan_tasks(int fd, uint32_t threads, const cli_feed_opts *o, uint64_t *size,
                            uint64_t *task_bytes) {
@@ -247,6 +264,12 @@ int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *
   memset(&p, 0, sizeof p);
   p.fd = fileno(f);
   p.alloc = s->alloc;
+  if (p.fd >= 0 && want > 1 && compressed_and_big(p.fd, o)) {
+    /* one thread inflates, the others parse (at least one) */
+    int rc =
+        cli_feed_gz(f, s, want - 1 ? want - 1 : 1, o->task_bytes ? o->task_bytes : GZ_TASK, used);
+    if (rc != 1) return rc;
+  }
   p.tasks = p.fd < 0 ? 0 : plan_tasks(p.fd, want, o, &p.size, &p.task_bytes);
   if (!p.tasks) return pump(f, s);
   if (want > p.tasks) want = p.tasks;

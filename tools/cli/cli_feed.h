@@ -8,9 +8,11 @@
  * task's bytes with pread and parsing them (st_chrome_range_parse), while
  * the calling thread applies the results in task order as soon as the next
  * one is ready and frees it. At most 2 x threads tasks are in flight, so
- * memory stays bounded whatever the file's size. Anything else (gzip,
- * protobuf, a pipe, a small file, --threads 1, no thread could be started)
- * is streamed in 1 MiB reads into the sink's push, as it always was. The
+ * memory stays bounded whatever the file's size. A gzip/zlib file whose
+ * decoded head is Chrome JSON is inflated by one more thread that cuts the
+ * decoded stream into the tasks (cli_feed_gz.c). Anything else (protobuf,
+ * a pipe, a small file, --threads 1, no thread could be started) is
+ * streamed in 1 MiB reads into the sink's push, as it always was. The
  * model, stats, warnings and errors are the same either way (the core
  * checks every result; a wrong cut only costs time).
  *
@@ -24,6 +26,7 @@
 #define STRATA_CLI_FEED_H
 
 #include "base.h"
+#include "source.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +50,9 @@ typedef struct cli_sink {
   int (*needs_bytes)(void *ud, const void *result, size_t rlen);
   void *ud;
   st_alloc alloc;
+  /* compressed input split: the inflater's outcome, before the sink's
+   * finish (load.h st_loader_set_inflated); NULL: compressed files stream */
+  void (*inflated)(void *ud, const st_source_info *info, st_code code, const st_error *err);
 } cli_sink;
 
 enum { CLI_FEED_READ_ERROR = -1, CLI_FEED_NOMEM = -2 };
@@ -63,6 +69,12 @@ typedef struct cli_feed_used {
  * f's position is left anywhere (rewind before reading it again). used
  * (may be NULL) says how it was read. */
 int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *used);
+
+/* The compressed path (cli_feed_gz.c): 0 or CLI_FEED_*, or 1 if it did
+ * not start (not JSON inside, no thread, no sink for the outcome): then
+ * nothing was read and f is at its start. */
+int cli_feed_gz(FILE *f, const cli_sink *s, uint32_t threads, uint64_t task_bytes,
+                cli_feed_used *used);
 
 /* The CLI options that choose o: `--threads N` (1..CLI_THREADS_MAX) and
  * `--task-bytes N` (for tests). If argv[*i] is one of them, consumes it and

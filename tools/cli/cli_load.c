@@ -86,6 +86,11 @@ static int loader_needs_bytes(void *ud, const void *result, size_t rlen) {
   return st_loader_apply_needs_bytes(ud, result, rlen);
 }
 
+static void loader_inflated(void *ud, const st_source_info *info, st_code code,
+                            const st_error *err) {
+  st_loader_set_inflated(ud, info, code, err);
+}
+
 st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
                           cli_heap *heap, st_trace **out, st_error *err, double *load_ms) {
   st_load_desc desc;
@@ -102,7 +107,7 @@ st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_use
     fclose(f);
     return NULL;
   }
-  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc};
+  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc, loader_inflated};
   if (feed_or_say(f, file, &sink, o, used)) {
     st_loader_destroy(l);
     return NULL;
@@ -124,7 +129,7 @@ st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st
   memset(&desc, 0, sizeof desc);
   desc.file_name = file;
   st_loader *l = st_loader_create(&desc);
-  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc};
+  cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc, loader_inflated};
   int rc = l ? cli_feed(f, &sink, o, NULL) : CLI_FEED_NOMEM;
   memset(err, 0, sizeof *err);
   st_trace *t = l && !rc ? st_loader_finish(l, err) : NULL;
@@ -157,6 +162,10 @@ static int set_needs_bytes(void *ud, const void *result, size_t rlen) {
   return st_traceset_load_apply_needs_bytes(ud, result, rlen);
 }
 
+static void set_inflated(void *ud, const st_source_info *info, st_code code, const st_error *err) {
+  st_traceset_load_set_inflated(ud, info, code, err);
+}
+
 /* File k into the open batch: 0, or 1 after the message. */
 static int load_one(cli_set *cs, uint32_t k) {
   const char *file = cs->files[k];
@@ -171,7 +180,8 @@ static int load_one(cli_set *cs, uint32_t k) {
     return 1;
   }
   cli_sink sink = {
-      set_push, set_apply, set_needs_bytes, cs->set, {cli_counting_alloc, &cs->window}};
+      set_push,    set_apply, set_needs_bytes, cs->set, {cli_counting_alloc, &cs->window},
+      set_inflated};
   if (feed_or_say(f, file, &sink, &cs->opts, &cs->used[k])) {
     st_traceset_load_abort(cs->set);
     return 1;

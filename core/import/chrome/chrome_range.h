@@ -45,10 +45,12 @@
 #include "base.h"
 
 /* bytes past its nominal end a task reads (the end of its last event and
- * the next task's start must lie within them) */
-#define ST_RANGE_SLACK ((uint64_t)1u << 20)
-/* how far past a_k the scan for c_k looks (< ST_RANGE_SLACK) */
-#define ST_RANGE_SCAN ((uint64_t)512u * 1024u)
+ * the next task's start must lie within them; an event bigger than that at
+ * a cut is parsed by the main thread). Read twice (by two tasks): small. */
+#define ST_RANGE_SLACK ((uint64_t)256u * 1024u)
+/* how far past a_k the scan for c_k looks (< ST_RANGE_SLACK, and enough
+ * for many events of any real trace) */
+#define ST_RANGE_SCAN ((uint64_t)64u * 1024u)
 /* below this input size one worker is used: starting workers would not pay */
 #define ST_RANGE_MIN_SPLIT ((uint64_t)24u << 20)
 

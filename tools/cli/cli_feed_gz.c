@@ -1,0 +1,321 @@
+/* cli_feed_gz.c: a compressed trace file (gzip, zlib) read into a loader on
+ * several threads (see cli_feed.h): one thread inflates the file with the
+ * core's st_source and cuts the decoded stream into tasks, each with
+ * ST_RANGE_SLACK bytes of the next one after it; worker threads parse the
+ * tasks (st_chrome_range_parse); the calling thread applies the results in
+ * task order and at the end hands the inflater's outcome (its info and
+ * first error) to the sink, so stats and gzip errors read as if the raw
+ * bytes had been pushed (load.h st_loader_set_inflated). At most `window`
+ * tasks exist at once: the inflater waits for the applying thread, so a
+ * 10 GB file never piles up in memory. A task's bytes stay with it until it
+ * is applied: the loader may need them, and they cannot be read again.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli_feed.h"
+
+#include "chrome_range.h"
+#include "load.h"
+#include "source.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RAW_READ (1u << 20)
+
+typedef struct gtask {
+  uint8_t *bytes; /* decoded [base, base + len) */
+  size_t len, cap;
+  uint64_t base, next, size; /* size: the decoded input's, UINT64_MAX while unknown */
+  int state;                 /* 0 filling, 1 ready to parse, 2 parsing, 3 parsed, 4 nomem */
+  uint8_t *result;
+  size_t rlen;
+} gtask;
+
+typedef struct gz {
+  pthread_mutex_t mu;
+  pthread_cond_t cv; /* any change: workers, the applying thread and the inflater wait on it */
+  st_alloc alloc;
+  uint64_t tb;      /* task bytes */
+  uint32_t window;  /* tasks in the ring */
+  gtask *ring;      /* task k at ring[k % window] */
+  uint64_t made;    /* tasks started by the inflater */
+  uint64_t applied; /* tasks taken by the applying thread */
+  uint64_t off;     /* decoded bytes so far */
+  int eof, stop, nomem, read_error;
+  st_source_info info; /* the inflater's outcome, at eof */
+  st_code code;
+  st_error err;
+} gz;
+
+static gtask *task_of(gz *g, uint64_t k) { return &g->ring[k % g->window]; }
+
+/* task k's buffer, made (waiting for room in the ring) when the stream
+ * reaches it; NULL when stopped */
+static gtask *open_task(gz *g, uint64_t k) {
+  while (g->made <= k) {
+    while (!g->stop && g->made - g->applied >= g->window) pthread_cond_wait(&g->cv, &g->mu);
+    if (g->stop) return NULL;
+    gtask *t = task_of(g, g->made);
+    size_t cap = (size_t)(g->tb + ST_RANGE_SLACK);
+    if (t->cap < cap) {
+      uint8_t *p = st_realloc(&g->alloc, t->bytes, cap);
+      if (!p) {
+        g->nomem = g->stop = 1;
+        pthread_cond_broadcast(&g->cv);
+        return NULL;
+      }
+      t->bytes = p;
+      t->cap = cap;
+    }
+    t->len = 0;
+    t->base = g->made * g->tb;
+    t->next = t->base + g->tb;
+    t->size = UINT64_MAX;
+    t->state = 0;
+    t->result = NULL;
+    t->rlen = 0;
+    g->made++;
+  }
+  return task_of(g, k);
+}
+
+/* The source's sink: decoded bytes into their task and, within the slack,
+ * the task before it (complete once its slack is full). */
+static st_code on_decoded(void *ud, const uint8_t *p, size_t n) {
+  gz *g = ud;
+  pthread_mutex_lock(&g->mu);
+  while (n && !g->stop) {
+    uint64_t k = g->off / g->tb, end = (k + 1) * g->tb;
+    size_t take = n < end - g->off ? n : (size_t)(end - g->off);
+    gtask *t = open_task(g, k);
+    if (!t) break;
+    pthread_mutex_unlock(&g->mu); /* the copies run unlocked: these buffers are the inflater's */
+    memcpy(t->bytes + (g->off - t->base), p, take);
+    gtask *prev = NULL;
+    size_t ptake = 0;
+    if (k > 0 && g->off < t->base + ST_RANGE_SLACK) {
+      prev = task_of(g, k - 1);
+      uint64_t room = t->base + ST_RANGE_SLACK - g->off;
+      ptake = take < room ? take : (size_t)room;
+      memcpy(prev->bytes + (g->off - prev->base), p, ptake);
+    }
+    pthread_mutex_lock(&g->mu);
+    t->len += take;
+    if (prev) {
+      prev->len += ptake;
+      if (prev->len == g->tb + ST_RANGE_SLACK) prev->state = 1;
+    }
+    g->off += take;
+    p += take;
+    n -= take;
+    pthread_cond_broadcast(&g->cv);
+  }
+  st_code c = g->stop ? ST_ERR_NOMEM : ST_OK;
+  pthread_mutex_unlock(&g->mu);
+  return c;
+}
+
+typedef struct inflater {
+  gz *g;
+  FILE *f;
+} inflater;
+
+static void *inflate_all(void *arg) {
+  inflater *in = arg;
+  gz *g = in->g;
+  st_source *src = st_source_create(&g->alloc, on_decoded, g);
+  uint8_t *raw = malloc(RAW_READ);
+  st_code code = ST_OK;
+  st_error err;
+  memset(&err, 0, sizeof err);
+  int read_error = 0;
+  if (!src || !raw) {
+    code = ST_ERR_NOMEM;
+  } else {
+    for (;;) {
+      size_t got = fread(raw, 1, RAW_READ, in->f);
+      if (got && (code = st_source_push(src, raw, got, &err)) != ST_OK) break;
+      if (got < RAW_READ) {
+        read_error = ferror(in->f) != 0;
+        break;
+      }
+    }
+    if (code == ST_OK && !read_error) code = st_source_finish(src, &err);
+  }
+  pthread_mutex_lock(&g->mu);
+  if (src) g->info = *st_source_get_info(src);
+  g->code = code;
+  g->err = err;
+  g->read_error = read_error;
+  /* the last tasks: their slack is what there is */
+  for (uint64_t k = g->applied; k < g->made; k++) {
+    gtask *t = task_of(g, k);
+    t->size = g->off;
+    if (t->next > g->off) t->next = g->off;
+    if (t->state == 0) t->state = 1;
+  }
+  g->eof = 1;
+  pthread_cond_broadcast(&g->cv);
+  pthread_mutex_unlock(&g->mu);
+  st_source_destroy(src);
+  free(raw);
+  return NULL;
+}
+
+static void *parse_tasks(void *arg) {
+  gz *g = arg;
+  pthread_mutex_lock(&g->mu);
+  for (;;) {
+    gtask *t = NULL;
+    for (uint64_t k = g->applied; k < g->made && !t; k++)
+      if (task_of(g, k)->state == 1) t = task_of(g, k);
+    if (!t) {
+      if (g->stop || (g->eof && g->applied >= g->made)) break;
+      pthread_cond_wait(&g->cv, &g->mu);
+      continue;
+    }
+    t->state = 2;
+    pthread_mutex_unlock(&g->mu);
+    size_t rlen = 0;
+    uint8_t *r =
+        st_chrome_range_parse(&g->alloc, t->bytes, t->len, t->base, t->next, t->size, &rlen);
+    pthread_mutex_lock(&g->mu);
+    t->result = r;
+    t->rlen = rlen;
+    t->state = r ? 3 : 4;
+    pthread_cond_broadcast(&g->cv);
+  }
+  pthread_mutex_unlock(&g->mu);
+  return NULL;
+}
+
+/* The first decoded bytes of f (compressed) are uncompressed-splittable
+ * JSON: a trial inflate of its head. f is rewound. */
+typedef struct headbuf {
+  uint8_t b[64];
+  size_t n;
+} headbuf;
+
+static st_code head_sink(void *ud, const uint8_t *p, size_t n) {
+  headbuf *h = ud;
+  size_t take = sizeof h->b - h->n < n ? sizeof h->b - h->n : n;
+  memcpy(h->b + h->n, p, take);
+  h->n += take;
+  return h->n == sizeof h->b ? ST_ERR_LIMIT : ST_OK; /* enough: stop */
+}
+
+static int decoded_splittable(FILE *f) {
+  headbuf h = {{0}, 0};
+  uint8_t raw[16384];
+  st_source *src = st_source_create(NULL, head_sink, &h);
+  if (!src) return 0;
+  st_error err;
+  for (int i = 0; i < 64 && h.n < sizeof h.b; i++) {
+    size_t got = fread(raw, 1, sizeof raw, f);
+    if (!got || st_source_push(src, raw, got, &err) != ST_OK) break;
+  }
+  st_source_destroy(src);
+  rewind(f);
+  return h.n > 0 && st_load_splittable(h.b, h.n);
+}
+
+int cli_feed_gz(FILE *f, const cli_sink *s, uint32_t threads, uint64_t task_bytes,
+                cli_feed_used *used) {
+  if (!s->inflated || !decoded_splittable(f)) return 1;
+  gz g;
+  memset(&g, 0, sizeof g);
+  g.alloc = s->alloc;
+  /* a task's slack comes from the next task only: tasks of at least the slack */
+  g.tb = task_bytes > ST_RANGE_SLACK ? task_bytes : ST_RANGE_SLACK;
+  g.window = 2 * threads + 2;
+  g.ring = calloc(g.window, sizeof *g.ring);
+  if (!g.ring) return 1;
+  if (pthread_mutex_init(&g.mu, NULL) != 0) {
+    free(g.ring);
+    return 1;
+  }
+  if (pthread_cond_init(&g.cv, NULL) != 0) {
+    pthread_mutex_destroy(&g.mu);
+    free(g.ring);
+    return 1;
+  }
+  inflater in = {&g, f};
+  pthread_t inf, workers[CLI_THREADS_MAX];
+  uint32_t started = 0;
+  if (pthread_create(&inf, NULL, inflate_all, &in) != 0) {
+    pthread_cond_destroy(&g.cv);
+    pthread_mutex_destroy(&g.mu);
+    free(g.ring);
+    return 1;
+  }
+  while (started < threads && pthread_create(&workers[started], NULL, parse_tasks, &g) == 0)
+    started++;
+  if (!started) { /* the applying thread parses: one worker's work, still off the inflater */
+  }
+  int rc = 0, stopped = 0;
+  for (uint64_t k = 0;; k++) {
+    pthread_mutex_lock(&g.mu);
+    gtask *t = NULL;
+    for (;;) {
+      if (g.nomem) break;
+      if (k < g.made) {
+        t = task_of(&g, k);
+        if (t->state >= 3) break;
+        if (!started && t->state == 1) break; /* parsed below, here */
+        t = NULL;
+      } else if (g.eof) {
+        break;
+      }
+      pthread_cond_wait(&g.cv, &g.mu);
+    }
+    pthread_mutex_unlock(&g.mu);
+    if (!t) {
+      if (g.nomem) rc = CLI_FEED_NOMEM;
+      break;
+    }
+    if (t->state == 1) {
+      t->result =
+          st_chrome_range_parse(&g.alloc, t->bytes, t->len, t->base, t->next, t->size, &t->rlen);
+      t->state = t->result ? 3 : 4;
+    }
+    if (t->state == 4) {
+      rc = CLI_FEED_NOMEM;
+      break;
+    }
+    int need = s->needs_bytes(s->ud, t->result, t->rlen);
+    st_code c = s->apply(s->ud, t->result, t->rlen, need ? t->bytes : NULL, need ? t->len : 0);
+    pthread_mutex_lock(&g.mu);
+    st_free(&g.alloc, t->result);
+    t->result = NULL;
+    g.applied = k + 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    if (c != ST_OK) { /* the sink's finish says why; the rest is not read */
+      stopped = 1;
+      break;
+    }
+  }
+  pthread_mutex_lock(&g.mu);
+  g.stop = 1;
+  pthread_cond_broadcast(&g.cv);
+  pthread_mutex_unlock(&g.mu);
+  pthread_join(inf, NULL);
+  for (uint32_t i = 0; i < started; i++) pthread_join(workers[i], NULL);
+  if (g.read_error && !stopped && !rc) rc = CLI_FEED_READ_ERROR;
+  /* the raw side's outcome; a stop of ours is no error of the input */
+  if (!rc) s->inflated(s->ud, &g.info, stopped ? ST_OK : g.code, &g.err);
+  if (used) {
+    used->threads = started;
+    used->tasks = (uint32_t)(g.made > UINT32_MAX ? UINT32_MAX : g.made);
+  }
+  for (uint32_t i = 0; i < g.window; i++) {
+    st_free(&g.alloc, g.ring[i].bytes);
+    st_free(&g.alloc, g.ring[i].result);
+  }
+  pthread_cond_destroy(&g.cv);
+  pthread_mutex_destroy(&g.mu);
+  free(g.ring);
+  return rc;
+}
