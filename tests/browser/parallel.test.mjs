@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { useBrowser, newApp, CORPUS, CLI, DIST } from './harness.mjs';
+import { useBrowser, newApp, CORPUS, CLI, DIST, CAPTURE_MODULE } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 let dir;
@@ -97,17 +97,6 @@ function genTrace(n) {
   }
   return `{"displayTimeUnit":"ns","traceEvents":[\n${ev.join(',\n')}\n],"otherData":{"host":"gen"}}\n`;
 }
-
-// The wasm module, captured as the page creates it (the digest hook is one
-// of its exports; the page does not expose the module).
-const CAPTURE_MODULE = () => {
-  let real;
-  Object.defineProperty(window, 'createStrataModule', {
-    configurable: true,
-    get() { return real && ((arg) => real(arg).then((m) => (window.__strataModule = m))); },
-    set(v) { real = v; },
-  });
-};
 
 async function page(query = '', setup) {
   const app = await newApp(ctx.browser, ctx.server, { allRequests: ctx.requests });
