@@ -140,7 +140,7 @@ st_code st_app_load_push(st_app *app, const void *data, size_t len) {
   return st_traceset_load_push(app->set, data, len);
 }
 
-int st_app_load_apply_needs_bytes(const st_app *app, const void *result, size_t rlen) {
+int st_app_load_apply_needs_bytes(st_app *app, const void *result, size_t rlen) {
   return app->loading ? st_traceset_load_apply_needs_bytes(app->set, result, rlen) : 0;
 }
 

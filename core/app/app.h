@@ -111,7 +111,7 @@ int st_app_load_begin(st_app *app, const char *name); /* 1 ok, 0 failed (st_app_
 st_code st_app_load_push(st_app *app, const void *data, size_t len);
 /* An import split across workers (core/import/load/load.h st_loader_apply):
  * task results applied in order instead of pushes; the same finish. */
-int st_app_load_apply_needs_bytes(const st_app *app, const void *result, size_t rlen);
+int st_app_load_apply_needs_bytes(st_app *app, const void *result, size_t rlen);
 st_code st_app_load_apply(st_app *app, const void *result, size_t rlen, const void *bytes,
                           size_t blen);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */

@@ -45,21 +45,50 @@ static void sha256_block(uint32_t h[8], const uint8_t *p) {
   h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-void st_sha256(const void *data, size_t n, uint8_t out[ST_SHA256_SIZE]) {
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+void st_sha256_init(st_sha256_ctx *c) {
+  static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  memcpy(c->h, h0, sizeof h0);
+  c->n = 0;
+  c->fill = 0;
+}
+
+void st_sha256_update(st_sha256_ctx *c, const void *data, size_t n) {
   const uint8_t *p = data;
-  size_t i = 0;
-  for (; n - i >= 64; i += 64) sha256_block(h, p + i);
+  if (!n) return;
+  c->n += n;
+  if (c->fill) {
+    size_t take = 64 - c->fill < n ? 64 - c->fill : n;
+    memcpy(c->buf + c->fill, p, take);
+    c->fill += (unsigned)take;
+    p += take;
+    n -= take;
+    if (c->fill < 64) return;
+    sha256_block(c->h, c->buf);
+    c->fill = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) sha256_block(c->h, p);
+  if (n) memcpy(c->buf, p, n);
+  c->fill = (unsigned)n;
+}
+
+void st_sha256_final(st_sha256_ctx *c, uint8_t out[ST_SHA256_SIZE]) {
   /* the rest, 0x80, zeros, the 64-bit length: one block if it fits in 64 bytes, else two */
   uint8_t last[128] = {0};
-  size_t rest = n - i, len = rest + 9 <= 64 ? 64 : 128;
-  if (rest) memcpy(last, p + i, rest);
+  size_t rest = c->fill, len = rest + 9 <= 64 ? 64 : 128;
+  if (rest) memcpy(last, c->buf, rest);
   last[rest] = 0x80;
-  uint64_t bits = (uint64_t)n << 3;
+  uint64_t bits = c->n << 3;
   for (int k = 0; k < 8; k++) last[len - 1 - k] = (uint8_t)(bits >> (8 * k));
-  sha256_block(h, last);
-  if (len == 128) sha256_block(h, last + 64);
+  sha256_block(c->h, last);
+  if (len == 128) sha256_block(c->h, last + 64);
   for (int k = 0; k < 8; k++)
-    for (int j = 0; j < 4; j++) out[4 * k + j] = (uint8_t)(h[k] >> (24 - 8 * j));
+    for (int j = 0; j < 4; j++) out[4 * k + j] = (uint8_t)(c->h[k] >> (24 - 8 * j));
+}
+
+void st_sha256(const void *data, size_t n, uint8_t out[ST_SHA256_SIZE]) {
+  st_sha256_ctx c;
+  st_sha256_init(&c);
+  st_sha256_update(&c, data, n);
+  st_sha256_final(&c, out);
 }

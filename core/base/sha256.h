@@ -8,8 +8,8 @@
  *   uint8_t h[ST_SHA256_SIZE];
  *   st_sha256("abc", 3, h);   // ba7816bf 8f01cfea ...
  *
- * data may be NULL when n is 0. Streams of any length (the message length
- * is counted in bits modulo 2^64, as the standard says).
+ * data may be NULL when n is 0 (also for st_sha256_update). Streams of any length (the message
+ * length is counted in bits modulo 2^64, as the standard says).
  */
 #ifndef STRATA_SHA256_H
 #define STRATA_SHA256_H
@@ -20,5 +20,16 @@
 #define ST_SHA256_SIZE 32
 
 void st_sha256(const void *data, size_t n, uint8_t out[ST_SHA256_SIZE]);
+
+/* The same over a message given in pieces (st_trace_digest). */
+typedef struct st_sha256_ctx {
+  uint32_t h[8];
+  uint64_t n; /* bytes so far */
+  uint8_t buf[64];
+  unsigned fill;
+} st_sha256_ctx;
+void st_sha256_init(st_sha256_ctx *c);
+void st_sha256_update(st_sha256_ctx *c, const void *data, size_t n);
+void st_sha256_final(st_sha256_ctx *c, uint8_t out[ST_SHA256_SIZE]);
 
 #endif

@@ -516,7 +516,10 @@ static int finish_events(st_builder *b, st_trace *t, btrack *bt, tlayout *s, tfl
       p = tev_get(p, &e);
       int64_t start = sat_sub((int64_t)e.start, origin);
       c.start[k] = start;
-      c.dur[k] = e.flags & ST_EV_UNFINISHED ? sat_sub(duration, start) : (int64_t)e.dur;
+      int64_t dur = e.flags & ST_EV_UNFINISHED ? sat_sub(duration, start) : (int64_t)e.dur;
+      /* rebasing may move a start up to INT64_MAX: its end saturates too, so
+       * start + dur never overflows in anything that reads a row */
+      c.dur[k] = start > 0 && dur > INT64_MAX - start ? INT64_MAX - start : dur;
       c.src[k] = e.src;
       c.name[k] = e.name;
       c.cat[k] = e.cat;

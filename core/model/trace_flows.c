@@ -210,7 +210,7 @@ int st_tflow_bind(tflow *w, tpoints *pts, const tcols *c, size_t n, const uint32
         stack[top++] = (uint32_t)ptr++;
       }
       if (!ok) break;
-      while (top && c->start[stack[top - 1]] + c->dur[stack[top - 1]] < ts) top--;
+      while (top && st_sat_add(c->start[stack[top - 1]], c->dur[stack[top - 1]]) < ts) top--;
       if (top) e = stack[top - 1];
     } else if (bp.bind[i] == ST_FLOW_BIND_NEXT) {
       e = first_at_or_after(c->start, n, ts);

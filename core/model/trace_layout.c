@@ -106,7 +106,7 @@ static size_t nest_pass(const tcols *c, tlayout *s, const uint32_t *in, size_t n
   uint32_t used = 0;
   for (size_t k = 0; k < n; k++) {
     uint32_t i = in ? in[k] : (uint32_t)k;
-    int64_t start = c->start[i], end = start + c->dur[i]; /* saturated when added */
+    int64_t start = c->start[i], end = st_sat_add(start, c->dur[i]); /* rebased: may saturate */
     while (top && s->stack[top - 1] <= start) top--;
     if (top && end > s->stack[top - 1]) { /* starts inside the open slice, ends after it */
       if (spilled == s->idx_cap) {
@@ -216,7 +216,7 @@ static uint32_t pack_lanes(const tcols *c, tlayout *s, const uint32_t *in, size_
     s->depth[i] = base + lane;
     /* a zero-length event keeps its lane for 1 ns: markers at the same time
      * get their own lanes (see the header comment) */
-    int64_t end = start + dur;
+    int64_t end = st_sat_add(start, dur);
     if (dur == 0 && end < INT64_MAX) end++;
     busy_push(s, &nbusy, end, lane);
   }

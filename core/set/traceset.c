@@ -278,7 +278,7 @@ st_code st_traceset_load_push(st_traceset *s, const void *data, size_t len) {
   return st_loader_push(s->loader, data, len);
 }
 
-int st_traceset_load_apply_needs_bytes(const st_traceset *s, const void *result, size_t rlen) {
+int st_traceset_load_apply_needs_bytes(st_traceset *s, const void *result, size_t rlen) {
   return s && s->loader ? st_loader_apply_needs_bytes(s->loader, result, rlen) : 0;
 }
 

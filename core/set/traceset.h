@@ -180,7 +180,7 @@ st_code st_traceset_load_begin(st_traceset *s, const char *name);
 st_code st_traceset_load_push(st_traceset *s, const void *data, size_t len);
 /* The open load's share of an import split across workers (load.h
  * st_loader_apply): instead of pushing, apply task results in order. */
-int st_traceset_load_apply_needs_bytes(const st_traceset *s, const void *result, size_t rlen);
+int st_traceset_load_apply_needs_bytes(st_traceset *s, const void *result, size_t rlen);
 st_code st_traceset_load_apply(st_traceset *s, const void *result, size_t rlen, const void *bytes,
                                size_t blen);
 /* Ends the load. The file's handle, with err->code ST_OK, or not ST_OK

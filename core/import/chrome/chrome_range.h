@@ -92,5 +92,8 @@ typedef struct st_range_info {
  * body fits, else 0 (a result is input like any other: the page's
  * workers are trusted no more than a file). */
 int st_range_info_read(const uint8_t *blob, size_t len, st_range_info *out);
+/* The records after the header (st_range_info.body_bytes of them; read
+ * with chrome_record.h) of a result st_range_info_read accepted. */
+const uint8_t *st_range_body(const uint8_t *blob);
 
 #endif

@@ -18,6 +18,8 @@
 #include "import_chrome.h"
 
 #include "chrome_event.h"
+#include "chrome_range.h"
+#include "chrome_record.h"
 #include "chrome_semantics.h"
 #include "json_scan.h"
 #include "scan_simd.h"
@@ -68,6 +70,7 @@ struct st_chrome_importer {
   int list_samples; /* the list being read is the top-level samples, not traceEvents */
   topkey key;
   int capture; /* the skipped value is copied into meta */
+  int trailing_warned;
   st_json_skipper sk;
 
   /* metadata text */
@@ -107,6 +110,9 @@ static st_code set_error(st_chrome_importer *im, st_code code, uint64_t at, cons
     im->error.line = im->lc_line + 1;
     uint64_t col = at - im->lc_line_start + 1;
     im->error.column = col > UINT32_MAX ? UINT32_MAX : (uint32_t)col;
+  } else if (at == 0) { /* the input's start, whatever was dropped since */
+    im->error.line = 1;
+    im->error.column = 1;
   }
   im->code = code;
   im->state = T_FAILED;
@@ -182,10 +188,13 @@ static inline int run_list_of(st_chrome_importer *im, const char **pp, const cha
     }
     char c = *p;
     if (c == '{') {
-      if (!im->expect_value) warn(im, "missing_comma");
+      /* said once the element is read (or bad), not again for each time a
+       * cut element is retried with more bytes */
+      int missing_comma = !im->expect_value;
       st_chrome_ev e;
       const char *q, *bad = p, *why = "";
       st_json_status s = st_chrome_parse_event(p, end, &e, &q, &bad, &why);
+      if (s != ST_JSON_INCOMPLETE && missing_comma) warn(im, "missing_comma");
       if (s == ST_JSON_INCOMPLETE) {
         if ((size_t)(end - p) > ST_CHROME_EVENT_MAX) {
           set_error(im, ST_ERR_LIMIT, abs_of(im, p), "an event is larger than %s bytes",
@@ -495,8 +504,11 @@ static st_code run(st_chrome_importer *im) {
       break;
     }
     case T_DONE:
-      im->cur_src = abs_of(im, p);
-      warn(im, "trailing_data");
+      if (!im->trailing_warned) { /* once per input, however it arrives */
+        im->cur_src = abs_of(im, p);
+        warn(im, "trailing_data");
+        im->trailing_warned = 1;
+      }
       p = end; /* ignore the rest */
       break;
     case T_FAILED: return im->code;
@@ -543,9 +555,10 @@ st_code st_chrome_push(st_chrome_importer *im, const uint8_t *data, size_t len, 
   if (im->state == T_DONE) { /* only whitespace may follow: do not keep it */
     size_t i = 0;
     while (i < len && st_json_is_ws(data[i])) i++;
-    if (i < len) {
+    if (i < len && !im->trailing_warned) {
       im->cur_src = im->base + im->len + i;
       warn(im, "trailing_data");
+      im->trailing_warned = 1;
     }
     im->base += len;
     return ST_OK;
@@ -659,4 +672,79 @@ void st_chrome_release(st_chrome_importer *im) {
 const char *st_chrome_metadata_json(const st_chrome_importer *im) {
   if (!im || !im->meta || im->meta_len == 0 || im->meta[im->meta_len - 1] != '}') return "{}";
   return im->meta;
+}
+
+/* ==== 5. replaying a task of a split import (chrome_range.h) ============== */
+
+st_code st_chrome_settle(st_chrome_importer *im, st_error *err) {
+  if (!im) return ST_ERR_ARG;
+  if (im->code == ST_OK && im->state != T_FAILED && im->need_abs > im->base + im->len) {
+    im->need_abs = 0;
+    run(im);
+  }
+  if (im->code != ST_OK && err) *err = im->error;
+  return im->code;
+}
+
+int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at) {
+  if (!im || im->code != ST_OK || im->final || im->state != T_LIST || im->list_samples ||
+      !im->expect_value || !im->after_comma || im->pos != im->len)
+    return 0;
+  if (at) *at = im->base + im->len;
+  return 1;
+}
+
+st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t len, st_error *err) {
+  st_range_info ri;
+  uint64_t at = 0;
+  if (!im) return ST_ERR_ARG;
+  if (!st_range_info_read(result, len, &ri) || ri.status == ST_RANGE_NO_START ||
+      !st_chrome_replay_point(im, &at) || at != ri.start) {
+    if (err) st_error_set(err, ST_ERR_ARG, at, "a task result that does not start here");
+    return ST_ERR_ARG;
+  }
+  count_lines(im, at); /* the window is consumed: lines up to here are counted */
+  st_chrome_reader rd = {st_range_body(result), st_range_body(result) + ri.body_bytes};
+  st_chrome_rec r;
+  int k;
+  while ((k = st_chrome_rec_next(&rd, &r)) > 0) {
+    if (r.kind == CREC_WARN) {
+      if (r.which == CREC_W_NON_OBJECT) im->cur_src = r.src;
+      st_stats_warn(im->stats, r.which == CREC_W_NON_OBJECT ? "non_object_event" : "missing_comma",
+                    r.src);
+      continue;
+    }
+    const st_chrome_ev *e = &r.ev;
+    st_chrome_ev raw;
+    if (r.kind == CREC_RAW) {
+      const char *q, *bad, *why;
+      if (st_chrome_parse_event(r.raw, r.raw_end, &raw, &q, &bad, &why) != ST_JSON_OK ||
+          q != r.raw_end) {
+        k = -1;
+        break;
+      }
+      e = &raw;
+    }
+    im->cur_src = r.src;
+    if (!st_chrome_sem_event(&im->sem, e, r.src)) {
+      set_error(im, ST_ERR_NOMEM, r.src, "out of memory%s", "");
+      if (err) *err = im->error;
+      return im->code;
+    }
+  }
+  if (k < 0) {
+    set_error(im, ST_ERR_ARG, im->cur_src, "a worker's task result is malformed%s", "");
+    if (err) *err = im->error;
+    return im->code;
+  }
+  im->base = ri.stop;
+  im->len = im->pos = 0;
+  im->need_abs = 0;
+  im->lc_line += (uint32_t)ri.newlines;
+  if (ri.last_nl != UINT64_MAX) im->lc_line_start = ri.last_nl + 1;
+  im->lc_pos = ri.stop;
+  im->expect_value = (int)ri.expect_value;
+  im->after_comma = (int)ri.after_comma;
+  if (ri.last_src != UINT64_MAX) im->cur_src = ri.last_src;
+  return ST_OK;
 }

@@ -61,4 +61,20 @@ const char *st_chrome_metadata_json(const st_chrome_importer *im);
  * metadata_json still answer; nothing else may be called but destroy. */
 void st_chrome_release(st_chrome_importer *im);
 
+/* ---- a split import (chrome_range.h) ----------------------------------------
+ * 1 and *at = the offset of the next input byte if the importer stands
+ * where a task result may be replayed: every byte pushed so far consumed,
+ * inside the traceEvents list right after a comma. */
+int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at);
+/* Parses what the window holds now, even if a cut element asked to wait
+ * for more bytes (that wait only saves re-parsing a huge element): a split
+ * import settles before it looks for the replay point. Returns like push. */
+st_code st_chrome_settle(st_chrome_importer *im, st_error *err);
+/* Replays a task result that starts at the replay point: its events go to
+ * the semantics as if the importer had parsed [start, stop) itself, and the
+ * importer then stands at the result's stop (push the bytes from there).
+ * ST_ERR_ARG (nothing changed) if the result does not start here; a
+ * malformed body fails the import there. */
+st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t len, st_error *err);
+
 #endif

@@ -12,6 +12,7 @@
  */
 #include "load.h"
 
+#include "chrome_range.h"
 #include "import_chrome.h"
 #include "import_perfetto.h"
 #include "import_xplane.h"
@@ -97,6 +98,8 @@ struct st_loader {
   const importer_vt *vt;
   void *imp;
   st_argsrc *args; /* where each event's args are (argsrc.h); owned until taken */
+  uint64_t fed;    /* input bytes pushed or replayed so far (st_loader_apply) */
+  uint64_t split;  /* of them replayed */
   st_code code;
   st_error err;
 };
@@ -268,6 +271,7 @@ st_code st_loader_push(st_loader *l, const void *data, size_t len) {
   }
   st_error e;
   memset(&e, 0, sizeof e);
+  l->fed += len;
   st_code c = st_source_push(l->source, data, len, &e);
   sync_source_stats(l);
   if (c != ST_OK && l->code == ST_OK) {
@@ -353,6 +357,98 @@ st_trace *st_loader_finish(st_loader *l, st_error *err) {
   st_stats_warn_n(&l->stats, "unmatched_flow", fi.unmatched_offset, fi.unmatched);
   st_stats_warn_n(&l->stats, "flow_unbound", fi.unbound_offset, fi.unbound);
   return t;
+}
+
+/* ---- an import split across workers ---------------------------------------- */
+
+int st_load_splittable(const void *head, size_t n) {
+  const uint8_t *s = head;
+  if (!s || n < 2 || st_source_sniff(s[0], s[1]) != ST_COMPRESSION_NONE) return 0;
+  size_t i = n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3) ? 3 : 0;
+  while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) i++;
+  return i < n && (s[i] == '{' || s[i] == '[');
+}
+
+/* 1 if the loader stands where result ri may be replayed, right now */
+static int replayable(const st_loader *l, const st_range_info *ri) {
+  uint64_t at;
+  if (l->code != ST_OK || l->finished || !l->decided || l->vt != &k_chrome) return 0;
+  const st_source_info *si = st_source_get_info(l->source);
+  if (!si || si->compression != ST_COMPRESSION_NONE) return 0;
+  return ri->status != ST_RANGE_NO_START && l->fed == ri->start &&
+         st_chrome_replay_point(l->imp, &at) && at == ri->start;
+}
+
+/* the importer parses what it holds (it may wait for more bytes to retry a
+ * cut element): then its replay point is known */
+static st_code settle(st_loader *l) {
+  if (l->decided && l->vt == &k_chrome && l->code == ST_OK) {
+    st_error e;
+    memset(&e, 0, sizeof e);
+    if (st_chrome_settle(l->imp, &e) != ST_OK) {
+      l->err = e;
+      l->code = e.code;
+    }
+  }
+  return l->code;
+}
+
+int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
+  st_range_info ri;
+  if (!l || !st_range_info_read(result, rlen, &ri)) return 1;
+  /* as st_loader_apply goes: to the start, the result, the rest */
+  if (ri.status != ST_RANGE_NO_START && l->fed < ri.start) return 1;
+  if (settle(l) != ST_OK) return 0; /* apply returns the error */
+  if (replayable(l, &ri)) return ri.stop < ri.next;
+  return l->fed < ri.next;
+}
+
+uint64_t st_loader_split_bytes(const st_loader *l) { return l ? l->split : 0; }
+
+/* pushes the task's bytes [l->fed, to) */
+static st_code push_range(st_loader *l, const st_range_info *ri, const uint8_t *bytes, size_t blen,
+                          uint64_t to) {
+  if (l->fed >= to) return l->code;
+  if (!bytes || l->fed < ri->base || to - ri->base > blen) {
+    st_error_set(&l->err, ST_ERR_ARG, l->fed, "a split load is missing the bytes of a task");
+    l->code = ST_ERR_ARG;
+    return l->code;
+  }
+  return st_loader_push(l, bytes + (l->fed - ri->base), (size_t)(to - l->fed));
+}
+
+st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const void *bytes,
+                        size_t blen) {
+  st_range_info ri;
+  if (!l) return ST_ERR_ARG;
+  if (l->code != ST_OK || l->finished) return l->code;
+  if (!st_range_info_read(result, rlen, &ri) || l->fed < ri.base)
+    return fail(l, ST_ERR_ARG, l->fed, "a split load's task result is malformed or out of order");
+  /* up to where the task starts, then its events from the result if the
+   * loader stands there; the rest of the task's share as plain bytes */
+  if (ri.status != ST_RANGE_NO_START && l->fed < ri.start &&
+      push_range(l, &ri, bytes, blen, ri.start) != ST_OK)
+    return l->code;
+  if (settle(l) != ST_OK) return l->code;
+  if (replayable(l, &ri)) {
+    st_error e;
+    memset(&e, 0, sizeof e);
+    st_code c = st_chrome_replay(l->imp, result, rlen, &e);
+    if (c != ST_OK) {
+      if (l->code == ST_OK) {
+        l->err = e;
+        l->code = c;
+      }
+      return l->code;
+    }
+    st_source_skip(l->source, ri.stop - l->fed);
+    l->split += ri.stop - l->fed;
+    l->fed = ri.stop;
+    sync_source_stats(l);
+  }
+  uint64_t to = ri.next;
+  if (to > ri.size) to = ri.size;
+  return push_range(l, &ri, bytes, blen, to);
 }
 
 size_t st_load_error_line(const st_error *err, const char *file_name, char *buf, size_t cap) {

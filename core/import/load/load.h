@@ -68,13 +68,16 @@ int st_load_splittable(const void *head, size_t n);
 /* 1 if applying this result needs its task's bytes (they are pushed in
  * part or whole); 0 if the result alone will do. A front end that keeps
  * the bytes elsewhere (the page: in a worker) fetches them only then. */
-int st_loader_apply_needs_bytes(const st_loader *l, const void *result, size_t rlen);
+int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen);
 /* Applies task k's result: result[0, rlen) from st_chrome_range_parse,
  * bytes[0, blen) the task's bytes (from its a_k; NULL/0 when
  * st_loader_apply_needs_bytes said 0). Returns like st_loader_push;
  * ST_ERR_ARG for a malformed result, results out of order or missing bytes. */
 st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const void *bytes,
                         size_t blen);
+/* Input bytes whose events came from replayed results (the rest was
+ * parsed by the loader itself): how much of the import the workers did. */
+uint64_t st_loader_split_bytes(const st_loader *l);
 
 /* The one-line diagnosis front ends print for err:
  * "<file>: <msg> (at byte N[, line L, column C])" (file omitted if NULL).

@@ -237,6 +237,13 @@ static st_code decide(st_source *s, st_error *err) {
   return process(s, err, s->hold, n);
 }
 
+int st_source_skip(st_source *s, uint64_t n) {
+  if (!s || s->st != S_PLAIN) return 0;
+  s->info.bytes_in += n;
+  s->info.bytes_out += n;
+  return 1;
+}
+
 st_code st_source_push(st_source *s, const void *data, size_t len, st_error *err) {
   if (!s) return ST_ERR_ARG;
   if (s->st == S_FAILED) {

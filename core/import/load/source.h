@@ -55,6 +55,10 @@ st_code st_source_push(st_source *s, const void *data, size_t len, st_error *err
 /* End of input: flushes, and reports a compressed stream cut short. */
 st_code st_source_finish(st_source *s, st_error *err);
 const st_source_info *st_source_get_info(const st_source *s);
+/* Counts n input bytes as read and passed on without passing them (their
+ * content was handled elsewhere: a split import's task result). Only for
+ * an uncompressed source past its sniff: 1 done, 0 not allowed. */
+int st_source_skip(st_source *s, uint64_t n);
 
 /* The sniffing rule alone, for 2 bytes (b1 may be -1 if only one exists). */
 st_compression st_source_sniff(int b0, int b1);

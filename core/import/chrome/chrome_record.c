@@ -1,0 +1,213 @@
+/* chrome_record.c: range result records (see chrome_record.h). */
+#include "chrome_record.h"
+
+#include <string.h>
+
+/* mask bits of an event record: which optional fields follow */
+#define CF_TS (1u << 0)
+#define CF_DUR (1u << 1)
+#define CF_IDNUM(i) (1u << (2 + 2 * (i)))
+#define CF_IDSTR(i) (1u << (3 + 2 * (i)))
+#define CF_STR(j) (1u << (12 + (j)))
+#define NIDS 5
+#define NSTRS 7
+#define STR_ESC 0x80000000u
+
+/* the flag bytes of st_chrome_ev, in this order */
+#define FLAG_FIELDS(X)                                                                             \
+  X(has_ph) X(has_ts) X(has_dur) X(bad_ts) X(bad_dur) X(id2_local) X(has_id2) X(flow_in) X(flow_out)
+
+static st_chrome_id *ids_of(st_chrome_ev *e, int i) {
+  st_chrome_id *v[NIDS] = {&e->pid, &e->tid, &e->id, &e->id2, &e->bind_id};
+  return v[i];
+}
+
+static st_json_str *strs_of(st_chrome_ev *e, int j) {
+  st_json_str *v[NSTRS] = {&e->ph,    &e->name,        &e->cat, &e->scope_s,
+                           &e->scope, &e->event_stats, &e->bp};
+  return v[j];
+}
+
+int st_chrome_rec_reserve(st_chrome_recbuf *rb, const st_alloc *a, size_t more) {
+  size_t need;
+  if (!st_add_size(rb->len, more, &need)) return 0;
+  if (need <= rb->cap) return 1;
+  size_t ncap = rb->cap ? rb->cap : 64u * 1024u;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2) return 0;
+    ncap *= 2;
+  }
+  uint8_t *np = st_realloc(a, rb->p, ncap);
+  if (!np) return 0;
+  rb->p = np;
+  rb->cap = ncap;
+  return 1;
+}
+
+static void put(st_chrome_recbuf *rb, const void *v, size_t n) {
+  memcpy(rb->p + rb->len, v, n);
+  rb->len += n;
+}
+static void put_u8(st_chrome_recbuf *rb, uint8_t v) { rb->p[rb->len++] = v; }
+static void put_u32(st_chrome_recbuf *rb, uint32_t v) { put(rb, &v, 4); }
+static void put_u64(st_chrome_recbuf *rb, uint64_t v) { put(rb, &v, 8); }
+
+static size_t str_size(const st_json_str *s) { return s->p ? 4 + s->n : 0; }
+
+static void put_str(st_chrome_recbuf *rb, const st_json_str *s) {
+  put_u32(rb, (uint32_t)s->n | (s->esc ? STR_ESC : 0));
+  put(rb, s->p, s->n);
+}
+
+int st_chrome_rec_needs_raw(const st_chrome_ev *e) {
+  if (e->entries || !e->has_ph || e->ph.n != 1 || e->ph.esc) return 1;
+  switch (e->ph.p[0]) {
+  case 'X':
+  case 'B':
+  case 'E':
+  case 'R':
+  case 'b':
+  case 'e':
+  case 'n':
+  case 's':
+  case 't':
+  case 'f':
+  case 'S': return 0;
+  case 'i':
+  case 'I': return e->name.n == 10 && st_chrome_str_eq(e->name, "CpuProfile");
+  default: return 1;
+  }
+}
+
+int st_chrome_rec_event(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome_ev *ce,
+                        uint64_t src) {
+  st_chrome_ev *e = (st_chrome_ev *)ce; /* read only: ids_of/strs_of take non-const */
+  uint32_t mask = 0;
+  size_t need = 1 + 8 + 4 + 4 + 2;
+  if (e->ts) mask |= CF_TS, need += 8;
+  if (e->dur) mask |= CF_DUR, need += 8;
+  for (int i = 0; i < NIDS; i++) {
+    st_chrome_id *id = ids_of(e, i);
+    need += 1;
+    if (id->num) mask |= CF_IDNUM(i), need += 8;
+    if (id->s.p) {
+      if (id->s.n >= STR_ESC) return 0;
+      mask |= CF_IDSTR(i), need += str_size(&id->s);
+    }
+  }
+  for (int j = 0; j < NSTRS; j++) {
+    st_json_str *s = strs_of(e, j);
+    if (!s->p) continue;
+    if (s->n >= STR_ESC) return 0;
+    mask |= CF_STR(j);
+    need += str_size(s);
+  }
+  if (!st_chrome_rec_reserve(rb, a, need)) return 0;
+  put_u8(rb, CREC_EVENT);
+  put_u64(rb, src);
+  put_u32(rb, mask);
+  put_u32(rb, e->nkeys);
+  uint16_t flags = 0, bit = 1;
+#define PUT_FLAG(f)                                                                                \
+  if (e->f) flags |= bit;                                                                          \
+  bit = (uint16_t)(bit << 1);
+  FLAG_FIELDS(PUT_FLAG)
+#undef PUT_FLAG
+  put(rb, &flags, 2);
+  if (mask & CF_TS) put_u64(rb, (uint64_t)e->ts);
+  if (mask & CF_DUR) put_u64(rb, (uint64_t)e->dur);
+  for (int i = 0; i < NIDS; i++) {
+    st_chrome_id *id = ids_of(e, i);
+    put_u8(rb, (uint8_t)id->kind);
+    if (mask & CF_IDNUM(i)) put_u64(rb, (uint64_t)id->num);
+    if (mask & CF_IDSTR(i)) put_str(rb, &id->s);
+  }
+  for (int j = 0; j < NSTRS; j++)
+    if (mask & CF_STR(j)) put_str(rb, strs_of(e, j));
+  return 1;
+}
+
+int st_chrome_rec_raw(st_chrome_recbuf *rb, const st_alloc *a, const char *obj, size_t n,
+                      uint64_t src) {
+  if (n > UINT32_MAX || !st_chrome_rec_reserve(rb, a, 1 + 8 + 4 + n)) return 0;
+  put_u8(rb, CREC_RAW);
+  put_u64(rb, src);
+  put_u32(rb, (uint32_t)n);
+  put(rb, obj, n);
+  return 1;
+}
+
+int st_chrome_rec_warn(st_chrome_recbuf *rb, const st_alloc *a, unsigned which, uint64_t src) {
+  if (!st_chrome_rec_reserve(rb, a, 1 + 8 + 1)) return 0;
+  put_u8(rb, CREC_WARN);
+  put_u64(rb, src);
+  put_u8(rb, (uint8_t)which);
+  return 1;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static int get(st_chrome_reader *rd, void *v, size_t n) {
+  if ((size_t)(rd->end - rd->p) < n) return 0;
+  memcpy(v, rd->p, n);
+  rd->p += n;
+  return 1;
+}
+
+static int get_str(st_chrome_reader *rd, st_json_str *s) {
+  uint32_t w;
+  if (!get(rd, &w, 4)) return 0;
+  size_t n = w & ~STR_ESC;
+  if ((size_t)(rd->end - rd->p) < n) return 0;
+  s->p = (const char *)rd->p;
+  s->n = n;
+  s->esc = (w & STR_ESC) != 0;
+  rd->p += n;
+  return 1;
+}
+
+int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out) {
+  if (rd->p >= rd->end) return 0;
+  uint8_t kind = *rd->p++;
+  out->kind = kind;
+  if (!get(rd, &out->src, 8)) return -1;
+  if (kind == CREC_WARN) {
+    uint8_t w;
+    if (!get(rd, &w, 1) || w > CREC_W_NON_OBJECT) return -1;
+    out->which = w;
+    return 1;
+  }
+  if (kind == CREC_RAW) {
+    uint32_t n;
+    if (!get(rd, &n, 4) || (size_t)(rd->end - rd->p) < n) return -1;
+    out->raw = (const char *)rd->p;
+    out->raw_end = out->raw + n;
+    rd->p += n;
+    return 1;
+  }
+  if (kind != CREC_EVENT) return -1;
+  st_chrome_ev *e = &out->ev;
+  memset(e, 0, sizeof *e);
+  uint32_t mask;
+  uint16_t flags;
+  if (!get(rd, &mask, 4) || !get(rd, &e->nkeys, 4) || !get(rd, &flags, 2)) return -1;
+  uint16_t bit = 1;
+#define GET_FLAG(f)                                                                                \
+  e->f = (flags & bit) != 0;                                                                       \
+  bit = (uint16_t)(bit << 1);
+  FLAG_FIELDS(GET_FLAG)
+#undef GET_FLAG
+  if ((mask & CF_TS) && !get(rd, &e->ts, 8)) return -1;
+  if ((mask & CF_DUR) && !get(rd, &e->dur, 8)) return -1;
+  for (int i = 0; i < NIDS; i++) {
+    st_chrome_id *id = ids_of(e, i);
+    uint8_t k;
+    if (!get(rd, &k, 1) || k > ST_CHROME_ID_STR) return -1;
+    id->kind = (st_chrome_idkind)k;
+    if ((mask & CF_IDNUM(i)) && !get(rd, &id->num, 8)) return -1;
+    if ((mask & CF_IDSTR(i)) && !get_str(rd, &id->s)) return -1;
+  }
+  for (int j = 0; j < NSTRS; j++)
+    if ((mask & CF_STR(j)) && !get_str(rd, strs_of(e, j))) return -1;
+  return 1;
+}

@@ -1,0 +1,68 @@
+/* chrome_record.h: the records of a range result (chrome_range.h): what a
+ * worker read from one element of an event list, written into a byte
+ * buffer without pointers, and read back on the main thread.
+ *
+ *   CREC_EVENT    a parsed event (st_chrome_ev) of a phase whose semantics
+ *                 read no nested value: its scalar fields and its strings
+ *                 (copied; nested values are not kept)
+ *   CREC_RAW      an event's whole object text, parsed again on replay
+ *   CREC_WARN     a warning of the list loop at an offset
+ *
+ * Layout of one record (native byte order: a result never leaves the
+ * machine that wrote it; the header's magic catches a mix-up):
+ *   u8 kind, u64 src, then
+ *   EVENT: u32 mask (CF_* below: which fields follow), u32 nkeys, u8
+ *          flags, [i64 ts] [i64 dur], per id (pid tid id id2 bind_id):
+ *          u8 kind, [i64 num], [str s]; then the strings ph name cat
+ *          scope_s scope event_stats bp, each [str] if present.
+ *          str = u32 (bit 31: has escapes) length, bytes.
+ *   RAW:   u32 length, bytes
+ *   WARN:  u8 which (CREC_W_*)
+ *
+ *   st_chrome_recbuf rb = {0};
+ *   st_chrome_rec_event(&rb, &alloc, &e, src);   // 0: out of memory
+ *   st_chrome_reader rd = {p, end};
+ *   while ((k = st_chrome_rec_next(&rd, &rec)) > 0) ...  // -1: malformed
+ */
+#ifndef STRATA_CHROME_RECORD_H
+#define STRATA_CHROME_RECORD_H
+
+#include "base.h"
+#include "chrome_event.h"
+
+enum { CREC_EVENT = 1, CREC_RAW = 2, CREC_WARN = 3 };
+enum { CREC_W_MISSING_COMMA = 0, CREC_W_NON_OBJECT = 1 };
+
+typedef struct st_chrome_recbuf {
+  uint8_t *p;
+  size_t len, cap;
+} st_chrome_recbuf;
+
+/* Appending (0: out of memory; the buffer is then unchanged in meaning). */
+int st_chrome_rec_reserve(st_chrome_recbuf *rb, const st_alloc *a, size_t more);
+int st_chrome_rec_event(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome_ev *e,
+                        uint64_t src);
+int st_chrome_rec_raw(st_chrome_recbuf *rb, const st_alloc *a, const char *obj, size_t n,
+                      uint64_t src);
+int st_chrome_rec_warn(st_chrome_recbuf *rb, const st_alloc *a, unsigned which, uint64_t src);
+
+/* 1 if the event must travel as its text (its semantics read args,
+ * entries or the whole object; or its phase is not one the compact
+ * record is known to serve). */
+int st_chrome_rec_needs_raw(const st_chrome_ev *e);
+
+typedef struct st_chrome_reader {
+  const uint8_t *p, *end;
+} st_chrome_reader;
+
+typedef struct st_chrome_rec {
+  unsigned kind, which;
+  uint64_t src;
+  st_chrome_ev ev;           /* CREC_EVENT: strings point into the result */
+  const char *raw, *raw_end; /* CREC_RAW */
+} st_chrome_rec;
+
+/* The next record: 1, 0 at the end, -1 if the bytes are malformed. */
+int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out);
+
+#endif
