@@ -21,8 +21,8 @@
 // standalone file (no workers: its CSP) never gets here.
 //
 //   ?workers=N  (page URL) / open(source, {workers: N}): how many workers
-//               (default navigator.hardwareConcurrency, at most 8; 1: the
-//               one-thread path of app.js, unchanged)
+//               (default navigator.hardwareConcurrency - 1, at most 8; 1:
+//               the one-thread path of app.js, unchanged)
 //   ?taskbytes=N  (tests only) cut tasks of N bytes whatever the file's size
 
 const STANDALONE = !!document.getElementById('strata-wasm');
@@ -32,10 +32,15 @@ const SLACK = 1 << 20; // ST_RANGE_SLACK (chrome_range.h): bytes a task reads pa
 const HEAD = 4096; // bytes st_load_splittable looks at (it needs >= 64)
 const params = new URLSearchParams(location.search);
 
-// The worker count a load asks for: opts.workers, else ?workers=, else the cores.
+// The worker count a load asks for: opts.workers, else ?workers=, else one
+// less than the cores: the page's own thread is busy too, applying the
+// results (replaying a result costs a third to a half of importing its
+// bytes). So 2 cores get the one-thread path, which already keeps both busy
+// (reader.js's worker reads while the page imports): split across 2 workers
+// there, the 1e6 and 1e7 traces loaded 1.2-1.45x slower (README, Performance).
 export function workersWanted(opts) {
   const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
-  const n = given !== null && given !== undefined && given !== '' ? Math.floor(Number(given)) : navigator.hardwareConcurrency || 1;
+  const n = given !== null && given !== undefined && given !== '' ? Math.floor(Number(given)) : (navigator.hardwareConcurrency || 1) - 1;
   return Number.isFinite(n) ? Math.max(1, Math.min(MAX_WORKERS, n)) : 1;
 }
 

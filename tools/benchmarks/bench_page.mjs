@@ -15,7 +15,7 @@
 //            for function names) and its top self-time functions;
 //            --prof-trace K profiles trace K instead (t1e5, t1e6, ...)
 //   node tools/benchmarks/bench_page.mjs --workers    only the import split across workers (issue 21):
-//            page loads with the default workers (navigator.hardwareConcurrency, at most 8)
+//            page loads with the default workers (navigator.hardwareConcurrency - 1, at most 8)
 //            and with ?workers=1 (the one-thread path), interleaved, of t1e5, lean1e6, t1e6
 //            and lean1e7 (905 MB, 1e7 events; generated once); medians of --reps, the ratio
 //            default / one worker (targets: <= 0.6 for 1e7, within noise below) and the peak
