@@ -21,7 +21,8 @@
 //            default / one worker (targets: <= 0.6 for 1e7, within noise below) and the peak
 //            memory per event while loading: the page's wasm memory + the parse workers'
 //            (stats().worker_heap_bytes), over the events (target <= 48 B);
-//            --workers-list 1,2,4 times those counts instead (the scaling)
+//            --workers-list 1,2,4 times those counts instead (the scaling; 'default' for
+//            the page's own choice)
 //   node tools/benchmarks/bench_page.mjs --overview   only the overview panel on the lean 1e6
 //            trace (issue 18, "a 1e6 trace's panel within a frame or two"): per run a
 //            fresh page opens the file, waits 1 s (a user's reaction), then times `o`
@@ -76,7 +77,7 @@ for (let i = 0; i < args.length; i++) {
   else if (a === '--overview') opt.overview = true;
   else if (a === '--workers') opt.workers = opt.workers || ['', 1];
   else if (a === '--workers-list') {
-    opt.workers = [...new Set([1, ...args[++i].split(',').map((x) => Math.max(1, Number(x) | 0))])];
+    opt.workers = [...new Set([1, ...args[++i].split(',').map((x) => (x === 'default' ? '' : Math.max(1, Number(x) | 0)))])];
   }
   else if (a === '--prof-trace') opt.cpuProf = true, opt.profTrace = args[++i];
   else if (a === '-h' || a === '--help') {
