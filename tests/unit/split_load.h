@@ -7,18 +7,28 @@
  *
  *   st_trace *t = sl_load_split(data, n, task_bytes, name, &err, &stats, &split);
  *   // split: bytes whose events came from results (0: all fell back)
+ *   t = sl_load_split_gz(raw, n, task_bytes, name, &err, &stats, &split, &splittable);
+ *   // compressed input inflated with st_source first (st_loader_set_inflated)
  */
 #ifndef STRATA_SPLIT_LOAD_H
 #define STRATA_SPLIT_LOAD_H
 
 #include "chrome_range.h"
 #include "load.h"
+#include "source.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static inline st_trace *sl_load_split(const uint8_t *data, size_t n, uint64_t tb, const char *name,
-                                      st_error *err, st_stats *stats, uint64_t *split) {
+typedef struct sl_inflated { /* the raw side of a compressed input */
+  st_source_info info;
+  st_code code;
+  st_error err;
+} sl_inflated;
+
+static inline st_trace *sl_load_split_from(const uint8_t *data, size_t n, uint64_t tb,
+                                           const char *name, const sl_inflated *inf, st_error *err,
+                                           st_stats *stats, uint64_t *split) {
   st_load_desc d;
   memset(&d, 0, sizeof d);
   d.file_name = name;
@@ -43,10 +53,57 @@ static inline st_trace *sl_load_split(const uint8_t *data, size_t n, uint64_t tb
   for (uint64_t k = 0; k < ntask; k++) free(res[k]);
   free(res);
   free(rlen);
+  if (inf) st_loader_set_inflated(l, &inf->info, inf->code, &inf->err);
   st_trace *t = st_loader_finish(l, err);
   *stats = *st_loader_stats(l);
   if (split) *split = st_loader_split_bytes(l);
   st_loader_destroy(l);
+  return t;
+}
+
+static inline st_trace *sl_load_split(const uint8_t *data, size_t n, uint64_t tb, const char *name,
+                                      st_error *err, st_stats *stats, uint64_t *split) {
+  return sl_load_split_from(data, n, tb, name, NULL, err, stats, split);
+}
+
+typedef struct sl_buf {
+  uint8_t *p;
+  size_t n, cap;
+} sl_buf;
+
+static inline st_code sl_sink(void *ud, const uint8_t *data, size_t len) {
+  sl_buf *b = ud;
+  if (b->n + len > b->cap) {
+    size_t cap = (b->n + len) * 2 + 4096;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p) return ST_ERR_NOMEM;
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, data, len);
+  b->n += len;
+  return ST_OK;
+}
+
+/* Compressed input: inflated here with st_source (in 64 KiB pushes, as a
+ * front end's inflating thread would), the decoded bytes split. Returns
+ * NULL with *splittable = 0 if the decoded head is not splittable. */
+static inline st_trace *sl_load_split_gz(const uint8_t *raw, size_t n, uint64_t tb,
+                                         const char *name, st_error *err, st_stats *stats,
+                                         uint64_t *split, int *splittable) {
+  sl_buf b = {0};
+  sl_inflated inf;
+  memset(&inf, 0, sizeof inf);
+  st_source *src = st_source_create(NULL, sl_sink, &b);
+  for (size_t i = 0; i < n && inf.code == ST_OK; i += 65536)
+    inf.code = st_source_push(src, raw + i, n - i < 65536 ? n - i : 65536, &inf.err);
+  if (inf.code == ST_OK) inf.code = st_source_finish(src, &inf.err);
+  inf.info = *st_source_get_info(src);
+  st_source_destroy(src);
+  *splittable = st_load_splittable(b.p, b.n < 64 ? b.n : 64);
+  st_trace *t = NULL;
+  if (*splittable) t = sl_load_split_from(b.p, b.n, tb, name, &inf, err, stats, split);
+  free(b.p);
   return t;
 }
 

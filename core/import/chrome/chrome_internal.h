@@ -113,10 +113,31 @@ static inline uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char
   return id;
 }
 
-static inline uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s) {
-  if (s.n == 0) return ST_STR_EMPTY;
+/* the replay's memo (chrome_semantics.h): direct-mapped by address */
+#define ST_CHROME_MEMO_SLOTS 4096u
+typedef struct st_chrome_memo {
+  const char *p[ST_CHROME_MEMO_SLOTS];
+  size_t n[ST_CHROME_MEMO_SLOTS];
+  uint32_t id[ST_CHROME_MEMO_SLOTS];
+} st_chrome_memo;
+
+static inline uint32_t st_chrome_sem_intern_text(st_chrome_sem *sem, st_json_str s) {
   if (!s.esc && st_json_plain_utf8(s.p, s.n)) return st_chrome_sem_intern_bytes(sem, s.p, s.n);
   return st_chrome_sem_intern_decoded(sem, s);
+}
+
+static inline uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s) {
+  if (s.n == 0) return ST_STR_EMPTY;
+  if (!sem->memo_on) return st_chrome_sem_intern_text(sem, s);
+  /* the same bytes at the same address of one result: the same string */
+  st_chrome_memo *m = sem->memo;
+  uint32_t h = (uint32_t)(((uint64_t)(uintptr_t)s.p * 0x9E3779B97F4A7C15ull) >> 52);
+  if (m->p[h] == s.p && m->n[h] == s.n) return m->id[h];
+  uint32_t id = st_chrome_sem_intern_text(sem, s);
+  m->p[h] = s.p;
+  m->n[h] = s.n;
+  m->id[h] = id;
+  return id;
 }
 
 /* The thread's builder track of that kind, made on first use. */

@@ -64,8 +64,9 @@ static int key_follows(const char *f, const char *end) {
 /* c = the first '{' in [p, min(p + ST_RANGE_SCAN, end)) that follows '}' ws*
  * ',' ws*, the '}' at or after p, and opens an object with a key; NULL if
  * none. Reads at most a few hundred bytes past the window (the key). */
-static const char *cut(const char *p, const char *end) {
+static const char *cut(const char *p, const char *end, const char *cap) {
   const char *lim = (size_t)(end - p) > ST_RANGE_SCAN ? p + ST_RANGE_SCAN : end;
+  if (lim > cap) lim = cap;
   for (const char *c = p; c < lim; c++) {
     c = memchr(c, ',', (size_t)(lim - c));
     if (!c) return NULL;
@@ -102,7 +103,7 @@ uint8_t *st_chrome_range_parse(const st_alloc *a, const uint8_t *bytes, size_t l
   rb.cap = first;
   rb.len = sizeof h;
 
-  const char *start = cut(buf, end);
+  const char *start = cut(buf, end, end);
   if (!start) {
     h.status = ST_RANGE_NO_START;
     h.start = UINT64_MAX;
@@ -111,10 +112,13 @@ uint8_t *st_chrome_range_parse(const st_alloc *a, const uint8_t *bytes, size_t l
     /* where the next task starts; none for the last one (or none found: this
      * task then runs until its bytes end, and the main thread goes on) */
     const char *stop_at = NULL;
-    if (next < size && next - base < len) stop_at = cut(buf + (next - base), end);
+    if (next < size && next - base < len) stop_at = cut(buf + (next - base), end, end);
+    /* the task's share ends at its nominal end */
+    const char *share_end = next - base < len ? buf + (next - base) : end;
     const char *p = start;
     int ev = 1, ac = 1;
     uint64_t nrec = 0;
+  again:
     h.status = ST_RANGE_TROUBLE;
     for (;;) {
       p = st_json_ws(p, end);
@@ -155,6 +159,20 @@ uint8_t *st_chrome_range_parse(const st_alloc *a, const uint8_t *bytes, size_t l
       }
     }
     if (p > end) p = end;
+    /* Stopped inside its share at a ']' or at bytes it could not read: the
+     * list was not traceEvents (Kineto's deviceProperties comes first), or
+     * it ended, or the main thread will meet an error here. Start again at
+     * the next cut of the share: what came before is the main thread's. */
+    const char *again_at;
+    if (h.status != ST_RANGE_AT_NEXT && p < share_end &&
+        (again_at = cut(p + 1, end, share_end)) != NULL) {
+      st_chrome_rec_truncate(&rb, sizeof h);
+      nrec = 0;
+      h.last_src = UINT64_MAX;
+      start = p = again_at;
+      ev = ac = 1;
+      goto again;
+    }
     h.start = base + (uint64_t)(start - buf);
     h.stop = base + (uint64_t)(p - buf);
     h.expect_value = (uint32_t)ev;
@@ -164,11 +182,13 @@ uint8_t *st_chrome_range_parse(const st_alloc *a, const uint8_t *bytes, size_t l
     const char *lnl = h.newlines ? st_scan_last_byte(start, p, '\n') : NULL;
     if (lnl) h.last_nl = base + (uint64_t)(lnl - buf);
   }
+  st_chrome_rec_done(&rb, &al);
   h.body_bytes = rb.len - sizeof h;
   memcpy(rb.p, &h, sizeof h);
   *out_len = rb.len;
   return rb.p;
 nomem:
+  st_chrome_rec_done(&rb, &al);
   st_free(&al, rb.p);
   return NULL;
 }
@@ -202,3 +222,29 @@ int st_range_info_read(const uint8_t *blob, size_t len, st_range_info *out) {
 }
 
 const uint8_t *st_range_body(const uint8_t *blob) { return blob + sizeof(header); }
+
+void st_range_parts_begin(st_range_parts *it, const uint8_t *blob, size_t len) {
+  it->origin = blob;
+  it->p = len >= sizeof(header) ? blob + sizeof(header) : blob + len;
+  it->end = blob + len;
+}
+
+int st_range_parts_next(st_range_parts *it, uint64_t *src) {
+  st_chrome_reader rd = {it->p, it->end, it->origin};
+  st_chrome_rec r;
+  int after_missing = 0;
+  while (st_chrome_rec_next(&rd, &r) > 0) {
+    it->p = rd.p;
+    if (r.kind == CREC_WARN) {
+      after_missing = r.which == CREC_W_MISSING_COMMA;
+      continue;
+    }
+    if (!after_missing) {
+      *src = r.src;
+      return 1;
+    }
+    after_missing = 0;
+  }
+  it->p = it->end;
+  return 0;
+}

@@ -96,4 +96,18 @@ int st_range_info_read(const uint8_t *blob, size_t len, st_range_info *out);
  * with chrome_record.h) of a result st_range_info_read accepted. */
 const uint8_t *st_range_body(const uint8_t *blob);
 
+/* Where a part of a result may be replayed from (import_chrome.h
+ * st_chrome_replay_from): the srcs of its events that follow a comma, in
+ * order. For a result that did not start where the main thread stood (a
+ * string fooled the scan, or the first task began in a list before
+ * traceEvents, as Kineto's deviceProperties): the main thread catches up
+ * at one of them. */
+typedef struct st_range_parts {
+  const uint8_t *p, *end, *origin;
+} st_range_parts;
+/* blob: a result st_range_info_read accepted */
+void st_range_parts_begin(st_range_parts *it, const uint8_t *blob, size_t len);
+/* 1 and *src, or 0 at the end (or at a malformed record) */
+int st_range_parts_next(st_range_parts *it, uint64_t *src);
+
 #endif

@@ -12,6 +12,9 @@
 #define NIDS 5
 #define NSTRS 7
 #define STR_ESC 0x80000000u
+#define STR_REF 0x40000000u
+#define STR_LEN 0x3FFFFFFFu
+#define SEEN_SLOTS 16384u /* strings indexed per result (at most half full) */
 
 /* the flag bytes of st_chrome_ev, in this order */
 #define FLAG_FIELDS(X)                                                                             \
@@ -54,9 +57,59 @@ static void put_u64(st_chrome_recbuf *rb, uint64_t v) { put(rb, &v, 8); }
 
 static size_t str_size(const st_json_str *s) { return s->p ? 4 + s->n : 0; }
 
+static uint32_t hash_bytes(const char *p, size_t n, uint32_t word) {
+  uint64_t h = word * 0x9E3779B97F4A7C15ull;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+  }
+  uint64_t w = 0;
+  memcpy(&w, p, n);
+  h = (h ^ w) * 0x94D049BB133111EBull;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+/* A string as a back-reference to its earlier copy, or its bytes (indexed
+ * for later ones). The buffer has room for the bytes. */
 static void put_str(st_chrome_recbuf *rb, const st_json_str *s) {
-  put_u32(rb, (uint32_t)s->n | (s->esc ? STR_ESC : 0));
+  uint32_t word = (uint32_t)s->n | (s->esc ? STR_ESC : 0);
+  if (rb->seen && s->n >= 4 && rb->len < UINT32_MAX - 8) { /* a reference takes 8 bytes */
+    uint32_t mask = SEEN_SLOTS - 1;
+    for (uint32_t i = hash_bytes(s->p, s->n, word) & mask;; i = (i + 1) & mask) {
+      uint32_t at = rb->seen[i];
+      if (!at) {
+        if (rb->seen_count < SEEN_SLOTS / 2) {
+          rb->seen[i] = (uint32_t)rb->len + 1;
+          rb->seen_count++;
+        }
+        break;
+      }
+      uint32_t w;
+      memcpy(&w, rb->p + at - 1, 4);
+      if (w == word && !memcmp(rb->p + at + 3, s->p, s->n)) {
+        put_u32(rb, (uint32_t)s->n | STR_REF);
+        put_u32(rb, at - 1);
+        return;
+      }
+    }
+  }
+  put_u32(rb, word);
   put(rb, s->p, s->n);
+}
+
+void st_chrome_rec_truncate(st_chrome_recbuf *rb, size_t len) {
+  if (len >= rb->len) return;
+  rb->len = len;
+  if (rb->seen) memset(rb->seen, 0, SEEN_SLOTS * sizeof *rb->seen);
+  rb->seen_count = 0;
+}
+
+void st_chrome_rec_done(st_chrome_recbuf *rb, const st_alloc *a) {
+  st_free(a, rb->seen);
+  rb->seen = NULL;
+  rb->seen_count = 0;
 }
 
 int st_chrome_rec_needs_raw(const st_chrome_ev *e) {
@@ -91,18 +144,22 @@ int st_chrome_rec_event(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome
     need += 1;
     if (id->num) mask |= CF_IDNUM(i), need += 8;
     if (id->s.p) {
-      if (id->s.n >= STR_ESC) return 0;
+      if (id->s.n > STR_LEN) return 0;
       mask |= CF_IDSTR(i), need += str_size(&id->s);
     }
   }
   for (int j = 0; j < NSTRS; j++) {
     st_json_str *s = strs_of(e, j);
     if (!s->p) continue;
-    if (s->n >= STR_ESC) return 0;
+    if (s->n > STR_LEN) return 0;
     mask |= CF_STR(j);
     need += str_size(s);
   }
   if (!st_chrome_rec_reserve(rb, a, need)) return 0;
+  if (!rb->seen) { /* made once per result; without it strings are just copied */
+    rb->seen = st_calloc(a, SEEN_SLOTS, sizeof *rb->seen);
+    rb->seen_count = 0;
+  }
   put_u8(rb, CREC_EVENT);
   put_u64(rb, src);
   put_u32(rb, mask);
@@ -155,9 +212,21 @@ static int get(st_chrome_reader *rd, void *v, size_t n) {
 }
 
 static int get_str(st_chrome_reader *rd, st_json_str *s) {
-  uint32_t w;
+  uint32_t w, at;
   if (!get(rd, &w, 4)) return 0;
-  size_t n = w & ~STR_ESC;
+  size_t n = w & STR_LEN;
+  if (w & STR_REF) { /* the copy before: its length word, then its bytes */
+    if (!get(rd, &at, 4) || !rd->origin || at > (size_t)(rd->p - rd->origin) ||
+        (size_t)(rd->end - rd->origin) - at < 4 + n)
+      return 0;
+    uint32_t w0;
+    memcpy(&w0, rd->origin + at, 4);
+    if ((w0 & (STR_LEN | STR_REF)) != n) return 0;
+    s->p = (const char *)rd->origin + at + 4;
+    s->n = n;
+    s->esc = (w0 & STR_ESC) != 0;
+    return 1;
+  }
   if ((size_t)(rd->end - rd->p) < n) return 0;
   s->p = (const char *)rd->p;
   s->n = n;
@@ -206,6 +275,7 @@ int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out) {
     id->kind = (st_chrome_idkind)k;
     if ((mask & CF_IDNUM(i)) && !get(rd, &id->num, 8)) return -1;
     if ((mask & CF_IDSTR(i)) && !get_str(rd, &id->s)) return -1;
+    if (id->kind == ST_CHROME_ID_STR && !id->s.p) return -1; /* as a parse never leaves it */
   }
   for (int j = 0; j < NSTRS; j++)
     if ((mask & CF_STR(j)) && !get_str(rd, strs_of(e, j))) return -1;

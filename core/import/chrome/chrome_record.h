@@ -15,13 +15,18 @@
  *          flags, [i64 ts] [i64 dur], per id (pid tid id id2 bind_id):
  *          u8 kind, [i64 num], [str s]; then the strings ph name cat
  *          scope_s scope event_stats bp, each [str] if present.
- *          str = u32 (bit 31: has escapes) length, bytes.
+ *          str = u32 (bit 31: has escapes) length, bytes; or, for a
+ *          string written before in the same result, u32 (bit 30 set)
+ *          length, u32 offset of the earlier copy's length word from the
+ *          result's start: each distinct string is stored once, so the
+ *          main thread interns it once per result (by its address).
  *   RAW:   u32 length, bytes
  *   WARN:  u8 which (CREC_W_*)
  *
  *   st_chrome_recbuf rb = {0};
  *   st_chrome_rec_event(&rb, &alloc, &e, src);   // 0: out of memory
- *   st_chrome_reader rd = {p, end};
+ *   st_chrome_rec_done(&rb, &alloc);             // the string index
+ *   st_chrome_reader rd = {body, end, result_start};
  *   while ((k = st_chrome_rec_next(&rd, &rec)) > 0) ...  // -1: malformed
  */
 #ifndef STRATA_CHROME_RECORD_H
@@ -36,7 +41,15 @@ enum { CREC_W_MISSING_COMMA = 0, CREC_W_NON_OBJECT = 1 };
 typedef struct st_chrome_recbuf {
   uint8_t *p;
   size_t len, cap;
+  uint32_t *seen; /* strings written so far: offset + 1 of their length word */
+  uint32_t seen_count;
 } st_chrome_recbuf;
+
+/* Drops the records after the first len bytes (and the strings they held
+ * from the index, so no later record refers to them). */
+void st_chrome_rec_truncate(st_chrome_recbuf *rb, size_t len);
+/* Frees the buffer's index of strings (the bytes stay: they are the result). */
+void st_chrome_rec_done(st_chrome_recbuf *rb, const st_alloc *a);
 
 /* Appending (0: out of memory; the buffer is then unchanged in meaning). */
 int st_chrome_rec_reserve(st_chrome_recbuf *rb, const st_alloc *a, size_t more);
@@ -53,6 +66,7 @@ int st_chrome_rec_needs_raw(const st_chrome_ev *e);
 
 typedef struct st_chrome_reader {
   const uint8_t *p, *end;
+  const uint8_t *origin; /* the result's start: string back-references are from here */
 } st_chrome_reader;
 
 typedef struct st_chrome_rec {

@@ -819,6 +819,17 @@ void st_chrome_sem_free(st_chrome_sem *sem) {
   st_free(&sem->alloc, sem->aids);
   st_free(&sem->alloc, sem->lopens);
   st_free(&sem->alloc, sem->scratch);
+  st_free(&sem->alloc, sem->memo);
+}
+
+int st_chrome_sem_memo(st_chrome_sem *sem, int on) {
+  sem->memo_on = 0;
+  if (!on) return 1;
+  if (!sem->memo) sem->memo = st_malloc(&sem->alloc, sizeof *sem->memo);
+  if (!sem->memo) return 0;
+  memset(sem->memo->p, 0, sizeof sem->memo->p);
+  sem->memo_on = 1;
+  return 1;
 }
 
 int st_chrome_sem_event(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src) {

@@ -60,6 +60,12 @@ typedef struct st_chrome_sem {
   char *scratch;
   size_t scratch_cap;
 
+  /* While a task result is replayed (import_chrome.c): strings interned so
+   * far by their address in the result, where a worker stored each distinct
+   * string once (chrome_record.h). NULL or not on: not used. */
+  struct st_chrome_memo *memo;
+  int memo_on;
+
   struct st_chrome_prof *prof; /* CPU samples (chrome_samples.c); NULL until one is read */
 
   uint64_t cur_src; /* the event being handled: its offset, for warnings and the model */
@@ -83,5 +89,9 @@ int st_chrome_sem_sample(st_chrome_sem *sem, const st_chrome_ev *e, uint64_t src
  * out of memory (sticky). */
 int st_chrome_sem_stack_frame(st_chrome_sem *sem, st_json_str key, const char *v, const char *vend,
                               uint64_t src);
+
+/* The memo for a result being replayed: on (emptied; 0 if out of memory,
+ * then interning just goes without it) or off. */
+int st_chrome_sem_memo(st_chrome_sem *sem, int on);
 
 #endif

@@ -696,20 +696,45 @@ int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at) {
 
 st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t len, st_error *err) {
   st_range_info ri;
+  if (!st_range_info_read(result, len, &ri) || ri.status == ST_RANGE_NO_START) {
+    if (err) st_error_set(err, ST_ERR_ARG, 0, "a task result that does not start here");
+    return ST_ERR_ARG;
+  }
+  return st_chrome_replay_from(im, result, len, ri.start, NULL, 0, 0, err);
+}
+
+st_code st_chrome_replay_from(st_chrome_importer *im, const uint8_t *result, size_t len,
+                              uint64_t from, const uint8_t *bytes, size_t blen, uint64_t base,
+                              st_error *err) {
+  st_range_info ri;
   uint64_t at = 0;
   if (!im) return ST_ERR_ARG;
-  if (!st_range_info_read(result, len, &ri) || ri.status == ST_RANGE_NO_START ||
-      !st_chrome_replay_point(im, &at) || at != ri.start) {
+  int ok = st_range_info_read(result, len, &ri) && ri.status != ST_RANGE_NO_START &&
+           st_chrome_replay_point(im, &at) && at == from && from >= ri.start && from <= ri.stop;
+  /* a part: its lines are counted in the task's bytes */
+  if (ok && from != ri.start) ok = bytes && from >= base && ri.stop - base <= blen;
+  if (!ok) {
     if (err) st_error_set(err, ST_ERR_ARG, at, "a task result that does not start here");
     return ST_ERR_ARG;
   }
   count_lines(im, at); /* the window is consumed: lines up to here are counted */
-  st_chrome_reader rd = {st_range_body(result), st_range_body(result) + ri.body_bytes};
+  uint64_t newlines = ri.newlines, last_nl = ri.last_nl;
+  if (from != ri.start) {
+    const char *p = (const char *)bytes + (from - base),
+               *e = (const char *)bytes + (ri.stop - base);
+    newlines = st_scan_count(p, e, '\n');
+    const char *lnl = newlines ? st_scan_last_byte(p, e, '\n') : NULL;
+    last_nl = lnl ? base + (uint64_t)(lnl - (const char *)bytes) : UINT64_MAX;
+  }
+  st_chrome_reader rd = {st_range_body(result), st_range_body(result) + ri.body_bytes, result};
+  st_chrome_sem_memo(&im->sem, 1);
   st_chrome_rec r;
   int k;
+  uint64_t last_src = UINT64_MAX;
   while ((k = st_chrome_rec_next(&rd, &r)) > 0) {
+    if (r.src < from) continue; /* before the part (a warning about its first element, too) */
     if (r.kind == CREC_WARN) {
-      if (r.which == CREC_W_NON_OBJECT) im->cur_src = r.src;
+      if (r.which == CREC_W_NON_OBJECT) im->cur_src = last_src = r.src;
       st_stats_warn(im->stats, r.which == CREC_W_NON_OBJECT ? "non_object_event" : "missing_comma",
                     r.src);
       continue;
@@ -725,13 +750,15 @@ st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t l
       }
       e = &raw;
     }
-    im->cur_src = r.src;
+    im->cur_src = last_src = r.src;
     if (!st_chrome_sem_event(&im->sem, e, r.src)) {
+      st_chrome_sem_memo(&im->sem, 0);
       set_error(im, ST_ERR_NOMEM, r.src, "out of memory%s", "");
       if (err) *err = im->error;
       return im->code;
     }
   }
+  st_chrome_sem_memo(&im->sem, 0);
   if (k < 0) {
     set_error(im, ST_ERR_ARG, im->cur_src, "a worker's task result is malformed%s", "");
     if (err) *err = im->error;
@@ -740,11 +767,11 @@ st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t l
   im->base = ri.stop;
   im->len = im->pos = 0;
   im->need_abs = 0;
-  im->lc_line += (uint32_t)ri.newlines;
-  if (ri.last_nl != UINT64_MAX) im->lc_line_start = ri.last_nl + 1;
+  im->lc_line += (uint32_t)newlines;
+  if (last_nl != UINT64_MAX) im->lc_line_start = last_nl + 1;
   im->lc_pos = ri.stop;
   im->expect_value = (int)ri.expect_value;
   im->after_comma = (int)ri.after_comma;
-  if (ri.last_src != UINT64_MAX) im->cur_src = ri.last_src;
+  if (last_src != UINT64_MAX) im->cur_src = last_src;
   return ST_OK;
 }

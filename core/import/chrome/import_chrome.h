@@ -76,5 +76,14 @@ st_code st_chrome_settle(st_chrome_importer *im, st_error *err);
  * ST_ERR_ARG (nothing changed) if the result does not start here; a
  * malformed body fails the import there. */
 st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t len, st_error *err);
+/* The same for the part of a result from the element at `from` (the src of
+ * one of its events, st_range_part_starts) on: for a result that did not
+ * start where the importer stood, once the importer has been pushed up to
+ * that element and stands at the replay point there (checked). The task's
+ * bytes [base, base + blen) must hold [from, stop): the part's lines are
+ * counted in them. */
+st_code st_chrome_replay_from(st_chrome_importer *im, const uint8_t *result, size_t len,
+                              uint64_t from, const uint8_t *bytes, size_t blen, uint64_t base,
+                              st_error *err);
 
 #endif

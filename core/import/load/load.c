@@ -100,6 +100,8 @@ struct st_loader {
   st_argsrc *args; /* where each event's args are (argsrc.h); owned until taken */
   uint64_t fed;    /* input bytes pushed or replayed so far (st_loader_apply) */
   uint64_t split;  /* of them replayed */
+  int inflated;    /* st_loader_set_inflated: the raw side's outcome */
+  st_source_info inflated_info;
   st_code code;
   st_error err;
 };
@@ -254,12 +256,38 @@ static st_code on_decoded(void *ud, const uint8_t *data, size_t len) {
 }
 
 static void sync_source_stats(st_loader *l) {
-  const st_source_info *si = st_source_get_info(l->source);
+  const st_source_info *si = l->inflated ? &l->inflated_info : st_source_get_info(l->source);
   if (!si) return;
   l->stats.bytes_in = si->bytes_in;
   l->stats.bytes_decoded = si->bytes_out;
   l->stats.compressed =
       si->compression == ST_COMPRESSION_GZIP || si->compression == ST_COMPRESSION_ZLIB;
+}
+
+/* the importer parses what it holds (it may wait for more bytes to retry a
+ * cut element): then its replay point is known */
+static st_code settle(st_loader *l) {
+  if (l->decided && l->vt == &k_chrome && l->code == ST_OK) {
+    st_error e;
+    memset(&e, 0, sizeof e);
+    if (st_chrome_settle(l->imp, &e) != ST_OK) {
+      l->err = e;
+      l->code = e.code;
+    }
+  }
+  return l->code;
+}
+
+/* An error of the source (gzip/zlib damage) is taken once the importer has
+ * parsed what was decoded before it: an error there came first in the
+ * input, and wins. (Else which one is said would depend on whether the
+ * importer happened to wait for more bytes: on how the input was pushed.) */
+static void source_error(st_loader *l, st_code c, const st_error *e) {
+  if (c == ST_OK || l->code != ST_OK) return;
+  if (settle(l) != ST_OK) return;
+  l->err = *e;
+  l->err.code = c;
+  l->code = c;
 }
 
 st_code st_loader_push(st_loader *l, const void *data, size_t len) {
@@ -274,10 +302,7 @@ st_code st_loader_push(st_loader *l, const void *data, size_t len) {
   l->fed += len;
   st_code c = st_source_push(l->source, data, len, &e);
   sync_source_stats(l);
-  if (c != ST_OK && l->code == ST_OK) {
-    l->err = e;
-    l->code = c;
-  }
+  source_error(l, c, &e);
   return l->code;
 }
 
@@ -301,14 +326,10 @@ st_trace *st_loader_finish(st_loader *l, st_error *err) {
     if (l->code == ST_OK) {
       st_error e;
       memset(&e, 0, sizeof e);
-      st_code c = st_source_finish(l->source, &e);
-      if (c != ST_OK && l->code == ST_OK) {
-        l->err = e;
-        l->code = c;
-      }
+      source_error(l, st_source_finish(l->source, &e), &e);
     }
     sync_source_stats(l);
-    const st_source_info *si = st_source_get_info(l->source);
+    const st_source_info *si = l->inflated ? &l->inflated_info : st_source_get_info(l->source);
     if (si && si->trailing_garbage)
       st_stats_warn(&l->stats, "compressed_trailing_garbage", si->trailing_offset);
     /* a stream cut or corrupt part-way still hands over what was decoded */
@@ -379,20 +400,6 @@ static int replayable(const st_loader *l, const st_range_info *ri) {
          st_chrome_replay_point(l->imp, &at) && at == ri->start;
 }
 
-/* the importer parses what it holds (it may wait for more bytes to retry a
- * cut element): then its replay point is known */
-static st_code settle(st_loader *l) {
-  if (l->decided && l->vt == &k_chrome && l->code == ST_OK) {
-    st_error e;
-    memset(&e, 0, sizeof e);
-    if (st_chrome_settle(l->imp, &e) != ST_OK) {
-      l->err = e;
-      l->code = e.code;
-    }
-  }
-  return l->code;
-}
-
 int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
   st_range_info ri;
   if (!l || !st_range_info_read(result, rlen, &ri)) return 1;
@@ -405,6 +412,17 @@ int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
 
 uint64_t st_loader_split_bytes(const st_loader *l) { return l ? l->split : 0; }
 
+void st_loader_set_inflated(st_loader *l, const st_source_info *info, st_code code,
+                            const st_error *err) {
+  if (!l || !info || l->finished) return;
+  l->inflated = 1;
+  l->inflated_info = *info;
+  st_error e;
+  memset(&e, 0, sizeof e);
+  source_error(l, code, err ? err : &e);
+  if (l->source) sync_source_stats(l);
+}
+
 /* pushes the task's bytes [l->fed, to) */
 static st_code push_range(st_loader *l, const st_range_info *ri, const uint8_t *bytes, size_t blen,
                           uint64_t to) {
@@ -415,6 +433,43 @@ static st_code push_range(st_loader *l, const st_range_info *ri, const uint8_t *
     return l->code;
   }
   return st_loader_push(l, bytes + (l->fed - ri->base), (size_t)(to - l->fed));
+}
+
+/* between two tries to catch up inside a result, bytes pushed */
+#define CATCH_UP_GAP ((uint64_t)64u << 10)
+
+/* A result that did not start where the loader stood: push its bytes up to
+ * one of its events after another (CATCH_UP_GAP apart) until the importer
+ * stands right there, then replay the rest of the result. */
+static st_code catch_up(st_loader *l, const st_range_info *ri, const void *result, size_t rlen,
+                        const uint8_t *bytes, size_t blen) {
+  st_range_parts it;
+  uint64_t src, next_try = l->fed;
+  st_range_parts_begin(&it, result, rlen);
+  while (st_range_parts_next(&it, &src)) {
+    if (src < next_try) continue;
+    if (push_range(l, ri, bytes, blen, src) != ST_OK || settle(l) != ST_OK) return l->code;
+    uint64_t at;
+    if (l->vt == &k_chrome && l->fed == src && st_chrome_replay_point(l->imp, &at) && at == src) {
+      st_error e;
+      memset(&e, 0, sizeof e);
+      st_code c = st_chrome_replay_from(l->imp, result, rlen, src, bytes, blen, ri->base, &e);
+      if (c != ST_OK) {
+        if (l->code == ST_OK) {
+          l->err = e;
+          l->code = c;
+        }
+        return l->code;
+      }
+      st_source_skip(l->source, ri->stop - l->fed);
+      l->split += ri->stop - l->fed;
+      l->fed = ri->stop;
+      sync_source_stats(l);
+      return ST_OK;
+    }
+    next_try = src + CATCH_UP_GAP;
+  }
+  return l->code;
 }
 
 st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const void *bytes,
@@ -445,6 +500,8 @@ st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const voi
     l->split += ri.stop - l->fed;
     l->fed = ri.stop;
     sync_source_stats(l);
+  } else if (ri.status != ST_RANGE_NO_START && l->fed < ri.next) {
+    if (catch_up(l, &ri, result, rlen, bytes, blen) != ST_OK) return l->code;
   }
   uint64_t to = ri.next;
   if (to > ri.size) to = ri.size;

@@ -23,6 +23,7 @@
 
 #include "argsrc.h"
 #include "base.h"
+#include "source.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -75,6 +76,16 @@ int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen);
  * ST_ERR_ARG for a malformed result, results out of order or missing bytes. */
 st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const void *bytes,
                         size_t blen);
+/* Compressed input split the same way: the front end inflates it itself
+ * with an st_source (source.h: raw bytes in, decoded bytes out, e.g. on its
+ * own thread), cuts the DECODED bytes into tasks (st_load_splittable on the
+ * decoded head), applies the results as above, and before
+ * st_loader_finish hands over the source's outcome: its info (after
+ * st_source_finish) and the first error it returned (ST_OK if none). The
+ * stats (compressed, bytes_in, trailing garbage) and errors are then those
+ * of pushing the raw bytes. */
+void st_loader_set_inflated(st_loader *l, const st_source_info *info, st_code code,
+                            const st_error *err);
 /* Input bytes whose events came from replayed results (the rest was
  * parsed by the loader itself): how much of the import the workers did. */
 uint64_t st_loader_split_bytes(const st_loader *l);
