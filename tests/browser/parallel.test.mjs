@@ -215,7 +215,11 @@ test('broken traces: the same error line with its byte offset (failed, or shown 
     assert.match(m[1].banner, /at byte \d+/, `${path.basename(f)}: shown with a warning that names the byte`);
     assert.equal(m[3].banner, m[1].banner, `${path.basename(f)}: the one-worker warning`);
     assert.equal(m[3].digest, m[1].digest, `${path.basename(f)}: the model differs`);
-    assert.deepEqual(omitWorkers(m[3].stats), m[1].stats);
+    // bytes_in / bytes_decoded of a load stopped by an error say how far it
+    // read, which depends on the pieces pushed (4 MiB here, the CLI's own size
+    // natively), not on the model: compared for the truncated file only
+    const read = f === files.broken ? ({ bytes_in, bytes_decoded, ...rest }) => rest : (x) => x;
+    assert.deepEqual(read(omitWorkers(m[3].stats)), read(m[1].stats));
   }
 });
 
