@@ -37,7 +37,7 @@ const params = new URLSearchParams(location.search);
 // results (replaying a result costs a third to a half of importing its
 // bytes). So 2 cores get the one-thread path, which already keeps both busy
 // (reader.js's worker reads while the page imports): split across 2 workers
-// there, the 1e6 and 1e7 traces loaded 1.13-1.2x slower (README, Performance).
+// there, the 1e6 and 1e7 traces loaded 1.3-1.5x slower (README, Performance).
 export function workersWanted(opts) {
   const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
   const n = given !== null && given !== undefined && given !== '' ? Math.floor(Number(given)) : (navigator.hardwareConcurrency || 1) - 1;
