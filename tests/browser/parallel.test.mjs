@@ -204,6 +204,7 @@ test('broken traces: the same error line with its byte offset (failed, or shown 
   }
   assert.match(out[1], /at byte \d+/, out[1]);
   assert.equal(out[3], out[1], 'three workers: the one-worker error line');
+  const digests = new Set();
   for (const f of [files.broken, files.cut]) {
     const m = {};
     for (const w of [1, 3]) {
@@ -220,7 +221,9 @@ test('broken traces: the same error line with its byte offset (failed, or shown 
     // natively), not on the model: compared for the truncated file only
     const read = f === files.broken ? ({ bytes_in, bytes_decoded, ...rest }) => rest : (x) => x;
     assert.deepEqual(read(omitWorkers(m[3].stats)), read(m[1].stats));
+    digests.add(m[1].digest);
   }
+  assert.equal(digests.size, 2, 'the two damaged files built different models: different digests');
 });
 
 // The corpus's Chrome JSON traces (and a V8 .cpuprofile) cut into small
