@@ -150,6 +150,11 @@ st_code st_app_load_apply(st_app *app, const void *result, size_t rlen, const vo
   return st_traceset_load_apply(app->set, result, rlen, bytes, blen);
 }
 
+void st_app_load_set_inflated(st_app *app, const st_source_info *info, st_code code,
+                              const st_error *err) {
+  if (app->loading) st_traceset_load_set_inflated(app->set, info, code, err);
+}
+
 int st_app_load_finish(st_app *app) {
   if (!app->loading) {
     snprintf(app->error, sizeof app->error, "no load in progress");

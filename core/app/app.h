@@ -51,6 +51,7 @@
 #define STRATA_APP_H
 
 #include "bench_script.h"
+#include "source.h"
 #include "draw.h"
 #include "ui.h"
 
@@ -114,6 +115,10 @@ st_code st_app_load_push(st_app *app, const void *data, size_t len);
 int st_app_load_apply_needs_bytes(st_app *app, const void *result, size_t rlen);
 st_code st_app_load_apply(st_app *app, const void *result, size_t rlen, const void *bytes,
                           size_t blen);
+/* A compressed input split the same way: the raw side's outcome (load.h
+ * st_loader_set_inflated), before load_finish. */
+void st_app_load_set_inflated(st_app *app, const st_source_info *info, st_code code,
+                              const st_error *err);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */
 void st_app_load_abort(st_app *app);

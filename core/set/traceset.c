@@ -288,6 +288,11 @@ st_code st_traceset_load_apply(st_traceset *s, const void *result, size_t rlen, 
   return st_loader_apply(s->loader, result, rlen, bytes, blen);
 }
 
+void st_traceset_load_set_inflated(st_traceset *s, const st_source_info *info, st_code code,
+                                   const st_error *err) {
+  if (s && s->loader) st_loader_set_inflated(s->loader, info, code, err);
+}
+
 static uint32_t free_slot(const st_traceset *s) {
   for (uint32_t i = 0; i < s->cap; i++)
     if (!s->files[i].trace) return i;

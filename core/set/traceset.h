@@ -183,6 +183,10 @@ st_code st_traceset_load_push(st_traceset *s, const void *data, size_t len);
 int st_traceset_load_apply_needs_bytes(st_traceset *s, const void *result, size_t rlen);
 st_code st_traceset_load_apply(st_traceset *s, const void *result, size_t rlen, const void *bytes,
                                size_t blen);
+/* A compressed input split the same way: the raw side's outcome
+ * (load.h st_loader_set_inflated), before load_finish. */
+void st_traceset_load_set_inflated(st_traceset *s, const st_source_info *info, st_code code,
+                                   const st_error *err);
 /* Ends the load. The file's handle, with err->code ST_OK, or not ST_OK
  * for a file damaged part-way (what was read before the damage is kept:
  * st_load_error_line says where). {0} on failure, err saying why: the

@@ -115,10 +115,16 @@ static inline uint32_t st_chrome_sem_intern_bytes(st_chrome_sem *sem, const char
 
 /* the replay's memo (chrome_semantics.h): direct-mapped by address */
 #define ST_CHROME_MEMO_SLOTS 4096u
+#define ST_CHROME_MEMO_SHORT 1024u
 typedef struct st_chrome_memo {
   const char *p[ST_CHROME_MEMO_SLOTS];
   size_t n[ST_CHROME_MEMO_SLOTS];
   uint32_t id[ST_CHROME_MEMO_SLOTS];
+  /* strings of at most 8 bytes (a worker stores them inline, each at its
+   * own address): by content; tag = length | escapes << 4, 0 = empty slot */
+  uint64_t short_key[ST_CHROME_MEMO_SHORT];
+  uint8_t short_tag[ST_CHROME_MEMO_SHORT];
+  uint32_t short_id[ST_CHROME_MEMO_SHORT];
 } st_chrome_memo;
 
 static inline uint32_t st_chrome_sem_intern_text(st_chrome_sem *sem, st_json_str s) {
@@ -129,8 +135,20 @@ static inline uint32_t st_chrome_sem_intern_text(st_chrome_sem *sem, st_json_str
 static inline uint32_t st_chrome_sem_intern(st_chrome_sem *sem, st_json_str s) {
   if (s.n == 0) return ST_STR_EMPTY;
   if (!sem->memo_on) return st_chrome_sem_intern_text(sem, s);
-  /* the same bytes at the same address of one result: the same string */
   st_chrome_memo *m = sem->memo;
+  if (s.n <= 8) {
+    uint64_t k = 0;
+    memcpy(&k, s.p, s.n);
+    uint8_t tag = (uint8_t)(s.n | (s.esc ? 16 : 0));
+    uint32_t h = (uint32_t)(((k ^ tag) * 0x9E3779B97F4A7C15ull) >> 54);
+    if (m->short_tag[h] == tag && m->short_key[h] == k) return m->short_id[h];
+    uint32_t id = st_chrome_sem_intern_text(sem, s);
+    m->short_key[h] = k;
+    m->short_tag[h] = tag;
+    m->short_id[h] = id;
+    return id;
+  }
+  /* the same bytes at the same address of one result: the same string */
   uint32_t h = (uint32_t)(((uint64_t)(uintptr_t)s.p * 0x9E3779B97F4A7C15ull) >> 52);
   if (m->p[h] == s.p && m->n[h] == s.n) return m->id[h];
   uint32_t id = st_chrome_sem_intern_text(sem, s);

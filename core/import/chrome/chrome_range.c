@@ -134,8 +134,9 @@ uint8_t *st_chrome_range_parse(const st_alloc *a, const uint8_t *bytes, size_t l
         const char *q, *bad, *why;
         if (st_chrome_parse_event(p, end, &e, &q, &bad, &why) != ST_JSON_OK) break;
         if (!ev && !st_chrome_rec_warn(&rb, &al, CREC_W_MISSING_COMMA, h.last_src)) goto nomem;
-        if (!(st_chrome_rec_needs_raw(&e) ? st_chrome_rec_raw(&rb, &al, p, (size_t)(q - p), at)
-                                          : st_chrome_rec_event(&rb, &al, &e, at)))
+        if (!(st_chrome_rec_x_fits(&e)      ? st_chrome_rec_x(&rb, &al, &e, at)
+              : st_chrome_rec_needs_raw(&e) ? st_chrome_rec_raw(&rb, &al, p, (size_t)(q - p), at)
+                                            : st_chrome_rec_event(&rb, &al, &e, at)))
           goto nomem;
         nrec += 1 + !ev;
         h.last_src = at;
@@ -230,7 +231,7 @@ void st_range_parts_begin(st_range_parts *it, const uint8_t *blob, size_t len) {
 }
 
 int st_range_parts_next(st_range_parts *it, uint64_t *src) {
-  st_chrome_reader rd = {it->p, it->end, it->origin};
+  st_chrome_reader rd = {it->p, it->end, it->origin, 0, 0, 0};
   st_chrome_rec r;
   int after_missing = 0;
   while (st_chrome_rec_next(&rd, &r) > 0) {

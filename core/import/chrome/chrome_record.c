@@ -14,7 +14,7 @@
 #define STR_ESC 0x80000000u
 #define STR_REF 0x40000000u
 #define STR_LEN 0x3FFFFFFFu
-#define SEEN_SLOTS 16384u /* strings indexed per result (at most half full) */
+#define SEEN_SLOTS 16384u /* strings indexed per result */
 
 /* the flag bytes of st_chrome_ev, in this order */
 #define FLAG_FIELDS(X)                                                                             \
@@ -57,36 +57,33 @@ static void put_u64(st_chrome_recbuf *rb, uint64_t v) { put(rb, &v, 8); }
 
 static size_t str_size(const st_json_str *s) { return s->p ? 4 + s->n : 0; }
 
-static uint32_t hash_bytes(const char *p, size_t n, uint32_t word) {
-  uint64_t h = word * 0x9E3779B97F4A7C15ull;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 29;
+/* of the length word and the first and last 8 (or 4) bytes: cheap, and
+ * the names of one trace seldom share both ends and the length */
+static inline uint32_t hash_str(const char *p, size_t n, uint32_t word) {
+  uint64_t a, b;
+  if (n >= 8) {
+    memcpy(&a, p, 8);
+    memcpy(&b, p + n - 8, 8);
+  } else {
+    uint32_t x, y;
+    memcpy(&x, p, 4);
+    memcpy(&y, p + n - 4, 4);
+    a = x;
+    b = y;
   }
-  uint64_t w = 0;
-  memcpy(&w, p, n);
-  h = (h ^ w) * 0x94D049BB133111EBull;
-  return (uint32_t)(h ^ (h >> 32));
+  uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + word) * 0xBF58476D1CE4E5B9ull;
+  return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
-/* A string as a back-reference to its earlier copy, or its bytes (indexed
- * for later ones). The buffer has room for the bytes. */
+/* A string as a back-reference to its earlier copy, or its bytes. The index
+ * is direct-mapped: a string that collides with another replaces it (only
+ * stored twice, then). The buffer has room for the bytes. */
 static void put_str(st_chrome_recbuf *rb, const st_json_str *s) {
   uint32_t word = (uint32_t)s->n | (s->esc ? STR_ESC : 0);
   if (rb->seen && s->n >= 4 && rb->len < UINT32_MAX - 8) { /* a reference takes 8 bytes */
-    uint32_t mask = SEEN_SLOTS - 1;
-    for (uint32_t i = hash_bytes(s->p, s->n, word) & mask;; i = (i + 1) & mask) {
-      uint32_t at = rb->seen[i];
-      if (!at) {
-        if (rb->seen_count < SEEN_SLOTS / 2) {
-          rb->seen[i] = (uint32_t)rb->len + 1;
-          rb->seen_count++;
-        }
-        break;
-      }
-      uint32_t w;
+    uint32_t *slot = &rb->seen[hash_str(s->p, s->n, word) & (SEEN_SLOTS - 1)];
+    uint32_t at = *slot, w;
+    if (at) {
       memcpy(&w, rb->p + at - 1, 4);
       if (w == word && !memcmp(rb->p + at + 3, s->p, s->n)) {
         put_u32(rb, (uint32_t)s->n | STR_REF);
@@ -94,6 +91,7 @@ static void put_str(st_chrome_recbuf *rb, const st_json_str *s) {
         return;
       }
     }
+    *slot = (uint32_t)rb->len + 1;
   }
   put_u32(rb, word);
   put(rb, s->p, s->n);
@@ -103,13 +101,11 @@ void st_chrome_rec_truncate(st_chrome_recbuf *rb, size_t len) {
   if (len >= rb->len) return;
   rb->len = len;
   if (rb->seen) memset(rb->seen, 0, SEEN_SLOTS * sizeof *rb->seen);
-  rb->seen_count = 0;
 }
 
 void st_chrome_rec_done(st_chrome_recbuf *rb, const st_alloc *a) {
   st_free(a, rb->seen);
   rb->seen = NULL;
-  rb->seen_count = 0;
 }
 
 int st_chrome_rec_needs_raw(const st_chrome_ev *e) {
@@ -158,7 +154,6 @@ int st_chrome_rec_event(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome
   if (!st_chrome_rec_reserve(rb, a, need)) return 0;
   if (!rb->seen) { /* made once per result; without it strings are just copied */
     rb->seen = st_calloc(a, SEEN_SLOTS, sizeof *rb->seen);
-    rb->seen_count = 0;
   }
   put_u8(rb, CREC_EVENT);
   put_u64(rb, src);
@@ -181,6 +176,31 @@ int st_chrome_rec_event(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome
   }
   for (int j = 0; j < NSTRS; j++)
     if (mask & CF_STR(j)) put_str(rb, strs_of(e, j));
+  return 1;
+}
+
+int st_chrome_rec_x_fits(const st_chrome_ev *e) {
+  return e->has_ph && e->ph.n == 1 && !e->ph.esc && e->ph.p[0] == 'X' && e->nkeys && e->has_ts &&
+         !e->bad_ts && e->pid.kind == ST_CHROME_ID_NUM && !e->pid.s.p &&
+         e->tid.kind == ST_CHROME_ID_NUM && !e->tid.s.p && e->bind_id.kind == ST_CHROME_ID_NONE &&
+         !e->entries && e->name.n <= STR_LEN && e->cat.n <= STR_LEN;
+}
+
+int st_chrome_rec_x(st_chrome_recbuf *rb, const st_alloc *a, const st_chrome_ev *e, uint64_t src) {
+  if (!st_chrome_rec_reserve(rb, a, 1 + 8 + 1 + 8 * 4 + 8 + e->name.n + e->cat.n)) return 0;
+  if (!rb->seen) rb->seen = st_calloc(a, SEEN_SLOTS, sizeof *rb->seen);
+  put_u8(rb, CREC_X);
+  put_u64(rb, src);
+  put_u8(rb, (uint8_t)((e->has_dur ? 1 : 0) | (e->bad_dur ? 2 : 0)));
+  put_u64(rb, (uint64_t)e->ts);
+  if (e->has_dur) put_u64(rb, (uint64_t)e->dur);
+  put_u64(rb, (uint64_t)e->pid.num);
+  put_u64(rb, (uint64_t)e->tid.num);
+  static const char none[1] = "";
+  st_json_str name = e->name.p ? e->name : (st_json_str){none, 0, 0};
+  st_json_str cat = e->cat.p ? e->cat : (st_json_str){none, 0, 0};
+  put_str(rb, &name);
+  put_str(rb, &cat);
   return 1;
 }
 
@@ -254,11 +274,40 @@ int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out) {
     rd->p += n;
     return 1;
   }
+  if (kind == CREC_X) {
+    st_chrome_ev *x = &out->xev;
+    if (!rd->xprimed) { /* set once: an X's constant fields */
+      memset(x, 0, sizeof *x);
+      static const char ph_x[] = "X";
+      x->has_ph = x->has_ts = 1;
+      x->ph = (st_json_str){ph_x, 1, 0};
+      x->nkeys = 1;
+      x->pid.kind = x->tid.kind = ST_CHROME_ID_NUM;
+      rd->xprimed = 1;
+    }
+    uint8_t f;
+    if (!get(rd, &f, 1) || f > 3 || !get(rd, &x->ts, 8)) return -1;
+    x->has_dur = f & 1;
+    x->bad_dur = (f & 2) != 0;
+    x->dur = 0;
+    if ((f & 1) && !get(rd, &x->dur, 8)) return -1;
+    if (!get(rd, &x->pid.num, 8) || !get(rd, &x->tid.num, 8) || !get_str(rd, &x->name) ||
+        !get_str(rd, &x->cat))
+      return -1;
+    return 1;
+  }
   if (kind != CREC_EVENT) return -1;
+  /* out->ev keeps what the last event record set: only the fields it had
+   * and this one lacks are cleared (a whole st_chrome_ev is ~440 bytes) */
   st_chrome_ev *e = &out->ev;
-  memset(e, 0, sizeof *e);
-  uint32_t mask;
+  if (!rd->primed) {
+    memset(e, 0, sizeof *e);
+    rd->mask = 0;
+    rd->primed = 1;
+  }
+  uint32_t mask, was = rd->mask;
   uint16_t flags;
+  rd->mask = ~0u; /* until this record is read whole: a failed read leaves anything */
   if (!get(rd, &mask, 4) || !get(rd, &e->nkeys, 4) || !get(rd, &flags, 2)) return -1;
   uint16_t bit = 1;
 #define GET_FLAG(f)                                                                                \
@@ -266,18 +315,40 @@ int st_chrome_rec_next(st_chrome_reader *rd, st_chrome_rec *out) {
   bit = (uint16_t)(bit << 1);
   FLAG_FIELDS(GET_FLAG)
 #undef GET_FLAG
-  if ((mask & CF_TS) && !get(rd, &e->ts, 8)) return -1;
-  if ((mask & CF_DUR) && !get(rd, &e->dur, 8)) return -1;
+  if (mask & CF_TS) {
+    if (!get(rd, &e->ts, 8)) return -1;
+  } else if (was & CF_TS) {
+    e->ts = 0;
+  }
+  if (mask & CF_DUR) {
+    if (!get(rd, &e->dur, 8)) return -1;
+  } else if (was & CF_DUR) {
+    e->dur = 0;
+  }
   for (int i = 0; i < NIDS; i++) {
     st_chrome_id *id = ids_of(e, i);
     uint8_t k;
     if (!get(rd, &k, 1) || k > ST_CHROME_ID_STR) return -1;
     id->kind = (st_chrome_idkind)k;
-    if ((mask & CF_IDNUM(i)) && !get(rd, &id->num, 8)) return -1;
-    if ((mask & CF_IDSTR(i)) && !get_str(rd, &id->s)) return -1;
+    if (mask & CF_IDNUM(i)) {
+      if (!get(rd, &id->num, 8)) return -1;
+    } else if (was & CF_IDNUM(i)) {
+      id->num = 0;
+    }
+    if (mask & CF_IDSTR(i)) {
+      if (!get_str(rd, &id->s)) return -1;
+    } else if (was & CF_IDSTR(i)) {
+      id->s = (st_json_str){0};
+    }
     if (id->kind == ST_CHROME_ID_STR && !id->s.p) return -1; /* as a parse never leaves it */
   }
-  for (int j = 0; j < NSTRS; j++)
-    if ((mask & CF_STR(j)) && !get_str(rd, strs_of(e, j))) return -1;
+  for (int j = 0; j < NSTRS; j++) {
+    if (mask & CF_STR(j)) {
+      if (!get_str(rd, strs_of(e, j))) return -1;
+    } else if (was & CF_STR(j)) {
+      *strs_of(e, j) = (st_json_str){0};
+    }
+  }
+  rd->mask = mask;
   return 1;
 }

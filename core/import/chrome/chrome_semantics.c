@@ -828,6 +828,7 @@ int st_chrome_sem_memo(st_chrome_sem *sem, int on) {
   if (!sem->memo) sem->memo = st_malloc(&sem->alloc, sizeof *sem->memo);
   if (!sem->memo) return 0;
   memset(sem->memo->p, 0, sizeof sem->memo->p);
+  memset(sem->memo->short_tag, 0, sizeof sem->memo->short_tag);
   sem->memo_on = 1;
   return 1;
 }

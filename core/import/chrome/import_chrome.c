@@ -726,7 +726,8 @@ st_code st_chrome_replay_from(st_chrome_importer *im, const uint8_t *result, siz
     const char *lnl = newlines ? st_scan_last_byte(p, e, '\n') : NULL;
     last_nl = lnl ? base + (uint64_t)(lnl - (const char *)bytes) : UINT64_MAX;
   }
-  st_chrome_reader rd = {st_range_body(result), st_range_body(result) + ri.body_bytes, result};
+  st_chrome_reader rd = {
+      st_range_body(result), st_range_body(result) + ri.body_bytes, result, 0, 0, 0};
   st_chrome_sem_memo(&im->sem, 1);
   st_chrome_rec r;
   int k;
@@ -739,7 +740,7 @@ st_code st_chrome_replay_from(st_chrome_importer *im, const uint8_t *result, siz
                     r.src);
       continue;
     }
-    const st_chrome_ev *e = &r.ev;
+    const st_chrome_ev *e = r.kind == CREC_X ? &r.xev : &r.ev;
     st_chrome_ev raw;
     if (r.kind == CREC_RAW) {
       const char *q, *bad, *why;
