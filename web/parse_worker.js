@@ -7,33 +7,36 @@
 // where the result alone will not do.
 //
 // Protocol (messages in): {init: WebAssembly.Module | null} once (the page
-// compiles strata_parse.wasm once for all its workers; null: fetch it here);
+// compiles strata_parse.wasm once for all its workers; null: compiled here);
 // {id, k, blob, base, end, next, size} per task: parse blob[base, end) as
 // task k (base = a_k, next = a_{k+1}, size = the input's). Out: {ready:
 // true} once the module runs, or {failed: text}; per task {id, k, result,
 // bytes, heap} (ArrayBuffers; heap: this module's memory size now), or {id,
-// k, error: text} (the page parses that task itself). Tasks run one at a time, in the order given; the next task's
-// read overlaps this one's parse.
+// k, error: text} (the page parses that task itself). Tasks run one at a
+// time, in the order given; the next task's read overlaps this one's parse.
 let mod = null; // the parse module (createStrataParse)
 let outLen = 0; // 4 bytes in its heap: st_wasm_range_parse's *out_len
-let chain = null; // module start, then the tasks, in order
+let chain = null; // module start, then the tasks, in order (never rejects)
 let startModule = null; // resolves chain's first link (on {init})
 
-chain = new Promise((resolve) => (startModule = resolve)).then(async (wasm) => {
+chain = new Promise((resolve) => (startModule = resolve)).then(async (given) => {
   importScripts('strata_parse.js');
-  const opts = {};
-  if (wasm) {
-    opts.instantiateWasm = (imports, ok) => {
+  // compiled here when the page could not: a failure is this chain's (posted below)
+  const wasm = given || (await WebAssembly.compileStreaming(fetch('strata_parse.wasm', { credentials: 'same-origin' })));
+  const opts = {
+    instantiateWasm: (imports, ok) => {
       WebAssembly.instantiate(wasm, imports).then((inst) => ok(inst, wasm), (e) => postMessage({ failed: String((e && e.message) || e) }));
       return {};
-    };
-  }
+    },
+  };
   mod = await createStrataParse(opts);
   outLen = mod._malloc(4);
   if (!outLen) throw new Error('out of memory');
   postMessage({ ready: true });
+}).catch((e) => {
+  mod = null; // the page stops this worker and parses its tasks itself
+  postMessage({ failed: String((e && e.message) || e) });
 });
-chain.catch((e) => postMessage({ failed: String((e && e.message) || e) }));
 
 function parse(t, ab) {
   const len = ab.byteLength;
@@ -63,6 +66,7 @@ onmessage = (e) => {
   const read = t.blob.slice(t.base, t.end).arrayBuffer();
   read.catch(() => {}); // reported in order below
   chain = chain.then(async () => {
+    if (!mod) return; // the module did not start: said once
     try {
       const bytes = await read;
       const result = parse(t, bytes);

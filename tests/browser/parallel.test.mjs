@@ -259,7 +259,7 @@ test('corpus JSON traces cut small (?taskbytes=): three workers build the one-wo
   assert.ok(split >= CORPUS_JSON.length - 2, `${split} of ${CORPUS_JSON.length} corpus files went through the workers`);
 });
 
-test('parse workers that fail to start: all refused -> parsed on the main thread; the first refused -> two of three', async () => {
+test('parse workers that fail to start: all refused or their module refused -> parsed on the main thread; the first refused -> two of three', async () => {
   const want = await (async () => {
     const app = await page('?workers=1');
     await app.openViaInput(files.gen, { timeout: 120_000 });
@@ -267,16 +267,17 @@ test('parse workers that fail to start: all refused -> parsed on the main thread
     await app.close();
     return m;
   })();
-  for (const refuse of ['all', 'first']) {
+  for (const refuse of ['all', 'first', 'module']) {
     let n = 0;
-    const app = await page('?workers=3', (a) => a.context.route('**/parse_worker.js', (r) => (refuse === 'all' || n++ === 0 ? r.abort() : r.continue())));
+    const url = refuse === 'module' ? '**/strata_parse.wasm' : '**/parse_worker.js';
+    const app = await page('?workers=3', (a) => a.context.route(url, (r) => (refuse !== 'first' || n++ === 0 ? r.abort() : r.continue())));
     const ev = await app.openViaInput(files.gen, { timeout: 120_000 });
     assert.equal(ev.type, 'strata:loaded', `${refuse}: ${JSON.stringify(ev.detail)}\n${app.diagnostics()}`);
     const m = await model(app);
     assert.equal(m.digest, want.digest, `${refuse} refused: the model differs`);
     assert.deepEqual(omitWorkers(m.stats), want.stats);
-    assert.equal(m.stats.workers, refuse === 'all' ? 0 : 2, `${refuse} refused: workers used`);
-    assert.ok(app.failedRequests.some(([u]) => u.endsWith('/parse_worker.js')), 'a worker script was refused');
+    assert.equal(m.stats.workers, refuse === 'first' ? 2 : 0, `${refuse} refused: workers used`);
+    assert.ok(app.failedRequests.some(([u]) => u.endsWith(refuse === 'module' ? '/strata_parse.wasm' : '/parse_worker.js')), 'a worker script was refused');
     assert.deepEqual(app.pageErrors, []);
     await app.close();
   }
