@@ -44,6 +44,8 @@
 #include <string.h>
 
 #include "bench.h"
+#include "chrome_range.h"
+#include "load.h"
 #include "web.h"
 
 /* ---- loading ----------------------------------------------------------------------- */
@@ -398,4 +400,46 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_pin(const char *id, int on) {
 }
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_tracks_state_json(void) {
   return st_app_tracks_state_json(st_web_app());
+}
+
+/* ---- an import split across workers (web/par_load.js; chrome_range.h) ------------------ */
+/* The page's parse workers parse tasks (wasm/parse/range_parse.c, also
+ * exported here for a task whose worker failed); their results are applied
+ * here in task order between st_wasm_load_begin and st_wasm_load_finish.
+ *   st_wasm_load_splittable(head, n)  1: the input may be split (Chrome JSON, not gzip)
+ *   st_wasm_range_plan(size, workers, tb) -> task count (0: one worker), *tb = task bytes
+ *   st_wasm_load_apply_needs(r, rlen) 1: applying r needs its task's bytes
+ *   st_wasm_load_apply(r, rlen, b, blen) -> 0 ok, else an st_code (stop, finish says why)
+ *   st_wasm_test_digest(h, out)       trace h's st_trace_digest as 64 hex digits + NUL
+ *                                     into out[65] (tests: 1 vs N workers); 0 bad handle */
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_splittable(const void *head, size_t n) {
+  return st_load_splittable(head, n);
+}
+
+EMSCRIPTEN_KEEPALIVE double st_wasm_range_plan(double size, int workers, double *task_bytes) {
+  uint64_t tb = 0;
+  uint32_t n = 0;
+  if (size >= 0 && size < 9007199254740992.0 && workers > 0)
+    n = st_range_plan((uint64_t)size, (uint32_t)workers, &tb);
+  *task_bytes = (double)tb;
+  return n;
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_apply_needs(const void *result, size_t rlen) {
+  return st_app_load_apply_needs_bytes(st_web_app(), result, rlen);
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_apply(const void *result, size_t rlen, const void *bytes,
+                                            size_t blen) {
+  return (int)st_app_load_apply(st_web_app(), result, rlen, bytes, blen);
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_test_digest(double handle, char *out) {
+  static const char hex[] = "0123456789abcdef";
+  uint8_t d[32];
+  if (!st_app_trace_digest(st_web_app(), handle, d)) return 0;
+  for (int i = 0; i < 32; i++) out[2 * i] = hex[d[i] >> 4], out[2 * i + 1] = hex[d[i] & 15];
+  out[64] = 0;
+  return 1;
 }

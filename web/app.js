@@ -18,6 +18,7 @@ import { createOpStats } from './opstats.js';
 import { createNotShown } from './not_shown.js';
 import { embedSetup, FLOW_MODES } from './embed.js';
 import { blobChunks } from './reader.js';
+import { workersWanted, splitPlan, loadSplit } from './par_load.js';
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
 import { createNotes } from './notes.js';
@@ -72,6 +73,7 @@ let overview = null; // the overview panel and heatmap (overview.js)
 let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
 let tracks = null; // the track filter, pins, empty processes (tracks.js)
 let notes = null; // notes on the timeline, the Notes panel (notes.js)
+let loadSplitStats = null; // {workers, worker_heap_bytes} of the shown trace's load split across workers
 
 // ---- small helpers ------------------------------------------------------
 
@@ -215,7 +217,8 @@ async function resolveSource(source, opts) {
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
-    return { name: opts.name || source.name || 'trace', total: source.size, chunks: blobChunks(source), read };
+    // chunks made when read: a load split across workers (par_load.js) reads no chunk
+    return { name: opts.name || source.name || 'trace', total: source.size, get chunks() { return blobChunks(source); }, read, blob: source };
   }
   let u8 = null;
   if (source instanceof ArrayBuffer) u8 = new Uint8Array(source);
@@ -229,8 +232,11 @@ async function resolveSource(source, opts) {
 
 // ---- loading --------------------------------------------------------------
 
+// The stats JSON; where the shown trace's load was split (par_load.js) also
+// `workers` (parse workers used) and `worker_heap_bytes` (their memories' peaks).
 function statsNow() {
-  return M ? JSON.parse(str(M._st_wasm_stats_json())) : null;
+  const s = M ? JSON.parse(str(M._st_wasm_stats_json())) : null;
+  return s && loadSplitStats ? { ...s, ...loadSplitStats } : s;
 }
 
 // Resolves after the C side has drawn the first frame of the trace just
@@ -243,13 +249,14 @@ function waitFirstFrame() {
 }
 
 // Finishes a load whose bytes have all been pushed; resolves with stats.
-async function finish(name) {
+async function finish(name, split = null) {
   const frame = waitFirstFrame();
   const status = M._st_wasm_load_finish();
   if (status === 2) {
     onFrameLoaded = null;
     throw new Error(oneLine(str(M._st_wasm_error())));
   }
+  loadSplitStats = split;
   await frame;
   const stats = statsNow();
   showLoaded(name, stats);
@@ -265,27 +272,36 @@ async function doOpen(source, opts) {
     if (!M) throw new Error('strata is not ready yet');
     hideError();
     ui.status.textContent = 'Opening…';
-    const { name, total, chunks, read } = await resolveSource(source, opts || {});
+    const src = await resolveSource(source, opts || {});
+    const { name, total, read } = src;
+    const plan = src.blob ? await splitPlan(M, src.blob, workersWanted(opts)) : null;
     setProgress(0, total);
     if (!withCString(name, (p) => M._st_wasm_load_begin(p))) throw new Error(oneLine(str(M._st_wasm_error())));
     let done = 0;
     let code = 0;
+    let split = null;
     try {
-      for await (const chunk of chunks) {
-        for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
-          const part = chunk.subarray(off, off + CHUNK);
-          M.HEAPU8.set(part, buf); // HEAPU8 is re-read: the heap may have grown
-          code = M._st_wasm_load_push(buf, part.length);
+      if (plan) {
+        const r = await loadSplit(M, src.blob, plan, (n) => setProgress(n, total));
+        code = r.code;
+        split = { workers: r.workers, worker_heap_bytes: r.heap };
+      } else {
+        for await (const chunk of src.chunks) {
+          for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
+            const part = chunk.subarray(off, off + CHUNK);
+            M.HEAPU8.set(part, buf); // HEAPU8 is re-read: the heap may have grown
+            code = M._st_wasm_load_push(buf, part.length);
+          }
+          done += chunk.length;
+          setProgress(done, total);
+          if (code !== 0) break; // the loader has seen enough to fail: finish says why
         }
-        done += chunk.length;
-        setProgress(done, total);
-        if (code !== 0) break; // the loader has seen enough to fail: finish says why
       }
     } catch (e) {
       M._st_wasm_load_abort();
       throw e;
     }
-    const stats = await finish(name);
+    const stats = await finish(name, split);
     const h = M._st_wasm_last_handle();
     setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
     embed.opened([{ source, name }]);
@@ -343,6 +359,7 @@ async function doOpenMany(sources, opts) {
       const why = [...skipped.map((f) => f.message), ...(loaded.length ? [oneLine(str(M._st_wasm_error()))] : [])];
       throw new Error(why.join('; '));
     }
+    loadSplitStats = null;
     await frame;
     const list = tracesNow();
     // files loaded but left out because the view of them all did not fit in

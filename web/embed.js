@@ -24,6 +24,8 @@
 //                      Bound: the notes that fit in NOTES_HASH_MAX (8,192)
 //                      characters, in time order (at most 64 notes of 200
 //                      characters each exist); the rest are left out of the link.
+//   ?workers=N         how many parse workers split a large Chrome JSON file
+//                      (web/par_load.js; default the cores less one, 1 = one thread)
 //   ?embed=1           a small frame: no demo, no brand or open/save buttons;
 //                      waits for a trace by postMessage.
 //   postMessage        a parent (iframe) or opener window may send

@@ -169,6 +169,10 @@ const char *st_app_trace_stats_json(st_app *app, double handle);
 const char *st_app_info_json(const st_app *app);
 /* One trace's top-level metadata ("{}" for a bad handle or none). */
 const char *st_app_trace_info_json(const st_app *app, double handle);
+/* SHA-256 of trace `handle`'s model (st_trace_digest: the page's check
+ * that a load split across workers built the one-worker model): 1, or 0
+ * for a bad handle. */
+int st_app_trace_digest(const st_app *app, double handle, uint8_t out[32]);
 
 /* ---- canvas, view and input ------------------------------------------------ */
 /* Canvas size in CSS px and the device pixel ratio. */

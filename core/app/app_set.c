@@ -115,5 +115,12 @@ const char *st_app_trace_info_json(const st_app *app, double handle) {
   return f.metadata_json;
 }
 
+int st_app_trace_digest(const st_app *app, double handle, uint8_t out[32]) {
+  st_traceset_file f;
+  if (!st_app_shown(app, handle, NULL, &f)) return 0;
+  st_trace_digest(f.trace, out);
+  return 1;
+}
+
 const char *st_app_error(const st_app *app) { return app->error; }
 const char *st_app_dropped(const st_app *app) { return app->dropped; }

@@ -163,6 +163,18 @@ const INIT_SCRIPT = () => {
   }
 };
 
+// An init script: the wasm module, captured as the page creates it, as
+// window.__strataModule (for tests calling test-only exports; the page does
+// not expose the module).
+export const CAPTURE_MODULE = () => {
+  let real;
+  Object.defineProperty(window, 'createStrataModule', {
+    configurable: true,
+    get() { return real && ((arg) => real(arg).then((m) => (window.__strataModule = m))); },
+    set(v) { real = v; },
+  });
+};
+
 /**
  * A fresh browser context and page on the server, recording everything.
  * Returns an AppPage; call .goto() then .ready().

@@ -18,20 +18,9 @@ import assert from 'node:assert/strict';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser, newApp } from './harness.mjs';
+import { useBrowser, newApp, CAPTURE_MODULE } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
-
-// The wasm module, captured as the page creates it (the hook is one of its
-// exports; the page does not expose the module).
-const CAPTURE_MODULE = () => {
-  let real;
-  Object.defineProperty(window, 'createStrataModule', {
-    configurable: true,
-    get() { return real && ((arg) => real(arg).then((m) => (window.__strataModule = m))); },
-    set(v) { real = v; },
-  });
-};
 
 // n slices without args on 4 threads of process `pid` (~70 bytes per event).
 function leanTrace(n, pid) {

@@ -52,7 +52,7 @@ print(json.dumps({"file": strata.__file__, "site": strata.find_dist(), "version"
   assert.ok(r.site.startsWith(sp), `the bundled viewer: ${r.site}`);
   assert.equal(r.ipython, false, 'IPython is not imported by import strata');
   assert.equal(r.viewer, fs.readFileSync(path.join(DIST, 'strata-viewer.html'), 'utf8').length, 'the packed viewer of the build is inside');
-  for (const f of ['index.html', 'strata.wasm', 'app.js', 'embed.js']) assert.ok(fs.existsSync(path.join(r.site, f)), f);
+  for (const f of ['index.html', 'strata.wasm', 'app.js', 'embed.js', 'strata_parse.wasm', 'strata_parse.js', 'parse_worker.js', 'par_load.js']) assert.ok(fs.existsSync(path.join(r.site, f)), f);
   const { stdout: pipList } = await run(venv.py, ['-m', 'pip', 'list', '--format=freeze'], { env: pyEnv() });
   assert.deepEqual(pipList.split('\n').filter((l) => l && !/^(pip|setuptools)==/.test(l)), [`strata==${r.version}`]);
 });

@@ -14,6 +14,15 @@
 //            format; build the wasm with -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs
 //            for function names) and its top self-time functions;
 //            --prof-trace K profiles trace K instead (t1e5, t1e6, ...)
+//   node tools/benchmarks/bench_page.mjs --workers    only the import split across workers (issue 21):
+//            page loads with the default workers (navigator.hardwareConcurrency - 1, at most 8)
+//            and with ?workers=1 (the one-thread path), interleaved, of t1e5, lean1e6, t1e6
+//            and lean1e7 (905 MB, 1e7 events; generated once); medians of --reps, the ratio
+//            default / one worker (targets: <= 0.6 for 1e7, within noise below) and the peak
+//            memory per event while loading: the page's wasm memory + the parse workers'
+//            (stats().worker_heap_bytes), over the events (target <= 48 B);
+//            --workers-list 1,2,4 times those counts instead (the scaling; 'default' for
+//            the page's own choice)
 //   node tools/benchmarks/bench_page.mjs --overview   only the overview panel on the lean 1e6
 //            trace (issue 18, "a 1e6 trace's panel within a frame or two"): per run a
 //            fresh page opens the file, waits 1 s (a user's reaction), then times `o`
@@ -57,7 +66,7 @@ const OUT = path.join(ROOT, 'build', 'bench-page-results.json');
 const GEN = path.resolve(process.env.STRATA_GEN || path.join(path.dirname(CLI), 'strata-gen'));
 
 const args = process.argv.slice(2);
-const opt = { reps: 5, big: false, onlyBig: false, regen: false, cpuProf: false, profTrace: 'lean1e6', overview: false };
+const opt = { reps: 5, big: false, onlyBig: false, regen: false, cpuProf: false, profTrace: 'lean1e6', overview: false, workers: null };
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--reps') opt.reps = Math.max(1, Number(args[++i]) | 0);
@@ -66,9 +75,13 @@ for (let i = 0; i < args.length; i++) {
   else if (a === '--regen') opt.regen = true;
   else if (a === '--cpu-prof') opt.cpuProf = true;
   else if (a === '--overview') opt.overview = true;
+  else if (a === '--workers') opt.workers = opt.workers || ['', 1];
+  else if (a === '--workers-list') {
+    opt.workers = [...new Set([1, ...args[++i].split(',').map((x) => (x === 'default' ? '' : Math.max(1, Number(x) | 0)))])];
+  }
   else if (a === '--prof-trace') opt.cpuProf = true, opt.profTrace = args[++i];
   else if (a === '-h' || a === '--help') {
-    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 42).join('\n'));
+    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 50).join('\n'));
     process.exit(0);
   } else {
     console.error(`bench_page: unknown argument '${a}'`);
@@ -92,6 +105,7 @@ const fmt = (x, d = 0) => (x == null ? 'n/a' : x.toFixed(d));
 const TRACES = {
   t1e5: { file: 't1e5.json', gen: ['-n', '1e5'], frames: true },
   lean1e6: { file: 'lean1e6.json', gen: ['-n', '1e6', '--lean'], target: true },
+  lean1e7: { file: 'lean1e7.json', gen: ['-n', '1e7', '--lean'], workersOnly: true },
   t1e6: { file: 't1e6.json', gen: ['-n', '1e6'], frames: true },
   t1e6gz: { file: 't1e6.json.gz', gen: ['-n', '1e6', '--gz'] },
   big: { file: 'big10g.json', gen: ['-n', '3.56e7'], big: true },
@@ -128,11 +142,11 @@ const HANDOFF = () => {
   }, true);
 };
 
-async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuProfile = null } = {}) {
+async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuProfile = null, query = '' } = {}) {
   const app = await newApp(browser, server, { viewport: { width: 1280, height: 720 } });
   try {
     await app.page.addInitScript(HANDOFF);
-    await app.goto();
+    await app.goto(query);
     await app.ready();
     await app.demoLoaded();
     let cdp = null;
@@ -158,6 +172,8 @@ async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuPr
       events: ev.detail.events,
       bytes_in: ev.detail.bytes_in,
       bytes_decoded: ev.detail.bytes_decoded,
+      workers: ev.detail.workers ?? 1,
+      worker_heap_bytes: ev.detail.worker_heap_bytes ?? 0,
     };
     if (frames) {
       out.bench = await app.page.evaluate(() => window.strata.bench());
@@ -244,6 +260,59 @@ async function overviewMain(server, browser) {
     `| native strata analyze analyze_ms | ${fmt(m('native_analyze_ms'), 1)} |`);
 }
 
+// The import split across workers (see --workers): every count of opt.workers
+// ('' = the page's default) in turn, repetition by repetition, so machine noise
+// hits them alike.
+async function workersMain(server, browser, files) {
+  const runs = [];
+  const label = (w) => (w === '' ? 'default' : `workers=${w}`);
+  for (const [k, f] of Object.entries(files)) {
+    const size = fs.statSync(f).size;
+    const timeoutMs = 20_000 + (size / 10e6) * 1000;
+    for (let r = 1; r <= opt.reps; r++) {
+      for (const w of opt.workers) {
+        const out = await pageRun(browser, server, f, { timeoutMs, query: w === '' ? '' : `?workers=${w}` });
+        runs.push({ trace: k, w: label(w), rep: r, out });
+        log(`${k} ${label(w)} ${r}/${opt.reps}: ${out.load_ms.toFixed(0)} ms, ${out.workers} worker(s), ` +
+          `heap ${(out.heap_bytes / MB).toFixed(0)} + ${(out.worker_heap_bytes / MB).toFixed(0)} MB`);
+      }
+    }
+  }
+  const rows = [];
+  const summary = {};
+  const base = label(1); // in opt.workers (the argument parsing adds it)
+  for (const k of Object.keys(files)) {
+    const events = runs.find((x) => x.trace === k).out.events;
+    const bytes = fs.statSync(files[k]).size;
+    summary[k] = { file: TRACES[k].file, bytes, events };
+    const m1 = median(runs.filter((x) => x.trace === k && x.w === base).map((x) => x.out.load_ms));
+    for (const w of opt.workers) {
+      const sel = runs.filter((x) => x.trace === k && x.w === label(w)).map((x) => x.out);
+      const ms = median(sel.map((o) => o.load_ms));
+      const perEvent = median(sel.map((o) => (o.heap_bytes + o.worker_heap_bytes) / events));
+      const used = median(sel.map((o) => o.workers));
+      summary[k][label(w)] = { load_ms: ms, runs_ms: sel.map((o) => o.load_ms), workers: used, heap_per_event: perEvent,
+        heap_bytes: median(sel.map((o) => o.heap_bytes)), worker_heap_bytes: median(sel.map((o) => o.worker_heap_bytes)) };
+      const ratio = ms / m1;
+      const big = k === 'lean1e7';
+      rows.push([`${TRACES[k].file} (${fmt(bytes / MB)} MB, ${events.toLocaleString('en-US')} events), ${label(w)} (${used} used)`,
+        `${fmt(ms)} ms (${sel.map((o) => fmt(o.load_ms)).join(', ')})`,
+        label(w) === base ? '' : `${fmt(ratio, 2)}${big ? (ratio <= 0.6 ? ' (<= 0.6: yes)' : ' (<= 0.6: **no**)') : ''}`,
+        `${fmt(perEvent, 1)} B${perEvent <= 48 ? '' : ' (**> 48**)'}`]);
+    }
+  }
+  const cpu = os.cpus()[0]?.model || os.arch();
+  const head = `Page loads split across parse workers: medians of ${opt.reps} interleaved runs, ${new Date().toISOString().slice(0, 10)}, ` +
+    `headless Chromium, ${os.cpus().length} cores (${cpu}); time = file input -> first frame (stats().load_ms); ` +
+    `memory = the page's wasm memory + the workers' after the load, per event.`;
+  console.log(head + '\n\n' + ['| trace, workers | median (runs) | / ' + base + ' | peak memory per event |', '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
+  const out = path.join(ROOT, 'build', 'bench-page-workers.json');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), reps: opt.reps, workers: opt.workers, summary, runs }, null, 1));
+  log(`raw runs: ${path.relative(process.cwd(), out)}`);
+}
+
 // The functions with the most self time in a CPU profile (stderr).
 function topSelf(profile, n = 25) {
   const byId = new Map(profile.nodes.map((x) => [x.id, x]));
@@ -265,7 +334,8 @@ function topSelf(profile, n = 25) {
 async function main() {
   if (!distExists()) throw new Error(`no site at ${DIST} (run tools/build, or set STRATA_DIST)`);
   if (!fs.existsSync(CLI)) throw new Error(`no native CLI at ${CLI} (run tools/build, or set STRATA_CLI)`);
-  const names = opt.overview ? [] : Object.keys(TRACES).filter((k) => (opt.onlyBig ? TRACES[k].big : opt.big || !TRACES[k].big));
+  const names = opt.overview ? [] : opt.workers ? ['t1e5', 'lean1e6', 't1e6', 'lean1e7']
+    : Object.keys(TRACES).filter((k) => !TRACES[k].workersOnly && (opt.onlyBig ? TRACES[k].big : opt.big || !TRACES[k].big));
   const files = Object.fromEntries(names.map((k) => [k, ensureTrace(TRACES[k])]));
   const server = await startServer({ root: DIST });
   const browser = await launchBrowser();
@@ -274,6 +344,10 @@ async function main() {
   try {
     if (opt.overview) {
       await overviewMain(server, browser);
+      return;
+    }
+    if (opt.workers) {
+      await workersMain(server, browser, files);
       return;
     }
     if (opt.cpuProf) {
