@@ -13,7 +13,8 @@
 //            1e6 trace -> build/bench-page-lean1e6.cpuprofile (Chrome DevTools
 //            format; build the wasm with -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs
 //            for function names) and its top self-time functions;
-//            --prof-trace K profiles trace K instead (t1e5, t1e6, ...)
+//            --prof-trace K profiles trace K instead (t1e5, t1e6, ...); --prof-workers N
+//            loads it with ?workers=N (the page's thread while parse workers run)
 //   node tools/benchmarks/bench_page.mjs --workers    only the import split across workers (issue 21):
 //            page loads with the default workers (navigator.hardwareConcurrency - 1, at most 8)
 //            and with ?workers=1 (the one-thread path), interleaved, of t1e5, lean1e6, t1e6
@@ -80,6 +81,7 @@ for (let i = 0; i < args.length; i++) {
     opt.workers = [...new Set([1, ...args[++i].split(',').map((x) => (x === 'default' ? '' : Math.max(1, Number(x) | 0)))])];
   }
   else if (a === '--prof-trace') opt.cpuProf = true, opt.profTrace = args[++i];
+  else if (a === '--prof-workers') opt.cpuProf = true, opt.profWorkers = Number(args[++i]);
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 50).join('\n'));
     process.exit(0);
@@ -355,7 +357,8 @@ async function main() {
       if (!pt) throw new Error(`--prof-trace: no trace '${opt.profTrace}' (${Object.keys(TRACES).join(', ')})`);
       const f = ensureTrace(pt);
       const out = path.join(ROOT, 'build', `bench-page-${opt.profTrace}.cpuprofile`);
-      const r = await pageRun(browser, server, f, { timeoutMs: 120_000, cpuProfile: out });
+      const query = opt.profWorkers ? `?workers=${opt.profWorkers}` : '';
+      const r = await pageRun(browser, server, f, { timeoutMs: 120_000, cpuProfile: out, query });
       log(`load_ms ${r.load_ms.toFixed(0)} (profiled)`);
       topSelf(JSON.parse(fs.readFileSync(out, 'utf8')));
       return;
