@@ -84,6 +84,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             (unsigned long long)tb, a.json, b.json, a.err.msg, b.err.msg);
     abort();
   }
+  if (size >= 2 && ((data[0] == 0x1f && data[1] == 0x8b) || (data[0] & 0x0f) == 8)) {
+    /* and through the cutter a front end's inflating thread uses */
+    outcome c;
+    int ok = 0;
+    c.t = sl_load_split_cut(data, size, ST_RANGE_SLACK, "fuzz.json", &c.err, &c.stats, &split, &ok);
+    if (ok) {
+      finish(&c);
+      if ((a.t != NULL) != (c.t != NULL) || memcmp(a.digest, c.digest, 32) ||
+          strcmp(a.json, c.json) || a.err.code != c.err.code || a.err.offset != c.err.offset ||
+          strcmp(a.err.msg, c.err.msg)) {
+        fprintf(stderr, "cutter differs from one worker:\n  %s\n  %s\n  %s | %s\n", a.json, c.json,
+                a.err.msg, c.err.msg);
+        abort();
+      }
+      st_trace_destroy(c.t);
+    }
+  }
   st_trace_destroy(a.t);
   st_trace_destroy(b.t);
   damaged_result(data, size, seed);

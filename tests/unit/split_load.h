@@ -14,6 +14,7 @@
 #define STRATA_SPLIT_LOAD_H
 
 #include "chrome_range.h"
+#include "inflate_cut.h"
 #include "load.h"
 #include "source.h"
 
@@ -104,6 +105,62 @@ static inline st_trace *sl_load_split_gz(const uint8_t *raw, size_t n, uint64_t 
   st_trace *t = NULL;
   if (*splittable) t = sl_load_split_from(b.p, b.n, tb, name, &inf, err, stats, split);
   free(b.p);
+  return t;
+}
+
+/* Compressed input through the cutter a front end's inflating thread
+ * uses (inflate_cut.h): raw bytes pushed in 64 KiB pieces, each complete
+ * task parsed and applied in order as it comes. Returns NULL with
+ * *splittable = 0 if the decoded head is not splittable JSON. */
+static inline st_trace *sl_load_split_cut(const uint8_t *raw, size_t n, uint64_t tb,
+                                          const char *name, st_error *err, st_stats *stats,
+                                          uint64_t *split, int *splittable) {
+  st_load_desc d;
+  memset(&d, 0, sizeof d);
+  d.file_name = name;
+  st_loader *l = st_loader_create(&d);
+  st_inflate_cut *c = st_inflate_cut_create(NULL, tb);
+  sl_inflated inf;
+  memset(&inf, 0, sizeof inf);
+  int first = 1, stop = 0;
+  *splittable = 1;
+  for (size_t i = 0; i <= n && !stop; i += 65536) {
+    if (i < n && inf.code == ST_OK)
+      inf.code = st_inflate_cut_push(c, raw + i, n - i < 65536 ? n - i : 65536, &inf.err);
+    if (i + 65536 > n || inf.code != ST_OK) { /* the end (or the damage): what was decoded */
+      st_error fe;
+      memset(&fe, 0, sizeof fe);
+      st_code fc = st_inflate_cut_finish(c, &fe);
+      if (inf.code == ST_OK) inf.code = fc, inf.err = fe;
+      stop = 1;
+    }
+    st_split_task t;
+    while (st_inflate_cut_take(c, &t)) {
+      if (first && !st_load_splittable(t.bytes, t.len < 64 ? t.len : 64)) *splittable = 0;
+      first = 0;
+      size_t rlen = 0;
+      uint8_t *r = *splittable
+                       ? st_chrome_range_parse(NULL, t.bytes, t.len, t.base, t.next, t.size, &rlen)
+                       : NULL;
+      if (r) {
+        int need = st_loader_apply_needs_bytes(l, r, rlen);
+        st_loader_apply(l, r, rlen, need ? t.bytes : NULL, need ? t.len : 0);
+      }
+      free(r);
+      free(t.bytes);
+    }
+  }
+  inf.info = *st_inflate_cut_info(c);
+  st_inflate_cut_destroy(c);
+  if (first) *splittable = 0; /* nothing decoded */
+  st_trace *t = NULL;
+  if (*splittable) {
+    st_loader_set_inflated(l, &inf.info, inf.code, &inf.err);
+    t = st_loader_finish(l, err);
+    *stats = *st_loader_stats(l);
+    if (split) *split = st_loader_split_bytes(l);
+  }
+  st_loader_destroy(l);
   return t;
 }
 

@@ -309,14 +309,39 @@ static void compare_gz(const uint8_t *raw, size_t n, const char *what) {
     same(&one, &sp, what, sizes[i]);
     st_trace_destroy(sp.t);
   }
+  /* through the cutter (tasks of at least ST_RANGE_SLACK): as the CLI does */
+  const uint64_t cut_sizes[] = {ST_RANGE_SLACK, 3 * ST_RANGE_SLACK + 7};
+  for (size_t i = 0; i < 2; i++) {
+    outcome sp;
+    uint64_t split = 0;
+    int ok = 0;
+    sp.t = sl_load_split_cut(raw, n, cut_sizes[i], what, &sp.err, &sp.stats, &split, &ok);
+    if (!ok) break;
+    finish_outcome(&sp);
+    same(&one, &sp, what, cut_sizes[i]);
+    st_trace_destroy(sp.t);
+  }
   st_trace_destroy(one.t);
 }
 
 static void test_gzip(void) {
   size_t n, gn;
-  char *t = gen_trace(3000, 1, 5, &n);
+  char *t = gen_trace(12000, 1, 5, &n); /* ~900 KB: several tasks of the cutter's least */
   unsigned char *gz = tu_deflate(t, n, 31, &gn);
   compare_gz(gz, gn, "gen.json.gz");
+  { /* the cutter's tasks were replayed, not parsed on the main thread */
+    st_error err;
+    st_stats st;
+    uint64_t split = 0;
+    int ok = 0;
+    st_trace *tr = sl_load_split_cut(gz, gn, ST_RANGE_SLACK, "gen.json.gz", &err, &st, &split, &ok);
+    CHECK(ok && tr && n > 3 * ST_RANGE_SLACK);
+    if (split < n - ST_RANGE_SLACK - n / 50) {
+      fprintf(stderr, "cutter: only %llu of %zu bytes replayed\n", (unsigned long long)split, n);
+      check_failures_++;
+    }
+    st_trace_destroy(tr);
+  }
   size_t zn;
   unsigned char *zl = tu_deflate(t, n, 15, &zn);
   compare_gz(zl, zn, "gen.json.zlib");

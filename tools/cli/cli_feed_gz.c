@@ -1,7 +1,7 @@
 /* cli_feed_gz.c: a compressed trace file (gzip, zlib) read into a loader on
- * several threads (see cli_feed.h): one thread inflates the file with the
- * core's st_source and cuts the decoded stream into tasks, each with
- * ST_RANGE_SLACK bytes of the next one after it; worker threads parse the
+ * several threads (see cli_feed.h): one thread inflates the file and cuts
+ * the decoded stream into tasks (core/import/load/inflate_cut.h, each with
+ * ST_RANGE_SLACK bytes of the next one after it); worker threads parse the
  * tasks (st_chrome_range_parse); the calling thread applies the results in
  * task order and at the end hands the inflater's outcome (its info and
  * first error) to the sink, so stats and gzip errors read as if the raw
@@ -15,6 +15,7 @@
 #include "cli_feed.h"
 
 #include "chrome_range.h"
+#include "inflate_cut.h"
 #include "load.h"
 #include "source.h"
 
@@ -25,10 +26,8 @@
 #define RAW_READ (1u << 20)
 
 typedef struct gtask {
-  uint8_t *bytes; /* decoded [base, base + len) */
-  size_t len, cap;
-  uint64_t base, next, size; /* size: the decoded input's, UINT64_MAX while unknown */
-  int state;                 /* 0 filling, 1 ready to parse, 2 parsing, 3 parsed, 4 nomem */
+  st_split_task t; /* decoded bytes, a_k, a_{k+1}, size (inflate_cut.h) */
+  int state;       /* 1 ready to parse, 2 parsing, 3 parsed, 4 out of memory */
   uint8_t *result;
   size_t rlen;
 } gtask;
@@ -40,9 +39,8 @@ typedef struct gz {
   uint64_t tb;      /* task bytes */
   uint32_t window;  /* tasks in the ring */
   gtask *ring;      /* task k at ring[k % window] */
-  uint64_t made;    /* tasks started by the inflater */
+  uint64_t made;    /* tasks the inflater handed over */
   uint64_t applied; /* tasks taken by the applying thread */
-  uint64_t off;     /* decoded bytes so far */
   int eof, stop, nomem, read_error;
   st_source_info info; /* the inflater's outcome, at eof */
   st_code code;
@@ -51,70 +49,22 @@ typedef struct gz {
 
 static gtask *task_of(gz *g, uint64_t k) { return &g->ring[k % g->window]; }
 
-/* task k's buffer, made (waiting for room in the ring) when the stream
- * reaches it; NULL when stopped */
-static gtask *open_task(gz *g, uint64_t k) {
-  while (g->made <= k) {
-    while (!g->stop && g->made - g->applied >= g->window) pthread_cond_wait(&g->cv, &g->mu);
-    if (g->stop) return NULL;
-    gtask *t = task_of(g, g->made);
-    size_t cap = (size_t)(g->tb + ST_RANGE_SLACK);
-    if (t->cap < cap) {
-      uint8_t *p = st_realloc(&g->alloc, t->bytes, cap);
-      if (!p) {
-        g->nomem = g->stop = 1;
-        pthread_cond_broadcast(&g->cv);
-        return NULL;
-      }
-      t->bytes = p;
-      t->cap = cap;
-    }
-    t->len = 0;
-    t->base = g->made * g->tb;
-    t->next = t->base + g->tb;
-    t->size = UINT64_MAX;
-    t->state = 0;
-    t->result = NULL;
-    t->rlen = 0;
-    g->made++;
-  }
-  return task_of(g, k);
-}
-
-/* The source's sink: decoded bytes into their task and, within the slack,
- * the task before it (complete once its slack is full). */
-static st_code on_decoded(void *ud, const uint8_t *p, size_t n) {
-  gz *g = ud;
-  pthread_mutex_lock(&g->mu);
-  while (n && !g->stop) {
-    uint64_t k = g->off / g->tb, end = (k + 1) * g->tb;
-    size_t take = n < end - g->off ? n : (size_t)(end - g->off);
-    gtask *t = open_task(g, k);
-    if (!t) break;
-    pthread_mutex_unlock(&g->mu); /* the copies run unlocked: these buffers are the inflater's */
-    memcpy(t->bytes + (g->off - t->base), p, take);
-    gtask *prev = NULL;
-    size_t ptake = 0;
-    if (k > 0 && g->off < t->base + ST_RANGE_SLACK) {
-      prev = task_of(g, k - 1);
-      uint64_t room = t->base + ST_RANGE_SLACK - g->off;
-      ptake = take < room ? take : (size_t)room;
-      memcpy(prev->bytes + (g->off - prev->base), p, ptake);
-    }
+/* The cutter's complete tasks into the ring, waiting for room. */
+static void hand_over(gz *g, st_inflate_cut *cut) {
+  st_split_task t;
+  while (st_inflate_cut_take(cut, &t)) {
     pthread_mutex_lock(&g->mu);
-    t->len += take;
-    if (prev) {
-      prev->len += ptake;
-      if (prev->len == g->tb + ST_RANGE_SLACK) prev->state = 1;
+    while (!g->stop && g->made - g->applied >= g->window) pthread_cond_wait(&g->cv, &g->mu);
+    if (g->stop) {
+      pthread_mutex_unlock(&g->mu);
+      st_free(&g->alloc, t.bytes);
+      continue;
     }
-    g->off += take;
-    p += take;
-    n -= take;
+    gtask *slot = task_of(g, g->made++);
+    *slot = (gtask){t, 1, NULL, 0};
     pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
   }
-  st_code c = g->stop ? ST_ERR_NOMEM : ST_OK;
-  pthread_mutex_unlock(&g->mu);
-  return c;
 }
 
 typedef struct inflater {
@@ -125,41 +75,45 @@ typedef struct inflater {
 static void *inflate_all(void *arg) {
   inflater *in = arg;
   gz *g = in->g;
-  st_source *src = st_source_create(&g->alloc, on_decoded, g);
+  st_inflate_cut *cut = st_inflate_cut_create(&g->alloc, g->tb);
   uint8_t *raw = malloc(RAW_READ);
   st_code code = ST_OK;
   st_error err;
   memset(&err, 0, sizeof err);
-  int read_error = 0;
-  if (!src || !raw) {
+  int read_error = 0, stopped = 0;
+  if (!cut || !raw) {
     code = ST_ERR_NOMEM;
   } else {
     for (;;) {
       size_t got = fread(raw, 1, RAW_READ, in->f);
-      if (got && (code = st_source_push(src, raw, got, &err)) != ST_OK) break;
+      if (got) code = st_inflate_cut_push(cut, raw, got, &err);
+      hand_over(g, cut);
+      pthread_mutex_lock(&g->mu);
+      stopped = g->stop;
+      pthread_mutex_unlock(&g->mu);
+      if (code != ST_OK || stopped) break;
       if (got < RAW_READ) {
         read_error = ferror(in->f) != 0;
         break;
       }
     }
-    if (code == ST_OK && !read_error) code = st_source_finish(src, &err);
+    /* the tasks decoded before any damage are still handed over */
+    st_error ferr;
+    memset(&ferr, 0, sizeof ferr);
+    st_code fc = st_inflate_cut_finish(cut, &ferr);
+    if (code == ST_OK && !read_error && !stopped) code = fc, err = ferr;
+    hand_over(g, cut);
   }
   pthread_mutex_lock(&g->mu);
-  if (src) g->info = *st_source_get_info(src);
+  if (cut) g->info = *st_inflate_cut_info(cut);
+  g->nomem |= code == ST_ERR_NOMEM && !stopped;
   g->code = code;
   g->err = err;
   g->read_error = read_error;
-  /* the last tasks: their slack is what there is */
-  for (uint64_t k = g->applied; k < g->made; k++) {
-    gtask *t = task_of(g, k);
-    t->size = g->off;
-    if (t->next > g->off) t->next = g->off;
-    if (t->state == 0) t->state = 1;
-  }
   g->eof = 1;
   pthread_cond_broadcast(&g->cv);
   pthread_mutex_unlock(&g->mu);
-  st_source_destroy(src);
+  st_inflate_cut_destroy(cut);
   free(raw);
   return NULL;
 }
@@ -179,8 +133,8 @@ static void *parse_tasks(void *arg) {
     t->state = 2;
     pthread_mutex_unlock(&g->mu);
     size_t rlen = 0;
-    uint8_t *r =
-        st_chrome_range_parse(&g->alloc, t->bytes, t->len, t->base, t->next, t->size, &rlen);
+    uint8_t *r = st_chrome_range_parse(&g->alloc, t->t.bytes, t->t.len, t->t.base, t->t.next,
+                                       t->t.size, &rlen);
     pthread_mutex_lock(&g->mu);
     t->result = r;
     t->rlen = rlen;
@@ -276,8 +230,8 @@ int cli_feed_gz(FILE *f, const cli_sink *s, uint32_t threads, uint64_t task_byte
       break;
     }
     if (t->state == 1) {
-      t->result =
-          st_chrome_range_parse(&g.alloc, t->bytes, t->len, t->base, t->next, t->size, &t->rlen);
+      t->result = st_chrome_range_parse(&g.alloc, t->t.bytes, t->t.len, t->t.base, t->t.next,
+                                        t->t.size, &t->rlen);
       t->state = t->result ? 3 : 4;
     }
     if (t->state == 4) {
@@ -285,10 +239,12 @@ int cli_feed_gz(FILE *f, const cli_sink *s, uint32_t threads, uint64_t task_byte
       break;
     }
     int need = s->needs_bytes(s->ud, t->result, t->rlen);
-    st_code c = s->apply(s->ud, t->result, t->rlen, need ? t->bytes : NULL, need ? t->len : 0);
+    st_code c = s->apply(s->ud, t->result, t->rlen, need ? t->t.bytes : NULL, need ? t->t.len : 0);
     pthread_mutex_lock(&g.mu);
     st_free(&g.alloc, t->result);
+    st_free(&g.alloc, t->t.bytes);
     t->result = NULL;
+    t->t.bytes = NULL;
     g.applied = k + 1;
     pthread_cond_broadcast(&g.cv);
     pthread_mutex_unlock(&g.mu);
@@ -310,9 +266,9 @@ int cli_feed_gz(FILE *f, const cli_sink *s, uint32_t threads, uint64_t task_byte
     used->threads = started;
     used->tasks = (uint32_t)(g.made > UINT32_MAX ? UINT32_MAX : g.made);
   }
-  for (uint32_t i = 0; i < g.window; i++) {
-    st_free(&g.alloc, g.ring[i].bytes);
-    st_free(&g.alloc, g.ring[i].result);
+  for (uint64_t k = g.applied; k < g.made; k++) { /* not applied: stopped early */
+    st_free(&g.alloc, task_of(&g, k)->t.bytes);
+    st_free(&g.alloc, task_of(&g, k)->result);
   }
   pthread_cond_destroy(&g.cv);
   pthread_mutex_destroy(&g.mu);
