@@ -435,6 +435,51 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_load_apply(const void *result, size_t rlen, con
   return (int)st_app_load_apply(st_web_app(), result, rlen, bytes, blen);
 }
 
+/* A compressed input split: the inflater's outcome (o[0..7] as
+ * wasm/parse/inflate.c's st_wasm_cut_outcome, msg its message), before
+ * load_finish: stats and gzip errors as if the raw bytes had been pushed. */
+EMSCRIPTEN_KEEPALIVE void st_wasm_load_set_inflated(const double *o, const char *msg) {
+  st_source_info si;
+  memset(&si, 0, sizeof si);
+  si.compression = (st_compression)o[0];
+  si.bytes_in = (uint64_t)o[1];
+  si.bytes_out = (uint64_t)o[2];
+  si.members = (uint32_t)o[3];
+  si.trailing_garbage = (uint64_t)o[4];
+  si.trailing_offset = (uint64_t)o[5];
+  st_code code = (st_code)o[6];
+  st_error err;
+  memset(&err, 0, sizeof err);
+  if (code != ST_OK) st_error_set(&err, code, (uint64_t)o[7], "%s", msg ? msg : "");
+  st_app_load_set_inflated(st_web_app(), &si, code, &err);
+}
+
+/* 1 if raw[0, n), the head of a gzip/zlib file, inflates to Chrome JSON
+ * that may be split (its first 64 decoded bytes: st_load_splittable). */
+typedef struct head64 {
+  uint8_t b[64];
+  size_t n;
+} head64;
+static st_code head_sink(void *ud, const uint8_t *p, size_t n) {
+  head64 *h = ud;
+  size_t take = sizeof h->b - h->n < n ? sizeof h->b - h->n : n;
+  memcpy(h->b + h->n, p, take);
+  h->n += take;
+  return h->n == sizeof h->b ? ST_ERR_LIMIT : ST_OK; /* enough */
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_decoded_splittable(const void *raw, size_t n) {
+  if (n < 2 ||
+      st_source_sniff(((const uint8_t *)raw)[0], ((const uint8_t *)raw)[1]) == ST_COMPRESSION_NONE)
+    return 0;
+  head64 h = {{0}, 0};
+  st_source *src = st_source_create(NULL, head_sink, &h);
+  if (!src) return 0;
+  st_error err;
+  st_source_push(src, raw, n, &err);
+  st_source_destroy(src);
+  return h.n > 0 && st_load_splittable(h.b, h.n);
+}
+
 EMSCRIPTEN_KEEPALIVE int st_wasm_test_digest(double handle, char *out) {
   static const char hex[] = "0123456789abcdef";
   uint8_t d[32];

@@ -18,7 +18,7 @@ import { createOpStats } from './opstats.js';
 import { createNotShown } from './not_shown.js';
 import { embedSetup, FLOW_MODES } from './embed.js';
 import { blobChunks } from './reader.js';
-import { workersWanted, splitPlan, loadSplit } from './par_load.js';
+import { workersWanted, gzWorkersWanted, splitPlan, loadSplit, loadSplitGz } from './par_load.js';
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
 import { createNotes } from './notes.js';
@@ -274,7 +274,7 @@ async function doOpen(source, opts) {
     ui.status.textContent = 'Opening…';
     const src = await resolveSource(source, opts || {});
     const { name, total, read } = src;
-    const plan = src.blob ? await splitPlan(M, src.blob, workersWanted(opts)) : null;
+    const plan = src.blob ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
     setProgress(0, total);
     if (!withCString(name, (p) => M._st_wasm_load_begin(p))) throw new Error(oneLine(str(M._st_wasm_error())));
     let done = 0;
@@ -282,7 +282,7 @@ async function doOpen(source, opts) {
     let split = null;
     try {
       if (plan) {
-        const r = await loadSplit(M, src.blob, plan, (n) => setProgress(n, total));
+        const r = await (plan.gz ? loadSplitGz : loadSplit)(M, src.blob, plan, (n) => setProgress(n, total));
         code = r.code;
         split = { workers: r.workers, worker_heap_bytes: r.heap };
       } else {

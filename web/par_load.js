@@ -104,12 +104,15 @@ let loads = 0; // load ids: a late answer for an earlier load is dropped
 // {n, tb} if `blob` should be split across `workers` workers, else null
 // (one worker asked for, a standalone page, gzip or not Chrome JSON, or a
 // file too small for workers to pay: st_range_plan's threshold).
-export async function splitPlan(M, blob, workers) {
-  if (workers <= 1 || STANDALONE || typeof Worker === 'undefined' || typeof WebAssembly.compileStreaming !== 'function') return null;
+export async function splitPlan(M, blob, workers, gzWorkers = 0) {
+  if (STANDALONE || typeof Worker === 'undefined' || typeof WebAssembly.compileStreaming !== 'function') return null;
+  const forced = Math.floor(Number(params.get('taskbytes')));
+  const comp = gzWorkers >= 1 && (forced > 0 || blob.size * 5 >= GZ_MIN_RAW) ? await compressedJson(M, blob) : 0;
+  if (comp) return { gz: true, compression: comp, workers: gzWorkers, tb: forced > 0 ? forced : GZ_TASK };
+  if (workers <= 1) return null;
   const size = blob.size;
   let n = 0;
   let tb = 0;
-  const forced = Math.floor(Number(params.get('taskbytes')));
   if (forced > 0) {
     tb = forced;
     n = Math.ceil(size / tb);
@@ -128,6 +131,238 @@ export async function splitPlan(M, blob, workers) {
   const ok = M._st_wasm_load_splittable(hp, head.length);
   M._free(hp);
   return ok ? { n, tb, workers } : null;
+}
+
+// ---- a compressed file (gzip, zlib) --------------------------------------------------
+// One more worker inflates it and cuts the decoded bytes into tasks
+// (wasm/parse/inflate.c, core/import/load/inflate_cut.h); the parse workers
+// parse them, the page applies the results in order and, at the end, hands
+// the inflater's outcome to the loader (stats and gzip errors as if the raw
+// bytes had been pushed). Its own thread would otherwise inflate AND parse:
+// here the split pays even on 2 cores. Where a worker fails, the page
+// inflates itself from the first task not applied yet (no word lost).
+
+const GZ_TASK = 8 << 20; // decoded bytes per task (the decoded size is not known ahead)
+const GZ_MIN_RAW = 24 << 20; // ST_RANGE_MIN_SPLIT: the decoded size is guessed at 5x the file
+
+// The gzip/zlib worker count a load asks for: opts.workers, else ?workers=
+// (1: the one-thread path), else the cores less one (at least 1: the
+// inflating worker comes on top).
+export function gzWorkersWanted(opts) {
+  const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
+  if (given !== null && given !== undefined && given !== '') {
+    const n = Math.floor(Number(given));
+    return Number.isFinite(n) && n > 1 ? Math.min(MAX_WORKERS, n) : 0;
+  }
+  return Math.max(1, Math.min(MAX_WORKERS, (navigator.hardwareConcurrency || 1) - 1));
+}
+
+// 2 (gzip) or 3 (zlib: st_compression) if the blob inflates to Chrome JSON
+// that may be split, else 0
+async function compressedJson(M, blob) {
+  const head = new Uint8Array(await blob.slice(0, 1 << 16).arrayBuffer());
+  if (head.length < 2 || !(head[0] === 0x1f && head[1] === 0x8b) && (head[0] & 0x0f) !== 8) return 0;
+  const p = M._malloc(head.length);
+  if (!p) return 0;
+  M.HEAPU8.set(head, p);
+  const ok = M._st_wasm_decoded_splittable(p, head.length);
+  M._free(p);
+  return ok ? (head[0] === 0x1f ? 2 : 3) : 0;
+}
+
+let inflater = null; // {w, dead, on} the inflating worker, kept for the next load
+
+function spawnInflater() {
+  if (inflater && !inflater.dead) return inflater;
+  let w;
+  try {
+    w = new Worker(new URL('parse_worker.js', import.meta.url));
+  } catch {
+    return null;
+  }
+  const h = { w, dead: false, on: null };
+  const fail = () => {
+    if (h.dead) return;
+    h.dead = true;
+    w.terminate();
+    if (h.on) h.on({ error: 'the inflating worker stopped' });
+  };
+  w.onmessage = (e) => {
+    const m = e.data;
+    if (m.ready) return;
+    if (m.failed !== undefined) return fail();
+    if (h.on) h.on(m);
+  };
+  w.onerror = (e) => {
+    e.preventDefault();
+    fail();
+  };
+  w.onmessageerror = fail;
+  compile().then((mod) => h.dead || w.postMessage({ init: mod }));
+  inflater = h;
+  return h;
+}
+
+// The inflater's outcome to the loader (before the caller's load_finish).
+function setInflated(M, outcome, msg) {
+  const o = M._malloc(8 * 8);
+  const mp = M._malloc(M.lengthBytesUTF8(msg) + 1);
+  if (!o || !mp) throw new Error('out of memory');
+  M.HEAPF64.set(outcome, o >> 3);
+  M.stringToUTF8(msg, mp, M.lengthBytesUTF8(msg) + 1);
+  M._st_wasm_load_set_inflated(o, mp);
+  M._free(o);
+  M._free(mp);
+}
+
+// The page inflates and parses itself from task `from` on (a worker failed):
+// the tasks before it (applied already) are decoded again and dropped.
+async function inflateHere(M, blob, tb, from, onProgress) {
+  const meta = M._malloc(8 * 8);
+  if (!meta || !M._st_wasm_cut_begin(tb)) throw new Error('out of memory');
+  let k = 0;
+  let code = 0;
+  const hand = (read) => {
+    for (;;) {
+      const p = M._st_wasm_cut_take(meta);
+      if (!p) return;
+      const [len, base, next, size] = Array.from(M.HEAPF64.subarray(meta >> 3, (meta >> 3) + 4));
+      const kk = k++;
+      if (kk >= from && code === 0) {
+        const lp = M._malloc(4);
+        const rp = lp ? M._st_wasm_range_parse(p, len, base, next, size, lp) : 0;
+        const rlen = rp ? new DataView(M.HEAPU8.buffer).getUint32(lp, true) : 0;
+        M._free(lp);
+        if (!rp) throw new Error(`out of memory (at byte ${base})`);
+        code = M._st_wasm_load_apply_needs(rp, rlen) ? M._st_wasm_load_apply(rp, rlen, p, len) : M._st_wasm_load_apply(rp, rlen, 0, 0);
+        M._free(rp);
+        onProgress(read);
+      }
+      M._free(p);
+    }
+  };
+  try {
+    for (let off = 0; off < blob.size && code === 0; ) {
+      const ab = await blob.slice(off, Math.min(off + (4 << 20), blob.size)).arrayBuffer();
+      off += ab.byteLength;
+      const p = M._malloc(Math.max(1, ab.byteLength));
+      if (!p) throw new Error('out of memory');
+      M.HEAPU8.set(new Uint8Array(ab), p);
+      const c = M._st_wasm_cut_push(p, ab.byteLength);
+      M._free(p);
+      hand(off);
+      if (c !== 0) break;
+    }
+    M._st_wasm_cut_finish();
+    hand(blob.size);
+    const o = M._malloc(8 * 8);
+    const msg = M.UTF8ToString(M._st_wasm_cut_outcome(o));
+    const outcome = Array.from(M.HEAPF64.subarray(o >> 3, (o >> 3) + 8));
+    M._free(o);
+    setInflated(M, code === 0 ? outcome : [outcome[0], outcome[1], outcome[2], 1, 0, 0, 0, 0], code === 0 ? msg : '');
+    return code;
+  } finally {
+    M._st_wasm_cut_end();
+    M._free(meta);
+  }
+}
+
+// A compressed file's load split across workers: as loadSplit.
+export async function loadSplitGz(M, blob, plan, onProgress) {
+  const id = ++loads;
+  while (pool.length < plan.workers && spawn()) {
+    /* started once, kept for the next load */
+  }
+  const live = () => pool.slice(0, plan.workers).filter((h) => !h.dead);
+  const used = new Set();
+  const inf = spawnInflater();
+  const tasks = []; // k -> Promise of {result, bytes, worker} | null
+  const waiting = []; // k -> resolve, for tasks not arrived yet
+  let outcome = null; // {outcome, msg} at the inflater's end
+  let failed = !inf;
+  let ended = false;
+  const wake = [];
+  const kick = () => wake.splice(0).forEach((r) => r());
+  // a task from the inflater straight to the least busy parse worker
+  const dispatch = (t) => {
+    const ws = live();
+    const p = !ws.length
+      ? Promise.resolve(null)
+      : new Promise((resolve) => {
+          const h = ws.reduce((a, b) => (b.tasks.size < a.tasks.size ? b : a));
+          h.tasks.set(`${id}:${t.k}`, resolve);
+          h.w.postMessage({ id, k: t.k, bytes: t.bytes, base: t.base, next: t.next, size: t.size }, [t.bytes]);
+        });
+    tasks[t.k] = p.then((r) => (r ? { ...r, raw: t.raw, next: t.next } : null));
+    kick();
+  };
+  if (inf) {
+    inf.on = (m) => {
+      if (m.id !== undefined && m.id !== id) return; // an earlier load's
+      if (m.task) dispatch(m.task);
+      else if (m.inflated) outcome = m.inflated, ended = true;
+      else failed = true;
+      kick();
+    };
+    inf.w.postMessage({ inflate: { id, blob, tb: plan.tb, window: 2 * Math.max(1, plan.workers) + 1 } });
+  }
+  const apply = (r) => {
+    const rp = heapCopy(M, r.result);
+    try {
+      const rlen = r.result.byteLength;
+      if (!M._st_wasm_load_apply_needs(rp, rlen)) return M._st_wasm_load_apply(rp, rlen, 0, 0);
+      const bp = heapCopy(M, r.bytes);
+      try {
+        return M._st_wasm_load_apply(rp, rlen, bp, r.bytes.byteLength);
+      } finally {
+        M._free(bp);
+      }
+    } finally {
+      M._free(rp);
+    }
+  };
+  let code = 0;
+  let k = 0;
+  const seen = { raw: 0, next: 0 }; // the last task applied: raw bytes read by then, its end
+  try {
+    for (; code === 0; k++) {
+      while (!tasks[k] && !ended && !failed) await new Promise((r) => wake.push(r));
+      if (!tasks[k]) break; // the inflater ended (or failed): no task k
+      const r = await tasks[k];
+      if (!r) {
+        failed = true;
+        break;
+      }
+      used.add(r.worker);
+      code = apply(r);
+      seen.raw = r.raw;
+      seen.next = r.next;
+      if (inf && !inf.dead) inf.w.postMessage({ credit: id });
+      onProgress(r.raw);
+    }
+    if (code === 0 && failed) {
+      // a worker failed: the page inflates itself from the first task not applied
+      if (inf && !inf.dead) inf.on = null;
+      code = await inflateHere(M, blob, plan.tb, k, onProgress);
+    } else if (code === 0 && outcome) {
+      setInflated(M, outcome.outcome, outcome.msg);
+    } else if (code !== 0) {
+      // stopped at damage inside: the input was compressed all the same (how
+      // much was read depends on read sizes, as on one thread)
+      setInflated(M, [plan.compression, seen.raw, seen.next, 1, 0, 0, 0, 0], '');
+    }
+  } finally {
+    if (inf) inf.on = null;
+    if (inf && !inf.dead && (!ended || code !== 0)) {
+      // stopped early: the inflater is stopped (a new one at the next load)
+      inf.dead = true;
+      inf.w.terminate();
+    }
+    for (const h of live()) {
+      if ([...h.tasks.keys()].some((key) => key.startsWith(`${id}:`))) kill(h);
+    }
+  }
+  return { code, workers: used.size, heap: [...used].reduce((a, h) => a + h.heap, 0) };
 }
 
 // Applies every task of `plan` to the load begun by the caller; resolves

@@ -57,13 +57,90 @@ function parse(t, ab) {
   return result;
 }
 
+// ---- the inflating role (a gzip/zlib file: wasm/parse/inflate.c) ----------------
+// {inflate: {id, blob, tb, window}}: reads the blob in slices, inflates and
+// cuts it, and posts each complete task {id, task: {k, base, next, size,
+// bytes, raw}} (bytes transferred; size -1 while the decoded size is not
+// known; raw: compressed bytes read so far), at most `window` ahead of the
+// page's {credit: id} (one per task it has applied), then {id, inflated:
+// {outcome, msg}} (the source's info and first error), or {id, error}.
+const RAW_SLICE = 4 << 20;
+let credits = 0;
+let onCredit = null;
+
+async function inflateFile(job) {
+  const { id, blob, tb } = job;
+  credits = job.window;
+  const meta = mod._malloc(8 * 8);
+  const out = mod._malloc(8 * 8);
+  if (!meta || !out || !mod._st_wasm_cut_begin(tb)) throw new Error('out of memory');
+  let k = 0;
+  let read = 0;
+  const hand = async () => {
+    for (;;) {
+      const p = mod._st_wasm_cut_take(meta);
+      if (!p) return;
+      const m = new Float64Array(mod.HEAPU8.buffer, meta, 4);
+      const [len, base, next, size] = [m[0], m[1], m[2], m[3]];
+      const bytes = mod.HEAPU8.slice(p, p + len).buffer;
+      mod._free(p);
+      while (credits <= 0) await new Promise((r) => (onCredit = r));
+      credits--;
+      postMessage({ id, task: { k: k++, base, next, size, bytes, raw: read } }, [bytes]);
+    }
+  };
+  try {
+    let next = blob.size ? blob.slice(0, Math.min(RAW_SLICE, blob.size)).arrayBuffer() : null;
+    let code = 0;
+    for (let off = 0; next && code === 0; ) {
+      const ab = await next;
+      off += ab.byteLength;
+      next = off < blob.size ? blob.slice(off, Math.min(off + RAW_SLICE, blob.size)).arrayBuffer() : null;
+      if (next) next.catch(() => {});
+      const p = mod._malloc(Math.max(1, ab.byteLength));
+      if (!p) throw new Error('out of memory');
+      mod.HEAPU8.set(new Uint8Array(ab), p);
+      code = mod._st_wasm_cut_push(p, ab.byteLength);
+      mod._free(p);
+      read = off;
+      await hand();
+    }
+    mod._st_wasm_cut_finish(); // what was decoded before any damage, the last tasks
+    await hand();
+    const msgp = mod._st_wasm_cut_outcome(out);
+    const outcome = Array.from(new Float64Array(mod.HEAPU8.buffer, out, 8));
+    postMessage({ id, inflated: { outcome, msg: mod.UTF8ToString(msgp) } });
+  } finally {
+    mod._st_wasm_cut_end();
+    mod._free(meta);
+    mod._free(out);
+  }
+}
+
 onmessage = (e) => {
   const t = e.data;
   if ('init' in t) {
     startModule(t.init);
     return;
   }
-  const read = t.blob.slice(t.base, t.end).arrayBuffer();
+  if ('credit' in t) {
+    credits += 1;
+    if (onCredit) onCredit(), (onCredit = null);
+    return;
+  }
+  if (t.inflate) {
+    chain = chain.then(async () => {
+      if (!mod) return;
+      try {
+        await inflateFile(t.inflate);
+      } catch (err) {
+        postMessage({ id: t.inflate.id, error: String((err && err.message) || err) });
+      }
+    });
+    return;
+  }
+  // a task: its bytes given (decoded by the inflating worker) or read here
+  const read = t.bytes ? Promise.resolve(t.bytes) : t.blob.slice(t.base, t.end).arrayBuffer();
   read.catch(() => {}); // reported in order below
   chain = chain.then(async () => {
     if (!mod) return; // the module did not start: said once

@@ -19,6 +19,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { useBrowser, newApp, CORPUS, CLI, DIST, CAPTURE_MODULE } from './harness.mjs';
 
@@ -42,6 +43,19 @@ before(async () => {
   // cut at ~85 %: a file damaged part-way (shown, with a warning)
   files.cut = path.join(dir, 'cut.trace.json');
   fs.writeFileSync(files.cut, text.slice(0, Math.floor(text.length * 0.85)));
+  // compressed: whole, its compressed bytes cut at 60 % and damaged at 40 %,
+  // and as zlib (a worker inflates, others parse: web/par_load.js)
+  const gz = zlib.gzipSync(text, { level: 6 });
+  files.gz = path.join(dir, 'gen.trace.json.gz');
+  fs.writeFileSync(files.gz, gz);
+  files.gzCut = path.join(dir, 'cut.trace.json.gz');
+  fs.writeFileSync(files.gzCut, gz.subarray(0, Math.floor(gz.length * 0.6)));
+  const dam = Buffer.from(gz);
+  dam[Math.floor(dam.length * 0.4)] ^= 0x55;
+  files.gzBad = path.join(dir, 'bad.trace.json.gz');
+  fs.writeFileSync(files.gzBad, dam);
+  files.zlib = path.join(dir, 'gen.trace.json.z');
+  fs.writeFileSync(files.zlib, zlib.deflateSync(text));
 });
 after(async () => { if (dir) await fsp.rm(dir, { recursive: true, force: true }); });
 
@@ -280,6 +294,39 @@ test('parse workers that fail to start: all refused or their module refused -> p
     assert.ok(app.failedRequests.some(([u]) => u.endsWith(refuse === 'module' ? '/strata_parse.wasm' : '/parse_worker.js')), 'a worker script was refused');
     assert.deepEqual(app.pageErrors, []);
     await app.close();
+  }
+});
+
+test('gzip and zlib traces: one worker inflates, others parse (?workers=2, 3; tasks of 1 MiB / 300 kB) -> the one-thread model, stats and gzip error; with no worker the page inflates itself', async () => {
+  for (const f of [files.gz, files.gzCut, files.gzBad, files.zlib]) {
+    const name = path.basename(f);
+    let one = null;
+    for (const q of ['?workers=1', '?workers=2&taskbytes=1048576', '?workers=3&taskbytes=300000', 'refused']) {
+      const app = await page(q === 'refused' ? '?workers=2&taskbytes=1048576' : q,
+        q === 'refused' ? (a) => a.context.route('**/parse_worker.js', (r) => r.abort()) : undefined);
+      const ev = await app.openViaInput(f, { timeout: 120_000 });
+      assert.equal(ev.type, one ? one.type : ev.type, `${name} ${q}: ${JSON.stringify(ev.detail)}`);
+      const m = ev.type === 'strata:loaded' ? await model(app) : { banner: String(ev.detail) };
+      if (!one) {
+        one = { type: ev.type, m };
+        assert.equal(m.stats && m.stats.workers, undefined, `${name}: one thread`);
+        if (f === files.gz || f === files.zlib) assert.equal(ev.type, 'strata:loaded');
+        if (f === files.gzBad || f === files.gzCut) assert.match(m.banner, /at byte \d+/, `${name}: said where`);
+      } else {
+        assert.equal(m.digest, one.m.digest, `${name} ${q}: the model differs from one thread's`);
+        assert.equal(m.banner, one.m.banner, `${name} ${q}: the error line differs`);
+        if (m.stats) {
+          const { bytes_in, bytes_decoded, ...rest } = omitWorkers(m.stats);
+          const { bytes_in: b1, bytes_decoded: d1, ...rest1 } = one.m.stats;
+          assert.deepEqual(rest, rest1, `${name} ${q}: stats differ`);
+          if (f === files.gz || f === files.zlib) assert.deepEqual([bytes_in, bytes_decoded], [b1, d1]);
+          assert.equal(m.stats.compressed, true);
+          if (q !== 'refused' && (f === files.gz || f === files.zlib)) assert.ok(m.stats.workers >= 1, `${name} ${q}: split (${m.stats.workers} workers)`);
+        }
+      }
+      assert.deepEqual(app.pageErrors, []);
+      await app.close();
+    }
   }
 });
 
