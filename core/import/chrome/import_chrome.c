@@ -71,6 +71,7 @@ struct st_chrome_importer {
   topkey key;
   int capture; /* the skipped value is copied into meta */
   int trailing_warned;
+  uint64_t settle_end, settle_pending; /* st_chrome_settle's last run: input end, bytes left */
   st_json_skipper sk;
 
   /* metadata text */
@@ -676,11 +677,21 @@ const char *st_chrome_metadata_json(const st_chrome_importer *im) {
 
 /* ==== 5. replaying a task of a split import (chrome_range.h) ============== */
 
-st_code st_chrome_settle(st_chrome_importer *im, st_error *err) {
+st_code st_chrome_settle(st_chrome_importer *im, int force, st_error *err) {
   if (!im) return ST_ERR_ARG;
-  if (im->code == ST_OK && im->state != T_FAILED && im->need_abs > im->base + im->len) {
+  /* The wait (need_abs) keeps a huge cut element from being parsed again
+   * for every few bytes that arrive. Settling may cut it short, but not so
+   * as to undo that: a short pending tail is parsed now; a long one only
+   * once the window grew by half of it since the last settle (geometric, so
+   * the re-parsing stays linear however small the pushes between). force:
+   * everything pending now (once, e.g. before an error of the source). */
+  uint64_t end = im->base + im->len, pending = im->len - im->pos;
+  if (im->code == ST_OK && im->state != T_FAILED && im->need_abs > end &&
+      (force || pending <= 256 || end >= im->settle_end + im->settle_pending / 2)) {
     im->need_abs = 0;
     run(im);
+    im->settle_end = end;
+    im->settle_pending = im->len - im->pos;
   }
   if (im->code != ST_OK && err) *err = im->error;
   return im->code;

@@ -67,9 +67,12 @@ void st_chrome_release(st_chrome_importer *im);
  * inside the traceEvents list right after a comma. */
 int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at);
 /* Parses what the window holds now, even if a cut element asked to wait
- * for more bytes (that wait only saves re-parsing a huge element): a split
- * import settles before it looks for the replay point. Returns like push. */
-st_code st_chrome_settle(st_chrome_importer *im, st_error *err);
+ * for more bytes (that wait only saves re-parsing a huge element; without
+ * force, a long pending element is parsed again only once the input grew
+ * by half of it): a split import settles before it looks for the replay
+ * point, and forced before it takes an error of the source. Returns like
+ * push. */
+st_code st_chrome_settle(st_chrome_importer *im, int force, st_error *err);
 /* Replays a task result that starts at the replay point: its events go to
  * the semantics as if the importer had parsed [start, stop) itself, and the
  * importer then stands at the result's stop (push the bytes from there).

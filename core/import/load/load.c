@@ -266,11 +266,11 @@ static void sync_source_stats(st_loader *l) {
 
 /* the importer parses what it holds (it may wait for more bytes to retry a
  * cut element): then its replay point is known */
-static st_code settle(st_loader *l) {
+static st_code settle(st_loader *l, int force) {
   if (l->decided && l->vt == &k_chrome && l->code == ST_OK) {
     st_error e;
     memset(&e, 0, sizeof e);
-    if (st_chrome_settle(l->imp, &e) != ST_OK) {
+    if (st_chrome_settle(l->imp, force, &e) != ST_OK) {
       l->err = e;
       l->code = e.code;
     }
@@ -284,7 +284,7 @@ static st_code settle(st_loader *l) {
  * importer happened to wait for more bytes: on how the input was pushed.) */
 static void source_error(st_loader *l, st_code c, const st_error *e) {
   if (c == ST_OK || l->code != ST_OK) return;
-  if (settle(l) != ST_OK) return;
+  if (settle(l, 1) != ST_OK) return;
   l->err = *e;
   l->err.code = c;
   l->code = c;
@@ -405,7 +405,7 @@ int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
   if (!l || !st_range_info_read(result, rlen, &ri)) return 1;
   /* as st_loader_apply goes: to the start, the result, the rest */
   if (ri.status != ST_RANGE_NO_START && l->fed < ri.start) return 1;
-  if (settle(l) != ST_OK) return 0; /* apply returns the error */
+  if (settle(l, 0) != ST_OK) return 0; /* apply returns the error */
   if (replayable(l, &ri)) return ri.stop < ri.next;
   return l->fed < ri.next;
 }
@@ -448,7 +448,7 @@ static st_code catch_up(st_loader *l, const st_range_info *ri, const void *resul
   st_range_parts_begin(&it, result, rlen);
   while (st_range_parts_next(&it, &src)) {
     if (src < next_try) continue;
-    if (push_range(l, ri, bytes, blen, src) != ST_OK || settle(l) != ST_OK) return l->code;
+    if (push_range(l, ri, bytes, blen, src) != ST_OK || settle(l, 0) != ST_OK) return l->code;
     uint64_t at;
     if (l->vt == &k_chrome && l->fed == src && st_chrome_replay_point(l->imp, &at) && at == src) {
       st_error e;
@@ -484,7 +484,7 @@ st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const voi
   if (ri.status != ST_RANGE_NO_START && l->fed < ri.start &&
       push_range(l, &ri, bytes, blen, ri.start) != ST_OK)
     return l->code;
-  if (settle(l) != ST_OK) return l->code;
+  if (settle(l, 0) != ST_OK) return l->code;
   if (replayable(l, &ri)) {
     st_error e;
     memset(&e, 0, sizeof e);
