@@ -159,11 +159,25 @@ static void slot_free(pool *p, slot *t) {
   memset(t, 0, sizeof *t);
 }
 
-/* Takes task k's outcome out of its slot, waiting for it. */
-static slot take(pool *p, uint32_t k) {
+/* Takes task k's outcome out of its slot. While it is not there, this
+ * thread parses the next task no worker has taken yet (into mine), as one
+ * more worker: so N threads keep N cores busy, none waits while work is
+ * left (on 2 cores, 2 workers + this thread measured 25-30 % slower than
+ * 1 worker + this thread helping). */
+static slot take(pool *p, uint32_t k, buf *mine) {
   pthread_mutex_lock(&p->mu);
   slot *s = &p->slots[k % p->window];
-  while (s->state == SLOT_EMPTY) pthread_cond_wait(&p->done, &p->mu);
+  while (s->state == SLOT_EMPTY) {
+    if (p->next < p->tasks && p->next - p->applied < p->window) {
+      uint32_t j = p->next++;
+      pthread_mutex_unlock(&p->mu);
+      slot t = run_task(p, j, mine);
+      pthread_mutex_lock(&p->mu);
+      p->slots[j % p->window] = t;
+      continue;
+    }
+    pthread_cond_wait(&p->done, &p->mu);
+  }
   slot t = *s;
   memset(s, 0, sizeof *s);
   p->applied = k + 1;
@@ -178,9 +192,10 @@ static slot take(pool *p, uint32_t k) {
  * pool stopped and emptied after. 0 or CLI_FEED_*. */
 static int apply_all(pool *p, const cli_sink *s, pthread_t *threads, uint32_t nthreads) {
   int rc = 0;
-  buf b = {NULL, 0, 0}; /* a task's bytes, when the loader needs them */
+  buf b = {NULL, 0, 0};    /* a task's bytes, when the loader needs them */
+  buf mine = {NULL, 0, 0}; /* the tasks this thread parses while it waits */
   for (uint32_t k = 0; k < p->tasks && !rc; k++) {
-    slot t = take(p, k);
+    slot t = take(p, k, &mine);
     if (t.state != SLOT_DONE) {
       rc = t.state == SLOT_READ_ERROR ? CLI_FEED_READ_ERROR : CLI_FEED_NOMEM;
       slot_free(p, &t);
@@ -193,6 +208,7 @@ static int apply_all(pool *p, const cli_sink *s, pthread_t *threads, uint32_t nt
     if (c != ST_OK) break; /* the sink's finish says why */
   }
   st_free(&p->alloc, b.p);
+  st_free(&p->alloc, mine.p);
   pthread_mutex_lock(&p->mu);
   p->stop = 1;
   pthread_cond_broadcast(&p->space);
@@ -272,8 +288,11 @@ int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *
   }
   p.tasks = p.fd < 0 ? 0 : plan_tasks(p.fd, want, o, &p.size, &p.task_bytes);
   if (!p.tasks) return pump(f, s);
-  if (want > p.tasks) want = p.tasks;
+  /* N threads in all: N - 1 workers (no more than the tasks), and this
+   * one applies and helps */
+  if (want > p.tasks + 1) want = p.tasks + 1;
   p.window = 2 * want;
+  want -= 1;
   pthread_t threads[CLI_THREADS_MAX];
   p.slots = calloc(p.window, sizeof *p.slots);
   if (!p.slots) return pump(f, s);
@@ -286,7 +305,7 @@ int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *
   uint32_t started = 0;
   while (conds == 2 && started < want && pthread_create(&threads[started], NULL, worker, &p) == 0)
     started++; /* a thread that cannot start: fewer threads */
-  if (started) used->threads = started, used->tasks = p.tasks;
+  if (started) used->threads = started + 1, used->tasks = p.tasks;
   int rc = started ? apply_all(&p, s, threads, started) : pump(f, s);
   if (conds == 2) pthread_cond_destroy(&p.space);
   if (conds >= 1) pthread_cond_destroy(&p.done);
