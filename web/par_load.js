@@ -32,13 +32,15 @@ const SLACK = 1 << 20; // ST_RANGE_SLACK (chrome_range.h): bytes a task reads pa
 const HEAD = 4096; // bytes st_load_splittable looks at (it needs >= 64)
 const params = new URLSearchParams(location.search);
 
-// The thread count a load asks for: opts.workers, else ?workers=, else the
-// cores (at most 8). N threads in all: N - 1 parse workers and the page's
-// own thread, which applies the results and parses a task itself while the
-// one it must apply is not back; 1: the one-thread path, unchanged.
+// The worker count a load asks for: opts.workers, else ?workers=, else one
+// less than the cores: the page's own thread is busy too, applying the
+// results (replaying a result costs a third to a half of importing its
+// bytes). So 2 cores get the one-thread path, which already keeps both busy
+// (reader.js's worker reads while the page imports): split across 2 workers
+// there, the 1e6 and 1e7 traces loaded 1.3-1.5x slower (README, Performance).
 export function workersWanted(opts) {
   const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
-  const n = given !== null && given !== undefined && given !== '' ? Math.floor(Number(given)) : navigator.hardwareConcurrency || 1;
+  const n = given !== null && given !== undefined && given !== '' ? Math.floor(Number(given)) : (navigator.hardwareConcurrency || 1) - 1;
   return Number.isFinite(n) ? Math.max(1, Math.min(MAX_WORKERS, n)) : 1;
 }
 
@@ -150,7 +152,7 @@ export function gzWorkersWanted(opts) {
   const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
   if (given !== null && given !== undefined && given !== '') {
     const n = Math.floor(Number(given));
-    return Number.isFinite(n) && n > 1 ? Math.min(MAX_WORKERS, n - 1) : 0;
+    return Number.isFinite(n) && n > 1 ? Math.min(MAX_WORKERS, n) : 0;
   }
   return Math.max(1, Math.min(MAX_WORKERS, (navigator.hardwareConcurrency || 1) - 1));
 }
@@ -275,6 +277,7 @@ export async function loadSplitGz(M, blob, plan, onProgress) {
   const used = new Set();
   const inf = spawnInflater();
   const tasks = []; // k -> Promise of {result, bytes, worker} | null
+  const waiting = []; // k -> resolve, for tasks not arrived yet
   let outcome = null; // {outcome, msg} at the inflater's end
   let failed = !inf;
   let ended = false;
@@ -372,14 +375,10 @@ export async function loadSplit(M, blob, plan, onProgress) {
   const { n, tb } = plan;
   const size = blob.size;
   const id = ++loads;
-  // N threads in all: N - 1 parse workers, and this thread, which applies
-  // the results in order and parses the next task itself while the one it
-  // must apply is not back (2 cores: 1 worker + this thread, not 2 + 1)
-  const nw = plan.workers - 1;
-  while (pool.length < nw && spawn()) {
+  while (pool.length < plan.workers && spawn()) {
     /* started once, kept for the next load */
   }
-  const live = () => pool.slice(0, nw).filter((h) => !h.dead);
+  const live = () => pool.slice(0, plan.workers).filter((h) => !h.dead);
   const at = (k) => Math.min(size, k * tb);
   const task = (k) => ({ id, k, blob, base: at(k), end: Math.min(size, at(k + 1) + SLACK), next: at(k + 1), size });
   const used = new Set();
@@ -418,33 +417,8 @@ export async function loadSplit(M, blob, plan, onProgress) {
     }
   };
 
-  // task k parsed here while this thread waits, kept in the heap for its turn
-  const parseAhead = async (k) => {
-    const t = task(k);
-    const bytes = await blob.slice(t.base, t.end).arrayBuffer();
-    const bp = heapCopy(M, bytes);
-    const lp = M._malloc(4);
-    const rp = lp ? M._st_wasm_range_parse(bp, bytes.byteLength, t.base, t.next, t.size, lp) : 0;
-    const rlen = rp ? new DataView(M.HEAPU8.buffer).getUint32(lp, true) : 0;
-    M._free(lp);
-    if (!rp) {
-      M._free(bp);
-      throw new Error(`out of memory (at byte ${t.base})`);
-    }
-    return { here: true, rp, rlen, bp, blen: bytes.byteLength };
-  };
-
-  // a result applied: a worker's (copied into the heap) or one parsed here
+  // a worker's result applied
   const apply = (k, r) => {
-    if (r.here) {
-      try {
-        const needs = M._st_wasm_load_apply_needs(r.rp, r.rlen);
-        return M._st_wasm_load_apply(r.rp, r.rlen, needs ? r.bp : 0, needs ? r.blen : 0);
-      } finally {
-        M._free(r.rp);
-        M._free(r.bp);
-      }
-    }
     const rp = heapCopy(M, r.result);
     try {
       const rlen = r.result.byteLength;
@@ -460,31 +434,16 @@ export async function loadSplit(M, blob, plan, onProgress) {
     }
   };
 
-  const inFlight = new Map(); // k -> Promise (.done once settled)
-  const track = (p) => {
-    const q = p.then(
-      (r) => ((q.done = true), r),
-      (e) => ((q.done = true), Promise.reject(e)),
-    );
-    return q;
-  };
+  const inFlight = new Map(); // k -> Promise
   let sent = 0;
   let code = 0;
   try {
     for (let k = 0; k < n && code === 0; k++) {
-      const ahead = PER_WORKER * live().length;
-      while (sent < n && sent - k < ahead) inFlight.set(sent, track(send(sent++)));
-      // task k not back yet: this thread parses the next one no worker has
-      while ((!inFlight.has(k) || !inFlight.get(k).done) && sent < n && sent - k < ahead + PER_WORKER) {
-        const j = sent++;
-        const q = track(parseAhead(j));
-        inFlight.set(j, q);
-        await q;
-      }
+      while (sent < n && sent - k < PER_WORKER * Math.max(1, live().length)) inFlight.set(sent, send(sent++));
       const r = await inFlight.get(k);
       inFlight.delete(k);
       if (r) {
-        if (r.worker) used.add(r.worker);
+        used.add(r.worker);
         code = apply(k, r);
       } else {
         code = await parseHere(k);
@@ -492,17 +451,13 @@ export async function loadSplit(M, blob, plan, onProgress) {
       onProgress(at(k + 1));
     }
   } finally {
-    // results parsed here and not applied (the load stopped early)
-    for (const p of inFlight.values())
-      p.then((r) => r && r.here && (M._free(r.rp), M._free(r.bp)), () => {});
     // tasks still out (the load stopped early): their workers are stopped
     // (started again at the next load), their answers dropped
     for (const h of live()) {
       if ([...h.tasks.keys()].some((key) => key.startsWith(`${id}:`))) kill(h);
     }
   }
-  // the threads that parsed: the workers that delivered, and this one
-  return { code, workers: used.size ? used.size + 1 : 0, heap: [...used].reduce((a, h) => a + h.heap, 0) };
+  return { code, workers: used.size, heap: [...used].reduce((a, h) => a + h.heap, 0) };
 }
 
 // bytes (an ArrayBuffer) copied into a fresh block of the wasm heap
