@@ -455,29 +455,9 @@ EMSCRIPTEN_KEEPALIVE void st_wasm_load_set_inflated(const double *o, const char 
 }
 
 /* 1 if raw[0, n), the head of a gzip/zlib file, inflates to Chrome JSON
- * that may be split (its first 64 decoded bytes: st_load_splittable). */
-typedef struct head64 {
-  uint8_t b[64];
-  size_t n;
-} head64;
-static st_code head_sink(void *ud, const uint8_t *p, size_t n) {
-  head64 *h = ud;
-  size_t take = sizeof h->b - h->n < n ? sizeof h->b - h->n : n;
-  memcpy(h->b + h->n, p, take);
-  h->n += take;
-  return h->n == sizeof h->b ? ST_ERR_LIMIT : ST_OK; /* enough */
-}
+ * that may be split (load.h st_load_decoded_splittable). */
 EMSCRIPTEN_KEEPALIVE int st_wasm_decoded_splittable(const void *raw, size_t n) {
-  if (n < 2 ||
-      st_source_sniff(((const uint8_t *)raw)[0], ((const uint8_t *)raw)[1]) == ST_COMPRESSION_NONE)
-    return 0;
-  head64 h = {{0}, 0};
-  st_source *src = st_source_create(NULL, head_sink, &h);
-  if (!src) return 0;
-  st_error err;
-  st_source_push(src, raw, n, &err);
-  st_source_destroy(src);
-  return h.n > 0 && st_load_splittable(h.b, h.n);
+  return st_load_decoded_splittable(raw, n);
 }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_test_digest(double handle, char *out) {

@@ -230,17 +230,14 @@ async function inflateHere(M, blob, tb, from, onProgress) {
       if (!p) return;
       const [len, base, next, size] = Array.from(M.HEAPF64.subarray(meta >> 3, (meta >> 3) + 4));
       const kk = k++;
-      if (kk >= from && code === 0) {
-        const lp = M._malloc(4);
-        const rp = lp ? M._st_wasm_range_parse(p, len, base, next, size, lp) : 0;
-        const rlen = rp ? new DataView(M.HEAPU8.buffer).getUint32(lp, true) : 0;
-        M._free(lp);
-        if (!rp) throw new Error(`out of memory (at byte ${base})`);
-        code = M._st_wasm_load_apply_needs(rp, rlen) ? M._st_wasm_load_apply(rp, rlen, p, len) : M._st_wasm_load_apply(rp, rlen, 0, 0);
-        M._free(rp);
-        onProgress(read);
+      try {
+        if (kk >= from && code === 0) {
+          code = parseApplyHere(M, p, len, base, next, size);
+          onProgress(read);
+        }
+      } finally {
+        M._free(p);
       }
-      M._free(p);
     }
   };
   try {
@@ -308,21 +305,6 @@ export async function loadSplitGz(M, blob, plan, onProgress) {
     };
     inf.w.postMessage({ inflate: { id, blob, tb: plan.tb, window: 2 * Math.max(1, plan.workers) + 1 } });
   }
-  const apply = (r) => {
-    const rp = heapCopy(M, r.result);
-    try {
-      const rlen = r.result.byteLength;
-      if (!M._st_wasm_load_apply_needs(rp, rlen)) return M._st_wasm_load_apply(rp, rlen, 0, 0);
-      const bp = heapCopy(M, r.bytes);
-      try {
-        return M._st_wasm_load_apply(rp, rlen, bp, r.bytes.byteLength);
-      } finally {
-        M._free(bp);
-      }
-    } finally {
-      M._free(rp);
-    }
-  };
   let code = 0;
   let k = 0;
   const seen = { raw: 0, next: 0 }; // the last task applied: raw bytes read by then, its end
@@ -336,7 +318,7 @@ export async function loadSplitGz(M, blob, plan, onProgress) {
         break;
       }
       used.add(r.worker);
-      code = apply(r);
+      code = applyResult(M, r);
       seen.raw = r.raw;
       seen.next = r.next;
       if (inf && !inf.dead) inf.w.postMessage({ credit: id });
@@ -402,37 +384,10 @@ export async function loadSplit(M, blob, plan, onProgress) {
     const t = task(k);
     const bytes = await blob.slice(t.base, t.end).arrayBuffer();
     const bp = heapCopy(M, bytes);
-    const lp = M._malloc(4);
-    const rp = lp ? M._st_wasm_range_parse(bp, bytes.byteLength, t.base, t.next, t.size, lp) : 0;
-    const rlen = rp ? new DataView(M.HEAPU8.buffer).getUint32(lp, true) : 0;
-    M._free(lp);
-    if (!rp) {
-      M._free(bp);
-      throw new Error(`out of memory (at byte ${t.base})`);
-    }
     try {
-      const needs = M._st_wasm_load_apply_needs(rp, rlen);
-      return M._st_wasm_load_apply(rp, rlen, needs ? bp : 0, needs ? bytes.byteLength : 0);
+      return parseApplyHere(M, bp, bytes.byteLength, t.base, t.next, t.size);
     } finally {
-      M._free(rp);
       M._free(bp);
-    }
-  };
-
-  // a worker's result applied
-  const apply = (k, r) => {
-    const rp = heapCopy(M, r.result);
-    try {
-      const rlen = r.result.byteLength;
-      if (!M._st_wasm_load_apply_needs(rp, rlen)) return M._st_wasm_load_apply(rp, rlen, 0, 0);
-      const bp = heapCopy(M, r.bytes);
-      try {
-        return M._st_wasm_load_apply(rp, rlen, bp, r.bytes.byteLength);
-      } finally {
-        M._free(bp);
-      }
-    } finally {
-      M._free(rp);
     }
   };
 
@@ -446,7 +401,7 @@ export async function loadSplit(M, blob, plan, onProgress) {
       inFlight.delete(k);
       if (r) {
         used.add(r.worker);
-        code = apply(k, r);
+        code = applyResult(M, r);
       } else {
         code = await parseHere(k);
       }
@@ -460,6 +415,40 @@ export async function loadSplit(M, blob, plan, onProgress) {
     }
   }
   return { code, workers: used.size, heap: [...used].reduce((a, h) => a + h.heap, 0) };
+}
+
+// A worker's result ({result, bytes}: ArrayBuffers) applied: copied into the
+// heap, its task's bytes too only when the loader needs them.
+function applyResult(M, r) {
+  const rp = heapCopy(M, r.result);
+  try {
+    const rlen = r.result.byteLength;
+    if (!M._st_wasm_load_apply_needs(rp, rlen)) return M._st_wasm_load_apply(rp, rlen, 0, 0);
+    const bp = heapCopy(M, r.bytes);
+    try {
+      return M._st_wasm_load_apply(rp, rlen, bp, r.bytes.byteLength);
+    } finally {
+      M._free(bp);
+    }
+  } finally {
+    M._free(rp);
+  }
+}
+
+// A task whose bytes are in the heap (bp, len) parsed and applied here (its
+// worker failed, or there is none): the st_code, as st_wasm_load_apply.
+function parseApplyHere(M, bp, len, base, next, size) {
+  const lp = M._malloc(4);
+  const rp = lp ? M._st_wasm_range_parse(bp, len, base, next, size, lp) : 0;
+  const rlen = rp ? new DataView(M.HEAPU8.buffer).getUint32(lp, true) : 0;
+  M._free(lp);
+  if (!rp) throw new Error(`out of memory (at byte ${base})`);
+  try {
+    const needs = M._st_wasm_load_apply_needs(rp, rlen);
+    return M._st_wasm_load_apply(rp, rlen, needs ? bp : 0, needs ? len : 0);
+  } finally {
+    M._free(rp);
+  }
 }
 
 // bytes (an ArrayBuffer) copied into a fresh block of the wasm heap

@@ -145,34 +145,16 @@ static void *parse_tasks(void *arg) {
   return NULL;
 }
 
-/* The first decoded bytes of f (compressed) are uncompressed-splittable
- * JSON: a trial inflate of its head. f is rewound. */
-typedef struct headbuf {
-  uint8_t b[64];
-  size_t n;
-} headbuf;
-
-static st_code head_sink(void *ud, const uint8_t *p, size_t n) {
-  headbuf *h = ud;
-  size_t take = sizeof h->b - h->n < n ? sizeof h->b - h->n : n;
-  memcpy(h->b + h->n, p, take);
-  h->n += take;
-  return h->n == sizeof h->b ? ST_ERR_LIMIT : ST_OK; /* enough: stop */
-}
-
+/* 1 if f (compressed) inflates to Chrome JSON that may be split: its
+ * first 64 KiB tried (load.h st_load_decoded_splittable). f is rewound. */
 static int decoded_splittable(FILE *f) {
-  headbuf h = {{0}, 0};
-  uint8_t raw[16384];
-  st_source *src = st_source_create(NULL, head_sink, &h);
-  if (!src) return 0;
-  st_error err;
-  for (int i = 0; i < 64 && h.n < sizeof h.b; i++) {
-    size_t got = fread(raw, 1, sizeof raw, f);
-    if (!got || st_source_push(src, raw, got, &err) != ST_OK) break;
-  }
-  st_source_destroy(src);
+  uint8_t *head = malloc(64u << 10);
+  if (!head) return 0;
+  size_t n = fread(head, 1, 64u << 10, f);
+  int ok = st_load_decoded_splittable(head, n);
+  free(head);
   rewind(f);
-  return h.n > 0 && st_load_splittable(h.b, h.n);
+  return ok;
 }
 
 int cli_feed_gz(FILE *f, const cli_sink *s, uint32_t threads, uint64_t task_bytes,
@@ -206,8 +188,6 @@ int cli_feed_gz(FILE *f, const cli_sink *s, uint32_t threads, uint64_t task_byte
   }
   while (started < threads && pthread_create(&workers[started], NULL, parse_tasks, &g) == 0)
     started++;
-  if (!started) { /* the applying thread parses: one worker's work, still off the inflater */
-  }
   int rc = 0, stopped = 0;
   for (uint64_t k = 0;; k++) {
     pthread_mutex_lock(&g.mu);

@@ -705,15 +705,6 @@ int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at) {
   return 1;
 }
 
-st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t len, st_error *err) {
-  st_range_info ri;
-  if (!st_range_info_read(result, len, &ri) || ri.status == ST_RANGE_NO_START) {
-    if (err) st_error_set(err, ST_ERR_ARG, 0, "a task result that does not start here");
-    return ST_ERR_ARG;
-  }
-  return st_chrome_replay_from(im, result, len, ri.start, NULL, 0, 0, err);
-}
-
 st_code st_chrome_replay_from(st_chrome_importer *im, const uint8_t *result, size_t len,
                               uint64_t from, const uint8_t *bytes, size_t blen, uint64_t base,
                               st_error *err) {

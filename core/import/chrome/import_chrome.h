@@ -73,18 +73,16 @@ int st_chrome_replay_point(const st_chrome_importer *im, uint64_t *at);
  * point, and forced before it takes an error of the source. Returns like
  * push. */
 st_code st_chrome_settle(st_chrome_importer *im, int force, st_error *err);
-/* Replays a task result that starts at the replay point: its events go to
- * the semantics as if the importer had parsed [start, stop) itself, and the
- * importer then stands at the result's stop (push the bytes from there).
- * ST_ERR_ARG (nothing changed) if the result does not start here; a
+/* Replays a task result from its event at `from` on: its start (the whole
+ * result), or the src of one of its events (st_range_parts_next) for a
+ * result that did not start where the importer stood, once the importer
+ * has been pushed up to that element. The importer must stand at the
+ * replay point there (checked: ST_ERR_ARG, nothing changed); the result's
+ * events go to the semantics as if the importer had parsed [from, stop)
+ * itself, and it then stands at the result's stop (push the bytes from
+ * there). A part's lines are counted in the task's bytes [base, base +
+ * blen), which must hold [from, stop) (NULL for a whole result). A
  * malformed body fails the import there. */
-st_code st_chrome_replay(st_chrome_importer *im, const uint8_t *result, size_t len, st_error *err);
-/* The same for the part of a result from the element at `from` (the src of
- * one of its events, st_range_part_starts) on: for a result that did not
- * start where the importer stood, once the importer has been pushed up to
- * that element and stands at the replay point there (checked). The task's
- * bytes [base, base + blen) must hold [from, stop): the part's lines are
- * counted in them. */
 st_code st_chrome_replay_from(st_chrome_importer *im, const uint8_t *result, size_t len,
                               uint64_t from, const uint8_t *bytes, size_t blen, uint64_t base,
                               st_error *err);

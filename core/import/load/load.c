@@ -390,14 +390,46 @@ int st_load_splittable(const void *head, size_t n) {
   return i < n && (s[i] == '{' || s[i] == '[');
 }
 
+/* the first 64 decoded bytes of a trial inflate */
+typedef struct head64 {
+  uint8_t b[64];
+  size_t n;
+} head64;
+
+static st_code head_sink(void *ud, const uint8_t *p, size_t n) {
+  head64 *h = ud;
+  size_t take = sizeof h->b - h->n < n ? sizeof h->b - h->n : n;
+  memcpy(h->b + h->n, p, take);
+  h->n += take;
+  return h->n == sizeof h->b ? ST_ERR_LIMIT : ST_OK; /* enough: stop */
+}
+
+int st_load_decoded_splittable(const void *raw, size_t n) {
+  const uint8_t *r = raw;
+  if (!r || n < 2 || st_source_sniff(r[0], r[1]) == ST_COMPRESSION_NONE) return 0;
+  head64 h = {{0}, 0};
+  st_source *src = st_source_create(NULL, head_sink, &h);
+  if (!src) return 0;
+  st_error err;
+  st_source_push(src, raw, n, &err);
+  st_source_destroy(src);
+  return h.n > 0 && st_load_splittable(h.b, h.n);
+}
+
 /* 1 if the loader stands where result ri may be replayed, right now */
-static int replayable(const st_loader *l, const st_range_info *ri) {
+/* 1 if the loader stands where result ri may be replayed from its event at
+ * `from` (its start, or one of its events: catch_up), right now */
+static int replayable_at(const st_loader *l, const st_range_info *ri, uint64_t from) {
   uint64_t at;
   if (l->code != ST_OK || l->finished || !l->decided || l->vt != &k_chrome) return 0;
   const st_source_info *si = st_source_get_info(l->source);
   if (!si || si->compression != ST_COMPRESSION_NONE) return 0;
-  return ri->status != ST_RANGE_NO_START && l->fed == ri->start &&
-         st_chrome_replay_point(l->imp, &at) && at == ri->start;
+  return ri->status != ST_RANGE_NO_START && l->fed == from && st_chrome_replay_point(l->imp, &at) &&
+         at == from;
+}
+
+static int replayable(const st_loader *l, const st_range_info *ri) {
+  return replayable_at(l, ri, ri->start);
 }
 
 int st_loader_apply_needs_bytes(st_loader *l, const void *result, size_t rlen) {
@@ -438,6 +470,27 @@ static st_code push_range(st_loader *l, const st_range_info *ri, const uint8_t *
 /* between two tries to catch up inside a result, bytes pushed */
 #define CATCH_UP_GAP ((uint64_t)64u << 10)
 
+/* Replays result ri from its event at `from` (replayable_at said so): the
+ * loader then stands at its stop. */
+static st_code replay_from(st_loader *l, const st_range_info *ri, const void *result, size_t rlen,
+                           uint64_t from, const uint8_t *bytes, size_t blen) {
+  st_error e;
+  memset(&e, 0, sizeof e);
+  st_code c = st_chrome_replay_from(l->imp, result, rlen, from, bytes, blen, ri->base, &e);
+  if (c != ST_OK) {
+    if (l->code == ST_OK) {
+      l->err = e;
+      l->code = c;
+    }
+    return l->code;
+  }
+  st_source_skip(l->source, ri->stop - l->fed);
+  l->split += ri->stop - l->fed;
+  l->fed = ri->stop;
+  sync_source_stats(l);
+  return ST_OK;
+}
+
 /* A result that did not start where the loader stood: push its bytes up to
  * one of its events after another (CATCH_UP_GAP apart) until the importer
  * stands right there, then replay the rest of the result. */
@@ -449,24 +502,7 @@ static st_code catch_up(st_loader *l, const st_range_info *ri, const void *resul
   while (st_range_parts_next(&it, &src)) {
     if (src < next_try) continue;
     if (push_range(l, ri, bytes, blen, src) != ST_OK || settle(l, 0) != ST_OK) return l->code;
-    uint64_t at;
-    if (l->vt == &k_chrome && l->fed == src && st_chrome_replay_point(l->imp, &at) && at == src) {
-      st_error e;
-      memset(&e, 0, sizeof e);
-      st_code c = st_chrome_replay_from(l->imp, result, rlen, src, bytes, blen, ri->base, &e);
-      if (c != ST_OK) {
-        if (l->code == ST_OK) {
-          l->err = e;
-          l->code = c;
-        }
-        return l->code;
-      }
-      st_source_skip(l->source, ri->stop - l->fed);
-      l->split += ri->stop - l->fed;
-      l->fed = ri->stop;
-      sync_source_stats(l);
-      return ST_OK;
-    }
+    if (replayable_at(l, ri, src)) return replay_from(l, ri, result, rlen, src, bytes, blen);
     next_try = src + CATCH_UP_GAP;
   }
   return l->code;
@@ -486,20 +522,7 @@ st_code st_loader_apply(st_loader *l, const void *result, size_t rlen, const voi
     return l->code;
   if (settle(l, 0) != ST_OK) return l->code;
   if (replayable(l, &ri)) {
-    st_error e;
-    memset(&e, 0, sizeof e);
-    st_code c = st_chrome_replay(l->imp, result, rlen, &e);
-    if (c != ST_OK) {
-      if (l->code == ST_OK) {
-        l->err = e;
-        l->code = c;
-      }
-      return l->code;
-    }
-    st_source_skip(l->source, ri.stop - l->fed);
-    l->split += ri.stop - l->fed;
-    l->fed = ri.stop;
-    sync_source_stats(l);
+    if (replay_from(l, &ri, result, rlen, ri.start, bytes, blen) != ST_OK) return l->code;
   } else if (ri.status != ST_RANGE_NO_START && l->fed < ri.next) {
     if (catch_up(l, &ri, result, rlen, bytes, blen) != ST_OK) return l->code;
   }

@@ -66,6 +66,10 @@ void st_loader_destroy(st_loader *l);
 /* 1 if an input whose first decoded bytes are head[0, n) (n >= 64, or the
  * whole input) may be split: uncompressed Chrome JSON. */
 int st_load_splittable(const void *head, size_t n);
+/* The same for compressed input: 1 if raw[0, n), the head of a gzip/zlib
+ * file (64 KiB is plenty), inflates to Chrome JSON that may be split (its
+ * first 64 decoded bytes, st_load_splittable); 0 if not compressed. */
+int st_load_decoded_splittable(const void *raw, size_t n);
 /* 1 if applying this result needs its task's bytes (they are pushed in
  * part or whole); 0 if the result alone will do. A front end that keeps
  * the bytes elsewhere (the page: in a worker) fetches them only then. */
