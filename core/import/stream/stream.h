@@ -119,7 +119,9 @@ typedef struct st_stream_window st_stream_window;
  * bad arguments or out of memory. */
 st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
                                          const st_stream_range *ranges, uint32_t n, st_error *err);
-/* Range k's bytes, whole (length == ranges[k].length), k = 0, 1, ... in order. */
+/* The next bytes of range k: the ranges' bytes in order, in chunks of any
+ * size (range k + 1 starts once range k is whole). ST_ERR_ARG when out of
+ * order or past the range. */
 st_code st_stream_window_push(st_stream_window *w, uint32_t k, const void *data, size_t len);
 /* The window's model (NULL + err if nothing could be built). The exact
  * events meeting [t0, t1] of the plan are added for the window given to

@@ -57,7 +57,8 @@ struct st_stream_window {
   st_loader *loader;
   st_builder_sink sink;
   wseg *segs;
-  uint32_t nseg, nranges, next;
+  uint32_t nseg, nranges;
+  uint64_t got; /* bytes of the current range (segs[nseg - 1]) pushed */
   const st_stream_range *ranges;
   uint64_t fed;
   int64_t a0, a1; /* absolute ns: the exact events added meet [a0, a1] */
@@ -209,31 +210,29 @@ void st_stream_window_set_span(st_stream_window *w, int64_t t0_ns, int64_t t1_ns
   w->a1 = st_sat_add(w->s->origin, t1_ns);
 }
 
-static int is_ws(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 st_code st_stream_window_push(st_stream_window *w, uint32_t k, const void *data, size_t len) {
-  if (!w || k != w->next || k >= w->nranges || len != w->ranges[k].length || (len && !data))
-    return ST_ERR_ARG;
-  w->next++;
-  /* a range ends where the next block's first event starts: drop the
-   * separator after its last event so the ranges join as one list */
-  const uint8_t *p = data;
-  size_t n = len;
-  while (n && is_ws(p[n - 1])) n--;
-  if (n && p[n - 1] == ',') n--;
-  while (n && is_ws(p[n - 1])) n--;
-  if (k) {
-    st_code c = feed(w, ",", 1);
-    if (c != ST_OK) return c;
+  if (!w || k >= w->nranges || (len && !data)) return ST_ERR_ARG;
+  /* range k continues (k == the current one) or starts once the one
+   * before is whole */
+  int starts = w->nseg == 0 ? k == 0 : k == w->nseg && w->got == w->ranges[k - 1].length;
+  int goes_on = w->nseg > 0 && k == w->nseg - 1;
+  if (!starts && !goes_on) return ST_ERR_ARG;
+  if (starts) {
+    /* a range ends where the next block's first event starts, after the
+     * comma that follows its last event: ranges join as one list (the
+     * last may leave a trailing comma: a warning of the window's own) */
+    w->segs[w->nseg++] = (wseg){w->fed, w->ranges[k].offset, w->ranges[k].length};
+    w->got = 0;
   }
-  w->segs[w->nseg++] = (wseg){w->fed, w->ranges[k].offset, n};
-  return feed(w, p, n);
+  if (len > w->ranges[k].length - w->got) return ST_ERR_ARG;
+  w->got += len;
+  return feed(w, data, len);
 }
 
 st_trace *st_stream_window_finish(st_stream_window *w, st_error *err) {
   st_error dummy;
   if (!err) err = &dummy;
-  if (!w || w->next != w->nranges) {
+  if (!w || w->nseg != w->nranges || (w->nseg && w->got != w->ranges[w->nseg - 1].length)) {
     st_error_set(err, ST_ERR_ARG, 0, "window: not every range was read");
     return NULL;
   }
