@@ -113,7 +113,7 @@ typedef struct st_app_stream {
   st_stream_window *w; /* the load in flight (NULL: none) */
   st_trace_handle h;   /* its file */
   st_stream_range *ranges;
-  uint32_t n, next, cap;
+  uint32_t n, cap;
   uint64_t bytes, pushed;
   int64_t t0, t1; /* its window, the file's time (ns since its origin) */
   struct {

@@ -47,7 +47,7 @@ void st_app_stream_forget(st_app *app, st_trace_handle h) {
     st_stream_window_destroy(s->w);
     s->w = NULL;
     s->h = (st_trace_handle){0};
-    s->n = s->next = 0;
+    s->n = 0;
     s->bytes = s->pushed = 0;
   }
   if (h.id) note_shown(app, h, 0, 0, 0);
@@ -163,7 +163,6 @@ int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns) 
   st_stream_window_set_span(s->w, t0, t1);
   s->h = h;
   s->n = n;
-  s->next = 0;
   s->bytes = bytes;
   s->pushed = 0;
   s->t0 = t0;
@@ -180,9 +179,8 @@ double st_app_stream_range(const st_app *app, int k, int length) {
 
 int st_app_stream_push(st_app *app, int k, const void *data, size_t len) {
   st_app_stream *s = &app->stream;
-  if (!s->w || k < 0 || (uint32_t)k != s->next) return 0;
-  if (st_stream_window_push(s->w, (uint32_t)k, data, len) != ST_OK) return 0;
-  s->next++;
+  /* order and lengths are the core's to check: chunks of any size */
+  if (!s->w || k < 0 || st_stream_window_push(s->w, (uint32_t)k, data, len) != ST_OK) return 0;
   s->pushed += len;
   return 1;
 }
@@ -217,7 +215,7 @@ int st_app_stream_finish(st_app *app) {
   if (!s->w) return 0;
   st_error err;
   memset(&err, 0, sizeof err);
-  st_trace *t = s->next == s->n ? st_stream_window_finish(s->w, &err) : NULL;
+  st_trace *t = st_stream_window_finish(s->w, &err);
   if (!t && !err.msg[0]) st_error_set(&err, ST_ERR_ARG, 0, "not every range was read");
   st_trace_handle h = s->h;
   int64_t t0 = s->t0, t1 = s->t1;

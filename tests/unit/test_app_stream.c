@@ -81,7 +81,9 @@ static void test_window_swap(void) {
   for (int k = 0; k < n; k++) {
     double off = st_app_stream_range(app, k, 0), ln = st_app_stream_range(app, k, 1);
     CHECK(off >= 0 && off + ln <= (double)len);
-    CHECK(st_app_stream_push(app, k, data + (size_t)off, (size_t)ln));
+    size_t half = (size_t)ln / 2; /* in two chunks */
+    CHECK(st_app_stream_push(app, k, data + (size_t)off, half));
+    CHECK(st_app_stream_push(app, k, data + (size_t)off + half, (size_t)ln - half));
   }
   CHECK(st_app_stream_pending(app) == 0);
   CHECK(st_app_stream_finish(app) == 1);

@@ -62,7 +62,7 @@
 #include "trace.h"
 
 #define ST_STREAM_BLOCK ((uint64_t)4u << 20)
-#define ST_STREAM_BUCKETS (1u << 19)
+#define ST_STREAM_BUCKETS (1u << 17)
 
 typedef struct st_stream_desc {
   st_alloc alloc;
