@@ -218,11 +218,34 @@ async function fetchSource(url) {
   return { total: len, chunks: streamChunks(resp.body, url) };
 }
 
+// read(off, n) of a URL by HTTP Range (streaming mode's window reads). A server
+// that answers 200 (the whole file) is told apart at once and the request
+// dropped, not downloaded.
+function rangeReader(url) {
+  return async (off, n) => {
+    const ac = new AbortController();
+    const resp = await fetch(url, {
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      headers: { Range: `bytes=${off}-${off + n - 1}` },
+      signal: ac.signal,
+    });
+    if (resp.status !== 206) {
+      ac.abort();
+      throw new Error(resp.ok
+        ? `${url}: the server ignores HTTP Range requests (it answered ${resp.status} with the whole file), ` +
+          'so this window cannot be read from it; serve the trace from a host that supports ranges (tools/serve.py does)'
+        : `${url}: HTTP ${resp.status} reading bytes ${off}-${off + n - 1}`);
+    }
+    return new Uint8Array(await resp.arrayBuffer());
+  };
+}
+
 async function resolveSource(source, opts) {
   if (typeof source === 'string' || source instanceof URL) {
     const url = String(source);
     const { total, chunks } = await fetchSource(url);
-    return { name: opts.name || nameFromUrl(url), total, chunks };
+    return { name: opts.name || nameFromUrl(url), total, chunks, rangeRead: rangeReader(url) };
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
@@ -321,7 +344,7 @@ async function doOpen(source, opts) {
     const h = M._st_wasm_last_handle();
     setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
     if (sw.on) {
-      stream.attach(h, { read, size: total, compressed: !!stats.compressed }, sw);
+      stream.attach(h, { read: read || src.rangeRead, size: total, compressed: !!stats.compressed }, sw);
       stats.streaming = stream.state();
     }
     embed.opened([{ source, name }]);
