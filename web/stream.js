@@ -66,7 +66,8 @@ export function createStream({ M, str, setStatus, onError }) {
     if (!s || !s.files.length) return null;
     if (s.pending > 0) {
       const got = (s.reading - s.pending) / MiB;
-      return `streaming: reading this window's events (${got.toFixed(1)} of ${(s.reading / MiB).toFixed(1)} MiB)`;
+      const why = s.filter ? '; the trace is not in time order: all of it is read, this window kept' : '';
+      return `streaming: reading this window's events (${got.toFixed(1)} of ${(s.reading / MiB).toFixed(1)} MiB${why})`;
     }
     const shown = s.files.filter((f) => f.window_ns);
     if (!s.files.some((f) => f.windows)) return 'streaming: summary only (window reads need an uncompressed JSON trace)';
@@ -79,7 +80,7 @@ export function createStream({ M, str, setStatus, onError }) {
   }
 
   async function readWindow(w, f, mine) {
-    const n = M._st_wasm_stream_begin(w.handle, w.t0_ns, w.t1_ns);
+    const n = M._st_wasm_stream_begin(w.handle, w.t0_ns, w.t1_ns, w.filter ? 1 : 0);
     if (n < 0) throw new Error(str(M._st_wasm_error()) || 'the window could not be planned');
     report();
     for (let k = 0; k < n; k++) {

@@ -503,6 +503,26 @@ st_argsrc *st_stream_take_args_source(st_stream *s) {
 
 st_strtab *st_stream_strings(st_stream *s) { return s ? s->strings : NULL; }
 
+uint64_t st_stream_events_in(const st_stream *s, int64_t t0_ns, int64_t t1_ns) {
+  if (!s || t1_ns < t0_ns) return 0;
+  int64_t a0 = st_sat_add(s->origin, t0_ns), a1 = st_sat_add(s->origin, t1_ns);
+  uint64_t n = 0;
+  for (size_t i = 0; i < s->nbk; i++) {
+    const sbucket *b = &s->bk[i];
+    if (!b->counter && b->count && b->lo <= a1 && b->hi >= a0) n += b->count;
+  }
+  for (size_t i = 0; i < s->nlong; i++) {
+    const slong *l = &s->longs[i];
+    n += l->start <= a1 && st_sat_add(l->start, l->dur) >= a0;
+  }
+  for (size_t i = 0; i < s->nexact; i++) {
+    const sexact *e = &s->exact[i];
+    int64_t end = (e->flags & ST_EV_UNFINISHED) ? s->end : st_sat_add(e->start, e->dur);
+    n += e->start <= a1 && end >= a0;
+  }
+  return n;
+}
+
 void st_stream_info_get(const st_stream *s, st_stream_info *out) {
   memset(out, 0, sizeof *out);
   if (!s) return;
