@@ -383,14 +383,17 @@ async function doOpenMany(sources, opts) {
         ui.status.textContent = `Opening ${name} (${i + 1} of ${sources.length})…`;
         const r = await resolveSource(source, { name: names[i] });
         name = r.name;
-        const status = await pushSource(r);
+        // streaming mode when the files together would pass the heap budget
+        const sw = streamWanted(opts, r.total * sources.length, r.name);
+        const status = await pushSource(r, sw.on);
         if (status === 2) {
           skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
           continue;
         }
         if (status === 1) warnings.push(oneLine(str(M._st_wasm_error())));
         loaded.push({ handle: M._st_wasm_last_handle(), name, source,
-          file: r.read ? { read: r.read, size: r.total, compressed: false } : null });
+          file: r.read ? { read: r.read, size: r.total, compressed: false } : null,
+          stream: sw.on ? { sw, read: r.read || r.rangeRead, size: r.total } : null });
       } catch (e) {
         skipped.push({ name, message: oneLine(e && e.message ? e.message : e) });
       }
@@ -419,6 +422,11 @@ async function doOpenMany(sources, opts) {
       files.set(l.handle, { ...l.file, compressed: !!(st && st.compressed) });
     }
     setFiles(files);
+    for (const l of loaded) {
+      if (!l.stream) continue;
+      const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
+      stream.attach(l.handle, { read: l.stream.read, size: l.stream.size, compressed: !!(st && st.compressed) }, l.stream.sw);
+    }
     const stats = statsNow();
     showLoaded(list.length === 1 ? list[0].name : `${list.length} traces`, stats);
     const notes = [];
@@ -445,9 +453,9 @@ async function doOpenMany(sources, opts) {
 
 // Pushes one resolved source through the loader (inside a batch: the file's
 // load status, 0 ok, 1 damaged part-way, 2 failed; nothing is shown yet).
-async function pushSource({ name, total, chunks }) {
+async function pushSource({ name, total, chunks }, streaming = false) {
   setProgress(0, total);
-  if (!withCString(name, (p) => M._st_wasm_load_begin(p))) return 2;
+  if (!withCString(name, (p) => (streaming ? M._st_wasm_load_begin_stream(p, 0, 0) : M._st_wasm_load_begin(p)))) return 2;
   let done = 0;
   let code = 0;
   try {

@@ -167,3 +167,22 @@ test('a trace opened by URL streams its windows through HTTP Range; a server tha
     noRange.close();
   }
 });
+
+test('a profile of several files streams each: every file in view reads its window', async () => {
+  const copy = path.join(dir, 'rank1.trace.json');
+  fs.copyFileSync(file, copy);
+  const app = await ctx.app({ query: '?stream=1&window_mb=4' });
+  const out = await app.openViaInput([file, copy]);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  let st = await app.page.evaluate(() => window.strata.streaming());
+  assert.equal(st.files.length, 2, 'both files stream');
+  const v = await app.page.evaluate(() => window.strata.view());
+  const a = v.start_us + (v.end_us - v.start_us) * 0.5;
+  await setView(app, a, a + spanUs * 0.002);
+  st = await settle(app);
+  assert.ok(st.files.every((f) => f.window_ns), `each file shows its window: ${JSON.stringify(st)}`);
+  const sum = await summarize(app);
+  const one = sum.rows.reduce((n, r) => n + r[1], 0);
+  assert.ok(one > 100, 'the windows hold events');
+  assert.deepEqual(app.pageErrors, []);
+});
