@@ -325,6 +325,7 @@ async function doOpen(source, opts) {
         code = r.code;
         split = { workers: r.workers, worker_heap_bytes: r.heap };
       } else {
+        let preview = performance.now();
         for await (const chunk of src.chunks) {
           for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
             const part = chunk.subarray(off, off + CHUNK);
@@ -334,6 +335,11 @@ async function doOpen(source, opts) {
           done += chunk.length;
           setProgress(done, total);
           if (code !== 0) break; // the loader has seen enough to fail: finish says why
+          // streaming mode: the summary so far drawn while the pass runs
+          if (sw.on && performance.now() - preview >= sw.previewMs && done < total) {
+            stream.previewed(M._st_wasm_stream_preview());
+            preview = performance.now();
+          }
         }
       }
     } catch (e) {

@@ -15,6 +15,8 @@
 //   ?budget_mb=N  the heap budget (default 2048 MiB)
 //   ?window_mb=N  the most bytes of the file read for one window (default 256,
 //               at most half the budget)
+//   ?preview_ms=N while the pass runs, its summary so far is drawn every N ms
+//               (default 1500): the first frame comes before the pass ends
 //
 // Window reads of compressed files need the gzip restart points of the pass
 // (not kept yet): such files stream as a summary only, and the page says so.
@@ -37,6 +39,9 @@ export function streamWanted(opts, total, name) {
   // a window's model is about 0.4 byte per byte read (and its index): half
   // the budget at most, so the summary and a window stay within it
   const window = Math.min(numParam(opts, 'windowMB', 'window_mb', 256) * MiB, budget / 2);
+  // the summary so far is drawn every previewMs while the pass runs (?preview_ms=)
+  const pv = opts && opts.previewMs !== undefined ? Number(opts.previewMs) : params.has('preview_ms') ? Number(params.get('preview_ms')) : 1500;
+  const previewMs = Number.isFinite(pv) && pv >= 0 ? pv : 1500;
   const asked = opts && opts.stream !== undefined ? String(opts.stream) : params.get('stream');
   let on;
   if (asked === '1' || asked === 'true') on = true;
@@ -46,7 +51,7 @@ export function streamWanted(opts, total, name) {
     const decoded = total * (gz ? GZIP_RATIO : 1);
     on = total > 0 && decoded / JSON_PER_MODEL_BYTE > budget;
   }
-  return { on, budget, window };
+  return { on, budget, window, previewMs };
 }
 
 // M: the module; str: C string -> JS; setStatus(text | null): the streaming
@@ -61,9 +66,17 @@ export function createStream({ M, str, setStatus, onError }) {
   let busy = false;
   let again = false;
   let gen = 0; // bumped by detach: a read in flight for old files stops
+  let previews = 0; // summaries drawn while the last streamed load's pass ran
+  let previewEvents = 0; // the last one's events
 
   // the core's state, with the budgets this page keeps to
-  const state = () => ({ ...JSON.parse(str(M._st_wasm_stream_json())), budget_bytes: heapBudget, window_bytes: windowBudget });
+  const state = () => ({
+    ...JSON.parse(str(M._st_wasm_stream_json())),
+    budget_bytes: heapBudget,
+    window_bytes: windowBudget,
+    previews,
+    preview_events: previewEvents,
+  });
 
   function statusText() {
     if (!files.size) return null;
@@ -149,9 +162,18 @@ export function createStream({ M, str, setStatus, onError }) {
       report();
       viewChanged();
     },
+    // A preview drawn while a streamed load's pass runs (its events).
+    previewed(events) {
+      if (events > 0) {
+        previews++;
+        previewEvents = events;
+      }
+    },
     // A new load replaces what is shown: reads in flight stop.
     detach() {
       gen++;
+      previews = 0;
+      previewEvents = 0;
       if (files.size) M._st_wasm_stream_abort();
       files = new Map();
       clearTimeout(timer);

@@ -145,6 +145,11 @@ int st_app_stream_finish(st_app *app);
 void st_app_stream_abort(st_app *app);
 int st_app_stream_show_summary(st_app *app, double handle);
 double st_app_stream_pending(const st_app *app);
+/* While a streaming load runs: its summary so far drawn in place of what
+ * was shown (again: a newer one, the user's zoom kept); the load's end
+ * shows the file, or brings back what was shown if it failed. Returns the
+ * preview's events (0: none, no streaming load). */
+double st_app_stream_preview(st_app *app);
 const char *st_app_stream_json(st_app *app);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */

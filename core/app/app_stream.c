@@ -259,6 +259,53 @@ int st_app_stream_show_summary(st_app *app, double handle) {
   return show(app, h, NULL);
 }
 
+/* ---- the preview while the pass runs --------------------------------------------------- */
+
+/* The view's window in absolute ns (the file's clock). */
+static void abs_window(const st_app *app, double *a0, double *a1) {
+  double v0 = 0, v1 = 0;
+  st_ui_window(app->ui, &v0, &v1);
+  double o = (double)st_trace_origin_ns(app->trace);
+  *a0 = o + v0;
+  *a1 = o + v1;
+}
+
+int st_app_stream_user_view(const st_app *app, double *a0, double *a1) {
+  if (!st_traceset_previewing(app->set) || !app->ui || !app->trace) return 0;
+  abs_window(app, a0, a1);
+  return *a0 != app->stream.pv0 || *a1 != app->stream.pv1;
+}
+
+void st_app_stream_keep_view(st_app *app, double a0, double a1) {
+  if (!app->ui || !app->trace) return;
+  double o = (double)st_trace_origin_ns(app->trace);
+  st_app_apply(app, st_ui_set_view(app->ui, a0 - o, a1 - o));
+}
+
+double st_app_stream_preview(st_app *app) {
+  if (!app->loading) return 0;
+  double a0 = 0, a1 = 0;
+  float scroll = app->ui ? st_ui_view(app->ui)->scroll_y : 0;
+  int keep = st_app_stream_user_view(app, &a0, &a1); /* the user zoomed the last preview */
+  st_traceset_end_desc end = {st_app_build_view, st_app_drop_view, app};
+  st_error err;
+  memset(&err, 0, sizeof err);
+  app->stream.swapping = 1;
+  st_code c = st_traceset_preview(app->set, &end, &err);
+  app->stream.swapping = 0;
+  if (app->ui) {
+    if (c == ST_OK && keep) {
+      st_app_stream_keep_view(app, a0, a1);
+      st_ui_scroll_px(app->ui, scroll);
+    }
+    st_app_apply(app, ALL_CHANGED);
+    /* the view a preview chose itself: the user moved it if it differs */
+    if (c == ST_OK && !keep) abs_window(app, &app->stream.pv0, &app->stream.pv1);
+  }
+  app->dirty = 1;
+  return c == ST_OK && app->trace ? (double)st_trace_event_count(app->trace) : 0;
+}
+
 /* ---- what streaming mode holds, as JSON -------------------------------------------------- */
 
 static void write_state(st_jout *o, st_app *app, const void *arg) {

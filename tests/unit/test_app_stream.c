@@ -183,7 +183,64 @@ static void test_unsorted(void) {
   free(data);
 }
 
+/* The preview while the pass runs: the summary so far is drawn in place of
+ * what was shown; the load's end shows the file, or, when the load fails,
+ * brings back the file shown before. */
+static void test_preview(void) {
+  size_t len;
+  char *data = gen(40000, 0, &len);
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
+  d.css_w = 1000;
+  d.css_h = 600;
+  d.dpr = 1;
+  st_app *app = st_app_create(&d);
+  CHECK(st_app_stream_preview(app) == 0); /* no load */
+  CHECK(st_app_load_begin_stream(app, "first.json", 4096, 256));
+  double last = 0;
+  for (size_t at = 0; at < len; at += len / 4 + 1) {
+    CHECK(st_app_load_push(app, data + at, len - at < len / 4 + 1 ? len - at : len / 4 + 1) ==
+          ST_OK);
+    double ev = st_app_stream_preview(app);
+    CHECK(ev > 0 && ev >= last / 2);
+    last = ev;
+    CHECK(strcmp(st_app_view_json(app), "null") != 0);    /* drawn */
+    if (at == 0) CHECK(st_app_view_set(app, 5000, 5100)); /* the user zooms the preview */
+    CHECK(strstr(st_app_view_json(app), at ? "\"start_us\":5000," : "\"start_us\":") != NULL);
+  }
+  CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+  CHECK(strstr(st_app_view_json(app), "\"start_us\":5000,\"end_us\":5100,") != NULL); /* kept */
+  CHECK(strstr(st_app_traces_json(app), "first.json") != NULL);
+  char stats[256];
+  snprintf(stats, sizeof stats, "%s", st_app_stats_json(app));
+  CHECK(strstr(stats, "\"events\":40000") != NULL);
+  /* a second streaming load that fails after a preview: the first comes back */
+  CHECK(st_app_load_begin_stream(app, "second.json", 4096, 256));
+  CHECK(st_app_load_push(app, data, len / 2) == ST_OK);
+  CHECK(st_app_stream_preview(app) > 0);
+  CHECK(strstr(st_app_traces_json(app), "first.json") == NULL); /* out of view meanwhile */
+  CHECK(st_app_load_push(app, "}}}garbage", 10) != ST_OK || 1);
+  int rc = st_app_load_finish(app);
+  CHECK(rc == ST_APP_LOAD_FAILED || rc == ST_APP_LOAD_PARTIAL);
+  if (rc == ST_APP_LOAD_FAILED) {
+    CHECK(strstr(st_app_traces_json(app), "first.json") != NULL);
+    CHECK(strstr(st_app_stats_json(app), "\"events\":40000") != NULL);
+  }
+  CHECK(strcmp(st_app_view_json(app), "null") != 0);
+  /* aborted after a preview: the same */
+  CHECK(st_app_load_begin_stream(app, "third.json", 4096, 256));
+  CHECK(st_app_load_push(app, data, len / 3) == ST_OK);
+  CHECK(st_app_stream_preview(app) > 0);
+  st_app_load_abort(app);
+  CHECK(strstr(st_app_traces_json(app), "second.json") != NULL ||
+        strstr(st_app_traces_json(app), "first.json") != NULL);
+  st_app_destroy(app);
+  free(data);
+}
+
 int main(void) {
+  RUN(test_preview);
   RUN(test_window_swap);
   RUN(test_unsorted);
   return check_report();

@@ -474,6 +474,38 @@ static void test_plan_reads_little(void) {
   free(t);
 }
 
+/* Snapshots while the pass runs: each a model of the summary so far, on
+ * the tracks seen so far; the pass goes on unharmed. */
+static void test_snapshot(void) {
+  size_t n;
+  char *t = gen_trace(5, 0, &n);
+  st_stream *s = st_stream_create(&(st_stream_desc){.block_bytes = 4096, .max_buckets = 128});
+  st_error err;
+  CHECK(st_stream_snapshot(s, &err) != NULL); /* nothing read yet: an empty model */
+  uint64_t last = 0;
+  for (size_t at = 0; at < n; at += n / 4 + 1) {
+    CHECK(st_stream_push(s, t + at, n - at < n / 4 + 1 ? n - at : n / 4 + 1) == ST_OK);
+    st_trace *snap = st_stream_snapshot(s, &err);
+    CHECK(snap != NULL);
+    if (!snap) break;
+    uint64_t ev = st_trace_event_count(snap);
+    CHECK(ev >= last / 2); /* coarsening may merge, never empties */
+    last = ev;
+    st_trace_destroy(snap);
+  }
+  st_trace *sum = st_stream_finish(s, &err);
+  CHECK(sum != NULL);
+  CHECK(st_stream_snapshot(s, &err) == NULL && err.code == ST_ERR_ARG); /* the pass is over */
+  st_error ferr;
+  st_stats fst;
+  st_trace *full = tu_load(t, n, 1 << 16, "snap", &ferr, &fst, NULL, 0);
+  check_summary("after snapshots", full, sum, 128);
+  st_trace_destroy(full);
+  st_trace_destroy(sum);
+  st_stream_destroy(s);
+  free(t);
+}
+
 static void test_corpus(void) {
   static const char *files[] = {
       "catapult__async_begin_end.json",
@@ -524,6 +556,7 @@ static void test_corpus(void) {
 int main(void) {
   RUN(test_generated);
   RUN(test_plan_reads_little);
+  RUN(test_snapshot);
   RUN(test_corpus);
   return check_report();
 }

@@ -81,6 +81,11 @@ st_code st_stream_push(st_stream *s, const void *data, size_t len);
 /* Ends the pass: the summary trace (NULL and err as st_loader_finish; a
  * damaged input gives what was read before the damage, err says where). */
 st_trace *st_stream_finish(st_stream *s, st_error *err);
+/* While the pass runs: a model of the summary so far (the tracks seen,
+ * their buckets; CPU samples left out), so a front end can draw something
+ * before the pass ends. O(summary). The caller owns it; it uses the
+ * stream's string table. NULL + err: out of memory, or no pass running. */
+st_trace *st_stream_snapshot(st_stream *s, st_error *err);
 /* The pass's statistics (events as read from the file, warnings, ...). */
 const st_stats *st_stream_stats(const st_stream *s);
 const char *st_stream_metadata_json(const st_stream *s);

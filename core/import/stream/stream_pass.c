@@ -343,25 +343,15 @@ static int sink_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src) {
   return 0; /* the summary draws no arrows; a window's come from its blocks */
 }
 
-/* The summary, into the builder the importer filled (its tracks). */
-static st_code sink_flush(void *ud, st_builder *b) {
-  st_stream *s = ud;
-  /* the importer has finished (its unclosed slices are in): the exact
-   * events are all known, so their halves' srcs are sorted once */
-  if (!settle_pending(s)) return ST_ERR_NOMEM;
-  size_t nskip = 0;
-  for (size_t i = 0; i < s->nexact; i++) nskip += s->exact[i].end_src != UINT64_MAX ? 2 : 1;
-  if (nskip && !(s->skip = st_realloc_array(&s->alloc, NULL, nskip, sizeof *s->skip)))
-    return ST_ERR_NOMEM;
-  for (size_t i = 0; i < s->nexact; i++) {
-    s->skip[s->nskip++] = s->exact[i].src;
-    if (s->exact[i].end_src != UINT64_MAX) s->skip[s->nskip++] = s->exact[i].end_src;
-  }
-  qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64);
+/* The summary's events into b (whose tracks are the pass's), *n of them.
+ * preview: a snapshot while the pass runs (CPU samples left out: their
+ * frames are the pass builder's). */
+static st_code emit_summary(st_stream *s, st_builder *b, int preview, uint64_t *count) {
   uint64_t n = 0;
   for (size_t i = 0; i < s->nbk; i++) {
     const sbucket *k = &s->bk[i];
     if (k->count == 0) continue;
+    if (preview && kind_of(s, k->track) == ST_TRACK_SAMPLES) continue;
     st_code c;
     if (k->counter) {
       int64_t mid = k->lo + (k->tlast - k->lo) / 2;
@@ -383,6 +373,7 @@ static st_code sink_flush(void *ud, st_builder *b) {
   }
   for (size_t i = 0; i < s->nlong; i++) {
     const slong *l = &s->longs[i];
+    if (preview && kind_of(s, l->track) == ST_TRACK_SAMPLES) continue;
     st_code c = st_builder_slice(b, l->track, l->start, l->dur, l->name, l->cat, l->src,
                                  (uint8_t)(l->flags & ~ST_EV_HAS_END));
     if (c != ST_OK) return c;
@@ -400,8 +391,29 @@ static st_code sink_flush(void *ud, st_builder *b) {
     if (c != ST_OK) return c;
     n++;
   }
-  s->summary_events = n;
+  *count = n;
   return ST_OK;
+}
+
+/* The summary, into the builder the importer filled (its tracks). */
+static st_code sink_flush(void *ud, st_builder *b) {
+  st_stream *s = ud;
+  /* the importer has finished (its unclosed slices are in): the exact
+   * events are all known, so their halves' srcs are sorted once */
+  if (!settle_pending(s)) return ST_ERR_NOMEM;
+  size_t nskip = 0;
+  for (size_t i = 0; i < s->nexact; i++) nskip += s->exact[i].end_src != UINT64_MAX ? 2 : 1;
+  if (nskip && !(s->skip = st_realloc_array(&s->alloc, NULL, nskip, sizeof *s->skip)))
+    return ST_ERR_NOMEM;
+  for (size_t i = 0; i < s->nexact; i++) {
+    s->skip[s->nskip++] = s->exact[i].src;
+    if (s->exact[i].end_src != UINT64_MAX) s->skip[s->nskip++] = s->exact[i].end_src;
+  }
+  qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64);
+  uint64_t n = 0;
+  st_code c = emit_summary(s, b, 0, &n);
+  s->summary_events = n;
+  return c;
 }
 
 /* ==== 4. public API ======================================================= */
@@ -487,6 +499,25 @@ st_trace *st_stream_finish(st_stream *s, st_error *err) {
   s->bytes_decoded = st ? st->bytes_decoded : 0;
   s->windows = t && st && st->format && !strcmp(st->format, "chrome-json") && s->events_end > 0;
   return t;
+}
+
+st_trace *st_stream_snapshot(st_stream *s, st_error *err) {
+  st_error dummy;
+  if (!err) err = &dummy;
+  if (!s || s->finished || !s->builder) {
+    st_error_set(err, ST_ERR_ARG, 0, "no pass running");
+    return NULL;
+  }
+  st_builder *b = st_builder_create_shared(&s->alloc, s->strings);
+  uint64_t n = 0;
+  st_code c = b ? st_builder_copy_skeleton(s->builder, b) : ST_ERR_NOMEM;
+  if (c == ST_OK) c = emit_summary(s, b, 1, &n);
+  if (c != ST_OK) {
+    st_builder_destroy(b);
+    st_error_set(err, c, 0, "out of memory");
+    return NULL;
+  }
+  return st_builder_finish(b, err);
 }
 
 const st_stats *st_stream_stats(const st_stream *s) {
