@@ -186,3 +186,21 @@ test('a profile of several files streams each: every file in view reads its wind
   assert.ok(one > 100, 'the windows hold events');
   assert.deepEqual(app.pageErrors, []);
 });
+
+test('while the pass runs, its summary so far is drawn (the first frame before the pass ends)', async () => {
+  const app = await ctx.app({ query: '?stream=1&preview_ms=0' });
+  // frames drawn before strata:loaded, counted by the page itself
+  await app.page.evaluate(() => {
+    window.__framesBeforeLoaded = -1;
+    window.addEventListener('strata:loaded', () => { window.__framesBeforeLoaded = window.strata.frameStats().frames; }, { once: true });
+  });
+  const framesAtStart = await app.page.evaluate(() => window.strata.frameStats().frames);
+  const out = await app.openViaInput(file);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  const st = await app.page.evaluate(() => window.strata.streaming());
+  assert.ok(st.previews >= 2, `summaries drawn while the pass ran: ${st.previews}`);
+  assert.ok(st.preview_events > 0 && st.preview_events < st.files[0].summary_events * 2, JSON.stringify(st));
+  const before = await app.page.evaluate(() => window.__framesBeforeLoaded);
+  assert.ok(before - framesAtStart >= 2, `frames drawn before the load ended: ${before - framesAtStart}`);
+  assert.deepEqual(app.pageErrors, []);
+});
