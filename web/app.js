@@ -313,7 +313,7 @@ async function doOpen(source, opts) {
     const plan = src.blob && !sw.on ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
     setProgress(0, total);
     stream.detach();
-    if (!withCString(name, (p) => (sw.on ? M._st_wasm_load_begin_stream(p, 0, 0) : M._st_wasm_load_begin(p)))) {
+    if (!withCString(name, (p) => (sw.on ? M._st_wasm_load_begin_stream(p, 0, sw.buckets) : M._st_wasm_load_begin(p)))) {
       throw new Error(oneLine(str(M._st_wasm_error())));
     }
     let done = 0;
@@ -391,7 +391,7 @@ async function doOpenMany(sources, opts) {
         name = r.name;
         // streaming mode when the files together would pass the heap budget
         const sw = streamWanted(opts, r.total * sources.length, r.name);
-        const status = await pushSource(r, sw.on);
+        const status = await pushSource(r, sw.on ? sw : null);
         if (status === 2) {
           skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
           continue;
@@ -459,9 +459,9 @@ async function doOpenMany(sources, opts) {
 
 // Pushes one resolved source through the loader (inside a batch: the file's
 // load status, 0 ok, 1 damaged part-way, 2 failed; nothing is shown yet).
-async function pushSource({ name, total, chunks }, streaming = false) {
+async function pushSource({ name, total, chunks }, sw = null) {
   setProgress(0, total);
-  if (!withCString(name, (p) => (streaming ? M._st_wasm_load_begin_stream(p, 0, 0) : M._st_wasm_load_begin(p)))) return 2;
+  if (!withCString(name, (p) => (sw ? M._st_wasm_load_begin_stream(p, 0, sw.buckets) : M._st_wasm_load_begin(p)))) return 2;
   let done = 0;
   let code = 0;
   try {

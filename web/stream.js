@@ -51,7 +51,10 @@ export function streamWanted(opts, total, name) {
     const decoded = total * (gz ? GZIP_RATIO : 1);
     on = total > 0 && decoded / JSON_PER_MODEL_BYTE > budget;
   }
-  return { on, budget, window, previewMs };
+  // the summary's buckets (stream.h max_buckets): ~200 bytes each with their
+  // share of the summary model and its index, 2^17 at most
+  const buckets = Math.max(1024, Math.min(1 << 17, Math.floor(budget / 1024)));
+  return { on, budget, window, previewMs, buckets };
 }
 
 // M: the module; str: C string -> JS; setStatus(text | null): the streaming
