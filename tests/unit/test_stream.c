@@ -481,7 +481,9 @@ static void test_snapshot(void) {
   char *t = gen_trace(5, 0, &n);
   st_stream *s = st_stream_create(&(st_stream_desc){.block_bytes = 4096, .max_buckets = 128});
   st_error err;
-  CHECK(st_stream_snapshot(s, &err) != NULL); /* nothing read yet: an empty model */
+  st_trace *empty = st_stream_snapshot(s, &err); /* nothing read yet: an empty model */
+  CHECK(empty != NULL);
+  st_trace_destroy(empty);
   uint64_t last = 0;
   for (size_t at = 0; at < n; at += n / 4 + 1) {
     CHECK(st_stream_push(s, t + at, n - at < n / 4 + 1 ? n - at : n / 4 + 1) == ST_OK);

@@ -409,7 +409,7 @@ static st_code sink_flush(void *ud, st_builder *b) {
     s->skip[s->nskip++] = s->exact[i].src;
     if (s->exact[i].end_src != UINT64_MAX) s->skip[s->nskip++] = s->exact[i].end_src;
   }
-  qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64);
+  if (s->nskip) qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64);
   uint64_t n = 0;
   st_code c = emit_summary(s, b, 0, &n);
   s->summary_events = n;
