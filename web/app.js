@@ -326,6 +326,7 @@ async function doOpen(source, opts) {
         split = { workers: r.workers, worker_heap_bytes: r.heap };
       } else {
         let preview = performance.now();
+        let previewEvery = sw.previewMs;
         for await (const chunk of src.chunks) {
           for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
             const part = chunk.subarray(off, off + CHUNK);
@@ -336,9 +337,12 @@ async function doOpen(source, opts) {
           setProgress(done, total);
           if (code !== 0) break; // the loader has seen enough to fail: finish says why
           // streaming mode: the summary so far drawn while the pass runs
-          if (sw.on && performance.now() - preview >= sw.previewMs && done < total) {
+          if (sw.on && performance.now() - preview >= previewEvery && done < total) {
+            const t = performance.now();
             stream.previewed(M._st_wasm_stream_preview());
             preview = performance.now();
+            // a preview costs O(summary): at most ~5 % of the pass's time
+            previewEvery = Math.max(sw.previewMs, 20 * (preview - t));
           }
         }
       }
