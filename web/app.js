@@ -393,8 +393,13 @@ async function doOpenMany(sources, opts) {
         ui.status.textContent = `Opening ${name} (${i + 1} of ${sources.length})…`;
         const r = await resolveSource(source, { name: names[i] });
         name = r.name;
-        // streaming mode when the files together would pass the heap budget
+        // streaming mode when the files together would pass the heap budget;
+        // then each file's summary and window take their share of it
         const sw = streamWanted(opts, r.total * sources.length, r.name);
+        if (sw.on && sources.length > 1) {
+          sw.buckets = Math.max(1024, Math.floor(sw.buckets / sources.length));
+          sw.window = Math.max(1 << 20, sw.window / sources.length);
+        }
         const status = await pushSource(r, sw.on ? sw : null);
         if (status === 2) {
           skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
