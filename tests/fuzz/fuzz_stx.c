@@ -7,7 +7,10 @@
  * planned and loaded from that trace's bytes (ranges past them are not
  * read; a compressed index reads through its gzip restart points from the
  * trace's gzip'd bytes). Any crash, leak or sanitizer report is a bug.
- * Seeds: tests/fuzz/corpus/fuzz_stx (indexes written by `strata index`). */
+ * Seeds: tests/fuzz/corpus/fuzz_stx: indexes written by `strata index`
+ * (fixed*.stx: of this fixed trace, written out by Python, the gzip one
+ * with `--gz-span 4096`; its deflate blocks are small: memLevel 1) and by
+ * tests/unit/test_stream.c (STREAM_DUMP_STX). */
 #include "sha256.h"
 #include "stream_stx.h"
 
@@ -48,7 +51,7 @@ static void make_fixed(fixed *f) {
   f->n = n;
   z_stream z;
   memset(&z, 0, sizeof z);
-  deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&z, 6, Z_DEFLATED, 31, 1, Z_DEFAULT_STRATEGY); /* small blocks */
   f->gzn = deflateBound(&z, (uLong)n) + 64;
   f->gz = malloc(f->gzn);
   z.next_in = (Bytef *)p;

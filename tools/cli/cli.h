@@ -103,9 +103,9 @@ int strata_cmd_index(int argc, char **argv);
 /* strata window FILE [--index FILE.stx] --from US --to US [--json] [--events]:
  * see tools/cli/cli_window.c */
 int strata_cmd_window(int argc, char **argv);
-/* The pass over file (stream.h; block_bytes 0: the default), allocating through heap; *summary its
- * summary, *ms its wall time. NULL after one `strata: FILE: ...` line. */
-st_stream *cli_stream_pass(const char *file, uint64_t block_bytes, cli_heap *heap,
+/* The pass over file (stream.h; block_bytes, gz_span 0: the defaults), allocating through heap;
+ * *summary its summary, *ms its wall time. NULL after one `strata: FILE: ...` line. */
+st_stream *cli_stream_pass(const char *file, uint64_t block_bytes, uint64_t gz_span, cli_heap *heap,
                            st_trace **summary, double *ms);
 /* The index of finished stream s (a pass over file) written to out (through
  * out.tmp, renamed); *bytes its size. 0, or 1 after one line. */

@@ -8,9 +8,10 @@
  * "format", "compressed", "events", "blocks", "exact", "buckets",
  * "bucket_ns", "summary_events", "restart_points", "index_bytes",
  * "pass_ms", "heap_bytes"} (heap_bytes: the pass's peak heap, counted as
- * `strata stats` counts). --block-bytes N (for tests; at least 4096): the
- * block index's granularity (default 4 MiB of decoded bytes). Exit 1 with one line if FILE cannot
- * be read or the index not written, 2 on usage errors.
+ * `strata stats` counts). For tests: --block-bytes N (at least 4096) the
+ * block index's granularity (default 4 MiB of decoded bytes), --gz-span N
+ * the decoded bytes between gzip restart points (default 4 MiB). Exit 1 with one line if FILE
+ * cannot be read or the index not written, 2 on usage errors.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -22,19 +23,22 @@
 #include <string.h>
 
 static int usage(void) {
-  fprintf(stderr, "usage: strata index FILE [-o OUT.stx] [--json] [--block-bytes N]\n");
+  fprintf(stderr,
+          "usage: strata index FILE [-o OUT.stx] [--json] [--block-bytes N] [--gz-span N]\n");
   return 2;
 }
 
 int strata_cmd_index(int argc, char **argv) {
   const char *file = NULL, *out = NULL;
   int json = 0;
-  uint64_t block = 0;
+  uint64_t block = 0, span = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "-o") && i + 1 < argc)
       out = argv[++i];
     else if (!strcmp(argv[i], "--block-bytes") && i + 1 < argc)
       block = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--gz-span") && i + 1 < argc)
+      span = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--json"))
       json = 1;
     else if (!file && argv[i][0] != '-')
@@ -51,7 +55,7 @@ int strata_cmd_index(int argc, char **argv) {
   cli_heap heap = {0, 0, NULL};
   st_trace *summary = NULL;
   double ms = 0;
-  st_stream *s = cli_stream_pass(file, block, &heap, &summary, &ms);
+  st_stream *s = cli_stream_pass(file, block, span, &heap, &summary, &ms);
   if (!s) return 1;
   uint64_t bytes = 0;
   int rc = cli_stream_save(file, out, s, summary, &bytes);

@@ -19,7 +19,7 @@
 
 #define CHUNK ((size_t)1 << 20)
 
-st_stream *cli_stream_pass(const char *file, uint64_t block_bytes, cli_heap *heap,
+st_stream *cli_stream_pass(const char *file, uint64_t block_bytes, uint64_t gz_span, cli_heap *heap,
                            st_trace **summary, double *ms) {
   FILE *f = fopen(file, "rb");
   if (!f) {
@@ -27,8 +27,10 @@ st_stream *cli_stream_pass(const char *file, uint64_t block_bytes, cli_heap *hea
     return NULL;
   }
   double t0 = cli_now_ms();
-  st_stream_desc d = {
-      .alloc = {cli_counting_alloc, heap}, .file_name = file, .block_bytes = block_bytes};
+  st_stream_desc d = {.alloc = {cli_counting_alloc, heap},
+                      .file_name = file,
+                      .block_bytes = block_bytes,
+                      .gz_span = gz_span};
   st_stream *s = st_stream_create(&d);
   uint8_t *buf = malloc(CHUNK);
   size_t n;

@@ -197,7 +197,7 @@ int strata_cmd_window(int argc, char **argv) {
   st_stream *s = stx ? cli_stream_open(file, stx, &heap, &summary, &open_ms) : NULL;
   int used = s != NULL;
   if (stx && !s) fprintf(stderr, "strata: %s: running the pass instead\n", file);
-  if (!s) s = cli_stream_pass(file, block, &heap, &summary, &open_ms);
+  if (!s) s = cli_stream_pass(file, block, 0, &heap, &summary, &open_ms);
   if (!s) return 1;
   st_stream_info info;
   st_stream_info_get(s, &info);

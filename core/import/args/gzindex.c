@@ -396,3 +396,50 @@ st_code st_gzindex_restore_point(st_gzindex *ix, const st_gzpoint *p) {
   ix->count++;
   return ST_OK;
 }
+
+size_t st_gzwin_pack(const st_alloc *a, const uint8_t *win, uint32_t len, uint8_t **out) {
+  st_alloc al = a ? *a : (st_alloc){0};
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  z.zalloc = zalloc_fn;
+  z.zfree = zfree_fn;
+  z.opaque = &al;
+  *out = NULL;
+  if (deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+  uLong cap = deflateBound(&z, len);
+  uint8_t *buf = st_malloc(&al, cap ? cap : 1);
+  size_t n = 0;
+  if (buf) {
+    z.next_in = (Bytef *)(uintptr_t)win;
+    z.avail_in = len;
+    z.next_out = buf;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) == Z_STREAM_END) n = cap - z.avail_out;
+  }
+  deflateEnd(&z);
+  if (!n)
+    st_free(&al, buf);
+  else
+    *out = buf;
+  return n;
+}
+
+int st_gzwin_unpack(const st_alloc *a, const uint8_t *in, size_t n, uint8_t *out, uint32_t len) {
+  st_alloc al = a ? *a : (st_alloc){0};
+  if (len > WIN || n > UINT32_MAX) return 0;
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  z.zalloc = zalloc_fn;
+  z.zfree = zfree_fn;
+  z.opaque = &al;
+  if (inflateInit2(&z, -15) != Z_OK) return 0;
+  uint8_t extra;
+  z.next_in = (Bytef *)(uintptr_t)in;
+  z.avail_in = (uInt)n;
+  z.next_out = len ? out : &extra;
+  z.avail_out = len ? len : 1;
+  int ret = inflate(&z, Z_FINISH);
+  int ok = ret == Z_STREAM_END && z.total_out == len && z.avail_in == 0;
+  inflateEnd(&z);
+  return ok;
+}

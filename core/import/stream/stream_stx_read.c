@@ -299,9 +299,8 @@ static int rd_exct(rd *r, lctx *c) {
     if (skey && (e->key < 0 || e->key >= (int64_t)c->nstr))
       return fail(r, ST_ERR_FORMAT, at, "exact event's key out of range");
     if (skey) e->key = c->str[e->key];
-    if (tn >= c->nstr || nm >= c->nstr || ct >= c->nstr || e->kind > ST_TRACK_SAMPLES ||
-        e->kind == ST_TRACK_COUNTER || e->src >= s->bytes_decoded ||
-        (e->end_src != UINT64_MAX && e->end_src >= s->bytes_decoded))
+    if (tn >= c->nstr || nm >= c->nstr || ct >= c->nstr || e->kind > ST_TRACK_INSTANTS ||
+        e->src >= s->bytes_decoded || (e->end_src != UINT64_MAX && e->end_src >= s->bytes_decoded))
       return fail(r, ST_ERR_FORMAT, at, "exact event out of range");
     e->track_name = c->str[tn];
     e->name = c->str[nm];
@@ -328,9 +327,13 @@ static int rd_gzix(rd *r, lctx *c) {
   if (r->bad) return 0;
   if (gzip > 1 || span == 0 || decoded != s->bytes_decoded)
     return fail(r, ST_ERR_FORMAT, r->at - 21, "restart points out of range");
-  if (!count_ok(r, n, 22, "more restart points than bytes")) return 0;
+  if (!count_ok(r, n, 26, "more restart points than bytes")) return 0;
   s->gz = st_gzindex_restore(&s->alloc, gzip, span, decoded);
-  if (!s->gz) return fail(r, ST_ERR_NOMEM, r->at, "out of memory");
+  uint8_t *win = st_malloc(&s->alloc, ST_GZINDEX_WINDOW); /* a point's, unpacked */
+  if (!s->gz || !win) {
+    st_free(&s->alloc, win);
+    return fail(r, ST_ERR_NOMEM, r->at, "out of memory");
+  }
   for (uint32_t i = 0; i < n && !r->bad; i++) {
     size_t at = r->at;
     st_gzpoint p;
@@ -339,14 +342,23 @@ static int rd_gzix(rd *r, lctx *c) {
     p.bits = get_u8(r);
     p.head = get_u8(r);
     p.win_len = get_u32(r);
-    if (!need(r, p.win_len)) return 0;
-    p.win = r->p + r->at;
-    r->at += p.win_len;
+    uint32_t packed = get_u32(r);
+    if (!need(r, packed)) break;
+    if (p.win_len > ST_GZINDEX_WINDOW ||
+        (p.win_len && !st_gzwin_unpack(&s->alloc, r->p + r->at, packed, win, p.win_len)) ||
+        (!p.win_len && packed)) {
+      fail(r, ST_ERR_FORMAT, at, "restart point's window does not unpack");
+      break;
+    }
+    p.win = win;
+    r->at += packed;
     st_code code = p.in < s->raw_bytes ? st_gzindex_restore_point(s->gz, &p) : ST_ERR_FORMAT;
     if (code != ST_OK)
-      return fail(r, code, at,
-                  code == ST_ERR_NOMEM ? "out of memory" : "restart point out of order or range");
+      fail(r, code, at,
+           code == ST_ERR_NOMEM ? "out of memory" : "restart point out of order or range");
   }
+  st_free(&s->alloc, win);
+  if (r->bad) return 0;
   s->gz_state = 1;
   return section_done(r);
 }

@@ -77,6 +77,8 @@ typedef struct ctx {
   int chrome;     /* Chrome JSON: async and counter tracks are keyed by their name's id */
   const ssample *samples;
   uint32_t nsamples;
+  uint8_t **packed; /* the gzip points' windows, deflated (st_gzwin_pack) */
+  size_t *npacked;
 } ctx;
 
 static void use(ctx *c, uint32_t id) {
@@ -167,6 +169,30 @@ static int map_tracks(ctx *c) {
       }
   }
   return 1;
+}
+
+/* The restart points' windows, packed once (the GZIX section is written
+ * twice: measured, then written). */
+static int pack_windows(ctx *c) {
+  uint32_t n = st_gzindex_points(c->s->gz);
+  if (!n) return 1;
+  c->packed = st_calloc(&c->alloc, n, sizeof *c->packed);
+  c->npacked = st_calloc(&c->alloc, n, sizeof *c->npacked);
+  if (!c->packed || !c->npacked) return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    st_gzpoint p;
+    st_gzindex_point(c->s->gz, i, &p);
+    if (p.win_len && !(c->npacked[i] = st_gzwin_pack(&c->alloc, p.win, p.win_len, &c->packed[i])))
+      return 0;
+  }
+  return 1;
+}
+
+static void free_windows(ctx *c) {
+  for (uint32_t i = 0; c->packed && i < st_gzindex_points(c->s->gz); i++)
+    st_free(&c->alloc, c->packed[i]);
+  st_free(&c->alloc, c->packed);
+  st_free(&c->alloc, c->npacked);
 }
 
 /* ==== 3. the sections ====================================================== */
@@ -315,7 +341,8 @@ static void sec_gzix(wr *w, const ctx *c) {
     put_u64(w, p.out);
     put_u8(w, p.bits);
     put_u8(w, p.head);
-    put_bytes32(w, p.win, p.win_len);
+    put_u32(w, p.win_len);
+    put_bytes32(w, c->packed[i], c->npacked[i]);
   }
 }
 
@@ -444,7 +471,7 @@ st_code st_stream_save(const st_stream *s, const st_trace *summary, const uint8_
   w.ud = ud;
   w.buf = st_malloc(&s->alloc, WBUF);
   st_sha256_init(&w.sha);
-  if (!w.buf || !collect(&c) || !map_tracks(&c)) {
+  if (!w.buf || !collect(&c) || !map_tracks(&c) || !pack_windows(&c)) {
     w.code = ST_ERR_NOMEM;
   } else {
     uint32_t features = 0;
@@ -473,6 +500,7 @@ st_code st_stream_save(const st_stream *s, const st_trace *summary, const uint8_
   st_free(&s->alloc, c.list);
   st_free(&s->alloc, c.tmap);
   st_u64map_free(&c.ids, &s->alloc);
+  free_windows(&c);
   if (code == ST_ERR_NOMEM) return st_error_set(err, code, 0, "index: out of memory");
   if (code != ST_OK) return st_error_set(err, code, 0, "index: the writer failed");
   return ST_OK;
