@@ -19,7 +19,9 @@
  * bytes. The index file (stream_stx.h): every pass is saved and opened
  * again, with the same summary (st_trace_digest), stats, figures and
  * windows (each window is checked on both); an index is checked against its
- * trace (a changed file is refused with the message); and mutated indexes
+ * trace (a changed file is refused with the message), opened into a string
+ * table shared with other traces (other ids) its windows are the same;
+ * and mutated indexes
  * (cut at every 1/64 of their length, bytes flipped, both with and without
  * the checksum fixed up) are refused, or if accepted plan and load windows
  * without reading out of bounds (tests/fuzz/fuzz_stx.c goes further).
@@ -697,14 +699,82 @@ static void test_index_identity(void) {
   end_run(&rb);
   free(raw);
   /* not an index; a later version */
-  CHECK(st_stream_open_index(NULL, t, n, &o.summary, &err) == NULL && err.code == ST_ERR_FORMAT);
-  CHECK(strstr(err.msg, "not a strata index file") != NULL);
-  b.p[12] = 9;
   st_trace *sum2;
+  CHECK(st_stream_open_index(NULL, t, n, &sum2, &err) == NULL && err.code == ST_ERR_FORMAT);
+  CHECK(strstr(err.msg, "not a strata index file") != NULL && sum2 == NULL);
+  b.p[12] = 9;
   CHECK(st_stream_open_index(NULL, b.p, b.n, &sum2, &err) == NULL && err.code == ST_ERR_FORMAT);
   CHECK(strstr(err.msg, "version 9") != NULL && err.offset == 12);
   free(b.p);
   end_run(&o);
+  end_run(&r);
+  free(t);
+}
+
+/* An index opened into a string table shared with other traces (a trace
+ * set's: other ids): its windows hold the full load's events (async
+ * tracks, keyed by their name's id, compared by name). */
+static void test_index_shared_strings(void) {
+  size_t n;
+  char *t = gen_trace(43, 2, &n);
+  stream_run r = run_pass((const uint8_t *)t, n, 4096, 64, 65536);
+  gbuf b = save_index(&r);
+  st_strtab *shared = st_strtab_create(NULL);
+  for (int i = 0; i < 50; i++) {
+    char junk[16];
+    int k = snprintf(junk, sizeof junk, "other %d", i);
+    st_strtab_intern(shared, junk, (size_t)k);
+  }
+  stream_run o;
+  memset(&o, 0, sizeof o);
+  o.s = st_stream_open_index(&(st_stream_desc){.strings = shared}, b.p, b.n, &o.summary, &o.err);
+  CHECK(o.s != NULL && st_stream_strings(o.s) == shared);
+  o.raw = (const uint8_t *)t;
+  o.rawn = n;
+  st_error err;
+  st_stats fst;
+  st_trace *full = tu_load(t, n, 1 << 16, "shared", &err, &fst, NULL, 0);
+  int64_t d = st_trace_duration_ns(full);
+  for (int i = 0; i < 4 && o.s; i++) {
+    int64_t t0 = i * d / 5, t1 = i ? t0 + d / 7 : d;
+    st_stream_range rg[4096];
+    uint64_t bytes;
+    uint32_t nr = st_stream_window_plan(o.s, t0, t1, rg, 4096, &bytes);
+    st_stream_window *w = st_stream_window_begin(o.s, o.summary, rg, nr, &err);
+    CHECK(w != NULL && nr <= 4096);
+    if (!w) break;
+    st_stream_window_set_span(w, t0, t1);
+    for (uint32_t k = 0; k < nr; k++) st_stream_window_push(w, k, t + rg[k].offset, rg[k].length);
+    st_trace *win = st_stream_window_finish(w, &err);
+    st_stream_window_destroy(w);
+    CHECK(win != NULL);
+    if (!win) break;
+    int64_t origin = st_trace_origin_ns(full);
+    size_t na, nb;
+    wev *a = events_of(full, origin + t0, origin + t1, &na);
+    wev *c = events_of(win, origin + t0, origin + t1, &nb);
+    for (size_t j = 0; j < na; j++) a[j].key = a[j].kind == ST_TRACK_ASYNC ? 0 : a[j].key;
+    for (size_t j = 0; j < nb; j++) c[j].key = c[j].kind == ST_TRACK_ASYNC ? 0 : c[j].key;
+    qsort(a, na, sizeof *a, cmp_wev);
+    qsort(c, nb, sizeof *c, cmp_wev);
+    int same = na == nb && na > 0;
+    for (size_t j = 0; same && j < na; j++) same = cmp_wev(&a[j], &c[j]) == 0;
+    CHECK(same);
+    /* on the summary's tracks: the window made none of its own (an async
+     * group keyed by another id would be a second track) */
+    uint32_t nw, ns, own_w = 0, own_s = 0;
+    const st_track *tw = st_trace_tracks(win, &nw), *ts = st_trace_tracks(o.summary, &ns);
+    for (uint32_t j = 0; j < nw; j++) own_w += !tw[j].overflow;
+    for (uint32_t j = 0; j < ns; j++) own_s += !ts[j].overflow;
+    CHECK(own_w == own_s);
+    free(a);
+    free(c);
+    st_trace_destroy(win);
+  }
+  st_trace_destroy(full);
+  end_run(&o);
+  st_strtab_destroy(shared);
+  free(b.p);
   end_run(&r);
   free(t);
 }
@@ -814,6 +884,7 @@ static void test_index_mutations(void) {
 
 int main(void) {
   RUN(test_index_identity);
+  RUN(test_index_shared_strings);
   RUN(test_index_mutations);
   RUN(test_generated);
   RUN(test_plan_reads_little);
