@@ -412,24 +412,6 @@ static void check_summary(const char *what, const st_trace *full, const st_trace
   free(s);
 }
 
-/* gzip (wbits 31) or zlib (15) in small deflate blocks (memLevel 1: a
- * block every few hundred symbols), so the restart points are many. */
-static unsigned char *deflate_blocks(const void *data, size_t n, int wbits, size_t *out_n) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  deflateInit2(&z, 6, Z_DEFLATED, wbits, 1, Z_DEFAULT_STRATEGY);
-  size_t cap = deflateBound(&z, (uLong)n) * 2 + 1024;
-  unsigned char *out = malloc(cap);
-  z.next_in = (Bytef *)(uintptr_t)data;
-  z.avail_in = (uInt)n;
-  z.next_out = out;
-  z.avail_out = (uInt)cap;
-  deflate(&z, Z_FINISH);
-  *out_n = cap - z.avail_out;
-  deflateEnd(&z);
-  return out;
-}
-
 /* ==== the index file ====================================================== */
 
 static st_code buf_write(void *ud, const void *data, size_t len) {
@@ -565,7 +547,7 @@ static void test_generated(void) {
       check_trace(what, (const uint8_t *)t, n, (const uint8_t *)t, 65536, 4096, 6);
       if (seed == 1) { /* gzip and zlib: windows through the restart points */
         size_t gn;
-        unsigned char *gz = deflate_blocks(t, n, order == 1 ? 15 : 31, &gn);
+        unsigned char *gz = tu_deflate_mem(t, n, order == 1 ? 15 : 31, 1, &gn);
         check_trace(what, gz, gn, (const uint8_t *)t, 4096, 64, 8);
         free(gz);
       }
@@ -876,7 +858,7 @@ static void test_index_mutations(void) {
   char *t = gen_trace(77, 2, &n);
   mutate("plain", (const uint8_t *)t, n, (const uint8_t *)t, n);
   size_t gn;
-  unsigned char *gz = deflate_blocks(t, n, 31, &gn);
+  unsigned char *gz = tu_deflate_mem(t, n, 31, 1, &gn);
   mutate("gzip", gz, gn, (const uint8_t *)t, n);
   free(gz);
   free(t);
