@@ -441,6 +441,7 @@ st_stream *st_stream_create(const st_stream_desc *desc) {
   if (s->max_buckets < 64) s->max_buckets = 64;
   s->w = 1000; /* 1 us */
   s->epoch = 1;
+  s->gz_span = desc ? desc->gz_span : 0;
   s->last_src = UINT64_MAX;
   s->sink = (st_builder_sink){s, sink_slice, sink_counter, sink_end_src, sink_flow, sink_flush};
   s->own_strings = !(desc && desc->strings);
@@ -470,12 +471,17 @@ void st_stream_destroy(st_stream *s) {
   st_free(&a, s->blocks);
   st_free(&a, s->exact);
   st_free(&a, s->skip);
+  st_gzindex_destroy(s->gz);
+  st_free(&a, s->saved_stats);
+  st_free(&a, s->saved_meta);
+  st_free(&a, s->saved_text);
   if (s->own_strings) st_strtab_destroy(s->strings);
   st_free(&a, s);
 }
 
 st_code st_stream_push(st_stream *s, const void *data, size_t len) {
   if (!s || s->finished) return ST_ERR_ARG;
+  st_stream_gz_push(s, data, len);
   return st_loader_push(s->loader, data, len);
 }
 
@@ -498,6 +504,7 @@ st_trace *st_stream_finish(st_stream *s, st_error *err) {
   const st_stats *st = st_loader_stats(s->loader);
   s->bytes_decoded = st ? st->bytes_decoded : 0;
   s->windows = t && st && st->format && !strcmp(st->format, "chrome-json") && s->events_end > 0;
+  st_stream_gz_finish(s);
   return t;
 }
 
@@ -521,14 +528,18 @@ st_trace *st_stream_snapshot(st_stream *s, st_error *err) {
 }
 
 const st_stats *st_stream_stats(const st_stream *s) {
+  if (s && s->opened) return s->saved_stats;
   return s ? st_loader_stats(s->loader) : NULL;
 }
 
 const char *st_stream_metadata_json(const st_stream *s) {
+  if (s && s->opened) return s->saved_meta ? s->saved_meta : "{}";
   return s ? st_loader_metadata_json(s->loader) : "{}";
 }
 
 st_argsrc *st_stream_take_args_source(st_stream *s) {
+  if (s && s->opened) /* JSON args are read from the file by src alone */
+    return s->windows ? st_argsrc_create(&s->alloc, ST_ARGS_JSON) : NULL;
   return s ? st_loader_take_args_source(s->loader) : NULL;
 }
 
@@ -538,6 +549,10 @@ uint64_t st_stream_events_in(const st_stream *s, int64_t t0_ns, int64_t t1_ns) {
   if (!s || t1_ns < t0_ns) return 0;
   int64_t a0 = st_sat_add(s->origin, t0_ns), a1 = st_sat_add(s->origin, t1_ns);
   uint64_t n = 0;
+  if (s->opened) /* an index keeps no bucket counts: the blocks meeting it, whole */
+    for (size_t i = 0; i < s->nblocks; i++)
+      if (s->blocks[i].events && s->blocks[i].lo <= a1 && s->blocks[i].hi >= a0)
+        n += s->blocks[i].events;
   for (size_t i = 0; i < s->nbk; i++) {
     const sbucket *b = &s->bk[i];
     if (!b->counter && b->count && b->lo <= a1 && b->hi >= a0) n += b->count;
@@ -562,11 +577,14 @@ void st_stream_info_get(const st_stream *s, st_stream_info *out) {
   out->block_bytes = s->block_bytes;
   for (size_t i = 0; i < s->nblocks; i++) out->blocks += s->blocks[i].events > 0;
   out->exact = s->nexact;
-  out->buckets = s->nbk + s->nlong;
+  out->buckets = s->opened ? s->saved_buckets : s->nbk + s->nlong;
   out->bucket_ns = s->w;
   out->summary_events = s->summary_events;
   out->bytes = sizeof *s + s->capbk * sizeof(sbucket) + st_u64map_bytes(&s->bmap) +
                s->caplong * sizeof(slong) + s->capblocks * sizeof(sblock) +
-               s->capexact * sizeof(sexact) + s->nskip * sizeof(uint64_t);
+               s->capexact * sizeof(sexact) + s->nskip * sizeof(uint64_t) + st_gzindex_bytes(s->gz);
   out->windows = s->windows;
+  const st_stats *st = st_stream_stats(s);
+  out->compressed = st && st->compressed;
+  out->restart_points = st_gzindex_points(s->gz);
 }
