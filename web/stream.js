@@ -18,8 +18,8 @@
 //   ?preview_ms=N while the pass runs, its summary so far is drawn every N ms
 //               (default 1500): the first frame comes before the pass ends
 //
-// Window reads of compressed files need the gzip restart points of the pass
-// (not kept yet): such files stream as a summary only, and the page says so.
+// Compressed files: the pass keeps gzip restart points, and a window's decoded
+// ranges are read in pieces inflated from the nearest one.
 
 const params = new URLSearchParams(typeof location !== 'undefined' ? location.search : '');
 const MiB = 1 << 20;
@@ -91,8 +91,7 @@ export function createStream({ M, str, setStatus, onError }) {
       return `streaming: reading this window's events (${got.toFixed(1)} of ${(s.reading / MiB).toFixed(1)} MiB${why})`;
     }
     const shown = s.files.filter((f) => f.window_ns);
-    if (!s.files.some((f) => f.windows)) return 'streaming: summary only (window reads need an uncompressed JSON trace)';
-    if ([...files.values()].some((f) => f.compressed)) return 'streaming: summary only (window reads of compressed files are not supported yet)';
+    if (!s.files.some((f) => f.windows)) return 'streaming: summary only (window reads need a Chrome JSON trace)';
     return shown.length ? 'streaming: events of this window' : 'streaming: summary (zoom in to read events)';
   }
 
@@ -109,6 +108,23 @@ export function createStream({ M, str, setStatus, onError }) {
     for (let k = 0; k < n; k++) {
       const off = M._st_wasm_stream_range(k, 0);
       const len = M._st_wasm_stream_range(k, 1);
+      if (f.compressed) { // decoded offsets: pieces inflated from the restart points
+        for (let at = 0; at < len; at += CHUNK) {
+          let from = M._st_wasm_stream_raw_begin(off + at, Math.min(CHUNK, len - at));
+          if (from < 0) throw new Error(str(M._st_wasm_error()) || 'the compressed file has no restart points here');
+          let r = 0;
+          while (r === 0) {
+            const part = await f.read(from, Math.min(CHUNK, Math.max(0, f.size - from)));
+            if (mine !== gen) return false;
+            M.HEAPU8.set(part, buf);
+            r = M._st_wasm_stream_raw_push(k, buf, part.length);
+            from += part.length;
+          }
+          if (r < 0) throw new Error(str(M._st_wasm_error()) || 'the window read was refused');
+          report();
+        }
+        continue;
+      }
       for (let at = 0; at < len; at += CHUNK) {
         const part = await f.read(off + at, Math.min(CHUNK, len - at));
         if (mine !== gen) return false; // the files changed while reading
@@ -140,7 +156,7 @@ export function createStream({ M, str, setStatus, onError }) {
           continue;
         }
         const f = files.get(w.handle);
-        if (!f || !f.read || f.compressed) break;
+        if (!f || !f.read) break;
         try {
           if (!(await readWindow(w, f, mine))) break;
         } catch (e) {
@@ -191,7 +207,7 @@ export function createStream({ M, str, setStatus, onError }) {
         if (!busy && !timer) {
           const w = JSON.parse(str(M._st_wasm_stream_want(windowBudget)));
           const f = w && files.get(w.handle);
-          if (!w || !f || !f.read || f.compressed) return state();
+          if (!w || !f || !f.read) return state();
           await step();
         }
         await new Promise((r) => setTimeout(r, 25));

@@ -117,6 +117,7 @@ typedef struct st_app_stream {
   uint64_t bytes, pushed;
   int64_t t0, t1; /* its window, the file's time (ns since its origin) */
   int filter;     /* it keeps only the window's events (st_stream_window_set_filter) */
+  st_stream_read *rd; /* a compressed file's piece of a range being inflated */
   struct {
     uint32_t id;    /* the file (handle id) showing a window; 0: none */
     int64_t t0, t1; /* that window */
