@@ -110,6 +110,7 @@ void st_app_destroy(st_app *app) {
   st_panel_buf_free(&app->small, a);
   st_panel_buf_free(&app->an_text, a);
   st_panel_buf_free(&app->stream.text, a);
+  st_app_stream_drop_samples(app);
   st_free(a, app->stream.ranges);
   st_alloc self = *a;
   st_free(&self, app);
@@ -126,31 +127,46 @@ void st_app_set_font(st_app *app, const st_font *font) {
 
 /* streaming: 0 resident; else load_begin_stream with these figures */
 static int load_begin(st_app *app, const char *name, int streaming, uint64_t block_bytes,
-                      uint32_t max_buckets) {
+                      uint32_t max_buckets, const void *stx, size_t stx_len) {
   st_app_copy_line(app->load_name, sizeof app->load_name, name && *name ? name : "trace");
   if (!app->batch_open) { /* a load on its own: a batch of one */
     st_app_batch_begin(app);
     app->batch_open = 2;
   }
   app->load_t0_ms = st_app_now(app);
-  app->loading =
-      (streaming ? st_traceset_load_begin_stream(app->set, app->load_name, block_bytes, max_buckets)
-                 : st_traceset_load_begin(app->set, app->load_name)) == ST_OK;
+  st_error err;
+  memset(&err, 0, sizeof err);
+  st_code c =
+      streaming == 2 ? st_traceset_load_begin_index(app->set, app->load_name, stx, stx_len, &err)
+      : streaming
+          ? st_traceset_load_begin_stream(app->set, app->load_name, block_bytes, max_buckets)
+          : st_traceset_load_begin(app->set, app->load_name);
+  app->loading = c == ST_OK;
   if (!app->loading) {
-    snprintf(app->error, sizeof app->error, "%s: out of memory starting the load", app->load_name);
+    if (streaming == 2 && err.msg[0]) /* not an index: why, with the byte offset */
+      st_load_error_line(&err, app->load_name, app->error, sizeof app->error);
+    else
+      snprintf(app->error, sizeof app->error, "%s: out of memory starting the load",
+               app->load_name);
     if (app->batch_open == 2) st_app_batch_end(app);
     return 0;
   }
   return 1;
 }
 
-int st_app_load_begin(st_app *app, const char *name) { return load_begin(app, name, 0, 0, 0); }
+int st_app_load_begin(st_app *app, const char *name) {
+  return load_begin(app, name, 0, 0, 0, NULL, 0);
+}
+
+int st_app_load_begin_index(st_app *app, const char *name, const void *stx, size_t len) {
+  return load_begin(app, name, 2, 0, 0, stx, len);
+}
 
 int st_app_load_begin_stream(st_app *app, const char *name, double block_bytes,
                              double max_buckets) {
   uint64_t bb = block_bytes >= 4096 && block_bytes < 1e15 ? (uint64_t)block_bytes : 0;
   uint32_t mb = max_buckets >= 64 && max_buckets < 4e9 ? (uint32_t)max_buckets : 0;
-  return load_begin(app, name, 1, bb, mb);
+  return load_begin(app, name, 1, bb, mb, NULL, 0);
 }
 
 st_code st_app_load_push(st_app *app, const void *data, size_t len) {
