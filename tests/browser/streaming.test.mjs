@@ -321,3 +321,29 @@ test('opened with its index file (strata index): no pass; a stale index is refus
     srv.close();
   }
 });
+
+test('a gzip trace streams too: windows inflated from the pass\'s restart points, and from its index', async () => {
+  const zlib = await import('node:zlib');
+  const { execFileSync } = await import('node:child_process');
+  const { CLI } = await import('./harness.mjs');
+  const gz = path.join(dir, 'big.trace.json.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(file), { level: 6 }));
+  execFileSync(CLI, ['index', gz, '-o', `${gz}.stx`]);
+  const full = await ctx.app({ query: '?stream=0' });
+  await full.openViaInput(file);
+  const a = t0us + spanUs * 0.77;
+  await setView(full, a, a + spanUs * 0.002);
+  const want = await summarize(full);
+  for (const pick of [[gz], [gz, `${gz}.stx`]]) {
+    const app = await ctx.app({ query: '?stream=1&window_mb=4' });
+    const out = await app.openViaInput(pick);
+    assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+    assert.equal(out.detail.compressed, true);
+    assert.equal(!!out.detail.streaming.from_index, pick.length === 2);
+    await setView(app, a, a + spanUs * 0.002);
+    const st = await settle(app);
+    assert.ok(st.files[0].window_ns, `a window of the gzip trace: ${JSON.stringify(st)}`);
+    assert.deepEqual(await summarize(app), want, `${pick.map((p) => path.basename(p)).join(' + ')}: the window equals a resident load`);
+    assert.deepEqual(app.pageErrors, []);
+  }
+});
