@@ -63,30 +63,6 @@ st_app *st_app_create(const st_app_desc *desc) {
   return app;
 }
 
-/* What the app built on the set's view goes (the ui and the lod point into
- * the traces), and every snapshot taken of it. The set's drop_view hook. */
-void st_app_drop_view(void *ud) {
-  st_app *app = ud;
-  st_app_summary_forget(app);
-  st_app_flame_forget(app);
-  st_app_diff_forget(app);
-  st_app_analyze_forget(app);
-  st_app_opstats_forget(app);
-  if (!app->stream.swapping) st_app_notes_clear(app); /* notes are times: a window keeps them */
-  if (app->side) {                                    /* back to one pane */
-    app->ui = app->pane[0];
-    st_ui_destroy(app->pane[1]);
-    app->pane[0] = app->pane[1] = NULL;
-    app->side = 0;
-    app->pane_dx = 0;
-  }
-  st_ui_destroy(app->ui);
-  st_lod_destroy(app->lod);
-  app->ui = NULL;
-  app->lod = NULL;
-  app->trace = NULL;
-}
-
 void st_app_destroy(st_app *app) {
   if (!app) return;
   st_app_drop_view(app);
@@ -290,28 +266,6 @@ void st_app_batch_begin(st_app *app) {
   app->batch_open = 1;
   app->batch_loaded = 0;
   app->batch_t0_ms = st_app_now(app);
-}
-
-/* The app's part of the view the set built (one file's model, or several
- * merged): its level-of-detail index and ui. The set's build_view hook; on
- * failure nothing of it is kept and err says which stage failed. */
-st_code st_app_build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err) {
-  st_app *app = ud;
-  (void)set;
-  st_lod *lod = st_lod_build(&app->alloc, view, err);
-  st_ui *ui = lod ? st_ui_create(&app->alloc, view, app->css_w, app->css_h, app->dpr) : NULL;
-  if (!ui) {
-    if (lod) st_error_set(err, ST_ERR_NOMEM, 0, "out of memory creating the view");
-    st_lod_destroy(lod);
-    return err->code != ST_OK ? err->code : ST_ERR_NOMEM;
-  }
-  app->trace = view;
-  app->lod = lod;
-  app->ui = ui;
-  app->animating = 0;
-  st_ui_set_tool(ui, (st_tool)app->tool);
-  st_ui_set_flow_mode(ui, (st_flow_mode)app->flow_mode);
-  return ST_OK;
 }
 
 static const unsigned ALL_CHANGED = ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH |
