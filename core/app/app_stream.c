@@ -272,6 +272,15 @@ int st_app_stream_finish(st_app *app) {
   s->w = NULL;
   s->h = (st_trace_handle){0};
   s->bytes = s->pushed = 0;
+  if (t && err.code != ST_OK) {
+    /* the pass read these bytes whole: damage now means the file changed
+     * since; a window half read would be a wrong picture, so none */
+    st_trace_destroy(t);
+    t = NULL;
+    snprintf(app->error, sizeof app->error,
+             "window not read: %s (the file changed since it was opened?)", err.msg);
+    return 0;
+  }
   if (!t) {
     snprintf(app->error, sizeof app->error, "window not read: %s", err.msg);
     return 0;

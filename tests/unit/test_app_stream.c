@@ -132,6 +132,21 @@ static void test_window_swap(void) {
   st_app_stream_abort(app);
   CHECK(st_app_stream_pending(app) == 0);
   CHECK(st_app_stream_finish(app) == 0);
+  /* the file changed since the pass: the window is refused, the summary stays */
+  n = st_app_stream_begin(app, h, t0, t1, 0);
+  CHECK(n >= 1);
+  for (int k = 0; k < n; k++) {
+    size_t off = (size_t)st_app_stream_range(app, k, 0),
+           ln = (size_t)st_app_stream_range(app, k, 1);
+    char *bad = malloc(ln);
+    memcpy(bad, data + off, ln);
+    bad[ln / 2] = '@';
+    CHECK(st_app_stream_push(app, k, bad, ln));
+    free(bad);
+  }
+  CHECK(st_app_stream_finish(app) == 0);
+  CHECK(strstr(st_app_error(app), "changed since it was opened") != NULL);
+  CHECK(strstr(st_app_stream_json(app), "\"window_ns\":null") != NULL);
   /* pushing out of order is refused */
   n = st_app_stream_begin(app, h, t0, t1, 0);
   CHECK(n >= 1);
