@@ -259,6 +259,87 @@ static wev *events_of(const st_trace *t, int64_t a0, int64_t a1, size_t *out) {
   return v;
 }
 
+/* Counter series k's value at absolute time at (its last sample at or
+ * before it): 1 and *v, or 0 when it has none by then. */
+static int counter_value_at(const st_trace *t, int64_t pid, const char *name, int64_t at,
+                            double *v) {
+  uint32_t nc, nt, np;
+  const st_counter *cs = st_trace_counters(t, &nc);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  const st_process *procs = st_trace_processes(t, &np);
+  int64_t origin = st_trace_origin_ns(t), best = INT64_MIN;
+  for (uint32_t c = 0; c < nc; c++) {
+    const st_track *tr = &tracks[cs[c].track];
+    if (procs[tr->process].pid != pid || strcmp(tu_str(t, tr->name), name)) continue;
+    for (uint32_t i = 0; i < cs[c].count; i++)
+      if (origin + cs[c].ts[i] <= at && origin + cs[c].ts[i] >= best) {
+        best = origin + cs[c].ts[i];
+        *v = cs[c].value[i];
+      }
+  }
+  return best != INT64_MIN;
+}
+
+/* Series (pid, name)'s samples in [a0, a1] (absolute ns): how many, and a
+ * sum of their times and values (an order-free fingerprint). */
+static size_t counter_samples_in(const st_trace *t, int64_t pid, const char *name, int64_t a0,
+                                 int64_t a1, double *sum) {
+  uint32_t nc, nt, np;
+  const st_counter *cs = st_trace_counters(t, &nc);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  const st_process *procs = st_trace_processes(t, &np);
+  int64_t origin = st_trace_origin_ns(t);
+  size_t n = 0;
+  *sum = 0;
+  for (uint32_t c = 0; c < nc; c++) {
+    const st_track *tr = &tracks[cs[c].track];
+    if (procs[tr->process].pid != pid || strcmp(tu_str(t, tr->name), name)) continue;
+    for (uint32_t i = 0; i < cs[c].count; i++)
+      if (origin + cs[c].ts[i] >= a0 && origin + cs[c].ts[i] <= a1) {
+        n++;
+        *sum += (double)cs[c].ts[i] * 1e-9 + cs[c].value[i];
+      }
+  }
+  return n;
+}
+
+/* Every counter series of full has, where the window starts (a0), the same
+ * value in the window's model, and the same samples in [a0, a1]. Returns the
+ * series checked. */
+static int check_counters_at(const char *what, const st_trace *full, const st_trace *win,
+                             int64_t a0, int64_t a1) {
+  uint32_t nc, nt, np;
+  const st_counter *cs = st_trace_counters(full, &nc);
+  const st_track *tracks = st_trace_tracks(full, &nt);
+  const st_process *procs = st_trace_processes(full, &np);
+  int checked = 0;
+  for (uint32_t c = 0; c < nc; c++) {
+    const st_track *tr = &tracks[cs[c].track];
+    int64_t pid = procs[tr->process].pid;
+    const char *name = tu_str(full, tr->name);
+    double sf, sw;
+    size_t nf = counter_samples_in(full, pid, name, a0, a1, &sf);
+    size_t nw = counter_samples_in(win, pid, name, a0, a1, &sw);
+    if (nf != nw || sf != sw) {
+      fprintf(stderr,
+              "%s: counter %s of pid %lld in [%lld, %lld]: %zu samples in a full load, %zu in the "
+              "window\n",
+              what, name, (long long)pid, (long long)a0, (long long)a1, nf, nw);
+      check_failures_++;
+    }
+    double vf = 0, vw = 0;
+    if (!counter_value_at(full, pid, name, a0, &vf)) continue;
+    int has = counter_value_at(win, pid, name, a0, &vw);
+    if (!has || vw != vf) {
+      fprintf(stderr, "%s: counter %s of pid %lld at %lld: %g in a full load, %s%g in the window\n",
+              what, name, (long long)pid, (long long)a0, vf, has ? "" : "none ", vw);
+      check_failures_++;
+    }
+    checked++;
+  }
+  return checked;
+}
+
 typedef struct stream_run {
   st_stream *s;
   st_trace *summary;
@@ -303,6 +384,7 @@ static stream_run run_pass(const uint8_t *data, size_t n, uint64_t block, uint32
 }
 
 static int windows_checked;
+static int counters_checked; /* counter series whose value at a window's start was compared */
 
 /* The window [t0, t1] (summary time): its events equal the full load's. */
 /* filtered: all the events' bytes read (as for an unsorted trace whose
@@ -364,6 +446,7 @@ static int check_window_as(const char *what, const uint8_t *data, stream_run *r,
       free(events_of(win, INT64_MIN, INT64_MAX, &all));
       CHECK(all == nb);
     }
+    counters_checked += check_counters_at(what, full, win, origin + t0, origin + t1);
     size_t nx = 0; /* the summary's estimate counts every event meeting it */
     for (size_t i = 0; i < na; i++) nx += a[i].kind != ST_TRACK_COUNTER;
     CHECK(st_stream_events_in(r->s, t0, t1) >= nx);
@@ -693,7 +776,9 @@ static void test_corpus(void) {
     if (decoded != data) free(decoded);
     free(data);
   }
-  printf("corpus files checked: %d, windows compared: %d\n", seen, windows_checked);
+  printf("corpus files checked: %d, windows compared: %d, counters at their start: %d\n", seen,
+         windows_checked, counters_checked);
+  CHECK(counters_checked > 100);
 }
 
 /* A stale or foreign index is refused with the message; an index of the

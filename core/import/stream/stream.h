@@ -34,8 +34,10 @@
  * empty or not), in the summary's time (same origin and end) and string
  * table, with each event's src the file's own offset (args read as from a
  * full load). Its events meeting [t0, t1) are those of a full load (the
- * test: tests/unit/test_stream.c). Counter samples, flows and CPU samples
- * come from the blocks read only; window loads are Chrome JSON only
+ * test: tests/unit/test_stream.c), and so are its counter samples, with
+ * each series' last sample before the window added (the pass keeps every
+ * series' last sample per block). Flows and CPU samples come from the
+ * blocks read only; window loads are Chrome JSON only
  * (st_stream_info.windows == 0 for other formats: their summary is all).
  *
  *   st_stream *s = st_stream_create(&(st_stream_desc){.file_name = name});

@@ -58,6 +58,17 @@ typedef struct slong {
   uint64_t src;
 } slong;
 
+/* A counter series' last sample in one block: a window starts each series
+ * at its value before the window (from the blocks it does not read). */
+typedef struct sclast {
+  uint64_t block;
+  uint32_t track; /* the pass's */
+  uint32_t name;
+  int64_t pid, key;
+  int64_t ts;
+  double v;
+} sclast;
+
 /* a slice waiting for its end src (B/E, b/e pairs: st_builder_end_src
  * follows st_builder_slice) */
 typedef struct spending {
@@ -102,6 +113,9 @@ struct st_stream {
   sblock *blocks;
   size_t nblocks, capblocks;
   uint64_t last_src; /* the last event's src (counters have none of their own) */
+  sclast *clast;     /* per (block, counter track): its last sample */
+  size_t nclast, capclast;
+  st_u64map cmap; /* block << 24 | track -> index into clast */
 
   /* the exact events, and their halves' srcs sorted (after the pass) */
   sexact *exact;

@@ -319,6 +319,39 @@ static int sink_end_src(void *ud, uint64_t *src, uint64_t *end_src) {
   return take_slice(s, p.track, p.start, p.dur, p.name, p.cat, p.src, *end_src, p.flags) ? 0 : -1;
 }
 
+/* The last sample of counter track in block k. 0: out of memory. */
+static int note_clast(st_stream *s, uint64_t k, uint32_t track, int64_t ts, double v) {
+  if (k >= ((uint64_t)1 << 40)) return 1;
+  uint64_t key = k << 24 | track;
+  uint32_t i = st_u64map_get(&s->cmap, key);
+  if (i == ST_U64MAP_NONE) {
+    if (s->nclast == s->capclast) {
+      size_t c = s->capclast ? s->capclast * 2 : 64;
+      sclast *p = st_realloc_array(&s->alloc, s->clast, c, sizeof *p);
+      if (!p) return 0;
+      s->clast = p;
+      s->capclast = c;
+    }
+    if (s->nclast >= UINT32_MAX - 1 ||
+        !st_u64map_put(&s->cmap, &s->alloc, key, (uint32_t)s->nclast))
+      return 0;
+    sclast *e = &s->clast[s->nclast++];
+    memset(e, 0, sizeof *e);
+    e->block = k;
+    e->track = track;
+    e->ts = INT64_MIN;
+    st_track_kind kind;
+    st_builder_track_info(s->builder, track, &e->pid, &kind, &e->key, &e->name);
+    i = (uint32_t)(s->nclast - 1);
+  }
+  sclast *e = &s->clast[i];
+  if (ts >= e->ts) {
+    e->ts = ts;
+    e->v = v;
+  }
+  return 1;
+}
+
 static int sink_counter(void *ud, uint32_t track, int64_t ts_ns, double value, uint64_t src) {
   st_stream *s = ud;
   if (!settle_pending(s)) return -1;
@@ -334,7 +367,12 @@ static int sink_counter(void *ud, uint32_t track, int64_t ts_ns, double value, u
   }
   fold_slice(b, ts_ns, 0, 0, 0, 0, 0);
   if (src == UINT64_MAX) src = s->last_src;
-  if (src != UINT64_MAX && !block_note(s, src, ts_ns, ts_ns, 0)) return -1;
+  /* its own src starts a block's bytes as an event's does: the sample is
+   * read with its block, and the block's extent holds its time */
+  if (src != UINT64_MAX && !block_note(s, src, ts_ns, ts_ns, 1)) return -1;
+  if (src != UINT64_MAX && track < (1u << 24) &&
+      !note_clast(s, src / s->block_bytes, track, ts_ns, value))
+    return -1;
   return 0;
 }
 
@@ -468,6 +506,8 @@ void st_stream_destroy(st_stream *s) {
   st_u64map_free(&s->bmap, &a);
   st_free(&a, s->longs);
   st_free(&a, s->tcache);
+  st_free(&a, s->clast);
+  st_u64map_free(&s->cmap, &a);
   st_free(&a, s->blocks);
   st_free(&a, s->exact);
   st_free(&a, s->skip);

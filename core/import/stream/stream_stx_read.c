@@ -313,6 +313,40 @@ static int rd_exct(rd *r, lctx *c) {
   return section_done(r);
 }
 
+/* CLST (optional: indexes written before it have none; their windows'
+ * counters start at their first sample in the window) */
+static int rd_clst(rd *r, lctx *c) {
+  if (r->bad) return 0;
+  if (r->at + 4 > r->len - 32 || memcmp(r->p + r->at, "CLST", 4) != 0) return 1;
+  if (!section(r, "CLST")) return 0;
+  st_stream *s = c->s;
+  uint64_t n = get_u64(r);
+  if (!count_ok(r, n, 45, "more counter samples than bytes")) return 0;
+  if (n && !(s->clast = st_calloc(&s->alloc, (size_t)n, sizeof *s->clast)))
+    return fail(r, ST_ERR_NOMEM, r->at, "out of memory");
+  s->capclast = (size_t)n;
+  for (size_t i = 0; i < n && !r->bad; i++) {
+    size_t at = r->at;
+    sclast *e = &s->clast[i];
+    e->block = get_u64(r);
+    e->track = get_u32(r);
+    e->pid = get_i64(r);
+    e->key = get_i64(r);
+    uint8_t skey = get_u8(r);
+    uint32_t nm = get_u32(r);
+    e->ts = get_i64(r);
+    e->v = get_f64(r);
+    if (r->bad) return 0;
+    if (skey & ~ST_STX_KEY_STRING || nm >= c->nstr || e->block >= s->nblocks ||
+        (skey && (e->key < 0 || e->key >= (int64_t)c->nstr)))
+      return fail(r, ST_ERR_FORMAT, at, "counter sample out of range");
+    if (skey) e->key = c->str[e->key];
+    e->name = c->str[nm];
+    s->nclast++;
+  }
+  return section_done(r);
+}
+
 static int rd_gzix(rd *r, lctx *c) {
   st_stream *s = c->s;
   uint8_t present = get_u8(r);
@@ -551,7 +585,8 @@ st_stream *st_stream_open_index(const st_stream_desc *desc, const void *bytes, s
   int ok = section(&r, "IDNT") && rd_idnt(&r, &c) && section(&r, "STRS") && rd_strs(&r, &c) &&
            section(&r, "STAT") && rd_stat(&r, &c) && section(&r, "STRM") && rd_strm(&r, &c) &&
            section(&r, "BLKS") && rd_blks(&r, &c) && section(&r, "EXCT") && rd_exct(&r, &c) &&
-           section(&r, "GZIX") && rd_gzix(&r, &c) && section(&r, "SUMM") && rd_summ(&r, &c, &t);
+           rd_clst(&r, &c) && section(&r, "GZIX") && rd_gzix(&r, &c) && section(&r, "SUMM") &&
+           rd_summ(&r, &c, &t);
   if (ok && r.at != len - 32) ok = fail(&r, ST_ERR_FORMAT, r.at, "bytes after the sections");
   if (ok) {
     uint8_t h[32];

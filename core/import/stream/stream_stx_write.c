@@ -325,6 +325,25 @@ static void sec_exct(wr *w, const ctx *c) {
   }
 }
 
+/* CLST: per (block, counter series) its last sample (a window's counters
+ * start at their value before it) */
+static void sec_clst(wr *w, const ctx *c) {
+  const st_stream *s = c->s;
+  put_u64(w, s->nclast);
+  for (size_t i = 0; i < s->nclast; i++) {
+    const sclast *e = &s->clast[i];
+    int skey = string_key(c, ST_TRACK_COUNTER, e->key, e->name);
+    put_u64(w, e->block);
+    put_u32(w, e->track);
+    put_i64(w, e->pid);
+    put_i64(w, skey ? (int64_t)sid(c, e->name) : e->key);
+    put_u8(w, skey ? ST_STX_KEY_STRING : 0);
+    put_u32(w, sid(c, e->name));
+    put_i64(w, e->ts);
+    put_f64(w, e->v);
+  }
+}
+
 static void sec_gzix(wr *w, const ctx *c) {
   const st_gzindex *gz = c->s->gz;
   put_u8(w, gz != NULL);
@@ -487,6 +506,7 @@ st_code st_stream_save(const st_stream *s, const st_trace *summary, const uint8_
     section(&w, "STRM", sec_strm, &c);
     section(&w, "BLKS", sec_blks, &c);
     section(&w, "EXCT", sec_exct, &c);
+    section(&w, "CLST", sec_clst, &c);
     section(&w, "GZIX", sec_gzix, &c);
     section(&w, "SUMM", sec_summ, &c);
     uint8_t h[32];

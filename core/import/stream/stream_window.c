@@ -61,8 +61,18 @@ struct st_stream_window {
   uint64_t got; /* bytes of the current range (segs[nseg - 1]) pushed */
   const st_stream_range *ranges;
   uint64_t fed;
-  int64_t a0, a1; /* absolute ns: the exact events added meet [a0, a1] */
-  int filter;     /* st_stream_window_set_filter */
+  int64_t a0, a1;  /* absolute ns: the exact events added meet [a0, a1] */
+  int filter;      /* st_stream_window_set_filter */
+  uint8_t *loaded; /* per block: its bytes are read (part of a range) */
+  /* filtered: per counter track (the window's), its last sample before a0 */
+  st_u64map before;
+  struct {
+    uint32_t track;
+    int64_t ts;
+    double v;
+  } * bsamp;
+  size_t nb, capb;
+  int nomem;
 };
 
 /* the file offset of fed offset `at` (unchanged outside the ranges) */
@@ -94,9 +104,59 @@ static int win_slice(void *ud, uint32_t track, int64_t start_ns, int64_t dur_ns,
 }
 
 static int win_counter(void *ud, uint32_t track, int64_t ts_ns, double value, uint64_t src) {
-  (void)track, (void)value, (void)src;
-  const st_stream_window *w = ud;
-  return !w->filter || (ts_ns >= w->a0 && ts_ns <= w->a1);
+  (void)src;
+  st_stream_window *w = ud;
+  if (!w->filter || (ts_ns >= w->a0 && ts_ns <= w->a1)) return 1;
+  if (ts_ns > w->a1) return 0;
+  /* before the window: only the series' last such sample is kept (its
+   * value where the window starts), added at the end */
+  uint32_t i = st_u64map_get(&w->before, track);
+  if (i == ST_U64MAP_NONE) {
+    if (w->nb == w->capb) {
+      size_t c = w->capb ? w->capb * 2 : 16;
+      void *p = st_realloc_array(&w->alloc, w->bsamp, c, sizeof *w->bsamp);
+      if (!p) return -1;
+      w->bsamp = p;
+      w->capb = c;
+    }
+    if (!st_u64map_put(&w->before, &w->alloc, track, (uint32_t)w->nb)) return -1;
+    i = (uint32_t)w->nb++;
+    w->bsamp[i].track = track;
+    w->bsamp[i].ts = INT64_MIN;
+  }
+  if (ts_ns >= w->bsamp[i].ts) {
+    w->bsamp[i].ts = ts_ns;
+    w->bsamp[i].v = value;
+  }
+  return 0;
+}
+
+/* Each counter series' value where the window starts: its last sample
+ * before a0 in the blocks not read (the pass kept one per block), and,
+ * filtered, in those read. Real samples at their own times. */
+static st_code counters_before(st_stream_window *w, st_builder *b) {
+  const st_stream *s = w->s;
+  st_u64map best = {0}; /* pass track -> clast index */
+  st_code c = ST_OK;
+  for (size_t i = 0; i < s->nclast && c == ST_OK; i++) {
+    const sclast *e = &s->clast[i];
+    if (e->ts >= w->a0 || (e->block < s->nblocks && w->loaded && w->loaded[e->block])) continue;
+    uint32_t j = st_u64map_get(&best, e->track);
+    if (j == ST_U64MAP_NONE || s->clast[j].ts < e->ts)
+      if (!st_u64map_put(&best, &w->alloc, e->track, (uint32_t)i)) c = ST_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < s->nclast && c == ST_OK; i++) {
+    const sclast *e = &s->clast[i];
+    if (st_u64map_get(&best, e->track) != i) continue;
+    uint32_t proc = st_builder_process(b, e->pid);
+    uint32_t tr = proc == UINT32_MAX ? UINT32_MAX
+                                     : st_builder_track(b, proc, ST_TRACK_COUNTER, e->key, e->name);
+    c = tr == UINT32_MAX ? ST_ERR_NOMEM : st_builder_counter(b, tr, e->ts, e->v);
+  }
+  st_u64map_free(&best, &w->alloc);
+  for (size_t i = 0; i < w->nb && c == ST_OK; i++)
+    c = st_builder_counter(b, w->bsamp[i].track, w->bsamp[i].ts, w->bsamp[i].v);
+  return c;
 }
 
 static int win_end_src(void *ud, uint64_t *src, uint64_t *end_src) {
@@ -112,10 +172,12 @@ static int win_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src) {
   return 1;
 }
 
-/* the exact events meeting the window */
+/* the exact events meeting the window, and the counters' values at its start */
 static st_code win_flush(void *ud, st_builder *b) {
   st_stream_window *w = ud;
   const st_stream *s = w->s;
+  st_code cb = counters_before(w, b);
+  if (cb != ST_OK) return cb;
   for (size_t i = 0; i < s->nexact; i++) {
     const sexact *e = &s->exact[i];
     int64_t end = (e->flags & ST_EV_UNFINISHED) ? s->end : st_sat_add(e->start, e->dur);
@@ -196,6 +258,19 @@ st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
     }
   }
   w->sink = (st_builder_sink){w, win_slice, win_counter, win_end_src, win_flow, win_flush};
+  /* which blocks' bytes the ranges hold: a block's bytes run from its
+   * first event to the next block's (blocks without events: the one before) */
+  if (s->nblocks && !(w->loaded = st_calloc(&s->alloc, s->nblocks, 1))) goto nomem;
+  for (size_t b = 0, owner = SIZE_MAX; b < s->nblocks; b++) {
+    if (s->blocks[b].events) {
+      owner = b;
+      uint64_t at = s->blocks[b].first_src;
+      for (uint32_t k = 0; k < n && !w->loaded[b]; k++)
+        w->loaded[b] = at >= ranges[k].offset && at - ranges[k].offset < ranges[k].length;
+    } else if (owner != SIZE_MAX) {
+      w->loaded[b] = w->loaded[owner];
+    }
+  }
   if (n && !(w->segs = st_calloc(&s->alloc, n, sizeof *w->segs))) goto nomem;
   st_load_desc ld = {0};
   ld.alloc = s->alloc;
@@ -263,5 +338,8 @@ void st_stream_window_destroy(st_stream_window *w) {
   st_alloc a = w->alloc;
   st_loader_destroy(w->loader);
   st_free(&a, w->segs);
+  st_free(&a, w->loaded);
+  st_free(&a, w->bsamp);
+  st_u64map_free(&w->before, &a);
   st_free(&a, w);
 }
