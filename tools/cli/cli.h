@@ -40,6 +40,9 @@ int strata_cmd_view(int argc, char **argv);
 /* strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N] [--from US --to US |
  * --step N] [--hist NAME]: see tools/cli/cli_analyze.c */
 int strata_cmd_analyze(int argc, char **argv);
+/* strata manifest DIR [-o profile.json] [--json]: a profile's files in one
+ * JSON manifest the page opens, see tools/cli/cli_manifest.c */
+int strata_cmd_manifest(int argc, char **argv);
 /* strata stats's options (tools/cli/strata_cli.c) */
 typedef struct cli_stats_opts {
   int json, digest, load_info; /* --json, --digest, --load-info given */
@@ -88,6 +91,12 @@ double cli_clock_ms(clockid_t id);
  * out of memory, read error, no trace). */
 st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
                           cli_heap *heap, st_trace **out, st_error *err, double *load_ms);
+/* As cli_load_timed, quiet: on failure NULL with the one line in why[cap]
+ * without the file name ("cannot open: ...", "read error", "out of
+ * memory", or st_load_error_line's "what (at byte N[, line L, column C])"). */
+st_loader *cli_load_quiet(const char *file, const cli_feed_opts *o, cli_feed_used *used,
+                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms, char *why,
+                          size_t cap);
 /* Reads the open file f (named `file`) into a default loader as
  * cli_load_timed does; f stays open (rewind it to read it again). Returns
  * the finished loader with *out the trace, or NULL after one `strata: ...`
