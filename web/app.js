@@ -22,6 +22,7 @@ import { workersWanted, gzWorkersWanted, splitPlan, loadSplit, loadSplitGz } fro
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
 import { createNotes } from './notes.js';
+import { sniffManifest, parseManifest } from './manifest.js';
 
 const embed = embedSetup();
 
@@ -209,11 +210,15 @@ async function fetchSource(url) {
   return { total: len, chunks: streamChunks(resp.body, url) };
 }
 
+// A URL's body is sniffed (manifest.js): a profile manifest resolves to
+// {manifest: {files, skipped, total}} (opts.manifest: it must be one).
 async function resolveSource(source, opts) {
   if (typeof source === 'string' || source instanceof URL) {
     const url = String(source);
     const { total, chunks } = await fetchSource(url);
-    return { name: opts.name || nameFromUrl(url), total, chunks };
+    const sniffed = await sniffManifest(chunks, !!opts.manifest);
+    if (sniffed.text !== undefined) return { manifest: parseManifest(sniffed.text, new URL(url, document.baseURI).href) };
+    return { name: opts.name || nameFromUrl(url), total, chunks: sniffed.chunks };
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
@@ -266,13 +271,38 @@ async function finish(name, split = null) {
   return stats;
 }
 
-async function doOpen(source, opts) {
+// A failed open: the page as it was, the one line shown and sent
+// (strata:error); returns the Error to reject with.
+function openFailed(e, prevStatus) {
+  const message = oneLine(e && e.message ? e.message : e);
+  ui.progress.hidden = true;
+  ui.status.textContent = ui.name.textContent ? prevStatus : '';
+  if (!ui.name.textContent) ui.empty.hidden = false;
+  showError(message);
+  emit('strata:error', message);
+  return new Error(message);
+}
+
+// One source: a URL may turn out to be a profile manifest (manifest.js),
+// opened as its files on one timeline.
+async function openOne(source, opts) {
   const prevStatus = ui.status.textContent;
+  let src;
   try {
     if (!M) throw new Error('strata is not ready yet');
     hideError();
     ui.status.textContent = 'Opening…';
-    const src = await resolveSource(source, opts || {});
+    src = await resolveSource(source, opts || {});
+  } catch (e) {
+    throw openFailed(e, prevStatus);
+  }
+  if (!src.manifest) return doOpen(source, src, opts, prevStatus);
+  const m = src.manifest;
+  return doOpenMany(m.files.map((f) => f.url), { ...opts, names: m.files.map((f) => f.name), skipped: m.skipped, total: m.total, prevStatus });
+}
+
+async function doOpen(source, src, opts, prevStatus) {
+  try {
     const { name, total, read } = src;
     const plan = src.blob ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
     setProgress(0, total);
@@ -308,13 +338,7 @@ async function doOpen(source, opts) {
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
-    const message = oneLine(e && e.message ? e.message : e);
-    ui.progress.hidden = true;
-    ui.status.textContent = ui.name.textContent ? prevStatus : '';
-    if (!ui.name.textContent) ui.empty.hidden = false;
-    showError(message);
-    emit('strata:error', message);
-    throw new Error(message);
+    throw openFailed(e, prevStatus);
   }
 }
 
@@ -322,14 +346,18 @@ async function doOpen(source, opts) {
 // into its own model (one batch: core/app/app.h), then shown merged, each under
 // its group. Files that cannot be read are skipped, and the page says which
 // and why; the others stay open (also when one does not fit in memory).
+// From a manifest: opts.skipped (its files not read, already said why) and
+// opts.total (all its files) count in the report.
 async function doOpenMany(sources, opts) {
-  const prevStatus = ui.status.textContent;
+  const prevStatus = opts && opts.prevStatus !== undefined ? opts.prevStatus : ui.status.textContent;
   const names = (opts && opts.names) || [];
   const loaded = []; // {handle, file, name}
-  const skipped = []; // {name, message}
+  const skipped = [...((opts && opts.skipped) || [])]; // {name, message}
+  const count = (opts && opts.total) || sources.length;
   const warnings = [];
   try {
     if (!M) throw new Error('strata is not ready yet');
+    if (!sources.length && skipped.length) throw new Error(skipped.map((f) => f.message).join('; '));
     if (!sources.length) throw new Error('strata.open: no files given');
     hideError();
     M._st_wasm_batch_begin();
@@ -338,6 +366,7 @@ async function doOpenMany(sources, opts) {
       try {
         ui.status.textContent = `Opening ${name} (${i + 1} of ${sources.length})…`;
         const r = await resolveSource(source, { name: names[i] });
+        if (r.manifest) throw new Error('a profile manifest, not a trace (open it alone)');
         name = r.name;
         const status = await pushSource(r);
         if (status === 2) {
@@ -379,7 +408,7 @@ async function doOpenMany(sources, opts) {
     showLoaded(list.length === 1 ? list[0].name : `${list.length} traces`, stats);
     const notes = [];
     if (skipped.length) {
-      notes.push(`Skipped ${skipped.length} of ${sources.length} files: ` +
+      notes.push(`Skipped ${skipped.length} of ${count} files: ` +
         skipped.map((f) => (f.message.startsWith(f.name) ? f.message : `${f.name}: ${f.message}`)).join('; '));
     }
     notes.push(...warnings);
@@ -389,13 +418,7 @@ async function doOpenMany(sources, opts) {
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
-    const message = oneLine(e && e.message ? e.message : e);
-    ui.progress.hidden = true;
-    ui.status.textContent = ui.name.textContent ? prevStatus : '';
-    if (!ui.name.textContent) ui.empty.hidden = false;
-    showError(message);
-    emit('strata:error', message);
-    throw new Error(message);
+    throw openFailed(e, prevStatus);
   }
 }
 
@@ -428,7 +451,7 @@ const tracesNow = () => (M ? JSON.parse(str(M._st_wasm_traces_json())) : []);
 
 function open(source, opts) {
   const many = Array.isArray(source);
-  const p = queue.then(() => (many ? doOpenMany(source, opts) : doOpen(source, opts)));
+  const p = queue.then(() => (many ? doOpenMany(source, opts) : openOne(source, opts)));
   queue = p.catch(() => {});
   return p;
 }

@@ -63,7 +63,7 @@ enum {
   ST_APP_LOAD_FAILED = 2   /* nothing usable; the previous trace stays (see error) */
 };
 
-#define ST_APP_MAX_TRACES 64
+#define ST_APP_MAX_TRACES 256 /* files open at once: a profile of 256 ranks (its manifest) */
 
 /* What the app needs from its platform. Only now_ms is required. */
 typedef struct st_app_platform {

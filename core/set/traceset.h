@@ -98,8 +98,8 @@
 #include "profile.h"
 #include "select.h"
 
-#define ST_TRACESET_MAX 64          /* files open at once by default */
-#define ST_TRACESET_SLOT_BITS 16    /* handle id = slot | generation << 16 */
+#define ST_TRACESET_MAX 256      /* files open at once by default (the app's ST_APP_MAX_TRACES) */
+#define ST_TRACESET_SLOT_BITS 16 /* handle id = slot | generation << 16 */
 #define ST_TRACESET_CAPACITY 65535u /* the most a desc may ask for */
 #define ST_TRACESET_GROUP_CAP 256   /* bytes of a group name, NUL included */
 
