@@ -298,7 +298,9 @@ async function openOne(source, opts) {
   }
   if (!src.manifest) return doOpen(source, src, opts, prevStatus);
   const m = src.manifest;
-  return doOpenMany(m.files.map((f) => f.url), { ...opts, names: m.files.map((f) => f.name), skipped: m.skipped, total: m.total, prevStatus });
+  return doOpenMany(m.files.map((f) => f.url), {
+    ...opts, names: m.files.map((f) => f.name), groups: m.files.map((f) => f.group), skipped: m.skipped, total: m.total, prevStatus,
+  });
 }
 
 async function doOpen(source, src, opts, prevStatus) {
@@ -346,8 +348,9 @@ async function doOpen(source, src, opts, prevStatus) {
 // into its own model (one batch: core/app/app.h), then shown merged, each under
 // its group. Files that cannot be read are skipped, and the page says which
 // and why; the others stay open (also when one does not fit in memory).
-// From a manifest: opts.skipped (its files not read, already said why) and
-// opts.total (all its files) count in the report.
+// From a manifest: opts.groups names the files' groups, opts.skipped (its
+// files not read, already said why) and opts.total (all its files) count in
+// the report.
 async function doOpenMany(sources, opts) {
   const prevStatus = opts && opts.prevStatus !== undefined ? opts.prevStatus : ui.status.textContent;
   const names = (opts && opts.names) || [];
@@ -374,6 +377,8 @@ async function doOpenMany(sources, opts) {
           continue;
         }
         if (status === 1) warnings.push(oneLine(str(M._st_wasm_error())));
+        const group = opts && opts.groups && opts.groups[i]; // a manifest's name for it
+        if (group) withCString(group, (p) => M._st_wasm_set_group(M._st_wasm_last_handle(), p));
         loaded.push({ handle: M._st_wasm_last_handle(), name, source,
           file: r.read ? { read: r.read, size: r.total, compressed: false } : null });
       } catch (e) {

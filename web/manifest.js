@@ -1,9 +1,10 @@
 // manifest.js: a profile manifest (`strata manifest DIR -o profile.json`,
 // tools/cli/cli_manifest.c) opened as one profile: its files fetched relative
 // to the manifest's URL and shown together, as window.strata.open([...]) of
-// those files shows them (app.js's doOpenMany: one timeline, a group per
-// file named by core/index/profile.h's rule, as the manifest names them,
-// offsets from the files' clocks).
+// those files shows them (app.js's doOpenMany: one timeline, offsets from
+// the files' clocks), each file under the manifest's "group" (the wasm's
+// st_wasm_set_group; `strata manifest` writes profile.h's names, the page's
+// own).
 //
 // How the page knows: `?manifest=<url>` says so (the body must be a
 // manifest); `?url=<url>` and window.strata.open(url) look at the first

@@ -144,6 +144,10 @@ const char *st_app_dropped(const st_app *app);
 /* The handle of the last file loaded (0: none, or closed since). Handles
  * are > 0 and below 2^31, exact in a double. */
 double st_app_last_handle(const st_app *app);
+/* Names the group of a file loaded in the open batch (a profile manifest's
+ * names; traceset.h st_traceset_set_group), shown so at the batch's end.
+ * 1 done, 0 a bad handle or out of memory. */
+int st_app_set_group(st_app *app, double handle, const char *group);
 /* [{"handle","name","group","events","offset_us","format"}] in display order. */
 const char *st_app_traces_json(st_app *app);
 /* Moves a shown trace to offset_us on the shared timeline (the others keep

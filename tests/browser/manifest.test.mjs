@@ -75,6 +75,9 @@ before(async () => {
   await write('abs.json', { strata_manifest: 1, files: [entry('/runs/p1/rank-0.pt.trace.json')] });
   await write('empty.json', { strata_manifest: 1, files: [] });
   await write('plain.json', '{"traceEvents": []}');
+  // the same profile with its groups named by hand (two the same: the second gets " #2")
+  const named = { ...small, files: small.files.map((f, i) => (f.error ? f : { ...f, group: i === 2 || i === 6 ? 'host A gpu' : `host ${i} gpu` })) };
+  await fsp.writeFile(path.join(prof, 'named.json'), JSON.stringify(named));
   server = await startServer({ root: site, prefix: '/' });
 });
 after(async () => {
@@ -136,6 +139,19 @@ test('?manifest= and window.strata.open(url) open the same profile; a missing fi
   assert.equal(r.traces, RANKS - 1);
   const err = await errorText(app);
   assert.match(err, /^Skipped 2 of 7 files: broken\.pt\.trace\.json: .*; rank-5\.pt\.trace\.json: Could not fetch .*HTTP 404/, err);
+  assert.deepEqual(app.pageErrors, []);
+});
+
+test("the page shows the manifest's group names, a repeated one made unique", async (t) => {
+  const app = await ctx.app({ server, query: '?url=runs/p1/named.json' });
+  t.after(() => app.close());
+  assert.equal((await app.nextOutcome(0)).type, 'strata:loaded');
+  const list = await app.page.evaluate(() => window.strata.traces());
+  const read = small.files.filter((f) => !f.error);
+  assert.deepEqual(list.map((x) => x.name), read.map((f) => f.path));
+  // files[0] is broken.pt.trace.json (sorted first): the named ones are files[1..]
+  assert.equal(read.length, 6);
+  assert.deepEqual(list.map((x) => x.group), ['host 1 gpu', 'host A gpu', 'host 3 gpu', 'host 4 gpu', 'host 5 gpu', 'host A gpu #2']);
   assert.deepEqual(app.pageErrors, []);
 });
 
