@@ -100,11 +100,17 @@ async function assertProfile(app, m, events) {
 
 const errorText = (app) => app.page.locator('#error').textContent();
 
+// The page at `query`, closed after test t, once its first open loaded.
+async function opened(t, query, timeout = 60_000) {
+  const app = await ctx.app({ server, query });
+  if (t) t.after(() => app.close());
+  const ev = await app.nextOutcome(0, { timeout });
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev).slice(0, 500));
+  return app;
+}
+
 test('?url=<manifest>: every rank on one timeline, the unreadable file named, the rest open', async (t) => {
-  const app = await ctx.app({ server, query: '?url=runs/p1/profile.json' });
-  t.after(() => app.close());
-  const ev = await app.nextOutcome(0);
-  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  const app = await opened(t, '?url=runs/p1/profile.json');
   assert.equal(small.files.length, RANKS + 1);
   const list = await assertProfile(app, small, smallEvents);
   assert.deepEqual(list.map((t) => t.group).sort(), Array.from({ length: RANKS }, (_, r) => `rank ${r}`).sort());
@@ -119,9 +125,7 @@ test('?url=<manifest>: every rank on one timeline, the unreadable file named, th
 });
 
 test('?manifest= and window.strata.open(url) open the same profile; a missing file is named, the rest open', async (t) => {
-  const app = await ctx.app({ server, query: '?manifest=runs/p1/profile.json' });
-  t.after(() => app.close());
-  assert.equal((await app.nextOutcome(0)).type, 'strata:loaded');
+  const app = await opened(t, '?manifest=runs/p1/profile.json');
   await assertProfile(app, small, smallEvents);
   // open(url) of a manifest from the page
   const r = await app.page.evaluate(async (u) => {
@@ -143,9 +147,7 @@ test('?manifest= and window.strata.open(url) open the same profile; a missing fi
 });
 
 test("the page shows the manifest's group names, a repeated one made unique", async (t) => {
-  const app = await ctx.app({ server, query: '?url=runs/p1/named.json' });
-  t.after(() => app.close());
-  assert.equal((await app.nextOutcome(0)).type, 'strata:loaded');
+  const app = await opened(t, '?url=runs/p1/named.json');
   const list = await app.page.evaluate(() => window.strata.traces());
   const read = small.files.filter((f) => !f.error);
   assert.deepEqual(list.map((x) => x.name), read.map((f) => f.path));
@@ -156,9 +158,7 @@ test("the page shows the manifest's group names, a repeated one made unique", as
 });
 
 test('bad manifests are refused with one line; the page keeps what it shows', async (t) => {
-  const app = await ctx.app({ server, query: '?url=runs/p1/profile.json' });
-  t.after(() => app.close());
-  assert.equal((await app.nextOutcome(0)).type, 'strata:loaded');
+  const app = await opened(t, '?url=runs/p1/profile.json');
   const before = await app.page.evaluate(() => window.strata.traces());
   const cases = [
     ['bad/notjson.json', /^notjson\.json: not a valid strata manifest: not JSON \(.+\)$/],
@@ -205,11 +205,9 @@ test('bad manifests are refused with one line; the page keeps what it shows', as
   assert.deepEqual(app.pageErrors, []);
 });
 
-test('?url= of a plain trace still opens (the sniffed bytes read on), gzip too', async (t) => {
+test('?url= of a plain trace still opens (the sniffed bytes read on), gzip too', async () => {
   for (const f of ['rank-1.pt.trace.json', 'rank-2.pt.trace.json.gz']) {
-    const app = await ctx.app({ server, query: `?url=runs/p1/${f}` });
-    const ev = await app.nextOutcome(0);
-    assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+    const app = await opened(null, `?url=runs/p1/${f}`);
     const s = await app.stats();
     assert.equal(s.events, small.files.find((x) => x.path === f).events, f);
     assert.equal(s.bytes_in, small.files.find((x) => x.path === f).bytes, `${f}: every byte read once`);
@@ -218,10 +216,7 @@ test('?url= of a plain trace still opens (the sniffed bytes read on), gzip too',
 });
 
 test('the 256-rank manifest opens: every rank, its group and events', async (t) => {
-  const app = await ctx.app({ server, query: '?url=runs/big/profile.json' });
-  t.after(() => app.close());
-  const ev = await app.nextOutcome(0, { timeout: 240_000 });
-  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev).slice(0, 500));
+  const app = await opened(t, '?url=runs/big/profile.json', 240_000);
   assert.equal(big.files.length, BIG);
   assert.deepEqual(big.files.map((f) => f.rank), Array.from({ length: BIG }, (_, r) => r));
   const list = await assertProfile(app, big, bigEvents);

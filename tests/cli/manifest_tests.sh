@@ -20,26 +20,18 @@ strata=${1:?usage: manifest_tests.sh STRATA STRATA_GEN}
 gen=${2:?usage: manifest_tests.sh STRATA STRATA_GEN}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-export STRATA_BIN=$strata STRATA_GEN=$gen STRATA_ROOT=$root
+export STRATA_BIN=$strata STRATA_GEN=$gen STRATA_ROOT=$root PYTHONPATH=$here
 exec python3 - <<'PY'
-import json, os, re, shutil, stat, subprocess, sys, tempfile
+import json, os, re, shutil, subprocess, sys, tempfile
+
+from view_check import finish, report
 
 strata = os.path.abspath(os.environ["STRATA_BIN"])
 gen = os.path.abspath(os.environ["STRATA_GEN"])
 root = os.environ["STRATA_ROOT"]
 tmp = tempfile.mkdtemp(prefix="strata-manifest-")
-passed = failed = 0
 N = 256
 BASE_NS = 1700000000000000000  # strata-gen's default baseTimeNanoseconds
-
-
-def report(ok, name, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
 
 
 def run(args, **kw):
@@ -296,6 +288,5 @@ p = run(mcmd, env=dict(os.environ, PROFILE_DIR=prof, PATH=sdir + ":" + os.enviro
 report(p.returncode == 0 and open(out).read() == text, "the manifest Job writes the same manifest", (mcmd, p.stderr))
 
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish())
 PY
