@@ -63,7 +63,10 @@ enum {
   ST_APP_LOAD_FAILED = 2   /* nothing usable; the previous trace stays (see error) */
 };
 
-#define ST_APP_MAX_TRACES 256 /* files open at once: a profile of 256 ranks (its manifest) */
+/* Files shown at once (a profile of 256 ranks, its manifest), and in one
+ * batch: a batch's load past it fails (st_app_error). The set holds twice
+ * as many: a whole batch loads beside the files it replaces. */
+#define ST_APP_MAX_TRACES 256
 
 /* What the app needs from its platform. Only now_ms is required. */
 typedef struct st_app_platform {

@@ -215,11 +215,16 @@ test('?url= of a plain trace still opens (the sniffed bytes read on), gzip too',
   }
 });
 
-test('the 256-rank manifest opens: every rank, its group and events', async (t) => {
+test('the 256-rank manifest opens: every rank, its group and events; and again over itself', async (t) => {
   const app = await opened(t, '?url=runs/big/profile.json', 240_000);
   assert.equal(big.files.length, BIG);
   assert.deepEqual(big.files.map((f) => f.rank), Array.from({ length: BIG }, (_, r) => r));
   const list = await assertProfile(app, big, bigEvents);
   assert.equal(new Set(list.map((t) => t.group)).size, BIG, 'groups unique');
+  // again while it is shown: the new 256 load beside the 256 they replace
+  const again = await app.page.evaluate((u) => window.strata.open(u).then((s) => s.traces.length), 'runs/big/profile.json');
+  assert.equal(again, BIG);
+  const list2 = await assertProfile(app, big, bigEvents);
+  assert.ok(list2.every((t, i) => t.handle !== list[i].handle), 'new handles: the first profile was closed');
   assert.deepEqual(app.pageErrors, []);
 });
