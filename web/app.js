@@ -23,6 +23,7 @@ import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
 import { createNotes } from './notes.js';
 import { sniffManifest, parseManifest } from './manifest.js';
+import { streamWanted, createStream } from './stream.js';
 
 const embed = embedSetup();
 
@@ -75,6 +76,9 @@ let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
 let tracks = null; // the track filter, pins, empty processes (tracks.js)
 let notes = null; // notes on the timeline, the Notes panel (notes.js)
 let loadSplitStats = null; // {workers, worker_heap_bytes} of the shown trace's load split across workers
+let stream = null; // streaming mode: window reads of traces opened as a summary (stream.js)
+let baseStatus = ''; // the status line's text before the streaming part
+let streamStatus = null; // streaming mode's part of the status line
 
 // ---- small helpers ------------------------------------------------------
 
@@ -141,7 +145,12 @@ function showLoaded(name, stats) {
     if (stats.format) parts.push(stats.format + (stats.compressed ? ' (gzip)' : ''));
     if (typeof stats.load_ms === 'number') parts.push(`loaded in ${Math.round(stats.load_ms)} ms`);
   }
-  ui.status.textContent = parts.join(' · ');
+  baseStatus = parts.join(' · ');
+  renderStatus();
+}
+
+function renderStatus() {
+  ui.status.textContent = [baseStatus, streamStatus].filter(Boolean).join(' · ');
 }
 
 const nextTick = () => new Promise((r) => setTimeout(r, 0));
@@ -240,8 +249,11 @@ async function resolveSource(source, opts) {
 // The stats JSON; where the shown trace's load was split (par_load.js) also
 // `workers` (parse workers used) and `worker_heap_bytes` (their memories' peaks).
 function statsNow() {
-  const s = M ? JSON.parse(str(M._st_wasm_stats_json())) : null;
-  return s && loadSplitStats ? { ...s, ...loadSplitStats } : s;
+  let s = M ? JSON.parse(str(M._st_wasm_stats_json())) : null;
+  if (s && loadSplitStats) s = { ...s, ...loadSplitStats };
+  // streaming mode: the summary's and index's figures, windows shown, bytes pending
+  if (s && stream && stream.active()) s = { ...s, streaming: stream.state() };
+  return s;
 }
 
 // Resolves after the C side has drawn the first frame of the trace just
@@ -306,9 +318,13 @@ async function openOne(source, opts) {
 async function doOpen(source, src, opts, prevStatus) {
   try {
     const { name, total, read } = src;
-    const plan = src.blob ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
+    const sw = streamWanted(opts, total, name);
+    const plan = src.blob && !sw.on ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
     setProgress(0, total);
-    if (!withCString(name, (p) => M._st_wasm_load_begin(p))) throw new Error(oneLine(str(M._st_wasm_error())));
+    stream.detach();
+    if (!withCString(name, (p) => (sw.on ? M._st_wasm_load_begin_stream(p, 0, 0) : M._st_wasm_load_begin(p)))) {
+      throw new Error(oneLine(str(M._st_wasm_error())));
+    }
     let done = 0;
     let code = 0;
     let split = null;
@@ -336,6 +352,10 @@ async function doOpen(source, src, opts, prevStatus) {
     const stats = await finish(name, split);
     const h = M._st_wasm_last_handle();
     setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+    if (sw.on) {
+      stream.attach(h, { read, size: total, compressed: !!stats.compressed }, sw);
+      stats.streaming = stream.state();
+    }
     embed.opened([{ source, name }]);
     emit('strata:loaded', stats);
     return stats;
@@ -363,6 +383,7 @@ async function doOpenMany(sources, opts) {
     if (!sources.length && skipped.length) throw new Error(skipped.map((f) => f.message).join('; '));
     if (!sources.length) throw new Error('strata.open: no files given');
     hideError();
+    stream.detach();
     M._st_wasm_batch_begin();
     for (const [i, source] of sources.entries()) {
       let name = names[i] || (source && source.name) || (typeof source === 'string' ? nameFromUrl(source) : `trace ${i + 1}`);
@@ -677,6 +698,7 @@ function onUi(bits) {
     ui.search.blur();
     ui.canvas.focus();
   }
+  if ((bits & UI.VIEW) && stream) stream.viewChanged();
   if (bits & UI.VIEW) {
     // the first view left isolated far events out (core/index/bulk.h): say how many
     const n = st.outside || 0;
@@ -907,6 +929,15 @@ async function start() {
   if (!M._st_wasm_gfx_ok()) showError('This browser cannot show the timeline: WebGL2 is not available.');
 
   tracks = createTracks({ M, str, withCString, fmtCount, canvas: ui.canvas });
+  stream = createStream({
+    M,
+    str,
+    setStatus: (t) => {
+      streamStatus = t;
+      renderStatus();
+    },
+    onError: (m) => showError(m, true),
+  });
   window.strata = Object.freeze({
     open,
     stats: statsNow,
@@ -923,6 +954,10 @@ async function start() {
       return JSON.parse(str(M._st_wasm_view_json()));
     },
     frameStats: () => JSON.parse(str(M._st_wasm_frame_stats_json())),
+    // Streaming mode (stream.js): its state, and a promise that resolves once
+    // the window the view wants is read (null state when nothing streams).
+    streaming: () => (stream.active() ? stream.state() : null),
+    settle: () => stream.settle(),
     // The selected events (at most 10000). args: decoded once the event has
     // been shown in the details panel (or fetched with argsOf), else null.
     selection: () =>
@@ -1105,6 +1140,7 @@ async function start() {
     // The built-in demo, through the same loader as a user's file.
     await (queue = queue.then(async () => {
       const frame = waitFirstFrame();
+      stream.detach();
       const status = M._st_wasm_load_demo();
       if (status === 2) {
         onFrameLoaded = null;

@@ -28,7 +28,10 @@ static void *forward_alloc(void *ud, void *ptr, size_t size) {
 }
 
 /* The set closes a file: what is in flight for it goes first. */
-static void on_close(void *user, st_trace_handle h) { st_app_args_forget(user, h); }
+static void on_close(void *user, st_trace_handle h) {
+  st_app_args_forget(user, h);
+  st_app_stream_forget(user, h);
+}
 
 st_app *st_app_create(const st_app_desc *desc) {
   if (!desc || !desc->platform.now_ms) return NULL;
@@ -62,15 +65,15 @@ st_app *st_app_create(const st_app_desc *desc) {
 
 /* What the app built on the set's view goes (the ui and the lod point into
  * the traces), and every snapshot taken of it. The set's drop_view hook. */
-static void drop_view(void *ud) {
+void st_app_drop_view(void *ud) {
   st_app *app = ud;
   st_app_summary_forget(app);
   st_app_flame_forget(app);
   st_app_diff_forget(app);
   st_app_analyze_forget(app);
   st_app_opstats_forget(app);
-  st_app_notes_clear(app);
-  if (app->side) { /* back to one pane */
+  if (!app->stream.swapping) st_app_notes_clear(app); /* notes are times: a window keeps them */
+  if (app->side) {                                    /* back to one pane */
     app->ui = app->pane[0];
     st_ui_destroy(app->pane[1]);
     app->pane[0] = app->pane[1] = NULL;
@@ -86,7 +89,7 @@ static void drop_view(void *ud) {
 
 void st_app_destroy(st_app *app) {
   if (!app) return;
-  drop_view(app);
+  st_app_drop_view(app);
   st_traceset_destroy(app->set); /* on_close for each file */
   st_app_args_forget(app, (st_trace_handle){0});
   st_app_demo_release(app);
@@ -106,6 +109,8 @@ void st_app_destroy(st_app *app) {
   st_panel_buf_free(&app->text, a);
   st_panel_buf_free(&app->small, a);
   st_panel_buf_free(&app->an_text, a);
+  st_panel_buf_free(&app->stream.text, a);
+  st_free(a, app->stream.ranges);
   st_alloc self = *a;
   st_free(&self, app);
 }
@@ -119,7 +124,9 @@ void st_app_set_font(st_app *app, const st_font *font) {
 
 /* ---- loading ---------------------------------------------------------------------- */
 
-int st_app_load_begin(st_app *app, const char *name) {
+/* streaming: 0 resident; else load_begin_stream with these figures */
+static int load_begin(st_app *app, const char *name, int streaming, uint64_t block_bytes,
+                      uint32_t max_buckets) {
   st_app_copy_line(app->load_name, sizeof app->load_name, name && *name ? name : "trace");
   if (!app->batch_open) { /* a load on its own: a batch of one */
     st_app_batch_begin(app);
@@ -132,13 +139,24 @@ int st_app_load_begin(st_app *app, const char *name) {
     if (app->batch_open == 2) st_app_batch_end(app);
     return 0;
   }
-  app->loading = st_traceset_load_begin(app->set, app->load_name) == ST_OK;
+  app->loading =
+      (streaming ? st_traceset_load_begin_stream(app->set, app->load_name, block_bytes, max_buckets)
+                 : st_traceset_load_begin(app->set, app->load_name)) == ST_OK;
   if (!app->loading) {
     snprintf(app->error, sizeof app->error, "%s: out of memory starting the load", app->load_name);
     if (app->batch_open == 2) st_app_batch_end(app);
     return 0;
   }
   return 1;
+}
+
+int st_app_load_begin(st_app *app, const char *name) { return load_begin(app, name, 0, 0, 0); }
+
+int st_app_load_begin_stream(st_app *app, const char *name, double block_bytes,
+                             double max_buckets) {
+  uint64_t bb = block_bytes >= 4096 && block_bytes < 1e15 ? (uint64_t)block_bytes : 0;
+  uint32_t mb = max_buckets >= 64 && max_buckets < 4e9 ? (uint32_t)max_buckets : 0;
+  return load_begin(app, name, 1, bb, mb);
 }
 
 st_code st_app_load_push(st_app *app, const void *data, size_t len) {
@@ -267,7 +285,7 @@ void st_app_batch_begin(st_app *app) {
 /* The app's part of the view the set built (one file's model, or several
  * merged): its level-of-detail index and ui. The set's build_view hook; on
  * failure nothing of it is kept and err says which stage failed. */
-static st_code build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err) {
+st_code st_app_build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err) {
   st_app *app = ud;
   (void)set;
   st_lod *lod = st_lod_build(&app->alloc, view, err);
@@ -301,7 +319,7 @@ uint32_t st_app_batch_end(st_app *app) {
   char keep[sizeof app->error];
   memcpy(keep, app->error, sizeof keep); /* a partial load's warning */
   if (app->pf.view_begins) app->pf.view_begins(app->pf.ud);
-  st_traceset_end_desc end = {build_view, drop_view, app};
+  st_traceset_end_desc end = {st_app_build_view, st_app_drop_view, app};
   st_traceset_report rep;
   uint32_t n = st_traceset_batch_end(app->set, &end, &rep);
   if (!n) { /* not even the first file's view: the batch went, the files shown before stay */

@@ -122,6 +122,28 @@ st_code st_app_load_apply(st_app *app, const void *result, size_t rlen, const vo
  * st_loader_set_inflated), before load_finish. */
 void st_app_load_set_inflated(st_app *app, const st_source_info *info, st_code code,
                               const st_error *err);
+/* Streaming mode (core/import/stream/stream.h): a load that keeps only a
+ * summary and an index (block_bytes, max_buckets: 0 for the defaults);
+ * then, as the view asks (st_app_stream_want: {"handle","t0_ns","t1_ns",
+ * "bytes"} to read a window of at most budget_bytes, {"handle","summary":
+ * true} to put the summary back, or null), the platform reads the window's
+ * ranges of the file (decoded bytes: begin returns how many, range(k, 0)
+ * the offset, range(k, 1) the length) and pushes each whole, in order;
+ * finish swaps the window's model in (1) or says why not (0, st_app_error).
+ * The view keeps its time window, scroll and notes across swaps; pending is
+ * the bytes still to push. st_app_stream_json: {"files":[{"handle",
+ * "windows","blocks","exact","bucket_ns","summary_events","index_bytes",
+ * "window_ns"}],"pending","reading"}. */
+int st_app_load_begin_stream(st_app *app, const char *name, double block_bytes, double max_buckets);
+const char *st_app_stream_want(st_app *app, double budget_bytes);
+int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns); /* -1: failed */
+double st_app_stream_range(const st_app *app, int k, int length);
+int st_app_stream_push(st_app *app, int k, const void *data, size_t len);
+int st_app_stream_finish(st_app *app);
+void st_app_stream_abort(st_app *app);
+int st_app_stream_show_summary(st_app *app, double handle);
+double st_app_stream_pending(const st_app *app);
+const char *st_app_stream_json(st_app *app);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */
 void st_app_load_abort(st_app *app);

@@ -111,6 +111,22 @@ typedef struct st_app_args {
   st_error s_err;
 } st_app_args;
 
+/* Streaming mode's window loads (app_stream.c). */
+typedef struct st_app_stream {
+  st_stream_window *w; /* the load in flight (NULL: none) */
+  st_trace_handle h;   /* its file */
+  st_stream_range *ranges;
+  uint32_t n, next, cap;
+  uint64_t bytes, pushed;
+  int64_t t0, t1; /* its window, the file's time (ns since its origin) */
+  struct {
+    uint32_t id;    /* the file (handle id) showing a window; 0: none */
+    int64_t t0, t1; /* that window */
+  } shown[ST_APP_MAX_TRACES];
+  int swapping; /* a window's model replaces another: the notes stay */
+  st_panel_buf text;
+} st_app_stream;
+
 /* Notes on the timeline (app_notes.c). */
 typedef struct st_app_notes {
   st_app_note list[ST_APP_MAX_NOTES]; /* sorted (app.h) */
@@ -190,6 +206,7 @@ struct st_app {
    * JSON in an_text, and what it was asked with (an_text is its answer
    * again while these are the same and the files shown did not move) */
   struct st_analysis *an;
+  st_app_stream stream;
   st_panel_buf an_text;
   char *an_step; /* the step name ("" automatic) */
   int an_top, an_gaps;
@@ -213,6 +230,16 @@ void st_app_copy_line(char *dst, size_t cap, const char *src);
 typedef void (*st_app_writer)(st_jout *o, st_app *app, const void *arg);
 const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const void *arg,
                         const char *fail);
+
+/* ---- app.c ---- */
+/* The set's hooks (traceset.h st_traceset_end_desc): the app's part of a
+ * view (its lod and ui), and dropping it with every snapshot of it. */
+st_code st_app_build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err);
+void st_app_drop_view(void *ud);
+
+/* ---- app_stream.c ---- */
+/* Drops the window load in flight if it is of file h ({0}: any). */
+void st_app_stream_forget(st_app *app, st_trace_handle h);
 
 /* ---- app_view.c ---- */
 /* st_app_set_offset by handle, in ns. */

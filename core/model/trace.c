@@ -64,9 +64,12 @@ struct st_builder {
   tstream ends;       /* st_builder_end_src pairs, in call order (see put_end) */
   size_t end_count;
   uint64_t end_prev;
-  int64_t lo, hi;    /* the extent of everything added (events' starts and ends,
-                      * samples); lo > hi while nothing was */
-  st_frames *frames; /* samples' stack frames (st_builder_frames), NULL until used */
+  int64_t lo, hi;       /* the extent of everything added (events' starts and ends,
+                         * samples); lo > hi while nothing was */
+  st_frames *frames;    /* samples' stack frames (st_builder_frames), NULL until used */
+  st_builder_sink sink; /* st_builder_set_sink; has_sink: 1 while set */
+  int has_sink;
+  uint64_t noted_src; /* st_builder_note_src */
 };
 
 struct st_trace {
@@ -170,6 +173,7 @@ static st_builder *builder_new(const st_alloc *a, st_strtab *strings) {
   b->alloc = al;
   b->lo = INT64_MAX;
   b->hi = INT64_MIN;
+  b->noted_src = UINT64_MAX;
   b->own_strings = !strings;
   b->strings = strings ? strings : st_strtab_create(&al);
   if (!b->strings) {
@@ -311,11 +315,53 @@ void st_builder_track_indent(st_builder *b, uint32_t track, uint8_t indent) {
   if (b && track < b->track_count) b->tracks[track].indent = indent;
 }
 
+void st_builder_set_sink(st_builder *b, const st_builder_sink *sink) {
+  if (!b) return;
+  b->has_sink = sink != NULL;
+  if (sink) b->sink = *sink;
+}
+
+void st_builder_note_src(st_builder *b, uint64_t src) {
+  if (b) b->noted_src = src;
+}
+
+int st_builder_track_info(const st_builder *b, uint32_t track, int64_t *pid, st_track_kind *kind,
+                          int64_t *key, uint32_t *name) {
+  if (!b || track >= b->track_count) return 0;
+  const btrack *t = &b->tracks[track];
+  if (pid) *pid = b->procs[t->process].pid;
+  if (kind) *kind = (st_track_kind)t->kind;
+  if (key) *key = t->key;
+  if (name) *name = t->name;
+  return 1;
+}
+
+uint32_t st_builder_track_count(const st_builder *b) { return b ? b->track_count : 0; }
+
+void st_builder_extend(st_builder *b, int64_t lo_ns, int64_t hi_ns) {
+  if (b && lo_ns <= hi_ns) extend(b, lo_ns, hi_ns);
+}
+
+/* the sink's verdict as a code: 1 keep (ST_OK), 0 drop, -1 out of memory */
+#define SINK_DECIDE(call)                                                                          \
+  do {                                                                                             \
+    int keep_ = (call);                                                                            \
+    if (keep_ < 0) return ST_ERR_NOMEM;                                                            \
+    if (keep_ == 0) return ST_OK;                                                                  \
+  } while (0)
+
 st_code st_builder_slice(st_builder *b, uint32_t track, int64_t start_ns, int64_t dur_ns,
                          uint32_t name, uint32_t cat, uint64_t src, uint8_t flags) {
   if (!b || track >= b->track_count) return ST_ERR_ARG;
   btrack *t = &b->tracks[track];
   if (t->kind == ST_TRACK_COUNTER) return ST_ERR_ARG;
+  if (b->has_sink && b->sink.slice) {
+    if (!(flags & ST_EV_UNFINISHED) && dur_ns >= 0 && start_ns <= INT64_MAX - dur_ns)
+      extend(b, start_ns, start_ns + dur_ns);
+    else
+      extend(b, start_ns, start_ns);
+    SINK_DECIDE(b->sink.slice(b->sink.ud, track, start_ns, dur_ns, name, cat, &src, flags));
+  }
   if (t->count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* rows index events by uint32 */
   uint8_t *p = ts_reserve(&t->rec, &b->alloc, EV_REC_MAX);
   if (!p) return ST_ERR_NOMEM;
@@ -334,6 +380,10 @@ st_code st_builder_counter(st_builder *b, uint32_t track, int64_t ts_ns, double 
   if (!b || track >= b->track_count) return ST_ERR_ARG;
   btrack *t = &b->tracks[track];
   if (t->kind != ST_TRACK_COUNTER) return ST_ERR_ARG;
+  if (b->has_sink && b->sink.counter) {
+    extend(b, ts_ns, ts_ns);
+    SINK_DECIDE(b->sink.counter(b->sink.ud, track, ts_ns, value, b->noted_src));
+  }
   if (t->count >= UINT32_MAX - 1) return ST_ERR_LIMIT;
   uint8_t *p = ts_reserve(&t->rec, &b->alloc, CS_REC_MAX);
   if (!p) return ST_ERR_NOMEM;
@@ -348,6 +398,7 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
   if (!b || track >= b->track_count || b->tracks[track].kind == ST_TRACK_COUNTER) return ST_ERR_ARG;
   if (!(role & (ST_FLOW_IN | ST_FLOW_OUT)) || role > 7 || (unsigned)bind > ST_FLOW_BIND_NEXT)
     return ST_ERR_ARG;
+  if (b->has_sink && b->sink.flow) SINK_DECIDE(b->sink.flow(b->sink.ud, track, ts_ns, &src));
   if (b->point_count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* flows index points by uint32 */
   btrack *t = &b->tracks[track];
   if (!t->pts && !(t->pts = st_calloc(&b->alloc, 1, sizeof *t->pts))) return ST_ERR_NOMEM;
@@ -366,6 +417,7 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
 
 st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src) {
   if (!b || src == UINT64_MAX || end_src == UINT64_MAX) return ST_ERR_ARG;
+  if (b->has_sink && b->sink.end_src) SINK_DECIDE(b->sink.end_src(b->sink.ud, &src, &end_src));
   if (b->end_count >= UINT32_MAX - 1) return ST_ERR_LIMIT;
   uint8_t *p = ts_reserve(&b->ends, &b->alloc, END_REC_MAX);
   if (!p) return ST_ERR_NOMEM;
@@ -569,6 +621,16 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
     return NULL;
   }
   if (err) st_error_set(err, ST_OK, 0, "");
+  if (b->has_sink) { /* detached first: flush may add events */
+    st_builder_sink sk = b->sink;
+    b->has_sink = 0;
+    st_code fc = sk.flush ? sk.flush(sk.ud, b) : ST_OK;
+    if (fc != ST_OK) {
+      st_error_set(err, fc, 0, fc == ST_ERR_NOMEM ? "out of memory" : "the summary failed");
+      st_builder_destroy(b);
+      return NULL;
+    }
+  }
   /* -- totals ---------------------------------------------------------------- */
   size_t nev = 0, ncs = 0, max_track = 0;
   uint32_t ncounters = 0;

@@ -313,4 +313,38 @@ st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src);
  * allocation failure. */
 st_trace *st_builder_finish(st_builder *b, st_error *err);
 
+/* ---- a filter in front of the staging (streaming mode) ---------------------
+ * A sink sees every event before the builder stages it and decides: keep
+ * (return 1; it may rewrite the event's src first), drop (0), or fail on
+ * allocation (-1: the call returns ST_ERR_NOMEM). Streaming mode uses it
+ * twice (core/import/stream): the index pass summarises and drops every
+ * event, so an import of any size stages nothing, then puts its coarse
+ * summary into the same builder from `flush`, called once at the start of
+ * st_builder_finish (with the sink already detached, so it may add events;
+ * non-OK fails the finish); a window load maps srcs from the bytes it was
+ * fed back to the file's offsets and drops the events the index gives
+ * instead. Callbacks left NULL keep the event unchanged. The sink must
+ * outlive the builder's use of it. */
+typedef struct st_builder_sink {
+  void *ud;
+  int (*slice)(void *ud, uint32_t track, int64_t start_ns, int64_t dur_ns, uint32_t name,
+               uint32_t cat, uint64_t *src, uint8_t flags);
+  int (*counter)(void *ud, uint32_t track, int64_t ts_ns, double value, uint64_t src);
+  int (*end_src)(void *ud, uint64_t *src, uint64_t *end_src);
+  int (*flow)(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src);
+  st_code (*flush)(void *ud, st_builder *b);
+} st_builder_sink;
+void st_builder_set_sink(st_builder *b, const st_builder_sink *sink); /* NULL: none */
+/* The src of the event the importer is handling (counter samples carry
+ * none: a sink's counter callback gets the last noted; UINT64_MAX if none). */
+void st_builder_note_src(st_builder *b, uint64_t src);
+/* A track's key as created (st_builder_track): 0 if track is unknown. */
+int st_builder_track_info(const st_builder *b, uint32_t track, int64_t *pid, st_track_kind *kind,
+                          int64_t *key, uint32_t *name);
+uint32_t st_builder_track_count(const st_builder *b);
+/* Widens the time extent the finished trace spans (its origin and
+ * duration) to include [lo_ns, hi_ns]: a window of a trace keeps the whole
+ * trace's time zero and end (where unfinished events end). */
+void st_builder_extend(st_builder *b, int64_t lo_ns, int64_t hi_ns);
+
 #endif

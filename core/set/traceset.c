@@ -32,7 +32,9 @@ typedef struct ts_file {
   st_profile_clock clock;
   int64_t offset_ns;
   st_argsrc *args;
-  uint64_t seq; /* load order */
+  uint64_t seq;      /* load order */
+  st_stream *stream; /* streaming mode: its pass's index (NULL: resident) */
+  st_trace *summary; /* streaming mode: the summary; trace is it or a window */
 } ts_file;
 
 struct st_traceset {
@@ -51,6 +53,7 @@ struct st_traceset {
   st_trace *merged; /* owned: the merged view of several files, or NULL */
   st_trace *view;   /* the one shown file's model, or merged */
   st_loader *loader;
+  st_stream *stream_load; /* a load in streaming mode (instead of loader) */
   char *load_name;
   /* scratch, cap entries each, carved from one block (alloc_scratch) */
   void *scratch;
@@ -92,7 +95,9 @@ static void close_file(st_traceset *s, uint32_t slot) {
   ts_file *f = &s->files[slot];
   if (!f->trace) return;
   if (s->on_close) s->on_close(s->user, handle_of(s, slot));
-  st_trace_destroy(f->trace);
+  if (f->trace != f->summary) st_trace_destroy(f->trace);
+  st_trace_destroy(f->summary);
+  st_stream_destroy(f->stream); /* after its windows and summary */
   st_free(&s->alloc, f->meta);
   st_free(&s->alloc, f->name);
   st_free(&s->alloc, f->given);
@@ -211,8 +216,10 @@ st_traceset *st_traceset_create(const st_traceset_desc *desc) {
 void st_traceset_load_abort(st_traceset *s) {
   if (!s) return;
   st_loader_destroy(s->loader);
+  st_stream_destroy(s->stream_load);
   st_free(&s->alloc, s->load_name);
   s->loader = NULL;
+  s->stream_load = NULL;
   s->load_name = NULL;
 }
 
@@ -255,13 +262,38 @@ void st_traceset_batch_cancel(st_traceset *s) {
   s->batch_loaded = 0;
 }
 
-st_code st_traceset_load_begin(st_traceset *s, const char *name) {
+static st_code begin_name(st_traceset *s, const char *name) {
   if (!s || !s->batch_open) return ST_ERR_ARG;
   st_traceset_load_abort(s);
   s->load_name = dup_str(&s->alloc, name && *name ? name : "trace");
   if (!s->load_name) return ST_ERR_NOMEM;
   for (char *c = s->load_name; *c; c++) /* one line: the name is shown in messages */
     if (*c == '\n' || *c == '\r') *c = ' ';
+  return ST_OK;
+}
+
+st_code st_traceset_load_begin_stream(st_traceset *s, const char *name, uint64_t block_bytes,
+                                      uint32_t max_buckets) {
+  st_code c = begin_name(s, name);
+  if (c != ST_OK) return c;
+  st_stream_desc d;
+  memset(&d, 0, sizeof d);
+  d.alloc = s->load_alloc;
+  d.file_name = s->load_name;
+  d.strings = s->batch_strings;
+  d.block_bytes = block_bytes;
+  d.max_buckets = max_buckets;
+  s->stream_load = st_stream_create(&d);
+  if (!s->stream_load) {
+    st_traceset_load_abort(s);
+    return ST_ERR_NOMEM;
+  }
+  return ST_OK;
+}
+
+st_code st_traceset_load_begin(st_traceset *s, const char *name) {
+  st_code c = begin_name(s, name);
+  if (c != ST_OK) return c;
   st_load_desc d;
   memset(&d, 0, sizeof d);
   d.alloc = s->load_alloc;
@@ -276,6 +308,7 @@ st_code st_traceset_load_begin(st_traceset *s, const char *name) {
 }
 
 st_code st_traceset_load_push(st_traceset *s, const void *data, size_t len) {
+  if (s && s->stream_load) return st_stream_push(s->stream_load, data, len);
   if (!s || !s->loader) return ST_ERR_ARG;
   return st_loader_push(s->loader, data, len);
 }
@@ -304,7 +337,9 @@ static uint32_t free_slot(const st_traceset *s) {
 /* The finished load into a free slot; {0} with err on failure. */
 static st_trace_handle take_load(st_traceset *s, st_trace *t, st_error *err) {
   uint32_t slot = free_slot(s);
-  char *meta = slot != UINT32_MAX ? dup_str(&s->alloc, st_loader_metadata_json(s->loader)) : NULL;
+  st_stream *sm = s->stream_load;
+  const char *mj = sm ? st_stream_metadata_json(sm) : st_loader_metadata_json(s->loader);
+  char *meta = slot != UINT32_MAX ? dup_str(&s->alloc, mj) : NULL;
   if (!meta) {
     st_trace_destroy(t);
     if (slot == UINT32_MAX)
@@ -316,11 +351,16 @@ static st_trace_handle take_load(st_traceset *s, st_trace *t, st_error *err) {
   ts_file *f = &s->files[slot];
   f->trace = t;
   f->in_batch = 1;
-  f->stats = *st_loader_stats(s->loader); /* its format is a static name */
+  f->stats = sm ? *st_stream_stats(sm) : *st_loader_stats(s->loader); /* static format name */
   f->meta = meta;
   f->name = s->load_name;
   s->load_name = NULL;
-  f->args = st_loader_take_args_source(s->loader);
+  f->args = sm ? st_stream_take_args_source(sm) : st_loader_take_args_source(s->loader);
+  if (sm) { /* the file keeps its index for window loads */
+    f->stream = sm;
+    f->summary = t;
+    s->stream_load = NULL;
+  }
   f->seq = ++s->seq;
   st_profile_file pf = {t, f->stats.format, f->meta, f->name};
   st_profile_clock_get(&pf, &f->clock); /* before any merge moves its times */
@@ -332,10 +372,11 @@ st_trace_handle st_traceset_load_finish(st_traceset *s, st_error *err) {
   st_error e;
   memset(&e, 0, sizeof e);
   st_trace_handle h = {0};
-  if (!s || !s->loader) {
+  if (!s || (!s->loader && !s->stream_load)) {
     st_error_set(&e, ST_ERR_ARG, 0, "no load in progress");
   } else {
-    st_trace *t = st_loader_finish(s->loader, &e);
+    st_trace *t =
+        s->stream_load ? st_stream_finish(s->stream_load, &e) : st_loader_finish(s->loader, &e);
     if (!t && e.code == ST_OK) st_error_set(&e, ST_ERR_FORMAT, 0, "no trace data");
     if (t) {
       st_error damage = e; /* a file damaged part-way: kept, with where it stopped */
@@ -564,6 +605,56 @@ uint32_t st_traceset_batch_end(st_traceset *s, const st_traceset_end_desc *d,
   for (uint32_t k = 0; k < s->nshown; k++) s->files[s->shown[k]].in_batch = 0;
   r->shown = s->nshown;
   return s->nshown;
+}
+
+/* ---- streaming mode -------------------------------------------------------------------- */
+
+st_stream *st_traceset_stream(const st_traceset *s, st_trace_handle h) {
+  uint32_t slot = st_traceset_slot(s, h);
+  return slot == UINT32_MAX ? NULL : s->files[slot].stream;
+}
+
+const st_trace *st_traceset_summary(const st_traceset *s, st_trace_handle h) {
+  uint32_t slot = st_traceset_slot(s, h);
+  return slot == UINT32_MAX ? NULL : s->files[slot].summary;
+}
+
+int st_traceset_showing_window(const st_traceset *s, st_trace_handle h) {
+  uint32_t slot = st_traceset_slot(s, h);
+  return slot != UINT32_MAX && s->files[slot].summary &&
+         s->files[slot].trace != s->files[slot].summary;
+}
+
+st_code st_traceset_show_model(st_traceset *s, st_trace_handle h, st_trace *window,
+                               const st_traceset_end_desc *d, st_error *err) {
+  uint32_t slot = st_traceset_slot(s, h);
+  ts_file *f = slot == UINT32_MAX ? NULL : &s->files[slot];
+  if (!f || !f->summary || f->in_batch || s->batch_open || s->unmerged) {
+    st_trace_destroy(window);
+    if (err) st_error_set(err, ST_ERR_ARG, 0, "not a file shown in streaming mode");
+    return ST_ERR_ARG;
+  }
+  st_trace *next = window ? window : f->summary, *prev = f->trace;
+  if (next == prev) return ST_OK;
+  if (s->view && d && d->drop_view) d->drop_view(d->ud);
+  drop_set_view(s);
+  f->trace = next;
+  char why[320];
+  if (build_view(s, d, why, sizeof why)) {
+    if (prev != f->summary) st_trace_destroy(prev);
+    return ST_OK;
+  }
+  /* the window's view did not fit: back to what was shown */
+  f->trace = prev;
+  st_trace_destroy(window);
+  if (err) st_error_set(err, ST_ERR_NOMEM, 0, "%s", why);
+  char again[320];
+  if (!build_view(s, d, again, sizeof again) && f->summary != prev) {
+    st_trace_destroy(prev); /* even that: the summary, which fit before */
+    f->trace = f->summary;
+    build_view(s, d, again, sizeof again);
+  }
+  return ST_ERR_NOMEM;
 }
 
 /* ---- offsets ------------------------------------------------------------------------ */

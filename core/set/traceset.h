@@ -98,6 +98,7 @@
 #include "load.h"
 #include "profile.h"
 #include "select.h"
+#include "stream.h"
 
 #define ST_TRACESET_MAX 256      /* files open at once by default (the app's ST_APP_MAX_TRACES) */
 #define ST_TRACESET_SLOT_BITS 16 /* handle id = slot | generation << 16 */
@@ -236,6 +237,23 @@ typedef struct st_traceset_report {
  * built. desc and rep may be NULL. */
 uint32_t st_traceset_batch_end(st_traceset *s, const st_traceset_end_desc *desc,
                                st_traceset_report *rep);
+
+/* ---- streaming mode (core/import/stream/stream.h) -------------------------
+ * A file loaded with load_begin_stream keeps only its pass's summary and
+ * index (block_bytes, max_buckets: stream.h's, 0 for defaults). Its model
+ * is the summary until show_model puts a window model (from its stream's
+ * window loads, in its string table: st_traceset_stream) in its place;
+ * show_model(NULL) puts the summary back. show_model rebuilds the view
+ * (drop_view / build_view as batch_end); if the window's view does not
+ * fit, what was shown comes back and ST_ERR_NOMEM says why. The set owns
+ * the window from the call on (also on failure). */
+st_code st_traceset_load_begin_stream(st_traceset *s, const char *name, uint64_t block_bytes,
+                                      uint32_t max_buckets);
+st_stream *st_traceset_stream(const st_traceset *s, st_trace_handle h); /* NULL: resident */
+const st_trace *st_traceset_summary(const st_traceset *s, st_trace_handle h);
+int st_traceset_showing_window(const st_traceset *s, st_trace_handle h);
+st_code st_traceset_show_model(st_traceset *s, st_trace_handle h, st_trace *window,
+                               const st_traceset_end_desc *d, st_error *err);
 
 /* ---- offsets ------------------------------------------------------------- */
 /* Moves shown file h to offset_ns on the shared timeline (the others keep

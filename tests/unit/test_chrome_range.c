@@ -270,28 +270,6 @@ static void test_damaged(void) {
   free(t);
 }
 
-static unsigned char *inflate_all(const unsigned char *in, size_t n, size_t *out_n) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  if (inflateInit2(&z, 47) != Z_OK) return NULL;
-  size_t cap = n * 8 + 1024, len = 0;
-  unsigned char *out = malloc(cap);
-  z.next_in = (Bytef *)(uintptr_t)in;
-  z.avail_in = (uInt)n;
-  for (;;) {
-    if (len == cap) out = realloc(out, cap *= 2);
-    z.next_out = out + len;
-    z.avail_out = (uInt)(cap - len);
-    int r = inflate(&z, Z_NO_FLUSH);
-    len = cap - z.avail_out;
-    if (r == Z_STREAM_END || (r != Z_OK && r != Z_BUF_ERROR) || (r == Z_BUF_ERROR && !z.avail_in))
-      break;
-  }
-  inflateEnd(&z);
-  *out_n = len;
-  return out;
-}
-
 /* compressed: the front end inflates, the decoded bytes are split; stats
  * (compressed, bytes_in, trailing garbage) and gzip errors as one worker */
 static void compare_gz(const uint8_t *raw, size_t n, const char *what) {
@@ -402,7 +380,7 @@ static void test_corpus(void) {
     if (n >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
       compare_gz(data, n, files[c]); /* as a front end splits a .gz */
       size_t m = 0;
-      unsigned char *plain = inflate_all(data, n, &m);
+      unsigned char *plain = tu_inflate_all(data, n, &m);
       free(data);
       data = plain;
       n = m;

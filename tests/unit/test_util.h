@@ -65,6 +65,29 @@ static inline unsigned char *tu_deflate(const void *data, size_t n, int wbits, s
   return out;
 }
 
+/* A whole gzip / zlib stream inflated (what came before an error). */
+static inline unsigned char *tu_inflate_all(const unsigned char *in, size_t n, size_t *out_n) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 47) != Z_OK) return NULL;
+  size_t cap = n * 8 + 1024, len = 0;
+  unsigned char *out = malloc(cap);
+  z.next_in = (Bytef *)(uintptr_t)in;
+  z.avail_in = (uInt)n;
+  for (;;) {
+    if (len == cap) out = realloc(out, cap *= 2);
+    z.next_out = out + len;
+    z.avail_out = (uInt)(cap - len);
+    int r = inflate(&z, Z_NO_FLUSH);
+    len = cap - z.avail_out;
+    if (r == Z_STREAM_END || (r != Z_OK && r != Z_BUF_ERROR) || (r == Z_BUF_ERROR && !z.avail_in))
+      break;
+  }
+  inflateEnd(&z);
+  *out_n = len;
+  return out;
+}
+
 static inline st_trace *tu_load(const void *data, size_t n, size_t chunk, const char *name,
                                 st_error *err, st_stats *stats, char *meta, size_t meta_cap) {
   st_load_desc d;

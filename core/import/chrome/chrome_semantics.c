@@ -188,6 +188,7 @@ static uint32_t counter_track(st_chrome_sem *sem, uint32_t pi, uint32_t series) 
 
 static void add_sample(st_chrome_sem *sem, uint32_t tr, int64_t ts, double v) {
   if (tr == UINT32_MAX) return;
+  st_builder_note_src(sem->b, sem->cur_src);
   if (st_builder_counter(sem->b, tr, ts, v) == ST_ERR_NOMEM) sem->nomem = 1;
   sem->stats->counter_samples++;
 }

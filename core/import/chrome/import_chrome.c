@@ -82,6 +82,7 @@ struct st_chrome_importer {
   st_chrome_sem sem; /* what the events do to the builder */
 
   uint64_t cur_src;
+  uint64_t events_end; /* end of the last element read from traceEvents (st_chrome_events_end) */
   int nomem;
   st_code code;
   st_error error;
@@ -215,6 +216,7 @@ static inline int run_list_of(st_chrome_importer *im, const char **pp, const cha
         set_error(im, ST_ERR_NOMEM, im->cur_src, "out of memory%s", "");
         return -1;
       }
+      if (!samples) im->events_end = abs_of(im, q);
       im->expect_value = 0;
       im->after_comma = 0;
       p = q;
@@ -653,6 +655,8 @@ st_code st_chrome_finish(st_chrome_importer *im, st_error *err) {
   if (err) *err = im->error;
   return im->code;
 }
+
+uint64_t st_chrome_events_end(const st_chrome_importer *im) { return im ? im->events_end : 0; }
 
 int st_chrome_has_trace(const st_chrome_importer *im) {
   if (!im || !im->saw_event_list) return 0;

@@ -47,6 +47,10 @@ st_code st_chrome_push(st_chrome_importer *im, const uint8_t *data, size_t len, 
  * object form as ST_ERR_TRUNCATED. A truncated array form is normal: only a
  * "truncated" warning. Returns the first error of the whole import. */
 st_code st_chrome_finish(st_chrome_importer *im, st_error *err);
+/* The offset just past the last element read from the event list by a
+ * streamed import (not kept by st_chrome_replay_from): where the list's
+ * events end, for streaming mode's window reads. 0 before any. */
+uint64_t st_chrome_events_end(const st_chrome_importer *im);
 /* 1 if the input was recognisably a trace (array form, or an object with a
  * traceEvents list) and the builder holds what was read. */
 int st_chrome_has_trace(const st_chrome_importer *im);

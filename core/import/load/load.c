@@ -131,7 +131,14 @@ st_loader *st_loader_create(const st_load_desc *desc) {
     st_free(&al, l);
     return NULL;
   }
+  if (desc && desc->sink) st_builder_set_sink(l->builder, desc->sink);
   return l;
+}
+
+st_builder *st_loader_builder(st_loader *l) { return l ? l->builder : NULL; }
+
+uint64_t st_loader_events_end(const st_loader *l) {
+  return l && l->vt == &k_chrome && l->imp ? st_chrome_events_end(l->imp) : 0;
 }
 
 void st_loader_destroy(st_loader *l) {

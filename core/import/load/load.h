@@ -28,10 +28,12 @@
 #include "trace.h"
 
 typedef struct st_load_desc {
-  st_alloc alloc;        /* zero: realloc/free */
-  const char *file_name; /* may be NULL; used for hints and messages only */
-  st_strtab *strings;    /* NULL: the trace has its own string table; else names are
-                            interned here (shared with other traces: st_trace_merge) */
+  st_alloc alloc;              /* zero: realloc/free */
+  const char *file_name;       /* may be NULL; used for hints and messages only */
+  st_strtab *strings;          /* NULL: the trace has its own string table; else names are
+                                  interned here (shared with other traces: st_trace_merge) */
+  const st_builder_sink *sink; /* NULL, or a filter in front of the model (trace.h; streaming
+                                  mode: core/import/stream) */
 } st_load_desc;
 
 typedef struct st_loader st_loader;
@@ -54,6 +56,12 @@ const char *st_loader_metadata_json(const st_loader *l);
  * (st_argsrc_destroy), e.g. to keep it beside the trace. */
 const st_argsrc *st_loader_args_source(const st_loader *l);
 st_argsrc *st_loader_take_args_source(st_loader *l);
+/* Streaming mode (core/import/stream): the builder the model is made in
+ * (valid until finish; to create tracks and add events the file's bytes
+ * do not hold), and, for Chrome JSON, the offset just past the last event
+ * of the event list read (0 for other formats or before any). */
+st_builder *st_loader_builder(st_loader *l);
+uint64_t st_loader_events_end(const st_loader *l);
 void st_loader_destroy(st_loader *l);
 
 /* ---- an import split across workers (chrome_range.h) ----------------------

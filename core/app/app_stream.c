@@ -1,0 +1,296 @@
+/* app_stream.c: streaming mode in the app (core/import/stream/stream.h):
+ * which window of a streamed file the view wants read, the window load the
+ * platform feeds with the file's bytes (the core does no I/O), and the
+ * swap of the file's model, summary or window, under a view that keeps
+ * its time window, scroll and notes.
+ */
+#include "app_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const unsigned ALL_CHANGED = ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH |
+                                    ST_UI_MARK | ST_UI_TOOL | ST_UI_LAYOUT;
+
+/* ---- the windows shown ----------------------------------------------------------------- */
+
+static int shown_window(const st_app *app, st_trace_handle h, int64_t *t0, int64_t *t1) {
+  if (!st_traceset_showing_window(app->set, h)) return 0;
+  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
+    if (app->stream.shown[i].id == h.id) {
+      *t0 = app->stream.shown[i].t0;
+      *t1 = app->stream.shown[i].t1;
+      return 1;
+    }
+  return 0;
+}
+
+/* Forgets file h's window, then records [t0, t1] as it if on. */
+static void note_shown(st_app *app, st_trace_handle h, int on, int64_t t0, int64_t t1) {
+  uint32_t free_i = UINT32_MAX;
+  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++) {
+    uint32_t id = app->stream.shown[i].id;
+    if (id == h.id || (id && !st_traceset_valid(app->set, (st_trace_handle){id})))
+      app->stream.shown[i].id = 0;
+    if (free_i == UINT32_MAX && app->stream.shown[i].id == 0) free_i = i;
+  }
+  if (on && free_i != UINT32_MAX) {
+    app->stream.shown[free_i].id = h.id;
+    app->stream.shown[free_i].t0 = t0;
+    app->stream.shown[free_i].t1 = t1;
+  }
+}
+
+void st_app_stream_forget(st_app *app, st_trace_handle h) {
+  st_app_stream *s = &app->stream;
+  if (s->w && (!h.id || s->h.id == h.id)) {
+    st_stream_window_destroy(s->w);
+    s->w = NULL;
+    s->h = (st_trace_handle){0};
+    s->n = s->next = 0;
+    s->bytes = s->pushed = 0;
+  }
+  if (h.id) note_shown(app, h, 0, 0, 0);
+}
+
+void st_app_stream_abort(st_app *app) { st_app_stream_forget(app, app->stream.h); }
+
+double st_app_stream_pending(const st_app *app) {
+  return app->stream.w ? (double)(app->stream.bytes - app->stream.pushed) : 0;
+}
+
+/* ---- what the view wants --------------------------------------------------------------- */
+
+typedef struct want {
+  st_trace_handle h;
+  int summary;    /* 1: put the summary back */
+  int64_t t0, t1; /* else: read this window (the file's ns) */
+  uint64_t bytes;
+} want;
+
+static int want_of(st_app *app, double budget, want *out) {
+  memset(out, 0, sizeof *out);
+  if (!app->ui || !app->trace || app->side || app->stream.w || app->batch_open) return 0;
+  double v0 = 0, v1 = 0;
+  st_ui_window(app->ui, &v0, &v1);
+  for (uint32_t k = 0; k < st_app_count(app); k++) {
+    st_trace_handle h = st_app_part(app, k);
+    st_stream *sm = st_traceset_stream(app->set, h);
+    st_traceset_file f;
+    if (!sm || !st_traceset_get(app->set, h, &f)) continue;
+    st_stream_info info;
+    st_stream_info_get(sm, &info);
+    if (!info.windows) continue;
+    int64_t dur = st_trace_duration_ns(st_traceset_summary(app->set, h));
+    double a0 = v0 - (double)f.offset_ns, a1 = v1 - (double)f.offset_ns;
+    if (a1 < 0 || a0 > (double)dur) continue; /* the file is not in view */
+    if (a0 < 0) a0 = 0;
+    if (a1 > (double)dur) a1 = (double)dur;
+    int64_t c0, c1;
+    int has = shown_window(app, h, &c0, &c1);
+    if (has && (double)c0 <= a0 && (double)c1 >= a1) continue; /* the window covers the view */
+    /* a window three views wide, so panning stays in it; else the view */
+    double span = a1 - a0;
+    double w0 = a0 - span < 0 ? 0 : a0 - span,
+           w1 = a1 + span > (double)dur ? (double)dur : a1 + span;
+    uint64_t bytes = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      int64_t t0 = (int64_t)(pass ? a0 : w0), t1 = (int64_t)ceil(pass ? a1 : w1);
+      st_stream_window_plan(sm, t0, t1, NULL, 0, &bytes);
+      if ((double)bytes <= budget) {
+        *out = (want){h, 0, t0, t1, bytes};
+        return 1;
+      }
+    }
+    if (has) { /* too much to read for this view: the summary again */
+      *out = (want){h, 1, 0, 0, 0};
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void write_want(st_jout *o, st_app *app, const void *arg) {
+  (void)app;
+  const want *w = arg;
+  st_jout_lit(o, "{\"handle\":");
+  st_jout_u64(o, w->h.id);
+  if (w->summary) {
+    st_jout_lit(o, ",\"summary\":true}");
+    return;
+  }
+  st_jout_lit(o, ",\"t0_ns\":");
+  st_jout_i64(o, w->t0);
+  st_jout_lit(o, ",\"t1_ns\":");
+  st_jout_i64(o, w->t1);
+  st_jout_lit(o, ",\"bytes\":");
+  st_jout_u64(o, w->bytes);
+  st_jout_lit(o, "}");
+}
+
+const char *st_app_stream_want(st_app *app, double budget_bytes) {
+  want w;
+  if (!(budget_bytes > 0) || !want_of(app, budget_bytes, &w)) return "null";
+  return st_app_json(app, &app->stream.text, write_want, &w, "null");
+}
+
+/* ---- a window load ---------------------------------------------------------------------- */
+
+int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns) {
+  st_app_stream *s = &app->stream;
+  st_trace_handle h;
+  if (s->w || !st_app_shown(app, handle, &h, NULL) || !isfinite(t0_ns) || !isfinite(t1_ns) ||
+      !(t1_ns >= t0_ns) || t0_ns < -9.2e18 || t1_ns > 9.2e18)
+    return -1;
+  st_stream *sm = st_traceset_stream(app->set, h);
+  if (!sm) return -1;
+  int64_t t0 = (int64_t)t0_ns, t1 = (int64_t)t1_ns;
+  uint64_t bytes = 0;
+  uint32_t n = st_stream_window_plan(sm, t0, t1, NULL, 0, &bytes);
+  if (n > s->cap) {
+    st_stream_range *r = st_realloc_array(&app->self_alloc, s->ranges, n, sizeof *r);
+    if (!r) return -1;
+    s->ranges = r;
+    s->cap = n;
+  }
+  st_stream_window_plan(sm, t0, t1, s->ranges, n, &bytes);
+  st_error err;
+  s->w = st_stream_window_begin(sm, st_traceset_summary(app->set, h), s->ranges, n, &err);
+  if (!s->w) {
+    snprintf(app->error, sizeof app->error, "window: %s", err.msg);
+    return -1;
+  }
+  st_stream_window_set_span(s->w, t0, t1);
+  s->h = h;
+  s->n = n;
+  s->next = 0;
+  s->bytes = bytes;
+  s->pushed = 0;
+  s->t0 = t0;
+  s->t1 = t1;
+  app->dirty = 1; /* the status says what is being read */
+  return (int)n;
+}
+
+double st_app_stream_range(const st_app *app, int k, int length) {
+  const st_app_stream *s = &app->stream;
+  if (!s->w || k < 0 || (uint32_t)k >= s->n) return -1;
+  return (double)(length ? s->ranges[k].length : s->ranges[k].offset);
+}
+
+int st_app_stream_push(st_app *app, int k, const void *data, size_t len) {
+  st_app_stream *s = &app->stream;
+  if (!s->w || k < 0 || (uint32_t)k != s->next) return 0;
+  if (st_stream_window_push(s->w, (uint32_t)k, data, len) != ST_OK) return 0;
+  s->next++;
+  s->pushed += len;
+  return 1;
+}
+
+/* Puts model (NULL: the summary) in file h's place, keeping the view's
+ * time window and scroll. 1, or 0 with app->error. */
+static int show(st_app *app, st_trace_handle h, st_trace *model) {
+  double v0 = 0, v1 = 0;
+  float scroll = 0;
+  if (app->ui) {
+    st_ui_window(app->ui, &v0, &v1);
+    scroll = st_ui_view(app->ui)->scroll_y;
+  }
+  st_traceset_end_desc end = {st_app_build_view, st_app_drop_view, app};
+  st_error err;
+  memset(&err, 0, sizeof err);
+  app->stream.swapping = 1;
+  st_code c = st_traceset_show_model(app->set, h, model, &end, &err);
+  app->stream.swapping = 0;
+  if (c != ST_OK) snprintf(app->error, sizeof app->error, "window not shown: %s", err.msg);
+  if (app->ui) {
+    st_ui_set_view(app->ui, v0, v1);
+    st_ui_scroll_px(app->ui, scroll);
+    st_app_apply(app, ALL_CHANGED);
+  }
+  app->dirty = 1;
+  return c == ST_OK;
+}
+
+int st_app_stream_finish(st_app *app) {
+  st_app_stream *s = &app->stream;
+  if (!s->w) return 0;
+  st_error err;
+  memset(&err, 0, sizeof err);
+  st_trace *t = s->next == s->n ? st_stream_window_finish(s->w, &err) : NULL;
+  if (!t && !err.msg[0]) st_error_set(&err, ST_ERR_ARG, 0, "not every range was read");
+  st_trace_handle h = s->h;
+  int64_t t0 = s->t0, t1 = s->t1;
+  st_stream_window_destroy(s->w);
+  s->w = NULL;
+  s->h = (st_trace_handle){0};
+  s->bytes = s->pushed = 0;
+  if (!t) {
+    snprintf(app->error, sizeof app->error, "window not read: %s", err.msg);
+    return 0;
+  }
+  if (!show(app, h, t)) {
+    note_shown(app, h, 0, 0, 0);
+    return 0;
+  }
+  note_shown(app, h, 1, t0, t1);
+  return 1;
+}
+
+int st_app_stream_show_summary(st_app *app, double handle) {
+  st_trace_handle h;
+  if (!st_app_shown(app, handle, &h, NULL) || !st_traceset_showing_window(app->set, h)) return 0;
+  note_shown(app, h, 0, 0, 0);
+  return show(app, h, NULL);
+}
+
+/* ---- what streaming mode holds, as JSON -------------------------------------------------- */
+
+static void write_state(st_jout *o, st_app *app, const void *arg) {
+  (void)arg;
+  st_jout_lit(o, "{\"files\":[");
+  int first = 1;
+  for (uint32_t k = 0; k < st_app_count(app); k++) {
+    st_trace_handle h = st_app_part(app, k);
+    st_stream *sm = st_traceset_stream(app->set, h);
+    if (!sm) continue;
+    st_stream_info in;
+    st_stream_info_get(sm, &in);
+    if (!first) st_jout_lit(o, ",");
+    first = 0;
+    st_jout_lit(o, "{\"handle\":");
+    st_jout_u64(o, h.id);
+    st_jout_lit(o, ",\"windows\":");
+    st_jout_lit(o, in.windows ? "true" : "false");
+    st_jout_lit(o, ",\"blocks\":");
+    st_jout_u64(o, in.blocks);
+    st_jout_lit(o, ",\"exact\":");
+    st_jout_u64(o, in.exact);
+    st_jout_lit(o, ",\"bucket_ns\":");
+    st_jout_i64(o, in.bucket_ns);
+    st_jout_lit(o, ",\"summary_events\":");
+    st_jout_u64(o, in.summary_events);
+    st_jout_lit(o, ",\"index_bytes\":");
+    st_jout_u64(o, in.bytes);
+    int64_t t0, t1;
+    if (shown_window(app, h, &t0, &t1)) {
+      st_jout_lit(o, ",\"window_ns\":[");
+      st_jout_i64(o, t0);
+      st_jout_lit(o, ",");
+      st_jout_i64(o, t1);
+      st_jout_lit(o, "]");
+    } else {
+      st_jout_lit(o, ",\"window_ns\":null");
+    }
+    st_jout_lit(o, "}");
+  }
+  st_jout_lit(o, "],\"pending\":");
+  st_jout_u64(o, app->stream.w ? app->stream.bytes - app->stream.pushed : 0);
+  st_jout_lit(o, ",\"reading\":");
+  st_jout_u64(o, app->stream.w ? app->stream.bytes : 0);
+  st_jout_lit(o, "}");
+}
+
+const char *st_app_stream_json(st_app *app) {
+  return st_app_json(app, &app->stream.text, write_state, NULL, "null");
+}

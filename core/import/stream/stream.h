@@ -1,0 +1,136 @@
+/* stream.h: streaming mode, for a trace bigger than the memory it may use
+ * (issue 20): one pass keeps a summary, windows are read again from the
+ * file.
+ *
+ * The pass. The file's bytes go through the usual loader (load.h: any
+ * compression, any format) with a sink in front of the model (trace.h
+ * st_builder_sink) that stages nothing. Per event it keeps, in memory
+ * bounded by max_buckets (not by the file's size):
+ *   - the summary: per track, one bucket per `bucket_ns` of time holding
+ *     the count of events starting in it, their extent and the longest one
+ *     (its name, category, flags and src: selecting a bucket shows that
+ *     event's args); counters keep min / max / last per bucket; events at
+ *     least `bucket_ns` long are kept exactly. bucket_ns starts at 1 us and
+ *     doubles (buckets merge pairwise) whenever the buckets or long events
+ *     would pass max_buckets.
+ *   - the block index (Chrome JSON): the decoded input cut into blocks of
+ *     block_bytes; per block the first and last src of its events and the
+ *     time extent of their [start, end]: so the events intersecting any
+ *     window lie in the blocks whose extent meets it.
+ *   - the exact events: slices whose two halves lie in different blocks
+ *     (B/E, async b/e, S/F), slices that never end (B without E, X without
+ *     dur) and, once a trace has shown a legacy async step (T, p), its
+ *     async slices (a step belongs to a chain begun at its S, maybe blocks
+ *     before). A window read would see part of them, so the index holds
+ *     them and a window load adds them itself and ignores those halves.
+ * At the end the summary goes into the same builder (the file's processes,
+ * tracks, names and sort orders are the importer's own), which lays it out
+ * as an ordinary model: the summary trace the views draw zoomed out.
+ *
+ * A window. st_stream_window_plan names the decoded byte ranges to read
+ * for [t0, t1) (adjacent blocks joined); a window load is fed exactly
+ * those bytes and builds a model of the events in them plus the exact
+ * events meeting the window, on the summary's tracks (every track exists,
+ * empty or not), in the summary's time (same origin and end) and string
+ * table, with each event's src the file's own offset (args read as from a
+ * full load). Its events meeting [t0, t1) are those of a full load (the
+ * test: tests/unit/test_stream.c). Counter samples, flows and CPU samples
+ * come from the blocks read only; window loads are Chrome JSON only
+ * (st_stream_info.windows == 0 for other formats: their summary is all).
+ *
+ *   st_stream *s = st_stream_create(&(st_stream_desc){.file_name = name});
+ *   while (more) st_stream_push(s, buf, n);
+ *   st_trace *summary = st_stream_finish(s, &err);      // owned by the caller
+ *   st_stream_range r[64];
+ *   uint32_t n = st_stream_window_plan(s, t0, t1, r, 64, &bytes);
+ *   st_stream_window *w = st_stream_window_begin(s, summary, r, n, &err);
+ *   for (k = 0; k < n; k++) st_stream_window_push(w, k, file + r[k].offset, r[k].length);
+ *   st_trace *win = st_stream_window_finish(w, &err);  // owned by the caller
+ *   st_stream_window_destroy(w);
+ *   ... st_trace_destroy(win); st_trace_destroy(summary); st_stream_destroy(s);
+ * The string table both models use is desc.strings (a trace set's, so the
+ * summary merges with other files) or the stream's own: it must outlive
+ * them, as the stream must outlive its windows.
+ */
+#ifndef STRATA_STREAM_H
+#define STRATA_STREAM_H
+
+#include "argsrc.h"
+#include "base.h"
+#include "load.h"
+#include "stats.h"
+#include "trace.h"
+
+#define ST_STREAM_BLOCK ((uint64_t)4u << 20)
+#define ST_STREAM_BUCKETS (1u << 19)
+
+typedef struct st_stream_desc {
+  st_alloc alloc;
+  const char *file_name; /* a hint, as load.h's */
+  st_strtab *strings;    /* NULL: the stream's own */
+  uint64_t block_bytes;  /* 0: ST_STREAM_BLOCK; at least 4096 */
+  uint32_t max_buckets;  /* 0: ST_STREAM_BUCKETS; at least 64 */
+} st_stream_desc;
+
+typedef struct st_stream st_stream;
+
+st_stream *st_stream_create(const st_stream_desc *desc);
+void st_stream_destroy(st_stream *s);
+/* As st_loader_push. */
+st_code st_stream_push(st_stream *s, const void *data, size_t len);
+/* Ends the pass: the summary trace (NULL and err as st_loader_finish; a
+ * damaged input gives what was read before the damage, err says where). */
+st_trace *st_stream_finish(st_stream *s, st_error *err);
+/* The pass's statistics (events as read from the file, warnings, ...). */
+const st_stats *st_stream_stats(const st_stream *s);
+const char *st_stream_metadata_json(const st_stream *s);
+st_argsrc *st_stream_take_args_source(st_stream *s);
+st_strtab *st_stream_strings(st_stream *s);
+
+typedef struct st_stream_info {
+  uint64_t bytes_decoded; /* the decoded input's size */
+  uint64_t events_end;    /* just past the event list's last event (JSON) */
+  uint64_t block_bytes;
+  uint32_t blocks;   /* blocks holding events */
+  uint64_t exact;    /* exact events held */
+  uint64_t buckets;  /* summary buckets (and long events) at the end */
+  int64_t bucket_ns; /* the summary's resolution */
+  uint64_t summary_events;
+  size_t bytes; /* resident memory of the index (not the summary trace) */
+  int windows;  /* 1: window loads are possible (Chrome JSON) */
+} st_stream_info;
+void st_stream_info_get(const st_stream *s, st_stream_info *out);
+
+typedef struct st_stream_range {
+  uint64_t offset, length; /* decoded bytes */
+} st_stream_range;
+
+/* The ranges to read for the events meeting [t0_ns, t1_ns] (times of the
+ * summary trace: ns since its origin), in file order, at most cap of them
+ * written; returns how many there are (more than cap: call again with
+ * room). *bytes: their total length. 0 when nothing is there (or no
+ * window loads: st_stream_info.windows). */
+uint32_t st_stream_window_plan(const st_stream *s, int64_t t0_ns, int64_t t1_ns,
+                               st_stream_range *out, uint32_t cap, uint64_t *bytes);
+
+typedef struct st_stream_window st_stream_window;
+/* ranges: as planned (sorted, not overlapping, inside the events). summary:
+ * st_stream_finish's trace (its tracks are the window's). NULL + err on
+ * bad arguments or out of memory. */
+st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
+                                         const st_stream_range *ranges, uint32_t n, st_error *err);
+/* The next bytes of range k: the ranges' bytes in order, in chunks of any
+ * size (range k + 1 starts once range k is whole). ST_ERR_ARG when out of
+ * order or past the range. */
+st_code st_stream_window_push(st_stream_window *w, uint32_t k, const void *data, size_t len);
+/* The window's model (NULL + err if nothing could be built). The exact
+ * events meeting [t0, t1] of the plan are added for the window given to
+ * st_stream_window_set_span (default: the ranges' blocks' extent). */
+st_trace *st_stream_window_finish(st_stream_window *w, st_error *err);
+/* The window (summary time) whose exact events the load adds. */
+void st_stream_window_set_span(st_stream_window *w, int64_t t0_ns, int64_t t1_ns);
+/* The window load's statistics (its own import of the ranges). */
+const st_stats *st_stream_window_stats(const st_stream_window *w);
+void st_stream_window_destroy(st_stream_window *w);
+
+#endif

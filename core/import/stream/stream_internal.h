@@ -1,0 +1,104 @@
+/* stream_internal.h: the state streaming mode's pass keeps (stream.h),
+ * shared by the pass (stream_pass.c) and window loads (stream_window.c).
+ */
+#ifndef STRATA_STREAM_INTERNAL_H
+#define STRATA_STREAM_INTERNAL_H
+
+#include "stream.h"
+#include "u64map.h"
+
+/* One block of the decoded input: what its events span. */
+typedef struct sblock {
+  uint64_t first_src, last_src; /* UINT64_MAX, 0: no event */
+  int64_t lo, hi;               /* absolute ns: the events' [start, end] extent */
+  uint64_t events;
+} sblock;
+
+/* An event the index holds exactly (stream.h "the exact events"). */
+typedef struct sexact {
+  int64_t pid, key; /* its track, as st_builder_track keys it */
+  uint32_t track_name;
+  uint8_t kind, flags;
+  int64_t start, dur; /* absolute ns */
+  uint32_t name, cat;
+  uint64_t src, end_src; /* end_src: UINT64_MAX if none */
+} sexact;
+
+/* One summary bucket of a track: events starting in
+ * [base + idx * w, base + (idx + 1) * w). */
+typedef struct sbucket {
+  uint32_t track;
+  uint8_t counter; /* a counter track's bucket: the v* fields */
+  uint8_t rep_flags;
+  int64_t idx;
+  int64_t lo, hi; /* absolute ns: first start, last end */
+  uint64_t count;
+  int64_t rep_dur; /* the longest event: its name, category, flags and src */
+  uint64_t rep_src;
+  uint32_t rep_name, rep_cat;
+  double vmin, vmax, vlast;
+  int64_t tlast;
+} sbucket;
+
+/* An event at least one bucket long, kept as it is. */
+typedef struct slong {
+  uint32_t track;
+  uint8_t flags;
+  int64_t start, dur;
+  uint32_t name, cat;
+  uint64_t src;
+} slong;
+
+/* a slice waiting for its end src (B/E, b/e pairs: st_builder_end_src
+ * follows st_builder_slice) */
+typedef struct spending {
+  int on;
+  uint32_t track, name, cat;
+  uint8_t flags;
+  int64_t start, dur;
+  uint64_t src;
+} spending;
+
+struct st_stream {
+  st_alloc alloc;
+  st_strtab *strings;
+  int own_strings;
+  st_loader *loader;
+  st_builder *builder; /* the loader's, during the pass */
+  st_builder_sink sink;
+  uint64_t block_bytes;
+  uint32_t max_buckets;
+  int nomem;
+  int finished;
+
+  /* the summary */
+  int64_t base, w; /* bucket origin and width (ns); base set by the first event */
+  int have_base;
+  sbucket *bk;
+  size_t nbk, capbk;
+  st_u64map bmap; /* (track, idx) key -> index into bk */
+  slong *longs;
+  size_t nlong, caplong;
+  uint64_t summary_events;
+
+  /* the block index */
+  sblock *blocks;
+  size_t nblocks, capblocks;
+  uint64_t last_src; /* the last event's src (counters have none of their own) */
+
+  /* the exact events, and their halves' srcs sorted (after the pass) */
+  sexact *exact;
+  size_t nexact, capexact;
+  uint64_t *skip;
+  size_t nskip;
+  spending pend;
+
+  uint64_t events_end, bytes_decoded;
+  int64_t origin, end; /* the summary trace's time zero and end (absolute ns) */
+  int windows;
+};
+
+/* 1 if src is a half of an exact event (binary search of s->skip) */
+int st_stream_skips(const st_stream *s, uint64_t src);
+
+#endif

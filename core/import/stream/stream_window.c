@@ -1,0 +1,253 @@
+/* stream_window.c: streaming mode's window loads (stream.h): which byte
+ * ranges of the file hold a time window's events, and the model of those
+ * bytes, fed to an ordinary loader as one event list, with the summary's
+ * tracks, time base and strings, the file's offsets as srcs, and the exact
+ * events the index holds added in place of the halves it ignores.
+ */
+#include "stream_internal.h"
+
+#include <string.h>
+
+/* ==== 1. the plan ======================================================== */
+
+/* The next block holding events at or after k (s->nblocks if none). */
+static size_t next_block(const st_stream *s, size_t k) {
+  while (k < s->nblocks && s->blocks[k].events == 0) k++;
+  return k;
+}
+
+uint32_t st_stream_window_plan(const st_stream *s, int64_t t0_ns, int64_t t1_ns,
+                               st_stream_range *out, uint32_t cap, uint64_t *bytes) {
+  if (bytes) *bytes = 0;
+  if (!s || !s->windows || t1_ns < t0_ns) return 0;
+  int64_t a0 = st_sat_add(s->origin, t0_ns), a1 = st_sat_add(s->origin, t1_ns);
+  uint32_t n = 0;
+  uint64_t total = 0, last_end = UINT64_MAX;
+  for (size_t k = next_block(s, 0); k < s->nblocks;) {
+    size_t nx = next_block(s, k + 1);
+    const sblock *b = &s->blocks[k];
+    uint64_t from = b->first_src;
+    uint64_t to = nx < s->nblocks ? s->blocks[nx].first_src : s->events_end;
+    if (to > from && b->lo <= a1 && b->hi >= a0) {
+      if (n > 0 && last_end == from) { /* adjacent: one read */
+        if (n <= cap) out[n - 1].length += to - from;
+      } else {
+        if (n < cap) out[n] = (st_stream_range){from, to - from};
+        if (n < UINT32_MAX) n++;
+      }
+      last_end = to;
+      total += to - from;
+    }
+    k = nx;
+  }
+  if (bytes) *bytes = total;
+  return n;
+}
+
+/* ==== 2. the load ========================================================= */
+
+/* Bytes fed from offset `fed` on are the file's from `file` on. */
+typedef struct wseg {
+  uint64_t fed, file, len;
+} wseg;
+
+struct st_stream_window {
+  st_alloc alloc;
+  st_stream *s;
+  st_loader *loader;
+  st_builder_sink sink;
+  wseg *segs;
+  uint32_t nseg, nranges;
+  uint64_t got; /* bytes of the current range (segs[nseg - 1]) pushed */
+  const st_stream_range *ranges;
+  uint64_t fed;
+  int64_t a0, a1; /* absolute ns: the exact events added meet [a0, a1] */
+  int failed;
+};
+
+/* the file offset of fed offset `at` (unchanged outside the ranges) */
+static uint64_t to_file(const st_stream_window *w, uint64_t at) {
+  uint32_t lo = 0, hi = w->nseg;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (w->segs[mid].fed + w->segs[mid].len <= at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < w->nseg && w->segs[lo].fed <= at) return w->segs[lo].file + (at - w->segs[lo].fed);
+  return at;
+}
+
+static int win_slice(void *ud, uint32_t track, int64_t start_ns, int64_t dur_ns, uint32_t name,
+                     uint32_t cat, uint64_t *src, uint8_t flags) {
+  (void)track, (void)start_ns, (void)dur_ns, (void)name, (void)cat, (void)flags;
+  st_stream_window *w = ud;
+  *src = to_file(w, *src);
+  return !st_stream_skips(w->s, *src); /* a half of an exact event: the index adds it */
+}
+
+static int win_end_src(void *ud, uint64_t *src, uint64_t *end_src) {
+  st_stream_window *w = ud;
+  *src = to_file(w, *src);
+  *end_src = to_file(w, *end_src);
+  return !st_stream_skips(w->s, *src);
+}
+
+static int win_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src) {
+  (void)track, (void)ts_ns;
+  *src = to_file(ud, *src);
+  return 1;
+}
+
+/* the exact events meeting the window */
+static st_code win_flush(void *ud, st_builder *b) {
+  st_stream_window *w = ud;
+  const st_stream *s = w->s;
+  for (size_t i = 0; i < s->nexact; i++) {
+    const sexact *e = &s->exact[i];
+    int64_t end = (e->flags & ST_EV_UNFINISHED) ? s->end : st_sat_add(e->start, e->dur);
+    if (e->start > w->a1 || end < w->a0) continue;
+    uint32_t proc = st_builder_process(b, e->pid);
+    uint32_t tr = proc == UINT32_MAX
+                      ? UINT32_MAX
+                      : st_builder_track(b, proc, (st_track_kind)e->kind, e->key, e->track_name);
+    if (tr == UINT32_MAX) return ST_ERR_NOMEM;
+    st_code c = st_builder_slice(b, tr, e->start, e->dur, e->name, e->cat, e->src, e->flags);
+    if (c == ST_OK && e->end_src != UINT64_MAX) c = st_builder_end_src(b, e->src, e->end_src);
+    if (c != ST_OK) return c;
+  }
+  return ST_OK;
+}
+
+/* The summary's processes and tracks, so the window has every one (empty
+ * or not) under the same names and order. */
+static int copy_tracks(st_builder *b, const st_trace *summary) {
+  uint32_t np = 0, nt = 0;
+  const st_process *ps = st_trace_processes(summary, &np);
+  const st_track *ts = st_trace_tracks(summary, &nt);
+  for (uint32_t i = 0; i < np; i++) {
+    uint32_t p = st_builder_process(b, ps[i].pid);
+    if (p == UINT32_MAX) return 0;
+    st_builder_process_name(b, p, ps[i].name);
+    st_builder_process_labels(b, p, ps[i].labels);
+    st_builder_process_sort(b, p, ps[i].sort_index);
+  }
+  for (uint32_t i = 0; i < nt; i++) {
+    const st_track *t = &ts[i];
+    if (t->overflow || t->process >= np) continue; /* overflow lanes: the layout makes them */
+    uint32_t p = st_builder_process(b, ps[t->process].pid);
+    uint32_t k = p == UINT32_MAX ? UINT32_MAX
+                                 : st_builder_track(b, p, (st_track_kind)t->kind, t->key, t->name);
+    if (k == UINT32_MAX) return 0;
+    st_builder_track_name(b, k, t->name);
+    st_builder_track_sort(b, k, t->sort_index);
+    st_builder_track_indent(b, k, t->indent);
+  }
+  return 1;
+}
+
+static st_code feed(st_stream_window *w, const void *p, size_t n) {
+  st_code c = st_loader_push(w->loader, p, n);
+  w->fed += n;
+  if (c != ST_OK) w->failed = 1;
+  return c;
+}
+
+st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
+                                         const st_stream_range *ranges, uint32_t n, st_error *err) {
+  st_error dummy;
+  if (!err) err = &dummy;
+  if (!s || !summary || !s->windows || (n && !ranges)) {
+    st_error_set(err, ST_ERR_ARG, 0, "no window loads for this trace");
+    return NULL;
+  }
+  for (uint32_t k = 0; k < n; k++)
+    if (ranges[k].offset > s->events_end || ranges[k].length > s->events_end - ranges[k].offset ||
+        (k && ranges[k].offset < ranges[k - 1].offset + ranges[k - 1].length)) {
+      st_error_set(err, ST_ERR_ARG, ranges[k].offset,
+                   "window ranges out of order or past the events");
+      return NULL;
+    }
+  st_stream_window *w = st_calloc(&s->alloc, 1, sizeof *w);
+  if (!w) goto nomem;
+  w->alloc = s->alloc;
+  w->s = s;
+  w->ranges = ranges;
+  w->nranges = n;
+  w->a0 = INT64_MAX;
+  w->a1 = INT64_MIN;
+  for (uint32_t k = 0; k < n; k++) { /* the default span: the blocks' extent */
+    for (uint64_t b = ranges[k].offset / s->block_bytes;
+         b < s->nblocks && b * s->block_bytes < ranges[k].offset + ranges[k].length; b++) {
+      if (!s->blocks[b].events) continue;
+      if (s->blocks[b].lo < w->a0) w->a0 = s->blocks[b].lo;
+      if (s->blocks[b].hi > w->a1) w->a1 = s->blocks[b].hi;
+    }
+  }
+  w->sink = (st_builder_sink){w, win_slice, NULL, win_end_src, win_flow, win_flush};
+  if (n && !(w->segs = st_calloc(&s->alloc, n, sizeof *w->segs))) goto nomem;
+  st_load_desc ld = {0};
+  ld.alloc = s->alloc;
+  ld.strings = s->strings;
+  ld.sink = &w->sink;
+  w->loader = st_loader_create(&ld);
+  if (!w->loader) goto nomem;
+  st_builder *b = st_loader_builder(w->loader);
+  st_builder_extend(b, s->origin, s->end); /* the summary's time zero and end */
+  if (!copy_tracks(b, summary)) goto nomem;
+  feed(w, "[", 1);
+  return w;
+nomem:
+  st_stream_window_destroy(w);
+  st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
+  return NULL;
+}
+
+void st_stream_window_set_span(st_stream_window *w, int64_t t0_ns, int64_t t1_ns) {
+  if (!w) return;
+  w->a0 = st_sat_add(w->s->origin, t0_ns);
+  w->a1 = st_sat_add(w->s->origin, t1_ns);
+}
+
+st_code st_stream_window_push(st_stream_window *w, uint32_t k, const void *data, size_t len) {
+  if (!w || k >= w->nranges || (len && !data)) return ST_ERR_ARG;
+  /* range k continues (k == the current one) or starts once the one
+   * before is whole */
+  int starts = w->nseg == 0 ? k == 0 : k == w->nseg && w->got == w->ranges[k - 1].length;
+  int goes_on = w->nseg > 0 && k == w->nseg - 1;
+  if (!starts && !goes_on) return ST_ERR_ARG;
+  if (starts) {
+    /* a range ends where the next block's first event starts, after the
+     * comma that follows its last event: ranges join as one list (the
+     * last may leave a trailing comma: a warning of the window's own) */
+    w->segs[w->nseg++] = (wseg){w->fed, w->ranges[k].offset, w->ranges[k].length};
+    w->got = 0;
+  }
+  if (len > w->ranges[k].length - w->got) return ST_ERR_ARG;
+  w->got += len;
+  return feed(w, data, len);
+}
+
+st_trace *st_stream_window_finish(st_stream_window *w, st_error *err) {
+  st_error dummy;
+  if (!err) err = &dummy;
+  if (!w || w->nseg != w->nranges || (w->nseg && w->got != w->ranges[w->nseg - 1].length)) {
+    st_error_set(err, ST_ERR_ARG, 0, "window: not every range was read");
+    return NULL;
+  }
+  feed(w, "]", 1);
+  return st_loader_finish(w->loader, err);
+}
+
+const st_stats *st_stream_window_stats(const st_stream_window *w) {
+  return w ? st_loader_stats(w->loader) : NULL;
+}
+
+void st_stream_window_destroy(st_stream_window *w) {
+  if (!w) return;
+  st_alloc a = w->alloc;
+  st_loader_destroy(w->loader);
+  st_free(&a, w->segs);
+  st_free(&a, w);
+}

@@ -1,0 +1,122 @@
+// Issue 20 in the page: streaming mode (web/stream.js, core/import/stream).
+// A trace opened as a summary and an index (?stream=1, or automatically when
+// its resident model would pass ?budget_mb=) shows its summary zoomed out;
+// zoomed in, the view's window of events is read again from the local file
+// and shown in place of the summary, with view().pending counting the bytes
+// still being read; zoomed out past ?window_mb= the summary comes back.
+// What the user reads off a window (the summary table of the visible window,
+// search counts) equals what a full resident load of the same file shows.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { useBrowser } from './harness.mjs';
+
+const ctx = useBrowser({ before, after });
+let dir;
+let file;
+let t0us;
+let spanUs;
+before(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-stream-'));
+  file = path.join(dir, 'big.trace.json');
+  // ~12 MB, sorted by time: X events on 6 threads, B/E pairs that cross
+  // blocks, instants and counters; 1 event per us
+  const ev = [];
+  const n = 120_000;
+  t0us = 5000;
+  for (let i = 0; i < n; i++) {
+    const tid = 1 + (i % 6);
+    const ts = t0us + i;
+    if (i % 5000 === 0) ev.push(`{"ph":"B","pid":1,"tid":9,"ts":${ts},"name":"phase${(i / 5000) % 4}","cat":"p"}`);
+    if (i % 5000 === 4999) ev.push(`{"ph":"E","pid":1,"tid":9,"ts":${ts}}`);
+    if (i % 97 === 0) ev.push(`{"ph":"C","pid":1,"ts":${ts},"name":"mem","args":{"bytes":${(i * 7919) % 100000}}}`);
+    if (i % 211 === 0) ev.push(`{"ph":"i","pid":1,"tid":${tid},"ts":${ts},"name":"mark","s":"t"}`);
+    ev.push(`{"ph":"X","pid":1,"tid":${tid},"ts":${ts},"dur":${1 + (i % 4)},"name":"op${i % 13}","cat":"k","args":{"i":${i}}}`);
+  }
+  ev.push('{"ph":"M","pid":1,"tid":9,"name":"thread_name","args":{"name":"phases"}}');
+  fs.writeFileSync(file, `{"traceEvents":[\n${ev.join(',\n')}\n]}\n`);
+  spanUs = n;
+});
+after(async () => { if (dir) await fsp.rm(dir, { recursive: true, force: true }); });
+
+const settle = (app) => app.page.evaluate(() => window.strata.settle());
+const setView = (app, a, b) => app.page.evaluate(([s, e]) => window.strata.setView({ start_us: s, end_us: e }), [a, b]);
+const status = (app) => app.page.evaluate(() => document.getElementById('status').textContent);
+const summarize = (app) => app.page.evaluate(() => {
+  const s = window.strata.summarizeWindow();
+  return s && { events: s.events, rows: s.rows.map((r) => [r.name, r.count, r.total_ns]).sort() };
+});
+
+test('a streamed trace shows its summary, reads a zoomed-in window from the file, and the window equals a full load', async () => {
+  const full = await ctx.app({ query: '?stream=0' });
+  const fst = await full.openViaInput(file);
+  assert.equal(fst.type, 'strata:loaded', JSON.stringify(fst.detail));
+  assert.equal(await full.page.evaluate(() => window.strata.streaming()), null, 'a resident load does not stream');
+
+  const app = await ctx.app({ query: '?stream=1&window_mb=4' });
+  const out = await app.openViaInput(file);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  const stats = out.detail;
+  assert.equal(stats.events, fst.detail.events, 'the pass reads every event of the file');
+  assert.equal(stats.slices, fst.detail.slices);
+  const st0 = await app.page.evaluate(() => window.strata.streaming());
+  assert.equal(st0.files.length, 1);
+  assert.equal(st0.files[0].windows, true);
+  assert.ok(st0.files[0].blocks > 2, `the file is indexed in blocks: ${JSON.stringify(st0)}`);
+  // zoomed out over the whole trace (12 MB > window_mb 4): the summary
+  await settle(app);
+  let st = await app.page.evaluate(() => window.strata.streaming());
+  assert.equal(st.files[0].window_ns, null, 'zoomed out: the summary is shown');
+  assert.match(await status(app), /streaming: summary/);
+  assert.ok(stats.streaming && stats.streaming.files.length === 1, 'stats() says the file streams');
+
+  // zoom in to 0.2 % of the trace: its window is read from the file
+  const a = t0us + spanUs * 0.4;
+  const b = a + spanUs * 0.002;
+  await setView(app, a, b);
+  await setView(full, a, b);
+  st = await settle(app);
+  assert.ok(st.files[0].window_ns, `zoomed in: a window is shown: ${JSON.stringify(st)}`);
+  const v = await app.page.evaluate(() => window.strata.view());
+  assert.equal(v.pending, 0, 'view().pending: nothing left to read');
+  assert.ok(Math.abs(v.start_us - a) < 1e-3 && Math.abs(v.end_us - b) < 1e-3, `the view stays where it was: ${JSON.stringify(v)}`);
+  assert.match(await status(app), /streaming: events of this window/);
+  // what the window shows equals the full load's
+  const sw = await summarize(app);
+  const sf = await summarize(full);
+  assert.ok(sf.events > 100, `the window holds events: ${sf.events}`);
+  assert.deepEqual(sw, sf, 'the summary table of the visible window: streamed = resident');
+  const found = await app.page.evaluate(() => window.strata.search('op7'));
+  const foundFull = await full.page.evaluate(() => window.strata.search('op7'));
+  assert.ok(found.matches > 0);
+  assert.ok(found.matches <= foundFull.matches, 'search runs over the window read');
+
+  // another window, far away
+  const c = t0us + spanUs * 0.85;
+  await setView(app, c, c + spanUs * 0.001);
+  await setView(full, c, c + spanUs * 0.001);
+  st = await settle(app);
+  assert.ok(st.files[0].window_ns[0] <= (c - t0us) * 1000, 'the new window covers the view');
+  assert.deepEqual(await summarize(app), await summarize(full));
+
+  // zoomed back out: the summary comes back
+  await app.page.evaluate(() => window.strata.setView({ start_us: 0, end_us: 1e12 }));
+  await app.page.evaluate(() => window.strata.stats()); // (no-op: the view event schedules the swap)
+  st = await settle(app);
+  assert.equal(st.files[0].window_ns, null, 'zoomed out again: the summary');
+  assert.deepEqual(app.pageErrors, []);
+  assert.deepEqual(app.consoleErrors, []);
+});
+
+test('streaming starts by itself when the resident model would pass the heap budget', async () => {
+  const small = await ctx.app({ query: '?budget_mb=2' });
+  const out = await small.openViaInput(file);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  assert.ok(out.detail.streaming, 'a 12 MB trace under a 2 MiB budget streams');
+  const roomy = await ctx.app({ query: '?budget_mb=512' });
+  const out2 = await roomy.openViaInput(file);
+  assert.equal(out2.detail.streaming, undefined, 'under a 512 MiB budget it loads resident, as before');
+});

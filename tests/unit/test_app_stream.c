@@ -1,0 +1,132 @@
+/* test_app_stream.c: streaming mode through the app (core/app/app.h
+ * st_app_load_begin_stream, st_app_stream_*), driven as the page drives
+ * it: a trace loaded as a summary; a narrow view wants a window; the
+ * window's ranges are read from the bytes and pushed; the model swapped in
+ * holds the full load's events in view, under the same view window; a
+ * view too wide for the budget puts the summary back.
+ */
+#include "app.h"
+#include "check.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+
+static double now_ms(void *ud) {
+  (void)ud;
+  return 1000;
+}
+static uint64_t heap_bytes(void *ud) {
+  (void)ud;
+  return 1;
+}
+
+/* a sorted trace of X events on 4 threads, ~n events, 1 us apart */
+static char *gen(int n, size_t *len) {
+  size_t cap = (size_t)n * 100 + 64, at = 0;
+  char *p = malloc(cap);
+  at += (size_t)snprintf(p + at, cap - at, "{\"traceEvents\":[\n");
+  for (int i = 0; i < n; i++)
+    at += (size_t)snprintf(
+        p + at, cap - at,
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":3,\"name\":\"op%d\"}%s\n", i % 4,
+        1000 + i, i % 7, i + 1 < n ? "," : "");
+  at += (size_t)snprintf(p + at, cap - at, "]}\n");
+  *len = at;
+  return p;
+}
+
+/* events of t overlapping (t0, t1) (ns since its origin), as the summary
+ * table counts them */
+static uint64_t count_in(const st_trace *t, double t0, double t1) {
+  uint32_t nr;
+  const st_row *rows = st_trace_rows(t, &nr);
+  uint64_t n = 0;
+  for (uint32_t r = 0; r < nr; r++)
+    for (uint32_t i = 0; i < rows[r].count; i++)
+      n += rows[r].start[i] < t1 && rows[r].start[i] + rows[r].dur[i] > t0;
+  return n;
+}
+
+static void test_window_swap(void) {
+  size_t len;
+  char *data = gen(40000, &len);
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
+  d.css_w = 1000;
+  d.css_h = 600;
+  d.dpr = 1;
+  st_app *app = st_app_create(&d);
+  CHECK(app != NULL);
+  CHECK(st_app_load_begin_stream(app, "gen.json", 4096, 256));
+  for (size_t at = 0; at < len; at += 65536)
+    st_app_load_push(app, data + at, len - at < 65536 ? len - at : 65536);
+  CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+  CHECK(strstr(st_app_stream_json(app), "\"windows\":true") != NULL);
+  CHECK(strstr(st_app_stream_json(app), "\"window_ns\":null") != NULL);
+  /* zoomed out over 40 ms of events, with a 64 KiB budget: nothing to read */
+  CHECK(strcmp(st_app_stream_want(app, 65536), "null") == 0);
+  /* a 100 us view: a window (three views wide) */
+  CHECK(st_app_view_set(app, 20000, 20100));
+  const char *w = st_app_stream_want(app, 65536);
+  double h = 0, t0 = 0, t1 = 0;
+  CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
+  CHECK(t0 <= 19000000.0 - 100000 && t1 >= 19100000.0 + 100000); /* origin is ts 1000 us */
+  char view_before[200];
+  snprintf(view_before, sizeof view_before, "%s", st_app_view_json(app));
+  int n = st_app_stream_begin(app, h, t0, t1);
+  CHECK(n >= 1);
+  CHECK(st_app_stream_pending(app) > 0);
+  CHECK(strcmp(st_app_stream_want(app, 65536), "null") == 0); /* one load at a time */
+  for (int k = 0; k < n; k++) {
+    double off = st_app_stream_range(app, k, 0), ln = st_app_stream_range(app, k, 1);
+    CHECK(off >= 0 && off + ln <= (double)len);
+    CHECK(st_app_stream_push(app, k, data + (size_t)off, (size_t)ln));
+  }
+  CHECK(st_app_stream_pending(app) == 0);
+  CHECK(st_app_stream_finish(app) == 1);
+  CHECK(strcmp(st_app_view_json(app), view_before) == 0); /* the same view */
+  CHECK(strstr(st_app_stream_json(app), "\"window_ns\":[") != NULL);
+  /* the window holds the full load's events in view */
+  st_error err;
+  st_stats st;
+  st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
+  /* what the user sees: the window's summary table counts the events in
+   * view (20000..20100 us; the trace starts at 1000 us) as a full load has */
+  CHECK(st_app_summary_take(app, 1) > 0);
+  double in_view = 0;
+  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
+               &in_view) == 1);
+  CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
+  CHECK(in_view > 90);
+  /* panning inside the window wants nothing; zooming out past the budget
+   * puts the summary back */
+  CHECK(st_app_view_set(app, 20050, 20150));
+  CHECK(strcmp(st_app_stream_want(app, 65536), "null") == 0);
+  CHECK(st_app_view_set(app, 1000, 41000));
+  w = st_app_stream_want(app, 65536);
+  CHECK(strstr(w, "\"summary\":true") != NULL);
+  CHECK(st_app_stream_show_summary(app, h) == 1);
+  CHECK(strstr(st_app_stream_json(app), "\"window_ns\":null") != NULL);
+  /* a window read and abandoned: nothing changes */
+  CHECK(st_app_view_set(app, 30000, 30010));
+  w = st_app_stream_want(app, 65536);
+  CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
+  CHECK(st_app_stream_begin(app, h, t0, t1) >= 1);
+  st_app_stream_abort(app);
+  CHECK(st_app_stream_pending(app) == 0);
+  CHECK(st_app_stream_finish(app) == 0);
+  /* pushing out of order is refused */
+  n = st_app_stream_begin(app, h, t0, t1);
+  CHECK(n >= 1);
+  CHECK(!st_app_stream_push(app, 1, data, 1));
+  st_app_stream_abort(app);
+  st_trace_destroy(full);
+  st_app_destroy(app);
+  free(data);
+}
+
+int main(void) {
+  RUN(test_window_swap);
+  return check_report();
+}

@@ -1,0 +1,509 @@
+/* test_stream.c: streaming mode (core/import/stream/stream.h).
+ *
+ * For generated traces (sorted, written thread by thread, and with X events
+ * shuffled) full of B/E pairs, async pairs, unfinished slices, instants,
+ * counters, flows and metadata, and for every JSON trace of the corpus,
+ * with small blocks and a tiny bucket budget (so blocks are many, pairs
+ * cross them and the summary coarsens many times):
+ *   - every window's events (those meeting [t0, t1], on every track) equal
+ *     those of a full resident load: same track, start, duration, name,
+ *     category, src and flags, counted as multisets;
+ *   - the summary never hides an event: every event of the full load lies
+ *     within a summary slice of its track; counters keep their min and max;
+ *     the summary stays within its budget;
+ *   - the plan reads only blocks meeting the window (a sorted trace's
+ *     narrow window reads a few blocks, not the file);
+ *   - the pass's statistics are the full load's.
+ */
+#include "check.h"
+#include "stream.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+
+/* ==== a generated trace ==================================================== */
+
+typedef struct gbuf {
+  char *p;
+  size_t n, cap;
+} gbuf;
+
+static void gput(gbuf *b, const char *s) {
+  size_t m = strlen(s);
+  if (b->n + m + 1 > b->cap) {
+    b->cap = (b->n + m + 1) * 2;
+    b->p = realloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, s, m + 1);
+  b->n += m;
+}
+
+typedef struct gev {
+  long long ts; /* sort key */
+  int thread;   /* writer */
+  char text[200];
+} gev;
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 33) % n;
+}
+
+static int by_ts(const void *a, const void *b) {
+  const gev *x = a, *y = b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x < y ? -1 : 1; /* stable enough: qsort of distinct addresses */
+}
+static int by_thread(const void *a, const void *b) {
+  const gev *x = a, *y = b;
+  if (x->thread != y->thread) return x->thread - y->thread;
+  return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* order 0: by time; 1: thread by thread; 2: X events shuffled among themselves */
+static char *gen_trace(uint64_t seed, int order, size_t *out_n) {
+  rng_state = seed;
+  size_t cap = 20000, n = 0;
+  gev *ev = calloc(cap, sizeof *ev);
+  int threads = 6;
+  for (int th = 0; th < threads; th++) {
+    int pid = 1 + th / 3, tid = 10 + th;
+    long long t = 1000 + rnd(50);
+    int depth = 0;
+    long long open_ts[16];
+    for (int i = 0; i < 600 && n + 8 < cap; i++) {
+      uint32_t what = rnd(100);
+      gev *e = &ev[n];
+      e->thread = th;
+      e->ts = t;
+      if (what < 30 && depth < 8) { /* B */
+        snprintf(
+            e->text, sizeof e->text,
+            "{\"ph\":\"B\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"name\":\"op%u\",\"cat\":\"c%u\","
+            "\"args\":{\"i\":%d}}",
+            pid, tid, t, rnd(20), rnd(3), i);
+        open_ts[depth++] = t;
+        n++;
+      } else if (what < 55 && depth > 0) { /* E */
+        snprintf(e->text, sizeof e->text, "{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":%lld}", pid,
+                 tid, t);
+        depth--;
+        n++;
+      } else if (what < 80) { /* X, nested inside the open B (short) */
+        long long dur = 1 + rnd(depth ? 3 : 40);
+        snprintf(e->text, sizeof e->text,
+                 "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld,\"name\":\"k%u\"}",
+                 pid, tid, t, dur, rnd(30));
+        n++;
+        t += dur;
+      } else if (what < 85) { /* instant */
+        snprintf(e->text, sizeof e->text,
+                 "{\"ph\":\"i\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"name\":\"mark\",\"s\":\"t\"}",
+                 pid, tid, t);
+        n++;
+      } else if (what < 90) { /* counter */
+        snprintf(
+            e->text, sizeof e->text,
+            "{\"ph\":\"C\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"name\":\"mem\",\"args\":{\"v\":%u}}",
+            pid, tid, t, rnd(1000));
+        n++;
+      } else if (what < 94) { /* async pair */
+        unsigned id = rnd(1000000);
+        long long d = 5 + rnd(400);
+        snprintf(e->text, sizeof e->text,
+                 "{\"ph\":\"b\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"name\":\"req\",\"cat\":\"a\","
+                 "\"id\":\"0x%x\"}",
+                 pid, tid, t, id);
+        gev *f = &ev[++n];
+        f->thread = th;
+        f->ts = t + d;
+        snprintf(f->text, sizeof f->text,
+                 "{\"ph\":\"e\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"name\":\"req\",\"cat\":\"a\","
+                 "\"id\":\"0x%x\"}",
+                 pid, tid, t + d, id);
+        n++;
+      } else if (what < 97) { /* a flow between two threads */
+        unsigned id = rnd(1000000);
+        snprintf(e->text, sizeof e->text,
+                 "{\"ph\":\"s\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"name\":\"f\",\"cat\":\"fl\","
+                 "\"id\":%u}",
+                 pid, tid, t, id);
+        gev *f = &ev[++n];
+        f->thread = (th + 1) % threads;
+        f->ts = t + 3;
+        snprintf(f->text, sizeof f->text,
+                 "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"name\":\"f\","
+                 "\"cat\":\"fl\",\"id\":%u}",
+                 1 + f->thread / 3, 10 + f->thread, t + 3, id);
+        n++;
+      }
+      t += rnd(7);
+    }
+    (void)open_ts; /* B left open at the end: unfinished */
+    gev *m = &ev[n++];
+    m->thread = th;
+    m->ts = t + 5; /* thread names written at the end, after their events */
+    snprintf(m->text, sizeof m->text,
+             "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":"
+             "\"worker %d\"}}",
+             pid, tid, th);
+  }
+  /* B/E must stay in order per thread: orders 0 and 1 keep each thread's
+   * order; order 2 shuffles only X events' positions among X events */
+  if (order == 0) qsort(ev, n, sizeof *ev, by_ts);
+  if (order == 1) qsort(ev, n, sizeof *ev, by_thread);
+  if (order == 2) {
+    qsort(ev, n, sizeof *ev, by_ts);
+    for (size_t i = n; i > 1; i--) {
+      size_t j = rnd((uint32_t)i);
+      if (strstr(ev[i - 1].text, "\"X\"") && strstr(ev[j].text, "\"X\"")) {
+        gev tmp = ev[i - 1];
+        ev[i - 1] = ev[j];
+        ev[j] = tmp;
+      }
+    }
+  }
+  gbuf b = {0};
+  gput(&b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  gput(&b, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"host\"}},\n");
+  for (size_t i = 0; i < n; i++) {
+    gput(&b, ev[i].text);
+    gput(&b, i + 1 < n ? ",\n" : "\n");
+  }
+  gput(&b, "],\"otherData\":{\"v\":1}}\n");
+  free(ev);
+  if (getenv("STREAM_DUMP")) {
+    char path[600];
+    snprintf(path, sizeof path, "%s.%d.%llu.json", getenv("STREAM_DUMP"), order,
+             (unsigned long long)seed);
+    FILE *f = fopen(path, "wb");
+    if (f) fwrite(b.p, 1, b.n, f), fclose(f);
+  }
+  *out_n = b.n;
+  return b.p;
+}
+
+/* ==== events as multisets ================================================== */
+
+typedef struct wev {
+  int64_t pid, key;
+  int kind;
+  int64_t start, dur; /* absolute ns */
+  char name[48], cat[24];
+  uint64_t src;
+  int flags;
+} wev;
+
+static int cmp_wev(const void *a, const void *b) {
+  const wev *x = a, *y = b;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  if (x->kind != y->kind) return x->kind - y->kind;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->dur != y->dur) return x->dur < y->dur ? -1 : 1;
+  int c = strcmp(x->name, y->name);
+  if (c) return c;
+  c = strcmp(x->cat, y->cat);
+  if (c) return c;
+  return x->flags - y->flags;
+}
+
+/* Events of t meeting [a0, a1] (absolute ns; all if a0 > a1 is not asked),
+ * CPU samples excluded (summary only in windows). */
+static wev *events_of(const st_trace *t, int64_t a0, int64_t a1, size_t *out) {
+  uint32_t nr, nt, np;
+  const st_row *rows = st_trace_rows(t, &nr);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  const st_process *procs = st_trace_processes(t, &np);
+  int64_t origin = st_trace_origin_ns(t);
+  size_t cap = 1024, n = 0;
+  wev *v = malloc(cap * sizeof *v);
+  for (uint32_t r = 0; r < nr; r++) {
+    const st_track *tr = &tracks[rows[r].track];
+    if (tr->kind == ST_TRACK_SAMPLES) continue;
+    for (uint32_t i = 0; i < rows[r].count; i++) {
+      int64_t s = origin + rows[r].start[i], e = s + rows[r].dur[i];
+      if (s > a1 || e < a0) continue;
+      if (n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+      wev *w = &v[n++];
+      memset(w, 0, sizeof *w);
+      w->pid = procs[tr->process].pid;
+      w->key = tr->key;
+      w->kind = tr->kind;
+      w->start = s;
+      w->dur = rows[r].dur[i];
+      snprintf(w->name, sizeof w->name, "%s", tu_str(t, rows[r].name[i]));
+      snprintf(w->cat, sizeof w->cat, "%s",
+               tr->kind == ST_TRACK_SAMPLES ? "" : tu_str(t, rows[r].cat[i]));
+      w->src = rows[r].src[i];
+      w->flags = rows[r].flags[i] & (ST_EV_UNFINISHED | ST_EV_INSTANT | ST_EV_HAS_END);
+    }
+  }
+  qsort(v, n, sizeof *v, cmp_wev);
+  *out = n;
+  return v;
+}
+
+typedef struct stream_run {
+  st_stream *s;
+  st_trace *summary;
+  st_error err;
+} stream_run;
+
+static stream_run run_pass(const uint8_t *data, size_t n, uint64_t block, uint32_t buckets,
+                           size_t chunk) {
+  stream_run r;
+  memset(&r, 0, sizeof r);
+  r.s = st_stream_create(&(st_stream_desc){.block_bytes = block, .max_buckets = buckets});
+  CHECK(r.s != NULL);
+  for (size_t at = 0; at < n; at += chunk)
+    st_stream_push(r.s, data + at, n - at < chunk ? n - at : chunk);
+  r.summary = st_stream_finish(r.s, &r.err);
+  return r;
+}
+
+static int windows_checked;
+
+/* The window [t0, t1] (summary time): its events equal the full load's. */
+static int check_window(const char *what, const uint8_t *data, stream_run *r, const st_trace *full,
+                        int64_t t0, int64_t t1, uint64_t *read_bytes) {
+  st_stream_range ranges[4096];
+  uint64_t bytes = 0;
+  uint32_t nr = st_stream_window_plan(r->s, t0, t1, ranges, 4096, &bytes);
+  CHECK(nr <= 4096);
+  st_error err;
+  st_stream_window *w = st_stream_window_begin(r->s, r->summary, ranges, nr, &err);
+  if (!w) {
+    fprintf(stderr, "%s: window begin: %s [%lld %lld] nr %u\n", what, err.msg, (long long)t0,
+            (long long)t1, nr);
+    for (uint32_t k = 0; k < nr && k < 8; k++)
+      fprintf(stderr, "   %llu +%llu\n", (unsigned long long)ranges[k].offset,
+              (unsigned long long)ranges[k].length);
+  }
+  CHECK(w != NULL);
+  if (!w) return 0;
+  st_stream_window_set_span(w, t0, t1);
+  /* in chunks of any size: whole ranges, or 997 bytes at a time */
+  size_t chunk = windows_checked % 2 ? 997 : SIZE_MAX;
+  for (uint32_t k = 0; k < nr; k++)
+    for (uint64_t at = 0; at < ranges[k].length; at += chunk) {
+      uint64_t m = ranges[k].length - at < chunk ? ranges[k].length - at : chunk;
+      CHECK(st_stream_window_push(w, k, data + ranges[k].offset + at, (size_t)m) == ST_OK);
+    }
+  if (nr) CHECK(st_stream_window_push(w, nr - 1, data, 1) == ST_ERR_ARG); /* past its end */
+  st_trace *win = st_stream_window_finish(w, &err);
+  CHECK(win != NULL);
+  int ok = 0;
+  if (win) {
+    int64_t origin = st_trace_origin_ns(full);
+    CHECK(st_trace_origin_ns(win) == origin);
+    CHECK(st_trace_duration_ns(win) == st_trace_duration_ns(full));
+    size_t na, nb;
+    wev *a = events_of(full, origin + t0, origin + t1, &na);
+    wev *b = events_of(win, origin + t0, origin + t1, &nb);
+    ok = na == nb;
+    for (size_t i = 0; ok && i < na; i++) ok = cmp_wev(&a[i], &b[i]) == 0;
+    if (!ok) {
+      size_t i = 0;
+      while (i < na && i < nb && cmp_wev(&a[i], &b[i]) == 0) i++;
+      fprintf(stderr, "%s: window [%lld, %lld]: %zu events in a full load, %zu in the window", what,
+              (long long)t0, (long long)t1, na, nb);
+      if (i < na)
+        fprintf(stderr, "; full has %s @%llu start %lld dur %lld flags %d", a[i].name,
+                (unsigned long long)a[i].src, (long long)a[i].start, (long long)a[i].dur,
+                a[i].flags);
+      if (i < nb)
+        fprintf(stderr, "; window has %s @%llu start %lld dur %lld flags %d", b[i].name,
+                (unsigned long long)b[i].src, (long long)b[i].start, (long long)b[i].dur,
+                b[i].flags);
+      fprintf(stderr, "\n");
+      check_failures_++;
+    }
+    free(a);
+    free(b);
+    st_trace_destroy(win);
+  }
+  st_stream_window_destroy(w);
+  windows_checked++;
+  if (read_bytes) *read_bytes = bytes;
+  return ok;
+}
+
+/* Nothing hidden: every event of the full load lies in a summary slice of
+ * its track (same pid, kind, key); counters keep min and max. */
+static void check_summary(const char *what, const st_trace *full, const st_trace *summary,
+                          uint32_t budget) {
+  size_t nf, ns;
+  wev *f = events_of(full, INT64_MIN, INT64_MAX, &nf);
+  wev *s = events_of(summary, INT64_MIN, INT64_MAX, &ns);
+  size_t missing = 0;
+  for (size_t i = 0; i < nf; i++) {
+    int found = 0;
+    for (size_t j = 0; j < ns && !found; j++)
+      found = s[j].pid == f[i].pid && s[j].key == f[i].key && s[j].kind == f[i].kind &&
+              s[j].start <= f[i].start && f[i].start <= s[j].start + s[j].dur;
+    if (!found && missing++ == 0)
+      fprintf(stderr, "%s: %s at %lld (src %llu) is in no summary slice\n", what, f[i].name,
+              (long long)f[i].start, (unsigned long long)f[i].src);
+  }
+  CHECK(missing == 0);
+  /* the budget: buckets and long events, each at most max_buckets (plus
+   * exact events, which are few here) */
+  uint32_t nr;
+  st_trace_rows(summary, &nr);
+  CHECK(ns <= (size_t)budget * 3 + nf / 4 || ns <= nf);
+  uint32_t nc = 0, sc = 0;
+  const st_counter *fc = st_trace_counters(full, &nc);
+  const st_counter *scs = st_trace_counters(summary, &sc);
+  CHECK(nc == sc);
+  for (uint32_t i = 0; i < nc && i < sc; i++) {
+    CHECK(fc[i].min == scs[i].min);
+    CHECK(fc[i].max == scs[i].max);
+  }
+  free(f);
+  free(s);
+}
+
+/* data: the file (maybe compressed); decoded: its decoded bytes (windows
+ * read those) */
+static void check_trace(const char *what, const uint8_t *data, size_t n, const uint8_t *decoded,
+                        uint64_t block, uint32_t buckets, int nwin) {
+  st_error ferr;
+  st_stats fstats;
+  st_trace *full = tu_load(data, n, 1 << 16, what, &ferr, &fstats, NULL, 0);
+  stream_run r = run_pass(data, n, block, buckets, 7919);
+  CHECK((full != NULL) == (r.summary != NULL));
+  CHECK(ferr.code == r.err.code);
+  if (!full || !r.summary) {
+    st_trace_destroy(full);
+    st_trace_destroy(r.summary);
+    st_stream_destroy(r.s);
+    return;
+  }
+  const st_stats *ss = st_stream_stats(r.s);
+  CHECK(ss->events == fstats.events && ss->slices == fstats.slices &&
+        ss->instants == fstats.instants && ss->counter_samples == fstats.counter_samples &&
+        ss->async_slices == fstats.async_slices && ss->bytes_decoded == fstats.bytes_decoded);
+  CHECK(st_trace_origin_ns(r.summary) == st_trace_origin_ns(full));
+  CHECK(st_trace_duration_ns(r.summary) == st_trace_duration_ns(full));
+  check_summary(what, full, r.summary, buckets);
+  st_stream_info info;
+  st_stream_info_get(r.s, &info);
+  if (info.windows) {
+    int64_t d = st_trace_duration_ns(full);
+    /* the whole trace, a few narrow windows and a few wide ones */
+    check_window(what, decoded, &r, full, 0, d, NULL);
+    for (int i = 0; i < nwin; i++) {
+      int64_t w = i % 2 ? d / 50 + 1 : d / 4 + 1;
+      int64_t t0 = d > 0 ? (int64_t)((uint64_t)rnd(1u << 30) * (uint64_t)d / (1u << 30)) : 0;
+      check_window(what, decoded, &r, full, t0, t0 + w, NULL);
+    }
+  }
+  st_trace_destroy(r.summary);
+  st_trace_destroy(full);
+  st_stream_destroy(r.s);
+}
+
+static void test_generated(void) {
+  for (int order = 0; order < 3; order++) {
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      size_t n;
+      char *t = gen_trace(seed * 7 + (uint64_t)order, order, &n);
+      char what[64];
+      snprintf(what, sizeof what, "generated (order %d, seed %llu)", order,
+               (unsigned long long)seed);
+      check_trace(what, (const uint8_t *)t, n, (const uint8_t *)t, 4096, 64, 12);
+      check_trace(what, (const uint8_t *)t, n, (const uint8_t *)t, 65536, 4096, 6);
+      free(t);
+    }
+  }
+}
+
+/* A sorted trace's narrow window reads a few blocks, not the file. */
+static void test_plan_reads_little(void) {
+  size_t n;
+  char *t = gen_trace(99, 0, &n);
+  stream_run r = run_pass((const uint8_t *)t, n, 4096, 256, 65536);
+  CHECK(r.summary != NULL);
+  st_stream_info info;
+  st_stream_info_get(r.s, &info);
+  CHECK(info.windows == 1);
+  CHECK(info.blocks >= n / 4096 - 1);
+  CHECK(info.bucket_ns > 1000); /* it coarsened: 256 buckets cannot hold 1 us each */
+  int64_t d = st_trace_duration_ns(r.summary);
+  st_error err;
+  st_stats fst;
+  st_trace *full = tu_load(t, n, 1 << 16, "plan", &err, &fst, NULL, 0);
+  uint64_t bytes = 0;
+  check_window("narrow", (const uint8_t *)t, &r, full, d / 2, d / 2 + d / 1000, &bytes);
+  CHECK(bytes > 0 && bytes < n / 8);
+  /* nothing before the trace, nothing for a reversed window */
+  st_stream_range rg[4];
+  CHECK(st_stream_window_plan(r.s, -d - 10, -d - 5, rg, 4, &bytes) == 0 && bytes == 0);
+  CHECK(st_stream_window_plan(r.s, 10, 5, rg, 4, &bytes) == 0);
+  /* bad ranges are refused */
+  st_stream_range bad[2] = {{100, 10}, {50, 10}};
+  CHECK(st_stream_window_begin(r.s, r.summary, bad, 2, &err) == NULL && err.code == ST_ERR_ARG);
+  st_stream_range past = {n * 2, 10};
+  CHECK(st_stream_window_begin(r.s, r.summary, &past, 1, &err) == NULL);
+  st_trace_destroy(full);
+  st_trace_destroy(r.summary);
+  st_stream_destroy(r.s);
+  free(t);
+}
+
+static void test_corpus(void) {
+  static const char *files[] = {
+      "catapult__async_begin_end.json",
+      "catapult__flow.json",
+      "catapult__instance_counters.json",
+      "catapult__nanoseconds.json",
+      "catapult__nestable_async.json",
+      "catapult__simple_trace_gz.gz",
+      "catapult__thread_time_visualisation.json.gz",
+      "catapult__trace-with-bad-world-bounds.json",
+      "cba__obj_export_file_writer.json",
+      "fxprof__chrome-tracing.json.gz",
+      "hta__benchmark_result_924719_1679055439_trace.json.gz",
+      "hta__control.json.gz",
+      "hta__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+      "hta__overlaid_critical_path_trace.json.gz",
+      "hta__rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz",
+      "lighthouse__cpu-profiler-m86.trace.json",
+      "lighthouse__pid-change.json",
+      "perfetto__flow_events_json_v1.json",
+      "perfetto__flow_events_json_v2.json",
+      "speedscope__multi-thread-with-samples.json",
+      "speedscope__simple-partial-trailing-comma.json",
+      "speedscope__simple-partial.json",
+      "speedscope__too-many-end-events.json",
+      "viztracer__gradient_descent.json",
+  };
+  int seen = 0;
+  for (size_t c = 0; c < sizeof files / sizeof files[0]; c++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", STRATA_CORPUS_DIR, files[c]);
+    size_t n;
+    unsigned char *data = tu_read_file(path, &n);
+    if (!data) continue;
+    seen++;
+    unsigned char *decoded = data;
+    if (n >= 2 && data[0] == 0x1f && data[1] == 0x8b) { /* windows read decoded bytes */
+      size_t m;
+      decoded = tu_inflate_all(data, n, &m);
+    }
+    check_trace(files[c], data, n, decoded, 4096, 64, 6);
+    if (decoded != data) free(decoded);
+    free(data);
+  }
+  printf("corpus files checked: %d, windows compared: %d\n", seen, windows_checked);
+}
+
+int main(void) {
+  RUN(test_generated);
+  RUN(test_plan_reads_little);
+  RUN(test_corpus);
+  return check_report();
+}

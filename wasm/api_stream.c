@@ -1,0 +1,40 @@
+/* api_stream.c: streaming mode's exports (listed in wasm/exports.json),
+ * thin wrappers over core/app/app.h's st_app_load_begin_stream and
+ * st_app_stream_* (which document each); web/stream.js calls them.
+ *   st_wasm_load_begin_stream(name, block_bytes, max_buckets) -> 1 ok, 0 failed
+ *   st_wasm_stream_want(budget_bytes)   -> JSON: what the view wants read, or null
+ *   st_wasm_stream_begin(handle, t0_ns, t1_ns) -> ranges to read (-1: failed)
+ *   st_wasm_stream_range(k, length)     -> range k's decoded offset (0) / length (1)
+ *   st_wasm_stream_push(k, ptr, len)    -> 1 ok, 0 refused
+ *   st_wasm_stream_finish()             -> 1 the window is shown, 0 not (st_wasm_error)
+ *   st_wasm_stream_abort(), st_wasm_stream_show_summary(handle) -> 1 done
+ *   st_wasm_stream_json()               -> {"files":[...],"pending","reading"}
+ */
+#include <emscripten.h>
+
+#include "web.h"
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin_stream(const char *name, double block_bytes,
+                                                   double max_buckets) {
+  return st_app_load_begin_stream(st_web_app(), name, block_bytes, max_buckets);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_stream_want(double budget_bytes) {
+  return st_app_stream_want(st_web_app(), budget_bytes);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_stream_begin(double handle, double t0_ns, double t1_ns) {
+  return st_app_stream_begin(st_web_app(), handle, t0_ns, t1_ns);
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_stream_range(int k, int length) {
+  return st_app_stream_range(st_web_app(), k, length);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_stream_push(int k, const void *data, size_t len) {
+  return st_app_stream_push(st_web_app(), k, data, len);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_stream_finish(void) { return st_app_stream_finish(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE void st_wasm_stream_abort(void) { st_app_stream_abort(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE int st_wasm_stream_show_summary(double handle) {
+  return st_app_stream_show_summary(st_web_app(), handle);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_stream_json(void) {
+  return st_app_stream_json(st_web_app());
+}
