@@ -7,8 +7,10 @@
 # manifest is checked against an independent computation in python: 257
 # entries sorted by path, ranks 0..255, bytes equal to the files' sizes,
 # groups "rank R" and unique, each file's index named, events equal to
-# `strata stats --json`, the broken one with its one-line error (a byte
-# offset), the clock and offsets from the generator's base time. Also: the
+# `strata stats --json` and clocks equal to full loads' (`strata stats A B`;
+# the manifest reads each file with the bounded streaming pass), the broken
+# one with its one-line error (a byte offset), the clock and offsets from
+# the generator's base time. Also: the
 # output is deterministic, --json prints the same text, paths with quotes,
 # backslashes, '#', '%' and non-ASCII round-trip, -o outside DIR is
 # refused, the Slurm array script (run as plain bash with
@@ -123,9 +125,16 @@ for f in [x for x in ok if x["rank"] in (0, 7, 200, 255)]:
     s = json.loads(run([strata, "stats", os.path.join(prof, f["path"]), "--json"]).stdout)
     report(f["events"] == s["events"], "events of %s" % f["path"], (f["events"], s["events"]))
 
-# the same profile as `strata stats A B ...` names and places it (one implementation, two callers)
-many = json.loads(run([strata, "stats", "--json"] + [os.path.join(prof, f["path"]) for f in ok[:5]]).stdout)
-report([t["group"] for t in many["traces"]] == [f["group"] for f in ok[:5]], "groups as strata stats A B ...")
+# the same files as `strata stats A B ...` (full loads) names and places them:
+# the manifest's streaming pass gives the same events, clocks and offsets
+some = [f for f in ok if f["rank"] in (0, 1, 7, 200, 201, 255)]
+many = json.loads(run([strata, "stats", "--json"] + [os.path.join(prof, f["path"]) for f in some]).stdout)
+report([t["group"] for t in many["traces"]] == [f["group"] for f in some], "groups as strata stats A B ...")
+report([(t["events"], t["clock"], t["start_ns"]) for t in many["traces"]]
+       == [(f["events"], f["clock"]["kind"], f["clock"]["start_ns"]) for f in some],
+       "events and clocks as full loads", (many["traces"][0]["start_ns"], some[0]["clock"]))
+report([t["offset_us"] - many["traces"][0]["offset_us"] for t in many["traces"]]
+       == [f["offset_us"] - some[0]["offset_us"] for f in some], "offsets as full loads (apart)")
 
 # deterministic; --json prints the same text; a rerun does not list the manifest itself
 p2 = run([strata, "manifest", prof, "-o", out, "--json"])

@@ -91,12 +91,6 @@ double cli_clock_ms(clockid_t id);
  * out of memory, read error, no trace). */
 st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
                           cli_heap *heap, st_trace **out, st_error *err, double *load_ms);
-/* As cli_load_timed, quiet: on failure NULL with the one line in why[cap]
- * without the file name ("cannot open: ...", "read error", "out of
- * memory", or st_load_error_line's "what (at byte N[, line L, column C])"). */
-st_loader *cli_load_quiet(const char *file, const cli_feed_opts *o, cli_feed_used *used,
-                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms, char *why,
-                          size_t cap);
 /* Reads the open file f (named `file`) into a default loader as
  * cli_load_timed does; f stays open (rewind it to read it again). Returns
  * the finished loader with *out the trace, or NULL after one `strata: ...`

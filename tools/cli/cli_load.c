@@ -91,55 +91,35 @@ static void loader_inflated(void *ud, const st_source_info *info, st_code code,
   st_loader_set_inflated(ud, info, code, err);
 }
 
-/* One line of why a load failed, without the file name. */
-static void say_into(char *why, size_t cap, const char *what) {
-  if (cap) snprintf(why, cap, "%s", what);
-}
-
-st_loader *cli_load_quiet(const char *file, const cli_feed_opts *o, cli_feed_used *used,
-                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms, char *why,
-                          size_t cap) {
+st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
+                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms) {
   st_load_desc desc;
   memset(&desc, 0, sizeof desc);
   desc.alloc.fn = cli_counting_alloc;
   desc.alloc.ud = heap;
   desc.file_name = file;
-  FILE *f = fopen(file, "rb");
-  if (!f) {
-    if (cap) snprintf(why, cap, "cannot open: %s", strerror(errno));
-    return NULL;
-  }
+  FILE *f = open_or_say(file);
+  if (!f) return NULL;
   double t0 = cli_now_ms();
   st_loader *l = st_loader_create(&desc);
   if (!l) {
-    say_into(why, cap, "out of memory");
+    fprintf(stderr, "strata: %s: out of memory\n", file);
     fclose(f);
     return NULL;
   }
   cli_sink sink = {loader_push, loader_apply, loader_needs_bytes, l, desc.alloc, loader_inflated};
-  int rc = cli_feed(f, &sink, o, used);
-  fclose(f);
-  if (rc) {
-    say_into(why, cap, rc == CLI_FEED_READ_ERROR ? "read error" : "out of memory");
+  if (feed_or_say(f, file, &sink, o, used)) {
     st_loader_destroy(l);
     return NULL;
   }
   st_trace *t = st_loader_finish(l, err);
   *load_ms = cli_now_ms() - t0;
   if (!t) {
-    st_load_error_line(err, NULL, why, cap);
+    say_load_error(err, file);
     st_loader_destroy(l);
     return NULL;
   }
   *out = t;
-  return l;
-}
-
-st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_used *used,
-                          cli_heap *heap, st_trace **out, st_error *err, double *load_ms) {
-  char why[512];
-  st_loader *l = cli_load_quiet(file, o, used, heap, out, err, load_ms, why, sizeof why);
-  if (!l) fprintf(stderr, "strata: %s: %s\n", file, why);
   return l;
 }
 

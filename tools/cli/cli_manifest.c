@@ -1,12 +1,14 @@
-/* cli_manifest.c: `strata manifest DIR [-o profile.json] [--json] [--threads N]`,
+/* cli_manifest.c: `strata manifest DIR [-o profile.json] [--json]`,
  * a profile's files listed in one versioned JSON manifest the page opens.
  *
  * DIR is walked with its sub-folders (names starting with '.' skipped,
  * symbolic links to folders not followed) for the files strata reads by
  * name (st_profile_trace_name: .json .gz .pb .pftrace .perfetto-trace
- * .trace; a manifest itself and the -o file are left out). Each is loaded
- * (one after another, freed before the next: memory is one file's) to learn
- * what the page would call it and where it starts:
+ * .trace; a manifest itself and the -o file are left out). Each is read
+ * once through the streaming pass (core/import/stream/stream.h: memory
+ * bounded by its summary whatever the file's size; one file at a time,
+ * freed before the next) to learn what the page would call it and where
+ * it starts:
  *
  *   {"strata_manifest": 1, "files": [
  *     {"path": "sub/rank-3.json" (from the manifest's folder, '/'-separated),
@@ -39,6 +41,7 @@
 
 #include "profile.h"
 #include "stats.h"
+#include "stream.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -72,7 +75,7 @@ typedef struct mf_list {
 } mf_list;
 
 static int usage(FILE *f, int code) {
-  fprintf(f, "usage: strata manifest DIR [-o profile.json] [--json] [--threads N]\n"
+  fprintf(f, "usage: strata manifest DIR [-o profile.json] [--json]\n"
              "  Lists the trace files under DIR (sub-folders too; .json .gz .pb .pftrace\n"
              "  .perfetto-trace .trace) in a JSON manifest the page opens as one profile\n"
              "  (?url=profile.json): path, bytes, group (host / rank), rank, host, clock,\n"
@@ -180,8 +183,36 @@ static int utf8_ok(const char *s) {
   return 1;
 }
 
-/* Loads one file: fills its entry (ok or error). 0, or -1 out of memory. */
-static int read_one(const char *root, mf_entry *m, const cli_feed_opts *o) {
+/* The streaming pass over one file (stream.h: memory bounded by its
+ * summary, whatever the file's size), fed in 1 MiB reads. NULL with why
+ * (one line) if it could not be read; else the summary trace, *s the
+ * stream (the caller destroys both), *err the finish status. */
+static st_trace *pass(const char *path, st_stream **s, st_error *err, char *why, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return snprintf(why, cap, "cannot open: %s", strerror(errno)), NULL;
+  st_stream_desc d;
+  memset(&d, 0, sizeof d);
+  d.file_name = path;
+  *s = st_stream_create(&d);
+  char *buf = malloc(1u << 20);
+  st_code rc = *s && buf ? ST_OK : ST_ERR_NOMEM;
+  size_t n;
+  while (rc == ST_OK && (n = fread(buf, 1, 1u << 20, f)) > 0) rc = st_stream_push(*s, buf, n);
+  int read_error = ferror(f);
+  fclose(f);
+  free(buf);
+  if (rc == ST_ERR_NOMEM || read_error) { /* else finish says what stopped the push */
+    snprintf(why, cap, "%s", read_error ? "read error" : "out of memory");
+    return NULL;
+  }
+  memset(err, 0, sizeof *err);
+  st_trace *t = st_stream_finish(*s, err);
+  if (!t) st_load_error_line(err, NULL, why, cap);
+  return t;
+}
+
+/* Reads one file: fills its entry (ok or error). 0, or -1 out of memory. */
+static int read_one(const char *root, mf_entry *m) {
   char *path = join(root, m->rel), *stx = path ? malloc(strlen(path) + 5) : NULL;
   if (!path || !stx) return free(path), -1;
   struct stat st;
@@ -195,18 +226,18 @@ static int read_one(const char *root, mf_entry *m, const cli_feed_opts *o) {
     return m->error ? 0 : -1;
   }
   char why[512] = "";
-  cli_heap heap = {0, 0, NULL};
-  st_trace *t = NULL;
+  st_stream *s = NULL;
   st_error err;
-  double ms;
-  cli_feed_used used;
-  st_loader *l = cli_load_quiet(path, o, &used, &heap, &t, &err, &ms, why, sizeof why);
+  st_trace *t = pass(path, &s, &err, why, sizeof why);
   free(path);
-  if (!l) return (m->error = dup_str(why)) ? 0 : -1;
-  const st_stats *s = st_loader_stats(l);
-  snprintf(m->format, sizeof m->format, "%s", s->format ? s->format : "");
-  m->events = s->events;
-  const char *meta = st_loader_metadata_json(l);
+  if (!t) {
+    st_stream_destroy(s);
+    return (m->error = dup_str(why)) ? 0 : -1;
+  }
+  const st_stats *stats = st_stream_stats(s);
+  snprintf(m->format, sizeof m->format, "%s", stats->format ? stats->format : "");
+  m->events = stats->events;
+  const char *meta = st_stream_metadata_json(s);
   m->meta = dup_str(meta ? meta : "{}");
   st_profile_file pf = {t, m->format, m->meta, m->rel};
   st_profile_clock_get(&pf, &m->clock);
@@ -216,7 +247,7 @@ static int read_one(const char *root, mf_entry *m, const cli_feed_opts *o) {
   }
   m->ok = 1;
   st_trace_destroy(t);
-  st_loader_destroy(l);
+  st_stream_destroy(s);
   return m->meta && (err.code == ST_OK || m->warning) ? 0 : -1;
 }
 
@@ -411,12 +442,7 @@ static void print_table(const mf_list *l, const char *groups, int with_files, in
 int strata_cmd_manifest(int argc, char **argv) {
   const char *dir = NULL, *out_file = NULL;
   int json = 0;
-  cli_feed_opts o;
-  memset(&o, 0, sizeof o);
   for (int i = 2; i < argc; i++) {
-    int r = cli_feed_opt(argc, argv, &i, &o, "manifest");
-    if (r < 0) return 2;
-    if (r) continue;
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage(stdout, 0);
     if (!strcmp(argv[i], "--json"))
       json = 1;
@@ -440,7 +466,7 @@ int strata_cmd_manifest(int argc, char **argv) {
   mf_list l = {0};
   int rc = walk(dir, "", 0, skip, &l) ? -1 : 0;
   if (l.n) qsort(l.v, l.n, sizeof *l.v, by_path);
-  for (size_t i = 0; rc == 0 && i < l.n; i++) rc = read_one(dir, &l.v[i], &o);
+  for (size_t i = 0; rc == 0 && i < l.n; i++) rc = read_one(dir, &l.v[i]);
   st_jout j = {.grow = 1};
   char *groups = NULL;
   if (rc == 0) rc = build_json(&l, prefix, &j, &groups);
