@@ -337,7 +337,7 @@ static st_code sink_flush(void *ud, st_builder *b) {
     s->skip[s->nskip++] = s->exact[i].src;
     if (s->exact[i].end_src != UINT64_MAX) s->skip[s->nskip++] = s->exact[i].end_src;
   }
-  qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64);
+  if (s->nskip) qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64); /* NULL when none: UB */
   uint64_t n = 0;
   for (size_t i = 0; i < s->nbk; i++) {
     const sbucket *k = &s->bk[i];
