@@ -3,7 +3,7 @@
  * st_app_stream_* (which document each); web/stream.js calls them.
  *   st_wasm_load_begin_stream(name, block_bytes, max_buckets) -> 1 ok, 0 failed
  *   st_wasm_stream_want(budget_bytes)   -> JSON: what the view wants read, or null
- *   st_wasm_stream_begin(handle, t0_ns, t1_ns) -> ranges to read (-1: failed)
+ *   st_wasm_stream_begin(handle, t0_ns, t1_ns, filter) -> ranges to read (-1: failed)
  *   st_wasm_stream_range(k, length)     -> range k's decoded offset (0) / length (1)
  *   st_wasm_stream_push(k, ptr, len)    -> 1 ok, 0 refused
  *   st_wasm_stream_finish()             -> 1 the window is shown, 0 not (st_wasm_error)
@@ -21,8 +21,9 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin_stream(const char *name, double bloc
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_stream_want(double budget_bytes) {
   return st_app_stream_want(st_web_app(), budget_bytes);
 }
-EMSCRIPTEN_KEEPALIVE int st_wasm_stream_begin(double handle, double t0_ns, double t1_ns) {
-  return st_app_stream_begin(st_web_app(), handle, t0_ns, t1_ns);
+EMSCRIPTEN_KEEPALIVE int st_wasm_stream_begin(double handle, double t0_ns, double t1_ns,
+                                              int filter) {
+  return st_app_stream_begin(st_web_app(), handle, t0_ns, t1_ns, filter);
 }
 EMSCRIPTEN_KEEPALIVE double st_wasm_stream_range(int k, int length) {
   return st_app_stream_range(st_web_app(), k, length);

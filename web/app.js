@@ -219,6 +219,29 @@ async function fetchSource(url) {
   return { total: len, chunks: streamChunks(resp.body, url) };
 }
 
+// read(off, n) of a URL by HTTP Range (streaming mode's window reads). A server
+// that answers 200 (the whole file) is told apart at once and the request
+// dropped, not downloaded.
+function rangeReader(url) {
+  return async (off, n) => {
+    const ac = new AbortController();
+    const resp = await fetch(url, {
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      headers: { Range: `bytes=${off}-${off + n - 1}` },
+      signal: ac.signal,
+    });
+    if (resp.status !== 206) {
+      ac.abort();
+      throw new Error(resp.ok
+        ? `${url}: the server ignores HTTP Range requests (it answered ${resp.status} with the whole file), ` +
+          'so this window cannot be read from it; serve the trace from a host that supports ranges (tools/serve.py does)'
+        : `${url}: HTTP ${resp.status} reading bytes ${off}-${off + n - 1}`);
+    }
+    return new Uint8Array(await resp.arrayBuffer());
+  };
+}
+
 // A URL's body is sniffed (manifest.js): a profile manifest resolves to
 // {manifest: {files, skipped, total}} (opts.manifest: it must be one).
 async function resolveSource(source, opts) {
@@ -227,7 +250,7 @@ async function resolveSource(source, opts) {
     const { total, chunks } = await fetchSource(url);
     const sniffed = await sniffManifest(chunks, !!opts.manifest);
     if (sniffed.text !== undefined) return { manifest: parseManifest(sniffed.text, new URL(url, document.baseURI).href) };
-    return { name: opts.name || nameFromUrl(url), total, chunks: sniffed.chunks };
+    return { name: opts.name || nameFromUrl(url), total, chunks: sniffed.chunks, rangeRead: rangeReader(url) };
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
@@ -353,7 +376,7 @@ async function doOpen(source, src, opts, prevStatus) {
     const h = M._st_wasm_last_handle();
     setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
     if (sw.on) {
-      stream.attach(h, { read, size: total, compressed: !!stats.compressed }, sw);
+      stream.attach(h, { read: read || src.rangeRead, size: total, compressed: !!stats.compressed }, sw);
       stats.streaming = stream.state();
     }
     embed.opened([{ source, name }]);
@@ -392,7 +415,9 @@ async function doOpenMany(sources, opts) {
         const r = await resolveSource(source, { name: names[i] });
         if (r.manifest) throw new Error('a profile manifest, not a trace (open it alone)');
         name = r.name;
-        const status = await pushSource(r);
+        // streaming mode when the files together would pass the heap budget
+        const sw = streamWanted(opts, r.total * sources.length, r.name);
+        const status = await pushSource(r, sw.on);
         if (status === 2) {
           skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
           continue;
@@ -401,7 +426,8 @@ async function doOpenMany(sources, opts) {
         const group = opts && opts.groups && opts.groups[i]; // a manifest's name for it
         if (group) withCString(group, (p) => M._st_wasm_set_group(M._st_wasm_last_handle(), p));
         loaded.push({ handle: M._st_wasm_last_handle(), name, source,
-          file: r.read ? { read: r.read, size: r.total, compressed: false } : null });
+          file: r.read ? { read: r.read, size: r.total, compressed: false } : null,
+          stream: sw.on ? { sw, read: r.read || r.rangeRead, size: r.total } : null });
       } catch (e) {
         skipped.push({ name, message: oneLine(e && e.message ? e.message : e) });
       }
@@ -430,6 +456,11 @@ async function doOpenMany(sources, opts) {
       files.set(l.handle, { ...l.file, compressed: !!(st && st.compressed) });
     }
     setFiles(files);
+    for (const l of loaded) {
+      if (!l.stream) continue;
+      const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
+      stream.attach(l.handle, { read: l.stream.read, size: l.stream.size, compressed: !!(st && st.compressed) }, l.stream.sw);
+    }
     const stats = statsNow();
     showLoaded(list.length === 1 ? list[0].name : `${list.length} traces`, stats);
     const notes = [];
@@ -450,9 +481,9 @@ async function doOpenMany(sources, opts) {
 
 // Pushes one resolved source through the loader (inside a batch: the file's
 // load status, 0 ok, 1 damaged part-way, 2 failed; nothing is shown yet).
-async function pushSource({ name, total, chunks }) {
+async function pushSource({ name, total, chunks }, streaming = false) {
   setProgress(0, total);
-  if (!withCString(name, (p) => M._st_wasm_load_begin(p))) return 2;
+  if (!withCString(name, (p) => (streaming ? M._st_wasm_load_begin_stream(p, 0, 0) : M._st_wasm_load_begin(p)))) return 2;
   let done = 0;
   let code = 0;
   try {

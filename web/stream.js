@@ -13,7 +13,8 @@
 //   ?stream=1   always stream; ?stream=0 never; default: automatic, when the
 //               estimated resident model is larger than the heap budget
 //   ?budget_mb=N  the heap budget (default 2048 MiB)
-//   ?window_mb=N  the most bytes of the file read for one window (default 256)
+//   ?window_mb=N  the most bytes of the file read for one window (default 256,
+//               at most half the budget)
 //
 // Window reads of compressed files need the gzip restart points of the pass
 // (not kept yet): such files stream as a summary only, and the page says so.
@@ -33,7 +34,9 @@ function numParam(opts, key, param, dflt) {
 // {on, budget, window}: whether a source of `total` bytes streams.
 export function streamWanted(opts, total, name) {
   const budget = numParam(opts, 'budgetMB', 'budget_mb', 2048) * MiB;
-  const window = numParam(opts, 'windowMB', 'window_mb', 256) * MiB;
+  // a window's model is about 0.4 byte per byte read (and its index): half
+  // the budget at most, so the summary and a window stay within it
+  const window = Math.min(numParam(opts, 'windowMB', 'window_mb', 256) * MiB, budget / 2);
   const asked = opts && opts.stream !== undefined ? String(opts.stream) : params.get('stream');
   let on;
   if (asked === '1' || asked === 'true') on = true;
@@ -53,12 +56,14 @@ export function createStream({ M, str, setStatus, onError }) {
   const buf = M._malloc(CHUNK); // its own transfer buffer: loads use theirs
   let files = new Map(); // handle -> {read(off, n), size, compressed}
   let windowBudget = 256 * MiB;
+  let heapBudget = 2048 * MiB;
   let timer = 0;
   let busy = false;
   let again = false;
   let gen = 0; // bumped by detach: a read in flight for old files stops
 
-  const state = () => JSON.parse(str(M._st_wasm_stream_json()));
+  // the core's state, with the budgets this page keeps to
+  const state = () => ({ ...JSON.parse(str(M._st_wasm_stream_json())), budget_bytes: heapBudget, window_bytes: windowBudget });
 
   function statusText() {
     if (!files.size) return null;
@@ -66,7 +71,8 @@ export function createStream({ M, str, setStatus, onError }) {
     if (!s || !s.files.length) return null;
     if (s.pending > 0) {
       const got = (s.reading - s.pending) / MiB;
-      return `streaming: reading this window's events (${got.toFixed(1)} of ${(s.reading / MiB).toFixed(1)} MiB)`;
+      const why = s.filter ? '; the trace is not in time order: all of it is read, this window kept' : '';
+      return `streaming: reading this window's events (${got.toFixed(1)} of ${(s.reading / MiB).toFixed(1)} MiB${why})`;
     }
     const shown = s.files.filter((f) => f.window_ns);
     if (!s.files.some((f) => f.windows)) return 'streaming: summary only (window reads need an uncompressed JSON trace)';
@@ -75,11 +81,13 @@ export function createStream({ M, str, setStatus, onError }) {
   }
 
   function report() {
-    setStatus(statusText());
+    const t = statusText();
+    // the budget the user can see: the wasm memory against it
+    setStatus(t && `${t} · heap ${Math.round(M.HEAPU8.length / MiB)} of ${Math.round(heapBudget / MiB)} MiB`);
   }
 
   async function readWindow(w, f, mine) {
-    const n = M._st_wasm_stream_begin(w.handle, w.t0_ns, w.t1_ns);
+    const n = M._st_wasm_stream_begin(w.handle, w.t0_ns, w.t1_ns, w.filter ? 1 : 0);
     if (n < 0) throw new Error(str(M._st_wasm_error()) || 'the window could not be planned');
     report();
     for (let k = 0; k < n; k++) {
@@ -137,6 +145,7 @@ export function createStream({ M, str, setStatus, onError }) {
     attach(handle, file, opts) {
       files.set(handle, file || {});
       windowBudget = opts && opts.window ? opts.window : windowBudget;
+      heapBudget = opts && opts.budget ? opts.budget : heapBudget;
       report();
       viewChanged();
     },

@@ -130,13 +130,18 @@ void st_app_load_set_inflated(st_app *app, const st_source_info *info, st_code c
  * ranges of the file (decoded bytes: begin returns how many, range(k, 0)
  * the offset, range(k, 1) the length) and pushes each whole, in order;
  * finish swaps the window's model in (1) or says why not (0, st_app_error).
+ * "filter": true in a want (pass it to begin): the window's ranges pass the
+ * budget (each block of an unsorted trace spans much of its time) but its
+ * events, counted from the summary, do not: they are all read, and only
+ * the window's kept.
  * The view keeps its time window, scroll and notes across swaps; pending is
  * the bytes still to push. st_app_stream_json: {"files":[{"handle",
  * "windows","blocks","exact","bucket_ns","summary_events","index_bytes",
- * "window_ns"}],"pending","reading"}. */
+ * "window_ns"}],"pending","reading","filter"}. */
 int st_app_load_begin_stream(st_app *app, const char *name, double block_bytes, double max_buckets);
 const char *st_app_stream_want(st_app *app, double budget_bytes);
-int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns); /* -1: failed */
+int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns,
+                        int filter); /* -1: failed */
 double st_app_stream_range(const st_app *app, int k, int length);
 int st_app_stream_push(st_app *app, int k, const void *data, size_t len);
 int st_app_stream_finish(st_app *app);

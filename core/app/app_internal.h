@@ -116,9 +116,10 @@ typedef struct st_app_stream {
   st_stream_window *w; /* the load in flight (NULL: none) */
   st_trace_handle h;   /* its file */
   st_stream_range *ranges;
-  uint32_t n, next, cap;
+  uint32_t n, cap;
   uint64_t bytes, pushed;
   int64_t t0, t1; /* its window, the file's time (ns since its origin) */
+  int filter;     /* it keeps only the window's events (st_stream_window_set_filter) */
   struct {
     uint32_t id;    /* the file (handle id) showing a window; 0: none */
     int64_t t0, t1; /* that window */

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <string.h>
 
+/* bytes of a window's model per event, about (its lod and ui included) */
+#define ST_APP_STREAM_EVENT_BYTES 64.0
+
 static const unsigned ALL_CHANGED = ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH |
                                     ST_UI_MARK | ST_UI_TOOL | ST_UI_LAYOUT;
 
@@ -47,7 +50,7 @@ void st_app_stream_forget(st_app *app, st_trace_handle h) {
     st_stream_window_destroy(s->w);
     s->w = NULL;
     s->h = (st_trace_handle){0};
-    s->n = s->next = 0;
+    s->n = 0;
     s->bytes = s->pushed = 0;
   }
   if (h.id) note_shown(app, h, 0, 0, 0);
@@ -64,6 +67,7 @@ double st_app_stream_pending(const st_app *app) {
 typedef struct want {
   st_trace_handle h;
   int summary;    /* 1: put the summary back */
+  int filter;     /* 1: the ranges pass the budget, the window's events do not: keep only them */
   int64_t t0, t1; /* else: read this window (the file's ns) */
   uint64_t bytes;
 } want;
@@ -98,12 +102,23 @@ static int want_of(st_app *app, double budget, want *out) {
       int64_t t0 = (int64_t)(pass ? a0 : w0), t1 = (int64_t)ceil(pass ? a1 : w1);
       st_stream_window_plan(sm, t0, t1, NULL, 0, &bytes);
       if ((double)bytes <= budget) {
-        *out = (want){h, 0, t0, t1, bytes};
+        *out = (want){h, 0, 0, t0, t1, bytes};
+        return 1;
+      }
+    }
+    /* the view's blocks pass the budget (an unsorted trace: each block spans
+     * much of its time), but its events may not: read them all, keep only
+     * the window's (ST_STREAM_EVENT_BYTES of model per event, about) */
+    for (int pass = 0; pass < 2; pass++) {
+      int64_t t0 = (int64_t)(pass ? a0 : w0), t1 = (int64_t)ceil(pass ? a1 : w1);
+      if ((double)st_stream_events_in(sm, t0, t1) * ST_APP_STREAM_EVENT_BYTES <= budget) {
+        st_stream_window_plan(sm, t0, t1, NULL, 0, &bytes);
+        *out = (want){h, 0, 1, t0, t1, bytes};
         return 1;
       }
     }
     if (has) { /* too much to read for this view: the summary again */
-      *out = (want){h, 1, 0, 0, 0};
+      *out = (want){h, 1, 0, 0, 0, 0};
       return 1;
     }
   }
@@ -125,7 +140,7 @@ static void write_want(st_jout *o, st_app *app, const void *arg) {
   st_jout_i64(o, w->t1);
   st_jout_lit(o, ",\"bytes\":");
   st_jout_u64(o, w->bytes);
-  st_jout_lit(o, "}");
+  st_jout_lit(o, w->filter ? ",\"filter\":true}" : ",\"filter\":false}");
 }
 
 const char *st_app_stream_want(st_app *app, double budget_bytes) {
@@ -136,7 +151,7 @@ const char *st_app_stream_want(st_app *app, double budget_bytes) {
 
 /* ---- a window load ---------------------------------------------------------------------- */
 
-int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns) {
+int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns, int filter) {
   st_app_stream *s = &app->stream;
   st_trace_handle h;
   if (s->w || !st_app_shown(app, handle, &h, NULL) || !isfinite(t0_ns) || !isfinite(t1_ns) ||
@@ -161,9 +176,10 @@ int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns) 
     return -1;
   }
   st_stream_window_set_span(s->w, t0, t1);
+  st_stream_window_set_filter(s->w, filter);
+  s->filter = filter != 0;
   s->h = h;
   s->n = n;
-  s->next = 0;
   s->bytes = bytes;
   s->pushed = 0;
   s->t0 = t0;
@@ -180,9 +196,8 @@ double st_app_stream_range(const st_app *app, int k, int length) {
 
 int st_app_stream_push(st_app *app, int k, const void *data, size_t len) {
   st_app_stream *s = &app->stream;
-  if (!s->w || k < 0 || (uint32_t)k != s->next) return 0;
-  if (st_stream_window_push(s->w, (uint32_t)k, data, len) != ST_OK) return 0;
-  s->next++;
+  /* order and lengths are the core's to check: chunks of any size */
+  if (!s->w || k < 0 || st_stream_window_push(s->w, (uint32_t)k, data, len) != ST_OK) return 0;
   s->pushed += len;
   return 1;
 }
@@ -217,7 +232,7 @@ int st_app_stream_finish(st_app *app) {
   if (!s->w) return 0;
   st_error err;
   memset(&err, 0, sizeof err);
-  st_trace *t = s->next == s->n ? st_stream_window_finish(s->w, &err) : NULL;
+  st_trace *t = st_stream_window_finish(s->w, &err);
   if (!t && !err.msg[0]) st_error_set(&err, ST_ERR_ARG, 0, "not every range was read");
   st_trace_handle h = s->h;
   int64_t t0 = s->t0, t1 = s->t1;
@@ -288,6 +303,7 @@ static void write_state(st_jout *o, st_app *app, const void *arg) {
   st_jout_u64(o, app->stream.w ? app->stream.bytes - app->stream.pushed : 0);
   st_jout_lit(o, ",\"reading\":");
   st_jout_u64(o, app->stream.w ? app->stream.bytes : 0);
+  st_jout_lit(o, app->stream.w && app->stream.filter ? ",\"filter\":true" : ",\"filter\":false");
   st_jout_lit(o, "}");
 }
 

@@ -120,3 +120,69 @@ test('streaming starts by itself when the resident model would pass the heap bud
   const out2 = await roomy.openViaInput(file);
   assert.equal(out2.detail.streaming, undefined, 'under a 512 MiB budget it loads resident, as before');
 });
+
+// tools/serve.py on a free port (the viewer at /, dir at /data/); resolves {url, close}.
+async function serve(dirPath, extra = []) {
+  const { spawn } = await import('node:child_process');
+  const { DIST, REPO_ROOT } = await import('./harness.mjs');
+  const p = spawn('python3', [path.join(REPO_ROOT, 'tools', 'serve.py'), dirPath, '--port', '0', '--site', DIST, ...extra],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) resolve(m[1]);
+    });
+    p.on('exit', (c) => reject(new Error(`serve.py exited ${c}: ${out}`)));
+  });
+  return { url, origin: url.replace(/\/$/, ''), close: () => p.kill() };
+}
+
+test('a trace opened by URL streams its windows through HTTP Range; a server that ignores Range is told apart', async () => {
+  const srv = await serve(dir);
+  const noRange = await serve(dir, ['--no-range']);
+  try {
+    const app = await ctx.app({ server: { url: srv.url }, query: '?url=data/big.trace.json&stream=1&window_mb=9' });
+    await app.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 60_000 });
+    const before = app.requests.filter((u) => u.includes('big.trace.json')).length;
+    const a = t0us + spanUs * 0.3;
+    await setView(app, a, a + spanUs * 0.002);
+    const st = await settle(app);
+    assert.ok(st.files[0].window_ns, `a window read by ranges: ${JSON.stringify(st)}`);
+    const after = app.requests.filter((u) => u.includes('big.trace.json')).length;
+    assert.ok(after > before, 'the window was read with requests of its own (Range)');
+    assert.deepEqual(app.pageErrors, []);
+
+    const bad = await ctx.app({ server: { url: noRange.url }, query: '?url=data/big.trace.json&stream=1&window_mb=9' });
+    await bad.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 60_000 });
+    await setView(bad, a, a + spanUs * 0.002);
+    const st2 = await settle(bad);
+    assert.equal(st2.files[0].window_ns, null, 'no window without Range: the summary stays');
+    const err = await bad.page.evaluate(() => document.getElementById('error').textContent);
+    assert.match(err, /ignores HTTP Range requests/, err);
+    assert.equal(await bad.page.evaluate(() => window.strata.view().pending), 0, 'nothing left hanging');
+  } finally {
+    srv.close();
+    noRange.close();
+  }
+});
+
+test('a profile of several files streams each: every file in view reads its window', async () => {
+  const copy = path.join(dir, 'rank1.trace.json');
+  fs.copyFileSync(file, copy);
+  const app = await ctx.app({ query: '?stream=1&window_mb=4' });
+  const out = await app.openViaInput([file, copy]);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  let st = await app.page.evaluate(() => window.strata.streaming());
+  assert.equal(st.files.length, 2, 'both files stream');
+  const v = await app.page.evaluate(() => window.strata.view());
+  const a = v.start_us + (v.end_us - v.start_us) * 0.5;
+  await setView(app, a, a + spanUs * 0.002);
+  st = await settle(app);
+  assert.ok(st.files.every((f) => f.window_ns), `each file shows its window: ${JSON.stringify(st)}`);
+  const sum = await summarize(app);
+  const one = sum.rows.reduce((n, r) => n + r[1], 0);
+  assert.ok(one > 100, 'the windows hold events');
+  assert.deepEqual(app.pageErrors, []);
+});

@@ -20,16 +20,29 @@ static uint64_t heap_bytes(void *ud) {
   return 1;
 }
 
-/* a sorted trace of X events on 4 threads, ~n events, 1 us apart */
-static char *gen(int n, size_t *len) {
+/* a trace of X events on 4 threads, ~n events, 1 us apart: in time
+ * order, or shuffled (every block of the file then spans all its time) */
+static char *gen(int n, int shuffled, size_t *len) {
   size_t cap = (size_t)n * 100 + 64, at = 0;
   char *p = malloc(cap);
+  int *order = malloc((size_t)n * sizeof *order);
+  for (int i = 0; i < n; i++) order[i] = i;
+  uint64_t r = 88172645463325252ull;
+  for (int i = n - 1; shuffled && i > 0; i--) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    int j = (int)(r % (uint64_t)(i + 1)), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
   at += (size_t)snprintf(p + at, cap - at, "{\"traceEvents\":[\n");
-  for (int i = 0; i < n; i++)
+  for (int k = 0; k < n; k++) {
+    int i = order[k];
     at += (size_t)snprintf(
         p + at, cap - at,
         "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":3,\"name\":\"op%d\"}%s\n", i % 4,
-        1000 + i, i % 7, i + 1 < n ? "," : "");
+        1000 + i, i % 7, k + 1 < n ? "," : "");
+  }
+  free(order);
   at += (size_t)snprintf(p + at, cap - at, "]}\n");
   *len = at;
   return p;
@@ -49,7 +62,7 @@ static uint64_t count_in(const st_trace *t, double t0, double t1) {
 
 static void test_window_swap(void) {
   size_t len;
-  char *data = gen(40000, &len);
+  char *data = gen(40000, 0, &len);
   st_app_desc d;
   memset(&d, 0, sizeof d);
   d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
@@ -74,14 +87,16 @@ static void test_window_swap(void) {
   CHECK(t0 <= 19000000.0 - 100000 && t1 >= 19100000.0 + 100000); /* origin is ts 1000 us */
   char view_before[200];
   snprintf(view_before, sizeof view_before, "%s", st_app_view_json(app));
-  int n = st_app_stream_begin(app, h, t0, t1);
+  int n = st_app_stream_begin(app, h, t0, t1, 0);
   CHECK(n >= 1);
   CHECK(st_app_stream_pending(app) > 0);
   CHECK(strcmp(st_app_stream_want(app, 65536), "null") == 0); /* one load at a time */
   for (int k = 0; k < n; k++) {
     double off = st_app_stream_range(app, k, 0), ln = st_app_stream_range(app, k, 1);
     CHECK(off >= 0 && off + ln <= (double)len);
-    CHECK(st_app_stream_push(app, k, data + (size_t)off, (size_t)ln));
+    size_t half = (size_t)ln / 2; /* in two chunks */
+    CHECK(st_app_stream_push(app, k, data + (size_t)off, half));
+    CHECK(st_app_stream_push(app, k, data + (size_t)off + half, (size_t)ln - half));
   }
   CHECK(st_app_stream_pending(app) == 0);
   CHECK(st_app_stream_finish(app) == 1);
@@ -112,12 +127,12 @@ static void test_window_swap(void) {
   CHECK(st_app_view_set(app, 30000, 30010));
   w = st_app_stream_want(app, 65536);
   CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
-  CHECK(st_app_stream_begin(app, h, t0, t1) >= 1);
+  CHECK(st_app_stream_begin(app, h, t0, t1, 0) >= 1);
   st_app_stream_abort(app);
   CHECK(st_app_stream_pending(app) == 0);
   CHECK(st_app_stream_finish(app) == 0);
   /* pushing out of order is refused */
-  n = st_app_stream_begin(app, h, t0, t1);
+  n = st_app_stream_begin(app, h, t0, t1, 0);
   CHECK(n >= 1);
   CHECK(!st_app_stream_push(app, 1, data, 1));
   st_app_stream_abort(app);
@@ -126,7 +141,50 @@ static void test_window_swap(void) {
   free(data);
 }
 
+/* Unsorted: a narrow view's blocks are the whole file, its events few: all
+ * read, only the window's kept (a "filter" want). */
+static void test_unsorted(void) {
+  size_t len;
+  char *data = gen(40000, 1, &len);
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
+  d.css_w = 1000;
+  d.css_h = 600;
+  d.dpr = 1;
+  st_app *app = st_app_create(&d);
+  CHECK(st_app_load_begin_stream(app, "shuffled.json", 4096, 256));
+  CHECK(st_app_load_push(app, data, len) == ST_OK);
+  CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+  CHECK(st_app_view_set(app, 20000, 20100));
+  const char *w = st_app_stream_want(app, 65536);
+  double h = 0, t0 = 0, t1 = 0, bytes = 0;
+  CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf,\"bytes\":%lf", &h, &t0, &t1,
+               &bytes) == 4);
+  CHECK(strstr(w, "\"filter\":true") != NULL);
+  CHECK(bytes > (double)len * 0.9); /* the whole file is read */
+  int n = st_app_stream_begin(app, h, t0, t1, 1);
+  CHECK(n >= 1);
+  for (int k = 0; k < n; k++)
+    CHECK(st_app_stream_push(app, k, data + (size_t)st_app_stream_range(app, k, 0),
+                             (size_t)st_app_stream_range(app, k, 1)));
+  CHECK(st_app_stream_finish(app) == 1);
+  st_error err;
+  st_stats st;
+  st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
+  CHECK(st_app_summary_take(app, 1) > 0);
+  double in_view = 0;
+  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
+               &in_view) == 1);
+  CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
+  CHECK(in_view > 90);
+  st_trace_destroy(full);
+  st_app_destroy(app);
+  free(data);
+}
+
 int main(void) {
   RUN(test_window_swap);
+  RUN(test_unsorted);
   return check_report();
 }

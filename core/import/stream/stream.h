@@ -62,7 +62,7 @@
 #include "trace.h"
 
 #define ST_STREAM_BLOCK ((uint64_t)4u << 20)
-#define ST_STREAM_BUCKETS (1u << 19)
+#define ST_STREAM_BUCKETS (1u << 17)
 
 typedef struct st_stream_desc {
   st_alloc alloc;
@@ -113,6 +113,11 @@ typedef struct st_stream_range {
 uint32_t st_stream_window_plan(const st_stream *s, int64_t t0_ns, int64_t t1_ns,
                                st_stream_range *out, uint32_t cap, uint64_t *bytes);
 
+/* About how many events meet [t0_ns, t1_ns] (summary time), from the
+ * summary's bucket counts (buckets meeting the window count whole): what a
+ * window's model would hold. O(buckets). */
+uint64_t st_stream_events_in(const st_stream *s, int64_t t0_ns, int64_t t1_ns);
+
 typedef struct st_stream_window st_stream_window;
 /* ranges: as planned (sorted, not overlapping, inside the events). summary:
  * st_stream_finish's trace (its tracks are the window's). NULL + err on
@@ -129,6 +134,11 @@ st_code st_stream_window_push(st_stream_window *w, uint32_t k, const void *data,
 st_trace *st_stream_window_finish(st_stream_window *w, st_error *err);
 /* The window (summary time) whose exact events the load adds. */
 void st_stream_window_set_span(st_stream_window *w, int64_t t0_ns, int64_t t1_ns);
+/* Keep only the events meeting the span (and counter samples in it): for
+ * a trace whose blocks each span much of its time (an unsorted trace), the
+ * ranges of a window are much of the file, but its model stays the size
+ * of the window's events. Off by default (all events of the ranges). */
+void st_stream_window_set_filter(st_stream_window *w, int on);
 /* The window load's statistics (its own import of the ranges). */
 const st_stats *st_stream_window_stats(const st_stream_window *w);
 void st_stream_window_destroy(st_stream_window *w);

@@ -77,6 +77,14 @@ struct st_stream {
   sbucket *bk;
   size_t nbk, capbk;
   st_u64map bmap; /* (track, idx) key -> index into bk */
+  /* per track, the bucket its last event went to (events of a track come
+   * mostly in time order): saves most map lookups; valid while epoch holds */
+  struct tcache {
+    int64_t idx;
+    uint32_t bucket, epoch;
+  } * tcache;
+  size_t ntcache;
+  uint32_t epoch; /* bumped by each coarsening */
   slong *longs;
   size_t nlong, caplong;
   uint64_t summary_events;

@@ -23,9 +23,27 @@ static uint64_t bucket_key(uint32_t track, int64_t idx) {
 
 /* The bucket (track, idx), created empty if absent. NULL: out of memory. */
 static sbucket *bucket_at(st_stream *s, uint32_t track, int64_t idx, int counter) {
+  struct tcache *tc = NULL;
+  if (track < s->ntcache) {
+    tc = &s->tcache[track];
+    if (tc->epoch == s->epoch && tc->idx == idx) return &s->bk[tc->bucket];
+  } else if (track < (1u << 24)) { /* room for this track (and more) */
+    size_t c = s->ntcache ? s->ntcache : 64;
+    while (c <= track) c *= 2;
+    struct tcache *p = st_realloc_array(&s->alloc, s->tcache, c, sizeof *p);
+    if (p) {
+      memset(p + s->ntcache, 0, (c - s->ntcache) * sizeof *p); /* epoch 0: never valid */
+      s->tcache = p;
+      s->ntcache = c;
+      tc = &s->tcache[track];
+    }
+  }
   uint64_t key = bucket_key(track, idx);
   uint32_t i = st_u64map_get(&s->bmap, key);
-  if (i != ST_U64MAP_NONE) return &s->bk[i];
+  if (i != ST_U64MAP_NONE) {
+    if (tc) *tc = (struct tcache){idx, i, s->epoch};
+    return &s->bk[i];
+  }
   if (s->nbk == s->capbk) {
     size_t c = s->capbk ? s->capbk * 2 : 1024;
     sbucket *p = st_realloc_array(&s->alloc, s->bk, c, sizeof *p);
@@ -35,6 +53,7 @@ static sbucket *bucket_at(st_stream *s, uint32_t track, int64_t idx, int counter
   }
   if (s->nbk >= UINT32_MAX - 1 || !st_u64map_put(&s->bmap, &s->alloc, key, (uint32_t)s->nbk))
     return NULL;
+  if (tc) *tc = (struct tcache){idx, (uint32_t)s->nbk, s->epoch};
   sbucket *b = &s->bk[s->nbk++];
   memset(b, 0, sizeof *b);
   b->track = track;
@@ -103,6 +122,7 @@ static int coarsen(st_stream *s) {
   do {
     if (s->w > INT64_MAX / 2) return 1; /* one bucket spans all time: nothing more to merge */
     s->w *= 2;
+    s->epoch++; /* every cached bucket moves */
     sbucket *old = s->bk;
     size_t n = s->nbk;
     s->bk = NULL;
@@ -408,6 +428,7 @@ st_stream *st_stream_create(const st_stream_desc *desc) {
   s->max_buckets = desc && desc->max_buckets ? desc->max_buckets : ST_STREAM_BUCKETS;
   if (s->max_buckets < 64) s->max_buckets = 64;
   s->w = 1000; /* 1 us */
+  s->epoch = 1;
   s->last_src = UINT64_MAX;
   s->sink = (st_builder_sink){s, sink_slice, sink_counter, sink_end_src, sink_flow, sink_flush};
   s->own_strings = !(desc && desc->strings);
@@ -433,6 +454,7 @@ void st_stream_destroy(st_stream *s) {
   st_free(&a, s->bk);
   st_u64map_free(&s->bmap, &a);
   st_free(&a, s->longs);
+  st_free(&a, s->tcache);
   st_free(&a, s->blocks);
   st_free(&a, s->exact);
   st_free(&a, s->skip);
@@ -480,6 +502,26 @@ st_argsrc *st_stream_take_args_source(st_stream *s) {
 }
 
 st_strtab *st_stream_strings(st_stream *s) { return s ? s->strings : NULL; }
+
+uint64_t st_stream_events_in(const st_stream *s, int64_t t0_ns, int64_t t1_ns) {
+  if (!s || t1_ns < t0_ns) return 0;
+  int64_t a0 = st_sat_add(s->origin, t0_ns), a1 = st_sat_add(s->origin, t1_ns);
+  uint64_t n = 0;
+  for (size_t i = 0; i < s->nbk; i++) {
+    const sbucket *b = &s->bk[i];
+    if (!b->counter && b->count && b->lo <= a1 && b->hi >= a0) n += b->count;
+  }
+  for (size_t i = 0; i < s->nlong; i++) {
+    const slong *l = &s->longs[i];
+    n += l->start <= a1 && st_sat_add(l->start, l->dur) >= a0;
+  }
+  for (size_t i = 0; i < s->nexact; i++) {
+    const sexact *e = &s->exact[i];
+    int64_t end = (e->flags & ST_EV_UNFINISHED) ? s->end : st_sat_add(e->start, e->dur);
+    n += e->start <= a1 && end >= a0;
+  }
+  return n;
+}
 
 void st_stream_info_get(const st_stream *s, st_stream_info *out) {
   memset(out, 0, sizeof *out);

@@ -62,6 +62,7 @@ struct st_stream_window {
   const st_stream_range *ranges;
   uint64_t fed;
   int64_t a0, a1; /* absolute ns: the exact events added meet [a0, a1] */
+  int filter;     /* st_stream_window_set_filter */
   int failed;
 };
 
@@ -81,10 +82,22 @@ static uint64_t to_file(const st_stream_window *w, uint64_t at) {
 
 static int win_slice(void *ud, uint32_t track, int64_t start_ns, int64_t dur_ns, uint32_t name,
                      uint32_t cat, uint64_t *src, uint8_t flags) {
-  (void)track, (void)start_ns, (void)dur_ns, (void)name, (void)cat, (void)flags;
+  (void)track, (void)name, (void)cat;
   st_stream_window *w = ud;
+  if (w->filter) {
+    int64_t end = (flags & ST_EV_UNFINISHED) ? w->s->end
+                  : dur_ns > 0               ? st_sat_add(start_ns, dur_ns)
+                                             : start_ns;
+    if (start_ns > w->a1 || end < w->a0) return 0;
+  }
   *src = to_file(w, *src);
   return !st_stream_skips(w->s, *src); /* a half of an exact event: the index adds it */
+}
+
+static int win_counter(void *ud, uint32_t track, int64_t ts_ns, double value, uint64_t src) {
+  (void)track, (void)value, (void)src;
+  const st_stream_window *w = ud;
+  return !w->filter || (ts_ns >= w->a0 && ts_ns <= w->a1);
 }
 
 static int win_end_src(void *ud, uint64_t *src, uint64_t *end_src) {
@@ -185,7 +198,7 @@ st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
       if (s->blocks[b].hi > w->a1) w->a1 = s->blocks[b].hi;
     }
   }
-  w->sink = (st_builder_sink){w, win_slice, NULL, win_end_src, win_flow, win_flush};
+  w->sink = (st_builder_sink){w, win_slice, win_counter, win_end_src, win_flow, win_flush};
   if (n && !(w->segs = st_calloc(&s->alloc, n, sizeof *w->segs))) goto nomem;
   st_load_desc ld = {0};
   ld.alloc = s->alloc;
@@ -238,6 +251,10 @@ st_trace *st_stream_window_finish(st_stream_window *w, st_error *err) {
   }
   feed(w, "]", 1);
   return st_loader_finish(w->loader, err);
+}
+
+void st_stream_window_set_filter(st_stream_window *w, int on) {
+  if (w) w->filter = on != 0;
 }
 
 const st_stats *st_stream_window_stats(const st_stream_window *w) {

@@ -4,12 +4,15 @@ wasm) on 127.0.0.1 only, never on other interfaces.
 Traces given to it are served read-only at /trace/<name> (a second file with
 the same name at /trace/<i>/<name>), and url() is the page address that opens
 them through the page's ?url= parameter (one ?url= per file: they are shown
-on one timeline). Used by `python -m strata` (strata/__main__.py), by
+on one timeline). Files are served with HTTP Range (one range per request:
+206 Partial Content), as static hosts do, so the page's streaming mode reads
+only the byte ranges a window needs. Used by `python -m strata` (strata/__main__.py), by
 strata.serve() in a notebook kernel, and by tools/run. Standard library only.
 """
 import functools
 import http.server
 import os
+import re
 import threading
 import urllib.parse
 
@@ -25,23 +28,88 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".gz": "application/octet-stream",  # the page inflates; no Content-Encoding
     }
 
-    def __init__(self, *args, traces=None, **kwargs):
+    def __init__(self, *args, traces=None, mounts=None, **kwargs):
         self.traces = traces or {}  # url path -> file path
+        self.mounts = mounts or {}  # url prefix ("/data/") -> folder served under it
         super().__init__(*args, **kwargs)
 
     def translate_path(self, path):
-        url_path = urllib.parse.urlsplit(path).path
+        url_path = urllib.parse.unquote(urllib.parse.urlsplit(path).path)
         if url_path in self.traces:
             return self.traces[url_path]
+        for prefix, folder in self.mounts.items():
+            if url_path.startswith(prefix):
+                parts = [p for p in url_path[len(prefix):].split("/") if p and p not in (".", "..")]
+                return os.path.join(folder, *parts)
         return super().translate_path(path)
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
+        self.send_header("Accept-Ranges", "bytes")
         super().end_headers()
+
+    def copyfile(self, source, outputfile):
+        try:
+            super().copyfile(source, outputfile)
+        except (ConnectionResetError, BrokenPipeError):
+            pass  # the client stopped reading (a Range client drops a 200 at once)
+
+    _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
+
+    def send_head(self):
+        """A single byte range ("Range: bytes=a-b", "a-", "-n") of a file:
+        206 with Content-Range; unsatisfiable: 416; several ranges, or none:
+        the whole file (200), as HTTP allows."""
+        m = self._RANGE.match(self.headers.get("Range", "").strip())
+        path = self.translate_path(self.path)
+        if not m or not os.path.isfile(path) or (not m.group(1) and not m.group(2)):
+            return super().send_head()
+        try:
+            f = open(path, "rb")
+        except OSError:
+            return super().send_head()
+        size = os.fstat(f.fileno()).st_size
+        if m.group(1):
+            start = int(m.group(1))
+            end = min(int(m.group(2)), size - 1) if m.group(2) else size - 1
+        else:  # the last n bytes
+            start, end = max(0, size - int(m.group(2))), size - 1
+        if start >= size or end < start:
+            f.close()
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{size}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
+        f.seek(start)
+        self.send_response(206)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.send_header("Content-Length", str(end - start + 1))
+        self.end_headers()
+        return _Limited(f, end - start + 1)
 
     def log_message(self, fmt, *args):
         if os.environ.get("STRATA_SERVE_LOG"):
             super().log_message(fmt, *args)
+
+
+class _Limited:
+    """The first n bytes of a file object (copyfile reads to EOF)."""
+
+    def __init__(self, f, n):
+        self.f, self.left = f, n
+
+    def read(self, size=-1):
+        if self.left <= 0:
+            return b""
+        size = self.left if size is None or size < 0 else min(size, self.left)
+        data = self.f.read(size)
+        self.left -= len(data)
+        return data
+
+    def close(self):
+        self.f.close()
 
 
 class Server:
@@ -65,9 +133,10 @@ class Server:
         self.httpd.server_close()
 
 
-def start(site, paths=(), port=8000, background=False):
+def start(site, paths=(), port=8000, background=False, mounts=None):
     """Listen on 127.0.0.1:port (0: any free port) serving the site folder and
-    the trace files at paths. OSError when the port is taken. With background,
+    the trace files at paths (and each folder of mounts, {"/data/": dir},
+    under its prefix). OSError when the port is taken. With background,
     the server runs in a daemon thread and start() returns at once."""
     if not os.path.isfile(os.path.join(site, "index.html")):
         raise FileNotFoundError(f"{site}/index.html missing: run tools/build")
@@ -79,7 +148,7 @@ def start(site, paths=(), port=8000, background=False):
             u = f"/trace/{i}/{name}"
         traces[u] = os.path.abspath(p)
         trace_urls.append(u)
-    handler = functools.partial(Handler, directory=site, traces=traces)
+    handler = functools.partial(Handler, directory=site, traces=traces, mounts=mounts)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     httpd.daemon_threads = True
     server = Server(httpd, trace_urls)

@@ -1,0 +1,96 @@
+// tools/benchmarks/bench_stream.mjs: streaming mode in the page (issue 20),
+// measured in headless Chromium on a local file:
+//   - open: file chosen -> strata:loaded (the pass; its summary drawn), ms
+//     and MB/s of the file;
+//   - memory: the wasm heap (stats().heap_bytes, the memory's size: it never
+//     shrinks, so it is the peak) after the pass and after the windows;
+//   - zoom: for N windows of --window-ms (default 10 ms) at evenly spread
+//     places, setView -> the window's events shown (strata.settle()), ms:
+//     median and max;
+//   - with --resident, the same file opened resident (?stream=0) in the same
+//     run first, for the ratio (skip it for files the resident page cannot
+//     hold).
+//
+//   node tools/benchmarks/bench_stream.mjs FILE [--windows 9] [--window-ms 10]
+//        [--budget-mb 2048] [--window-mb 256] [--resident] [--json]
+import path from 'node:path';
+import fs from 'node:fs';
+import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
+
+const args = process.argv.slice(2);
+const opt = (k, d) => {
+  const i = args.indexOf(k);
+  return i >= 0 ? args[i + 1] : d;
+};
+const file = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !['--resident', '--json'].includes(args[i - 1])));
+if (!file || !fs.existsSync(file)) {
+  console.error('usage: bench_stream.mjs FILE [--windows N] [--window-ms MS] [--budget-mb MB] [--window-mb MB] [--resident] [--json]');
+  process.exit(2);
+}
+const nWin = Number(opt('--windows', 9));
+const winMs = Number(opt('--window-ms', 10));
+const q = `?stream=1&budget_mb=${Number(opt('--budget-mb', 2048))}&window_mb=${Number(opt('--window-mb', 256))}`;
+const size = fs.statSync(file).size;
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
+const server = await startServer();
+const browser = await launchBrowser();
+const result = { file: path.basename(file), bytes: size };
+try {
+  if (args.includes('--resident')) {
+    const app = await newApp(browser, server, { viewport: { width: 1400, height: 850 } });
+    await app.goto('?stream=0');
+    await app.ready();
+    const t0 = Date.now();
+    const out = await app.openViaInput(file, { timeout: 3_600_000 });
+    result.resident = { outcome: out.type, open_ms: Date.now() - t0, heap_bytes: out.detail.heap_bytes, events: out.detail.events };
+    await app.close();
+  }
+  const app = await newApp(browser, server, { viewport: { width: 1400, height: 850 } });
+  await app.goto(q);
+  await app.ready();
+  const t0 = Date.now();
+  const out = await app.openViaInput(file, { timeout: 3_600_000 });
+  const openMs = Date.now() - t0;
+  if (out.type !== 'strata:loaded') throw new Error(`the streamed open failed: ${JSON.stringify(out.detail)}`);
+  const s = out.detail;
+  const heapOpen = await app.page.evaluate(() => window.strata.stats().heap_bytes);
+  const lat = [];
+  let shown = 0;
+  for (let k = 0; k < nWin; k++) {
+    const a = s.ts_min_us + ((s.ts_max_us - s.ts_min_us) * (k + 0.5)) / nWin;
+    const w0 = Date.now();
+    await app.page.evaluate(([a, b]) => window.strata.setView({ start_us: a, end_us: b }), [a, a + winMs * 1000]);
+    const st = await app.page.evaluate(() => window.strata.settle());
+    lat.push(Date.now() - w0);
+    if (st && st.files.every((f) => f.window_ns)) shown++;
+  }
+  const heapEnd = await app.page.evaluate(() => window.strata.stats().heap_bytes);
+  Object.assign(result, {
+    events: s.events,
+    open_ms: openMs,
+    open_mb_s: +(size / 1e3 / openMs).toFixed(1),
+    heap_after_open: heapOpen,
+    heap_after_windows: heapEnd,
+    summary: s.streaming && s.streaming.files[0],
+    windows: nWin,
+    windows_shown: shown,
+    window_ms: winMs,
+    zoom_ms_median: median(lat),
+    zoom_ms_max: Math.max(...lat),
+    zoom_ms_all: lat,
+  });
+  if (result.resident) result.open_ratio = +(openMs / result.resident.open_ms).toFixed(2);
+  await app.close();
+} finally {
+  await browser.close();
+  await server.close();
+}
+if (args.includes('--json')) console.log(JSON.stringify(result));
+else {
+  const mb = (b) => (b / 1048576).toFixed(0) + ' MiB';
+  console.log(`${result.file}: ${(size / 1e9).toFixed(2)} GB, ${result.events} events`);
+  if (result.resident) console.log(`  resident open: ${result.resident.open_ms} ms, heap ${mb(result.resident.heap_bytes)}`);
+  console.log(`  streamed open: ${result.open_ms} ms (${result.open_mb_s} MB/s), heap ${mb(result.heap_after_open)} after the pass, ${mb(result.heap_after_windows)} after the windows`);
+  console.log(`  ${winMs} ms windows: ${result.windows_shown}/${nWin} shown, median ${result.zoom_ms_median} ms, max ${result.zoom_ms_max} ms`);
+}
