@@ -6,9 +6,12 @@
  *   st_wasm_stream_begin(handle, t0_ns, t1_ns, filter) -> ranges to read (-1: failed)
  *   st_wasm_stream_range(k, length)     -> range k's decoded offset (0) / length (1)
  *   st_wasm_stream_push(k, ptr, len)    -> 1 ok, 0 refused
+ *   st_wasm_stream_raw_begin(offset, len) -> raw offset to read a compressed piece from (-1)
+ *   st_wasm_stream_raw_push(k, ptr, len) -> 1 the piece is in, 0 more raw bytes, -1 failed
  *   st_wasm_stream_finish()             -> 1 the window is shown, 0 not (st_wasm_error)
  *   st_wasm_stream_abort(), st_wasm_stream_show_summary(handle) -> 1 done
- *   st_wasm_stream_json()               -> {"files":[...],"pending","reading"}
+ *   st_wasm_stream_json()               -> {"files":[...],"pending","reading","filter"}
+ *   st_wasm_stream_preview()            -> events of the summary so far, drawn (0: none)
  */
 #include <emscripten.h>
 
@@ -38,4 +41,15 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_stream_show_summary(double handle) {
 }
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_stream_json(void) {
   return st_app_stream_json(st_web_app());
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_stream_preview(void) {
+  double n = st_app_stream_preview(st_web_app());
+  st_web_frame(); /* drawn now: the page's thread goes back to reading */
+  return n;
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_stream_raw_begin(double offset, double len) {
+  return st_app_stream_raw_begin(st_web_app(), offset, len);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_stream_raw_push(int k, const void *data, size_t len) {
+  return st_app_stream_raw_push(st_web_app(), k, data, len);
 }

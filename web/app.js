@@ -345,7 +345,7 @@ async function doOpen(source, src, opts, prevStatus) {
     const plan = src.blob && !sw.on ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
     setProgress(0, total);
     stream.detach();
-    if (!withCString(name, (p) => (sw.on ? M._st_wasm_load_begin_stream(p, 0, 0) : M._st_wasm_load_begin(p)))) {
+    if (!withCString(name, (p) => (sw.on ? M._st_wasm_load_begin_stream(p, 0, sw.buckets) : M._st_wasm_load_begin(p)))) {
       throw new Error(oneLine(str(M._st_wasm_error())));
     }
     let done = 0;
@@ -357,6 +357,8 @@ async function doOpen(source, src, opts, prevStatus) {
         code = r.code;
         split = { workers: r.workers, worker_heap_bytes: r.heap };
       } else {
+        let preview = performance.now();
+        let previewEvery = sw.previewMs;
         for await (const chunk of src.chunks) {
           for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
             const part = chunk.subarray(off, off + CHUNK);
@@ -366,6 +368,14 @@ async function doOpen(source, src, opts, prevStatus) {
           done += chunk.length;
           setProgress(done, total);
           if (code !== 0) break; // the loader has seen enough to fail: finish says why
+          // streaming mode: the summary so far drawn while the pass runs
+          if (sw.on && performance.now() - preview >= previewEvery && done < total) {
+            const t = performance.now();
+            stream.previewed(M._st_wasm_stream_preview());
+            preview = performance.now();
+            // a preview costs O(summary): at most ~5 % of the pass's time
+            previewEvery = Math.max(sw.previewMs, 20 * (preview - t));
+          }
         }
       }
     } catch (e) {
@@ -415,9 +425,14 @@ async function doOpenMany(sources, opts) {
         const r = await resolveSource(source, { name: names[i] });
         if (r.manifest) throw new Error('a profile manifest, not a trace (open it alone)');
         name = r.name;
-        // streaming mode when the files together would pass the heap budget
+        // streaming mode when the files together would pass the heap budget;
+        // then each file's summary and window take their share of it
         const sw = streamWanted(opts, r.total * sources.length, r.name);
-        const status = await pushSource(r, sw.on);
+        if (sw.on && sources.length > 1) {
+          sw.buckets = Math.max(1024, Math.floor(sw.buckets / sources.length));
+          sw.window = Math.max(1 << 20, sw.window / sources.length);
+        }
+        const status = await pushSource(r, sw.on ? sw : null);
         if (status === 2) {
           skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
           continue;
@@ -481,9 +496,9 @@ async function doOpenMany(sources, opts) {
 
 // Pushes one resolved source through the loader (inside a batch: the file's
 // load status, 0 ok, 1 damaged part-way, 2 failed; nothing is shown yet).
-async function pushSource({ name, total, chunks }, streaming = false) {
+async function pushSource({ name, total, chunks }, sw = null) {
   setProgress(0, total);
-  if (!withCString(name, (p) => (streaming ? M._st_wasm_load_begin_stream(p, 0, 0) : M._st_wasm_load_begin(p)))) return 2;
+  if (!withCString(name, (p) => (sw ? M._st_wasm_load_begin_stream(p, 0, sw.buckets) : M._st_wasm_load_begin(p)))) return 2;
   let done = 0;
   let code = 0;
   try {

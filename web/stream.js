@@ -15,9 +15,11 @@
 //   ?budget_mb=N  the heap budget (default 2048 MiB)
 //   ?window_mb=N  the most bytes of the file read for one window (default 256,
 //               at most half the budget)
+//   ?preview_ms=N while the pass runs, its summary so far is drawn every N ms
+//               (default 1500): the first frame comes before the pass ends
 //
-// Window reads of compressed files need the gzip restart points of the pass
-// (not kept yet): such files stream as a summary only, and the page says so.
+// Compressed files: the pass keeps gzip restart points, and a window's decoded
+// ranges are read in pieces inflated from the nearest one.
 
 const params = new URLSearchParams(typeof location !== 'undefined' ? location.search : '');
 const MiB = 1 << 20;
@@ -37,6 +39,9 @@ export function streamWanted(opts, total, name) {
   // a window's model is about 0.4 byte per byte read (and its index): half
   // the budget at most, so the summary and a window stay within it
   const window = Math.min(numParam(opts, 'windowMB', 'window_mb', 256) * MiB, budget / 2);
+  // the summary so far is drawn every previewMs while the pass runs (?preview_ms=)
+  const pv = opts && opts.previewMs !== undefined ? Number(opts.previewMs) : params.has('preview_ms') ? Number(params.get('preview_ms')) : 1500;
+  const previewMs = Number.isFinite(pv) && pv >= 0 ? pv : 1500;
   const asked = opts && opts.stream !== undefined ? String(opts.stream) : params.get('stream');
   let on;
   if (asked === '1' || asked === 'true') on = true;
@@ -46,7 +51,10 @@ export function streamWanted(opts, total, name) {
     const decoded = total * (gz ? GZIP_RATIO : 1);
     on = total > 0 && decoded / JSON_PER_MODEL_BYTE > budget;
   }
-  return { on, budget, window };
+  // the summary's buckets (stream.h max_buckets): ~200 bytes each with their
+  // share of the summary model and its index, 2^17 at most
+  const buckets = Math.max(1024, Math.min(1 << 17, Math.floor(budget / 1024)));
+  return { on, budget, window, previewMs, buckets };
 }
 
 // M: the module; str: C string -> JS; setStatus(text | null): the streaming
@@ -61,9 +69,17 @@ export function createStream({ M, str, setStatus, onError }) {
   let busy = false;
   let again = false;
   let gen = 0; // bumped by detach: a read in flight for old files stops
+  let previews = 0; // summaries drawn while the last streamed load's pass ran
+  let previewEvents = 0; // the last one's events
 
   // the core's state, with the budgets this page keeps to
-  const state = () => ({ ...JSON.parse(str(M._st_wasm_stream_json())), budget_bytes: heapBudget, window_bytes: windowBudget });
+  const state = () => ({
+    ...JSON.parse(str(M._st_wasm_stream_json())),
+    budget_bytes: heapBudget,
+    window_bytes: windowBudget,
+    previews,
+    preview_events: previewEvents,
+  });
 
   function statusText() {
     if (!files.size) return null;
@@ -75,8 +91,7 @@ export function createStream({ M, str, setStatus, onError }) {
       return `streaming: reading this window's events (${got.toFixed(1)} of ${(s.reading / MiB).toFixed(1)} MiB${why})`;
     }
     const shown = s.files.filter((f) => f.window_ns);
-    if (!s.files.some((f) => f.windows)) return 'streaming: summary only (window reads need an uncompressed JSON trace)';
-    if ([...files.values()].some((f) => f.compressed)) return 'streaming: summary only (window reads of compressed files are not supported yet)';
+    if (!s.files.some((f) => f.windows)) return 'streaming: summary only (window reads need a Chrome JSON trace)';
     return shown.length ? 'streaming: events of this window' : 'streaming: summary (zoom in to read events)';
   }
 
@@ -93,6 +108,23 @@ export function createStream({ M, str, setStatus, onError }) {
     for (let k = 0; k < n; k++) {
       const off = M._st_wasm_stream_range(k, 0);
       const len = M._st_wasm_stream_range(k, 1);
+      if (f.compressed) { // decoded offsets: pieces inflated from the restart points
+        for (let at = 0; at < len; at += CHUNK) {
+          let from = M._st_wasm_stream_raw_begin(off + at, Math.min(CHUNK, len - at));
+          if (from < 0) throw new Error(str(M._st_wasm_error()) || 'the compressed file has no restart points here');
+          let r = 0;
+          while (r === 0) {
+            const part = await f.read(from, Math.min(CHUNK, Math.max(0, f.size - from)));
+            if (mine !== gen) return false;
+            M.HEAPU8.set(part, buf);
+            r = M._st_wasm_stream_raw_push(k, buf, part.length);
+            from += part.length;
+          }
+          if (r < 0) throw new Error(str(M._st_wasm_error()) || 'the window read was refused');
+          report();
+        }
+        continue;
+      }
       for (let at = 0; at < len; at += CHUNK) {
         const part = await f.read(off + at, Math.min(CHUNK, len - at));
         if (mine !== gen) return false; // the files changed while reading
@@ -124,7 +156,7 @@ export function createStream({ M, str, setStatus, onError }) {
           continue;
         }
         const f = files.get(w.handle);
-        if (!f || !f.read || f.compressed) break;
+        if (!f || !f.read) break;
         try {
           if (!(await readWindow(w, f, mine))) break;
         } catch (e) {
@@ -149,9 +181,18 @@ export function createStream({ M, str, setStatus, onError }) {
       report();
       viewChanged();
     },
+    // A preview drawn while a streamed load's pass runs (its events).
+    previewed(events) {
+      if (events > 0) {
+        previews++;
+        previewEvents = events;
+      }
+    },
     // A new load replaces what is shown: reads in flight stop.
     detach() {
       gen++;
+      previews = 0;
+      previewEvents = 0;
       if (files.size) M._st_wasm_stream_abort();
       files = new Map();
       clearTimeout(timer);
@@ -166,7 +207,7 @@ export function createStream({ M, str, setStatus, onError }) {
         if (!busy && !timer) {
           const w = JSON.parse(str(M._st_wasm_stream_want(windowBudget)));
           const f = w && files.get(w.handle);
-          if (!w || !f || !f.read || f.compressed) return state();
+          if (!w || !f || !f.read) return state();
           await step();
         }
         await new Promise((r) => setTimeout(r, 25));

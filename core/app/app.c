@@ -312,12 +312,21 @@ uint32_t st_app_batch_end(st_app *app) {
   app->batch_open = 0;
   app->dropped[0] = 0;
   if (app->loading) st_app_load_abort(app);
-  if (!app->batch_loaded) { /* nothing loaded: what is shown stays */
+  if (!app->batch_loaded) {                 /* nothing loaded: what is shown stays */
+    if (st_traceset_previewing(app->set)) { /* a streaming load's preview goes */
+      st_traceset_end_desc back = {st_app_build_view, st_app_drop_view, app};
+      st_traceset_batch_end(app->set, &back, NULL);
+      if (app->ui) st_app_apply(app, ALL_CHANGED);
+      app->dirty = 1;
+      return 0;
+    }
     st_traceset_batch_end(app->set, NULL, NULL);
     return 0;
   }
   char keep[sizeof app->error];
   memcpy(keep, app->error, sizeof keep); /* a partial load's warning */
+  double u0 = 0, u1 = 0; /* a streaming load's preview the user zoomed: the view stays */
+  int user_view = st_app_stream_user_view(app, &u0, &u1);
   if (app->pf.view_begins) app->pf.view_begins(app->pf.ud);
   st_traceset_end_desc end = {st_app_build_view, st_app_drop_view, app};
   st_traceset_report rep;
@@ -331,6 +340,7 @@ uint32_t st_app_batch_end(st_app *app) {
   memcpy(app->error, keep, sizeof keep);
   app->has_stats = 1;
   app->load_t0_ms = app->batch_t0_ms;
+  if (user_view) st_app_stream_keep_view(app, u0, u1);
   st_app_apply(app, ALL_CHANGED);
   app->loaded_pending = 1;
   return n;

@@ -143,11 +143,24 @@ const char *st_app_stream_want(st_app *app, double budget_bytes);
 int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns,
                         int filter); /* -1: failed */
 double st_app_stream_range(const st_app *app, int k, int length);
+/* A compressed file's ranges are read in pieces through its restart points
+ * (stream.h st_stream_read): raw_begin(offset, len) of a piece of range k
+ * returns the raw offset to read from (-1: failed); raw_push gives the raw
+ * bytes from there on, in order, until it returns 1 (the piece's decoded
+ * bytes went to the window as range k's next bytes); 0: more raw bytes;
+ * -1: failed (st_app_error). n == 0 at the file's end. */
+double st_app_stream_raw_begin(st_app *app, double offset, double len);
+int st_app_stream_raw_push(st_app *app, int k, const void *raw, size_t n);
 int st_app_stream_push(st_app *app, int k, const void *data, size_t len);
 int st_app_stream_finish(st_app *app);
 void st_app_stream_abort(st_app *app);
 int st_app_stream_show_summary(st_app *app, double handle);
 double st_app_stream_pending(const st_app *app);
+/* While a streaming load runs: its summary so far drawn in place of what
+ * was shown (again: a newer one, the user's zoom kept); the load's end
+ * shows the file, or brings back what was shown if it failed. Returns the
+ * preview's events (0: none, no streaming load). */
+double st_app_stream_preview(st_app *app);
 const char *st_app_stream_json(st_app *app);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */

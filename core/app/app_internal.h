@@ -120,11 +120,15 @@ typedef struct st_app_stream {
   uint64_t bytes, pushed;
   int64_t t0, t1; /* its window, the file's time (ns since its origin) */
   int filter;     /* it keeps only the window's events (st_stream_window_set_filter) */
+  st_stream_read *rd; /* a compressed file's piece of a range being inflated */
   struct {
     uint32_t id;    /* the file (handle id) showing a window; 0: none */
     int64_t t0, t1; /* that window */
   } shown[ST_APP_MAX_TRACES];
   int swapping; /* a window's model replaces another: the notes stay */
+  /* the preview's view as it was shown (absolute ns): the user moved it if
+   * the view differs, and then keeps it on the next preview and the load's end */
+  double pv0, pv1;
   st_panel_buf text;
 } st_app_stream;
 
@@ -241,6 +245,11 @@ void st_app_drop_view(void *ud);
 /* ---- app_stream.c ---- */
 /* Drops the window load in flight if it is of file h ({0}: any). */
 void st_app_stream_forget(st_app *app, st_trace_handle h);
+/* 1 and the view's window (absolute ns) if a preview is shown and the user
+ * moved its view; st_app_stream_keep_view puts such a window back (on the
+ * loaded file's view). */
+int st_app_stream_user_view(const st_app *app, double *a0, double *a1);
+void st_app_stream_keep_view(st_app *app, double a0, double a1);
 
 /* ---- app_view.c ---- */
 /* st_app_set_offset by handle, in ns. */

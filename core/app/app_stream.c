@@ -47,6 +47,8 @@ static void note_shown(st_app *app, st_trace_handle h, int on, int64_t t0, int64
 void st_app_stream_forget(st_app *app, st_trace_handle h) {
   st_app_stream *s = &app->stream;
   if (s->w && (!h.id || s->h.id == h.id)) {
+    st_stream_read_end(s->rd);
+    s->rd = NULL;
     st_stream_window_destroy(s->w);
     s->w = NULL;
     s->h = (st_trace_handle){0};
@@ -202,6 +204,33 @@ int st_app_stream_push(st_app *app, int k, const void *data, size_t len) {
   return 1;
 }
 
+double st_app_stream_raw_begin(st_app *app, double offset, double len) {
+  st_app_stream *s = &app->stream;
+  st_stream *sm = s->w ? st_traceset_stream(app->set, s->h) : NULL;
+  if (!sm || !(offset >= 0 && offset < 1.8e19) || !(len > 0 && len <= 1e15)) return -1;
+  st_stream_read_end(s->rd);
+  uint64_t from = 0;
+  s->rd = st_stream_read_begin(sm, (uint64_t)offset, (uint64_t)len, &from);
+  return s->rd ? (double)from : -1;
+}
+
+int st_app_stream_raw_push(st_app *app, int k, const void *raw, size_t n) {
+  st_app_stream *s = &app->stream;
+  if (!s->w || !s->rd) return -1;
+  int done = 0;
+  if (st_stream_read_push(s->rd, raw, n, &done) != ST_OK) {
+    snprintf(app->error, sizeof app->error, "window: the compressed file could not be read (changed since it was opened?)");
+    return -1;
+  }
+  if (!done && n) return 0;
+  size_t len = 0;
+  const uint8_t *data = st_stream_read_data(s->rd, &len);
+  int ok = st_app_stream_push(app, k, data, len);
+  st_stream_read_end(s->rd);
+  s->rd = NULL;
+  return ok ? 1 : -1;
+}
+
 /* Puts model (NULL: the summary) in file h's place, keeping the view's
  * time window and scroll. 1, or 0 with app->error. */
 static int show(st_app *app, st_trace_handle h, st_trace *model) {
@@ -236,6 +265,8 @@ int st_app_stream_finish(st_app *app) {
   if (!t && !err.msg[0]) st_error_set(&err, ST_ERR_ARG, 0, "not every range was read");
   st_trace_handle h = s->h;
   int64_t t0 = s->t0, t1 = s->t1;
+  st_stream_read_end(s->rd);
+  s->rd = NULL;
   st_stream_window_destroy(s->w);
   s->w = NULL;
   s->h = (st_trace_handle){0};
@@ -257,6 +288,53 @@ int st_app_stream_show_summary(st_app *app, double handle) {
   if (!st_app_shown(app, handle, &h, NULL) || !st_traceset_showing_window(app->set, h)) return 0;
   note_shown(app, h, 0, 0, 0);
   return show(app, h, NULL);
+}
+
+/* ---- the preview while the pass runs --------------------------------------------------- */
+
+/* The view's window in absolute ns (the file's clock). */
+static void abs_window(const st_app *app, double *a0, double *a1) {
+  double v0 = 0, v1 = 0;
+  st_ui_window(app->ui, &v0, &v1);
+  double o = (double)st_trace_origin_ns(app->trace);
+  *a0 = o + v0;
+  *a1 = o + v1;
+}
+
+int st_app_stream_user_view(const st_app *app, double *a0, double *a1) {
+  if (!st_traceset_previewing(app->set) || !app->ui || !app->trace) return 0;
+  abs_window(app, a0, a1);
+  return *a0 != app->stream.pv0 || *a1 != app->stream.pv1;
+}
+
+void st_app_stream_keep_view(st_app *app, double a0, double a1) {
+  if (!app->ui || !app->trace) return;
+  double o = (double)st_trace_origin_ns(app->trace);
+  st_app_apply(app, st_ui_set_view(app->ui, a0 - o, a1 - o));
+}
+
+double st_app_stream_preview(st_app *app) {
+  if (!app->loading) return 0;
+  double a0 = 0, a1 = 0;
+  float scroll = app->ui ? st_ui_view(app->ui)->scroll_y : 0;
+  int keep = st_app_stream_user_view(app, &a0, &a1); /* the user zoomed the last preview */
+  st_traceset_end_desc end = {st_app_build_view, st_app_drop_view, app};
+  st_error err;
+  memset(&err, 0, sizeof err);
+  app->stream.swapping = 1;
+  st_code c = st_traceset_preview(app->set, &end, &err);
+  app->stream.swapping = 0;
+  if (app->ui) {
+    if (c == ST_OK && keep) {
+      st_app_stream_keep_view(app, a0, a1);
+      st_ui_scroll_px(app->ui, scroll);
+    }
+    st_app_apply(app, ALL_CHANGED);
+    /* the view a preview chose itself: the user moved it if it differs */
+    if (c == ST_OK && !keep) abs_window(app, &app->stream.pv0, &app->stream.pv1);
+  }
+  app->dirty = 1;
+  return c == ST_OK && app->trace ? (double)st_trace_event_count(app->trace) : 0;
 }
 
 /* ---- what streaming mode holds, as JSON -------------------------------------------------- */

@@ -338,6 +338,26 @@ int st_builder_track_info(const st_builder *b, uint32_t track, int64_t *pid, st_
 
 uint32_t st_builder_track_count(const st_builder *b) { return b ? b->track_count : 0; }
 
+st_code st_builder_copy_skeleton(const st_builder *from, st_builder *to) {
+  if (!from || !to || to->proc_count || to->track_count) return ST_ERR_ARG;
+  for (uint32_t i = 0; i < from->proc_count; i++) {
+    const bproc *p = &from->procs[i];
+    if (st_builder_process(to, p->pid) != i) return ST_ERR_NOMEM; /* pids are unique: index i */
+    to->procs[i].name = p->name;
+    to->procs[i].labels = p->labels;
+    to->procs[i].sort_index = p->sort_index;
+  }
+  for (uint32_t i = 0; i < from->track_count; i++) {
+    const btrack *t = &from->tracks[i];
+    if (st_builder_track(to, t->process, (st_track_kind)t->kind, t->key, t->name) != i)
+      return ST_ERR_NOMEM;
+    to->tracks[i].sort_index = t->sort_index;
+    to->tracks[i].indent = t->indent;
+  }
+  if (from->lo <= from->hi) extend(to, from->lo, from->hi);
+  return ST_OK;
+}
+
 void st_builder_extend(st_builder *b, int64_t lo_ns, int64_t hi_ns) {
   if (b && lo_ns <= hi_ns) extend(b, lo_ns, hi_ns);
 }

@@ -342,6 +342,12 @@ void st_builder_note_src(st_builder *b, uint64_t src);
 int st_builder_track_info(const st_builder *b, uint32_t track, int64_t *pid, st_track_kind *kind,
                           int64_t *key, uint32_t *name);
 uint32_t st_builder_track_count(const st_builder *b);
+/* Gives `to` (a builder with nothing in it yet, sharing `from`'s string
+ * table) `from`'s processes and tracks, names and orders, under the same
+ * indices, and its time extent so far: a model of some of its events can
+ * be laid out while `from` goes on (streaming mode's preview). ST_OK,
+ * ST_ERR_NOMEM, or ST_ERR_ARG (`to` not empty). */
+st_code st_builder_copy_skeleton(const st_builder *from, st_builder *to);
 /* Widens the time extent the finished trace spans (its origin and
  * duration) to include [lo_ns, hi_ns]: a window of a trace keeps the whole
  * trace's time zero and end (where unfinished events end). */

@@ -50,8 +50,9 @@ struct st_traceset {
   int batch_open;
   uint32_t batch_loaded;
   uint64_t seq;
-  st_trace *merged; /* owned: the merged view of several files, or NULL */
-  st_trace *view;   /* the one shown file's model, or merged */
+  st_trace *merged;  /* owned: the merged view of several files, or NULL */
+  st_trace *preview; /* owned: a streaming load's summary so far, shown as the view */
+  st_trace *view;    /* the one shown file's model, or merged */
   st_loader *loader;
   st_stream *stream_load; /* a load in streaming mode (instead of loader) */
   char *load_name;
@@ -155,9 +156,10 @@ st_code st_traceset_set_load_figures(st_traceset *s, st_trace_handle h, double l
   return ST_OK;
 }
 
-uint32_t st_traceset_count(const st_traceset *s) { return s ? s->nshown : 0; }
+uint32_t st_traceset_count(const st_traceset *s) { return s && !s->preview ? s->nshown : 0; }
 
 st_trace_handle st_traceset_at(const st_traceset *s, uint32_t k) {
+  if (s && s->preview) return (st_trace_handle){0};
   if (!s || k >= s->nshown) return (st_trace_handle){0};
   return handle_of(s, s->shown[k]);
 }
@@ -487,7 +489,9 @@ static void load_extent(const ts_file *f, char *buf, size_t cap) {
 
 static void drop_set_view(st_traceset *s) {
   st_trace_destroy(s->merged);
+  st_trace_destroy(s->preview);
   s->merged = NULL;
+  s->preview = NULL;
   s->view = NULL;
 }
 
@@ -570,6 +574,17 @@ uint32_t st_traceset_batch_end(st_traceset *s, const st_traceset_end_desc *d,
   st_traceset_load_abort(s);
   s->batch_open = 0;
   r->loaded = s->batch_loaded;
+  if (s->preview) { /* a streaming load's preview goes (its strings are the batch's) */
+    if (d && d->drop_view) d->drop_view(d->ud);
+    drop_set_view(s);
+    if (!s->batch_loaded) { /* the files shown before are shown again */
+      char why[sizeof r->error];
+      if (!build_view(s, d, why, sizeof why)) {
+        for (uint32_t k = 0; k < s->nshown; k++) close_file(s, s->shown[k]);
+        s->nshown = 0;
+      }
+    }
+  }
   if (!s->batch_loaded) { /* nothing loaded: what is shown stays */
     st_strtab_destroy(s->batch_strings);
     s->batch_strings = NULL;
@@ -608,6 +623,35 @@ uint32_t st_traceset_batch_end(st_traceset *s, const st_traceset_end_desc *d,
 }
 
 /* ---- streaming mode -------------------------------------------------------------------- */
+
+int st_traceset_previewing(const st_traceset *s) { return s && s->preview; }
+
+st_code st_traceset_preview(st_traceset *s, const st_traceset_end_desc *d, st_error *err) {
+  st_error e;
+  memset(&e, 0, sizeof e);
+  if (!s || !s->stream_load) {
+    if (err) st_error_set(err, ST_ERR_ARG, 0, "no streaming load in progress");
+    return ST_ERR_ARG;
+  }
+  st_trace *t = st_stream_snapshot(s->stream_load, &e);
+  if (!t) {
+    if (err) *err = e;
+    return e.code != ST_OK ? e.code : ST_ERR_NOMEM;
+  }
+  if (s->view && d && d->drop_view) d->drop_view(d->ud);
+  drop_set_view(s); /* the files shown stay, out of view until batch_end */
+  s->preview = s->view = t;
+  st_code c = d && d->build_view ? d->build_view(d->ud, s, t, &e) : ST_OK;
+  if (c == ST_OK) return ST_OK;
+  drop_set_view(s); /* the preview does not fit: what was shown comes back */
+  char why[320];
+  build_view(s, d, why, sizeof why);
+  if (err) {
+    *err = e;
+    if (e.code == ST_OK) st_error_set(err, c, 0, "out of memory");
+  }
+  return c;
+}
 
 st_stream *st_traceset_stream(const st_traceset *s, st_trace_handle h) {
   uint32_t slot = st_traceset_slot(s, h);
@@ -709,7 +753,7 @@ int st_traceset_align_events(st_traceset *s, const st_sel_span *sp, uint32_t ns,
 size_t st_traceset_list_json(const st_traceset *s, char *buf, size_t cap) {
   st_jout o = {.buf = buf, .cap = cap};
   st_jout_lit(&o, "[");
-  for (uint32_t k = 0; s && k < s->nshown; k++) {
+  for (uint32_t k = 0; k < st_traceset_count(s); k++) { /* none while a preview is shown */
     const ts_file *f = &s->files[s->shown[k]];
     const char *fmt = f->stats.format ? f->stats.format : "unknown";
     st_jout_lit(&o, k ? ",{\"handle\":" : "{\"handle\":");

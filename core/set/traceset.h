@@ -254,6 +254,15 @@ const st_trace *st_traceset_summary(const st_traceset *s, st_trace_handle h);
 int st_traceset_showing_window(const st_traceset *s, st_trace_handle h);
 st_code st_traceset_show_model(st_traceset *s, st_trace_handle h, st_trace *window,
                                const st_traceset_end_desc *d, st_error *err);
+/* While a streaming load runs: its summary so far (stream.h
+ * st_stream_snapshot) becomes the view (drop_view / build_view called), in
+ * place of the files shown, which stay open (count is 0 while previewing);
+ * again later, a newer snapshot. batch_end drops it: the batch's files are
+ * shown, or, when nothing loaded, the files shown before come back (so a
+ * batch_end after a preview must be given the desc). ST_OK, ST_ERR_ARG (no
+ * streaming load), or the build's error (what was shown comes back). */
+st_code st_traceset_preview(st_traceset *s, const st_traceset_end_desc *d, st_error *err);
+int st_traceset_previewing(const st_traceset *s);
 
 /* ---- offsets ------------------------------------------------------------- */
 /* Moves shown file h to offset_ns on the shared timeline (the others keep

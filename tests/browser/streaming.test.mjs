@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser } from './harness.mjs';
+import { useBrowser, newApp, CAPTURE_MODULE } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 let dir;
@@ -185,4 +185,89 @@ test('a profile of several files streams each: every file in view reads its wind
   const one = sum.rows.reduce((n, r) => n + r[1], 0);
   assert.ok(one > 100, 'the windows hold events');
   assert.deepEqual(app.pageErrors, []);
+});
+
+test('while the pass runs, its summary so far is drawn (the first frame before the pass ends)', async () => {
+  const app = await ctx.app({ query: '?stream=1&preview_ms=0' });
+  // frames drawn before strata:loaded, counted by the page itself
+  await app.page.evaluate(() => {
+    window.__framesBeforeLoaded = -1;
+    window.addEventListener('strata:loaded', () => { window.__framesBeforeLoaded = window.strata.frameStats().frames; }, { once: true });
+  });
+  const framesAtStart = await app.page.evaluate(() => window.strata.frameStats().frames);
+  const out = await app.openViaInput(file);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  const st = await app.page.evaluate(() => window.strata.streaming());
+  assert.ok(st.previews >= 2, `summaries drawn while the pass ran: ${st.previews}`);
+  assert.ok(st.preview_events > 0 && st.preview_events < st.files[0].summary_events * 2, JSON.stringify(st));
+  const before = await app.page.evaluate(() => window.__framesBeforeLoaded);
+  assert.ok(before - framesAtStart >= 2, `frames drawn before the load ended: ${before - framesAtStart}`);
+  assert.deepEqual(app.pageErrors, []);
+});
+
+// The heap hook (wasm/api.c st_wasm_test_heap_budget): the app's allocations
+// refused past what it holds now plus `more` bytes, as when memory is full.
+const heapBudget = (app, more) => app.page.evaluate((m) => window.__strataModule._st_wasm_test_heap_budget(m, 0), more);
+// a page whose wasm module the test may reach (the heap hook)
+async function hookedApp(query) {
+  const app = await newApp(ctx.browser, ctx.server, { allRequests: ctx.requests });
+  ctx.apps.push(app);
+  await app.page.addInitScript(CAPTURE_MODULE);
+  await app.goto(query);
+  await app.ready();
+  return app;
+}
+
+test('under a heap budget several times smaller than the resident model: sorted and unsorted traces stream, their windows equal a full load', async () => {
+  // ~75 MB, 800,000 X events on 8 threads (and counters), in time order;
+  // and the same lines shuffled (every 4 MiB block then spans all the time)
+  const n = 800_000;
+  const lines = [];
+  for (let i = 0; i < n; i++) {
+    lines.push(`{"ph":"X","pid":1,"tid":${1 + (i % 8)},"ts":${t0us + i / 8},"dur":0.1,"name":"k${i % 17}","cat":"c"}`);
+    if (i % 101 === 0) lines.push(`{"ph":"C","pid":1,"ts":${t0us + i / 8},"name":"q","args":{"v":${i % 977}}}`);
+  }
+  const sorted = path.join(dir, 'sorted800k.trace.json');
+  fs.writeFileSync(sorted, `{"traceEvents":[\n${lines.join(',\n')}\n]}\n`);
+  let r = 12345;
+  for (let i = lines.length - 1; i > 0; i--) {
+    r = (r * 1103515245 + 12345) & 0x7fffffff;
+    const j = r % (i + 1);
+    [lines[i], lines[j]] = [lines[j], lines[i]];
+  }
+  const shuffled = path.join(dir, 'shuffled800k.trace.json');
+  fs.writeFileSync(shuffled, `{"traceEvents":[\n${lines.join(',\n')}\n]}\n`);
+  const MB = 1 << 20;
+  const span = n / 8;
+  for (const f of [sorted, shuffled]) {
+    const name = path.basename(f);
+    // the resident model alone is ~3x the budget
+    const full = await ctx.app({ query: '?stream=0' });
+    const of = await full.openViaInput(f);
+    assert.equal(of.type, 'strata:loaded');
+    const res = await hookedApp('?stream=0');
+    await heapBudget(res, 16 * MB);
+    const o1 = await res.openViaInput(f);
+    assert.equal(o1.type, 'strata:error', `${name}: resident, the model passes 16 MiB: ${JSON.stringify(o1).slice(0, 300)}`);
+    // streamed under the same budget: opens, and windows are read
+    const app = await hookedApp('?stream=1&budget_mb=16');
+    await heapBudget(app, 16 * MB);
+    const o2 = await app.openViaInput(f);
+    assert.equal(o2.type, 'strata:loaded', `${name}: ${JSON.stringify(o2.detail).slice(0, 300)}`);
+    for (const at of [0.23, 0.61]) {
+      const a = t0us + span * at;
+      const b = a + span * 0.0005;
+      await setView(app, a, b);
+      await setView(full, a, b);
+      const st = await settle(app);
+      assert.ok(st.files[0].window_ns, `${name}: a window within the budget: ${JSON.stringify(st)}`);
+      const sw = await summarize(app);
+      assert.ok(sw.events > 50, `${name}: the window holds events`);
+      assert.deepEqual(sw, await summarize(full), `${name}: the window's summary table: streamed = resident`);
+    }
+    assert.deepEqual(app.pageErrors, []);
+    await full.close();
+    await res.close();
+    await app.close();
+  }
 });

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # run_fuzzer.sh FUZZER_BINARY SEED_DIR SECONDS SOURCE_DIR
-# Seeds SEED_DIR with the small files (< 200 KB) from SOURCE_DIR/tests/fixtures
-# and SOURCE_DIR/../shared/corpus, then runs the libFuzzer binary for SECONDS
+# Seeds SEED_DIR with the small files (< 200 KB) from SOURCE_DIR/tests/fixtures,
+# SOURCE_DIR/../shared/corpus and the target's own SOURCE_DIR/tests/fuzz/corpus/NAME
+# (e.g. index files for fuzz_stx), then runs the libFuzzer binary for SECONDS
 # (RSS capped at 2 GB). Exits non-zero if the fuzzer found a crash.
 set -u
 fuzzer=$1 seeds=$2 seconds=$3 src=$4
 mkdir -p "$seeds"
-for dir in "$src/tests/fixtures" "$src/../shared/corpus"; do
+for dir in "$src/tests/fixtures" "$src/../shared/corpus" "$src/tests/fuzz/corpus/$(basename "$fuzzer")"; do
   [ -d "$dir" ] || continue
   find "$dir" -maxdepth 1 -type f -size -200k ! -name '*.md' -exec cp -f {} "$seeds/" \;
 done

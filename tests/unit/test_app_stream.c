@@ -183,7 +183,131 @@ static void test_unsorted(void) {
   free(data);
 }
 
+/* The preview while the pass runs: the summary so far is drawn in place of
+ * what was shown; the load's end shows the file, or, when the load fails,
+ * brings back the file shown before. */
+static void test_preview(void) {
+  size_t len;
+  char *data = gen(40000, 0, &len);
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
+  d.css_w = 1000;
+  d.css_h = 600;
+  d.dpr = 1;
+  st_app *app = st_app_create(&d);
+  CHECK(st_app_stream_preview(app) == 0); /* no load */
+  CHECK(st_app_load_begin_stream(app, "first.json", 4096, 256));
+  double last = 0;
+  for (size_t at = 0; at < len; at += len / 4 + 1) {
+    CHECK(st_app_load_push(app, data + at, len - at < len / 4 + 1 ? len - at : len / 4 + 1) ==
+          ST_OK);
+    double ev = st_app_stream_preview(app);
+    CHECK(ev > 0 && ev >= last / 2);
+    last = ev;
+    CHECK(strcmp(st_app_view_json(app), "null") != 0);    /* drawn */
+    if (at == 0) CHECK(st_app_view_set(app, 5000, 5100)); /* the user zooms the preview */
+    CHECK(strstr(st_app_view_json(app), at ? "\"start_us\":5000," : "\"start_us\":") != NULL);
+  }
+  CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+  CHECK(strstr(st_app_view_json(app), "\"start_us\":5000,\"end_us\":5100,") != NULL); /* kept */
+  CHECK(strstr(st_app_traces_json(app), "first.json") != NULL);
+  char stats[256];
+  snprintf(stats, sizeof stats, "%s", st_app_stats_json(app));
+  CHECK(strstr(stats, "\"events\":40000") != NULL);
+  /* a second streaming load that fails after a preview: the first comes back */
+  CHECK(st_app_load_begin_stream(app, "second.json", 4096, 256));
+  CHECK(st_app_load_push(app, data, len / 2) == ST_OK);
+  CHECK(st_app_stream_preview(app) > 0);
+  CHECK(strstr(st_app_traces_json(app), "first.json") == NULL); /* out of view meanwhile */
+  CHECK(st_app_load_push(app, "}}}garbage", 10) != ST_OK || 1);
+  int rc = st_app_load_finish(app);
+  CHECK(rc == ST_APP_LOAD_FAILED || rc == ST_APP_LOAD_PARTIAL);
+  if (rc == ST_APP_LOAD_FAILED) {
+    CHECK(strstr(st_app_traces_json(app), "first.json") != NULL);
+    CHECK(strstr(st_app_stats_json(app), "\"events\":40000") != NULL);
+  }
+  CHECK(strcmp(st_app_view_json(app), "null") != 0);
+  /* aborted after a preview: the same */
+  CHECK(st_app_load_begin_stream(app, "third.json", 4096, 256));
+  CHECK(st_app_load_push(app, data, len / 3) == ST_OK);
+  CHECK(st_app_stream_preview(app) > 0);
+  st_app_load_abort(app);
+  CHECK(strstr(st_app_traces_json(app), "second.json") != NULL ||
+        strstr(st_app_traces_json(app), "first.json") != NULL);
+  st_app_destroy(app);
+  free(data);
+}
+
+/* A gzip'd trace: its window's ranges (decoded offsets) read in pieces
+ * through the pass's restart points. */
+static void test_gzip(void) {
+  size_t len, zlen;
+  char *data = gen(40000, 0, &len);
+  unsigned char *z = tu_deflate(data, len, 31, &zlen);
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
+  d.css_w = 1000;
+  d.css_h = 600;
+  d.dpr = 1;
+  st_app *app = st_app_create(&d);
+  CHECK(st_app_load_begin_stream(app, "gen.json.gz", 4096, 256));
+  for (size_t at = 0; at < zlen; at += 30000)
+    st_app_load_push(app, z + at, zlen - at < 30000 ? zlen - at : 30000);
+  CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+  CHECK(st_app_view_set(app, 20000, 20100));
+  const char *w = st_app_stream_want(app, 65536);
+  double h = 0, t0 = 0, t1 = 0;
+  CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
+  int n = st_app_stream_begin(app, h, t0, t1, 0);
+  CHECK(n >= 1);
+  for (int k = 0; k < n; k++) {
+    double off = st_app_stream_range(app, k, 0), ln = st_app_stream_range(app, k, 1);
+    for (double at = 0; at < ln; at += 5000) { /* pieces of 5000 decoded bytes */
+      double from = st_app_stream_raw_begin(app, off + at, ln - at < 5000 ? ln - at : 5000);
+      CHECK(from >= 0 && from < (double)zlen);
+      int r = 0;
+      while (r == 0 && from < (double)zlen) {
+        size_t m = zlen - (size_t)from < 777 ? zlen - (size_t)from : 777;
+        r = st_app_stream_raw_push(app, k, z + (size_t)from, m);
+        from += (double)m;
+      }
+      CHECK(r == 1);
+    }
+  }
+  CHECK(st_app_stream_finish(app) == 1);
+  st_error err;
+  st_stats st;
+  st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
+  CHECK(st_app_summary_take(app, 1) > 0);
+  double in_view = 0;
+  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
+               &in_view) == 1);
+  CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
+  CHECK(in_view > 90);
+  /* a changed compressed file: the read fails with a line, nothing is swapped */
+  CHECK(st_app_view_set(app, 35000, 35100));
+  w = st_app_stream_want(app, 65536);
+  CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
+  CHECK(st_app_stream_begin(app, h, t0, t1, 0) >= 1);
+  double from = st_app_stream_raw_begin(app, st_app_stream_range(app, 0, 0), 1000);
+  CHECK(from >= 0);
+  unsigned char junk[4096];
+  memset(junk, 0xA5, sizeof junk);
+  int r = 0;
+  for (int i = 0; i < 64 && r == 0; i++) r = st_app_stream_raw_push(app, 0, junk, sizeof junk);
+  CHECK(r == -1);
+  st_app_stream_abort(app);
+  st_trace_destroy(full);
+  st_app_destroy(app);
+  free(z);
+  free(data);
+}
+
 int main(void) {
+  RUN(test_gzip);
+  RUN(test_preview);
   RUN(test_window_swap);
   RUN(test_unsorted);
   return check_report();

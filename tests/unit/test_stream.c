@@ -14,9 +14,22 @@
  *   - the plan reads only blocks meeting the window (a sorted trace's
  *     narrow window reads a few blocks, not the file);
  *   - the pass's statistics are the full load's.
+ * Compressed input's windows are read through the gzip dialogue
+ * (st_stream_read: restart points every 4 KiB here) and equal the decoded
+ * bytes. The index file (stream_stx.h): every pass is saved and opened
+ * again, with the same summary (st_trace_digest), stats, figures and
+ * windows (each window is checked on both); an index is checked against its
+ * trace (a changed file is refused with the message), opened into a string
+ * table shared with other traces (other ids) its windows are the same;
+ * and mutated indexes
+ * (cut at every 1/64 of their length, bytes flipped, both with and without
+ * the checksum fixed up) are refused, or if accepted plan and load windows
+ * without reading out of bounds (tests/fuzz/fuzz_stx.c goes further).
  */
 #include "check.h"
+#include "sha256.h"
 #include "stream.h"
+#include "stream_stx.h"
 #include "test_util.h"
 
 #include <stdlib.h>
@@ -250,14 +263,39 @@ typedef struct stream_run {
   st_stream *s;
   st_trace *summary;
   st_error err;
+  const uint8_t *raw; /* the file as pushed (compressed or not) */
+  size_t rawn;
 } stream_run;
+
+/* Decoded [off, off + len) through the read dialogue, the raw bytes pushed
+ * in pieces of 3001 (malloc'd; NULL if it failed). */
+static uint8_t *read_decoded(const stream_run *r, uint64_t off, uint64_t len) {
+  uint64_t from = 0;
+  st_stream_read *rd = st_stream_read_begin(r->s, off, len, &from);
+  if (!rd) return NULL;
+  int done = 0;
+  while (!done && from < r->rawn) {
+    size_t k = r->rawn - from < 3001 ? (size_t)(r->rawn - from) : 3001;
+    if (st_stream_read_push(rd, r->raw + from, k, &done) != ST_OK) break;
+    from += k;
+  }
+  size_t got = 0;
+  const uint8_t *p = st_stream_read_data(rd, &got);
+  uint8_t *out = got == len ? malloc(got) : NULL;
+  if (out) memcpy(out, p, got);
+  st_stream_read_end(rd);
+  return out;
+}
 
 static stream_run run_pass(const uint8_t *data, size_t n, uint64_t block, uint32_t buckets,
                            size_t chunk) {
   stream_run r;
   memset(&r, 0, sizeof r);
-  r.s = st_stream_create(&(st_stream_desc){.block_bytes = block, .max_buckets = buckets});
+  r.s = st_stream_create(
+      &(st_stream_desc){.block_bytes = block, .max_buckets = buckets, .gz_span = 4096});
   CHECK(r.s != NULL);
+  r.raw = data;
+  r.rawn = n;
   for (size_t at = 0; at < n; at += chunk)
     st_stream_push(r.s, data + at, n - at < chunk ? n - at : chunk);
   r.summary = st_stream_finish(r.s, &r.err);
@@ -291,13 +329,24 @@ static int check_window_as(const char *what, const uint8_t *data, stream_run *r,
   if (!w) return 0;
   st_stream_window_set_span(w, t0, t1);
   st_stream_window_set_filter(w, filtered);
+  st_stream_info info;
+  st_stream_info_get(r->s, &info);
   /* in chunks of any size: whole ranges, or 997 bytes at a time */
   size_t chunk = windows_checked % 2 ? 997 : SIZE_MAX;
-  for (uint32_t k = 0; k < nr; k++)
+  for (uint32_t k = 0; k < nr; k++) {
+    const uint8_t *in = data + ranges[k].offset;
+    uint8_t *got = NULL;
+    if (info.compressed) { /* through the restart points: the same bytes */
+      got = read_decoded(r, ranges[k].offset, ranges[k].length);
+      CHECK(got != NULL && memcmp(got, in, ranges[k].length) == 0);
+      if (got) in = got;
+    }
     for (uint64_t at = 0; at < ranges[k].length; at += chunk) {
       uint64_t m = ranges[k].length - at < chunk ? ranges[k].length - at : chunk;
-      CHECK(st_stream_window_push(w, k, data + ranges[k].offset + at, (size_t)m) == ST_OK);
+      CHECK(st_stream_window_push(w, k, in + at, (size_t)m) == ST_OK);
     }
+    free(got);
+  }
   if (nr) CHECK(st_stream_window_push(w, nr - 1, data, 1) == ST_ERR_ARG); /* past its end */
   st_trace *win = st_stream_window_finish(w, &err);
   CHECK(win != NULL);
@@ -325,11 +374,14 @@ static int check_window_as(const char *what, const uint8_t *data, stream_run *r,
       fprintf(stderr, "%s: window [%lld, %lld]: %zu events in a full load, %zu in the window", what,
               (long long)t0, (long long)t1, na, nb);
       if (i < na)
-        fprintf(stderr, "; full has %s @%llu start %lld dur %lld flags %d", a[i].name,
-                (unsigned long long)a[i].src, (long long)a[i].start, (long long)a[i].dur,
-                a[i].flags);
+        fprintf(
+            stderr, "; full has %s/%s pid %lld key %lld kind %d @%llu start %lld dur %lld flags %d",
+            a[i].name, a[i].cat, (long long)a[i].pid, (long long)a[i].key, a[i].kind,
+            (unsigned long long)a[i].src, (long long)a[i].start, (long long)a[i].dur, a[i].flags);
       if (i < nb)
-        fprintf(stderr, "; window has %s @%llu start %lld dur %lld flags %d", b[i].name,
+        fprintf(stderr,
+                "; window has %s/%s pid %lld key %lld kind %d @%llu start %lld dur %lld flags %d",
+                b[i].name, b[i].cat, (long long)b[i].pid, (long long)b[i].key, b[i].kind,
                 (unsigned long long)b[i].src, (long long)b[i].start, (long long)b[i].dur,
                 b[i].flags);
       fprintf(stderr, "\n");
@@ -386,6 +438,85 @@ static void check_summary(const char *what, const st_trace *full, const st_trace
   free(s);
 }
 
+/* ==== the index file ====================================================== */
+
+static st_code buf_write(void *ud, const void *data, size_t len) {
+  gbuf *b = ud;
+  if (b->n + len > b->cap) {
+    b->cap = (b->n + len) * 2;
+    b->p = realloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, data, len);
+  b->n += len;
+  return ST_OK;
+}
+
+/* The sampled raw blocks the index identifies its trace by. */
+static uint32_t samples_of(const st_stream *s, const uint8_t *raw, size_t rawn,
+                           const uint8_t *out[ST_STX_SAMPLES]) {
+  st_stream_range plan[ST_STX_SAMPLES];
+  uint32_t n = st_stream_identity_plan(s, plan);
+  for (uint32_t k = 0; k < n; k++)
+    out[k] = plan[k].offset + plan[k].length <= rawn ? raw + plan[k].offset : NULL;
+  return n;
+}
+
+static gbuf save_index(const stream_run *r) {
+  gbuf b = {0};
+  const uint8_t *smp[ST_STX_SAMPLES];
+  uint32_t n = samples_of(r->s, r->raw, r->rawn, smp);
+  st_error err;
+  CHECK(st_stream_save(r->s, r->summary, smp, n, buf_write, &b, &err) == ST_OK);
+  return b;
+}
+
+/* r's index saved and opened again (checked against r's raw bytes): the
+ * same summary, stats and figures. */
+static stream_run reopen(const char *what, const stream_run *r) {
+  stream_run o;
+  memset(&o, 0, sizeof o);
+  gbuf b = save_index(r);
+  o.s = st_stream_open_index(NULL, b.p, b.n, &o.summary, &o.err);
+  if (!o.s) fprintf(stderr, "%s: index refused: %s\n", what, o.err.msg);
+  CHECK(o.s != NULL && o.summary != NULL);
+  free(b.p);
+  if (!o.s) return o;
+  o.raw = r->raw;
+  o.rawn = r->rawn;
+  const uint8_t *smp[ST_STX_SAMPLES];
+  uint32_t n = samples_of(o.s, o.raw, o.rawn, smp);
+  st_error err;
+  CHECK(st_stream_verify(o.s, what, o.rawn, smp, n, &err) == ST_OK);
+  uint8_t d1[32], d2[32];
+  st_trace_digest(r->summary, d1);
+  st_trace_digest(o.summary, d2);
+  CHECK(memcmp(d1, d2, 32) == 0);
+  char j1[8192], j2[8192];
+  st_stats_json(st_stream_stats(r->s), j1, sizeof j1);
+  st_stats_json(st_stream_stats(o.s), j2, sizeof j2);
+  CHECK(strcmp(j1, j2) == 0);
+  CHECK(strcmp(st_stream_metadata_json(r->s), st_stream_metadata_json(o.s)) == 0);
+  st_stream_info a, c;
+  st_stream_info_get(r->s, &a);
+  st_stream_info_get(o.s, &c);
+  CHECK(a.bytes_decoded == c.bytes_decoded && a.events_end == c.events_end &&
+        a.block_bytes == c.block_bytes && a.blocks == c.blocks && a.exact == c.exact &&
+        a.buckets == c.buckets && a.bucket_ns == c.bucket_ns &&
+        a.summary_events == c.summary_events && a.windows == c.windows &&
+        a.compressed == c.compressed && a.restart_points == c.restart_points);
+  /* saved again from the opened stream: the same bytes */
+  gbuf b2 = save_index(&o), b1 = save_index(r);
+  CHECK(b1.n == b2.n && memcmp(b1.p, b2.p, b1.n) == 0);
+  free(b1.p);
+  free(b2.p);
+  return o;
+}
+
+static void end_run(stream_run *r) {
+  st_trace_destroy(r->summary);
+  st_stream_destroy(r->s);
+}
+
 /* data: the file (maybe compressed); decoded: its decoded bytes (windows
  * read those) */
 static void check_trace(const char *what, const uint8_t *data, size_t n, const uint8_t *decoded,
@@ -409,21 +540,25 @@ static void check_trace(const char *what, const uint8_t *data, size_t n, const u
   CHECK(st_trace_origin_ns(r.summary) == st_trace_origin_ns(full));
   CHECK(st_trace_duration_ns(r.summary) == st_trace_duration_ns(full));
   check_summary(what, full, r.summary, buckets);
+  stream_run o = reopen(what, &r);
   st_stream_info info;
   st_stream_info_get(r.s, &info);
-  if (info.windows) {
+  if (info.windows && o.s) {
     int64_t d = st_trace_duration_ns(full);
-    /* the whole trace, a few narrow windows and a few wide ones */
+    /* the whole trace, a few narrow windows and a few wide ones: from the
+     * pass and from its index */
     check_window(what, decoded, &r, full, 0, d, NULL);
+    check_window(what, decoded, &o, full, 0, d, NULL);
     for (int i = 0; i < nwin; i++) {
       int64_t w = i % 2 ? d / 50 + 1 : d / 4 + 1;
       int64_t t0 = d > 0 ? (int64_t)((uint64_t)rnd(1u << 30) * (uint64_t)d / (1u << 30)) : 0;
       check_window(what, decoded, &r, full, t0, t0 + w, NULL);
+      check_window(what, decoded, &o, full, t0, t0 + w, NULL);
     }
   }
-  st_trace_destroy(r.summary);
+  end_run(&o);
   st_trace_destroy(full);
-  st_stream_destroy(r.s);
+  end_run(&r);
 }
 
 static void test_generated(void) {
@@ -436,6 +571,12 @@ static void test_generated(void) {
                (unsigned long long)seed);
       check_trace(what, (const uint8_t *)t, n, (const uint8_t *)t, 4096, 64, 12);
       check_trace(what, (const uint8_t *)t, n, (const uint8_t *)t, 65536, 4096, 6);
+      if (seed == 1) { /* gzip and zlib: windows through the restart points */
+        size_t gn;
+        unsigned char *gz = tu_deflate_mem(t, n, order == 1 ? 15 : 31, 1, &gn);
+        check_trace(what, gz, gn, (const uint8_t *)t, 4096, 64, 8);
+        free(gz);
+      }
       free(t);
     }
   }
@@ -471,6 +612,40 @@ static void test_plan_reads_little(void) {
   st_trace_destroy(full);
   st_trace_destroy(r.summary);
   st_stream_destroy(r.s);
+  free(t);
+}
+
+/* Snapshots while the pass runs: each a model of the summary so far, on
+ * the tracks seen so far; the pass goes on unharmed. */
+static void test_snapshot(void) {
+  size_t n;
+  char *t = gen_trace(5, 0, &n);
+  st_stream *s = st_stream_create(&(st_stream_desc){.block_bytes = 4096, .max_buckets = 128});
+  st_error err;
+  st_trace *empty = st_stream_snapshot(s, &err); /* nothing read yet: an empty model */
+  CHECK(empty != NULL);
+  st_trace_destroy(empty);
+  uint64_t last = 0;
+  for (size_t at = 0; at < n; at += n / 4 + 1) {
+    CHECK(st_stream_push(s, t + at, n - at < n / 4 + 1 ? n - at : n / 4 + 1) == ST_OK);
+    st_trace *snap = st_stream_snapshot(s, &err);
+    CHECK(snap != NULL);
+    if (!snap) break;
+    uint64_t ev = st_trace_event_count(snap);
+    CHECK(ev >= last / 2); /* coarsening may merge, never empties */
+    last = ev;
+    st_trace_destroy(snap);
+  }
+  st_trace *sum = st_stream_finish(s, &err);
+  CHECK(sum != NULL);
+  CHECK(st_stream_snapshot(s, &err) == NULL && err.code == ST_ERR_ARG); /* the pass is over */
+  st_error ferr;
+  st_stats fst;
+  st_trace *full = tu_load(t, n, 1 << 16, "snap", &ferr, &fst, NULL, 0);
+  check_summary("after snapshots", full, sum, 128);
+  st_trace_destroy(full);
+  st_trace_destroy(sum);
+  st_stream_destroy(s);
   free(t);
 }
 
@@ -521,9 +696,241 @@ static void test_corpus(void) {
   printf("corpus files checked: %d, windows compared: %d\n", seen, windows_checked);
 }
 
+/* A stale or foreign index is refused with the message; an index of the
+ * trace is not. */
+static void test_index_identity(void) {
+  size_t n;
+  char *t = gen_trace(41, 0, &n);
+  stream_run r = run_pass((const uint8_t *)t, n, 4096, 256, 65536);
+  gbuf b = save_index(&r);
+  stream_run o;
+  memset(&o, 0, sizeof o);
+  o.s = st_stream_open_index(NULL, b.p, b.n, &o.summary, &o.err);
+  CHECK(o.s != NULL);
+  const uint8_t *smp[ST_STX_SAMPLES];
+  uint32_t ns = samples_of(o.s, (const uint8_t *)t, n, smp);
+  CHECK(ns == (n <= 196608 ? 1 : ST_STX_SAMPLES)); /* a small file: hashed whole */
+  st_error err;
+  CHECK(st_stream_verify(o.s, "t.json", n, smp, ns, &err) == ST_OK);
+  /* the same size, one byte changed */
+  t[100] ^= 1;
+  CHECK(st_stream_verify(o.s, "t.json", n, smp, ns, &err) == ST_ERR_ARG);
+  CHECK(strstr(err.msg, "index does not match t.json: bytes 0..") != NULL);
+  t[100] ^= 1;
+  /* another size */
+  CHECK(st_stream_verify(o.s, "t.json", n + 1, smp, ns, &err) == ST_ERR_ARG);
+  CHECK(strstr(err.msg, "index does not match t.json: the file has") != NULL);
+  CHECK(st_stream_verify(o.s, "t.json", n, NULL, 0, &err) == ST_ERR_ARG);
+  /* a big file: first and last 64 KiB, 16 blocks between */
+  size_t big = 1u << 21;
+  uint8_t *raw = calloc(big, 1);
+  for (size_t i = 0; i < big; i++) raw[i] = (uint8_t)(i * 7 + (i >> 9));
+  stream_run rb;
+  memset(&rb, 0, sizeof rb);
+  rb.s = st_stream_create(NULL);
+  st_stream_push(rb.s, raw, big);
+  rb.summary = st_stream_finish(rb.s, &rb.err); /* not a trace: no summary */
+  st_stream_range plan[ST_STX_SAMPLES];
+  CHECK(st_stream_identity_plan(rb.s, plan) == ST_STX_SAMPLES);
+  CHECK(plan[0].offset == 0 && plan[0].length == 65536);
+  CHECK(plan[17].offset == big - 65536 && plan[17].length == 65536);
+  for (int k = 1; k < 17; k++)
+    CHECK(plan[k].length == 4096 && plan[k].offset >= plan[k - 1].offset + 4096 / 2 &&
+          plan[k].offset + 4096 <= big - 65536);
+  CHECK(st_stream_save(rb.s, rb.summary, smp, ns, buf_write, &b, &err) == ST_ERR_ARG);
+  end_run(&rb);
+  free(raw);
+  /* not an index; a later version */
+  st_trace *sum2;
+  CHECK(st_stream_open_index(NULL, t, n, &sum2, &err) == NULL && err.code == ST_ERR_FORMAT);
+  CHECK(strstr(err.msg, "not a strata index file") != NULL && sum2 == NULL);
+  b.p[12] = 9;
+  CHECK(st_stream_open_index(NULL, b.p, b.n, &sum2, &err) == NULL && err.code == ST_ERR_FORMAT);
+  CHECK(strstr(err.msg, "version 9") != NULL && err.offset == 12);
+  free(b.p);
+  end_run(&o);
+  end_run(&r);
+  free(t);
+}
+
+/* An index opened into a string table shared with other traces (a trace
+ * set's: other ids): its windows hold the full load's events (async
+ * tracks, keyed by their name's id, compared by name). */
+static void test_index_shared_strings(void) {
+  size_t n;
+  char *t = gen_trace(43, 2, &n);
+  stream_run r = run_pass((const uint8_t *)t, n, 4096, 64, 65536);
+  gbuf b = save_index(&r);
+  st_strtab *shared = st_strtab_create(NULL);
+  for (int i = 0; i < 50; i++) {
+    char junk[16];
+    int k = snprintf(junk, sizeof junk, "other %d", i);
+    st_strtab_intern(shared, junk, (size_t)k);
+  }
+  stream_run o;
+  memset(&o, 0, sizeof o);
+  o.s = st_stream_open_index(&(st_stream_desc){.strings = shared}, b.p, b.n, &o.summary, &o.err);
+  CHECK(o.s != NULL && st_stream_strings(o.s) == shared);
+  o.raw = (const uint8_t *)t;
+  o.rawn = n;
+  st_error err;
+  st_stats fst;
+  st_trace *full = tu_load(t, n, 1 << 16, "shared", &err, &fst, NULL, 0);
+  int64_t d = st_trace_duration_ns(full);
+  for (int i = 0; i < 4 && o.s; i++) {
+    int64_t t0 = i * d / 5, t1 = i ? t0 + d / 7 : d;
+    st_stream_range rg[4096];
+    uint64_t bytes;
+    uint32_t nr = st_stream_window_plan(o.s, t0, t1, rg, 4096, &bytes);
+    st_stream_window *w = st_stream_window_begin(o.s, o.summary, rg, nr, &err);
+    CHECK(w != NULL && nr <= 4096);
+    if (!w) break;
+    st_stream_window_set_span(w, t0, t1);
+    for (uint32_t k = 0; k < nr; k++) st_stream_window_push(w, k, t + rg[k].offset, rg[k].length);
+    st_trace *win = st_stream_window_finish(w, &err);
+    st_stream_window_destroy(w);
+    CHECK(win != NULL);
+    if (!win) break;
+    int64_t origin = st_trace_origin_ns(full);
+    size_t na, nb;
+    wev *a = events_of(full, origin + t0, origin + t1, &na);
+    wev *c = events_of(win, origin + t0, origin + t1, &nb);
+    for (size_t j = 0; j < na; j++) a[j].key = a[j].kind == ST_TRACK_ASYNC ? 0 : a[j].key;
+    for (size_t j = 0; j < nb; j++) c[j].key = c[j].kind == ST_TRACK_ASYNC ? 0 : c[j].key;
+    qsort(a, na, sizeof *a, cmp_wev);
+    qsort(c, nb, sizeof *c, cmp_wev);
+    int same = na == nb && na > 0;
+    for (size_t j = 0; same && j < na; j++) same = cmp_wev(&a[j], &c[j]) == 0;
+    CHECK(same);
+    /* on the summary's tracks: the window made none of its own (an async
+     * group keyed by another id would be a second track) */
+    uint32_t nw, ns, own_w = 0, own_s = 0;
+    const st_track *tw = st_trace_tracks(win, &nw), *ts = st_trace_tracks(o.summary, &ns);
+    for (uint32_t j = 0; j < nw; j++) own_w += !tw[j].overflow;
+    for (uint32_t j = 0; j < ns; j++) own_s += !ts[j].overflow;
+    CHECK(own_w == own_s);
+    free(a);
+    free(c);
+    st_trace_destroy(win);
+  }
+  st_trace_destroy(full);
+  end_run(&o);
+  st_strtab_destroy(shared);
+  free(b.p);
+  end_run(&r);
+  free(t);
+}
+
+/* The checksum recomputed, so the parser sees what a forger would give it. */
+static void reseal(uint8_t *p, size_t n) {
+  if (n >= 32) st_sha256(p, n - 32, p + n - 32);
+}
+
+static int mut_accepted, mut_refused;
+
+/* Opens a (damaged) index; if accepted, windows over the whole trace and a
+ * part of it load from decoded[0, dn) (ranges past it are not read). */
+static void try_index(const uint8_t *p, size_t n, const stream_run *pass, const uint8_t *decoded,
+                      size_t dn) {
+  st_error err;
+  st_trace *sum = NULL;
+  st_stream *s = st_stream_open_index(NULL, p, n, &sum, &err);
+  if (!s) {
+    CHECK(err.msg[0] != 0 && strchr(err.msg, '\n') == NULL);
+    mut_refused++;
+    return;
+  }
+  mut_accepted++;
+  stream_run o = {s, sum, err, pass->raw, pass->rawn};
+  int64_t d = st_trace_duration_ns(sum);
+  for (int i = 0; i < 2; i++) {
+    st_stream_range rg[256];
+    uint64_t bytes;
+    uint32_t nr = st_stream_window_plan(s, i ? d / 3 : 0, i ? d / 2 : d, rg, 256, &bytes);
+    if (nr > 256) nr = 256;
+    st_stream_window *w = st_stream_window_begin(s, sum, rg, nr, &err);
+    if (!w) continue;
+    int ok = 1;
+    for (uint32_t k = 0; k < nr && ok; k++) {
+      ok = rg[k].offset + rg[k].length <= dn;
+      if (ok) st_stream_window_push(w, k, decoded + rg[k].offset, rg[k].length);
+    }
+    if (ok) st_trace_destroy(st_stream_window_finish(w, &err));
+    st_stream_window_destroy(w);
+  }
+  uint8_t *rd = read_decoded(&o, 0, 100);
+  free(rd);
+  end_run(&o);
+}
+
+static void mutate(const char *what, const uint8_t *raw, size_t rawn, const uint8_t *decoded,
+                   size_t dn) {
+  stream_run r = run_pass(raw, rawn, 4096, 64, 65536);
+  CHECK(r.summary != NULL);
+  st_stream_info info;
+  st_stream_info_get(r.s, &info);
+  CHECK(info.compressed == (raw != decoded));
+  CHECK(info.compressed ? info.restart_points > 20 : info.restart_points == 0);
+  gbuf b = save_index(&r);
+  if (getenv("STREAM_DUMP_STX")) { /* seeds for tests/fuzz/fuzz_stx.c */
+    char path[600];
+    snprintf(path, sizeof path, "%s.%s.stx", getenv("STREAM_DUMP_STX"), what);
+    FILE *f = fopen(path, "wb");
+    if (f) fwrite(b.p, 1, b.n, f), fclose(f);
+  }
+  uint8_t *m = malloc(b.n);
+  int acc0 = mut_accepted, ref0 = mut_refused;
+  for (int i = 0; i < 64; i++) { /* cut: always refused; resealed: refused or safe */
+    size_t cut = b.n * (size_t)i / 64;
+    memcpy(m, b.p, cut);
+    st_error err;
+    st_trace *sum;
+    CHECK(st_stream_open_index(NULL, m, cut, &sum, &err) == NULL);
+    reseal(m, cut);
+    try_index(m, cut, &r, decoded, dn);
+  }
+  for (size_t at = 0; at < b.n; at += 1 + b.n / 700) { /* flips */
+    memcpy(m, b.p, b.n);
+    m[at] ^= (uint8_t)(1u << (at % 8));
+    if (at < b.n - 32) {
+      st_error err;
+      st_trace *sum;
+      CHECK(st_stream_open_index(NULL, m, b.n, &sum, &err) == NULL);
+    }
+    reseal(m, b.n);
+    try_index(m, b.n, &r, decoded, dn);
+    m[at] = 0xff; /* and large values (counts, lengths, indices) */
+    if (at + 1 < b.n) m[at + 1] = 0xff;
+    reseal(m, b.n);
+    try_index(m, b.n, &r, decoded, dn);
+  }
+  printf("%s: index of %zu bytes, mutations: %d accepted, %d refused\n", what, b.n,
+         mut_accepted - acc0, mut_refused - ref0);
+  try_index((const uint8_t *)b.p, b.n, &r, decoded, dn);
+  CHECK(mut_accepted > acc0 && mut_refused > ref0);
+  free(m);
+  free(b.p);
+  end_run(&r);
+}
+
+static void test_index_mutations(void) {
+  size_t n;
+  char *t = gen_trace(77, 2, &n);
+  mutate("plain", (const uint8_t *)t, n, (const uint8_t *)t, n);
+  size_t gn;
+  unsigned char *gz = tu_deflate_mem(t, n, 31, 1, &gn);
+  mutate("gzip", gz, gn, (const uint8_t *)t, n);
+  free(gz);
+  free(t);
+}
+
 int main(void) {
+  RUN(test_index_identity);
+  RUN(test_index_shared_strings);
+  RUN(test_index_mutations);
   RUN(test_generated);
   RUN(test_plan_reads_little);
+  RUN(test_snapshot);
   RUN(test_corpus);
   return check_report();
 }

@@ -49,10 +49,14 @@ static inline unsigned char *tu_read_file(const char *path, size_t *n) {
   return p;
 }
 
-static inline unsigned char *tu_deflate(const void *data, size_t n, int wbits, size_t *out_n) {
+/* data deflated (wbits 31: gzip, 15: zlib) at level 6 with zlib's memLevel
+ * (8: the default, tu_deflate; 1: a deflate block every few hundred symbols,
+ * so a gzip index gets many restart points); malloc'd. */
+static inline unsigned char *tu_deflate_mem(const void *data, size_t n, int wbits, int mem_level,
+                                            size_t *out_n) {
   z_stream z;
   memset(&z, 0, sizeof z);
-  deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&z, 6, Z_DEFLATED, wbits, mem_level, Z_DEFAULT_STRATEGY);
   size_t cap = deflateBound(&z, (uLong)n) + 64;
   unsigned char *out = malloc(cap);
   z.next_in = (Bytef *)(uintptr_t)data;
@@ -63,6 +67,10 @@ static inline unsigned char *tu_deflate(const void *data, size_t n, int wbits, s
   *out_n = cap - z.avail_out;
   deflateEnd(&z);
   return out;
+}
+
+static inline unsigned char *tu_deflate(const void *data, size_t n, int wbits, size_t *out_n) {
+  return tu_deflate_mem(data, n, wbits, 8, out_n);
 }
 
 /* A whole gzip / zlib stream inflated (what came before an error). */

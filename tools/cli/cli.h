@@ -98,6 +98,31 @@ st_loader *cli_load_timed(const char *file, const cli_feed_opts *o, cli_feed_use
 st_loader *cli_load_stream(FILE *f, const char *file, const cli_feed_opts *o, st_trace **out,
                            st_error *err);
 
+/* ---- streaming mode (tools/cli/cli_stream.c) --------------------------------- */
+
+typedef struct st_stream st_stream;
+/* strata index FILE [-o OUT.stx] [--json]: see tools/cli/cli_index.c */
+int strata_cmd_index(int argc, char **argv);
+/* strata window FILE [--index FILE.stx] --from US --to US [--json] [--events]:
+ * see tools/cli/cli_window.c */
+int strata_cmd_window(int argc, char **argv);
+/* The pass over file (stream.h; block_bytes, gz_span 0: the defaults), allocating through heap;
+ * *summary its summary, *ms its wall time. NULL after one `strata: FILE: ...` line. */
+st_stream *cli_stream_pass(const char *file, uint64_t block_bytes, uint64_t gz_span, cli_heap *heap,
+                           st_trace **summary, double *ms);
+/* The index of finished stream s (a pass over file) written to out (through
+ * out.tmp, renamed); *bytes its size. 0, or 1 after one line. */
+int cli_stream_save(const char *file, const char *out, const st_stream *s, const st_trace *summary,
+                    uint64_t *bytes);
+/* file's stream from its index stx, checked against file (stream_stx.h).
+ * NULL after one `strata: STX: ...` line (not an index, damaged, or "index
+ * does not match FILE: ...": the caller runs the pass instead). */
+st_stream *cli_stream_open(const char *file, const char *stx, cli_heap *heap, st_trace **summary,
+                           double *ms);
+/* Decoded bytes [off, off + len) of s's file (open as fd): pread, or
+ * through the gzip restart points. malloc'd, or NULL after one line. */
+uint8_t *cli_stream_read(int fd, const char *file, const st_stream *s, uint64_t off, uint64_t len);
+
 /* ---- several files as one set (core/set/traceset.h) ------------------------- */
 
 /* The files of a multi-file command in a trace set, loaded one after

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#define WIN 32768u
+#define WIN ST_GZINDEX_WINDOW
 
 typedef struct point {
   uint64_t in;  /* compressed offset of the first byte to feed */
@@ -340,4 +340,106 @@ void st_gzread_end(st_gzread *r) {
   if (r->zinit) inflateEnd(&r->zs);
   st_free(&a, r->buf);
   st_free(&a, r);
+}
+
+/* ---- saving and restoring ------------------------------------------------ */
+
+int st_gzindex_point(const st_gzindex *ix, uint32_t i, st_gzpoint *out) {
+  if (!ix || i >= ix->count) return 0;
+  const point *p = &ix->pts[i];
+  *out = (st_gzpoint){p->in, p->out, p->bits, p->head, p->win_len, p->win};
+  return 1;
+}
+
+int st_gzindex_is_gzip(const st_gzindex *ix) { return ix ? ix->gzip : 0; }
+uint64_t st_gzindex_span(const st_gzindex *ix) { return ix ? ix->span : 0; }
+size_t st_gzindex_bytes(const st_gzindex *ix) {
+  return ix ? ix->bytes + (size_t)ix->cap * sizeof(point) : 0;
+}
+
+st_gzindex *st_gzindex_restore(const st_alloc *a, int gzip, uint64_t span, uint64_t decoded) {
+  st_gzindex *ix = st_gzindex_create(a, span);
+  if (!ix) return NULL;
+  ix->gzip = gzip != 0;
+  ix->out_total = decoded;
+  ix->sniffed = 2;
+  ix->ended = 1;
+  st_error_set(&ix->err, ST_ERR_ARG, 0, "gzindex: a restored index reads only");
+  ix->code = ST_ERR_ARG;
+  return ix;
+}
+
+st_code st_gzindex_restore_point(st_gzindex *ix, const st_gzpoint *p) {
+  if (!ix || !p) return ST_ERR_ARG;
+  const point *prev = ix->count ? &ix->pts[ix->count - 1] : NULL;
+  int ok = p->bits <= 7 && p->win_len <= WIN && p->win_len <= p->out &&
+           (p->head ? p->win_len == 0 && p->bits == 0 : p->win != NULL || p->win_len == 0) &&
+           (prev ? p->out > prev->out && p->in > prev->in : p->head && p->in == 0 && p->out == 0) &&
+           p->out <= ix->out_total;
+  if (!ok) return ST_ERR_FORMAT;
+  if (ix->count == ix->cap) {
+    uint32_t nc = ix->cap ? ix->cap * 2 : 16;
+    if (nc < ix->cap) return ST_ERR_NOMEM;
+    point *np = st_realloc_array(&ix->alloc, ix->pts, nc, sizeof *np);
+    if (!np) return ST_ERR_NOMEM;
+    ix->pts = np;
+    ix->cap = nc;
+  }
+  point *q = &ix->pts[ix->count];
+  *q = (point){p->in, p->out, p->bits, p->head, p->win_len, NULL};
+  if (p->win_len) {
+    q->win = st_malloc(&ix->alloc, p->win_len);
+    if (!q->win) return ST_ERR_NOMEM;
+    memcpy(q->win, p->win, p->win_len);
+    ix->bytes += p->win_len;
+  }
+  ix->count++;
+  return ST_OK;
+}
+
+size_t st_gzwin_pack(const st_alloc *a, const uint8_t *win, uint32_t len, uint8_t **out) {
+  st_alloc al = a ? *a : (st_alloc){0};
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  z.zalloc = zalloc_fn;
+  z.zfree = zfree_fn;
+  z.opaque = &al;
+  *out = NULL;
+  if (deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+  uLong cap = deflateBound(&z, len);
+  uint8_t *buf = st_malloc(&al, cap ? cap : 1);
+  size_t n = 0;
+  if (buf) {
+    z.next_in = (Bytef *)(uintptr_t)win;
+    z.avail_in = len;
+    z.next_out = buf;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) == Z_STREAM_END) n = cap - z.avail_out;
+  }
+  deflateEnd(&z);
+  if (!n)
+    st_free(&al, buf);
+  else
+    *out = buf;
+  return n;
+}
+
+int st_gzwin_unpack(const st_alloc *a, const uint8_t *in, size_t n, uint8_t *out, uint32_t len) {
+  st_alloc al = a ? *a : (st_alloc){0};
+  if (len > WIN || n > UINT32_MAX) return 0;
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  z.zalloc = zalloc_fn;
+  z.zfree = zfree_fn;
+  z.opaque = &al;
+  if (inflateInit2(&z, -15) != Z_OK) return 0;
+  uint8_t extra;
+  z.next_in = (Bytef *)(uintptr_t)in;
+  z.avail_in = (uInt)n;
+  z.next_out = len ? out : &extra;
+  z.avail_out = len ? len : 1;
+  int ret = inflate(&z, Z_FINISH);
+  int ok = ret == Z_STREAM_END && z.total_out == len && z.avail_in == 0;
+  inflateEnd(&z);
+  return ok;
 }

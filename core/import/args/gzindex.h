@@ -52,4 +52,37 @@ st_code st_gzread_push(st_gzread *r, const void *data, size_t len, int *done);
 const uint8_t *st_gzread_data(const st_gzread *r, size_t *len);
 void st_gzread_end(st_gzread *r);
 
+/* ---- saving and restoring the points (streaming mode's index file,
+ * core/import/stream/stream_stx.h) ------------------------------------------
+ * A point as the index holds it: the compressed offset `in` (and `bits` of
+ * the byte before it still to use), the decoded offset `out`, `head` (a
+ * gzip member / zlib stream start: no window) and the win_len bytes of
+ * output before `out` (at most 32 KiB). */
+#define ST_GZINDEX_WINDOW 32768u
+typedef struct st_gzpoint {
+  uint64_t in, out;
+  uint8_t bits, head;
+  uint32_t win_len;
+  const uint8_t *win;
+} st_gzpoint;
+/* Point i (0 if out of range). */
+int st_gzindex_point(const st_gzindex *ix, uint32_t i, st_gzpoint *out);
+int st_gzindex_is_gzip(const st_gzindex *ix); /* 1 gzip, 0 zlib */
+uint64_t st_gzindex_span(const st_gzindex *ix);
+size_t st_gzindex_bytes(const st_gzindex *ix); /* resident memory */
+/* An index for reading only (st_gzindex_push refuses), rebuilt from saved
+ * points: st_gzindex_restore_point adds them in order, checked (the first a
+ * head at 0, then strictly increasing offsets, bits <= 7, a window of at
+ * most 32 KiB and at most `out` bytes, none for a head): ST_ERR_FORMAT
+ * otherwise (untrusted input), ST_ERR_NOMEM. `decoded`: the decoded size
+ * (st_gzindex_decoded). */
+st_gzindex *st_gzindex_restore(const st_alloc *a, int gzip, uint64_t span, uint64_t decoded);
+st_code st_gzindex_restore_point(st_gzindex *ix, const st_gzpoint *p);
+/* A point's window packed for saving (raw deflate, 3-6x smaller on trace
+ * text): *out allocated through a (st_free), returns its length; 0 on
+ * allocation failure. st_gzwin_unpack: exactly len (<= 32 KiB) bytes from
+ * the packed in[0, n) into out; 1, or 0 if they are not exactly that. */
+size_t st_gzwin_pack(const st_alloc *a, const uint8_t *win, uint32_t len, uint8_t **out);
+int st_gzwin_unpack(const st_alloc *a, const uint8_t *in, size_t n, uint8_t *out, uint32_t len);
+
 #endif

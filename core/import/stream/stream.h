@@ -70,6 +70,8 @@ typedef struct st_stream_desc {
   st_strtab *strings;    /* NULL: the stream's own */
   uint64_t block_bytes;  /* 0: ST_STREAM_BLOCK; at least 4096 */
   uint32_t max_buckets;  /* 0: ST_STREAM_BUCKETS; at least 64 */
+  uint64_t gz_span;      /* compressed input: decoded bytes between restart points
+                            (0: ST_GZINDEX_SPAN, 4 MiB; smaller for tests) */
 } st_stream_desc;
 
 typedef struct st_stream st_stream;
@@ -81,6 +83,11 @@ st_code st_stream_push(st_stream *s, const void *data, size_t len);
 /* Ends the pass: the summary trace (NULL and err as st_loader_finish; a
  * damaged input gives what was read before the damage, err says where). */
 st_trace *st_stream_finish(st_stream *s, st_error *err);
+/* While the pass runs: a model of the summary so far (the tracks seen,
+ * their buckets; CPU samples left out), so a front end can draw something
+ * before the pass ends. O(summary). The caller owns it; it uses the
+ * stream's string table. NULL + err: out of memory, or no pass running. */
+st_trace *st_stream_snapshot(st_stream *s, st_error *err);
 /* The pass's statistics (events as read from the file, warnings, ...). */
 const st_stats *st_stream_stats(const st_stream *s);
 const char *st_stream_metadata_json(const st_stream *s);
@@ -96,8 +103,10 @@ typedef struct st_stream_info {
   uint64_t buckets;  /* summary buckets (and long events) at the end */
   int64_t bucket_ns; /* the summary's resolution */
   uint64_t summary_events;
-  size_t bytes; /* resident memory of the index (not the summary trace) */
-  int windows;  /* 1: window loads are possible (Chrome JSON) */
+  size_t bytes;            /* resident memory of the index (not the summary trace) */
+  int windows;             /* 1: window loads are possible (Chrome JSON) */
+  int compressed;          /* 1: gzip / zlib input: ranges are read through st_stream_read */
+  uint32_t restart_points; /* its gzip restart points (stream_read.c) */
 } st_stream_info;
 void st_stream_info_get(const st_stream *s, st_stream_info *out);
 
@@ -113,9 +122,11 @@ typedef struct st_stream_range {
 uint32_t st_stream_window_plan(const st_stream *s, int64_t t0_ns, int64_t t1_ns,
                                st_stream_range *out, uint32_t cap, uint64_t *bytes);
 
-/* About how many events meet [t0_ns, t1_ns] (summary time), from the
- * summary's bucket counts (buckets meeting the window count whole): what a
- * window's model would hold. O(buckets). */
+/* About how many events meet [t0_ns, t1_ns] (summary time), at least as
+ * many as do: from the summary's bucket counts (buckets meeting the window
+ * count whole), or, for a stream opened from an index file (which keeps no
+ * counts), the events of the blocks meeting it. What a window's model
+ * would hold. O(buckets + blocks). */
 uint64_t st_stream_events_in(const st_stream *s, int64_t t0_ns, int64_t t1_ns);
 
 typedef struct st_stream_window st_stream_window;
@@ -142,5 +153,34 @@ void st_stream_window_set_filter(st_stream_window *w, int on);
 /* The window load's statistics (its own import of the ranges). */
 const st_stats *st_stream_window_stats(const st_stream_window *w);
 void st_stream_window_destroy(st_stream_window *w);
+
+/* ---- reading a decoded range, whatever the compression ---------------------
+ * Ranges are offsets of the DECODED input. For plain input raw == decoded:
+ * a front end may read [offset, offset + length) of the file directly (the
+ * dialogue below works too: raw_from == offset, it copies). For gzip / zlib
+ * input the pass keeps restart points (core/import/args/gzindex.h, built
+ * from the raw bytes given to st_stream_push; kept by the index file too):
+ * every 4 MiB of decoded bytes a point holding the 32 KiB of output before
+ * it, i.e. about 0.8% of the decoded size resident (8 KiB per MiB; a 20 GB
+ * trace: ~160 MB), and a read inflates from the point before `offset`
+ * (at most 4 MiB more than asked).
+ *
+ *   uint64_t from;
+ *   st_stream_read *r = st_stream_read_begin(s, off, len, &from);
+ *   int done = 0;
+ *   while (!done) { n = read raw bytes at `from`; st_stream_read_push(r, buf, n, &done);
+ *                   from += n; }  (n == 0 at the file's end: stop)
+ *   const uint8_t *bytes = st_stream_read_data(r, &got);  // got == len unless the data ended
+ *   st_stream_read_end(r);
+ * NULL from begin: len 0 or past SIZE_MAX, no restart points (the pass did
+ * not finish indexing a compressed input), or out of memory. */
+typedef struct st_stream_read st_stream_read;
+st_stream_read *st_stream_read_begin(const st_stream *s, uint64_t offset, uint64_t len,
+                                     uint64_t *raw_from);
+/* The next raw bytes from *raw_from on. ST_OK, ST_ERR_GZIP (corrupt: the
+ * file changed?), ST_ERR_NOMEM. *done: 1 once len bytes are there. */
+st_code st_stream_read_push(st_stream_read *r, const void *raw, size_t n, int *done);
+const uint8_t *st_stream_read_data(const st_stream_read *r, size_t *len);
+void st_stream_read_end(st_stream_read *r);
 
 #endif

@@ -4,8 +4,17 @@
 #ifndef STRATA_STREAM_INTERNAL_H
 #define STRATA_STREAM_INTERNAL_H
 
+#include "gzindex.h"
 #include "stream.h"
 #include "u64map.h"
+
+/* A raw byte range of the trace and the SHA-256 of its bytes: how an index
+ * file knows its trace (stream_stx.h). */
+#define ST_STX_SAMPLES_MAX 18
+typedef struct ssample {
+  uint64_t offset, length;
+  uint8_t sha[32];
+} ssample;
 
 /* One block of the decoded input: what its events span. */
 typedef struct sblock {
@@ -104,7 +113,31 @@ struct st_stream {
   uint64_t events_end, bytes_decoded;
   int64_t origin, end; /* the summary trace's time zero and end (absolute ns) */
   int windows;
+
+  /* compressed input: restart points built from the raw bytes during the
+   * pass, for window reads (stream_read.c) */
+  st_gzindex *gz;
+  uint8_t gz_sniff[2];
+  uint32_t gz_sniffed;
+  int gz_state;       /* 0: not known yet, 1: indexing, 2: not compressed, 3: failed */
+  uint64_t raw_bytes; /* raw bytes pushed */
+  uint64_t gz_span;
+
+  /* opened from an index file (stream_stx_read.c): no loader; these stand
+   * for its stats, metadata and figures */
+  int opened;
+  st_stats *saved_stats;
+  char *saved_meta;
+  char *saved_text; /* the warnings' kinds */
+  uint64_t saved_buckets;
+  ssample samples[ST_STX_SAMPLES_MAX];
+  uint32_t nsamples;
 };
+
+/* stream_read.c: the raw bytes of the pass into the gzip index (from
+ * st_stream_push); its end (from st_stream_finish). */
+void st_stream_gz_push(st_stream *s, const void *data, size_t len);
+void st_stream_gz_finish(st_stream *s);
 
 /* 1 if src is a half of an exact event (binary search of s->skip) */
 int st_stream_skips(const st_stream *s, uint64_t src);

@@ -343,25 +343,15 @@ static int sink_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src) {
   return 0; /* the summary draws no arrows; a window's come from its blocks */
 }
 
-/* The summary, into the builder the importer filled (its tracks). */
-static st_code sink_flush(void *ud, st_builder *b) {
-  st_stream *s = ud;
-  /* the importer has finished (its unclosed slices are in): the exact
-   * events are all known, so their halves' srcs are sorted once */
-  if (!settle_pending(s)) return ST_ERR_NOMEM;
-  size_t nskip = 0;
-  for (size_t i = 0; i < s->nexact; i++) nskip += s->exact[i].end_src != UINT64_MAX ? 2 : 1;
-  if (nskip && !(s->skip = st_realloc_array(&s->alloc, NULL, nskip, sizeof *s->skip)))
-    return ST_ERR_NOMEM;
-  for (size_t i = 0; i < s->nexact; i++) {
-    s->skip[s->nskip++] = s->exact[i].src;
-    if (s->exact[i].end_src != UINT64_MAX) s->skip[s->nskip++] = s->exact[i].end_src;
-  }
-  if (s->nskip) qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64); /* NULL when none: UB */
+/* The summary's events into b (whose tracks are the pass's), *n of them.
+ * preview: a snapshot while the pass runs (CPU samples left out: their
+ * frames are the pass builder's). */
+static st_code emit_summary(st_stream *s, st_builder *b, int preview, uint64_t *count) {
   uint64_t n = 0;
   for (size_t i = 0; i < s->nbk; i++) {
     const sbucket *k = &s->bk[i];
     if (k->count == 0) continue;
+    if (preview && kind_of(s, k->track) == ST_TRACK_SAMPLES) continue;
     st_code c;
     if (k->counter) {
       int64_t mid = k->lo + (k->tlast - k->lo) / 2;
@@ -383,6 +373,7 @@ static st_code sink_flush(void *ud, st_builder *b) {
   }
   for (size_t i = 0; i < s->nlong; i++) {
     const slong *l = &s->longs[i];
+    if (preview && kind_of(s, l->track) == ST_TRACK_SAMPLES) continue;
     st_code c = st_builder_slice(b, l->track, l->start, l->dur, l->name, l->cat, l->src,
                                  (uint8_t)(l->flags & ~ST_EV_HAS_END));
     if (c != ST_OK) return c;
@@ -400,8 +391,29 @@ static st_code sink_flush(void *ud, st_builder *b) {
     if (c != ST_OK) return c;
     n++;
   }
-  s->summary_events = n;
+  *count = n;
   return ST_OK;
+}
+
+/* The summary, into the builder the importer filled (its tracks). */
+static st_code sink_flush(void *ud, st_builder *b) {
+  st_stream *s = ud;
+  /* the importer has finished (its unclosed slices are in): the exact
+   * events are all known, so their halves' srcs are sorted once */
+  if (!settle_pending(s)) return ST_ERR_NOMEM;
+  size_t nskip = 0;
+  for (size_t i = 0; i < s->nexact; i++) nskip += s->exact[i].end_src != UINT64_MAX ? 2 : 1;
+  if (nskip && !(s->skip = st_realloc_array(&s->alloc, NULL, nskip, sizeof *s->skip)))
+    return ST_ERR_NOMEM;
+  for (size_t i = 0; i < s->nexact; i++) {
+    s->skip[s->nskip++] = s->exact[i].src;
+    if (s->exact[i].end_src != UINT64_MAX) s->skip[s->nskip++] = s->exact[i].end_src;
+  }
+  if (s->nskip) qsort(s->skip, s->nskip, sizeof *s->skip, cmp_u64);
+  uint64_t n = 0;
+  st_code c = emit_summary(s, b, 0, &n);
+  s->summary_events = n;
+  return c;
 }
 
 /* ==== 4. public API ======================================================= */
@@ -429,6 +441,7 @@ st_stream *st_stream_create(const st_stream_desc *desc) {
   if (s->max_buckets < 64) s->max_buckets = 64;
   s->w = 1000; /* 1 us */
   s->epoch = 1;
+  s->gz_span = desc ? desc->gz_span : 0;
   s->last_src = UINT64_MAX;
   s->sink = (st_builder_sink){s, sink_slice, sink_counter, sink_end_src, sink_flow, sink_flush};
   s->own_strings = !(desc && desc->strings);
@@ -458,12 +471,17 @@ void st_stream_destroy(st_stream *s) {
   st_free(&a, s->blocks);
   st_free(&a, s->exact);
   st_free(&a, s->skip);
+  st_gzindex_destroy(s->gz);
+  st_free(&a, s->saved_stats);
+  st_free(&a, s->saved_meta);
+  st_free(&a, s->saved_text);
   if (s->own_strings) st_strtab_destroy(s->strings);
   st_free(&a, s);
 }
 
 st_code st_stream_push(st_stream *s, const void *data, size_t len) {
   if (!s || s->finished) return ST_ERR_ARG;
+  st_stream_gz_push(s, data, len);
   return st_loader_push(s->loader, data, len);
 }
 
@@ -486,18 +504,42 @@ st_trace *st_stream_finish(st_stream *s, st_error *err) {
   const st_stats *st = st_loader_stats(s->loader);
   s->bytes_decoded = st ? st->bytes_decoded : 0;
   s->windows = t && st && st->format && !strcmp(st->format, "chrome-json") && s->events_end > 0;
+  st_stream_gz_finish(s);
   return t;
 }
 
+st_trace *st_stream_snapshot(st_stream *s, st_error *err) {
+  st_error dummy;
+  if (!err) err = &dummy;
+  if (!s || s->finished || !s->builder) {
+    st_error_set(err, ST_ERR_ARG, 0, "no pass running");
+    return NULL;
+  }
+  st_builder *b = st_builder_create_shared(&s->alloc, s->strings);
+  uint64_t n = 0;
+  st_code c = b ? st_builder_copy_skeleton(s->builder, b) : ST_ERR_NOMEM;
+  if (c == ST_OK) c = emit_summary(s, b, 1, &n);
+  if (c != ST_OK) {
+    st_builder_destroy(b);
+    st_error_set(err, c, 0, "out of memory");
+    return NULL;
+  }
+  return st_builder_finish(b, err);
+}
+
 const st_stats *st_stream_stats(const st_stream *s) {
+  if (s && s->opened) return s->saved_stats;
   return s ? st_loader_stats(s->loader) : NULL;
 }
 
 const char *st_stream_metadata_json(const st_stream *s) {
+  if (s && s->opened) return s->saved_meta ? s->saved_meta : "{}";
   return s ? st_loader_metadata_json(s->loader) : "{}";
 }
 
 st_argsrc *st_stream_take_args_source(st_stream *s) {
+  if (s && s->opened) /* JSON args are read from the file by src alone */
+    return s->windows ? st_argsrc_create(&s->alloc, ST_ARGS_JSON) : NULL;
   return s ? st_loader_take_args_source(s->loader) : NULL;
 }
 
@@ -507,6 +549,10 @@ uint64_t st_stream_events_in(const st_stream *s, int64_t t0_ns, int64_t t1_ns) {
   if (!s || t1_ns < t0_ns) return 0;
   int64_t a0 = st_sat_add(s->origin, t0_ns), a1 = st_sat_add(s->origin, t1_ns);
   uint64_t n = 0;
+  if (s->opened) /* an index keeps no bucket counts: the blocks meeting it, whole */
+    for (size_t i = 0; i < s->nblocks; i++)
+      if (s->blocks[i].events && s->blocks[i].lo <= a1 && s->blocks[i].hi >= a0)
+        n += s->blocks[i].events;
   for (size_t i = 0; i < s->nbk; i++) {
     const sbucket *b = &s->bk[i];
     if (!b->counter && b->count && b->lo <= a1 && b->hi >= a0) n += b->count;
@@ -531,11 +577,14 @@ void st_stream_info_get(const st_stream *s, st_stream_info *out) {
   out->block_bytes = s->block_bytes;
   for (size_t i = 0; i < s->nblocks; i++) out->blocks += s->blocks[i].events > 0;
   out->exact = s->nexact;
-  out->buckets = s->nbk + s->nlong;
+  out->buckets = s->opened ? s->saved_buckets : s->nbk + s->nlong;
   out->bucket_ns = s->w;
   out->summary_events = s->summary_events;
   out->bytes = sizeof *s + s->capbk * sizeof(sbucket) + st_u64map_bytes(&s->bmap) +
                s->caplong * sizeof(slong) + s->capblocks * sizeof(sblock) +
-               s->capexact * sizeof(sexact) + s->nskip * sizeof(uint64_t);
+               s->capexact * sizeof(sexact) + s->nskip * sizeof(uint64_t) + st_gzindex_bytes(s->gz);
   out->windows = s->windows;
+  const st_stats *st = st_stream_stats(s);
+  out->compressed = st && st->compressed;
+  out->restart_points = st_gzindex_points(s->gz);
 }

@@ -63,7 +63,6 @@ struct st_stream_window {
   uint64_t fed;
   int64_t a0, a1; /* absolute ns: the exact events added meet [a0, a1] */
   int filter;     /* st_stream_window_set_filter */
-  int failed;
 };
 
 /* the file offset of fed offset `at` (unchanged outside the ranges) */
@@ -161,10 +160,8 @@ static int copy_tracks(st_builder *b, const st_trace *summary) {
 }
 
 static st_code feed(st_stream_window *w, const void *p, size_t n) {
-  st_code c = st_loader_push(w->loader, p, n);
   w->fed += n;
-  if (c != ST_OK) w->failed = 1;
-  return c;
+  return st_loader_push(w->loader, p, n); /* an error repeats on later pushes */
 }
 
 st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
