@@ -3,7 +3,9 @@
 # A profile of 256 ranks as a cluster would make it: `strata-gen --rank R`
 # writes 256 small Kineto-like rank files (two in a sub-folder, one
 # gzip'd) and a broken one; `strata index` indexes them all in parallel
-# (xargs -P2); `strata manifest DIR -o profile.json` lists them. The
+# (xargs -P2); `strata manifest DIR -o profile.json` lists them (from the
+# indexes; the same as from the streaming pass before indexing; a stale
+# index refused and the file read instead). The
 # manifest is checked against an independent computation in python: 257
 # entries sorted by path, ranks 0..255, bytes equal to the files' sizes,
 # groups "rank R" and unique, each file's index named, events equal to
@@ -68,6 +70,12 @@ with open(os.path.join(prof, "broken.pt.trace.json"), "w") as f:
     f.write('{"traceEvents": [{"ph": "X", "name": "a", "ts": 1 "dur": 2}]}')  # no ',' at byte 50
 with open(os.path.join(prof, "notes.txt"), "w") as f:
     f.write("not a trace\n")  # not a trace name: not listed
+
+# ---- before indexing: every file read by the streaming pass ----
+p = run([strata, "manifest", prof, "--json"])
+report(p.returncode == 0, "manifest before indexing", p.stderr)
+before = json.loads(p.stdout) if p.returncode == 0 else {"files": []}
+report(all(f.get("index", None) is None for f in before["files"]), "no index before indexing")
 
 # ---- every file indexed in parallel, as the job array does ----
 listing = sorted(os.path.join(prof, rel[r]) for r in range(N))
@@ -135,6 +143,14 @@ report([(t["events"], t["clock"], t["start_ns"]) for t in many["traces"]]
        "events and clocks as full loads", (many["traces"][0]["start_ns"], some[0]["clock"]))
 report([t["offset_us"] - many["traces"][0]["offset_us"] for t in many["traces"]]
        == [f["offset_us"] - some[0]["offset_us"] for f in some], "offsets as full loads (apart)")
+
+# from the indexes (no pass): the same manifest as from the passes, but for "index"
+def no_index(lst):
+    return [{k: v for k, v in f.items() if k != "index"} for f in lst]
+
+
+report(no_index(files) == no_index(before["files"]), "read from the indexes = read by the passes",
+       [(a, b) for a, b in zip(no_index(files), no_index(before["files"])) if a != b][:2])
 
 # deterministic; --json prints the same text; a rerun does not list the manifest itself
 p2 = run([strata, "manifest", prof, "-o", out, "--json"])
@@ -295,6 +311,17 @@ os.makedirs(sdir)
 os.symlink(strata, os.path.join(sdir, "strata"))
 p = run(mcmd, env=dict(os.environ, PROFILE_DIR=prof, PATH=sdir + ":" + os.environ["PATH"]))
 report(p.returncode == 0 and open(out).read() == text, "the manifest Job writes the same manifest", (mcmd, p.stderr))
+
+# ---- a stale index (the file written again after it): refused, the file read instead ----
+stale = os.path.join(prof, rel[9])
+subprocess.run([gen, "-n", "2100", "--rank", "9", "--lean", "-o", stale], stdout=subprocess.DEVNULL)
+p = run([strata, "manifest", prof, "--json"])
+f9 = [f for f in json.loads(p.stdout)["files"] if f.get("rank") == 9] if p.returncode == 0 else []
+s9 = json.loads(run([strata, "stats", stale, "--json"]).stdout)
+report(len(f9) == 1 and f9[0]["index"] is None and f9[0]["events"] == s9["events"]
+       and f9[0]["bytes"] == os.path.getsize(stale), "a stale index: listed as none, the file read", f9)
+report(re.search(r"rank-9\.pt\.trace\.json\.stx: index does not match .*rank-9\.pt\.trace\.json", p.stderr)
+       is not None, "the stale index said on stderr", p.stderr)
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(finish())

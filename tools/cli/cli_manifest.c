@@ -5,10 +5,13 @@
  * symbolic links to folders not followed) for the files strata reads by
  * name (st_profile_trace_name: .json .gz .pb .pftrace .perfetto-trace
  * .trace; a manifest itself and the -o file are left out). Each is read
- * once through the streaming pass (core/import/stream/stream.h: memory
- * bounded by its summary whatever the file's size; one file at a time,
- * freed before the next) to learn what the page would call it and where
- * it starts:
+ * to learn what the page would call it and where it starts: from its index
+ * FILE.stx when there is one that matches it (`strata index`, stream_stx.h:
+ * its stats, metadata and summary, no pass over the file; one that does
+ * not match is said on stderr, listed as no index, and the file read
+ * instead), else once through the streaming pass (core/import/stream/
+ * stream.h: memory bounded by its summary whatever the file's size); one
+ * file at a time, freed before the next:
  *
  *   {"strata_manifest": 1, "files": [
  *     {"path": "sub/rank-3.json" (from the manifest's folder, '/'-separated),
@@ -22,8 +25,9 @@
  *      "clock": {"kind": "epoch" | "machine" | "none", "start_ns": N | null,
  *                "base_time_ns": N | null},
  *      "offset_us": its t = 0 on the shared timeline (the page's rule),
- *      "index": "sub/rank-3.json.stx" if that file exists, else null,
- *      "warning": "..." (only for a file damaged part-way: kept, as the page keeps it)},
+ *      "index": "sub/rank-3.json.stx" if that file exists and matches, else null,
+ *      "warning": "..." (a file damaged part-way, read by the pass: kept, as
+ *                 the page keeps it)},
  *     {"path": "broken.json", "bytes": 9, "error": "what (at byte N)"}, ...],
  *    "read": files read, "errors": files not read}
  *
@@ -219,17 +223,24 @@ static int read_one(const char *root, mf_entry *m) {
   if (stat(path, &st) == 0) m->bytes = (uint64_t)st.st_size;
   snprintf(stx, strlen(path) + 5, "%s.stx", path);
   m->has_index = stat(stx, &st) == 0 && S_ISREG(st.st_mode);
-  free(stx);
-  if (!utf8_ok(m->rel)) {
-    free(path);
-    m->error = dup_str("the path is not UTF-8 (a manifest cannot name it)");
-    return m->error ? 0 : -1;
-  }
   char why[512] = "";
   st_stream *s = NULL;
+  st_trace *t = NULL;
   st_error err;
-  st_trace *t = pass(path, &s, &err, why, sizeof why);
+  memset(&err, 0, sizeof err);
+  cli_heap heap = {0, 0, NULL}; /* the index's stream and summary count here until freed */
+  if (!utf8_ok(m->rel)) {
+    snprintf(why, sizeof why, "the path is not UTF-8 (a manifest cannot name it)");
+  } else {
+    if (m->has_index) { /* the index's stats and summary: no pass over the file */
+      double ms;
+      s = cli_stream_open(path, stx, &heap, &t, &ms);
+      m->has_index = s != NULL; /* refused (its line on stderr): the pass instead */
+    }
+    if (!s) t = pass(path, &s, &err, why, sizeof why);
+  }
   free(path);
+  free(stx);
   if (!t) {
     st_stream_destroy(s);
     return (m->error = dup_str(why)) ? 0 : -1;
