@@ -111,8 +111,9 @@ function pathProblem(p) {
 }
 
 // The text of a manifest fetched from manifestUrl (absolute) -> {files:
-// [{url, name, group}], skipped: [{name, message}], total}; throws an Error
-// with one line when the manifest is refused (rules above).
+// [{url, name, group, index}], skipped: [{name, message}], total} (index:
+// the URL of the file's `.stx`, or null); throws an Error with one line
+// when the manifest is refused (rules above: an index path too).
 export function parseManifest(text, manifestUrl) {
   const label = shortName(manifestUrl);
   const refuse = (why) => new Error(`${label}: not a valid strata manifest: ${why}`);
@@ -131,22 +132,27 @@ export function parseManifest(text, manifestUrl) {
   if (!Array.isArray(m.files) || !m.files.length) throw refuse('no "files" list');
   const base = new URL(manifestUrl);
   const dir = base.pathname.slice(0, base.pathname.lastIndexOf('/') + 1);
+  // p's absolute URL, refused unless it is a relative path below the manifest
+  const below = (p, shown) => {
+    const why = pathProblem(p);
+    if (why) throw refuse(`file ${shown}: ${why} (only relative paths below the manifest)`);
+    const url = new URL(p.split('/').map(encodeURIComponent).join('/'), base);
+    if (url.origin !== base.origin || !url.pathname.startsWith(dir)) throw refuse(`file ${shown}: not below the manifest`);
+    return url.href;
+  };
   const files = [];
   const skipped = [];
   for (const [i, f] of m.files.entries()) {
     const p = f && typeof f === 'object' ? f.path : undefined;
-    const why = pathProblem(p);
     const shown = typeof p === 'string' ? JSON.stringify(p.slice(0, 120)) : `#${i + 1}`;
-    if (why) throw refuse(`file ${shown}: ${why} (only relative paths below the manifest)`);
-    const url = new URL(p.split('/').map(encodeURIComponent).join('/'), base);
-    if (url.origin !== base.origin || !url.pathname.startsWith(dir)) {
-      throw refuse(`file ${shown}: not below the manifest`);
-    }
+    const url = below(p, shown);
     if (f.error !== undefined) {
       skipped.push({ name: p, message: `${p}: not read by strata manifest: ${oneLine(f.error)}` });
       continue;
     }
-    files.push({ url: url.href, name: p, group: typeof f.group === 'string' ? f.group : null });
+    // its index (`strata index`), checked as the path is (the page does not read it yet)
+    const index = f.index == null ? null : below(f.index, `${shown}'s index`);
+    files.push({ url, name: p, group: typeof f.group === 'string' ? f.group : null, index });
   }
   return { files, skipped, total: m.files.length };
 }

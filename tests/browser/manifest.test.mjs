@@ -9,8 +9,9 @@
 // from the server are named in the page's per-file report while the rest
 // open; bad manifests (not JSON, another version, '..', another origin,
 // an absolute path) are refused with one line and the page stays as it
-// was; a plain trace behind ?url= still opens (the sniffed bytes replayed);
-// the 256-rank manifest opens. No request leaves the server's origin.
+// was (an index path is checked as the file's); a plain trace behind
+// ?url= still opens (the sniffed bytes replayed); the 256-rank manifest
+// opens, and again over itself. No request leaves the server's origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -74,6 +75,7 @@ before(async () => {
   await write('origin.json', { strata_manifest: 1, files: [entry('http://other.invalid/rank-0.json')] });
   await write('abs.json', { strata_manifest: 1, files: [entry('/runs/p1/rank-0.pt.trace.json')] });
   await write('empty.json', { strata_manifest: 1, files: [] });
+  await write('badindex.json', { strata_manifest: 1, files: [{ ...entry('a.json'), index: '../../x.stx' }] });
   await write('plain.json', '{"traceEvents": []}');
   // the same profile with its groups named by hand (two the same: the second gets " #2")
   const named = { ...small, files: small.files.map((f, i) => (f.error ? f : { ...f, group: i === 2 || i === 6 ? 'host A gpu' : `host ${i} gpu` })) };
@@ -167,6 +169,7 @@ test('bad manifests are refused with one line; the page keeps what it shows', as
     ['bad/origin.json', /^origin\.json: not a valid strata manifest: file "http:\/\/other\.invalid\/rank-0\.json": a URL \(only relative paths below the manifest\)$/],
     ['bad/abs.json', /^abs\.json: not a valid strata manifest: file ".*": an absolute path \(only relative paths below the manifest\)$/],
     ['bad/empty.json', /^empty\.json: not a valid strata manifest: no "files" list$/],
+    ['bad/badindex.json', /^badindex\.json: not a valid strata manifest: file "a\.json"'s index: '\.\.' \(only relative paths below the manifest\)$/],
   ];
   for (const [url, re] of cases) {
     const n = await app.eventCount();
