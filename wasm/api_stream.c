@@ -53,3 +53,26 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_stream_raw_begin(double offset, double len) 
 EMSCRIPTEN_KEEPALIVE int st_wasm_stream_raw_push(int k, const void *data, size_t len) {
   return st_app_stream_raw_push(st_web_app(), k, data, len);
 }
+
+/* A streamed trace opened from its index file (app.h st_app_load_begin_index):
+ *   st_wasm_load_begin_index(name, ptr, len) -> 1 ok, 0 not an index (st_wasm_error)
+ *   st_wasm_index_samples() -> how many identity samples of the trace to read
+ *   st_wasm_index_range(k, length) -> sample k's raw offset (0) / length (1)
+ *   st_wasm_index_sample(k, ptr, len) -> 1 kept
+ *   st_wasm_index_verify(size) -> 1 the index is the trace's (then
+ *     st_wasm_load_finish), 0 not (st_wasm_error; st_wasm_load_abort) */
+EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin_index(const char *name, const void *stx, size_t len) {
+  return st_app_load_begin_index(st_web_app(), name, stx, len);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_index_samples(void) {
+  return st_app_load_index_samples(st_web_app());
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_index_range(int k, int length) {
+  return st_app_load_index_range(st_web_app(), k, length);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_index_sample(int k, const void *data, size_t len) {
+  return st_app_load_index_sample(st_web_app(), k, data, len);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_index_verify(double size) {
+  return st_app_load_index_verify(st_web_app(), size);
+}

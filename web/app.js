@@ -216,7 +216,8 @@ async function fetchSource(url) {
     const u8 = new Uint8Array(await resp.arrayBuffer());
     return { total: u8.length, chunks: bytesChunks(u8) };
   }
-  return { total: len, chunks: streamChunks(resp.body, url) };
+  // cancel(): the body not read after all (a trace opened from its index)
+  return { total: len, chunks: streamChunks(resp.body, url), cancel: () => resp.body.cancel().catch(() => {}) };
 }
 
 // read(off, n) of a URL by HTTP Range (streaming mode's window reads). A server
@@ -247,10 +248,10 @@ function rangeReader(url) {
 async function resolveSource(source, opts) {
   if (typeof source === 'string' || source instanceof URL) {
     const url = String(source);
-    const { total, chunks } = await fetchSource(url);
+    const { total, chunks, cancel } = await fetchSource(url);
     const sniffed = await sniffManifest(chunks, !!opts.manifest);
     if (sniffed.text !== undefined) return { manifest: parseManifest(sniffed.text, new URL(url, document.baseURI).href) };
-    return { name: opts.name || nameFromUrl(url), total, chunks: sniffed.chunks, rangeRead: rangeReader(url) };
+    return { name: opts.name || nameFromUrl(url), total, chunks: sniffed.chunks, rangeRead: rangeReader(url), cancel };
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
@@ -306,6 +307,77 @@ async function finish(name, split = null) {
   return stats;
 }
 
+// ---- a streamed trace opened from its index file (`strata index`) ---------------
+
+// The bytes of an index given as a File, Blob, buffer or URL.
+async function bytesOf(src) {
+  if (typeof src === 'string' || src instanceof URL) {
+    const r = await fetch(String(src), { credentials: 'omit', referrerPolicy: 'no-referrer' });
+    if (!r.ok) throw new Error(`Could not fetch ${src}: HTTP ${r.status}`);
+    return new Uint8Array(await r.arrayBuffer());
+  }
+  if (typeof Blob !== 'undefined' && src instanceof Blob) return new Uint8Array(await src.arrayBuffer());
+  if (src instanceof ArrayBuffer) return new Uint8Array(src);
+  if (ArrayBuffer.isView(src)) return new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
+  throw new Error('strata.open: an index must be a File, Blob, ArrayBuffer, Uint8Array or URL string');
+}
+
+const isIndex = (b) => b && b.length >= 9 && String.fromCharCode(...b.subarray(0, 9)) === 'STRATASTX';
+
+// `<trace url>.stx` beside a ?url= trace, if there is one (null otherwise).
+async function siblingIndex(url) {
+  try {
+    const u = new URL(url, document.baseURI);
+    u.pathname += '.stx';
+    const r = await fetch(u.href, { credentials: 'omit', referrerPolicy: 'no-referrer' });
+    if (!r.ok) return null;
+    const b = new Uint8Array(await r.arrayBuffer());
+    return isIndex(b) ? b : null;
+  } catch {
+    return null;
+  }
+}
+
+// Starts the load of trace `name` from its index: the index opened, the
+// trace's identity samples read with read(off, n) and checked. null: the
+// load is open (finish it); else why the index cannot be used (one line;
+// nothing is loading).
+async function beginFromIndex(name, idx, read, total) {
+  const p = M._malloc(idx.length || 1);
+  let ok;
+  try {
+    M.HEAPU8.set(idx, p);
+    ok = withCString(name, (np) => M._st_wasm_load_begin_index(np, p, idx.length));
+  } finally {
+    M._free(p);
+  }
+  if (!ok) return oneLine(str(M._st_wasm_error()));
+  let readError = null;
+  const n = M._st_wasm_index_samples();
+  for (let k = 0; k < n; k++) {
+    const off = M._st_wasm_index_range(k, 0);
+    const len = M._st_wasm_index_range(k, 1);
+    let part = null;
+    try {
+      part = await read(off, len);
+    } catch (e) {
+      readError = readError || oneLine(e && e.message ? e.message : e);
+    }
+    if (!part || part.length !== len) continue; // short: a mismatch
+    const q = M._malloc(len || 1);
+    try {
+      M.HEAPU8.set(part, q);
+      M._st_wasm_index_sample(k, q, len);
+    } finally {
+      M._free(q);
+    }
+  }
+  if (M._st_wasm_index_verify(total)) return null;
+  const why = readError || oneLine(str(M._st_wasm_error()));
+  M._st_wasm_load_abort();
+  return why;
+}
+
 // A failed open: the page as it was, the one line shown and sent
 // (strata:error); returns the Error to reject with.
 function openFailed(e, prevStatus) {
@@ -341,7 +413,28 @@ async function openOne(source, opts) {
 async function doOpen(source, src, opts, prevStatus) {
   try {
     const { name, total, read } = src;
-    const sw = streamWanted(opts, total, name);
+    let sw = streamWanted(opts, total, name);
+    // with its index file (given, or `<url>.stx` beside a streamed ?url=): no pass
+    let idx = opts && opts.index ? await bytesOf(opts.index) : null;
+    if (!idx && sw.on && typeof source === 'string') idx = await siblingIndex(source);
+    if (idx && (read || src.rangeRead)) {
+      stream.detach();
+      ui.status.textContent = 'Opening with its index…';
+      const why = await beginFromIndex(name, idx, read || src.rangeRead, total);
+      if (!why) {
+        if (src.cancel) src.cancel();
+        if (!sw.on) sw = streamWanted({ ...(opts || {}), stream: 1 }, total, name);
+        const stats = await finish(name, null);
+        const h = M._st_wasm_last_handle();
+        setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+        stream.attach(h, { read: read || src.rangeRead, size: total, compressed: !!stats.compressed }, sw);
+        stats.streaming = { ...stream.state(), from_index: true };
+        embed.opened([{ source, name }]);
+        emit('strata:loaded', stats);
+        return stats;
+      }
+      showError(`${why}; reading the whole trace instead`, true);
+    }
     const plan = src.blob && !sw.on ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
     setProgress(0, total);
     stream.detach();
@@ -405,6 +498,7 @@ async function doOpen(source, src, opts, prevStatus) {
 // files not read, already said why) and opts.total (all its files) count in
 // the report.
 async function doOpenMany(sources, opts) {
+  const indexes = opts && opts.indexes; // trace name -> its index's bytes (open() pairs them)
   const prevStatus = opts && opts.prevStatus !== undefined ? opts.prevStatus : ui.status.textContent;
   const names = (opts && opts.names) || [];
   const loaded = []; // {handle, file, name}
@@ -427,12 +521,25 @@ async function doOpenMany(sources, opts) {
         name = r.name;
         // streaming mode when the files together would pass the heap budget;
         // then each file's summary and window take their share of it
-        const sw = streamWanted(opts, r.total * sources.length, r.name);
+        let sw = streamWanted(opts, r.total * sources.length, r.name);
         if (sw.on && sources.length > 1) {
           sw.buckets = Math.max(1024, Math.floor(sw.buckets / sources.length));
           sw.window = Math.max(1 << 20, sw.window / sources.length);
         }
-        const status = await pushSource(r, sw.on ? sw : null);
+        // a trace given with its index file (dropped or opened together): no pass
+        const idx = indexes && indexes.get(name);
+        let status = null;
+        if (idx && (r.read || r.rangeRead)) {
+          const why = await beginFromIndex(name, idx, r.read || r.rangeRead, r.total);
+          if (!why) {
+            if (r.cancel) r.cancel();
+            status = M._st_wasm_load_finish();
+            if (!sw.on) sw = streamWanted({ ...(opts || {}), stream: 1 }, r.total * sources.length, name);
+          } else {
+            warnings.push(`${why}; reading the whole trace instead`);
+          }
+        }
+        if (status === null) status = await pushSource(r, sw.on ? sw : null);
         if (status === 2) {
           skipped.push({ name, message: oneLine(str(M._st_wasm_error())) });
           continue;
@@ -521,9 +628,29 @@ async function pushSource({ name, total, chunks }, sw = null) {
 
 const tracesNow = () => (M ? JSON.parse(str(M._st_wasm_traces_json())) : []);
 
+// Index files (`strata index`: *.stx) among several sources go with the trace
+// they are named after (run.json + run.json.stx): {sources, indexes}.
+async function pairIndexes(list) {
+  const nameOf = (s) => (s && s.name) || (typeof s === 'string' ? nameFromUrl(s) : '');
+  const stx = list.filter((s) => /\.stx$/i.test(nameOf(s)));
+  if (!stx.length) return { sources: list, indexes: null };
+  const indexes = new Map();
+  for (const s of stx) indexes.set(nameOf(s).replace(/\.stx$/i, ''), await bytesOf(s));
+  return { sources: list.filter((s) => !stx.includes(s)), indexes };
+}
+
+async function openList(list, opts) {
+  const { sources, indexes } = await pairIndexes(list);
+  if (sources.length === 1 && indexes) {
+    const idx = indexes.get((sources[0] && sources[0].name) || (typeof sources[0] === 'string' ? nameFromUrl(sources[0]) : ''));
+    return doOpen(sources[0], idx ? { ...(opts || {}), index: idx } : opts);
+  }
+  return doOpenMany(sources, indexes ? { ...(opts || {}), indexes } : opts);
+}
+
 function open(source, opts) {
   const many = Array.isArray(source);
-  const p = queue.then(() => (many ? doOpenMany(source, opts) : openOne(source, opts)));
+  const p = queue.then(() => (many ? openList(source, opts) : openOne(source, opts)));
   queue = p.catch(() => {});
   return p;
 }

@@ -11,6 +11,9 @@
 //                      its files fetched from the manifest's folder and opened
 //                      on one timeline; a ?url= whose body is a manifest
 //                      opens the same way. Its origin is allowed as ?url='s.
+//   ?index=<url>       with ?url=: the trace's index file (`strata index`):
+//                      opened in streaming mode without its pass (checked
+//                      against the trace; a stale one: the pass runs).
 //   #t=<start_us>,<end_us>&sel=<row>:<index>
 //                      the view and the selected event; kept up to date
 //                      (history.replaceState, at most ~4 times a second) and
@@ -64,6 +67,7 @@ const EMBED = params.get('embed') === '1';
 const URL_PARAMS = params.getAll('url').filter(Boolean);
 const MANIFEST_PARAM = params.get('manifest') || null;
 const URL_PARAM = URL_PARAMS[0] || null;
+const INDEX_PARAM = params.get('index') || null; // ?url=A&index=A.stx: its index file (no pass)
 const $ = (id) => document.getElementById(id);
 
 // ---- standalone file --------------------------------------------------------------
@@ -92,7 +96,7 @@ function b64ToBytes(s) {
 function tightenCsp() {
   if (STANDALONE) return; // its own policy allows no connections at all
   let allow = "'self'";
-  for (const p of [...URL_PARAMS, ...(MANIFEST_PARAM ? [MANIFEST_PARAM] : [])]) {
+  for (const p of [...URL_PARAMS, ...(MANIFEST_PARAM ? [MANIFEST_PARAM] : []), ...(INDEX_PARAM ? [INDEX_PARAM] : [])]) {
     try {
       const u = new URL(p, document.baseURI);
       if ((u.protocol === 'http:' || u.protocol === 'https:') && u.origin !== location.origin && !allow.includes(` ${u.origin}`)) {
@@ -471,7 +475,7 @@ export function embedSetup() {
       if (t) return { kind: 'open', source: b64ToBytes(t.textContent), opts: { name: t.dataset.name || 'trace' } };
       if (MANIFEST_PARAM) return { kind: 'open', source: MANIFEST_PARAM, opts: { manifest: true } };
       if (URL_PARAMS.length > 1) return { kind: 'open', source: URL_PARAMS, opts: {} };
-      if (URL_PARAM) return { kind: 'open', source: URL_PARAM, opts: {} };
+      if (URL_PARAM) return { kind: 'open', source: URL_PARAM, opts: INDEX_PARAM ? { index: INDEX_PARAM } : {} };
       if (EMBED) {
         const empty = $('empty');
         if (empty) {

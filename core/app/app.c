@@ -63,30 +63,6 @@ st_app *st_app_create(const st_app_desc *desc) {
   return app;
 }
 
-/* What the app built on the set's view goes (the ui and the lod point into
- * the traces), and every snapshot taken of it. The set's drop_view hook. */
-void st_app_drop_view(void *ud) {
-  st_app *app = ud;
-  st_app_summary_forget(app);
-  st_app_flame_forget(app);
-  st_app_diff_forget(app);
-  st_app_analyze_forget(app);
-  st_app_opstats_forget(app);
-  if (!app->stream.swapping) st_app_notes_clear(app); /* notes are times: a window keeps them */
-  if (app->side) {                                    /* back to one pane */
-    app->ui = app->pane[0];
-    st_ui_destroy(app->pane[1]);
-    app->pane[0] = app->pane[1] = NULL;
-    app->side = 0;
-    app->pane_dx = 0;
-  }
-  st_ui_destroy(app->ui);
-  st_lod_destroy(app->lod);
-  app->ui = NULL;
-  app->lod = NULL;
-  app->trace = NULL;
-}
-
 void st_app_destroy(st_app *app) {
   if (!app) return;
   st_app_drop_view(app);
@@ -110,6 +86,7 @@ void st_app_destroy(st_app *app) {
   st_panel_buf_free(&app->small, a);
   st_panel_buf_free(&app->an_text, a);
   st_panel_buf_free(&app->stream.text, a);
+  st_app_stream_drop_samples(app);
   st_free(a, app->stream.ranges);
   st_alloc self = *a;
   st_free(&self, app);
@@ -126,7 +103,7 @@ void st_app_set_font(st_app *app, const st_font *font) {
 
 /* streaming: 0 resident; else load_begin_stream with these figures */
 static int load_begin(st_app *app, const char *name, int streaming, uint64_t block_bytes,
-                      uint32_t max_buckets) {
+                      uint32_t max_buckets, const void *stx, size_t stx_len) {
   st_app_copy_line(app->load_name, sizeof app->load_name, name && *name ? name : "trace");
   if (!app->batch_open) { /* a load on its own: a batch of one */
     st_app_batch_begin(app);
@@ -139,24 +116,39 @@ static int load_begin(st_app *app, const char *name, int streaming, uint64_t blo
     if (app->batch_open == 2) st_app_batch_end(app);
     return 0;
   }
-  app->loading =
-      (streaming ? st_traceset_load_begin_stream(app->set, app->load_name, block_bytes, max_buckets)
-                 : st_traceset_load_begin(app->set, app->load_name)) == ST_OK;
+  st_error err;
+  memset(&err, 0, sizeof err);
+  st_code c =
+      streaming == 2 ? st_traceset_load_begin_index(app->set, app->load_name, stx, stx_len, &err)
+      : streaming
+          ? st_traceset_load_begin_stream(app->set, app->load_name, block_bytes, max_buckets)
+          : st_traceset_load_begin(app->set, app->load_name);
+  app->loading = c == ST_OK;
   if (!app->loading) {
-    snprintf(app->error, sizeof app->error, "%s: out of memory starting the load", app->load_name);
+    if (streaming == 2 && err.msg[0]) /* not an index: why, with the byte offset */
+      st_load_error_line(&err, app->load_name, app->error, sizeof app->error);
+    else
+      snprintf(app->error, sizeof app->error, "%s: out of memory starting the load",
+               app->load_name);
     if (app->batch_open == 2) st_app_batch_end(app);
     return 0;
   }
   return 1;
 }
 
-int st_app_load_begin(st_app *app, const char *name) { return load_begin(app, name, 0, 0, 0); }
+int st_app_load_begin(st_app *app, const char *name) {
+  return load_begin(app, name, 0, 0, 0, NULL, 0);
+}
+
+int st_app_load_begin_index(st_app *app, const char *name, const void *stx, size_t len) {
+  return load_begin(app, name, 2, 0, 0, stx, len);
+}
 
 int st_app_load_begin_stream(st_app *app, const char *name, double block_bytes,
                              double max_buckets) {
   uint64_t bb = block_bytes >= 4096 && block_bytes < 1e15 ? (uint64_t)block_bytes : 0;
   uint32_t mb = max_buckets >= 64 && max_buckets < 4e9 ? (uint32_t)max_buckets : 0;
-  return load_begin(app, name, 1, bb, mb);
+  return load_begin(app, name, 1, bb, mb, NULL, 0);
 }
 
 st_code st_app_load_push(st_app *app, const void *data, size_t len) {
@@ -280,28 +272,6 @@ void st_app_batch_begin(st_app *app) {
   app->batch_open = 1;
   app->batch_loaded = 0;
   app->batch_t0_ms = st_app_now(app);
-}
-
-/* The app's part of the view the set built (one file's model, or several
- * merged): its level-of-detail index and ui. The set's build_view hook; on
- * failure nothing of it is kept and err says which stage failed. */
-st_code st_app_build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err) {
-  st_app *app = ud;
-  (void)set;
-  st_lod *lod = st_lod_build(&app->alloc, view, err);
-  st_ui *ui = lod ? st_ui_create(&app->alloc, view, app->css_w, app->css_h, app->dpr) : NULL;
-  if (!ui) {
-    if (lod) st_error_set(err, ST_ERR_NOMEM, 0, "out of memory creating the view");
-    st_lod_destroy(lod);
-    return err->code != ST_OK ? err->code : ST_ERR_NOMEM;
-  }
-  app->trace = view;
-  app->lod = lod;
-  app->ui = ui;
-  app->animating = 0;
-  st_ui_set_tool(ui, (st_tool)app->tool);
-  st_ui_set_flow_mode(ui, (st_flow_mode)app->flow_mode);
-  return ST_OK;
 }
 
 static const unsigned ALL_CHANGED = ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION | ST_UI_SEARCH |

@@ -139,6 +139,19 @@ void st_app_load_set_inflated(st_app *app, const st_source_info *info, st_code c
  * "windows","blocks","exact","bucket_ns","summary_events","index_bytes",
  * "window_ns"}],"pending","reading","filter"}. */
 int st_app_load_begin_stream(st_app *app, const char *name, double block_bytes, double max_buckets);
+/* A streamed trace opened from its index file (stream_stx.h) instead of the
+ * pass: begin_index (0: not an index, st_app_error says why in one line);
+ * then the trace's identity samples: index_samples() of them, sample k at
+ * index_range(k, 0) (raw offset) of index_range(k, 1) bytes, each given
+ * whole to index_sample; index_verify(the trace file's size): 1 it is the
+ * index of this trace (then st_app_load_finish as for any load), 0 not
+ * ("index does not match <file>: ...": st_app_load_abort, and load the
+ * trace itself). */
+int st_app_load_begin_index(st_app *app, const char *name, const void *stx, size_t len);
+int st_app_load_index_samples(st_app *app);
+double st_app_load_index_range(const st_app *app, int k, int length);
+int st_app_load_index_sample(st_app *app, int k, const void *data, size_t len);
+int st_app_load_index_verify(st_app *app, double raw_size);
 const char *st_app_stream_want(st_app *app, double budget_bytes);
 int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns,
                         int filter); /* -1: failed */

@@ -37,6 +37,7 @@
 #include "panel.h"
 #include "stats.h"
 #include "trace.h"
+#include "stream_stx.h"
 #include "traceset.h"
 
 _Static_assert(ST_APP_MAX_TRACES == ST_TRACESET_MAX, "the app's set holds as many files");
@@ -118,9 +119,12 @@ typedef struct st_app_stream {
   st_stream_range *ranges;
   uint32_t n, cap;
   uint64_t bytes, pushed;
-  int64_t t0, t1; /* its window, the file's time (ns since its origin) */
-  int filter;     /* it keeps only the window's events (st_stream_window_set_filter) */
+  int64_t t0, t1;     /* its window, the file's time (ns since its origin) */
+  int filter;         /* it keeps only the window's events (st_stream_window_set_filter) */
   st_stream_read *rd; /* a compressed file's piece of a range being inflated */
+  /* a load from an index file: the trace's identity samples read so far */
+  uint8_t *sample[ST_STX_SAMPLES];
+  size_t sample_len[ST_STX_SAMPLES];
   struct {
     uint32_t id;    /* the file (handle id) showing a window; 0: none */
     int64_t t0, t1; /* that window */
@@ -249,6 +253,8 @@ void st_app_stream_forget(st_app *app, st_trace_handle h);
  * moved its view; st_app_stream_keep_view puts such a window back (on the
  * loaded file's view). */
 int st_app_stream_user_view(const st_app *app, double *a0, double *a1);
+/* Frees the identity samples of a load from an index file. */
+void st_app_stream_drop_samples(st_app *app);
 void st_app_stream_keep_view(st_app *app, double a0, double a1);
 
 /* ---- app_view.c ---- */

@@ -219,7 +219,8 @@ int st_app_stream_raw_push(st_app *app, int k, const void *raw, size_t n) {
   if (!s->w || !s->rd) return -1;
   int done = 0;
   if (st_stream_read_push(s->rd, raw, n, &done) != ST_OK) {
-    snprintf(app->error, sizeof app->error, "window: the compressed file could not be read (changed since it was opened?)");
+    snprintf(app->error, sizeof app->error,
+             "window: the compressed file could not be read (changed since it was opened?)");
     return -1;
   }
   if (!done && n) return 0;
@@ -271,6 +272,15 @@ int st_app_stream_finish(st_app *app) {
   s->w = NULL;
   s->h = (st_trace_handle){0};
   s->bytes = s->pushed = 0;
+  if (t && err.code != ST_OK) {
+    /* the pass read these bytes whole: damage now means the file changed
+     * since; a window half read would be a wrong picture, so none */
+    st_trace_destroy(t);
+    t = NULL;
+    snprintf(app->error, sizeof app->error,
+             "window not read: %s (the file changed since it was opened?)", err.msg);
+    return 0;
+  }
   if (!t) {
     snprintf(app->error, sizeof app->error, "window not read: %s", err.msg);
     return 0;
@@ -288,6 +298,60 @@ int st_app_stream_show_summary(st_app *app, double handle) {
   if (!st_app_shown(app, handle, &h, NULL) || !st_traceset_showing_window(app->set, h)) return 0;
   note_shown(app, h, 0, 0, 0);
   return show(app, h, NULL);
+}
+
+/* ---- a load from an index file ------------------------------------------------------------ */
+
+void st_app_stream_drop_samples(st_app *app) {
+  for (uint32_t k = 0; k < ST_STX_SAMPLES; k++) {
+    st_free(&app->self_alloc, app->stream.sample[k]);
+    app->stream.sample[k] = NULL;
+    app->stream.sample_len[k] = 0;
+  }
+}
+
+int st_app_load_index_samples(st_app *app) {
+  st_stream *sm = app->loading ? st_traceset_loading_stream(app->set) : NULL;
+  if (!sm) return -1;
+  st_app_stream_drop_samples(app);
+  st_stream_range r[ST_STX_SAMPLES];
+  return (int)st_stream_identity_plan(sm, r);
+}
+
+double st_app_load_index_range(const st_app *app, int k, int length) {
+  st_stream *sm = app->loading ? st_traceset_loading_stream(app->set) : NULL;
+  st_stream_range r[ST_STX_SAMPLES];
+  uint32_t n = sm ? st_stream_identity_plan(sm, r) : 0;
+  if (k < 0 || (uint32_t)k >= n) return -1;
+  return (double)(length ? r[k].length : r[k].offset);
+}
+
+int st_app_load_index_sample(st_app *app, int k, const void *data, size_t len) {
+  if (!app->loading || k < 0 || k >= ST_STX_SAMPLES || (len && !data)) return 0;
+  uint8_t *p = st_realloc(&app->self_alloc, app->stream.sample[k], len ? len : 1);
+  if (!p) return 0;
+  if (len) memcpy(p, data, len);
+  app->stream.sample[k] = p;
+  app->stream.sample_len[k] = len;
+  return 1;
+}
+
+int st_app_load_index_verify(st_app *app, double raw_size) {
+  st_stream *sm = app->loading ? st_traceset_loading_stream(app->set) : NULL;
+  if (!sm || !(raw_size >= 0 && raw_size < 1.8e19)) return 0;
+  st_stream_range r[ST_STX_SAMPLES];
+  uint32_t n = st_stream_identity_plan(sm, r);
+  const uint8_t *samples[ST_STX_SAMPLES];
+  for (uint32_t k = 0; k < n; k++) /* a sample not read, or short: NULL (a mismatch) */
+    samples[k] = app->stream.sample[k] && app->stream.sample_len[k] == r[k].length
+                     ? app->stream.sample[k]
+                     : NULL;
+  st_error err;
+  memset(&err, 0, sizeof err);
+  st_code c = st_traceset_load_index_verify(app->set, (uint64_t)raw_size, samples, n, &err);
+  st_app_stream_drop_samples(app);
+  if (c != ST_OK) st_app_copy_line(app->error, sizeof app->error, err.msg);
+  return c == ST_OK;
 }
 
 /* ---- the preview while the pass runs --------------------------------------------------- */

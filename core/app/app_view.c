@@ -100,7 +100,7 @@ static void write_view(st_jout *o, st_app *app, const void *arg) {
   st_jout_lit(o, ",\"scroll_y\":");
   st_jout_sig(o, st_ui_view(app->ui)->scroll_y, 9);
   st_jout_lit(o, ",\"pending\":"); /* streaming mode: window bytes still being read */
-  st_jout_u64(o, (uint64_t)st_app_stream_pending(app));
+  st_jout_u64(o, app->stream.w ? app->stream.bytes - app->stream.pushed : 0);
   st_jout_lit(o, "}");
 }
 

@@ -11,6 +11,8 @@
  */
 #include "traceset.h"
 
+#include "stream_stx.h"
+
 #include "json_out.h"
 
 #include <stdio.h> /* snprintf only */
@@ -54,7 +56,9 @@ struct st_traceset {
   st_trace *preview; /* owned: a streaming load's summary so far, shown as the view */
   st_trace *view;    /* the one shown file's model, or merged */
   st_loader *loader;
-  st_stream *stream_load; /* a load in streaming mode (instead of loader) */
+  st_stream *stream_load;  /* a load in streaming mode (instead of loader) */
+  st_trace *index_summary; /* a load from an index file: its summary (stream_load: its stream) */
+  int index_verified;
   char *load_name;
   /* scratch, cap entries each, carved from one block (alloc_scratch) */
   void *scratch;
@@ -218,7 +222,10 @@ st_traceset *st_traceset_create(const st_traceset_desc *desc) {
 void st_traceset_load_abort(st_traceset *s) {
   if (!s) return;
   st_loader_destroy(s->loader);
-  st_stream_destroy(s->stream_load);
+  st_trace_destroy(s->index_summary);
+  st_stream_destroy(s->stream_load); /* after the summary it holds the strings of */
+  s->index_summary = NULL;
+  s->index_verified = 0;
   st_free(&s->alloc, s->load_name);
   s->loader = NULL;
   s->stream_load = NULL;
@@ -291,6 +298,40 @@ st_code st_traceset_load_begin_stream(st_traceset *s, const char *name, uint64_t
     return ST_ERR_NOMEM;
   }
   return ST_OK;
+}
+
+st_code st_traceset_load_begin_index(st_traceset *s, const char *name, const void *stx, size_t len,
+                                     st_error *err) {
+  st_code c = begin_name(s, name);
+  if (c != ST_OK) {
+    if (err) st_error_set(err, c, 0, c == ST_ERR_NOMEM ? "out of memory" : "no batch open");
+    return c;
+  }
+  st_stream_desc d;
+  memset(&d, 0, sizeof d);
+  d.alloc = s->load_alloc;
+  d.file_name = s->load_name;
+  d.strings = s->batch_strings;
+  st_error e;
+  memset(&e, 0, sizeof e);
+  s->stream_load = st_stream_open_index(&d, stx, len, &s->index_summary, &e);
+  if (!s->stream_load) {
+    st_traceset_load_abort(s);
+    if (err) *err = e;
+    return e.code != ST_OK ? e.code : ST_ERR_NOMEM;
+  }
+  return ST_OK;
+}
+
+st_code st_traceset_load_index_verify(st_traceset *s, uint64_t raw_size,
+                                      const uint8_t *const *samples, uint32_t n, st_error *err) {
+  if (!s || !s->index_summary) {
+    if (err) st_error_set(err, ST_ERR_ARG, 0, "no load from an index in progress");
+    return ST_ERR_ARG;
+  }
+  st_code c = st_stream_verify(s->stream_load, s->load_name, raw_size, samples, n, err);
+  s->index_verified = c == ST_OK;
+  return c;
 }
 
 st_code st_traceset_load_begin(st_traceset *s, const char *name) {
@@ -376,9 +417,14 @@ st_trace_handle st_traceset_load_finish(st_traceset *s, st_error *err) {
   st_trace_handle h = {0};
   if (!s || (!s->loader && !s->stream_load)) {
     st_error_set(&e, ST_ERR_ARG, 0, "no load in progress");
+  } else if (s->index_summary && !s->index_verified) {
+    st_error_set(&e, ST_ERR_ARG, 0, "the index was not checked against its trace");
+    st_traceset_load_abort(s);
   } else {
-    st_trace *t =
-        s->stream_load ? st_stream_finish(s->stream_load, &e) : st_loader_finish(s->loader, &e);
+    st_trace *t = s->index_summary ? s->index_summary
+                  : s->stream_load ? st_stream_finish(s->stream_load, &e)
+                                   : st_loader_finish(s->loader, &e);
+    s->index_summary = NULL; /* taken */
     if (!t && e.code == ST_OK) st_error_set(&e, ST_ERR_FORMAT, 0, "no trace data");
     if (t) {
       st_error damage = e; /* a file damaged part-way: kept, with where it stopped */
@@ -652,6 +698,8 @@ st_code st_traceset_preview(st_traceset *s, const st_traceset_end_desc *d, st_er
   }
   return c;
 }
+
+st_stream *st_traceset_loading_stream(const st_traceset *s) { return s ? s->stream_load : NULL; }
 
 st_stream *st_traceset_stream(const st_traceset *s, st_trace_handle h) {
   uint32_t slot = st_traceset_slot(s, h);

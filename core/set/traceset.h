@@ -250,6 +250,17 @@ uint32_t st_traceset_batch_end(st_traceset *s, const st_traceset_end_desc *desc,
 st_code st_traceset_load_begin_stream(st_traceset *s, const char *name, uint64_t block_bytes,
                                       uint32_t max_buckets);
 st_stream *st_traceset_stream(const st_traceset *s, st_trace_handle h); /* NULL: resident */
+/* A load from an index file (core/import/stream/stream_stx.h) instead of
+ * the pass: begin_index opens stx (untrusted: err says why not, one line);
+ * the caller reads the trace's identity samples (st_stream_identity_plan of
+ * st_traceset_loading_stream) and load_index_verify checks them ("index
+ * does not match <file>: ...": abort, and load the trace itself); then
+ * load_finish takes the file as a streaming load's, no pass run. */
+st_code st_traceset_load_begin_index(st_traceset *s, const char *name, const void *stx, size_t len,
+                                     st_error *err);
+st_code st_traceset_load_index_verify(st_traceset *s, uint64_t raw_size,
+                                      const uint8_t *const *samples, uint32_t n, st_error *err);
+st_stream *st_traceset_loading_stream(const st_traceset *s); /* the streaming load in progress */
 const st_trace *st_traceset_summary(const st_traceset *s, st_trace_handle h);
 int st_traceset_showing_window(const st_traceset *s, st_trace_handle h);
 st_code st_traceset_show_model(st_traceset *s, st_trace_handle h, st_trace *window,

@@ -271,3 +271,79 @@ test('under a heap budget several times smaller than the resident model: sorted 
     await app.close();
   }
 });
+
+test('opened with its index file (strata index): no pass; a stale index is refused and the trace read instead; by URL with ?index= or a sibling .stx', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { CLI } = await import('./harness.mjs');
+  const stx = `${file}.stx`;
+  execFileSync(CLI, ['index', file, '-o', stx]);
+  const full = await ctx.app({ query: '?stream=0' });
+  const fst = await full.openViaInput(file);
+  // the trace and its index chosen together
+  const app = await ctx.app({ query: '?window_mb=4' });
+  const out = await app.openViaInput([file, stx]);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  assert.equal(out.detail.streaming && out.detail.streaming.from_index, true, 'opened from the index');
+  assert.equal(out.detail.events, fst.detail.events, 'the index keeps the pass\'s figures');
+  assert.equal(out.detail.streaming.previews, 0, 'no pass ran');
+  const a = t0us + spanUs * 0.52;
+  await setView(app, a, a + spanUs * 0.002);
+  await setView(full, a, a + spanUs * 0.002);
+  const st = await settle(app);
+  assert.ok(st.files[0].window_ns, 'a window read');
+  assert.deepEqual(await summarize(app), await summarize(full), 'the window equals a resident load');
+  // a stale index: the file changed after indexing
+  const changed = path.join(dir, 'changed.trace.json');
+  fs.writeFileSync(changed, fs.readFileSync(file, 'utf8').replace('"name":"op5"', '"name":"OP5"'));
+  fs.copyFileSync(stx, `${changed}.stx`);
+  const app2 = await ctx.app({ query: '?window_mb=4' });
+  const out2 = await app2.openViaInput([changed, `${changed}.stx`]);
+  assert.equal(out2.type, 'strata:loaded', JSON.stringify(out2.detail));
+  assert.ok(!out2.detail.streaming || !out2.detail.streaming.from_index, 'the stale index was not used');
+  const warn = await app2.page.evaluate(() => document.getElementById('error').textContent);
+  assert.match(warn, /index does not match changed\.trace\.json.*reading the whole trace instead/, warn);
+  // by URL: ?index= and a sibling <url>.stx (streamed traces look for one)
+  const srv = await serve(dir);
+  try {
+    for (const q of ['?url=data/big.trace.json&index=data/big.trace.json.stx&window_mb=4', '?url=data/big.trace.json&stream=1&window_mb=4']) {
+      const u = await ctx.app({ server: { url: srv.url }, query: q });
+      await u.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 60_000 });
+      const s = await u.page.evaluate(() => window.strata.stats());
+      assert.equal(s.streaming && s.streaming.files.length, 1, q);
+      const state = await u.page.evaluate(() => window.__strataEvents.find((e) => e.type === 'strata:loaded').detail.streaming);
+      assert.equal(state.from_index, true, `${q}: opened from the index`);
+      await setView(u, a, a + spanUs * 0.002);
+      const w = await settle(u);
+      assert.ok(w.files[0].window_ns, `${q}: a window read by Range`);
+      assert.deepEqual(await summarize(u), await summarize(full), `${q}: the window equals a resident load`);
+    }
+  } finally {
+    srv.close();
+  }
+});
+
+test('a gzip trace streams too: windows inflated from the pass\'s restart points, and from its index', async () => {
+  const zlib = await import('node:zlib');
+  const { execFileSync } = await import('node:child_process');
+  const { CLI } = await import('./harness.mjs');
+  const gz = path.join(dir, 'big.trace.json.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(file), { level: 6 }));
+  execFileSync(CLI, ['index', gz, '-o', `${gz}.stx`]);
+  const full = await ctx.app({ query: '?stream=0' });
+  await full.openViaInput(file);
+  const a = t0us + spanUs * 0.77;
+  await setView(full, a, a + spanUs * 0.002);
+  const want = await summarize(full);
+  for (const pick of [[gz], [gz, `${gz}.stx`]]) {
+    const app = await ctx.app({ query: '?stream=1&window_mb=4' });
+    const out = await app.openViaInput(pick);
+    assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+    assert.equal(out.detail.compressed, true);
+    assert.equal(!!out.detail.streaming.from_index, pick.length === 2);
+    await setView(app, a, a + spanUs * 0.002);
+    const st = await settle(app);
+    assert.ok(st.files[0].window_ns, `a window of the gzip trace: ${JSON.stringify(st)}`);
+    assert.deepEqual(await summarize(app), want, `${pick.map((p) => path.basename(p)).join(' + ')}: the window equals a resident load`);
+    assert.deepEqual(app.pageErrors, []);
+  }
+});

@@ -7,6 +7,7 @@
  */
 #include "app.h"
 #include "check.h"
+#include "stream_stx.h"
 #include "test_util.h"
 
 #include <stdlib.h>
@@ -131,6 +132,21 @@ static void test_window_swap(void) {
   st_app_stream_abort(app);
   CHECK(st_app_stream_pending(app) == 0);
   CHECK(st_app_stream_finish(app) == 0);
+  /* the file changed since the pass: the window is refused, the summary stays */
+  n = st_app_stream_begin(app, h, t0, t1, 0);
+  CHECK(n >= 1);
+  for (int k = 0; k < n; k++) {
+    size_t off = (size_t)st_app_stream_range(app, k, 0),
+           ln = (size_t)st_app_stream_range(app, k, 1);
+    char *bad = malloc(ln);
+    memcpy(bad, data + off, ln);
+    bad[ln / 2] = '@';
+    CHECK(st_app_stream_push(app, k, bad, ln));
+    free(bad);
+  }
+  CHECK(st_app_stream_finish(app) == 0);
+  CHECK(strstr(st_app_error(app), "changed since it was opened") != NULL);
+  CHECK(strstr(st_app_stream_json(app), "\"window_ns\":null") != NULL);
   /* pushing out of order is refused */
   n = st_app_stream_begin(app, h, t0, t1, 0);
   CHECK(n >= 1);
@@ -305,7 +321,103 @@ static void test_gzip(void) {
   free(data);
 }
 
+typedef struct membuf {
+  uint8_t *p;
+  size_t n;
+} membuf;
+static st_code mem_write(void *ud, const void *data, size_t len) {
+  membuf *m = ud;
+  m->p = realloc(m->p, m->n + len);
+  memcpy(m->p + m->n, data, len);
+  m->n += len;
+  return ST_OK;
+}
+
+/* The index file of data (a pass, then st_stream_save), as strata index writes it. */
+static membuf index_of(const char *data, size_t len) {
+  membuf m = {NULL, 0};
+  st_stream *s = st_stream_create(&(st_stream_desc){.block_bytes = 4096, .max_buckets = 256});
+  st_stream_push(s, data, len);
+  st_error err;
+  st_trace *sum = st_stream_finish(s, &err);
+  st_stream_range r[ST_STX_SAMPLES];
+  uint32_t n = st_stream_identity_plan(s, r);
+  const uint8_t *samples[ST_STX_SAMPLES];
+  for (uint32_t k = 0; k < n; k++) samples[k] = (const uint8_t *)data + r[k].offset;
+  CHECK(st_stream_save(s, sum, samples, n, mem_write, &m, &err) == ST_OK);
+  st_trace_destroy(sum);
+  st_stream_destroy(s);
+  return m;
+}
+
+/* Opened with its index file: no pass; a stale index is refused, the trace
+ * loads itself; a window as after a pass. */
+static void test_index(void) {
+  size_t len, len2;
+  char *data = gen(40000, 0, &len);
+  char *other = gen(30000, 0, &len2);
+  membuf ix = index_of(data, len);
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
+  d.css_w = 1000;
+  d.css_h = 600;
+  d.dpr = 1;
+  st_app *app = st_app_create(&d);
+  /* not an index */
+  CHECK(!st_app_load_begin_index(app, "gen.json", "not an index", 12));
+  CHECK(strstr(st_app_error(app), "gen.json") != NULL);
+  /* the index of another file */
+  CHECK(st_app_load_begin_index(app, "other.json", ix.p, ix.n));
+  int n = st_app_load_index_samples(app);
+  CHECK(n > 0);
+  for (int k = 0; k < n; k++) {
+    double off = st_app_load_index_range(app, k, 0), ln = st_app_load_index_range(app, k, 1);
+    if (off + ln <= (double)len2) st_app_load_index_sample(app, k, other + (size_t)off, (size_t)ln);
+  }
+  CHECK(!st_app_load_index_verify(app, (double)len2));
+  CHECK(strstr(st_app_error(app), "does not match") != NULL);
+  st_app_load_abort(app);
+  /* its own */
+  CHECK(st_app_load_begin_index(app, "gen.json", ix.p, ix.n));
+  n = st_app_load_index_samples(app);
+  for (int k = 0; k < n; k++) {
+    double off = st_app_load_index_range(app, k, 0), ln = st_app_load_index_range(app, k, 1);
+    CHECK(st_app_load_index_sample(app, k, data + (size_t)off, (size_t)ln));
+  }
+  CHECK(st_app_load_index_verify(app, (double)len));
+  int rc = st_app_load_finish(app);
+  if (rc != ST_APP_LOAD_OK) printf("index load: %d %s\n", rc, st_app_error(app));
+  CHECK(rc == ST_APP_LOAD_OK);
+  CHECK(strstr(st_app_stats_json(app), "\"events\":40000") != NULL);
+  CHECK(strstr(st_app_stream_json(app), "\"windows\":true") != NULL);
+  CHECK(st_app_view_set(app, 20000, 20100));
+  const char *w = st_app_stream_want(app, 65536);
+  double h = 0, t0 = 0, t1 = 0;
+  CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
+  n = st_app_stream_begin(app, h, t0, t1, 0);
+  CHECK(n >= 1);
+  for (int k = 0; k < n; k++)
+    CHECK(st_app_stream_push(app, k, data + (size_t)st_app_stream_range(app, k, 0),
+                             (size_t)st_app_stream_range(app, k, 1)));
+  CHECK(st_app_stream_finish(app) == 1);
+  st_error err;
+  st_stats st;
+  st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
+  CHECK(st_app_summary_take(app, 1) > 0);
+  double in_view = 0;
+  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
+               &in_view) == 1);
+  CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
+  st_trace_destroy(full);
+  st_app_destroy(app);
+  free(ix.p);
+  free(other);
+  free(data);
+}
+
 int main(void) {
+  RUN(test_index);
   RUN(test_gzip);
   RUN(test_preview);
   RUN(test_window_swap);

@@ -9,10 +9,11 @@
 //     median and max;
 //   - with --resident, the same file opened resident (?stream=0) in the same
 //     run first, for the ratio (skip it for files the resident page cannot
-//     hold).
+//     hold);
+//   - with --index FILE.stx (`strata index`), opened with its index (no pass).
 //
 //   node tools/benchmarks/bench_stream.mjs FILE [--windows 9] [--window-ms 10]
-//        [--budget-mb 2048] [--window-mb 256] [--resident] [--json]
+//        [--budget-mb 2048] [--window-mb 256] [--resident] [--index FILE.stx] [--json]
 import path from 'node:path';
 import fs from 'node:fs';
 import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
@@ -23,6 +24,7 @@ const opt = (k, d) => {
   return i >= 0 ? args[i + 1] : d;
 };
 const file = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !['--resident', '--json'].includes(args[i - 1])));
+const index = opt('--index', null);
 if (!file || !fs.existsSync(file)) {
   console.error('usage: bench_stream.mjs FILE [--windows N] [--window-ms MS] [--budget-mb MB] [--window-mb MB] [--resident] [--json]');
   process.exit(2);
@@ -50,7 +52,7 @@ try {
   await app.goto(q);
   await app.ready();
   const t0 = Date.now();
-  const out = await app.openViaInput(file, { timeout: 3_600_000 });
+  const out = await app.openViaInput(index ? [file, index] : file, { timeout: 3_600_000 });
   const openMs = Date.now() - t0;
   if (out.type !== 'strata:loaded') throw new Error(`the streamed open failed: ${JSON.stringify(out.detail)}`);
   const s = out.detail;
@@ -73,6 +75,7 @@ try {
     heap_after_open: heapOpen,
     heap_after_windows: heapEnd,
     summary: s.streaming && s.streaming.files[0],
+    from_index: !!(s.streaming && s.streaming.from_index),
     windows: nWin,
     windows_shown: shown,
     window_ms: winMs,
@@ -91,6 +94,6 @@ else {
   const mb = (b) => (b / 1048576).toFixed(0) + ' MiB';
   console.log(`${result.file}: ${(size / 1e9).toFixed(2)} GB, ${result.events} events`);
   if (result.resident) console.log(`  resident open: ${result.resident.open_ms} ms, heap ${mb(result.resident.heap_bytes)}`);
-  console.log(`  streamed open: ${result.open_ms} ms (${result.open_mb_s} MB/s), heap ${mb(result.heap_after_open)} after the pass, ${mb(result.heap_after_windows)} after the windows`);
+  console.log(`  streamed open${result.from_index ? ' (with its index)' : ''}: ${result.open_ms} ms (${result.open_mb_s} MB/s), heap ${mb(result.heap_after_open)} after the pass, ${mb(result.heap_after_windows)} after the windows`);
   console.log(`  ${winMs} ms windows: ${result.windows_shown}/${nWin} shown, median ${result.zoom_ms_median} ms, max ${result.zoom_ms_max} ms`);
 }

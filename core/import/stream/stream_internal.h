@@ -139,6 +139,12 @@ struct st_stream {
 void st_stream_gz_push(st_stream *s, const void *data, size_t len);
 void st_stream_gz_finish(st_stream *s);
 
+/* The stream's statistics: its pass's loader's, or an index file's. */
+static inline const st_stats *st_stream_stats_of(const st_stream *s) {
+  if (s && s->opened) return s->saved_stats;
+  return s ? st_loader_stats(s->loader) : NULL;
+}
+
 /* 1 if src is a half of an exact event (binary search of s->skip) */
 int st_stream_skips(const st_stream *s, uint64_t src);
 

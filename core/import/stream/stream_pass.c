@@ -527,10 +527,7 @@ st_trace *st_stream_snapshot(st_stream *s, st_error *err) {
   return st_builder_finish(b, err);
 }
 
-const st_stats *st_stream_stats(const st_stream *s) {
-  if (s && s->opened) return s->saved_stats;
-  return s ? st_loader_stats(s->loader) : NULL;
-}
+const st_stats *st_stream_stats(const st_stream *s) { return st_stream_stats_of(s); }
 
 const char *st_stream_metadata_json(const st_stream *s) {
   if (s && s->opened) return s->saved_meta ? s->saved_meta : "{}";

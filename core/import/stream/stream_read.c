@@ -69,7 +69,7 @@ struct st_stream_read {
 st_stream_read *st_stream_read_begin(const st_stream *s, uint64_t offset, uint64_t len,
                                      uint64_t *raw_from) {
   if (!s || !len || len > SIZE_MAX) return NULL;
-  const st_stats *st = st_stream_stats(s);
+  const st_stats *st = st_stream_stats_of(s);
   int compressed = st && st->compressed;
   if (compressed && !s->gz) return NULL;
   st_stream_read *r = st_calloc(&s->alloc, 1, sizeof *r);
