@@ -405,8 +405,14 @@ async function openOne(source, opts) {
   }
   if (!src.manifest) return doOpen(source, src, opts, prevStatus);
   const m = src.manifest;
+  // a profile that streams opens each file from its index (fetched when its turn comes)
+  const bytes = m.files.reduce((n, f) => n + f.bytes, 0);
+  const streams = m.files.length && streamWanted(opts, bytes, m.files[0].name).on;
+  const indexOf = (u) => () => bytesOf(u).then((b) => (isIndex(b) ? b : null), () => null);
+  const indexes = streams ? new Map(m.files.filter((f) => f.index).map((f) => [f.name, indexOf(f.index)])) : null;
   return doOpenMany(m.files.map((f) => f.url), {
     ...opts, names: m.files.map((f) => f.name), groups: m.files.map((f) => f.group), skipped: m.skipped, total: m.total, prevStatus,
+    ...(indexes && indexes.size ? { indexes } : {}),
   });
 }
 
@@ -527,7 +533,8 @@ async function doOpenMany(sources, opts) {
           sw.window = Math.max(1 << 20, sw.window / sources.length);
         }
         // a trace given with its index file (dropped or opened together): no pass
-        const idx = indexes && indexes.get(name);
+        let idx = indexes && indexes.get(name);
+        if (typeof idx === 'function') idx = await idx(); // a manifest's, fetched now
         let status = null;
         if (idx && (r.read || r.rangeRead)) {
           const why = await beginFromIndex(name, idx, r.read || r.rangeRead, r.total);
@@ -643,7 +650,7 @@ async function openList(list, opts) {
   const { sources, indexes } = await pairIndexes(list);
   if (sources.length === 1 && indexes) {
     const idx = indexes.get((sources[0] && sources[0].name) || (typeof sources[0] === 'string' ? nameFromUrl(sources[0]) : ''));
-    return doOpen(sources[0], idx ? { ...(opts || {}), index: idx } : opts);
+    return openOne(sources[0], idx ? { ...(opts || {}), index: idx } : opts);
   }
   return doOpenMany(sources, indexes ? { ...(opts || {}), indexes } : opts);
 }

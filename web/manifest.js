@@ -20,7 +20,11 @@
 // and resolved against the manifest's URL, so a file is always fetched
 // from the manifest's own folder on its own origin. Entries the CLI could
 // not read (an "error") are not fetched; the page names them in its
-// per-file report with the CLI's one line. Nothing here touches the DOM.
+// per-file report with the CLI's one line. A profile that streams (its
+// files' bytes past the heap budget, or ?stream=1) opens each file from
+// the index the manifest names (app.js: no pass; checked against the file
+// by HTTP Range, a stale one said and the file read instead). Nothing here
+// touches the DOM.
 
 export const MANIFEST_VERSION = 1;
 const SNIFF_BYTES = 64; // '{', white space and "strata_manifest": enough to decide
@@ -111,9 +115,9 @@ function pathProblem(p) {
 }
 
 // The text of a manifest fetched from manifestUrl (absolute) -> {files:
-// [{url, name, group, index}], skipped: [{name, message}], total} (index:
-// the URL of the file's `.stx`, or null); throws an Error with one line
-// when the manifest is refused (rules above: an index path too).
+// [{url, name, group, index, bytes}], skipped: [{name, message}], total}
+// (index: the URL of the file's `.stx`, or null); throws an Error with one
+// line when the manifest is refused (rules above: an index path too).
 export function parseManifest(text, manifestUrl) {
   const label = shortName(manifestUrl);
   const refuse = (why) => new Error(`${label}: not a valid strata manifest: ${why}`);
@@ -150,9 +154,10 @@ export function parseManifest(text, manifestUrl) {
       skipped.push({ name: p, message: `${p}: not read by strata manifest: ${oneLine(f.error)}` });
       continue;
     }
-    // its index (`strata index`), checked as the path is (the page does not read it yet)
+    // its index (`strata index`), checked as the path is
     const index = f.index == null ? null : below(f.index, `${shown}'s index`);
-    files.push({ url, name: p, group: typeof f.group === 'string' ? f.group : null, index });
+    const bytes = Number.isFinite(f.bytes) && f.bytes > 0 ? f.bytes : 0;
+    files.push({ url, name: p, group: typeof f.group === 'string' ? f.group : null, index, bytes });
   }
   return { files, skipped, total: m.files.length };
 }

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser, startServer, privacyReport, CLI, DIST } from './harness.mjs';
+import { useBrowser, startServer, serveRanges, privacyReport, CLI, DIST } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 const GEN = path.join(path.dirname(CLI), 'strata-gen');
@@ -156,6 +156,44 @@ test("the page shows the manifest's group names, a repeated one made unique", as
   // files[0] is broken.pt.trace.json (sorted first): the named ones are files[1..]
   assert.equal(read.length, 6);
   assert.deepEqual(list.map((x) => x.group), ['host 1 gpu', 'host A gpu', 'host 3 gpu', 'host 4 gpu', 'host 5 gpu', 'host A gpu #2']);
+  assert.deepEqual(app.pageErrors, []);
+});
+
+test('a streamed profile opens each file from the index its manifest names (HTTP Range); a stale one is said and its file read', async (t) => {
+  // the ranks indexed (strata index), listed, then rank 3 written again: its index is stale
+  const ix = path.join(dir, 'indexed');
+  await fsp.cp(path.join(site, 'runs', 'p1'), ix, { recursive: true });
+  const traces = small.files.filter((f) => !f.error).map((f) => f.path);
+  for (const f of traces) execFileSync(CLI, ['index', path.join(ix, f)], { stdio: 'ignore' });
+  const m = manifestOf(ix);
+  assert.deepEqual(m.files.filter((f) => !f.error).map((f) => f.index), traces.map((f) => `${f}.stx`));
+  gen(['-n', '3100', '--rank', '3', '--lean', '--start-us', '1750'], path.join(ix, 'rank-3.pt.trace.json'));
+  const events = traces.reduce((n, f) => n + cliEvents(path.join(ix, f)), 0);
+  const srv = await serveRanges(ix);
+  t.after(() => srv.close());
+  const app = await ctx.app({ server: { url: srv.url }, query: '?url=data/profile.json&stream=1' });
+  t.after(() => app.close());
+  const ev = await app.nextOutcome(0);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev).slice(0, 500));
+  const s = await app.stats();
+  assert.equal(s.events, events, 'the events of the files as they are now');
+  assert.equal(s.streaming && s.streaming.files.length, traces.length, 'every file streamed');
+  const list = await app.page.evaluate(() => window.strata.traces());
+  assert.deepEqual(list.map((x) => x.name), traces);
+  assert.deepEqual(list.map((x) => x.group), m.files.filter((f) => !f.error).map((f) => f.group));
+  for (const f of traces) {
+    const u = `${srv.origin}/data/${f.split('/').map(encodeURIComponent).join('/')}.stx`;
+    assert.ok(app.requests.includes(u), `${f}'s index fetched`);
+  }
+  const err = await errorText(app);
+  assert.match(err, /^Skipped 1 of 7 files: broken\.pt\.trace\.json: .* · .*index does not match rank-3\.pt\.trace\.json.*; reading the whole trace instead$/, err);
+  assert.equal((err.match(/reading the whole trace instead/g) || []).length, 1, 'only the stale index refused');
+  // a profile that fits stays resident: no index fetched
+  const res = await ctx.app({ server: { url: srv.url }, query: '?url=data/profile.json' });
+  t.after(() => res.close());
+  assert.equal((await res.nextOutcome(0)).type, 'strata:loaded');
+  assert.equal((await res.stats()).streaming, undefined);
+  assert.ok(!res.requests.some((u) => u.endsWith('.stx')), 'no index fetched for a resident profile');
   assert.deepEqual(app.pageErrors, []);
 });
 
