@@ -28,6 +28,8 @@
  *                                  the previous stay)
  *   st_wasm_traces_json()          [{"handle","name","group","events","offset_us","format"}]
  *   st_wasm_set_offset(h, us)      moves a file on the shared timeline
+ *   st_wasm_set_group(h, name)     names the group of a file of the open
+ *                                  batch (a profile manifest's); 1 ok
  *
  * Args of one event of trace h, re-read from its file (app.h's protocol):
  *   st_wasm_args_begin(h, src) -> {"read"} | {"error"}; st_wasm_args_data(h,
@@ -302,6 +304,10 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) { return st_app_last_handl
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_traces_json(void) {
   return st_app_traces_json(st_web_app());
+}
+
+EMSCRIPTEN_KEEPALIVE int st_wasm_set_group(double handle, const char *group) {
+  return st_app_set_group(st_web_app(), handle, group);
 }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_set_offset(double handle, double offset_us) {

@@ -22,6 +22,7 @@ import { workersWanted, gzWorkersWanted, splitPlan, loadSplit, loadSplitGz } fro
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
 import { createNotes } from './notes.js';
+import { sniffManifest, parseManifest } from './manifest.js';
 import { streamWanted, createStream } from './stream.js';
 
 const embed = embedSetup();
@@ -242,11 +243,15 @@ function rangeReader(url) {
   };
 }
 
+// A URL's body is sniffed (manifest.js): a profile manifest resolves to
+// {manifest: {files, skipped, total}} (opts.manifest: it must be one).
 async function resolveSource(source, opts) {
   if (typeof source === 'string' || source instanceof URL) {
     const url = String(source);
     const { total, chunks, cancel } = await fetchSource(url);
-    return { name: opts.name || nameFromUrl(url), total, chunks, rangeRead: rangeReader(url), cancel };
+    const sniffed = await sniffManifest(chunks, !!opts.manifest);
+    if (sniffed.text !== undefined) return { manifest: parseManifest(sniffed.text, new URL(url, document.baseURI).href) };
+    return { name: opts.name || nameFromUrl(url), total, chunks: sniffed.chunks, rangeRead: rangeReader(url), cancel };
   }
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
@@ -373,13 +378,46 @@ async function beginFromIndex(name, idx, read, total) {
   return why;
 }
 
-async function doOpen(source, opts) {
+// A failed open: the page as it was, the one line shown and sent
+// (strata:error); returns the Error to reject with.
+function openFailed(e, prevStatus) {
+  const message = oneLine(e && e.message ? e.message : e);
+  ui.progress.hidden = true;
+  ui.status.textContent = ui.name.textContent ? prevStatus : '';
+  if (!ui.name.textContent) ui.empty.hidden = false;
+  showError(message);
+  emit('strata:error', message);
+  return new Error(message);
+}
+
+// One source: a URL may turn out to be a profile manifest (manifest.js),
+// opened as its files on one timeline.
+async function openOne(source, opts) {
   const prevStatus = ui.status.textContent;
+  let src;
   try {
     if (!M) throw new Error('strata is not ready yet');
     hideError();
     ui.status.textContent = 'Opening…';
-    const src = await resolveSource(source, opts || {});
+    src = await resolveSource(source, opts || {});
+  } catch (e) {
+    throw openFailed(e, prevStatus);
+  }
+  if (!src.manifest) return doOpen(source, src, opts, prevStatus);
+  const m = src.manifest;
+  // a profile that streams opens each file from its index (fetched when its turn comes)
+  const bytes = m.files.reduce((n, f) => n + f.bytes, 0);
+  const streams = m.files.length && streamWanted(opts, bytes, m.files[0].name).on;
+  const indexOf = (u) => () => bytesOf(u).then((b) => (isIndex(b) ? b : null), () => null);
+  const indexes = streams ? new Map(m.files.filter((f) => f.index).map((f) => [f.name, indexOf(f.index)])) : null;
+  return doOpenMany(m.files.map((f) => f.url), {
+    ...opts, names: m.files.map((f) => f.name), groups: m.files.map((f) => f.group), skipped: m.skipped, total: m.total, prevStatus,
+    ...(indexes && indexes.size ? { indexes } : {}),
+  });
+}
+
+async function doOpen(source, src, opts, prevStatus) {
+  try {
     const { name, total, read } = src;
     let sw = streamWanted(opts, total, name);
     // with its index file (given, or `<url>.stx` beside a streamed ?url=): no pass
@@ -454,13 +492,7 @@ async function doOpen(source, opts) {
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
-    const message = oneLine(e && e.message ? e.message : e);
-    ui.progress.hidden = true;
-    ui.status.textContent = ui.name.textContent ? prevStatus : '';
-    if (!ui.name.textContent) ui.empty.hidden = false;
-    showError(message);
-    emit('strata:error', message);
-    throw new Error(message);
+    throw openFailed(e, prevStatus);
   }
 }
 
@@ -468,15 +500,20 @@ async function doOpen(source, opts) {
 // into its own model (one batch: core/app/app.h), then shown merged, each under
 // its group. Files that cannot be read are skipped, and the page says which
 // and why; the others stay open (also when one does not fit in memory).
+// From a manifest: opts.groups names the files' groups, opts.skipped (its
+// files not read, already said why) and opts.total (all its files) count in
+// the report.
 async function doOpenMany(sources, opts) {
   const indexes = opts && opts.indexes; // trace name -> its index's bytes (open() pairs them)
-  const prevStatus = ui.status.textContent;
+  const prevStatus = opts && opts.prevStatus !== undefined ? opts.prevStatus : ui.status.textContent;
   const names = (opts && opts.names) || [];
   const loaded = []; // {handle, file, name}
-  const skipped = []; // {name, message}
+  const skipped = [...((opts && opts.skipped) || [])]; // {name, message}
+  const count = (opts && opts.total) || sources.length;
   const warnings = [];
   try {
     if (!M) throw new Error('strata is not ready yet');
+    if (!sources.length && skipped.length) throw new Error(skipped.map((f) => f.message).join('; '));
     if (!sources.length) throw new Error('strata.open: no files given');
     hideError();
     stream.detach();
@@ -486,6 +523,7 @@ async function doOpenMany(sources, opts) {
       try {
         ui.status.textContent = `Opening ${name} (${i + 1} of ${sources.length})…`;
         const r = await resolveSource(source, { name: names[i] });
+        if (r.manifest) throw new Error('a profile manifest, not a trace (open it alone)');
         name = r.name;
         // streaming mode when the files together would pass the heap budget;
         // then each file's summary and window take their share of it
@@ -495,7 +533,8 @@ async function doOpenMany(sources, opts) {
           sw.window = Math.max(1 << 20, sw.window / sources.length);
         }
         // a trace given with its index file (dropped or opened together): no pass
-        const idx = indexes && indexes.get(name);
+        let idx = indexes && indexes.get(name);
+        if (typeof idx === 'function') idx = await idx(); // a manifest's, fetched now
         let status = null;
         if (idx && (r.read || r.rangeRead)) {
           const why = await beginFromIndex(name, idx, r.read || r.rangeRead, r.total);
@@ -513,6 +552,8 @@ async function doOpenMany(sources, opts) {
           continue;
         }
         if (status === 1) warnings.push(oneLine(str(M._st_wasm_error())));
+        const group = opts && opts.groups && opts.groups[i]; // a manifest's name for it
+        if (group) withCString(group, (p) => M._st_wasm_set_group(M._st_wasm_last_handle(), p));
         loaded.push({ handle: M._st_wasm_last_handle(), name, source,
           file: r.read ? { read: r.read, size: r.total, compressed: false } : null,
           stream: sw.on ? { sw, read: r.read || r.rangeRead, size: r.total } : null });
@@ -553,7 +594,7 @@ async function doOpenMany(sources, opts) {
     showLoaded(list.length === 1 ? list[0].name : `${list.length} traces`, stats);
     const notes = [];
     if (skipped.length) {
-      notes.push(`Skipped ${skipped.length} of ${sources.length} files: ` +
+      notes.push(`Skipped ${skipped.length} of ${count} files: ` +
         skipped.map((f) => (f.message.startsWith(f.name) ? f.message : `${f.name}: ${f.message}`)).join('; '));
     }
     notes.push(...warnings);
@@ -563,13 +604,7 @@ async function doOpenMany(sources, opts) {
     emit('strata:loaded', stats);
     return stats;
   } catch (e) {
-    const message = oneLine(e && e.message ? e.message : e);
-    ui.progress.hidden = true;
-    ui.status.textContent = ui.name.textContent ? prevStatus : '';
-    if (!ui.name.textContent) ui.empty.hidden = false;
-    showError(message);
-    emit('strata:error', message);
-    throw new Error(message);
+    throw openFailed(e, prevStatus);
   }
 }
 
@@ -615,14 +650,14 @@ async function openList(list, opts) {
   const { sources, indexes } = await pairIndexes(list);
   if (sources.length === 1 && indexes) {
     const idx = indexes.get((sources[0] && sources[0].name) || (typeof sources[0] === 'string' ? nameFromUrl(sources[0]) : ''));
-    return doOpen(sources[0], idx ? { ...(opts || {}), index: idx } : opts);
+    return openOne(sources[0], idx ? { ...(opts || {}), index: idx } : opts);
   }
   return doOpenMany(sources, indexes ? { ...(opts || {}), indexes } : opts);
 }
 
 function open(source, opts) {
   const many = Array.isArray(source);
-  const p = queue.then(() => (many ? openList(source, opts) : doOpen(source, opts)));
+  const p = queue.then(() => (many ? openList(source, opts) : openOne(source, opts)));
   queue = p.catch(() => {});
   return p;
 }

@@ -7,6 +7,10 @@
 //                      streaming loader). The Content-Security-Policy is
 //                      tightened at start-up to connect-src 'self' plus that
 //                      URL's origin (without ?url=: 'self' only).
+//   ?manifest=<url>    a profile manifest (`strata manifest`, web/manifest.js):
+//                      its files fetched from the manifest's folder and opened
+//                      on one timeline; a ?url= whose body is a manifest
+//                      opens the same way. Its origin is allowed as ?url='s.
 //   ?index=<url>       with ?url=: the trace's index file (`strata index`):
 //                      opened in streaming mode without its pass (checked
 //                      against the trace; a stale one: the pass runs).
@@ -61,6 +65,7 @@
 const params = new URLSearchParams(location.search);
 const EMBED = params.get('embed') === '1';
 const URL_PARAMS = params.getAll('url').filter(Boolean);
+const MANIFEST_PARAM = params.get('manifest') || null;
 const URL_PARAM = URL_PARAMS[0] || null;
 const INDEX_PARAM = params.get('index') || null; // ?url=A&index=A.stx: its index file (no pass)
 const $ = (id) => document.getElementById(id);
@@ -91,7 +96,7 @@ function b64ToBytes(s) {
 function tightenCsp() {
   if (STANDALONE) return; // its own policy allows no connections at all
   let allow = "'self'";
-  for (const p of [...URL_PARAMS, ...(INDEX_PARAM ? [INDEX_PARAM] : [])]) {
+  for (const p of [...URL_PARAMS, ...(MANIFEST_PARAM ? [MANIFEST_PARAM] : []), ...(INDEX_PARAM ? [INDEX_PARAM] : [])]) {
     try {
       const u = new URL(p, document.baseURI);
       if ((u.protocol === 'http:' || u.protocol === 'https:') && u.origin !== location.origin && !allow.includes(` ${u.origin}`)) {
@@ -468,6 +473,7 @@ export function embedSetup() {
       }
       const t = ts[0];
       if (t) return { kind: 'open', source: b64ToBytes(t.textContent), opts: { name: t.dataset.name || 'trace' } };
+      if (MANIFEST_PARAM) return { kind: 'open', source: MANIFEST_PARAM, opts: { manifest: true } };
       if (URL_PARAMS.length > 1) return { kind: 'open', source: URL_PARAMS, opts: {} };
       if (URL_PARAM) return { kind: 'open', source: URL_PARAM, opts: INDEX_PARAM ? { index: INDEX_PARAM } : {} };
       if (EMBED) {

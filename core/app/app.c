@@ -42,7 +42,7 @@ st_app *st_app_create(const st_app_desc *desc) {
   app->set_alloc = (st_alloc){forward_alloc, app};
   st_traceset_desc sd = {0};
   sd.alloc = sd.load_alloc = app->set_alloc;
-  sd.capacity = ST_APP_MAX_TRACES;
+  sd.capacity = ST_APP_SET_SLOTS;
   sd.on_close = on_close;
   sd.user = app;
   app->set = st_traceset_create(&sd);
@@ -110,6 +110,12 @@ static int load_begin(st_app *app, const char *name, int streaming, uint64_t blo
     app->batch_open = 2;
   }
   app->load_t0_ms = st_app_now(app);
+  if (app->batch_loaded >= ST_APP_MAX_TRACES) { /* the view shows at most that many */
+    snprintf(app->error, sizeof app->error, "%s: not opened: %d files open together at most",
+             app->load_name, ST_APP_MAX_TRACES);
+    if (app->batch_open == 2) st_app_batch_end(app);
+    return 0;
+  }
   st_error err;
   memset(&err, 0, sizeof err);
   st_code c =

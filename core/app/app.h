@@ -63,7 +63,10 @@ enum {
   ST_APP_LOAD_FAILED = 2   /* nothing usable; the previous trace stays (see error) */
 };
 
-#define ST_APP_MAX_TRACES 64
+/* Files shown at once (a profile of 256 ranks, its manifest), and in one
+ * batch: a batch's load past it fails (st_app_error). The set holds twice
+ * as many: a whole batch loads beside the files it replaces. */
+#define ST_APP_MAX_TRACES 256
 
 /* What the app needs from its platform. Only now_ms is required. */
 typedef struct st_app_platform {
@@ -197,6 +200,10 @@ const char *st_app_dropped(const st_app *app);
 /* The handle of the last file loaded (0: none, or closed since). Handles
  * are > 0 and below 2^31, exact in a double. */
 double st_app_last_handle(const st_app *app);
+/* Names the group of a file loaded in the open batch (a profile manifest's
+ * names; traceset.h st_traceset_set_group), shown so at the batch's end.
+ * 1 done, 0 a bad handle or out of memory. */
+int st_app_set_group(st_app *app, double handle, const char *group);
 /* [{"handle","name","group","events","offset_us","format"}] in display order. */
 const char *st_app_traces_json(st_app *app);
 /* Moves a shown trace to offset_us on the shared timeline (the others keep

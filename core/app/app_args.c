@@ -83,7 +83,7 @@ static int file_for(const st_app *app, double handle, int in_flight, st_trace_ha
 /* h's gzip index (beside the set's slot of h). */
 static st_app_index *index_of(st_app *app, st_trace_handle h) {
   uint32_t slot = st_traceset_slot(app->set, h);
-  return slot < ST_APP_MAX_TRACES ? &app->ix[slot] : NULL;
+  return slot < ST_APP_SET_SLOTS ? &app->ix[slot] : NULL;
 }
 
 const char *st_app_args_begin(st_app *app, double handle, double src) {

@@ -41,6 +41,9 @@
 #include "traceset.h"
 
 _Static_assert(ST_APP_MAX_TRACES == ST_TRACESET_MAX, "the app's set holds as many files");
+/* The set's slots: the files shown and a whole batch loading beside them
+ * (a profile of ST_APP_MAX_TRACES files opened while another is shown). */
+#define ST_APP_SET_SLOTS (2 * ST_APP_MAX_TRACES)
 
 /* Beside each file of the set (by st_traceset_slot): the gzip restart
  * points for its args, built on demand. */
@@ -149,7 +152,7 @@ struct st_app {
   /* ---- the workspace: the trace set (core/set/traceset.h) ---- */
   st_traceset *set;
   st_alloc set_alloc; /* forwards to `alloc`, so the set follows st_app_set_alloc */
-  st_app_index ix[ST_APP_MAX_TRACES];
+  st_app_index ix[ST_APP_SET_SLOTS];
   int batch_open; /* 1: explicit batch; 2: a single load's own */
   uint32_t batch_loaded;
   double batch_t0_ms;

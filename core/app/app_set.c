@@ -63,6 +63,11 @@ st_trace_handle st_app_part(const st_app *app, uint32_t k) { return st_traceset_
 
 uint32_t st_app_count(const st_app *app) { return st_traceset_count(app->set); }
 
+int st_app_set_group(st_app *app, double handle, const char *group) {
+  if (!(handle >= 1 && handle < 2147483648.0) || (double)(uint32_t)handle != handle) return 0;
+  return st_traceset_set_group(app->set, (st_trace_handle){(uint32_t)handle}, group) == ST_OK;
+}
+
 double st_app_last_handle(const st_app *app) {
   return st_traceset_valid(app->set, app->last) ? (double)app->last.id : 0;
 }

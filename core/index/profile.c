@@ -224,6 +224,28 @@ size_t st_profile_group_name(const st_profile_file *f, char *buf, size_t cap,
   return name_end(&o);
 }
 
+int st_profile_rank(const st_profile_file *f, int64_t *rank) {
+  int64_t r;
+  if (!f || !f->metadata_json || !rank_of(f->metadata_json, &r)) return 0;
+  if (rank) *rank = r;
+  return 1;
+}
+
+size_t st_profile_host(const st_profile_file *f, char *buf, size_t cap) {
+  nout o = {buf, cap, 0};
+  if (!f || !f->metadata_json || !hostnames(f->metadata_json, &o)) o.len = 0;
+  return name_end(&o);
+}
+
+int st_profile_trace_name(const char *name) {
+  static const char *const last[] = {".json",           ".gz",   ".pb", ".pftrace",
+                                     ".perfetto-trace", ".trace"};
+  size_t n = name ? strlen(name) : 0;
+  for (size_t i = 0; i < sizeof last / sizeof last[0]; i++)
+    if (ends_with_ci(name, n, last[i])) return 1;
+  return 0;
+}
+
 static void append_file_name(char *name, size_t cap, const char *file) {
   const char *s = file ? file : "";
   for (const char *p = s; *p; p++)

@@ -87,6 +87,18 @@ size_t st_profile_group_name(const st_profile_file *f, char *buf, size_t cap,
 st_code st_profile_group_names(const st_alloc *a, const st_profile_file *files, size_t n,
                                char *names, size_t cap);
 
+/* ---- who a file is (a profile manifest's host and rank) ------------------ */
+/* Kineto's `distributedInfo.rank` (the group rule's 2.): 1 with *rank, else 0. */
+int st_profile_rank(const st_profile_file *f, int64_t *rank);
+/* XSpace hostnames joined with ", " (the group rule's 1., same text):
+ * written as st_profile_group_name writes; returns the length the full
+ * text needs, 0 (and "") when the file names no host. */
+size_t st_profile_host(const st_profile_file *f, char *buf, size_t cap);
+/* 1 if a file name ends (case ignored) with the suffix of a file strata
+ * reads: .json .gz .pb .pftrace .perfetto-trace .trace (what a folder walk
+ * such as `strata manifest` picks up; the content still decides). */
+int st_profile_trace_name(const char *name);
+
 /* ---- clocks --------------------------------------------------------------- */
 typedef enum st_clock_kind {
   ST_CLOCK_NONE = 0,   /* no absolute time: starts with the others */

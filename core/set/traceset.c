@@ -29,6 +29,7 @@ typedef struct ts_file {
   char *meta; /* metadata JSON */
   char *name;
   char group[ST_TRACESET_GROUP_CAP];
+  char *given; /* the group name given (st_traceset_set_group), else NULL */
   st_group_source group_source;
   st_profile_clock clock;
   int64_t offset_ns;
@@ -104,6 +105,7 @@ static void close_file(st_traceset *s, uint32_t slot) {
   st_stream_destroy(f->stream); /* after its windows and summary */
   st_free(&s->alloc, f->meta);
   st_free(&s->alloc, f->name);
+  st_free(&s->alloc, f->given);
   st_argsrc_destroy(f->args);
   uint32_t gen = (f->gen + 1) & GEN_MASK;
   memset(f, 0, sizeof *f);
@@ -435,7 +437,38 @@ st_trace_handle st_traceset_load_finish(st_traceset *s, st_error *err) {
   return h;
 }
 
+st_code st_traceset_set_group(st_traceset *s, st_trace_handle h, const char *group) {
+  uint32_t slot = st_traceset_slot(s, h);
+  if (slot == UINT32_MAX) return ST_ERR_ARG;
+  ts_file *f = &s->files[slot];
+  char *g = group && *group ? dup_str(&s->alloc, group) : NULL;
+  if (group && *group && !g) return ST_ERR_NOMEM;
+  for (char *c = g; c && *c; c++) /* one line, as the rule's names */
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
+  st_free(&s->alloc, f->given);
+  f->given = g;
+  return ST_OK;
+}
+
 /* ---- placement -------------------------------------------------------------------- */
+
+/* File k shown takes the group name it was given, with " #c" if the
+ * files before it hold that name already (c - 1 of them). */
+static void place_given(st_traceset *s, uint32_t k) {
+  ts_file *f = &s->files[s->shown[k]];
+  if (!f->given) return;
+  enum { CAP = ST_TRACESET_GROUP_CAP };
+  unsigned c = 1;
+  for (uint32_t j = 0; j < k; j++) c += strcmp(s->files[s->shown[j]].group, f->given) == 0;
+  char tail[16] = "";
+  if (c > 1) snprintf(tail, sizeof tail, " #%u", c);
+  size_t n = strlen(f->given), t = strlen(tail);
+  if (n + t >= CAP) /* cut on a character boundary */
+    for (n = CAP - 1 - t; n && ((unsigned char)f->given[n] & 0xC0) == 0x80; n--) {
+    }
+  memcpy(f->group, f->given, n);
+  memcpy(f->group + n, tail, t + 1);
+}
 
 /* Names the groups of the files shown (unique) and sets their initial
  * offsets from their clocks (profile.h). Without memory for the names
@@ -458,6 +491,7 @@ static void place(st_traceset *s) {
     f->group[CAP - 1] = 0;
   }
   st_free(&s->alloc, names);
+  for (uint32_t k = 0; k < n; k++) place_given(s, k);
   if (st_profile_initial_offsets(s->clocks, n, s->offs) != ST_OK)
     memset(s->offs, 0, (size_t)n * sizeof *s->offs);
   for (uint32_t k = 0; k < n; k++) s->files[s->shown[k]].offset_ns = s->offs[k];

@@ -46,7 +46,8 @@
  *
  * Placement (as the page and `strata stats A B` place files): group names
  * from core/index/profile.h (XSpace hostnames, Kineto rank, else the file
- * name; unique among the files shown: st_profile_group_names), initial
+ * name; unique among the files shown: st_profile_group_names; or the
+ * name given to a file: st_traceset_set_group), initial
  * offsets from the clocks (st_profile_initial_offsets: files with absolute
  * time line up on it, others start with the earliest). In the view the
  * offsets are normalised (the smallest is 0). st_traceset_set_offset and
@@ -99,8 +100,8 @@
 #include "select.h"
 #include "stream.h"
 
-#define ST_TRACESET_MAX 64          /* files open at once by default */
-#define ST_TRACESET_SLOT_BITS 16    /* handle id = slot | generation << 16 */
+#define ST_TRACESET_MAX 256      /* files open at once by default (the app's ST_APP_MAX_TRACES) */
+#define ST_TRACESET_SLOT_BITS 16 /* handle id = slot | generation << 16 */
 #define ST_TRACESET_CAPACITY 65535u /* the most a desc may ask for */
 #define ST_TRACESET_GROUP_CAP 256   /* bytes of a group name, NUL included */
 
@@ -156,6 +157,13 @@ uint32_t st_traceset_slot(const st_traceset *s, st_trace_handle h);
  * ST_ERR_ARG (stale handle). */
 st_code st_traceset_set_load_figures(st_traceset *s, st_trace_handle h, double load_ms,
                                      uint64_t heap_bytes);
+
+/* Gives file h its group name (a profile manifest's names) instead of
+ * profile.h's rule, from the next placement on (a batch's end); NULL or ""
+ * goes back to the rule. Control characters become spaces; a name the
+ * files shown before it hold already gets " #c" (c - 1 of them). ST_OK,
+ * ST_ERR_ARG (stale handle) or ST_ERR_NOMEM. */
+st_code st_traceset_set_group(st_traceset *s, st_trace_handle h, const char *group);
 
 /* ---- the files shown, in display order (= load order = view part k) ----- */
 uint32_t st_traceset_count(const st_traceset *s);

@@ -602,3 +602,21 @@ export function syntheticAnalysis(ranks, steps, slow = 7) {
   }
   return an;
 }
+
+// tools/serve.py (HTTP Range) on a free port: the viewer (DIST) at /, dirPath
+// at /data/; extra: its options (--no-range). Resolves {url, origin, close}.
+export async function serveRanges(dirPath, extra = []) {
+  const { spawn } = await import('node:child_process');
+  const p = spawn('python3', [path.join(REPO_ROOT, 'tools', 'serve.py'), dirPath, '--port', '0', '--site', DIST, ...extra],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) resolve(m[1]);
+    });
+    p.on('exit', (c) => reject(new Error(`serve.py exited ${c}: ${out}`)));
+  });
+  return { url, origin: url.replace(/\/$/, ''), close: () => p.kill() };
+}

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser, newApp, CAPTURE_MODULE } from './harness.mjs';
+import { useBrowser, newApp, CAPTURE_MODULE, serveRanges as serve } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 let dir;
@@ -120,24 +120,6 @@ test('streaming starts by itself when the resident model would pass the heap bud
   const out2 = await roomy.openViaInput(file);
   assert.equal(out2.detail.streaming, undefined, 'under a 512 MiB budget it loads resident, as before');
 });
-
-// tools/serve.py on a free port (the viewer at /, dir at /data/); resolves {url, close}.
-async function serve(dirPath, extra = []) {
-  const { spawn } = await import('node:child_process');
-  const { DIST, REPO_ROOT } = await import('./harness.mjs');
-  const p = spawn('python3', [path.join(REPO_ROOT, 'tools', 'serve.py'), dirPath, '--port', '0', '--site', DIST, ...extra],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) resolve(m[1]);
-    });
-    p.on('exit', (c) => reject(new Error(`serve.py exited ${c}: ${out}`)));
-  });
-  return { url, origin: url.replace(/\/$/, ''), close: () => p.kill() };
-}
 
 test('a trace opened by URL streams its windows through HTTP Range; a server that ignores Range is told apart', async () => {
   const srv = await serve(dir);

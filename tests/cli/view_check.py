@@ -1,6 +1,6 @@
 """view_check.py: what the `strata view` tests (view_screenshot.sh,
 view_window.sh) share: the pass / fail tally, the LeakSanitizer filter and a private X server.
-(threads_tests.sh uses the tally too.)
+(threads_tests.sh and manifest_tests.sh use the tally too.)
 
 Under ASan, LeakSanitizer reports what the GL driver (Mesa, dlopen'd and
 unloaded by SDL, so its frames are "<unknown module>") and libdbus keep at

@@ -267,6 +267,40 @@ static void test_one_then_batch(void) {
   st_app_destroy(app);
 }
 
+/* A profile of ST_APP_MAX_TRACES files, then another as many while it is
+ * shown (the set holds both until the new batch replaces the first); a
+ * file past the most a batch shows is refused with a line, the rest shown. */
+static void test_full_profiles(void) {
+  stub s;
+  st_app *app = make(&s);
+  static const char one[] =
+      "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]";
+  for (int round = 0; round < 2; round++) {
+    st_app_batch_begin(app);
+    for (int k = 0; k < ST_APP_MAX_TRACES; k++) {
+      char name[32];
+      snprintf(name, sizeof name, "r%d-%d.json", round, k);
+      CHECK_EQ_INT(load(app, name, (const unsigned char *)one, sizeof one - 1, 1 << 20),
+                   ST_APP_LOAD_OK);
+    }
+    CHECK_EQ_INT(st_app_load_begin(app, "one-too-many.json"), 0);
+    CHECK_EQ_STR(st_app_error(app),
+                 "one-too-many.json: not opened: 256 files open together at most");
+    CHECK_EQ_INT(st_app_batch_end(app), ST_APP_MAX_TRACES);
+    int shown = 0;
+    for (const char *p = st_app_traces_json(app); (p = strstr(p, "\"handle\":")) != NULL; p++)
+      shown++;
+    CHECK_EQ_INT(shown, ST_APP_MAX_TRACES);
+    char want[64];
+    snprintf(want, sizeof want, "\"events\":%d,", ST_APP_MAX_TRACES);
+    CHECK(strstr(st_app_stats_json(app), want) != NULL);
+    CHECK(strstr(st_app_traces_json(app),
+                 round ? "\"name\":\"r1-255.json\"" : "\"name\":\"r0-255.json\"") != NULL);
+    CHECK(strstr(st_app_traces_json(app), round ? "r0-" : "r1-") == NULL);
+  }
+  st_app_destroy(app);
+}
+
 static st_app *two_runs(stub *s) {
   st_app *app = make(s);
   st_app_batch_begin(app);
@@ -532,6 +566,7 @@ int main(void) {
   RUN(test_notes);
   RUN(test_one_then_batch);
   RUN(test_side_by_side);
+  RUN(test_full_profiles);
   RUN(test_panels);
   RUN(test_frame_and_view);
   return check_report();

@@ -165,6 +165,36 @@ static void test_group_names(void) {
   unload(&r1);
 }
 
+/* A manifest's host and rank: the same metadata the group names read. */
+static void test_host_rank_and_trace_names(void) {
+  char host[64];
+  int64_t rank = -1;
+  st_profile_file f = {NULL, "xplane", "{\"hostnames\": [\"w-1\", \"w\\u00e9\"]}", "a.pb"};
+  CHECK_EQ_INT(st_profile_host(&f, host, sizeof host), 8);
+  CHECK_EQ_STR(host, "w-1, w\xC3\xA9");
+  CHECK_EQ_INT(st_profile_rank(&f, &rank), 0);
+  CHECK_EQ_INT(rank, -1);
+  f.metadata_json = "{\"distributedInfo\": {\"rank\": 255, \"world_size\": 256}}";
+  CHECK_EQ_INT(st_profile_rank(&f, &rank), 1);
+  CHECK_EQ_INT(rank, 255);
+  CHECK_EQ_INT(st_profile_host(&f, host, sizeof host), 0);
+  CHECK_EQ_STR(host, "");
+  f.metadata_json = NULL;
+  CHECK_EQ_INT(st_profile_rank(&f, &rank), 0);
+  CHECK_EQ_INT(st_profile_host(&f, host, sizeof host), 0);
+  CHECK_EQ_INT(st_profile_rank(NULL, NULL), 0);
+  /* the names a folder walk picks up */
+  CHECK_EQ_INT(st_profile_trace_name("rank-3.pt.trace.json.gz"), 1);
+  CHECK_EQ_INT(st_profile_trace_name("h.XPLANE.PB"), 1);
+  CHECK_EQ_INT(st_profile_trace_name("sys.pftrace"), 1);
+  CHECK_EQ_INT(st_profile_trace_name("a.perfetto-trace"), 1);
+  CHECK_EQ_INT(st_profile_trace_name("a.json.stx"), 0);
+  CHECK_EQ_INT(st_profile_trace_name("model.pt"), 0);
+  CHECK_EQ_INT(st_profile_trace_name("notes.txt"), 0);
+  CHECK_EQ_INT(st_profile_trace_name(".json"), 0);
+  CHECK_EQ_INT(st_profile_trace_name(NULL), 0);
+}
+
 static void test_clocks_and_offsets(void) {
   loaded r0, r1, zero, mach, x;
   load_fixture(&r0, "rank0.pt.trace.json");
@@ -401,6 +431,7 @@ static void test_out_of_memory(void) {
 
 int main(void) {
   RUN(test_group_names);
+  RUN(test_host_rank_and_trace_names);
   RUN(test_clocks_and_offsets);
   RUN(test_compare_profiler_step);
   RUN(test_compare_steps_and_modules);

@@ -225,6 +225,47 @@ static void test_merge_three(void) {
   st_traceset_destroy(s);
 }
 
+/* Group names given (a profile manifest's): used instead of the rule, in
+ * the view's part names too; a repeat gets " #c", control characters
+ * become spaces, a long name is cut on a character boundary, "" goes
+ * back to the rule, a stale handle is refused. */
+static void test_given_groups(void) {
+  st_traceset *s = st_traceset_create(NULL);
+  hook h = {0};
+  st_trace_handle hs[3];
+  load_ranks(s, 3, hs);
+  char longname[400];
+  memset(longname, 'a', sizeof longname);
+  /* two é at bytes 252..255: the second crosses the cut at 255 */
+  memcpy(longname + ST_TRACESET_GROUP_CAP - 4, "\xC3\xA9\xC3\xA9", 4);
+  longname[sizeof longname - 1] = 0;
+  CHECK_EQ_INT(st_traceset_set_group(s, hs[0], "node\n1 gpu"), ST_OK);
+  CHECK_EQ_INT(st_traceset_set_group(s, hs[1], "node 1 gpu"), ST_OK);
+  CHECK_EQ_INT(st_traceset_set_group(s, hs[2], longname), ST_OK);
+  st_traceset_report rep;
+  CHECK_EQ_INT(end_batch(s, &h, &rep), 3);
+  CHECK_EQ_STR(info(s, hs[0]).group, "node 1 gpu");
+  CHECK_EQ_STR(info(s, hs[1]).group, "node 1 gpu #2");
+  const char *g2 = info(s, hs[2]).group;
+  /* 'a' x 252 and the first é: 254 bytes */
+  CHECK_EQ_INT(strlen(g2), ST_TRACESET_GROUP_CAP - 2);
+  CHECK(memcmp(g2 + ST_TRACESET_GROUP_CAP - 4, "\xC3\xA9", 2) == 0);
+  size_t len;
+  const st_trace_part *parts = st_trace_parts(st_traceset_view(s), NULL);
+  CHECK_EQ_STR(st_strtab_get(st_trace_strings(st_traceset_view(s)), parts[1].name, &len),
+               "node 1 gpu #2");
+  st_traceset_destroy(s);
+  s = st_traceset_create(NULL);
+  load_ranks(s, 2, hs);
+  CHECK_EQ_INT(st_traceset_set_group(s, hs[0], "x"), ST_OK);
+  CHECK_EQ_INT(st_traceset_set_group(s, hs[0], ""), ST_OK);
+  CHECK_EQ_INT(st_traceset_set_group(s, (st_trace_handle){0}, "x"), ST_ERR_ARG);
+  CHECK_EQ_INT(end_batch(s, &h, &rep), 2);
+  CHECK_EQ_STR(info(s, hs[0]).group, "rank 0");
+  CHECK_EQ_STR(info(s, hs[1]).group, "rank 1");
+  st_traceset_destroy(s);
+}
+
 /* Two files without absolute time start together; the same group twice
  * gets the file name appended. */
 static void test_start_together(void) {
@@ -601,6 +642,7 @@ static void test_json(void) {
 int main(void) {
   RUN(test_handles);
   RUN(test_merge_three);
+  RUN(test_given_groups);
   RUN(test_start_together);
   RUN(test_set_offset);
   RUN(test_align);

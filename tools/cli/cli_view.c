@@ -26,7 +26,7 @@
 #include "native.h"
 #endif
 
-#define MAX_FILES 64 /* as the app's workspace (core/app/app.h ST_APP_MAX_TRACES) */
+#define MAX_FILES 256 /* as the app's workspace (core/app/app.h ST_APP_MAX_TRACES) */
 
 static int usage(void) {
   fprintf(stderr, "usage: strata view FILE... [--screenshot OUT.png] [--size WxH] "
