@@ -473,7 +473,7 @@ async function doOpen(source, src, opts, prevStatus) {
             stream.previewed(M._st_wasm_stream_preview());
             preview = performance.now();
             // a preview costs O(summary): at most ~5 % of the pass's time
-            previewEvery = Math.max(sw.previewMs, 20 * (preview - t));
+            if (!sw.previewFixed) previewEvery = Math.max(sw.previewMs, 20 * (preview - t));
           }
         }
       }

@@ -40,8 +40,9 @@ export function streamWanted(opts, total, name) {
   // the budget at most, so the summary and a window stay within it
   const window = Math.min(numParam(opts, 'windowMB', 'window_mb', 256) * MiB, budget / 2);
   // the summary so far is drawn every previewMs while the pass runs (?preview_ms=)
-  const pv = opts && opts.previewMs !== undefined ? Number(opts.previewMs) : params.has('preview_ms') ? Number(params.get('preview_ms')) : 1500;
+  const pv = opts && opts.previewMs !== undefined ? Number(opts.previewMs) : params.has('preview_ms') ? Number(params.get('preview_ms')) : NaN;
   const previewMs = Number.isFinite(pv) && pv >= 0 ? pv : 1500;
+  const previewFixed = Number.isFinite(pv) && pv >= 0; // asked for: not spaced by their cost
   const asked = opts && opts.stream !== undefined ? String(opts.stream) : params.get('stream');
   let on;
   if (asked === '1' || asked === 'true') on = true;
@@ -54,7 +55,7 @@ export function streamWanted(opts, total, name) {
   // the summary's buckets (stream.h max_buckets): ~200 bytes each with their
   // share of the summary model and its index, 2^17 at most
   const buckets = Math.max(1024, Math.min(1 << 17, Math.floor(budget / 1024)));
-  return { on, budget, window, previewMs, buckets };
+  return { on, budget, window, previewMs, previewFixed, buckets };
 }
 
 // M: the module; str: C string -> JS; setStatus(text | null): the streaming
