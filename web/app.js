@@ -458,6 +458,7 @@ async function doOpen(source, src, opts, prevStatus) {
       } else {
         let preview = performance.now();
         let previewEvery = sw.previewMs;
+        let progressAt = 0;
         for await (const chunk of src.chunks) {
           for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
             const part = chunk.subarray(off, off + CHUNK);
@@ -465,15 +466,20 @@ async function doOpen(source, src, opts, prevStatus) {
             code = M._st_wasm_load_push(buf, part.length);
           }
           done += chunk.length;
-          setProgress(done, total);
+          // streaming mode, a preview on screen: the status once a second (each
+          // repaint composites the canvas: in software, headless, ~50 ms)
+          if (!sw.on || performance.now() - progressAt >= 1000) {
+            setProgress(done, total);
+            progressAt = performance.now();
+          }
           if (code !== 0) break; // the loader has seen enough to fail: finish says why
           // streaming mode: the summary so far drawn while the pass runs
           if (sw.on && performance.now() - preview >= previewEvery && done < total) {
             const t = performance.now();
             stream.previewed(M._st_wasm_stream_preview());
             preview = performance.now();
-            // a preview costs O(summary): at most ~5 % of the pass's time
-            if (!sw.previewFixed) previewEvery = Math.max(sw.previewMs, 20 * (preview - t));
+            // a preview costs O(summary): at most ~2.5 % of the pass's time
+            if (!sw.previewFixed) previewEvery = Math.max(sw.previewMs, 40 * (preview - t));
           }
         }
       }
