@@ -803,10 +803,12 @@ function fillDetails(ev, count) {
   h.textContent = ev.name || '(unnamed)';
   const table = document.createElement('table');
   const rows = [
+    // streaming mode's summary: a stretch of events, named after its longest
+    ['summary', ev.summary ? 'a stretch of this track\'s events (zoom in to read them); named after the longest, whose args are below' : undefined],
     ['file', ev.part !== undefined ? (tracesNow()[ev.part] || {}).name : undefined],
     ['category', ev.cat],
-    ['start', ev.start_text],
-    ['duration', ev.dur_text],
+    [ev.summary ? 'stretch starts' : 'start', ev.start_text],
+    [ev.summary ? 'stretch spans' : 'duration', ev.dur_text],
     ['self time', ev.self_text],
     ['process', `${ev.process || ''} (pid ${ev.pid})`],
     ['thread', `${ev.thread || ''} (tid ${ev.tid})`],

@@ -48,7 +48,9 @@ enum {
   ST_EV_UNFINISHED = 1u << 0, /* B without E (or X without dur): ends at trace end */
   ST_EV_INSTANT = 1u << 1,    /* zero-length marker */
   ST_EV_OVERLAP = 1u << 2,    /* moved to an overflow track (misnested) */
-  ST_EV_HAS_END = 1u << 3     /* B/E pair: args also at the E (see st_trace_end_src) */
+  ST_EV_HAS_END = 1u << 3,    /* B/E pair: args also at the E (see st_trace_end_src) */
+  ST_EV_SUMMARY = 1u << 4     /* streaming mode's summary: a stretch of a track's events, named
+                               * after the longest of them (its src), not one event */
 };
 
 typedef struct st_process {

@@ -192,6 +192,7 @@ static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
     str_id(w, t, in.thread_name);
     fmt(w, ",\"start_ns\":%lld,\"dur_ns\":%lld,\"self_ns\":%lld,\"flags\":%u,\"depth\":%u",
         (long long)in.start_ns, (long long)in.dur_ns, (long long)in.self_ns, in.flags, in.depth);
+    if (in.flags & ST_EV_SUMMARY) lit(w, ",\"summary\":true"); /* a stretch, not one event */
     char b[64];
     size_t n = st_format_time((double)in.start_ns, 1, b, sizeof b);
     /* start: adaptive units at ns resolution, e.g. "1.234567 ms" */

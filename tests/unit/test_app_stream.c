@@ -78,6 +78,9 @@ static void test_window_swap(void) {
   CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
   CHECK(strstr(st_app_stream_json(app), "\"windows\":true") != NULL);
   CHECK(strstr(st_app_stream_json(app), "\"window_ns\":null") != NULL);
+  /* the summary's stretches say so when selected (not one event) */
+  CHECK(st_app_select(app, 0, 0, 0));
+  CHECK(strstr(st_app_selected_event_json(app), "\"summary\":true") != NULL);
   /* zoomed out over 40 ms of events, with a 64 KiB budget: nothing to read */
   CHECK(strcmp(st_app_stream_want(app, 65536), "null") == 0);
   /* a 100 us view: a window (three views wide) */
@@ -102,6 +105,9 @@ static void test_window_swap(void) {
   CHECK(st_app_stream_pending(app) == 0);
   CHECK(st_app_stream_finish(app) == 1);
   CHECK(strcmp(st_app_view_json(app), view_before) == 0); /* the same view */
+  CHECK(st_app_select(app, 0, 0, 0));                     /* the window's are events */
+  CHECK(strstr(st_app_selected_event_json(app), "\"name\"") != NULL);
+  CHECK(strstr(st_app_selected_event_json(app), "\"summary\"") == NULL);
   CHECK(strstr(st_app_stream_json(app), "\"window_ns\":[") != NULL);
   /* the window holds the full load's events in view */
   st_error err;

@@ -206,6 +206,7 @@ typedef struct wev {
   char name[48], cat[24];
   uint64_t src;
   int flags;
+  int raw_flags; /* all of the model's flags (ST_EV_SUMMARY too) */
 } wev;
 
 static int cmp_wev(const void *a, const void *b) {
@@ -252,6 +253,7 @@ static wev *events_of(const st_trace *t, int64_t a0, int64_t a1, size_t *out) {
                tr->kind == ST_TRACK_SAMPLES ? "" : tu_str(t, rows[r].cat[i]));
       w->src = rows[r].src[i];
       w->flags = rows[r].flags[i] & (ST_EV_UNFINISHED | ST_EV_INSTANT | ST_EV_HAS_END);
+      w->raw_flags = rows[r].flags[i];
     }
   }
   qsort(v, n, sizeof *v, cmp_wev);
@@ -504,6 +506,20 @@ static void check_summary(const char *what, const st_trace *full, const st_trace
               (long long)f[i].start, (unsigned long long)f[i].src);
   }
   CHECK(missing == 0);
+  /* and never passes a stretch off as an event: a summary slice is flagged
+   * ST_EV_SUMMARY, or it is an event of the full load as it is */
+  size_t posing = 0;
+  for (size_t j = 0; j < ns; j++) {
+    if (s[j].raw_flags & ST_EV_SUMMARY) continue;
+    int real = 0;
+    for (size_t i = 0; i < nf && !real; i++)
+      real = f[i].src == s[j].src && f[i].start == s[j].start && f[i].dur == s[j].dur &&
+             !strcmp(f[i].name, s[j].name) && f[i].pid == s[j].pid && f[i].key == s[j].key;
+    if (!real && posing++ == 0)
+      fprintf(stderr, "%s: summary slice %s at %lld (src %llu) is neither flagged nor an event\n",
+              what, s[j].name, (long long)s[j].start, (unsigned long long)s[j].src);
+  }
+  CHECK(posing == 0);
   /* the budget: buckets and long events, each at most max_buckets (plus
    * exact events, which are few here) */
   uint32_t nr;

@@ -402,7 +402,7 @@ static st_code emit_summary(st_stream *s, st_builder *b, int preview, uint64_t *
       int64_t bend = bucket_start(s, k->idx + 1);
       int64_t end = k->hi < bend ? k->hi : bend;
       if (end < k->lo) end = k->lo;
-      uint8_t fl = (uint8_t)(k->rep_flags & ~(ST_EV_HAS_END | ST_EV_UNFINISHED));
+      uint8_t fl = (uint8_t)((k->rep_flags & ~(ST_EV_HAS_END | ST_EV_UNFINISHED)) | ST_EV_SUMMARY);
       c = st_builder_slice(b, k->track, k->lo, end - k->lo, k->rep_name, k->rep_cat, k->rep_src,
                            fl);
     }
