@@ -281,15 +281,21 @@ static st_code begin_name(st_traceset *s, const char *name) {
   return ST_OK;
 }
 
-st_code st_traceset_load_begin_stream(st_traceset *s, const char *name, uint64_t block_bytes,
-                                      uint32_t max_buckets) {
-  st_code c = begin_name(s, name);
-  if (c != ST_OK) return c;
+/* A streaming load's desc: the batch's strings, as a loader's. */
+static st_stream_desc stream_desc(const st_traceset *s) {
   st_stream_desc d;
   memset(&d, 0, sizeof d);
   d.alloc = s->load_alloc;
   d.file_name = s->load_name;
   d.strings = s->batch_strings;
+  return d;
+}
+
+st_code st_traceset_load_begin_stream(st_traceset *s, const char *name, uint64_t block_bytes,
+                                      uint32_t max_buckets) {
+  st_code c = begin_name(s, name);
+  if (c != ST_OK) return c;
+  st_stream_desc d = stream_desc(s);
   d.block_bytes = block_bytes;
   d.max_buckets = max_buckets;
   s->stream_load = st_stream_create(&d);
@@ -307,11 +313,7 @@ st_code st_traceset_load_begin_index(st_traceset *s, const char *name, const voi
     if (err) st_error_set(err, c, 0, c == ST_ERR_NOMEM ? "out of memory" : "no batch open");
     return c;
   }
-  st_stream_desc d;
-  memset(&d, 0, sizeof d);
-  d.alloc = s->load_alloc;
-  d.file_name = s->load_name;
-  d.strings = s->batch_strings;
+  st_stream_desc d = stream_desc(s);
   st_error e;
   memset(&e, 0, sizeof e);
   s->stream_load = st_stream_open_index(&d, stx, len, &s->index_summary, &e);

@@ -21,6 +21,17 @@ static uint64_t heap_bytes(void *ud) {
   return 1;
 }
 
+/* an app as the page has it, 1000 x 600 CSS px */
+static st_app *make_app(void) {
+  st_app_desc d;
+  memset(&d, 0, sizeof d);
+  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
+  d.css_w = 1000;
+  d.css_h = 600;
+  d.dpr = 1;
+  return st_app_create(&d);
+}
+
 /* a trace of X events on 4 threads, ~n events, 1 us apart: in time
  * order, or shuffled (every block of the file then spans all its time) */
 static char *gen(int n, int shuffled, size_t *len) {
@@ -64,13 +75,7 @@ static uint64_t count_in(const st_trace *t, double t0, double t1) {
 static void test_window_swap(void) {
   size_t len;
   char *data = gen(40000, 0, &len);
-  st_app_desc d;
-  memset(&d, 0, sizeof d);
-  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
-  d.css_w = 1000;
-  d.css_h = 600;
-  d.dpr = 1;
-  st_app *app = st_app_create(&d);
+  st_app *app = make_app();
   CHECK(app != NULL);
   CHECK(st_app_load_begin_stream(app, "gen.json", 4096, 256));
   for (size_t at = 0; at < len; at += 65536)
@@ -168,13 +173,7 @@ static void test_window_swap(void) {
 static void test_unsorted(void) {
   size_t len;
   char *data = gen(40000, 1, &len);
-  st_app_desc d;
-  memset(&d, 0, sizeof d);
-  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
-  d.css_w = 1000;
-  d.css_h = 600;
-  d.dpr = 1;
-  st_app *app = st_app_create(&d);
+  st_app *app = make_app();
   CHECK(st_app_load_begin_stream(app, "shuffled.json", 4096, 256));
   CHECK(st_app_load_push(app, data, len) == ST_OK);
   CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
@@ -218,13 +217,7 @@ static void test_unsorted(void) {
 static void test_preview(void) {
   size_t len;
   char *data = gen(40000, 0, &len);
-  st_app_desc d;
-  memset(&d, 0, sizeof d);
-  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
-  d.css_w = 1000;
-  d.css_h = 600;
-  d.dpr = 1;
-  st_app *app = st_app_create(&d);
+  st_app *app = make_app();
   CHECK(st_app_stream_preview(app) == 0); /* no load */
   CHECK(st_app_load_begin_stream(app, "first.json", 4096, 256));
   double last = 0;
@@ -274,13 +267,7 @@ static void test_gzip(void) {
   size_t len, zlen;
   char *data = gen(40000, 0, &len);
   unsigned char *z = tu_deflate(data, len, 31, &zlen);
-  st_app_desc d;
-  memset(&d, 0, sizeof d);
-  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
-  d.css_w = 1000;
-  d.css_h = 600;
-  d.dpr = 1;
-  st_app *app = st_app_create(&d);
+  st_app *app = make_app();
   CHECK(st_app_load_begin_stream(app, "gen.json.gz", 4096, 256));
   for (size_t at = 0; at < zlen; at += 30000)
     st_app_load_push(app, z + at, zlen - at < 30000 ? zlen - at : 30000);
@@ -370,13 +357,7 @@ static void test_index(void) {
   char *data = gen(40000, 0, &len);
   char *other = gen(30000, 0, &len2);
   membuf ix = index_of(data, len);
-  st_app_desc d;
-  memset(&d, 0, sizeof d);
-  d.platform = (st_app_platform){NULL, now_ms, heap_bytes, NULL, NULL, NULL, NULL};
-  d.css_w = 1000;
-  d.css_h = 600;
-  d.dpr = 1;
-  st_app *app = st_app_create(&d);
+  st_app *app = make_app();
   /* not an index */
   CHECK(!st_app_load_begin_index(app, "gen.json", "not an index", 12));
   CHECK(strstr(st_app_error(app), "gen.json") != NULL);

@@ -340,37 +340,11 @@ static void test_gzip(void) {
 }
 
 static void test_corpus(void) {
-  static const char *files[] = {
-      "catapult__async_begin_end.json",
-      "catapult__flow.json",
-      "catapult__instance_counters.json",
-      "catapult__nanoseconds.json",
-      "catapult__nestable_async.json",
-      "catapult__simple_trace_gz.gz",
-      "catapult__thread_time_visualisation.json.gz",
-      "catapult__trace-with-bad-world-bounds.json",
-      "cba__obj_export_file_writer.json",
-      "fxprof__chrome-tracing.json.gz",
-      "hta__benchmark_result_924719_1679055439_trace.json.gz",
-      "hta__control.json.gz",
-      "hta__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
-      "hta__overlaid_critical_path_trace.json.gz",
-      "hta__rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz",
-      "lighthouse__cpu-profiler-m86.trace.json",
-      "lighthouse__pid-change.json",
-      "perfetto__flow_events_json_v1.json",
-      "perfetto__flow_events_json_v2.json",
-      "speedscope__example.cpuprofile",
-      "speedscope__multi-thread-with-samples.json",
-      "speedscope__simple-partial-trailing-comma.json",
-      "speedscope__simple-partial.json",
-      "speedscope__too-many-end-events.json",
-      "viztracer__gradient_descent.json",
-  };
+  const char *const *files = tu_corpus_json;
   const uint64_t sizes[] = {97, 4096, 65536, 1000003};
   int seen = 0;
   uint64_t replayed = 0;
-  for (size_t c = 0; c < sizeof files / sizeof files[0]; c++) {
+  for (size_t c = 0; c < TU_CORPUS_JSON_N; c++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", STRATA_CORPUS_DIR, files[c]);
     size_t n;

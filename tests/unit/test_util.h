@@ -37,6 +37,37 @@
 #include <string.h>
 #include <zlib.h>
 
+/* The corpus's JSON traces (../shared/corpus, STRATA_CORPUS_DIR; the gzip
+ * ones too), for tests that run every one of them. */
+static const char *const tu_corpus_json[] = {
+    "catapult__async_begin_end.json",
+    "catapult__flow.json",
+    "catapult__instance_counters.json",
+    "catapult__nanoseconds.json",
+    "catapult__nestable_async.json",
+    "catapult__simple_trace_gz.gz",
+    "catapult__thread_time_visualisation.json.gz",
+    "catapult__trace-with-bad-world-bounds.json",
+    "cba__obj_export_file_writer.json",
+    "fxprof__chrome-tracing.json.gz",
+    "hta__benchmark_result_924719_1679055439_trace.json.gz",
+    "hta__control.json.gz",
+    "hta__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    "hta__overlaid_critical_path_trace.json.gz",
+    "hta__rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz",
+    "lighthouse__cpu-profiler-m86.trace.json",
+    "lighthouse__pid-change.json",
+    "perfetto__flow_events_json_v1.json",
+    "perfetto__flow_events_json_v2.json",
+    "speedscope__example.cpuprofile",
+    "speedscope__multi-thread-with-samples.json",
+    "speedscope__simple-partial-trailing-comma.json",
+    "speedscope__simple-partial.json",
+    "speedscope__too-many-end-events.json",
+    "viztracer__gradient_descent.json",
+};
+#define TU_CORPUS_JSON_N (sizeof tu_corpus_json / sizeof tu_corpus_json[0])
+
 static inline unsigned char *tu_read_file(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;

@@ -159,6 +159,10 @@ static inline const st_stats *st_stream_stats_of(const st_stream *s) {
   return s ? st_loader_stats(s->loader) : NULL;
 }
 
+/* Adds exact event e whole to b (its track found or created by key): the
+ * summary's and a window's. */
+st_code st_stream_add_exact(st_builder *b, const sexact *e);
+
 /* 1 if src is a half of an exact event (binary search of s->skip) */
 int st_stream_skips(const st_stream *s, uint64_t src);
 

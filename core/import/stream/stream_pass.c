@@ -418,14 +418,7 @@ static st_code emit_summary(st_stream *s, st_builder *b, int preview, uint64_t *
     n++;
   }
   for (size_t i = 0; i < s->nexact; i++) {
-    const sexact *e = &s->exact[i];
-    uint32_t proc = st_builder_process(b, e->pid);
-    uint32_t tr = proc == UINT32_MAX
-                      ? UINT32_MAX
-                      : st_builder_track(b, proc, (st_track_kind)e->kind, e->key, e->track_name);
-    if (tr == UINT32_MAX) return ST_ERR_NOMEM;
-    st_code c = st_builder_slice(b, tr, e->start, e->dur, e->name, e->cat, e->src, e->flags);
-    if (c == ST_OK && e->end_src != UINT64_MAX) c = st_builder_end_src(b, e->src, e->end_src);
+    st_code c = st_stream_add_exact(b, &s->exact[i]);
     if (c != ST_OK) return c;
     n++;
   }
@@ -451,6 +444,17 @@ static st_code sink_flush(void *ud, st_builder *b) {
   uint64_t n = 0;
   st_code c = emit_summary(s, b, 0, &n);
   s->summary_events = n;
+  return c;
+}
+
+st_code st_stream_add_exact(st_builder *b, const sexact *e) {
+  uint32_t proc = st_builder_process(b, e->pid);
+  uint32_t tr = proc == UINT32_MAX
+                    ? UINT32_MAX
+                    : st_builder_track(b, proc, (st_track_kind)e->kind, e->key, e->track_name);
+  if (tr == UINT32_MAX) return ST_ERR_NOMEM;
+  st_code c = st_builder_slice(b, tr, e->start, e->dur, e->name, e->cat, e->src, e->flags);
+  if (c == ST_OK && e->end_src != UINT64_MAX) c = st_builder_end_src(b, e->src, e->end_src);
   return c;
 }
 

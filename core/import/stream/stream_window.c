@@ -182,13 +182,7 @@ static st_code win_flush(void *ud, st_builder *b) {
     const sexact *e = &s->exact[i];
     int64_t end = (e->flags & ST_EV_UNFINISHED) ? s->end : st_sat_add(e->start, e->dur);
     if (e->start > w->a1 || end < w->a0) continue;
-    uint32_t proc = st_builder_process(b, e->pid);
-    uint32_t tr = proc == UINT32_MAX
-                      ? UINT32_MAX
-                      : st_builder_track(b, proc, (st_track_kind)e->kind, e->key, e->track_name);
-    if (tr == UINT32_MAX) return ST_ERR_NOMEM;
-    st_code c = st_builder_slice(b, tr, e->start, e->dur, e->name, e->cat, e->src, e->flags);
-    if (c == ST_OK && e->end_src != UINT64_MAX) c = st_builder_end_src(b, e->src, e->end_src);
+    st_code c = st_stream_add_exact(b, e);
     if (c != ST_OK) return c;
   }
   return ST_OK;
