@@ -37,8 +37,9 @@
  * test: tests/unit/test_stream.c), and so are its counter samples, with
  * each series' last sample before the window added (the pass keeps every
  * series' last sample per block). Flows and CPU samples come from the
- * blocks read only; window loads are Chrome JSON only
- * (st_stream_info.windows == 0 for other formats: their summary is all).
+ * blocks read only; window loads from the file are Chrome JSON only
+ * (st_stream_info.windows == 0 for other formats until a re-ordered copy
+ * exists, below).
  *
  *   st_stream *s = st_stream_create(&(st_stream_desc){.file_name = name});
  *   while (more) st_stream_push(s, buf, n);
@@ -109,6 +110,10 @@ typedef struct st_stream_info {
   int windows;             /* 1: window loads are possible (Chrome JSON) */
   int compressed;          /* 1: gzip / zlib input: ranges are read through st_stream_read */
   uint32_t restart_points; /* its gzip restart points (stream_read.c) */
+  int unsorted;            /* 1: its blocks each span much of its time (JSON) */
+  int spill_wanted;        /* 1: windows need a re-ordered copy (unsorted, or not JSON) */
+  int spilled;             /* 1: windows come from its re-ordered copy */
+  uint64_t spill_bytes;    /* that copy's size */
 } st_stream_info;
 void st_stream_info_get(const st_stream *s, st_stream_info *out);
 
@@ -155,6 +160,51 @@ void st_stream_window_set_filter(st_stream_window *w, int on);
 /* The window load's statistics (its own import of the ranges). */
 const st_stats *st_stream_window_stats(const st_stream_window *w);
 void st_stream_window_destroy(st_stream_window *w);
+
+/* ---- a re-ordered copy: windows of unsorted and protobuf traces -------------
+ * A window read from the file's blocks reads most of an unsorted trace
+ * (each block spans much of its time), and a protobuf packet needs the
+ * sequence state of packets before it. Both get their windows from a
+ * second pass instead: the file read again through the loader (any
+ * format, any compression), every event as the importer resolved it (its
+ * track, times, name, category, flags and srcs) written as a 48-byte record
+ * into one of `parts` partitions of the trace's time by its start (events
+ * at least a partition long into one more, read by every window), in chunks
+ * of buffer_bytes, through `write` at increasing offsets from 0: the
+ * platform keeps them (the page: its Origin Private File System; the CLI:
+ * a temporary file). Resident: (parts + 1) x buffer_bytes, the chunks'
+ * directory (16 B per chunk) and each counter series' last sample per
+ * partition. Once finished, st_stream_window_plan names ranges of that copy
+ * (st_stream_info.spilled) and a window load is fed them like the file's:
+ * its slices and counter samples meeting the span are a full load's (no
+ * flows, no CPU samples: the summary's); the records are this process's
+ * own, never a file format.
+ *
+ *   st_stream_spill *p = st_stream_spill_begin(s, &(st_stream_spill_desc){write, ud}, &err);
+ *   while (more) st_stream_spill_push(p, raw, n);       // the file again, from its start
+ *   st_stream_spill_finish(p, &err);  st_stream_spill_destroy(p);
+ */
+typedef st_code (*st_stream_spill_write)(void *ud, uint64_t offset, const void *data, size_t len);
+typedef struct st_stream_spill_desc {
+  st_stream_spill_write write;
+  void *ud;
+  uint32_t parts;        /* 0: 1024; at least 1 */
+  uint32_t buffer_bytes; /* per partition: 0: 32 KiB; at least 768 */
+  uint64_t limit_bytes;  /* the copy at most this long (0: no limit) */
+} st_stream_spill_desc;
+typedef struct st_stream_spill st_stream_spill;
+/* NULL + err: the pass has not finished, a copy exists, or out of memory. */
+st_stream_spill *st_stream_spill_begin(st_stream *s, const st_stream_spill_desc *desc,
+                                       st_error *err);
+/* The file's raw bytes, in order from its first (as st_stream_push). */
+st_code st_stream_spill_push(st_stream_spill *p, const void *data, size_t len);
+/* Writes what is buffered and makes the copy the stream's. ST_OK; else err
+ * (a write failed, the limit was passed, or the file no longer parses as
+ * the pass read it) and the stream keeps no copy. */
+st_code st_stream_spill_finish(st_stream_spill *p, st_error *err);
+/* The copy's bytes so far. */
+uint64_t st_stream_spill_written(const st_stream_spill *p);
+void st_stream_spill_destroy(st_stream_spill *p);
 
 /* ---- reading a decoded range, whatever the compression ---------------------
  * Ranges are offsets of the DECODED input. For plain input raw == decoded:

@@ -79,8 +79,59 @@ typedef struct spending {
   uint64_t src;
 } spending;
 
+/* The re-ordered copy (stream.h, stream_spill.c): one record per event. */
+typedef struct srecord {
+  uint32_t track; /* the copy's track (sspill.tracks) */
+  uint8_t kind;   /* SREC_SLICE, SREC_COUNTER */
+  uint8_t flags;
+  uint16_t pad;
+  uint32_t name, cat;
+  int64_t start, dur; /* absolute ns; a counter: dur holds the value's bits */
+  uint64_t src, end_src;
+} srecord;
+enum { SREC_SLICE = 1, SREC_COUNTER = 2 };
+
+typedef struct spart {
+  int64_t lo, hi; /* absolute ns: its events' [start, end] extent */
+  uint64_t records;
+} spart;
+
+typedef struct schunk {
+  uint64_t offset;
+  uint32_t part, len;
+} schunk;
+
+typedef struct strackkey {
+  int64_t pid, key;
+  uint32_t name;
+  uint8_t kind;
+} strackkey;
+
+/* a counter series' last sample in one partition */
+typedef struct spclast {
+  uint32_t part, track;
+  int64_t ts;
+  double v;
+} spclast;
+
+typedef struct sspill {
+  uint32_t parts; /* plus one: events at least pw long */
+  int64_t p0, pw; /* absolute ns: partition k starts at p0 + k * pw */
+  spart *part;    /* parts + 1 */
+  schunk *chunks;
+  size_t nchunks;
+  strackkey *tracks;
+  uint32_t ntracks;
+  spclast *clast;
+  size_t nclast;
+  uint64_t bytes;
+} sspill;
+
+void st_stream_spill_free(const st_alloc *a, sspill *sp);
+
 struct st_stream {
   st_alloc alloc;
+  char file_name[256]; /* desc's hint (a copy): the re-ordering pass's too */
   st_strtab *strings;
   int own_strings;
   st_loader *loader;
@@ -127,6 +178,7 @@ struct st_stream {
   uint64_t events_end, bytes_decoded;
   int64_t origin, end; /* the summary trace's time zero and end (absolute ns) */
   int windows;
+  sspill *spill; /* the re-ordered copy, once made (stream_spill.c) */
 
   /* compressed input: restart points built from the raw bytes during the
    * pass, for window reads (stream_read.c) */
@@ -158,6 +210,11 @@ static inline const st_stats *st_stream_stats_of(const st_stream *s) {
   if (s && s->opened) return s->saved_stats;
   return s ? st_loader_stats(s->loader) : NULL;
 }
+
+/* The chunks of the re-ordered copy holding the events meeting [a0, a1]
+ * (absolute ns), as st_stream_window_plan (stream_spill.c). */
+uint32_t st_stream_spill_plan(const st_stream *s, int64_t a0, int64_t a1, st_stream_range *out,
+                              uint32_t cap, uint64_t *bytes);
 
 /* Adds exact event e whole to b (its track found or created by key): the
  * summary's and a window's. */

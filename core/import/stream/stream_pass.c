@@ -5,6 +5,7 @@
  */
 #include "stream_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -477,6 +478,7 @@ st_stream *st_stream_create(const st_stream_desc *desc) {
   st_stream *s = st_calloc(&al, 1, sizeof *s);
   if (!s) return NULL;
   s->alloc = al;
+  if (desc && desc->file_name) snprintf(s->file_name, sizeof s->file_name, "%s", desc->file_name);
   s->block_bytes = desc && desc->block_bytes ? desc->block_bytes : ST_STREAM_BLOCK;
   if (s->block_bytes < 4096) s->block_bytes = 4096;
   s->max_buckets = desc && desc->max_buckets ? desc->max_buckets : ST_STREAM_BUCKETS;
@@ -490,7 +492,7 @@ st_stream *st_stream_create(const st_stream_desc *desc) {
   s->strings = s->own_strings ? st_strtab_create(&al) : desc->strings;
   st_load_desc ld = {0};
   ld.alloc = al;
-  ld.file_name = desc ? desc->file_name : NULL;
+  ld.file_name = s->file_name[0] ? s->file_name : NULL;
   ld.strings = s->strings;
   ld.sink = &s->sink;
   s->loader = s->strings ? st_loader_create(&ld) : NULL;
@@ -515,6 +517,7 @@ void st_stream_destroy(st_stream *s) {
   st_free(&a, s->blocks);
   st_free(&a, s->exact);
   st_free(&a, s->skip);
+  st_stream_spill_free(&a, s->spill);
   st_gzindex_destroy(s->gz);
   st_free(&a, s->saved_stats);
   st_free(&a, s->saved_meta);
@@ -548,6 +551,14 @@ st_trace *st_stream_finish(st_stream *s, st_error *err) {
   const st_stats *st = st_loader_stats(s->loader);
   s->bytes_decoded = st ? st->bytes_decoded : 0;
   s->windows = t && st && st->format && !strcmp(st->format, "chrome-json") && s->events_end > 0;
+  if (!s->windows) { /* no windows from the file's blocks: their index is no use */
+    st_free(&s->alloc, s->blocks);
+    st_free(&s->alloc, s->clast);
+    st_u64map_free(&s->cmap, &s->alloc);
+    s->blocks = NULL;
+    s->clast = NULL;
+    s->nblocks = s->capblocks = s->nclast = s->capclast = 0;
+  }
   st_stream_gz_finish(s);
   return t;
 }
@@ -590,6 +601,11 @@ uint64_t st_stream_events_in(const st_stream *s, int64_t t0_ns, int64_t t1_ns) {
   if (!s || t1_ns < t0_ns) return 0;
   int64_t a0 = st_sat_add(s->origin, t0_ns), a1 = st_sat_add(s->origin, t1_ns);
   uint64_t n = 0;
+  if (s->spill) { /* the partitions meeting it, whole */
+    for (uint32_t k = 0; k <= s->spill->parts; k++)
+      if (s->spill->part[k].lo <= a1 && s->spill->part[k].hi >= a0) n += s->spill->part[k].records;
+    return n;
+  }
   if (s->opened) /* an index keeps no bucket counts: the blocks meeting it, whole */
     for (size_t i = 0; i < s->nblocks; i++)
       if (s->blocks[i].events && s->blocks[i].lo <= a1 && s->blocks[i].hi >= a0)
@@ -624,7 +640,19 @@ void st_stream_info_get(const st_stream *s, st_stream_info *out) {
   out->bytes = sizeof *s + s->capbk * sizeof(sbucket) + st_u64map_bytes(&s->bmap) +
                s->caplong * sizeof(slong) + s->capblocks * sizeof(sblock) +
                s->capexact * sizeof(sexact) + s->nskip * sizeof(uint64_t) + st_gzindex_bytes(s->gz);
-  out->windows = s->windows;
+  out->windows = s->windows || s->spill;
+  /* unsorted: most blocks span more than an eighth of the trace's time */
+  uint32_t wide = 0, nb = 0;
+  int64_t span = s->end - s->origin;
+  for (size_t i = 0; i < s->nblocks; i++) {
+    if (!s->blocks[i].events) continue;
+    nb++;
+    wide += s->blocks[i].hi - s->blocks[i].lo > span / 8;
+  }
+  out->unsorted = nb >= 16 && wide * 2 > nb;
+  out->spill_wanted = !s->spill && s->finished && (!s->windows || out->unsorted);
+  out->spilled = s->spill != NULL;
+  out->spill_bytes = s->spill ? s->spill->bytes : 0;
   const st_stats *st = st_stream_stats(s);
   out->compressed = st && st->compressed;
   out->restart_points = st_gzindex_points(s->gz);

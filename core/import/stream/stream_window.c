@@ -19,8 +19,9 @@ static size_t next_block(const st_stream *s, size_t k) {
 uint32_t st_stream_window_plan(const st_stream *s, int64_t t0_ns, int64_t t1_ns,
                                st_stream_range *out, uint32_t cap, uint64_t *bytes) {
   if (bytes) *bytes = 0;
-  if (!s || !s->windows || t1_ns < t0_ns) return 0;
+  if (!s || !(s->windows || s->spill) || t1_ns < t0_ns) return 0;
   int64_t a0 = st_sat_add(s->origin, t0_ns), a1 = st_sat_add(s->origin, t1_ns);
+  if (s->spill) return st_stream_spill_plan(s, a0, a1, out, cap, bytes);
   uint32_t n = 0;
   uint64_t total = 0, last_end = UINT64_MAX;
   for (size_t k = next_block(s, 0); k < s->nblocks;) {
@@ -64,6 +65,13 @@ struct st_stream_window {
   int64_t a0, a1;  /* absolute ns: the exact events added meet [a0, a1] */
   int filter;      /* st_stream_window_set_filter */
   uint8_t *loaded; /* per block: its bytes are read (part of a range) */
+  /* from the re-ordered copy (s->spill): records into a builder of its own */
+  st_builder *b;
+  uint32_t *tmap;     /* the copy's track -> b's (UINT32_MAX: not yet) */
+  uint8_t *part_read; /* per partition: its chunks are read */
+  uint8_t rec[sizeof(srecord)];
+  uint32_t nrec;  /* bytes of rec held (a record split across pushes) */
+  uint64_t limit; /* the bytes the ranges may name: the copy's or the events' */
   /* filtered: per counter track (the window's), its last sample before a0 */
   st_u64map before;
   struct {
@@ -215,8 +223,116 @@ static int copy_tracks(st_builder *b, const st_trace *summary) {
   return 1;
 }
 
+/* ---- from the re-ordered copy ---- */
+
+static uint32_t copy_track(st_stream_window *w, uint32_t t) {
+  const sspill *sp = w->s->spill;
+  if (t >= sp->ntracks) return UINT32_MAX;
+  if (w->tmap[t] == UINT32_MAX) {
+    const strackkey *k = &sp->tracks[t];
+    uint32_t proc = st_builder_process(w->b, k->pid);
+    if (proc != UINT32_MAX)
+      w->tmap[t] = st_builder_track(w->b, proc, (st_track_kind)k->kind, k->key, k->name);
+  }
+  return w->tmap[t];
+}
+
+static st_code take_record(st_stream_window *w, const srecord *r) {
+  uint32_t tr = copy_track(w, r->track);
+  if (tr == UINT32_MAX) return r->track >= w->s->spill->ntracks ? ST_ERR_FORMAT : ST_ERR_NOMEM;
+  if (r->kind == SREC_COUNTER) {
+    double v;
+    memcpy(&v, &r->dur, sizeof v);
+    return win_counter(w, tr, r->start, v, r->src) < 0 ? ST_ERR_NOMEM
+           : r->start >= w->a0 && r->start <= w->a1    ? st_builder_counter(w->b, tr, r->start, v)
+                                                       : ST_OK;
+  }
+  if (r->kind != SREC_SLICE) return ST_ERR_FORMAT;
+  int64_t end = (r->flags & ST_EV_UNFINISHED) ? w->s->end
+                : r->dur > 0                  ? st_sat_add(r->start, r->dur)
+                                              : r->start;
+  if (r->start > w->a1 || end < w->a0) return ST_OK;
+  st_code c = st_builder_slice(w->b, tr, r->start, r->dur, r->name, r->cat, r->src, r->flags);
+  if (c == ST_OK && r->end_src != UINT64_MAX) c = st_builder_end_src(w->b, r->src, r->end_src);
+  return c;
+}
+
+static st_code take_records(st_stream_window *w, const uint8_t *p, size_t n) {
+  srecord r;
+  while (n) {
+    size_t k = sizeof r - w->nrec < n ? sizeof r - w->nrec : n;
+    memcpy(w->rec + w->nrec, p, k);
+    w->nrec += (uint32_t)k;
+    p += k;
+    n -= k;
+    if (w->nrec < sizeof r) break;
+    memcpy(&r, w->rec, sizeof r);
+    w->nrec = 0;
+    st_code c = take_record(w, &r);
+    if (c != ST_OK) return c;
+  }
+  return ST_OK;
+}
+
+/* Each counter series' value where the window starts: its last sample
+ * before a0 in the partitions not read, and in those read. */
+static st_code copy_counters_before(st_stream_window *w) {
+  const sspill *sp = w->s->spill;
+  st_u64map best = {0}; /* the copy's track -> clast index */
+  st_code c = ST_OK;
+  for (size_t i = 0; i < sp->nclast && c == ST_OK; i++) {
+    const spclast *e = &sp->clast[i];
+    if (e->ts >= w->a0 || w->part_read[e->part]) continue;
+    uint32_t j = st_u64map_get(&best, e->track);
+    if (j == ST_U64MAP_NONE || sp->clast[j].ts < e->ts)
+      if (!st_u64map_put(&best, &w->alloc, e->track, (uint32_t)i)) c = ST_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < sp->nclast && c == ST_OK; i++) {
+    const spclast *e = &sp->clast[i];
+    if (st_u64map_get(&best, e->track) != i) continue;
+    uint32_t tr = copy_track(w, e->track);
+    if (tr == UINT32_MAX) {
+      c = ST_ERR_NOMEM;
+      break;
+    }
+    /* an earlier sample read in the window's partitions does not exist
+     * (those partitions are later than this one's); a later one wins */
+    uint32_t bi = st_u64map_get(&w->before, tr);
+    if (bi == ST_U64MAP_NONE || w->bsamp[bi].ts < e->ts)
+      c = st_builder_counter(w->b, tr, e->ts, e->v);
+  }
+  st_u64map_free(&best, &w->alloc);
+  for (size_t i = 0; i < w->nb && c == ST_OK; i++)
+    c = st_builder_counter(w->b, w->bsamp[i].track, w->bsamp[i].ts, w->bsamp[i].v);
+  return c;
+}
+
+/* The window's own builder and which partitions its ranges read. 0: out
+ * of memory. */
+static int copy_begin(st_stream_window *w) {
+  const st_stream *s = w->s;
+  const sspill *sp = s->spill;
+  if (!(w->part_read = st_calloc(&w->alloc, (size_t)sp->parts + 1, 1))) return 0;
+  if (sp->ntracks && !(w->tmap = st_calloc(&w->alloc, sp->ntracks, sizeof *w->tmap))) return 0;
+  for (uint32_t i = 0; i < sp->ntracks; i++) w->tmap[i] = UINT32_MAX;
+  for (size_t i = 0, k = 0; i < sp->nchunks && k < w->nranges; i++) {
+    const schunk *c = &sp->chunks[i];
+    while (k < w->nranges && w->ranges[k].offset + w->ranges[k].length <= c->offset) k++;
+    if (k < w->nranges && c->offset >= w->ranges[k].offset) {
+      w->part_read[c->part] = 1;
+      const spart *pt = &sp->part[c->part];
+      if (pt->lo < w->a0) w->a0 = pt->lo;
+      if (pt->hi > w->a1) w->a1 = pt->hi;
+    }
+  }
+  w->filter = 1; /* a partition holds events outside the span: always filtered */
+  if (!(w->b = st_builder_create_shared(&w->alloc, s->strings))) return 0;
+  return 1;
+}
+
 static st_code feed(st_stream_window *w, const void *p, size_t n) {
   w->fed += n;
+  if (w->b) return take_records(w, p, n);
   return st_loader_push(w->loader, p, n); /* an error repeats on later pushes */
 }
 
@@ -224,12 +340,13 @@ st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
                                          const st_stream_range *ranges, uint32_t n, st_error *err) {
   st_error dummy;
   if (!err) err = &dummy;
-  if (!s || !summary || !s->windows || (n && !ranges)) {
+  if (!s || !summary || !(s->windows || s->spill) || (n && !ranges)) {
     st_error_set(err, ST_ERR_ARG, 0, "no window loads for this trace");
     return NULL;
   }
+  uint64_t limit = s->spill ? s->spill->bytes : s->events_end;
   for (uint32_t k = 0; k < n; k++)
-    if (ranges[k].offset > s->events_end || ranges[k].length > s->events_end - ranges[k].offset ||
+    if (ranges[k].offset > limit || ranges[k].length > limit - ranges[k].offset ||
         (k && ranges[k].offset < ranges[k - 1].offset + ranges[k - 1].length)) {
       st_error_set(err, ST_ERR_ARG, ranges[k].offset,
                    "window ranges out of order or past the events");
@@ -243,6 +360,14 @@ st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
   w->nranges = n;
   w->a0 = INT64_MAX;
   w->a1 = INT64_MIN;
+  w->limit = limit;
+  if (n && !(w->segs = st_calloc(&s->alloc, n, sizeof *w->segs))) goto nomem;
+  if (s->spill) {
+    if (!copy_begin(w)) goto nomem;
+    st_builder_extend(w->b, s->origin, s->end);
+    if (!copy_tracks(w->b, summary)) goto nomem;
+    return w;
+  }
   for (uint32_t k = 0; k < n; k++) { /* the default span: the blocks' extent */
     for (uint64_t b = ranges[k].offset / s->block_bytes;
          b < s->nblocks && b * s->block_bytes < ranges[k].offset + ranges[k].length; b++) {
@@ -265,7 +390,6 @@ st_stream_window *st_stream_window_begin(st_stream *s, const st_trace *summary,
       w->loaded[b] = w->loaded[owner];
     }
   }
-  if (n && !(w->segs = st_calloc(&s->alloc, n, sizeof *w->segs))) goto nomem;
   st_load_desc ld = {0};
   ld.alloc = s->alloc;
   ld.strings = s->strings;
@@ -315,16 +439,28 @@ st_trace *st_stream_window_finish(st_stream_window *w, st_error *err) {
     st_error_set(err, ST_ERR_ARG, 0, "window: not every range was read");
     return NULL;
   }
+  if (w->b) {
+    st_code c = w->nrec ? ST_ERR_FORMAT : copy_counters_before(w);
+    st_builder *b = w->b; /* consumed below */
+    w->b = NULL;
+    if (c != ST_OK) {
+      st_builder_destroy(b);
+      st_error_set(err, c, 0,
+                   c == ST_ERR_NOMEM ? "out of memory" : "the re-ordered copy is damaged");
+      return NULL;
+    }
+    return st_builder_finish(b, err);
+  }
   feed(w, "]", 1);
   return st_loader_finish(w->loader, err);
 }
 
 void st_stream_window_set_filter(st_stream_window *w, int on) {
-  if (w) w->filter = on != 0;
+  if (w) w->filter = on != 0 || w->b; /* the copy's partitions: always filtered */
 }
 
 const st_stats *st_stream_window_stats(const st_stream_window *w) {
-  return w ? st_loader_stats(w->loader) : NULL;
+  return w && w->loader ? st_loader_stats(w->loader) : NULL;
 }
 
 void st_stream_window_destroy(st_stream_window *w) {
@@ -333,6 +469,9 @@ void st_stream_window_destroy(st_stream_window *w) {
   st_loader_destroy(w->loader);
   st_free(&a, w->segs);
   st_free(&a, w->loaded);
+  st_builder_destroy(w->b);
+  st_free(&a, w->tmap);
+  st_free(&a, w->part_read);
   st_free(&a, w->bsamp);
   st_u64map_free(&w->before, &a);
   st_free(&a, w);
