@@ -12,9 +12,16 @@
  *   st_wasm_stream_abort(), st_wasm_stream_show_summary(handle) -> 1 done
  *   st_wasm_stream_json()               -> {"files":[...],"pending","reading","filter"}
  *   st_wasm_stream_preview()            -> events of the summary so far, drawn (0: none)
+ * The re-ordered copy (app.h st_app_spill_*), its records written through
+ * Module.strataSpillWrite(offset, bytes) (js_bridge.c):
+ *   st_wasm_spill_begin(handle, parts, buffer_bytes, limit_bytes) -> 1 ok, 0 failed
+ *   st_wasm_spill_push(ptr, len) -> 1 ok, 0 stop pushing (then finish)
+ *   st_wasm_spill_finish() -> 1 the copy is the file's, 0 not (st_wasm_error)
+ *   st_wasm_spill_abort()
  */
 #include <emscripten.h>
 
+#include "js_bridge.h"
 #include "web.h"
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin_stream(const char *name, double block_bytes,
@@ -76,3 +83,18 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_index_sample(int k, const void *data, size_t le
 EMSCRIPTEN_KEEPALIVE int st_wasm_index_verify(double size) {
   return st_app_load_index_verify(st_web_app(), size);
 }
+
+static st_code spill_write(void *ud, uint64_t offset, const void *data, size_t len) {
+  (void)ud;
+  return st_js_spill_write((double)offset, data, len) == 0 ? ST_OK : ST_ERR_ARG;
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_spill_begin(double handle, double parts, double buffer_bytes,
+                                             double limit_bytes) {
+  return st_app_spill_begin(st_web_app(), handle, parts, buffer_bytes, limit_bytes, spill_write,
+                            NULL);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_spill_push(const void *data, size_t len) {
+  return st_app_spill_push(st_web_app(), data, len);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_spill_finish(void) { return st_app_spill_finish(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE void st_wasm_spill_abort(void) { st_app_spill_abort(st_web_app()); }

@@ -108,3 +108,11 @@ EM_JS(int, st_js_focus_takes_enter, (void), {
   var t = e.tagName;
   return (t == "BUTTON" || t == "A" || t == "SELECT" || t == "SUMMARY" || t == "INPUT") ? 1 : 0;
 });
+
+/* Streaming mode's re-ordered copy: the records the core writes go to the
+ * page (web/stream.js keeps them in the Origin Private File System); the
+ * bytes are copied out of the heap. 0: kept. */
+EM_JS(int, st_js_spill_write, (double offset, const uint8_t *data, size_t len), {
+  if (typeof Module.strataSpillWrite != "function") return 1;
+  return Module.strataSpillWrite(offset, HEAPU8.slice(data, data + len)) ? 0 : 1;
+});

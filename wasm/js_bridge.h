@@ -8,6 +8,7 @@
 #ifndef STRATA_WASM_JS_BRIDGE_H
 #define STRATA_WASM_JS_BRIDGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Indices into the metrics array st_js_glyph_raster fills (device px). */
@@ -36,6 +37,10 @@ void st_js_notify_loaded(void);
  * bits, coalesced per frame), so it refreshes only those panels
  * (Module.strataOnUi(bits)). */
 void st_js_ui_changed(unsigned bits);
+
+/* Streaming mode's re-ordered copy: len bytes at offset go to the page
+ * (Module.strataSpillWrite). 0 if it kept them. */
+int st_js_spill_write(double offset, const uint8_t *data, size_t len);
 
 /* 1 if keyboard focus is in a text field of the page, so key presses belong
  * to it and not to navigation. */

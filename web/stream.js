@@ -20,6 +20,16 @@
 //
 // Compressed files: the pass keeps gzip restart points, and a window's decoded
 // ranges are read in pieces inflated from the nearest one.
+//
+// Unsorted and protobuf traces: a window read from the file would read most of
+// an unsorted trace (each stretch of the file spans much of its time), and a
+// protobuf packet needs the packets before it. For those the core asks for a
+// re-ordered copy ("copy_wanted"): a second pass over the file writes every
+// event as a record into time partitions, kept in the browser's own disk (the
+// Origin Private File System, never uploaded; removed when the trace closes,
+// and left-overs of closed tabs at the next start). Until it is made, the
+// summary (and, for JSON, reads of the whole file) serve; then each window
+// reads a few partitions of the copy.
 
 const params = new URLSearchParams(typeof location !== 'undefined' ? location.search : '');
 const MiB = 1 << 20;
@@ -60,9 +70,48 @@ export function streamWanted(opts, total, name) {
 
 // M: the module; str: C string -> JS; setStatus(text | null): the streaming
 // part of the status line; onError(message): a window that could not be read.
+// The Origin Private File System's root, or null (not offered: an insecure
+// origin, some embedded frames, an old browser).
+async function opfsRoot() {
+  try {
+    return typeof navigator !== 'undefined' && navigator.storage && navigator.storage.getDirectory
+      ? await navigator.storage.getDirectory()
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+const COPY_PREFIX = 'strata-copy-';
+
+// Copies left by tabs that closed (each live one holds a lock of its name).
+async function removeStaleCopies() {
+  const root = await opfsRoot();
+  if (!root || !root.entries || !navigator.locks) return;
+  try {
+    const held = new Set(((await navigator.locks.query()).held || []).map((l) => l.name));
+    for await (const [name] of root.entries())
+      if (name.startsWith(COPY_PREFIX) && !held.has(name)) await root.removeEntry(name).catch(() => {});
+  } catch {
+    /* best effort */
+  }
+}
+
+// The copy's shape for a heap budget: partitions and each one's write buffer
+// (about 1/32 of the budget in all; records are 48 bytes).
+export function copyShape(budget) {
+  const parts = Math.max(16, Math.min(1024, Math.floor(budget / (2 * MiB))));
+  const buffer = Math.max(768, Math.min(256 << 10, Math.floor(budget / 32 / (parts + 1) / 48) * 48));
+  return { parts, buffer };
+}
+
 export function createStream({ M, str, setStatus, onError }) {
   const CHUNK = 4 << 20;
   const buf = M._malloc(CHUNK); // its own transfer buffer: loads use theirs
+  let copying = null; // {handle, read, size}: the re-ordering pass running
+  let copyNote = ''; // why no copy is made (no browser storage, a failure)
+  const copies = []; // {root, name, release}: removed at detach
+  removeStaleCopies();
   let files = new Map(); // handle -> {read(off, n), size, compressed}
   let windowBudget = 256 * MiB;
   let heapBudget = 2048 * MiB;
@@ -80,6 +129,8 @@ export function createStream({ M, str, setStatus, onError }) {
     window_bytes: windowBudget,
     previews,
     preview_events: previewEvents,
+    copy_reading: copying ? { read: copying.read, size: copying.size } : null,
+    copy_note: copyNote || null,
   });
 
   function statusText() {
@@ -92,8 +143,12 @@ export function createStream({ M, str, setStatus, onError }) {
       return `streaming: reading this window's events (${got.toFixed(1)} of ${(s.reading / MiB).toFixed(1)} MiB${why})`;
     }
     const shown = s.files.filter((f) => f.window_ns);
-    if (!s.files.some((f) => f.windows)) return 'streaming: summary only (window reads need a Chrome JSON trace)';
-    return shown.length ? 'streaming: events of this window' : 'streaming: summary (zoom in to read events)';
+    if (copying)
+      return `streaming: re-ordering the trace for fast windows (${(copying.read / MiB).toFixed(0)} of ${(copying.size / MiB).toFixed(0)} MiB read)${shown.length ? ' · events of this window' : ''}`;
+    if (!s.files.some((f) => f.windows))
+      return `streaming: summary only (${copyNote || 'window reads of this format need its re-ordered copy'})`;
+    const fromCopy = s.files.some((f) => f.copy === 'done') ? ' (from the re-ordered copy)' : '';
+    return shown.length ? `streaming: events of this window${fromCopy}` : 'streaming: summary (zoom in to read events)';
   }
 
   function report() {
@@ -102,7 +157,8 @@ export function createStream({ M, str, setStatus, onError }) {
     setStatus(t && `${t} · heap ${Math.round(M.HEAPU8.length / MiB)} of ${Math.round(heapBudget / MiB)} MiB`);
   }
 
-  async function readWindow(w, f, mine) {
+  async function readWindow(w, file, mine) {
+    const f = w.copy ? file.copy : file; // the re-ordered copy's ranges: plain bytes
     const n = M._st_wasm_stream_begin(w.handle, w.t0_ns, w.t1_ns, w.filter ? 1 : 0);
     if (n < 0) throw new Error(str(M._st_wasm_error()) || 'the window could not be planned');
     report();
@@ -131,7 +187,7 @@ export function createStream({ M, str, setStatus, onError }) {
         if (mine !== gen) return false; // the files changed while reading
         if (part.length !== Math.min(CHUNK, len - at)) throw new Error('the file is shorter than when it was opened');
         M.HEAPU8.set(part, buf);
-        if (M._st_wasm_stream_push(k, buf, part.length) !== 1) throw new Error('the window read was refused');
+        if (M._st_wasm_stream_push(k, buf, part.length) !== 1) throw new Error(str(M._st_wasm_error()) || 'the window read was refused');
         report();
       }
     }
@@ -157,7 +213,8 @@ export function createStream({ M, str, setStatus, onError }) {
           continue;
         }
         const f = files.get(w.handle);
-        if (!f || !f.read) break;
+        if (!f || !f.read || (w.copy && !f.copy)) break;
+        if (w.filter && copying && copying.handle === w.handle) break; // the copy serves soon: no race for memory
         try {
           if (!(await readWindow(w, f, mine))) break;
         } catch (e) {
@@ -173,6 +230,101 @@ export function createStream({ M, str, setStatus, onError }) {
     }
   }
 
+  // The re-ordered copy of each file that wants one, one at a time.
+  async function makeCopies() {
+    if (copying) return;
+    const mine = gen;
+    for (;;) {
+      const want = state().files.find((x) => x.copy_wanted && files.get(x.handle) && files.get(x.handle).read && !files.get(x.handle).copyTried);
+      if (!want || mine !== gen) return;
+      const f = files.get(want.handle);
+      f.copyTried = true;
+      copying = { handle: want.handle, read: 0, size: f.size }; // settle() waits from now
+      try {
+        await makeCopy(want.handle, f, mine);
+      } catch (e) {
+        M._st_wasm_spill_abort();
+        copyNote = `no re-ordered copy: ${String(e && e.message ? e.message : e)}`;
+        onError(`streaming: ${copyNote}`);
+      } finally {
+        copying = null;
+        M.strataSpillWrite = null;
+        report();
+      }
+      viewChanged();
+    }
+  }
+
+  async function makeCopy(handle, f, mine) {
+    const root = await opfsRoot();
+    if (!root) {
+      copyNote = 'this page has no browser storage for a re-ordered copy';
+      return;
+    }
+    const name = `${COPY_PREFIX}${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    let release = () => {};
+    if (typeof navigator !== 'undefined' && navigator.locks) // held while this tab keeps it
+      await new Promise((got) => navigator.locks.request(name, () => new Promise((r) => { release = r; got(); })));
+    const entry = { root, name, release };
+    copies.push(entry);
+    const fh = await root.getFileHandle(name, { create: true });
+    const out = await fh.createWritable();
+    let queued = 0;
+    let failed = null;
+    let chain = Promise.resolve();
+    // the core writes records while it parses; they are queued to the disk here
+    M.strataSpillWrite = (offset, bytes) => {
+      if (failed) return false;
+      queued += bytes.length;
+      chain = chain
+        .then(() => out.write({ type: 'write', position: offset, data: bytes }))
+        .then(() => { queued -= bytes.length; }, (e) => { failed = failed || e; });
+      return true;
+    };
+    let limit = 0;
+    try {
+      const est = await navigator.storage.estimate();
+      if (est && est.quota) limit = Math.max(0, (est.quota - (est.usage || 0)) * 0.9);
+    } catch { /* no estimate: no limit of ours */ }
+    const { parts, buffer } = copyShape(heapBudget);
+    if (M._st_wasm_spill_begin(handle, parts, buffer, limit) !== 1) throw new Error(str(M._st_wasm_error()));
+    report();
+    let ok = 1;
+    for (let at = 0; at < f.size && ok === 1; ) {
+      // 1 MiB pieces: the parser holds a piece while it runs, beside the summary and a window
+      const part = await f.read(at, Math.min(MiB, f.size - at));
+      if (mine !== gen) { // detached: its file is removed there
+        await out.abort().catch(() => {});
+        return;
+      }
+      if (!part.length) break;
+      M.HEAPU8.set(part, buf);
+      ok = M._st_wasm_spill_push(buf, part.length);
+      at += part.length;
+      copying.read = at;
+      report();
+      while (queued > 64 * MiB && !failed) await chain; // the disk keeps up: memory stays bounded
+    }
+    const done = M._st_wasm_spill_finish(); // writes what it buffered
+    const why = done === 1 ? '' : str(M._st_wasm_error());
+    await chain;
+    if (failed) {
+      await out.abort().catch(() => {});
+      throw new Error(`the browser's storage refused the copy (${failed.message || failed})`);
+    }
+    await out.close();
+    if (mine !== gen) return;
+    if (done !== 1) throw new Error(why);
+    const file = await fh.getFile();
+    f.copy = { size: file.size, read: async (off, n) => new Uint8Array(await file.slice(off, off + n).arrayBuffer()) };
+  }
+
+  function dropCopies() {
+    for (const c of copies.splice(0)) {
+      c.root.removeEntry(c.name).catch(() => {}).finally(() => c.release());
+    }
+  }
+
   return {
     // After a streamed load: the file (as app.js keeps it: read, size, compressed).
     attach(handle, file, opts) {
@@ -181,6 +333,7 @@ export function createStream({ M, str, setStatus, onError }) {
       heapBudget = opts && opts.budget ? opts.budget : heapBudget;
       report();
       viewChanged();
+      makeCopies();
     },
     // A preview drawn while a streamed load's pass runs (its events).
     previewed(events) {
@@ -195,6 +348,11 @@ export function createStream({ M, str, setStatus, onError }) {
       previews = 0;
       previewEvents = 0;
       if (files.size) M._st_wasm_stream_abort();
+      if (copying) M._st_wasm_spill_abort();
+      copying = null;
+      copyNote = '';
+      M.strataSpillWrite = null;
+      dropCopies();
       files = new Map();
       clearTimeout(timer);
       setStatus(null);
@@ -202,8 +360,10 @@ export function createStream({ M, str, setStatus, onError }) {
     viewChanged,
     active: () => files.size > 0,
     state,
-    // Resolves once no window read is in flight or wanted (tests, embedders).
+    // Resolves once no window read is in flight or wanted, and no re-ordered
+    // copy is being made (tests, embedders).
     async settle() {
+      for (let i = 0; copying && i < 24000; i++) await new Promise((r) => setTimeout(r, 25));
       for (let i = 0; i < 400; i++) {
         if (!busy && !timer) {
           const w = JSON.parse(str(M._st_wasm_stream_want(windowBudget)));

@@ -31,6 +31,7 @@ static void *forward_alloc(void *ud, void *ptr, size_t size) {
 static void on_close(void *user, st_trace_handle h) {
   st_app_args_forget(user, h);
   st_app_stream_forget(user, h);
+  st_app_spill_forget(user, h);
 }
 
 st_app *st_app_create(const st_app_desc *desc) {

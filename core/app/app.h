@@ -52,6 +52,7 @@
 
 #include "bench_script.h"
 #include "source.h"
+#include "stream.h"
 #include "draw.h"
 #include "ui.h"
 
@@ -175,6 +176,22 @@ double st_app_stream_pending(const st_app *app);
  * preview's events (0: none, no streaming load). */
 double st_app_stream_preview(st_app *app);
 const char *st_app_stream_json(st_app *app);
+/* A re-ordered copy of a streamed file (stream.h st_stream_spill), for the
+ * windows of an unsorted or protobuf trace (stream_json's "copy_wanted"):
+ * spill_begin(handle, parts, buffer_bytes, limit_bytes, write, ud) starts
+ * a second pass (0 for the defaults; 1 ok, 0 failed: st_app_error), whose
+ * records go to write(ud, offset, data, len) (the platform keeps them);
+ * spill_push gives the file's raw bytes in order from its start (1 ok, 0:
+ * stop pushing, the file's damage or the copy's failure: finish now);
+ * spill_finish makes the copy the file's (1; 0 failed, no copy):
+ * from then on its windows are read from the copy (a want's "copy": true:
+ * read its ranges from what write kept). One pass at a time; closing the
+ * file drops it. st_app_spill_forget (app_internal.h) drops it too. */
+int st_app_spill_begin(st_app *app, double handle, double parts, double buffer_bytes,
+                       double limit_bytes, st_stream_spill_write write, void *ud);
+int st_app_spill_push(st_app *app, const void *data, size_t len);
+int st_app_spill_finish(st_app *app);
+void st_app_spill_abort(st_app *app);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */
 void st_app_load_abort(st_app *app);

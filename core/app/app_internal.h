@@ -134,6 +134,9 @@ typedef struct st_app_stream {
    * the view differs, and then keeps it on the next preview and the load's end */
   double pv0, pv1;
   st_panel_buf text;
+  /* a re-ordering pass (app_spill.c): its file, and the copy's bytes so far */
+  st_stream_spill *spill;
+  st_trace_handle spill_h;
 } st_app_stream;
 
 /* Notes on the timeline (app_notes.c). */
@@ -249,6 +252,9 @@ void st_app_drop_view(void *ud);
 /* ---- app_stream.c ---- */
 /* Drops the window load in flight if it is of file h ({0}: any). */
 void st_app_stream_forget(st_app *app, st_trace_handle h);
+/* ---- app_spill.c ---- */
+/* Drops the re-ordering pass of file h (h.id 0: whichever runs). */
+void st_app_spill_forget(st_app *app, st_trace_handle h);
 /* 1 and the view's window (absolute ns) if a preview is shown and the user
  * moved its view; st_app_stream_keep_view puts such a window back (on the
  * loaded file's view). */

@@ -70,6 +70,7 @@ typedef struct want {
   st_trace_handle h;
   int summary;    /* 1: put the summary back */
   int filter;     /* 1: the ranges pass the budget, the window's events do not: keep only them */
+  int copy;       /* 1: the ranges are of the file's re-ordered copy (app_spill.c) */
   int64_t t0, t1; /* else: read this window (the file's ns) */
   uint64_t bytes;
 } want;
@@ -104,9 +105,21 @@ static int want_of(st_app *app, double budget, want *out) {
       int64_t t0 = (int64_t)(pass ? a0 : w0), t1 = (int64_t)ceil(pass ? a1 : w1);
       st_stream_window_plan(sm, t0, t1, NULL, 0, &bytes);
       if ((double)bytes <= budget) {
-        *out = (want){h, 0, 0, t0, t1, bytes};
+        *out = (want){h, 0, 0, info.spilled, t0, t1, bytes};
         return 1;
       }
+    }
+    if (info.spilled) { /* the copy's partitions are in time: a filtered read is no better */
+      if (!has) continue;
+      *out = (want){h, 1, 0, 0, 0, 0, 0}; /* too much for this view: the summary again */
+      return 1;
+    }
+    if (app->stream.spill && app->stream.spill_h.id == h.id) {
+      /* its re-ordered copy is being made: reading the whole file now would
+       * only race it (time and memory); the summary serves until then */
+      if (!has) continue;
+      *out = (want){h, 1, 0, 0, 0, 0, 0};
+      return 1;
     }
     /* the view's blocks pass the budget (an unsorted trace: each block spans
      * much of its time), but its events may not: read them all, keep only
@@ -120,12 +133,12 @@ static int want_of(st_app *app, double budget, want *out) {
       int64_t t1 = (int64_t)ceil(a1 + side > (double)dur ? (double)dur : a1 + side);
       if ((double)st_stream_events_in(sm, t0, t1) * ST_APP_STREAM_EVENT_BYTES <= budget) {
         st_stream_window_plan(sm, t0, t1, NULL, 0, &bytes);
-        *out = (want){h, 0, 1, t0, t1, bytes};
+        *out = (want){h, 0, 1, 0, t0, t1, bytes};
         return 1;
       }
     }
     if (has) { /* too much to read for this view: the summary again */
-      *out = (want){h, 1, 0, 0, 0, 0};
+      *out = (want){h, 1, 0, 0, 0, 0, 0};
       return 1;
     }
   }
@@ -147,7 +160,8 @@ static void write_want(st_jout *o, st_app *app, const void *arg) {
   st_jout_i64(o, w->t1);
   st_jout_lit(o, ",\"bytes\":");
   st_jout_u64(o, w->bytes);
-  st_jout_lit(o, w->filter ? ",\"filter\":true}" : ",\"filter\":false}");
+  st_jout_lit(o, w->filter ? ",\"filter\":true" : ",\"filter\":false");
+  st_jout_lit(o, w->copy ? ",\"copy\":true}" : ",\"copy\":false}");
 }
 
 const char *st_app_stream_want(st_app *app, double budget_bytes) {
@@ -204,7 +218,16 @@ double st_app_stream_range(const st_app *app, int k, int length) {
 int st_app_stream_push(st_app *app, int k, const void *data, size_t len) {
   st_app_stream *s = &app->stream;
   /* order and lengths are the core's to check: chunks of any size */
-  if (!s->w || k < 0 || st_stream_window_push(s->w, (uint32_t)k, data, len) != ST_OK) return 0;
+  if (!s->w || k < 0) return 0;
+  st_code c = st_stream_window_push(s->w, (uint32_t)k, data, len);
+  if (c != ST_OK) {
+    snprintf(app->error, sizeof app->error, "window not read: %s",
+             c == ST_ERR_NOMEM ? "out of memory (the heap budget)"
+             : c == ST_ERR_ARG
+                 ? "bytes out of order"
+                 : "its bytes no longer parse (the file changed since it was opened?)");
+    return 0;
+  }
   s->pushed += len;
   return 1;
 }
@@ -434,6 +457,15 @@ static void write_state(st_jout *o, st_app *app, const void *arg) {
     st_jout_u64(o, in.summary_events);
     st_jout_lit(o, ",\"index_bytes\":");
     st_jout_u64(o, in.bytes);
+    st_jout_lit(o, in.unsorted ? ",\"unsorted\":true" : ",\"unsorted\":false");
+    st_jout_lit(o, in.spill_wanted ? ",\"copy_wanted\":true" : ",\"copy_wanted\":false");
+    st_jout_lit(o, ",\"copy_bytes\":");
+    st_jout_u64(o, app->stream.spill && app->stream.spill_h.id == h.id
+                       ? st_stream_spill_written(app->stream.spill)
+                       : in.spill_bytes);
+    st_jout_lit(o, in.spilled                                            ? ",\"copy\":\"done\""
+                   : app->stream.spill && app->stream.spill_h.id == h.id ? ",\"copy\":\"running\""
+                                                                         : ",\"copy\":null");
     int64_t t0, t1;
     if (shown_window(app, h, &t0, &t1)) {
       st_jout_lit(o, ",\"window_ns\":[");

@@ -246,6 +246,15 @@ test('under a heap budget several times smaller than the resident model: sorted 
       const sw = await summarize(app);
       assert.ok(sw.events > 50, `${name}: the window holds events`);
       assert.deepEqual(sw, await summarize(full), `${name}: the window's summary table: streamed = resident`);
+      // the shuffled trace's windows come from its re-ordered copy (in the
+      // browser's own storage), the sorted one's from the file
+      const shuffledOne = f === shuffled;
+      assert.equal(st.files[0].unsorted, shuffledOne, `${name}: unsorted`);
+      assert.equal(st.files[0].copy, shuffledOne ? "done" : null, `${name}: ${JSON.stringify(st.files[0])} ${st.copy_note}`);
+      assert.equal((await status(app)).includes('from the re-ordered copy'), shuffledOne, await status(app));
+      if (shuffledOne) assert.ok(st.files[0].copy_bytes === 48 * (n + Math.ceil(n / 101)), `${name}: one 48-byte record per event: ${st.files[0].copy_bytes}`);
+      const shown = await app.page.evaluate(() => { const e = document.getElementById('error'); return e && !e.hidden ? e.textContent : ''; });
+      assert.equal(shown, '', `${name}: no error or warning shown`);
     }
     assert.deepEqual(app.pageErrors, []);
     await full.close();
@@ -328,4 +337,55 @@ test('a gzip trace streams too: windows inflated from the pass\'s restart points
     assert.deepEqual(await summarize(app), want, `${pick.map((p) => path.basename(p)).join(' + ')}: the window equals a resident load`);
     assert.deepEqual(app.pageErrors, []);
   }
+});
+
+// the Origin Private File System's re-ordered copies (web/stream.js)
+const opfsCopies = (app) => app.page.evaluate(async () => {
+  const root = await navigator.storage.getDirectory();
+  const names = [];
+  for await (const [name] of root.entries()) if (name.startsWith('strata-copy-')) names.push(name);
+  return names;
+});
+
+test('a Perfetto protobuf trace streams as a summary, then its re-ordered copy gives windows equal to a full load; the copy goes when the trace closes', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { CLI } = await import('./harness.mjs');
+  const GEN = path.join(path.dirname(CLI), 'strata-gen');
+  const pb = path.join(dir, 'system.pftrace');
+  execFileSync(GEN, ['--perfetto', '-n', '300000', '--cpus', '4', '-o', pb]);
+  const full = await ctx.app({ query: '?stream=0' });
+  assert.equal((await full.openViaInput(pb)).type, 'strata:loaded');
+  const info = await full.page.evaluate(() => window.strata.view());
+  const app = await ctx.app({ query: '?stream=1&budget_mb=64' });
+  const o = await app.openViaInput(pb);
+  assert.equal(o.type, 'strata:loaded', JSON.stringify(o.detail).slice(0, 300));
+  const st = await settle(app);
+  assert.equal(st.files[0].copy, 'done', JSON.stringify(st));
+  assert.ok(st.files[0].windows, 'windows once the copy is made');
+  assert.equal((await opfsCopies(app)).length, 1, 'the copy is in the browser\'s storage');
+  const span = info.end_us - info.start_us;
+  for (const at of [0.2, 0.7]) {
+    const a = info.start_us + span * at;
+    const b = a + span * 0.002;
+    await setView(app, a, b);
+    await setView(full, a, b);
+    const s2 = await settle(app);
+    assert.ok(s2.files[0].window_ns, `a window: ${JSON.stringify(s2)}`);
+    const sw = await summarize(app);
+    assert.ok(sw.events > 100, `the window holds events: ${sw.events}`);
+    assert.deepEqual(sw, await summarize(full), 'the window\'s summary table: streamed (from the copy) = resident');
+  }
+  assert.ok((await status(app)).includes('from the re-ordered copy'), await status(app));
+  // another trace replaces it: its copy is removed
+  assert.equal((await app.openViaInput(file)).type, 'strata:loaded');
+  let left = [];
+  for (let i = 0; i < 40; i++) {
+    left = await opfsCopies(app);
+    if (!left.length) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual(left, [], 'the closed trace\'s copy is removed');
+  assert.deepEqual(app.pageErrors, []);
+  await full.close();
+  await app.close();
 });

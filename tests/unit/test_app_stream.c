@@ -7,6 +7,7 @@
  */
 #include "app.h"
 #include "check.h"
+#include "gen_perfetto.h"
 #include "stream_stx.h"
 #include "test_util.h"
 
@@ -208,6 +209,151 @@ static void test_unsorted(void) {
   CHECK(in_view > 90);
   st_trace_destroy(full);
   st_app_destroy(app);
+  free(data);
+}
+
+/* ---- the re-ordered copy (app_spill.c) ---- */
+
+typedef struct copybuf {
+  uint8_t *p;
+  size_t n, cap;
+  int fail_at; /* the write that fails (0: none) */
+  int writes;
+} copybuf;
+
+static st_code copy_write(void *ud, uint64_t offset, const void *data, size_t len) {
+  copybuf *m = ud;
+  if (++m->writes == m->fail_at) return ST_ERR_NOMEM;
+  CHECK(offset == m->n);
+  if (m->n + len > m->cap) {
+    m->cap = (m->n + len) * 2;
+    m->p = realloc(m->p, m->cap);
+  }
+  memcpy(m->p + m->n, data, len);
+  m->n += len;
+  return ST_OK;
+}
+
+/* Reads the window the view wants (from the copy when it says so). */
+static int read_wanted(st_app *app, const char *data, const copybuf *copy, double budget,
+                       double *bytes_out) {
+  const char *w = st_app_stream_want(app, budget);
+  double h = 0, t0 = 0, t1 = 0, bytes = 0;
+  if (sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf,\"bytes\":%lf", &h, &t0, &t1,
+             &bytes) != 4)
+    return 0;
+  int from_copy = strstr(w, "\"copy\":true") != NULL;
+  CHECK(from_copy == (copy != NULL));
+  int n = st_app_stream_begin(app, h, t0, t1, strstr(w, "\"filter\":true") != NULL);
+  CHECK(n >= 1);
+  const uint8_t *src = from_copy ? copy->p : (const uint8_t *)data;
+  for (int k = 0; k < n; k++)
+    CHECK(st_app_stream_push(app, k, src + (size_t)st_app_stream_range(app, k, 0),
+                             (size_t)st_app_stream_range(app, k, 1)));
+  *bytes_out = bytes;
+  return st_app_stream_finish(app);
+}
+
+/* A shuffled trace: the stream says a copy is wanted; with it, a narrow
+ * window reads a few partitions (not the file) and holds the full load's
+ * events; a copy whose write fails is refused with a line, and the file
+ * keeps its filtered reads. */
+static void test_reorder(void) {
+  size_t len;
+  char *data = gen(40000, 1, &len);
+  st_error err;
+  st_stats st;
+  st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
+  for (int fail = 1; fail >= 0; fail--) {
+    st_app *app = make_app();
+    CHECK(st_app_load_begin_stream(app, "shuffled.json", 4096, 256));
+    CHECK(st_app_load_push(app, data, len) == ST_OK);
+    CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+    const char *js = st_app_stream_json(app);
+    CHECK(strstr(js, "\"unsorted\":true") && strstr(js, "\"copy_wanted\":true") &&
+          strstr(js, "\"copy\":null"));
+    double h = 0;
+    CHECK(sscanf(js, "{\"files\":[{\"handle\":%lf", &h) == 1);
+    copybuf copy = {0};
+    copy.fail_at = fail ? 3 : 0;
+    CHECK(st_app_spill_begin(app, h, 64, 4096, 0, copy_write, &copy) == 1);
+    CHECK(st_app_spill_begin(app, h, 64, 4096, 0, copy_write, &copy) == 0); /* one at a time */
+    CHECK(strstr(st_app_stream_json(app), "\"copy\":\"running\"") != NULL);
+    int pushed = 1;
+    for (size_t at = 0; at < len && pushed; at += 65536)
+      pushed = st_app_spill_push(app, data + at, len - at < 65536 ? len - at : 65536);
+    CHECK(pushed == !fail);
+    CHECK(st_app_spill_finish(app) == !fail);
+    if (fail) {
+      CHECK(strstr(st_app_error(app),
+                   "re-ordering stopped: the re-ordered copy could not be written") != NULL);
+      CHECK(strstr(st_app_stream_json(app), "\"copy_wanted\":true") != NULL);
+    } else {
+      CHECK(strstr(st_app_stream_json(app), "\"copy\":\"done\"") != NULL);
+      CHECK(copy.n == 48u * 40000);
+    }
+    CHECK(st_app_view_set(app, 20000, 20100));
+    double bytes = 0;
+    CHECK(read_wanted(app, data, fail ? NULL : &copy, 65536, &bytes) == 1);
+    if (!fail) CHECK(bytes < copy.n / 8.0); /* a few partitions of 64 */
+    CHECK(st_app_summary_take(app, 1) > 0);
+    double in_view = 0;
+    CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
+                 &in_view) == 1);
+    CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
+    CHECK(in_view > 90);
+    st_app_destroy(app);
+    free(copy.p);
+  }
+  st_trace_destroy(full);
+  free(data);
+}
+
+/* A Perfetto trace streams as a summary; its re-ordered copy gives it
+ * windows holding the full load's events. */
+static int gen_put(void *ud, const void *p, size_t n) {
+  copybuf *m = ud;
+  return copy_write(m, m->n, p, n) != ST_OK;
+}
+
+static void test_reorder_protobuf(void) {
+  copybuf file = {0}; /* strata-gen --perfetto -n 20000 --cpus 4 */
+  CHECK(gen_perfetto_write(&(gen_perfetto_desc){7, 4, 20000}, gen_put, &file) == 0);
+  char *data = (char *)file.p;
+  size_t len = file.n;
+  st_error err;
+  st_stats st;
+  st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
+  CHECK(full != NULL);
+  st_app *app = make_app();
+  CHECK(st_app_load_begin_stream(app, "system.pftrace", 65536, 256));
+  CHECK(st_app_load_push(app, data, len) == ST_OK);
+  CHECK(st_app_load_finish(app) == ST_APP_LOAD_OK);
+  const char *js = st_app_stream_json(app);
+  CHECK(strstr(js, "\"windows\":false") && strstr(js, "\"copy_wanted\":true"));
+  double h = 0;
+  CHECK(sscanf(js, "{\"files\":[{\"handle\":%lf", &h) == 1);
+  int64_t d = st_trace_duration_ns(full);
+  double o = (double)st_trace_origin_ns(full);
+  CHECK(st_app_view_set(app, (o + (double)d * 0.4) / 1000, (o + (double)d * 0.45) / 1000));
+  CHECK(strcmp(st_app_stream_want(app, 1 << 20), "null") == 0); /* no windows yet */
+  copybuf copy = {0};
+  CHECK(st_app_spill_begin(app, h, 0, 0, 0, copy_write, &copy) == 1);
+  for (size_t at = 0; at < len; at += 1000)
+    CHECK(st_app_spill_push(app, data + at, len - at < 1000 ? len - at : 1000));
+  CHECK(st_app_spill_finish(app) == 1);
+  double bytes = 0;
+  CHECK(read_wanted(app, data, &copy, 1 << 20, &bytes) == 1);
+  CHECK(st_app_summary_take(app, 1) > 0);
+  double in_view = 0;
+  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
+               &in_view) == 1);
+  CHECK(in_view == (double)count_in(full, (double)d * 0.4, (double)d * 0.45));
+  printf("protobuf window: %g events in view\n", in_view);
+  CHECK(in_view > 1000);
+  st_app_destroy(app);
+  free(copy.p);
+  st_trace_destroy(full);
   free(data);
 }
 
@@ -416,5 +562,7 @@ int main(void) {
   RUN(test_preview);
   RUN(test_window_swap);
   RUN(test_unsorted);
+  RUN(test_reorder);
+  RUN(test_reorder_protobuf);
   return check_report();
 }

@@ -641,15 +641,17 @@ void st_stream_info_get(const st_stream *s, st_stream_info *out) {
                s->caplong * sizeof(slong) + s->capblocks * sizeof(sblock) +
                s->capexact * sizeof(sexact) + s->nskip * sizeof(uint64_t) + st_gzindex_bytes(s->gz);
   out->windows = s->windows || s->spill;
-  /* unsorted: most blocks span more than an eighth of the trace's time */
-  uint32_t wide = 0, nb = 0;
-  int64_t span = s->end - s->origin;
+  /* unsorted: a narrow window anywhere would read more than a quarter of
+   * the blocks (a block is read for a window in its extent: the mean of
+   * the blocks' extents, as fractions of the trace's time, is that share) */
+  uint32_t nb = 0;
+  double share = 0, span = (double)s->end - (double)s->origin;
   for (size_t i = 0; i < s->nblocks; i++) {
-    if (!s->blocks[i].events) continue;
+    if (!s->blocks[i].events || !(span > 0)) continue;
     nb++;
-    wide += s->blocks[i].hi - s->blocks[i].lo > span / 8;
+    share += ((double)s->blocks[i].hi - (double)s->blocks[i].lo) / span;
   }
-  out->unsorted = nb >= 16 && wide * 2 > nb;
+  out->unsorted = nb >= 8 && share > 0.25 * nb;
   out->spill_wanted = !s->spill && s->finished && (!s->windows || out->unsorted);
   out->spilled = s->spill != NULL;
   out->spill_bytes = s->spill ? s->spill->bytes : 0;

@@ -292,6 +292,10 @@ st_code st_stream_spill_finish(st_stream_spill *p, st_error *err) {
     st_error_set(err, p->fail, p->sp->bytes, "%s", p->why);
     return p->fail;
   }
+  if (lerr.code == ST_ERR_NOMEM) {
+    st_error_set(err, ST_ERR_NOMEM, lerr.offset, "out of memory while re-ordering (%s)", lerr.msg);
+    return ST_ERR_NOMEM;
+  }
   if (!t || !now || !then || now->events != then->events) {
     /* the file's events are not the pass's: it changed since */
     st_error_set(err, lerr.code != ST_OK ? lerr.code : ST_ERR_FORMAT, lerr.offset,
