@@ -418,7 +418,8 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
   if (!b || track >= b->track_count || b->tracks[track].kind == ST_TRACK_COUNTER) return ST_ERR_ARG;
   if (!(role & (ST_FLOW_IN | ST_FLOW_OUT)) || role > 7 || (unsigned)bind > ST_FLOW_BIND_NEXT)
     return ST_ERR_ARG;
-  if (b->has_sink && b->sink.flow) SINK_DECIDE(b->sink.flow(b->sink.ud, track, ts_ns, &src));
+  if (b->has_sink && b->sink.flow)
+    SINK_DECIDE(b->sink.flow(b->sink.ud, track, ts_ns, key, role, (unsigned)bind, &src));
   if (b->point_count >= UINT32_MAX - 1) return ST_ERR_LIMIT; /* flows index points by uint32 */
   btrack *t = &b->tracks[track];
   if (!t->pts && !(t->pts = st_calloc(&b->alloc, 1, sizeof *t->pts))) return ST_ERR_NOMEM;

@@ -333,7 +333,8 @@ typedef struct st_builder_sink {
                uint32_t cat, uint64_t *src, uint8_t flags);
   int (*counter)(void *ud, uint32_t track, int64_t ts_ns, double value, uint64_t src);
   int (*end_src)(void *ud, uint64_t *src, uint64_t *end_src);
-  int (*flow)(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src);
+  int (*flow)(void *ud, uint32_t track, int64_t ts_ns, uint64_t key, unsigned role, unsigned bind,
+              uint64_t *src);
   st_code (*flush)(void *ud, st_builder *b);
 } st_builder_sink;
 void st_builder_set_sink(st_builder *b, const st_builder_sink *sink); /* NULL: none */

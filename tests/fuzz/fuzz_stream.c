@@ -3,7 +3,10 @@
  * blocks are many and the summary coarsens), a snapshot while it runs,
  * then windows planned over the summary and loaded from the input's own
  * bytes: some filtered, some with a byte changed (a file edited after its
- * pass), some cut short. Any crash, leak or sanitizer report is a bug. */
+ * pass), some cut short; then the re-ordered copy (a second pass whose
+ * records are kept in memory; sometimes a write fails or a limit is hit)
+ * and windows read from it, some with a byte of the copy changed. Any
+ * crash, leak or sanitizer report is a bug. */
 #include "fuzz_util.h"
 #include "stream.h"
 
@@ -41,6 +44,48 @@ static void window(st_stream *s, const st_trace *summary, const uint8_t *data, s
   st_stream_window_destroy(w);
 }
 
+typedef struct mem {
+  uint8_t *p;
+  size_t n;
+  int writes, fail_at;
+} mem;
+
+static st_code mem_write(void *ud, uint64_t offset, const void *data, size_t len) {
+  mem *m = ud;
+  if (++m->writes == m->fail_at || offset != m->n) return ST_ERR_ARG;
+  uint8_t *q = realloc(m->p, m->n + len);
+  if (!q) return ST_ERR_NOMEM;
+  memcpy(q + m->n, data, len);
+  m->p = q;
+  m->n += len;
+  return ST_OK;
+}
+
+/* The copy of the input, then windows of it (data: the copy's bytes). */
+static void copy_windows(st_stream *s, const st_trace *summary, const uint8_t *data, size_t size,
+                         unsigned seed) {
+  mem m = {0};
+  m.fail_at = (seed & 8) ? 2 : 0;
+  st_stream_spill_desc d = {mem_write, &m, 1 + (seed % 9), 768, (seed & 16) ? 4096 : 0};
+  st_error err;
+  st_stream_spill *p = st_stream_spill_begin(s, &d, &err);
+  if (!p) return;
+  size_t chunk = 1 + (seed % 3001);
+  for (size_t at = 0; at < size; at += chunk)
+    if (st_stream_spill_push(p, data + at, size - at < chunk ? size - at : chunk) != ST_OK) break;
+  st_code c = st_stream_spill_finish(p, &err);
+  st_stream_spill_destroy(p);
+  if (c == ST_OK) {
+    int64_t dur = st_trace_duration_ns(summary);
+    for (unsigned k = 0; k < 3; k++) {
+      int64_t t0 = dur / 3 * (int64_t)k, t1 = t0 + dur / 5 + 1;
+      window(s, summary, m.p, m.n, t0, t1, (seed >> (3 * k)) ^ k);
+      (void)st_stream_events_in(s, t0, t1);
+    }
+  }
+  free(m.p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned seed = fuzz_seed(data, size);
   st_stream *s = st_stream_create(&(st_stream_desc){.block_bytes = 4096, .max_buckets = 64});
@@ -63,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (void)st_stream_events_in(s, t0, t1);
     }
     window(s, summary, data, size, INT64_MIN / 2, INT64_MAX / 2, seed);
+    copy_windows(s, summary, data, size, seed);
   }
   st_trace_destroy(summary);
   st_stream_destroy(s);

@@ -615,6 +615,7 @@ static stream_run reopen(const char *what, const stream_run *r) {
 /* ==== the re-ordered copy ================================================== */
 
 static int copies_made, copy_windows;
+static uint32_t copy_flows; /* flows of whole-trace windows from copies */
 
 static st_code copy_write(void *ud, uint64_t offset, const void *data, size_t len) {
   gbuf *b = ud;
@@ -666,6 +667,28 @@ static void check_copy(const char *what, stream_run *r, const st_trace *full, in
   }
   int64_t d = st_trace_duration_ns(full);
   check_window(what, (const uint8_t *)copy.p, r, full, 0, d, NULL);
+  /* the whole trace from the copy: its flows are the full load's */
+  st_stream_range ranges[4096];
+  uint32_t nr = st_stream_window_plan(r->s, 0, d, ranges, 4096, NULL);
+  st_error err;
+  st_stream_window *cw =
+      nr <= 4096 ? st_stream_window_begin(r->s, r->summary, ranges, nr, &err) : NULL;
+  CHECK(cw != NULL);
+  if (cw) {
+    st_stream_window_set_span(cw, 0, d);
+    for (uint32_t k = 0; k < nr; k++)
+      CHECK(st_stream_window_push(cw, k, copy.p + ranges[k].offset, ranges[k].length) == ST_OK);
+    st_trace *win = st_stream_window_finish(cw, &err);
+    CHECK(win != NULL);
+    uint32_t fa = 0, fb = 0;
+    st_trace_flows(full, &fa);
+    if (win) st_trace_flows(win, &fb);
+    if (fa != fb) fprintf(stderr, "%s: %u flows in a full load, %u from the copy\n", what, fa, fb);
+    CHECK(fa == fb);
+    copy_flows += fa;
+    st_trace_destroy(win);
+    st_stream_window_destroy(cw);
+  }
   for (int i = 0; i < nwin; i++) {
     int64_t w = i % 2 ? d / 50 + 1 : d / 4 + 1;
     int64_t t0 = d > 0 ? (int64_t)((uint64_t)rnd(1u << 30) * (uint64_t)d / (1u << 30)) : 0;
@@ -833,8 +856,9 @@ static void test_corpus(void) {
     free(data);
   }
   printf("corpus files checked: %d, windows compared: %d, counters at their start: %d, "
-         "re-ordered copies: %d (windows: %d)\n",
-         seen, windows_checked, counters_checked, copies_made, copy_windows);
+         "re-ordered copies: %d (windows: %d, flows: %u)\n",
+         seen, windows_checked, counters_checked, copies_made, copy_windows, copy_flows);
+  CHECK(copy_flows > 100);
   CHECK(counters_checked > 100);
 }
 

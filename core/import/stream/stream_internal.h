@@ -82,14 +82,19 @@ typedef struct spending {
 /* The re-ordered copy (stream.h, stream_spill.c): one record per event. */
 typedef struct srecord {
   uint32_t track; /* the copy's track (sspill.tracks) */
-  uint8_t kind;   /* SREC_SLICE, SREC_COUNTER */
+  uint8_t kind;   /* SREC_* */
   uint8_t flags;
   uint16_t pad;
   uint32_t name, cat;
   int64_t start, dur; /* absolute ns; a counter: dur holds the value's bits */
   uint64_t src, end_src;
 } srecord;
-enum { SREC_SLICE = 1, SREC_COUNTER = 2 };
+enum {
+  SREC_SLICE = 1,
+  SREC_COUNTER = 2,
+  SREC_FLOW = 3
+}; /* a flow point: key in name | cat << 32,
+     role in flags, bind in pad */
 
 typedef struct spart {
   int64_t lo, hi; /* absolute ns: its events' [start, end] extent */

@@ -377,8 +377,9 @@ static int sink_counter(void *ud, uint32_t track, int64_t ts_ns, double value, u
   return 0;
 }
 
-static int sink_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src) {
-  (void)ud, (void)track, (void)ts_ns, (void)src;
+static int sink_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t key, unsigned role,
+                     unsigned bind, uint64_t *src) {
+  (void)ud, (void)track, (void)ts_ns, (void)key, (void)role, (void)bind, (void)src;
   return 0; /* the summary draws no arrows; a window's come from its blocks */
 }
 

@@ -104,7 +104,7 @@ static int put(st_stream_spill *p, const srecord *r, int64_t end) {
   sspill *sp = p->sp;
   uint32_t k = sp->parts;                                  /* the long events' */
   int64_t rel = r->start < sp->p0 ? 0 : r->start - sp->p0; /* from p0: no overflow */
-  if (r->kind == SREC_COUNTER || end - r->start < sp->pw) {
+  if (r->kind != SREC_SLICE || end - r->start < sp->pw) {
     int64_t q = rel / sp->pw;
     k = q >= (int64_t)sp->parts ? sp->parts - 1 : (uint32_t)q;
   }
@@ -206,9 +206,17 @@ static int sp_counter(void *ud, uint32_t track, int64_t ts_ns, double value, uin
   return 0;
 }
 
-static int sp_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src) {
-  (void)ud, (void)track, (void)ts_ns, (void)src;
-  return 0; /* flows are the windows' read from the file's blocks only */
+static int sp_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t key, unsigned role,
+                   unsigned bind, uint64_t *src) {
+  st_stream_spill *p = ud;
+  if (p->fail != ST_OK || settle(p) < 0) return 0;
+  uint32_t t = track_of(p, track);
+  if (t == UINT32_MAX) return failed(p, ST_ERR_NOMEM, "out of memory"), 0;
+  srecord r = {
+      t,     SREC_FLOW, (uint8_t)role, (uint16_t)bind, (uint32_t)key, (uint32_t)(key >> 32),
+      ts_ns, 0,         *src,          UINT64_MAX};
+  put(p, &r, ts_ns);
+  return 0;
 }
 
 static st_code sp_flush(void *ud, st_builder *b) {

@@ -174,8 +174,9 @@ static int win_end_src(void *ud, uint64_t *src, uint64_t *end_src) {
   return !st_stream_skips(w->s, *src);
 }
 
-static int win_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t *src) {
-  (void)track, (void)ts_ns;
+static int win_flow(void *ud, uint32_t track, int64_t ts_ns, uint64_t key, unsigned role,
+                    unsigned bind, uint64_t *src) {
+  (void)track, (void)ts_ns, (void)key, (void)role, (void)bind;
   *src = to_file(ud, *src);
   return 1;
 }
@@ -247,6 +248,11 @@ static st_code take_record(st_stream_window *w, const srecord *r) {
            : r->start >= w->a0 && r->start <= w->a1    ? st_builder_counter(w->b, tr, r->start, v)
                                                        : ST_OK;
   }
+  if (r->kind == SREC_FLOW) /* the partitions' flow points, all: arrows to their neighbours */
+    return st_builder_flow(w->b, (uint64_t)r->cat << 32 | r->name, r->flags, (st_flow_bind)r->pad,
+                           tr, r->start, r->src) == ST_ERR_NOMEM
+               ? ST_ERR_NOMEM
+               : ST_OK;
   if (r->kind != SREC_SLICE) return ST_ERR_FORMAT;
   int64_t end = (r->flags & ST_EV_UNFINISHED) ? w->s->end
                 : r->dur > 0                  ? st_sat_add(r->start, r->dur)
