@@ -12,7 +12,12 @@
 # over 4 MiB decoded, so there are several). A stale index (of another
 # file; of the file before it changed: a byte in its first 64 KiB, or
 # bytes appended) and a damaged one (cut, a byte flipped) are refused with
-# one line on stderr and the pass runs instead (same events). Errors: a
+# one line on stderr and the pass runs instead (same events). The
+# re-ordered copy: the trace with its X/i/C events shuffled, and a Perfetto
+# protobuf trace (strata-gen --perfetto), read from their copies: the
+# events equal `strata window --resident` (a whole-file load) and, for the
+# JSON, the python computation; a narrow window reads a few partitions of
+# the copy; --no-copy reads the file's blocks. Errors: a
 # missing file, a file that is not a trace (one line, byte offset, exit 1),
 # usage (exit 2). Prints "N passed, N failed"; exits 1 on failure.
 set -u
@@ -208,6 +213,73 @@ for i in range(5):
     wins.append((f, f + w))
 wins.append((t1 - (t1 - t0) * 0.01, t1))  # the end: past the last restart point
 check_windows("gzip", b, b + ".stx", os.path.getsize(b), wins)
+
+# ---- the re-ordered copy: an unsorted trace and a Perfetto protobuf trace -------
+# Their windows are read from a copy in a temporary file (a second pass):
+# the events equal the JSON's (python) and a resident load's, and a narrow
+# window reads a few partitions of the copy, not the file.
+def check_copy(name, path, windows, python_ref):
+    size = os.path.getsize(path)
+    narrow = False
+    for (f, t) in windows:
+        fr, to = "%.3f" % f, "%.3f" % t
+        what = "%s window [%s, %s]" % (name, fr, to)
+        rc, oj, e = run("window", path, "--from", fr, "--to", to, "--json", "--events",
+                        "--block-bytes", BLOCK)
+        rr, orj, er = run("window", path, "--from", fr, "--to", to, "--json", "--events",
+                          "--resident")
+        report(rc == 0 and rr == 0 and e == "" and er == "", what + ": exit and stderr", e + er)
+        if rc or rr:
+            continue
+        j, r = json.loads(oj), json.loads(orj)
+        report(j["copy"] is True and j["copy_bytes"] > 0, what + ": read from the copy", oj[:200])
+        report(j["list"] == r["list"] and j["events"] == r["events"],
+               what + ": the events of a resident load", "%d vs %d" % (j["events"], r["events"]))
+        if python_ref:
+            got = collections.Counter((x[5], x[3], x[4]) for x in j["list"])
+            want = expected(path, ns(fr), ns(to))
+            report(got == want, what + ": the events of the JSON (python)",
+                   "strata %d, python %d" % (sum(got.values()), sum(want.values())))
+        report(j["events"] > 0 or (f, t) == windows[-1], what + ": not empty")
+        if t - f < (windows[0][1] - windows[0][0]) * 0.01 and 0 < j["bytes_read"] < j["copy_bytes"] / 8:
+            narrow = True
+    report(narrow, name + ": a narrow window reads a few partitions of the copy")
+
+
+# a.json's event lines (one per line) with its X, i and C events shuffled
+# among their places: B/E pairs and metadata keep their order
+shuf = os.path.join(tmp, "shuffled.json")
+lines = open(a).read().split("\n")
+body = [i for i, l in enumerate(lines) if l.startswith('{"ph":')]
+evl = [lines[i] for i in body]  # each ends with "," (the list ends with {})
+movable = [k for k, l in enumerate(evl) if l.startswith(('{"ph":"X"', '{"ph":"i"', '{"ph":"C"'))]
+moved = [evl[k] for k in movable]
+random.Random(3).shuffle(moved)
+for k, l in zip(movable, moved):
+    evl[k] = l
+for n, i in enumerate(body):
+    lines[i] = evl[n]
+open(shuf, "w").write("\n".join(lines))
+rc, out, _ = run("window", shuf, "--from", "0", "--to", "1", "--json", "--no-copy", "--block-bytes", BLOCK)
+report(rc == 0 and json.loads(out)["copy"] is False, "--no-copy reads the file's blocks", out[:200])
+t0, t1 = span_of(shuf)
+wins = [(t0, t1)]
+for i in range(4):
+    w = (t1 - t0) * (0.002 if i % 2 else 0.05)
+    f = t0 + rnd.random() * (t1 - t0 - w)
+    wins.append((f, f + w))
+check_copy("shuffled", shuf, wins, True)
+
+pb = os.path.join(tmp, "system.pftrace")
+subprocess.run([gen, "--perfetto", "-n", "60000", "--cpus", "4", "-o", pb], check=True,
+               capture_output=True)
+t0, t1 = span_of(pb)
+wins = [(t0, t1)]
+for i in range(4):
+    w = (t1 - t0) * (0.002 if i % 2 else 0.05)
+    f = t0 + rnd.random() * (t1 - t0 - w)
+    wins.append((f, f + w))
+check_copy("perfetto", pb, wins, False)
 
 # ---- errors ---------------------------------------------------------------------
 rc, o, e = run("window", os.path.join(tmp, "none.json"), "--from", "0", "--to", "1")

@@ -122,6 +122,11 @@ st_stream *cli_stream_open(const char *file, const char *stx, cli_heap *heap, st
 /* Decoded bytes [off, off + len) of s's file (open as fd): pread, or
  * through the gzip restart points. malloc'd, or NULL after one line. */
 uint8_t *cli_stream_read(int fd, const char *file, const st_stream *s, uint64_t off, uint64_t len);
+/* The re-ordered copy of s's file (stream.h st_stream_spill: windows of an
+ * unsorted or protobuf trace) in an anonymous temporary file (tmpfile:
+ * gone when closed), *bytes its size, *ms the second pass's wall time.
+ * NULL after one `strata: FILE: ...` line. */
+FILE *cli_stream_copy(const char *file, st_stream *s, uint64_t *bytes, double *ms);
 
 /* ---- several files as one set (core/set/traceset.h) ------------------------- */
 

@@ -1,8 +1,9 @@
 /* cli_stream.c: streaming mode's file side for `strata index` and `strata
  * window` (core/import/stream/stream.h, stream_stx.h): the pass over a
  * file, the sampled blocks an index identifies its trace by, an index
- * opened and checked against its trace, and decoded ranges read with
- * pread (plain) or through the gzip restart points (compressed).
+ * opened and checked against its trace, decoded ranges read with pread
+ * (plain) or through the gzip restart points (compressed), and the
+ * re-ordered copy written to a temporary file.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -220,5 +221,44 @@ uint8_t *cli_stream_read(int fd, const char *file, const st_stream *s, uint64_t 
   if (!out)
     fprintf(stderr, "strata: %s: cannot read decoded bytes %llu..%llu (at byte %llu)\n", file,
             (unsigned long long)off, (unsigned long long)(off + len), (unsigned long long)off);
+  return out;
+}
+
+static st_code copy_write(void *ud, uint64_t offset, const void *data, size_t len) {
+  FILE *f = ud;
+  (void)offset; /* written in order: the file's end */
+  return fwrite(data, 1, len, f) == len ? ST_OK : ST_ERR_ARG;
+}
+
+FILE *cli_stream_copy(const char *file, st_stream *s, uint64_t *bytes, double *ms) {
+  double t0 = cli_now_ms();
+  FILE *in = fopen(file, "rb");
+  FILE *out = in ? tmpfile() : NULL;
+  if (!in || !out) {
+    fprintf(stderr, "strata: %s: cannot %s: %s\n", file, in ? "make a temporary file" : "open",
+            strerror(errno));
+    if (in) fclose(in);
+    return NULL;
+  }
+  st_error err;
+  st_stream_spill *p = st_stream_spill_begin(s, &(st_stream_spill_desc){copy_write, out, 0, 0, 0}, &err);
+  uint8_t *buf = p ? malloc(CHUNK) : NULL;
+  size_t n;
+  while (buf && (n = fread(buf, 1, CHUNK, in)) > 0)
+    if (st_stream_spill_push(p, buf, n) != ST_OK) break;
+  free(buf);
+  fclose(in);
+  st_code c = p ? st_stream_spill_finish(p, &err) : err.code;
+  st_stream_spill_destroy(p);
+  if (c != ST_OK || fflush(out) != 0) {
+    fprintf(stderr, "strata: %s: no re-ordered copy: %s\n", file,
+            c != ST_OK ? err.msg : "the temporary file could not be written");
+    fclose(out);
+    return NULL;
+  }
+  st_stream_info info;
+  st_stream_info_get(s, &info);
+  *bytes = info.spill_bytes;
+  *ms = cli_now_ms() - t0;
   return out;
 }

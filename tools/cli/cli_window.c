@@ -1,5 +1,5 @@
 /* cli_window.c: `strata window FILE [--index FILE.stx] --from US --to US
- * [--json] [--events]`
+ * [--json] [--events] [--no-copy | --resident]`
  *
  * Streaming mode from the command line: FILE's stream comes from its index
  * (checked against FILE: a stale, foreign or damaged index is refused with
@@ -15,6 +15,12 @@
  * "ranges", "bytes_read", "events", "open_ms", "window_ms", "heap_bytes"
  * [, "list": [[pid, key, kind, start_ns, dur_ns, name, src], ...]]}.
  * --block-bytes N: the pass's block size (as `strata index`'s; for tests).
+ * An unsorted or protobuf trace (st_stream_info.spill_wanted) gets its
+ * re-ordered copy first, in a temporary file, and the window is read from
+ * it (JSON adds "copy": true, "copy_ms", "copy_bytes"); --no-copy reads
+ * the file's blocks instead (JSON only). --resident loads the whole file
+ * as `strata stats` does and lists the same events: the reference the
+ * streamed paths must equal (tests/cli/stream_index_tests.sh).
  * Exit 1 with one line (file and byte offset) if FILE cannot be read or
  * the window not loaded, 2 on usage errors.
  */
@@ -33,7 +39,7 @@
 static int usage(void) {
   fprintf(stderr,
           "usage: strata window FILE [--index FILE.stx] --from US --to US [--json] [--events]\n"
-          "                     [--block-bytes N]\n");
+          "                     [--block-bytes N] [--no-copy | --resident]\n");
   return 2;
 }
 
@@ -100,6 +106,22 @@ static wline *lines_of(const st_trace *t, int64_t a0, int64_t a1, size_t *out) {
   return v;
 }
 
+/* [off, off + len) of the copy (open as fd). malloc'd, or NULL after one line. */
+static uint8_t *read_copy(int fd, const char *file, uint64_t off, uint64_t len) {
+  uint8_t *p = len < SIZE_MAX ? malloc(len ? (size_t)len : 1) : NULL;
+  size_t got = 0;
+  while (p && got < len) {
+    ssize_t k = pread(fd, p + got, (size_t)len - got, (off_t)(off + got));
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
+  if (p && got == len) return p;
+  free(p);
+  fprintf(stderr, "strata: %s: cannot read its re-ordered copy (at byte %llu)\n", file,
+          (unsigned long long)off);
+  return NULL;
+}
+
 static void print_lines(const wline *v, size_t n, int json) {
   for (size_t i = 0; i < n; i++) {
     const wline *w = &v[i];
@@ -118,9 +140,10 @@ static void print_lines(const wline *v, size_t n, int json) {
   }
 }
 
-/* The window's model: plan, read, load. NULL after one line. */
-static st_trace *load_window(const char *file, st_stream *s, const st_trace *summary, int64_t t0,
-                             int64_t t1, uint32_t *nranges, uint64_t *bytes) {
+/* The window's model: plan, read (from the file, or from its copy when
+ * one exists), load. NULL after one line. */
+static st_trace *load_window(const char *file, FILE *copy, st_stream *s, const st_trace *summary,
+                             int64_t t0, int64_t t1, uint32_t *nranges, uint64_t *bytes) {
   uint32_t cap = 64, n;
   st_stream_range *rg = NULL;
   for (;;) {
@@ -139,7 +162,7 @@ static st_trace *load_window(const char *file, st_stream *s, const st_trace *sum
   st_error err;
   st_trace *win = NULL;
   st_stream_window *w = st_stream_window_begin(s, summary, rg, n, &err);
-  int fd = w ? open(file, O_RDONLY) : -1;
+  int fd = !w ? -1 : copy ? dup(fileno(copy)) : open(file, O_RDONLY);
   if (!w)
     fprintf(stderr, "strata: %s: %s (at byte %llu)\n", file, err.msg,
             (unsigned long long)err.offset);
@@ -148,7 +171,8 @@ static st_trace *load_window(const char *file, st_stream *s, const st_trace *sum
   int ok = w && fd >= 0;
   if (ok) st_stream_window_set_span(w, t0, t1);
   for (uint32_t k = 0; ok && k < n; k++) {
-    uint8_t *b = cli_stream_read(fd, file, s, rg[k].offset, rg[k].length);
+    uint8_t *b = copy ? read_copy(fd, file, rg[k].offset, rg[k].length)
+                      : cli_stream_read(fd, file, s, rg[k].offset, rg[k].length);
     ok = b && st_stream_window_push(w, k, b, rg[k].length) == ST_OK;
     free(b);
   }
@@ -166,10 +190,46 @@ static st_trace *load_window(const char *file, st_stream *s, const st_trace *sum
   return win;
 }
 
+/* --resident: the whole file loaded, the events meeting [a0, a1] listed as
+ * a window's are. */
+static int resident_window(const char *file, int64_t a0, int64_t a1, int json, int events) {
+  cli_heap heap = {0, 0, NULL};
+  st_trace *t = NULL;
+  st_error err;
+  double ms = 0;
+  st_loader *l = cli_load_timed(file, &(cli_feed_opts){0}, NULL, &heap, &t, &err, &ms);
+  if (!l) return 1;
+  int rc = 1;
+  if (t) {
+    size_t n = 0;
+    wline *v = lines_of(t, a0, a1, &n);
+    if (json) {
+      printf("{\"file\":");
+      cli_print_json_str(file, strlen(file));
+      printf(",\"resident\":true,\"events\":%zu,\"load_ms\":%.3f,\"heap_bytes\":%llu", n, ms,
+             (unsigned long long)heap.peak);
+      if (events) {
+        printf(",\"list\":[");
+        print_lines(v, n, 1);
+        printf("]");
+      }
+      printf("}\n");
+    } else {
+      printf("window %s: resident, events %zu (load %.1f ms)\n", file, n, ms);
+      if (events) print_lines(v, n, 0);
+    }
+    free(v);
+    st_trace_destroy(t);
+    rc = 0;
+  }
+  st_loader_destroy(l);
+  return rc;
+}
+
 int strata_cmd_window(int argc, char **argv) {
   const char *file = NULL, *stx = NULL;
   double from_us = 0, to_us = 0;
-  int json = 0, events = 0, has_from = 0, has_to = 0;
+  int json = 0, events = 0, has_from = 0, has_to = 0, no_copy = 0, resident = 0;
   uint64_t block = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
@@ -185,12 +245,18 @@ int strata_cmd_window(int argc, char **argv) {
       json = 1;
     else if (!strcmp(a, "--events"))
       events = 1;
+    else if (!strcmp(a, "--no-copy"))
+      no_copy = 1;
+    else if (!strcmp(a, "--resident"))
+      resident = 1;
     else if (!file && a[0] != '-')
       file = a;
     else
       return usage();
   }
-  if (!file || !has_from || !has_to || !(to_us >= from_us)) return usage();
+  if (!file || !has_from || !has_to || !(to_us >= from_us) || (no_copy && resident)) return usage();
+  int64_t a0 = (int64_t)llround(from_us * 1000.0), a1 = (int64_t)llround(to_us * 1000.0);
+  if (resident) return resident_window(file, a0, a1, json, events);
   cli_heap heap = {0, 0, NULL};
   st_trace *summary = NULL;
   double open_ms = 0;
@@ -202,17 +268,24 @@ int strata_cmd_window(int argc, char **argv) {
   st_stream_info info;
   st_stream_info_get(s, &info);
   int rc = 1;
+  FILE *copy = NULL;
+  uint64_t copy_bytes = 0;
+  double copy_ms = 0;
+  if (info.spill_wanted && !(no_copy && info.windows)) {
+    copy = cli_stream_copy(file, s, &copy_bytes, &copy_ms);
+    st_stream_info_get(s, &info);
+  }
   if (!info.windows) {
-    fprintf(stderr, "strata: %s: no window loads for this format (%s): its summary is all\n", file,
-            st_stream_stats(s)->format);
+    if (!info.spill_wanted)
+      fprintf(stderr, "strata: %s: no window loads for this format (%s): its summary is all\n",
+              file, st_stream_stats(s)->format);
   } else {
     int64_t origin = st_trace_origin_ns(summary);
-    int64_t a0 = (int64_t)llround(from_us * 1000.0), a1 = (int64_t)llround(to_us * 1000.0);
     int64_t t0 = st_sat_sub(a0, origin), t1 = st_sat_sub(a1, origin);
     uint32_t nranges = 0;
     uint64_t bytes = 0;
     double w0 = cli_now_ms();
-    st_trace *win = load_window(file, s, summary, t0, t1, &nranges, &bytes);
+    st_trace *win = load_window(file, copy, s, summary, t0, t1, &nranges, &bytes);
     double wms = cli_now_ms() - w0;
     if (win) {
       size_t n = 0;
@@ -227,6 +300,11 @@ int strata_cmd_window(int argc, char **argv) {
         printf(",\"ranges\":%u,\"bytes_read\":%llu,\"events\":%zu,\"open_ms\":%.3f,"
                "\"window_ms\":%.3f,\"heap_bytes\":%llu",
                nranges, (unsigned long long)bytes, n, open_ms, wms, (unsigned long long)heap.peak);
+        if (copy)
+          printf(",\"copy\":true,\"copy_ms\":%.3f,\"copy_bytes\":%llu", copy_ms,
+                 (unsigned long long)copy_bytes);
+        else
+          printf(",\"copy\":false");
         if (events) {
           printf(",\"list\":[");
           print_lines(v, n, 1);
@@ -234,9 +312,11 @@ int strata_cmd_window(int argc, char **argv) {
         }
         printf("}\n");
       } else {
-        printf("window %s: ranges %u, bytes read %llu, events %zu (%s %.1f ms, window %.1f "
-               "ms)\n",
-               file, nranges, (unsigned long long)bytes, n, used ? "index" : "pass", open_ms, wms);
+        printf("window %s: ranges %u, bytes read %llu%s, events %zu (%s %.1f ms, ", file, nranges,
+               (unsigned long long)bytes, copy ? " of its re-ordered copy" : "", n,
+               used ? "index" : "pass", open_ms);
+        if (copy) printf("copy %.1f ms, ", copy_ms);
+        printf("window %.1f ms)\n", wms);
         if (events) print_lines(v, n, 0);
       }
       free(v);
@@ -244,6 +324,7 @@ int strata_cmd_window(int argc, char **argv) {
       rc = 0;
     }
   }
+  if (copy) fclose(copy);
   st_trace_destroy(summary);
   st_stream_destroy(s);
   return rc;
