@@ -17,6 +17,7 @@
 //               at most half the budget)
 //   ?preview_ms=N while the pass runs, its summary so far is drawn every N ms
 //               (default 1500): the first frame comes before the pass ends
+//   ?copy=0     no re-ordered copy (below) in the browser's storage
 //
 // Compressed files: the pass keeps gzip restart points, and a window's decoded
 // ranges are read in pieces inflated from the nearest one.
@@ -65,7 +66,11 @@ export function streamWanted(opts, total, name) {
   // the summary's buckets (stream.h max_buckets): ~200 bytes each with their
   // share of the summary model and its index, 2^17 at most
   const buckets = Math.max(1024, Math.min(1 << 17, Math.floor(budget / 1024)));
-  return { on, budget, window, previewMs, previewFixed, buckets };
+  // ?copy=0: no re-ordered copy in the browser's storage (unsorted traces
+  // then read the whole file per window, protobuf ones show their summary)
+  const askedCopy = opts && opts.copy !== undefined ? String(opts.copy) : params.get('copy');
+  const copy = !(askedCopy === '0' || askedCopy === 'false');
+  return { on, budget, window, previewMs, previewFixed, buckets, copy };
 }
 
 // M: the module; str: C string -> JS; setStatus(text | null): the streaming
@@ -110,6 +115,7 @@ export function createStream({ M, str, setStatus, onError }) {
   const buf = M._malloc(CHUNK); // its own transfer buffer: loads use theirs
   let copying = null; // {handle, read, size}: the re-ordering pass running
   let copyNote = ''; // why no copy is made (no browser storage, a failure)
+  let copyOn = true; // ?copy=0: none
   const copies = []; // {root, name, release}: removed at detach
   removeStaleCopies();
   let files = new Map(); // handle -> {read(off, n), size, compressed}
@@ -232,7 +238,7 @@ export function createStream({ M, str, setStatus, onError }) {
 
   // The re-ordered copy of each file that wants one, one at a time.
   async function makeCopies() {
-    if (copying) return;
+    if (copying || !copyOn) return;
     const mine = gen;
     for (;;) {
       const want = state().files.find((x) => x.copy_wanted && files.get(x.handle) && files.get(x.handle).read && !files.get(x.handle).copyTried);
@@ -269,17 +275,55 @@ export function createStream({ M, str, setStatus, onError }) {
     copies.push(entry);
     const fh = await root.getFileHandle(name, { create: true });
     const out = await fh.createWritable();
+    // The core writes records (in order, at increasing offsets) while it
+    // parses: gathered here in 4 MiB pieces, each written while parsing goes
+    // on; at most 64 MiB wait for the disk (then parsing waits for it).
+    const PIECE = 4 * MiB;
+    let piece = new Uint8Array(PIECE);
+    let fill = 0;
+    let pieceAt = 0; // the copy's offset of piece[0]
     let queued = 0;
     let failed = null;
     let chain = Promise.resolve();
-    // the core writes records while it parses; they are queued to the disk here
-    M.strataSpillWrite = (offset, bytes) => {
-      if (failed) return false;
-      queued += bytes.length;
+    let drained = null; // resolves when the queue falls under 32 MiB
+    const send = () => {
+      if (!fill) return;
+      const data = fill === PIECE ? piece : piece.subarray(0, fill);
+      const at = pieceAt;
+      queued += fill;
+      const n = fill;
       chain = chain
-        .then(() => out.write({ type: 'write', position: offset, data: bytes }))
-        .then(() => { queued -= bytes.length; }, (e) => { failed = failed || e; });
+        .then(() => out.write({ type: 'write', position: at, data }))
+        .then(() => {
+          queued -= n;
+          if (drained && queued < 32 * MiB) drained.resolve();
+        }, (e) => {
+          failed = failed || e;
+          if (drained) drained.resolve();
+        });
+      pieceAt += fill;
+      piece = new Uint8Array(PIECE);
+      fill = 0;
+    };
+    M.strataSpillWrite = (offset, bytes) => {
+      if (failed || offset !== pieceAt + fill) return false;
+      for (let i = 0; i < bytes.length; ) {
+        const k = Math.min(bytes.length - i, PIECE - fill);
+        piece.set(bytes.subarray(i, i + k), fill);
+        fill += k;
+        i += k;
+        if (fill === PIECE) send();
+      }
       return true;
+    };
+    const room = async () => {
+      while (queued > 64 * MiB && !failed) {
+        let resolve;
+        const p = new Promise((r) => { resolve = r; });
+        drained = { resolve };
+        await p;
+        drained = null;
+      }
     };
     let limit = 0;
     try {
@@ -290,23 +334,35 @@ export function createStream({ M, str, setStatus, onError }) {
     if (M._st_wasm_spill_begin(handle, parts, buffer, limit) !== 1) throw new Error(str(M._st_wasm_error()));
     report();
     let ok = 1;
+    // 1 MiB pieces (the parser holds a piece while it runs, beside the
+    // summary and a window), the next four read while this one is parsed
+    const AHEAD = 4;
+    const next = (at) => (at < f.size ? f.read(at, Math.min(MiB, f.size - at)) : null);
+    const ahead = [];
+    for (let k = 0; k < AHEAD; k++) ahead.push(next(k * MiB));
+    let shownAt = 0;
     for (let at = 0; at < f.size && ok === 1; ) {
-      // 1 MiB pieces: the parser holds a piece while it runs, beside the summary and a window
-      const part = await f.read(at, Math.min(MiB, f.size - at));
+      const part = await ahead.shift();
       if (mine !== gen) { // detached: its file is removed there
         await out.abort().catch(() => {});
         return;
       }
-      if (!part.length) break;
+      if (!part || !part.length) break;
+      if (part.length !== Math.min(MiB, f.size - at)) throw new Error('the file is shorter than when it was opened');
+      ahead.push(next(at + AHEAD * MiB));
       M.HEAPU8.set(part, buf);
       ok = M._st_wasm_spill_push(buf, part.length);
       at += part.length;
       copying.read = at;
-      report();
-      while (queued > 64 * MiB && !failed) await chain; // the disk keeps up: memory stays bounded
+      if (performance.now() - shownAt > 250) { // the status, 4 times a second
+        shownAt = performance.now();
+        report();
+      }
+      await room(); // the disk keeps up: memory stays bounded
     }
     const done = M._st_wasm_spill_finish(); // writes what it buffered
     const why = done === 1 ? '' : str(M._st_wasm_error());
+    send();
     await chain;
     if (failed) {
       await out.abort().catch(() => {});
@@ -330,6 +386,8 @@ export function createStream({ M, str, setStatus, onError }) {
     attach(handle, file, opts) {
       files.set(handle, file || {});
       windowBudget = opts && opts.window ? opts.window : windowBudget;
+      copyOn = !(opts && opts.copy === false);
+      if (!copyOn) copyNote = 'no re-ordered copy: ?copy=0';
       heapBudget = opts && opts.budget ? opts.budget : heapBudget;
       report();
       viewChanged();

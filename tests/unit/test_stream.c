@@ -769,6 +769,54 @@ static void test_generated(void) {
   }
 }
 
+/* `unsorted` (stream.h; the README defines it): the mean of the blocks'
+ * time extents, as fractions of the trace's time, passes 1/4. Against the
+ * same mean computed here from the full load's events and their srcs
+ * (independent of the pass), on generated traces in time order, thread by
+ * thread and shuffled: only the shuffled one is unsorted. */
+static void test_unsorted_figure(void) {
+  for (int order = 0; order < 3; order++) {
+    size_t n;
+    char *t = gen_trace(123 + (uint64_t)order, order, &n);
+    st_error err;
+    st_stats fst;
+    st_trace *full = tu_load(t, n, 1 << 16, "order", &err, &fst, NULL, 0);
+    stream_run r = run_pass((const uint8_t *)t, n, 4096, 256, 65536);
+    st_stream_info info;
+    st_stream_info_get(r.s, &info);
+    /* per 4 KiB block of the file: the [start, end] extent of the events
+     * whose src lies in it (both halves of a pair: its start and end src) */
+    size_t nb = n / 4096 + 1;
+    int64_t *lo = malloc(nb * sizeof *lo), *hi = malloc(nb * sizeof *hi);
+    for (size_t b = 0; b < nb; b++) lo[b] = INT64_MAX, hi[b] = INT64_MIN;
+    size_t ne;
+    wev *ev = events_of(full, INT64_MIN, INT64_MAX, &ne);
+    for (size_t i = 0; i < ne; i++) {
+      if (ev[i].src >= n || (ev[i].flags & ST_EV_UNFINISHED)) continue;
+      size_t b = (size_t)(ev[i].src / 4096);
+      int64_t e = ev[i].start + (ev[i].dur > 0 ? ev[i].dur : 0);
+      if (ev[i].start < lo[b]) lo[b] = ev[i].start;
+      if (e > hi[b]) hi[b] = e;
+    }
+    double span = (double)st_trace_duration_ns(full), share = 0;
+    size_t used = 0;
+    for (size_t b = 0; b < nb; b++)
+      if (lo[b] <= hi[b]) used++, share += (double)(hi[b] - lo[b]) / span;
+    int want = used >= 8 && share > 0.25 * (double)used;
+    printf("order %d: %zu blocks, mean extent %.3f of the trace: unsorted %d (the pass: %d)\n",
+           order, used, share / (double)used, want, info.unsorted);
+    CHECK(info.unsorted == want);
+    CHECK(want == (order == 2));
+    CHECK(info.spill_wanted == want);
+    free(ev);
+    free(lo);
+    free(hi);
+    end_run(&r);
+    st_trace_destroy(full);
+    free(t);
+  }
+}
+
 /* A sorted trace's narrow window reads a few blocks, not the file. */
 static void test_plan_reads_little(void) {
   size_t n;
@@ -1128,6 +1176,7 @@ int main(void) {
   RUN(test_index_mutations);
   RUN(test_generated);
   RUN(test_plan_reads_little);
+  RUN(test_unsorted_figure);
   RUN(test_snapshot);
   RUN(test_corpus);
   RUN(test_protobuf);

@@ -10,10 +10,14 @@
 //   - with --resident, the same file opened resident (?stream=0) in the same
 //     run first, for the ratio (skip it for files the resident page cannot
 //     hold);
-//   - with --index FILE.stx (`strata index`), opened with its index (no pass).
+//   - with --index FILE.stx (`strata index`), opened with its index (no pass);
+//   - an unsorted or protobuf trace: its re-ordered copy (the second pass into
+//     the browser's storage), from the open's end to the copy made, ms and
+//     MB/s of the file, before the windows (--no-copy: none, ?copy=0).
 //
 //   node tools/benchmarks/bench_stream.mjs FILE [--windows 9] [--window-ms 10]
-//        [--budget-mb 2048] [--window-mb 256] [--resident] [--index FILE.stx] [--json]
+//        [--budget-mb 2048] [--window-mb 256] [--resident] [--index FILE.stx]
+//        [--no-copy] [--json]
 import path from 'node:path';
 import fs from 'node:fs';
 import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
@@ -23,7 +27,7 @@ const opt = (k, d) => {
   const i = args.indexOf(k);
   return i >= 0 ? args[i + 1] : d;
 };
-const file = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !['--resident', '--json'].includes(args[i - 1])));
+const file = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !['--resident', '--json', '--no-copy'].includes(args[i - 1])));
 const index = opt('--index', null);
 if (!file || !fs.existsSync(file)) {
   console.error('usage: bench_stream.mjs FILE [--windows N] [--window-ms MS] [--budget-mb MB] [--window-mb MB] [--resident] [--json]');
@@ -31,7 +35,7 @@ if (!file || !fs.existsSync(file)) {
 }
 const nWin = Number(opt('--windows', 9));
 const winMs = Number(opt('--window-ms', 10));
-const q = `?stream=1&budget_mb=${Number(opt('--budget-mb', 2048))}&window_mb=${Number(opt('--window-mb', 256))}`;
+const q = `?stream=1&budget_mb=${Number(opt('--budget-mb', 2048))}&window_mb=${Number(opt('--window-mb', 256))}${args.includes('--no-copy') ? '&copy=0' : ''}`;
 const size = fs.statSync(file).size;
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
@@ -57,6 +61,20 @@ try {
   if (out.type !== 'strata:loaded') throw new Error(`the streamed open failed: ${JSON.stringify(out.detail)}`);
   const s = out.detail;
   const heapOpen = await app.page.evaluate(() => window.strata.stats().heap_bytes);
+  // the re-ordered copy, if the trace wants one: from the open's end to made
+  const c0 = Date.now();
+  let st0 = await app.page.evaluate(() => window.strata.streaming());
+  if (st0 && st0.files.some((f) => f.copy_wanted || f.copy === 'running') && !args.includes('--no-copy')) {
+    for (;;) {
+      st0 = await app.page.evaluate(() => window.strata.streaming());
+      if (!st0.copy_reading && !st0.files.some((f) => f.copy === 'running')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const f0 = st0.files[0];
+    result.copy = { ms: Date.now() - c0, made: f0.copy === 'done', bytes: f0.copy_bytes, note: st0.copy_note };
+    result.copy.mb_s = +(size / 1e3 / result.copy.ms).toFixed(1);
+    result.copy.T = await app.page.evaluate(() => globalThis.__copyT);
+  }
   const lat = [];
   let shown = 0;
   for (let k = 0; k < nWin; k++) {
@@ -95,5 +113,6 @@ else {
   console.log(`${result.file}: ${(size / 1e9).toFixed(2)} GB, ${result.events} events`);
   if (result.resident) console.log(`  resident open: ${result.resident.open_ms} ms, heap ${mb(result.resident.heap_bytes)}`);
   console.log(`  streamed open${result.from_index ? ' (with its index)' : ''}: ${result.open_ms} ms (${result.open_mb_s} MB/s), heap ${mb(result.heap_after_open)} after the pass, ${mb(result.heap_after_windows)} after the windows`);
+  if (result.copy) console.log(`  re-ordered copy: ${result.copy.made ? 'made' : 'NOT made: ' + result.copy.note} in ${result.copy.ms} ms (${result.copy.mb_s} MB/s of the file), ${mb(result.copy.bytes)}`);
   console.log(`  ${winMs} ms windows: ${result.windows_shown}/${nWin} shown, median ${result.zoom_ms_median} ms, max ${result.zoom_ms_max} ms`);
 }
