@@ -88,7 +88,8 @@ static const importer_vt k_perfetto = {"perfetto-proto", perfetto_create, perfet
 
 struct st_loader {
   st_alloc alloc;
-  int hint_xplane; /* file name ends in .xplane.pb: name the format "xplane" */
+  int hint_xplane;        /* file name ends in .xplane.pb: name the format "xplane" */
+  uint64_t staging_limit; /* st_load_desc's */
   st_source *source;
   st_builder *builder;
   st_stats stats;
@@ -132,6 +133,7 @@ st_loader *st_loader_create(const st_load_desc *desc) {
     return NULL;
   }
   if (desc && desc->sink) st_builder_set_sink(l->builder, desc->sink);
+  l->staging_limit = desc ? desc->staging_limit : 0;
   return l;
 }
 
@@ -219,6 +221,8 @@ static int pick_importer(st_loader *l, int final) {
   }
   l->stats.format = l->vt->format;
   l->imp = l->vt->create(&l->alloc, l->builder, &l->stats);
+  if (l->imp && l->vt == &k_perfetto && l->staging_limit)
+    st_perfetto_set_staging_limit(l->imp, l->staging_limit);
   st_args_kind ak = l->vt == &k_xplane     ? ST_ARGS_XPLANE
                     : l->vt == &k_perfetto ? ST_ARGS_PERFETTO
                                            : ST_ARGS_JSON;

@@ -34,6 +34,8 @@ typedef struct st_load_desc {
                                   interned here (shared with other traces: st_trace_merge) */
   const st_builder_sink *sink; /* NULL, or a filter in front of the model (trace.h; streaming
                                   mode: core/import/stream) */
+  uint64_t staging_limit;      /* Perfetto ftrace records staged at most, about (0: all;
+                                  import_perfetto.h st_perfetto_set_staging_limit) */
 } st_load_desc;
 
 typedef struct st_loader st_loader;

@@ -472,6 +472,7 @@ static void free_working_state(st_perfetto_importer *im) {
   st_free(&a, im->fids);
   st_seen_free(&a, &im->track_seen);
   st_seen_free(&a, &im->proc_seen);
+  pf_sched_free(im);
   st_free(&a, im->fevs);
   st_free(&a, im->runs);
   st_free(&a, im->run_tmp);
@@ -592,4 +593,8 @@ const char *st_perfetto_metadata_json(const st_perfetto_importer *im) {
   }
   m->meta_json = o.buf;
   return o.buf;
+}
+
+void st_perfetto_set_staging_limit(st_perfetto_importer *im, uint64_t records) {
+  if (im) im->staging_limit = im->staging_next = records;
 }

@@ -116,6 +116,16 @@
 typedef struct st_perfetto_importer st_perfetto_importer;
 
 st_perfetto_importer *st_perfetto_create(const st_alloc *a, st_builder *b, st_stats *stats);
+/* ftrace records are staged to be replayed in time order (CPU slices,
+ * thread states): at the end, by default. With a limit (streaming mode,
+ * whose memory is bounded), once `records` are staged those older than
+ * every CPU's latest staged time are replayed and dropped (each CPU's
+ * bundles follow each other in time; a CPU that lags holds the rest, and
+ * the next try waits for twice what stayed). The model is the same as at
+ * the end for a trace whose process and thread facts precede their
+ * threads' scheduling (as traced writes them); a fact read later applies
+ * from then on. */
+void st_perfetto_set_staging_limit(st_perfetto_importer *im, uint64_t records);
 void st_perfetto_destroy(st_perfetto_importer *im);
 /* Returns ST_OK or the first error (ST_ERR_PROTO with the absolute offset
  * stops the import; what was read before stays in the builder). */

@@ -236,6 +236,11 @@ struct st_perfetto_importer {
   size_t nruns, cap_runs;
   fev *run_tmp; /* scratch for sorting one bundle's records */
   size_t cap_run_tmp;
+  struct pf_replay *replay; /* the replay's state (perfetto_sched.c) */
+  uint64_t staging_limit;   /* st_perfetto_set_staging_limit (0: all staged until the end) */
+  uint64_t staging_next;    /* the staged records at which the next flush is tried */
+  int64_t *cpu_last;        /* with a limit, per CPU: the latest time staged so far */
+  uint32_t ncpu_last;
   pthr *thr;
   uint32_t nthr, cap_thr;
   st_u64map thr_map; /* tid -> index */
@@ -305,6 +310,12 @@ st_code pf_read_ftrace_bundle(st_perfetto_importer *im, st_pb_reader *r, const s
 void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start);
 /* Replays the staged records: CPU slices, thread states, atrace slices. */
 void pf_sched_finish(st_perfetto_importer *im);
+/* A run of CPU cpu closed, its latest record at `last`: with a staging
+ * limit, the records no CPU can still precede are replayed once the
+ * staged ones reach it. */
+void pf_sched_note_run(st_perfetto_importer *im, uint32_t cpu, int64_t last);
+/* Frees the staged records and the replay's state. */
+void pf_sched_free(st_perfetto_importer *im);
 
 /* ---- perfetto_android.c ---- */
 /* TracePacket 38 battery, 40 power_rails, 91 entity_state_residency,

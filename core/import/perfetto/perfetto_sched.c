@@ -81,6 +81,7 @@ void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start) {
   }
   im->runs[im->nruns++] =
       (frun){start, im->nfevs, im->fevs[start].ts, im->fevs[im->nfevs - 1].ts, cpu};
+  pf_sched_note_run(im, cpu, im->fevs[im->nfevs - 1].ts);
 }
 
 /* The replay order: every record by (time, arrival). Each CPU's runs
@@ -177,14 +178,18 @@ static uint32_t *replay_order(st_perfetto_importer *im, int *identity) {
   return ord;
 }
 
-typedef struct replay {
+/* The replay's state, kept across flushes (pf_sched_close_run with a
+ * staging limit) until the end. */
+struct pf_replay {
   st_perfetto_importer *im;
   pcpu *cpus;
   uint32_t *cpu_bt;
+  uint32_t ncpu;
   uint32_t state_name[TS_COUNT];
   pasync *async;
   uint32_t nasync, cap_async;
-} replay;
+};
+typedef struct pf_replay replay;
 
 static uint32_t cpu_track(replay *rp, uint32_t cpu) {
   st_perfetto_importer *im = rp->im;
@@ -391,26 +396,41 @@ static void on_async(replay *rp, const fev *e) {
   st_stats_warn(im->stats, "unmatched_end", e->src);
 }
 
-void pf_sched_finish(st_perfetto_importer *im) {
-  size_t n = im->nfevs;
-  if (!n) return;
-  fev *v = im->fevs;
-  int identity;
-  uint32_t *ord = replay_order(im, &identity);
-  if (!ord) {
-    im->nomem = 1;
-    return;
+/* The replay state for CPUs [0, ncpu): made on first use, grown. NULL:
+ * out of memory. */
+static replay *replay_state(st_perfetto_importer *im, uint32_t ncpu) {
+  replay *rp = im->replay;
+  if (!rp) {
+    rp = st_calloc(&im->alloc, 1, sizeof *rp);
+    if (!rp) return NULL;
+    rp->im = im;
+    im->replay = rp;
+    for (unsigned s = 1; s < TS_COUNT; s++)
+      rp->state_name[s] = pf_intern(im, pf_state_name(s), strlen(pf_state_name(s)));
   }
-  /* the runs only served the order (and the sorted array needs none):
-   * freed before the replay fills the builder */
-  st_free(&im->alloc, im->runs);
-  im->runs = NULL;
-  im->nruns = im->cap_runs = 0;
-  if (identity) {
-    st_free(&im->alloc, ord);
-    ord = NULL;
+  if (ncpu > rp->ncpu) {
+    pcpu *c = st_realloc_array(&im->alloc, rp->cpus, ncpu, sizeof *c);
+    if (!c) return NULL;
+    rp->cpus = c;
+    uint32_t *bt = st_realloc_array(&im->alloc, rp->cpu_bt, ncpu, sizeof *bt);
+    if (!bt) return NULL;
+    rp->cpu_bt = bt;
+    for (uint32_t k = rp->ncpu; k < ncpu; k++) {
+      memset(&rp->cpus[k], 0, sizeof rp->cpus[k]);
+      rp->cpus[k].tid = -1;
+      rp->cpu_bt[k] = UINT32_MAX;
+    }
+    rp->ncpu = ncpu;
   }
-#define AT(i) (identity ? &v[i] : &v[ord[i]])
+  return rp;
+}
+
+/* Replays the first n records of the order (ord NULL: the array is in
+ * order): who belongs to which process and thread names first, then
+ * slices and states. */
+static void replay_records(st_perfetto_importer *im, const uint32_t *ord, size_t n) {
+  const fev *v = im->fevs;
+#define AT(i) (ord ? &v[ord[i]] : &v[i])
   /* pass 1: who belongs to which process, and thread names, in time order */
   for (size_t i = 0; i < n; i++) {
     const fev *e = AT(i);
@@ -428,44 +448,122 @@ void pf_sched_finish(st_perfetto_importer *im) {
     }
   }
   /* pass 2: slices and states */
-  replay rp;
-  memset(&rp, 0, sizeof rp);
-  rp.im = im;
   uint32_t ncpu = im->max_cpu ? im->max_cpu : 1;
   for (size_t i = 0; i < n; i++)
-    if (v[i].cpu >= ncpu) ncpu = v[i].cpu + 1u;
-  rp.cpus = st_calloc(&im->alloc, ncpu, sizeof *rp.cpus);
-  rp.cpu_bt = st_malloc(&im->alloc, ncpu * sizeof *rp.cpu_bt);
-  if (!rp.cpus || !rp.cpu_bt) {
+    if (AT(i)->cpu >= ncpu) ncpu = AT(i)->cpu + 1u;
+  replay *rp = replay_state(im, ncpu);
+  if (!rp) {
     im->nomem = 1;
-    goto out;
+    return;
   }
-  for (uint32_t c = 0; c < ncpu; c++) rp.cpus[c].tid = -1, rp.cpu_bt[c] = UINT32_MAX;
-  for (unsigned s = 1; s < TS_COUNT; s++)
-    rp.state_name[s] = pf_intern(im, pf_state_name(s), strlen(pf_state_name(s)));
   for (size_t i = 0; i < n && !im->nomem; i++) {
     const fev *e = AT(i);
     switch (e->kind) {
-    case FEV_SWITCH: on_switch(&rp, e); break;
+    case FEV_SWITCH: on_switch(rp, e); break;
     case FEV_WAKING: {
       pthr *t = e->tid > 0 ? pf_thread(im, e->tid) : NULL;
       if (t && t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->state != TS_PREEMPTED)
-        set_state(&rp, e->tid, TS_RUNNABLE, e->ts, e->src);
+        set_state(rp, e->tid, TS_RUNNABLE, e->ts, e->src);
       break;
     }
-    case FEV_NEWTASK: set_state(&rp, e->tid, TS_RUNNABLE, e->ts, e->src); break;
+    case FEV_NEWTASK: set_state(rp, e->tid, TS_RUNNABLE, e->ts, e->src); break;
     case FEV_SLICE_BEGIN:
-    case FEV_SLICE_END: on_slice(&rp, e); break;
+    case FEV_SLICE_END: on_slice(rp, e); break;
     case FEV_ASYNC_BEGIN:
     case FEV_ASYNC_END:
     case FEV_TRACK_INSTANT:
     case FEV_TRACK_BEGIN:
-    case FEV_TRACK_END: on_async(&rp, e); break;
+    case FEV_TRACK_END: on_async(rp, e); break;
     default: break;
     }
   }
+#undef AT
+}
+
+/* Notes CPU cpu's latest staged time (a run just closed). 0: out of memory. */
+static int note_cpu_last(st_perfetto_importer *im, uint32_t cpu, int64_t last) {
+  if (cpu >= im->ncpu_last) {
+    uint32_t n = cpu + 1;
+    int64_t *p = st_realloc_array(&im->alloc, im->cpu_last, n, sizeof *p);
+    if (!p) return 0;
+    for (uint32_t k = im->ncpu_last; k < n; k++) p[k] = INT64_MIN;
+    im->cpu_last = p;
+    im->ncpu_last = n;
+  }
+  if (last > im->cpu_last[cpu]) im->cpu_last[cpu] = last;
+  return 1;
+}
+
+/* A bounded staging (st_perfetto_set_staging_limit): the records older
+ * than every CPU's latest staged time can no longer be preceded by one
+ * still to come (each CPU's bundles follow each other in time), so they
+ * are replayed now and dropped; the rest stay staged. */
+static void flush_staged(st_perfetto_importer *im) {
+  size_t n = im->nfevs;
+  int64_t w = INT64_MAX;
+  for (uint32_t c = 0; c < im->ncpu_last; c++)
+    if (im->cpu_last[c] != INT64_MIN && im->cpu_last[c] < w) w = im->cpu_last[c];
+  int identity = 0;
+  uint32_t *ord = n && w != INT64_MAX ? replay_order(im, &identity) : NULL;
+  if (!ord && !identity) {
+    im->staging_next = im->nfevs * 2; /* nothing to do (or no memory): later */
+    return;
+  }
+  fev *v = im->fevs;
+  size_t k = 0;
+  while (k < n && (identity ? v[k].ts : v[ord[k]].ts) < w) k++;
+  replay_records(im, identity ? NULL : ord, k);
+  st_free(&im->alloc, ord);
+  /* what stays: in each run, the records from w on (a run is in time order) */
+  size_t at = 0, nr = 0;
+  if (identity) { /* the array was sorted whole: one run of what stays */
+    memmove(v, v + k, (n - k) * sizeof *v);
+    at = n - k;
+    if (at) im->runs[nr++] = (frun){0, at, v[0].ts, v[at - 1].ts, 0};
+  } else {
+    for (size_t r = 0; r < im->nruns; r++) {
+      frun run = im->runs[r];
+      size_t from = run.start;
+      while (from < run.end && v[from].ts < w) from++;
+      if (from == run.end) continue;
+      memmove(v + at, v + from, (run.end - from) * sizeof *v);
+      im->runs[nr++] = (frun){at, at + (run.end - from), v[at].ts, run.last, run.cpu};
+      at += run.end - from;
+    }
+  }
+  im->nfevs = at;
+  im->nruns = nr;
+  im->staging_next = at * 2 > im->staging_limit ? at * 2 : im->staging_limit;
+}
+
+void pf_sched_note_run(st_perfetto_importer *im, uint32_t cpu, int64_t last) {
+  if (!im->staging_limit) return;
+  if (!note_cpu_last(im, cpu, last)) {
+    im->nomem = 1;
+    return;
+  }
+  if (im->nfevs >= im->staging_next) flush_staged(im);
+}
+
+void pf_sched_finish(st_perfetto_importer *im) {
+  size_t n = im->nfevs;
+  int identity = 0;
+  uint32_t *ord = n ? replay_order(im, &identity) : NULL;
+  if (n && !ord && !identity) {
+    im->nomem = 1;
+    return;
+  }
+  /* the runs only served the order (and the sorted array needs none):
+   * freed before the replay fills the builder */
+  st_free(&im->alloc, im->runs);
+  im->runs = NULL;
+  im->nruns = im->cap_runs = 0;
+  if (n) replay_records(im, identity ? NULL : ord, n);
+  st_free(&im->alloc, ord);
+  replay *rp = im->replay;
+  if (!rp) goto out; /* nothing was ever staged */
   /* what is still going on at the end runs to the trace end */
-  for (uint32_t c = 0; c < ncpu; c++) cpu_close(&rp, c, rp.cpus[c].start, 0, ST_EV_UNFINISHED);
+  for (uint32_t c = 0; c < rp->ncpu; c++) cpu_close(rp, c, rp->cpus[c].start, 0, ST_EV_UNFINISHED);
   for (uint32_t i = 0; i < im->nthr; i++) {
     pthr *t = &im->thr[i];
     if (t->state != TS_NONE) {
@@ -474,7 +572,7 @@ void pf_sched_finish(st_perfetto_importer *im) {
       uint64_t src = t->state_src;
       t->state = TS_NONE;
       uint32_t bt = pf_thread_track(im, t, 1);
-      pf_emit(im, bt, ts, 0, rp.state_name[st], ST_STR_EMPTY, src, ST_EV_UNFINISHED);
+      pf_emit(im, bt, ts, 0, rp->state_name[st], ST_STR_EMPTY, src, ST_EV_UNFINISHED);
       t = &im->thr[i];
     }
     while (t->depth) {
@@ -486,14 +584,24 @@ void pf_sched_finish(st_perfetto_importer *im) {
       t = &im->thr[i];
     }
   }
-  for (uint32_t i = 0; i < rp.nasync; i++)
-    async_emit(&rp, &rp.async[i], rp.async[i].ts, 0, ST_EV_UNFINISHED);
+  for (uint32_t i = 0; i < rp->nasync; i++)
+    async_emit(rp, &rp->async[i], rp->async[i].ts, 0, ST_EV_UNFINISHED);
 out:
-#undef AT
-  st_free(&im->alloc, ord);
-  st_free(&im->alloc, rp.cpus);
-  st_free(&im->alloc, rp.cpu_bt);
-  st_free(&im->alloc, rp.async);
+  pf_sched_free(im);
+}
+
+void pf_sched_free(st_perfetto_importer *im) {
+  replay *rp = im->replay;
+  if (rp) {
+    st_free(&im->alloc, rp->cpus);
+    st_free(&im->alloc, rp->cpu_bt);
+    st_free(&im->alloc, rp->async);
+    st_free(&im->alloc, rp);
+    im->replay = NULL;
+  }
+  st_free(&im->alloc, im->cpu_last);
+  im->cpu_last = NULL;
+  im->ncpu_last = 0;
   st_free(&im->alloc, im->fevs);
   st_free(&im->alloc, im->runs);
   st_free(&im->alloc, im->run_tmp);

@@ -144,6 +144,7 @@ struct st_stream {
   st_builder_sink sink;
   uint64_t block_bytes;
   uint32_t max_buckets;
+  uint64_t staging; /* the loaders' Perfetto staging limit (desc.staging) */
   int nomem;
   int finished;
 

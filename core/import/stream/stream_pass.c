@@ -496,6 +496,8 @@ st_stream *st_stream_create(const st_stream_desc *desc) {
   ld.file_name = s->file_name[0] ? s->file_name : NULL;
   ld.strings = s->strings;
   ld.sink = &s->sink;
+  s->staging = desc && desc->staging ? desc->staging : ST_STREAM_STAGING;
+  ld.staging_limit = s->staging; /* Perfetto ftrace: bounded, not the whole file */
   s->loader = s->strings ? st_loader_create(&ld) : NULL;
   if (!s->loader) {
     st_stream_destroy(s);
