@@ -88,7 +88,8 @@ static void copy_windows(st_stream *s, const st_trace *summary, const uint8_t *d
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned seed = fuzz_seed(data, size);
-  st_stream *s = st_stream_create(&(st_stream_desc){.block_bytes = 4096, .max_buckets = 64});
+  st_stream *s = st_stream_create(
+      &(st_stream_desc){.block_bytes = 4096, .max_buckets = 64, .staging = 1 + seed % 32});
   if (!s) return 0;
   size_t chunk = 1 + (seed % 4096);
   for (size_t at = 0; at < size; at += chunk) {

@@ -14,8 +14,9 @@
  * (samples and nested slices, of the whole trace and of a selection, hit
  * tested, selected from and written as JSON); and the analysis (steps,
  * devices, gaps, op percentiles, a histogram, as JSON) and the diff of the
- * trace with itself (verdicts, rollup, headline). Any crash, leak or
- * sanitizer report is a bug. */
+ * trace with itself (verdicts, rollup, headline). Half the inputs are read
+ * with a tiny Perfetto staging limit (load.h staging_limit). Any crash,
+ * leak or sanitizer report is a bug. */
 #ifndef STRATA_FUZZ_UTIL_H
 #define STRATA_FUZZ_UTIL_H
 
@@ -133,6 +134,9 @@ static inline void fuzz_load_chunked(const char *name, const char *prefix, const
   st_load_desc d;
   memset(&d, 0, sizeof d);
   d.file_name = name;
+  /* half the inputs with a tiny Perfetto ftrace staging (streaming mode's
+   * bounded replay: flushes every few records) */
+  d.staging_limit = (seed & 1) ? 1 + (seed >> 1) % 16 : 0;
   st_loader *l = st_loader_create(&d);
   if (!l) return;
   if (prefix) st_loader_push(l, prefix, strlen(prefix));
