@@ -18,6 +18,7 @@
  *   st_wasm_spill_push(ptr, len) -> 1 ok, 0 stop pushing (then finish)
  *   st_wasm_spill_finish() -> 1 the copy is the file's, 0 not (st_wasm_error)
  *   st_wasm_spill_abort()
+ *   st_wasm_spill_drop(handle) -> 1: the file's copy is forgotten (the page lost it)
  */
 #include <emscripten.h>
 
@@ -98,3 +99,6 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_spill_push(const void *data, size_t len) {
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_spill_finish(void) { return st_app_spill_finish(st_web_app()); }
 EMSCRIPTEN_KEEPALIVE void st_wasm_spill_abort(void) { st_app_spill_abort(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE int st_wasm_spill_drop(double handle) {
+  return st_app_spill_drop(st_web_app(), handle);
+}

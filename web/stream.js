@@ -364,11 +364,13 @@ export function createStream({ M, str, setStatus, onError }) {
     const why = done === 1 ? '' : str(M._st_wasm_error());
     send();
     await chain;
+    if (!failed) await out.close().catch((e) => { failed = e; });
     if (failed) {
       await out.abort().catch(() => {});
+      if (done === 1) M._st_wasm_spill_drop(handle); // the core had it: its windows go back to the file
+      await root.removeEntry(name).catch(() => {}); // what was written: its room back at once
       throw new Error(`the browser's storage refused the copy (${failed.message || failed})`);
     }
-    await out.close();
     if (mine !== gen) return;
     if (done !== 1) throw new Error(why);
     const file = await fh.getFile();

@@ -192,6 +192,10 @@ int st_app_spill_begin(st_app *app, double handle, double parts, double buffer_b
 int st_app_spill_push(st_app *app, const void *data, size_t len);
 int st_app_spill_finish(st_app *app);
 void st_app_spill_abort(st_app *app);
+/* The platform could not keep file handle's copy after all (its storage
+ * refused a write the core had already handed over): the copy is
+ * forgotten and the file's windows are read as before it. 1 if it had one. */
+int st_app_spill_drop(st_app *app, double handle);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */
 void st_app_load_abort(st_app *app);

@@ -52,6 +52,18 @@ int st_app_spill_push(st_app *app, const void *data, size_t len) {
   return app->stream.spill && st_stream_spill_push(app->stream.spill, data, len) == ST_OK;
 }
 
+int st_app_spill_drop(st_app *app, double handle) {
+  st_trace_handle h;
+  st_stream *sm;
+  if (!st_app_shown(app, handle, &h, NULL) || !(sm = st_traceset_stream(app->set, h))) return 0;
+  st_stream_info info;
+  st_stream_info_get(sm, &info);
+  if (!info.spilled) return 0;
+  st_stream_spill_drop(sm);
+  app->dirty = 1;
+  return 1;
+}
+
 int st_app_spill_finish(st_app *app) {
   st_app_stream *s = &app->stream;
   if (!s->spill) return 0;

@@ -138,6 +138,33 @@ export async function launchBrowser() {
   return browser;
 }
 
+/**
+ * A page in a browser with a profile on disk, as a user's browser has (the
+ * contexts of launchBrowser are off the record: their storage, the Origin
+ * Private File System too, is kept in memory and small). Closing the app
+ * closes that browser and removes its profile. For benchmarks of what the
+ * page keeps on disk (streaming mode's re-ordered copy).
+ */
+export async function newPersistentApp(server, { viewport = { width: 1280, height: 720 } } = {}) {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-profile-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+    timeout: 60_000,
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(30_000);
+  const app = new AppPage(context, page, server);
+  await page.addInitScript(INIT_SCRIPT);
+  const close = app.close.bind(app);
+  app.close = async () => {
+    try { await close(); } finally { await fsp.rm(dir, { recursive: true, force: true }); }
+  };
+  return app;
+}
+
 export function distExists(dist = DIST) {
   return fs.existsSync(path.join(dist, 'index.html'));
 }

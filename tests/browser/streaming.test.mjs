@@ -389,3 +389,52 @@ test('a Perfetto protobuf trace streams as a summary, then its re-ordered copy g
   await full.close();
   await app.close();
 });
+
+test('when the browser\'s storage refuses the re-ordered copy, the page says so and keeps reading windows from the file', async () => {
+  // a shuffled trace of ~47 MB (11 blocks: a copy is wanted), 700,000 X events
+  const lines = [];
+  for (let i = 0; i < 700_000; i++) lines.push(`{"ph":"X","pid":1,"tid":${1 + (i % 4)},"ts":${t0us + i / 4},"dur":0.1,"name":"k${i % 11}"}`);
+  let r = 777;
+  for (let i = lines.length - 1; i > 0; i--) {
+    r = (r * 48271) % 2147483647;
+    const j = r % (i + 1);
+    [lines[i], lines[j]] = [lines[j], lines[i]];
+  }
+  const f = path.join(dir, "shuffled700k.trace.json");
+  fs.writeFileSync(f, `{"traceEvents":[\n${lines.join(',\n')}\n]}\n`);
+  const full = await ctx.app({ query: '?stream=0' });
+  assert.equal((await full.openViaInput(f)).type, 'strata:loaded');
+  const app = await newApp(ctx.browser, ctx.server, { allRequests: ctx.requests });
+  ctx.apps.push(app);
+  // the storage fills up after a few writes (as an incognito window's does)
+  await app.page.addInitScript(() => {
+    let n = 0;
+    const write = FileSystemWritableFileStream.prototype.write;
+    FileSystemWritableFileStream.prototype.write = function (...a) {
+      if (++n > 1) return Promise.reject(new DOMException('quota exceeded (test)', 'QuotaExceededError'));
+      return write.apply(this, a);
+    };
+  });
+  await app.goto('?stream=1&budget_mb=64');
+  await app.ready();
+  assert.equal((await app.openViaInput(f)).type, 'strata:loaded');
+  const st = await settle(app);
+  assert.equal(st.files[0].copy, null, JSON.stringify(st));
+  assert.match(st.copy_note || "", /storage refused the copy/, JSON.stringify(st));
+  const shown = await app.page.evaluate(() => document.getElementById('error').textContent);
+  assert.match(shown, /streaming: no re-ordered copy: the browser's storage refused the copy/);
+  assert.deepEqual(await opfsCopies(app), [], 'what was written is removed');
+  const span = 700_000 / 4;
+  const a = t0us + span * 0.4;
+  const b = a + span * 0.001;
+  await setView(app, a, b);
+  await setView(full, a, b);
+  const s2 = await settle(app);
+  assert.ok(s2.files[0].window_ns, `a window read from the file: ${JSON.stringify(s2)}`);
+  const sw = await summarize(app);
+  assert.ok(sw.events > 20);
+  assert.deepEqual(sw, await summarize(full), 'the window from the file = resident');
+  assert.deepEqual(app.pageErrors, []);
+  await full.close();
+  await app.close();
+});

@@ -13,14 +13,16 @@
 //   - with --index FILE.stx (`strata index`), opened with its index (no pass);
 //   - an unsorted or protobuf trace: its re-ordered copy (the second pass into
 //     the browser's storage), from the open's end to the copy made, ms and
-//     MB/s of the file, before the windows (--no-copy: none, ?copy=0).
+//     MB/s of the file, before the windows (--no-copy: none, ?copy=0). The
+//     streamed page runs in a browser with a profile on disk, as a user's
+//     (an off-the-record context keeps its storage in memory).
 //
 //   node tools/benchmarks/bench_stream.mjs FILE [--windows 9] [--window-ms 10]
 //        [--budget-mb 2048] [--window-mb 256] [--resident] [--index FILE.stx]
 //        [--no-copy] [--json]
 import path from 'node:path';
 import fs from 'node:fs';
-import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
+import { startServer, launchBrowser, newApp, newPersistentApp } from '../../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
 const opt = (k, d) => {
@@ -52,7 +54,9 @@ try {
     result.resident = { outcome: out.type, open_ms: Date.now() - t0, heap_bytes: out.detail.heap_bytes, events: out.detail.events };
     await app.close();
   }
-  const app = await newApp(browser, server, { viewport: { width: 1400, height: 850 } });
+  // the streamed page in a browser with a profile on disk (as a user's): the
+  // re-ordered copy goes to its Origin Private File System
+  const app = await newPersistentApp(server, { viewport: { width: 1400, height: 850 } });
   await app.goto(q);
   await app.ready();
   const t0 = Date.now();

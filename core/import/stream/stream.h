@@ -210,6 +210,9 @@ st_code st_stream_spill_push(st_stream_spill *p, const void *data, size_t len);
 st_code st_stream_spill_finish(st_stream_spill *p, st_error *err);
 /* The copy's bytes so far. */
 uint64_t st_stream_spill_written(const st_stream_spill *p);
+/* Forgets the stream's copy (the platform lost what `write` gave it): its
+ * windows are read from the file again, or there are none (protobuf). */
+void st_stream_spill_drop(st_stream *s);
 void st_stream_spill_destroy(st_stream_spill *p);
 
 /* ---- reading a decoded range, whatever the compression ---------------------

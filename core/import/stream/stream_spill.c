@@ -317,6 +317,12 @@ st_code st_stream_spill_finish(st_stream_spill *p, st_error *err) {
   return ST_OK;
 }
 
+void st_stream_spill_drop(st_stream *s) {
+  if (!s || !s->spill) return;
+  st_stream_spill_free(&s->alloc, s->spill);
+  s->spill = NULL;
+}
+
 void st_stream_spill_destroy(st_stream_spill *p) {
   if (!p) return;
   st_alloc a = p->alloc;
