@@ -356,7 +356,16 @@ test('a Perfetto protobuf trace streams as a summary, then its re-ordered copy g
   const full = await ctx.app({ query: '?stream=0' });
   assert.equal((await full.openViaInput(pb)).type, 'strata:loaded');
   const info = await full.page.evaluate(() => window.strata.view());
-  const app = await ctx.app({ query: '?stream=1&budget_mb=64' });
+  // under a heap budget several times smaller than the resident load needs:
+  // resident is refused, streamed opens (its ftrace staging bounded too)
+  const MB = 1 << 20;
+  const res = await hookedApp('?stream=0');
+  await heapBudget(res, 16 * MB);
+  const o1 = await res.openViaInput(pb);
+  assert.equal(o1.type, 'strata:error', `resident, past 16 MiB: ${JSON.stringify(o1).slice(0, 300)}`);
+  await res.close();
+  const app = await hookedApp('?stream=1&budget_mb=16');
+  await heapBudget(app, 16 * MB);
   const o = await app.openViaInput(pb);
   assert.equal(o.type, 'strata:loaded', JSON.stringify(o.detail).slice(0, 300));
   const st = await settle(app);
@@ -376,7 +385,8 @@ test('a Perfetto protobuf trace streams as a summary, then its re-ordered copy g
     assert.deepEqual(sw, await summarize(full), 'the window\'s summary table: streamed (from the copy) = resident');
   }
   assert.ok((await status(app)).includes('from the re-ordered copy'), await status(app));
-  // another trace replaces it: its copy is removed
+  // another trace replaces it (the budget lifted: both are held while it loads): its copy is removed
+  await heapBudget(app, 512 * MB);
   assert.equal((await app.openViaInput(file)).type, 'strata:loaded');
   let left = [];
   for (let i = 0; i < 40; i++) {

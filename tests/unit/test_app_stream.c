@@ -284,6 +284,20 @@ static void test_reorder(void) {
       pushed = st_app_spill_push(app, data + at, len - at < 65536 ? len - at : 65536);
     CHECK(pushed == !fail);
     CHECK(st_app_spill_finish(app) == !fail);
+    if (!fail) { /* the platform loses the copy: forgotten, windows from the file again */
+      CHECK(st_app_spill_drop(app, h) == 1);
+      CHECK(strstr(st_app_stream_json(app), "\"copy\":null") != NULL);
+      CHECK(st_app_spill_drop(app, h) == 0);
+      CHECK(st_app_view_set(app, 20000, 20100));
+      const char *w = st_app_stream_want(app, 65536);
+      CHECK(strstr(w, "\"copy\":false") && strstr(w, "\"filter\":true"));
+      /* and made again */
+      copy.n = 0;
+      CHECK(st_app_spill_begin(app, h, 64, 4096, 0, copy_write, &copy) == 1);
+      for (size_t at = 0; at < len; at += 65536)
+        CHECK(st_app_spill_push(app, data + at, len - at < 65536 ? len - at : 65536));
+      CHECK(st_app_spill_finish(app) == 1);
+    }
     if (fail) {
       CHECK(strstr(st_app_error(app),
                    "re-ordering stopped: the re-ordered copy could not be written") != NULL);

@@ -67,9 +67,10 @@
 #define ST_STREAM_BLOCK ((uint64_t)4u << 20)
 #define ST_STREAM_BUCKETS (1u << 17)
 /* Perfetto ftrace records a pass stages before replaying what it can
- * (load.h st_load_desc.staging_limit): 2^20 x 40 B, ~40 MiB at most
- * while the CPUs keep pace with each other */
-#define ST_STREAM_STAGING ((uint64_t)1 << 20)
+ * (load.h st_load_desc.staging_limit), per summary bucket of the budget:
+ * 2 x 40 B, so 2^18 records (~10 MiB) with the default buckets, while the
+ * CPUs keep pace with each other */
+#define ST_STREAM_STAGING_PER_BUCKET 2u
 
 typedef struct st_stream_desc {
   st_alloc alloc;
@@ -79,8 +80,8 @@ typedef struct st_stream_desc {
   uint32_t max_buckets;  /* 0: ST_STREAM_BUCKETS; at least 64 */
   uint64_t gz_span;      /* compressed input: decoded bytes between restart points
                             (0: ST_GZINDEX_SPAN, 4 MiB; smaller for tests) */
-  uint64_t staging;      /* Perfetto ftrace records staged at most (0: ST_STREAM_STAGING;
-                            smaller for tests) */
+  uint64_t staging;      /* Perfetto ftrace records staged at most (0: max_buckets x
+                            ST_STREAM_STAGING_PER_BUCKET; smaller for tests) */
 } st_stream_desc;
 
 typedef struct st_stream st_stream;

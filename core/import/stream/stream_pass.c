@@ -496,7 +496,8 @@ st_stream *st_stream_create(const st_stream_desc *desc) {
   ld.file_name = s->file_name[0] ? s->file_name : NULL;
   ld.strings = s->strings;
   ld.sink = &s->sink;
-  s->staging = desc && desc->staging ? desc->staging : ST_STREAM_STAGING;
+  s->staging = desc && desc->staging ? desc->staging
+                                     : (uint64_t)s->max_buckets * ST_STREAM_STAGING_PER_BUCKET;
   ld.staging_limit = s->staging; /* Perfetto ftrace: bounded, not the whole file */
   s->loader = s->strings ? st_loader_create(&ld) : NULL;
   if (!s->loader) {

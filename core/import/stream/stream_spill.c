@@ -266,7 +266,8 @@ st_stream_spill *st_stream_spill_begin(st_stream *s, const st_stream_spill_desc 
   ld.file_name = s->file_name;
   ld.strings = s->strings;
   ld.sink = &p->sink;
-  ld.staging_limit = s->staging ? s->staging : ST_STREAM_STAGING; /* as the pass's */
+  ld.staging_limit = s->staging ? s->staging /* as the pass's */
+                                : (uint64_t)s->max_buckets * ST_STREAM_STAGING_PER_BUCKET;
   if (!(p->loader = st_loader_create(&ld))) goto nomem;
   return p;
 nomem:
