@@ -241,7 +241,8 @@ FILE *cli_stream_copy(const char *file, st_stream *s, uint64_t *bytes, double *m
     return NULL;
   }
   st_error err;
-  st_stream_spill *p = st_stream_spill_begin(s, &(st_stream_spill_desc){copy_write, out, 0, 0, 0}, &err);
+  st_stream_spill *p =
+      st_stream_spill_begin(s, &(st_stream_spill_desc){copy_write, out, 0, 0, 0}, &err);
   uint8_t *buf = p ? malloc(CHUNK) : NULL;
   size_t n;
   while (buf && (n = fread(buf, 1, CHUNK, in)) > 0)
