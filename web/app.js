@@ -457,6 +457,7 @@ async function doOpen(source, src, opts, prevStatus) {
         split = { workers: r.workers, worker_heap_bytes: r.heap };
       } else {
         let preview = performance.now();
+        const passStart = preview;
         let previewEvery = sw.previewMs;
         let progressAt = 0;
         for await (const chunk of src.chunks) {
@@ -473,8 +474,13 @@ async function doOpen(source, src, opts, prevStatus) {
             progressAt = performance.now();
           }
           if (code !== 0) break; // the loader has seen enough to fail: finish says why
-          // streaming mode: the summary so far drawn while the pass runs
-          if (sw.on && performance.now() - preview >= previewEvery && done < total) {
+          // streaming mode: the summary so far drawn while the pass runs, when
+          // the pass still has 3 s or more to go at its rate so far (else its
+          // final summary comes soon: a preview would only slow it, its
+          // drawing competing with the parse for the cores)
+          const now = performance.now();
+          const left = done > 0 ? ((total - done) * (now - passStart)) / done : Infinity;
+          if (sw.on && now - preview >= previewEvery && done < total && (sw.previewFixed || left >= 3000)) {
             const t = performance.now();
             stream.previewed(M._st_wasm_stream_preview());
             preview = performance.now();

@@ -19,7 +19,7 @@
 //
 //   node tools/benchmarks/bench_stream.mjs FILE [--windows 9] [--window-ms 10]
 //        [--budget-mb 2048] [--window-mb 256] [--resident] [--index FILE.stx]
-//        [--no-copy] [--json]
+//        [--no-copy] [--preview-ms N] [--json]
 import path from 'node:path';
 import fs from 'node:fs';
 import { startServer, launchBrowser, newApp, newPersistentApp } from '../../tests/browser/harness.mjs';
@@ -37,7 +37,8 @@ if (!file || !fs.existsSync(file)) {
 }
 const nWin = Number(opt('--windows', 9));
 const winMs = Number(opt('--window-ms', 10));
-const q = `?stream=1&budget_mb=${Number(opt('--budget-mb', 2048))}&window_mb=${Number(opt('--window-mb', 256))}${args.includes('--no-copy') ? '&copy=0' : ''}`;
+const pv = opt('--preview-ms', null); // ?preview_ms= (1000000: no previews while the pass runs)
+const q = `?stream=1&budget_mb=${Number(opt('--budget-mb', 2048))}&window_mb=${Number(opt('--window-mb', 256))}${args.includes('--no-copy') ? '&copy=0' : ''}${pv ? `&preview_ms=${Number(pv)}` : ''}`;
 const size = fs.statSync(file).size;
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
