@@ -484,8 +484,10 @@ async function doOpen(source, src, opts, prevStatus) {
             const t = performance.now();
             stream.previewed(M._st_wasm_stream_preview());
             preview = performance.now();
-            // a preview costs O(summary): at most ~2.5 % of the pass's time
-            if (!sw.previewFixed) previewEvery = Math.max(sw.previewMs, 40 * (preview - t));
+            // a preview costs O(summary) in wasm (at most ~2.5 % of the pass's
+            // time), then the browser's drawing of it, which competes with the
+            // parse and is not seen here: spaced by half the time so far too
+            if (!sw.previewFixed) previewEvery = Math.max(sw.previewMs, 40 * (preview - t), (preview - passStart) / 2);
           }
         }
       }

@@ -98,6 +98,7 @@ try {
     heap_after_open: heapOpen,
     heap_after_windows: heapEnd,
     summary: s.streaming && s.streaming.files[0],
+    previews: s.streaming ? s.streaming.previews : 0, // summaries drawn while the pass ran
     from_index: !!(s.streaming && s.streaming.from_index),
     windows: nWin,
     windows_shown: shown,
@@ -117,7 +118,7 @@ else {
   const mb = (b) => (b / 1048576).toFixed(0) + ' MiB';
   console.log(`${result.file}: ${(size / 1e9).toFixed(2)} GB, ${result.events} events`);
   if (result.resident) console.log(`  resident open: ${result.resident.open_ms} ms, heap ${mb(result.resident.heap_bytes)}`);
-  console.log(`  streamed open${result.from_index ? ' (with its index)' : ''}: ${result.open_ms} ms (${result.open_mb_s} MB/s), heap ${mb(result.heap_after_open)} after the pass, ${mb(result.heap_after_windows)} after the windows`);
+  console.log(`  streamed open${result.from_index ? ' (with its index)' : ''}: ${result.open_ms} ms (${result.open_mb_s} MB/s, ${result.previews} previews), heap ${mb(result.heap_after_open)} after the pass, ${mb(result.heap_after_windows)} after the windows`);
   if (result.copy) console.log(`  re-ordered copy: ${result.copy.made ? 'made' : 'NOT made: ' + result.copy.note} in ${result.copy.ms} ms (${result.copy.mb_s} MB/s of the file), ${mb(result.copy.bytes)}`);
   console.log(`  ${winMs} ms windows: ${result.windows_shown}/${nWin} shown, median ${result.zoom_ms_median} ms, max ${result.zoom_ms_max} ms`);
 }
