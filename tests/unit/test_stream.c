@@ -42,15 +42,18 @@ typedef struct gbuf {
   size_t n, cap;
 } gbuf;
 
-static void gput(gbuf *b, const char *s) {
-  size_t m = strlen(s);
-  if (b->n + m + 1 > b->cap) {
-    b->cap = (b->n + m + 1) * 2;
+/* Appends n bytes (a NUL kept after them, not counted). */
+static void gadd(gbuf *b, const void *p, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    b->cap = (b->n + n + 1) * 2;
     b->p = realloc(b->p, b->cap);
   }
-  memcpy(b->p + b->n, s, m + 1);
-  b->n += m;
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+  b->p[b->n] = 0;
 }
+
+static void gput(gbuf *b, const char *s) { gadd(b, s, strlen(s)); }
 
 typedef struct gev {
   long long ts; /* sort key */
@@ -544,13 +547,7 @@ static void check_summary(const char *what, const st_trace *full, const st_trace
 /* ==== the index file ====================================================== */
 
 static st_code buf_write(void *ud, const void *data, size_t len) {
-  gbuf *b = ud;
-  if (b->n + len > b->cap) {
-    b->cap = (b->n + len) * 2;
-    b->p = realloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, data, len);
-  b->n += len;
+  gadd(ud, data, len);
   return ST_OK;
 }
 
@@ -623,12 +620,7 @@ static uint32_t copy_flows; /* flows of whole-trace windows from copies */
 static st_code copy_write(void *ud, uint64_t offset, const void *data, size_t len) {
   gbuf *b = ud;
   CHECK(offset == b->n); /* written in order, from 0 */
-  if (b->n + len > b->cap) {
-    b->cap = (b->n + len) * 2;
-    b->p = realloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, data, len);
-  b->n += len;
+  gadd(b, data, len);
   return ST_OK;
 }
 
@@ -951,13 +943,7 @@ static void test_protobuf(void) {
  * the windows of its re-ordered copy (made with the same limit) still
  * equal a full load's, which replays everything at the end. */
 static int gen_put(void *ud, const void *p, size_t n) {
-  gbuf *b = ud;
-  if (b->n + n > b->cap) {
-    b->cap = (b->n + n) * 2;
-    b->p = realloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, p, n);
-  b->n += n;
+  gadd(ud, p, n);
   return 0;
 }
 

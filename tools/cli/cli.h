@@ -119,6 +119,8 @@ int cli_stream_save(const char *file, const char *out, const st_stream *s, const
  * does not match FILE: ...": the caller runs the pass instead). */
 st_stream *cli_stream_open(const char *file, const char *stx, cli_heap *heap, st_trace **summary,
                            double *ms);
+/* Reads len bytes at off of fd (pread until done); the bytes read. */
+size_t cli_pread_all(int fd, uint8_t *p, size_t len, uint64_t off);
 /* Decoded bytes [off, off + len) of s's file (open as fd): pread, or
  * through the gzip restart points. malloc'd, or NULL after one line. */
 uint8_t *cli_stream_read(int fd, const char *file, const st_stream *s, uint64_t off, uint64_t len);

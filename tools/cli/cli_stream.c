@@ -68,7 +68,7 @@ static int open_fd(const char *file) {
 }
 
 /* pread all of [off, off + len) into p; the bytes read */
-static size_t pread_all(int fd, uint8_t *p, size_t len, uint64_t off) {
+size_t cli_pread_all(int fd, uint8_t *p, size_t len, uint64_t off) {
   size_t got = 0;
   while (got < len) {
     ssize_t k = pread(fd, p + got, len - got, (off_t)(off + got));
@@ -86,7 +86,7 @@ static uint32_t read_samples(int fd, const st_stream *s, uint8_t *bufs[ST_STX_SA
   for (uint32_t k = 0; k < n; k++) {
     bufs[k] = malloc(plan[k].length ? (size_t)plan[k].length : 1);
     if (bufs[k] &&
-        pread_all(fd, bufs[k], (size_t)plan[k].length, plan[k].offset) != plan[k].length) {
+        cli_pread_all(fd, bufs[k], (size_t)plan[k].length, plan[k].offset) != plan[k].length) {
       free(bufs[k]);
       bufs[k] = NULL;
     }
@@ -144,7 +144,7 @@ static uint8_t *slurp(const char *file, size_t *n) {
   if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < SIZE_MAX) {
     *n = (size_t)st.st_size;
     p = malloc(*n ? *n : 1);
-    if (p && pread_all(fd, p, *n, 0) != *n) {
+    if (p && cli_pread_all(fd, p, *n, 0) != *n) {
       free(p);
       p = NULL;
     }
@@ -198,7 +198,7 @@ uint8_t *cli_stream_read(int fd, const char *file, const st_stream *s, uint64_t 
   uint8_t *out = NULL;
   if (!info.compressed) { /* raw == decoded */
     out = len < SIZE_MAX ? malloc(len ? (size_t)len : 1) : NULL;
-    if (out && pread_all(fd, out, (size_t)len, off) != len) {
+    if (out && cli_pread_all(fd, out, (size_t)len, off) != len) {
       free(out);
       out = NULL;
     }

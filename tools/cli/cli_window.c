@@ -109,13 +109,7 @@ static wline *lines_of(const st_trace *t, int64_t a0, int64_t a1, size_t *out) {
 /* [off, off + len) of the copy (open as fd). malloc'd, or NULL after one line. */
 static uint8_t *read_copy(int fd, const char *file, uint64_t off, uint64_t len) {
   uint8_t *p = len < SIZE_MAX ? malloc(len ? (size_t)len : 1) : NULL;
-  size_t got = 0;
-  while (p && got < len) {
-    ssize_t k = pread(fd, p + got, (size_t)len - got, (off_t)(off + got));
-    if (k <= 0) break;
-    got += (size_t)k;
-  }
-  if (p && got == len) return p;
+  if (p && cli_pread_all(fd, p, (size_t)len, off) == len) return p;
   free(p);
   fprintf(stderr, "strata: %s: cannot read its re-ordered copy (at byte %llu)\n", file,
           (unsigned long long)off);
@@ -138,6 +132,16 @@ static void print_lines(const wline *v, size_t n, int json) {
              (unsigned long long)w->src);
     }
   }
+}
+
+/* The end of --json's object: with --events the list of lines. */
+static void end_json(const wline *v, size_t n, int events) {
+  if (events) {
+    printf(",\"list\":[");
+    print_lines(v, n, 1);
+    printf("]");
+  }
+  printf("}\n");
 }
 
 /* The window's model: plan, read (from the file, or from its copy when
@@ -208,12 +212,7 @@ static int resident_window(const char *file, int64_t a0, int64_t a1, int json, i
       cli_print_json_str(file, strlen(file));
       printf(",\"resident\":true,\"events\":%zu,\"load_ms\":%.3f,\"heap_bytes\":%llu", n, ms,
              (unsigned long long)heap.peak);
-      if (events) {
-        printf(",\"list\":[");
-        print_lines(v, n, 1);
-        printf("]");
-      }
-      printf("}\n");
+      end_json(v, n, events);
     } else {
       printf("window %s: resident, events %zu (load %.1f ms)\n", file, n, ms);
       if (events) print_lines(v, n, 0);
@@ -305,12 +304,7 @@ int strata_cmd_window(int argc, char **argv) {
                  (unsigned long long)copy_bytes);
         else
           printf(",\"copy\":false");
-        if (events) {
-          printf(",\"list\":[");
-          print_lines(v, n, 1);
-          printf("]");
-        }
-        printf("}\n");
+        end_json(v, n, events);
       } else {
         printf("window %s: ranges %u, bytes read %llu%s, events %zu (%s %.1f ms, ", file, nranges,
                (unsigned long long)bytes, copy ? " of its re-ordered copy" : "", n,

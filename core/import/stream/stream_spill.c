@@ -100,14 +100,16 @@ static uint32_t track_of(st_stream_spill *p, uint32_t track) {
   return track;
 }
 
+/* The partition time t falls in (clamped to the trace's). */
+static uint32_t part_of(const sspill *sp, int64_t t) {
+  int64_t q = (t < sp->p0 ? 0 : t - sp->p0) / sp->pw; /* from p0: no overflow */
+  return q >= (int64_t)sp->parts ? sp->parts - 1 : (uint32_t)q;
+}
+
 static int put(st_stream_spill *p, const srecord *r, int64_t end) {
   sspill *sp = p->sp;
-  uint32_t k = sp->parts;                                  /* the long events' */
-  int64_t rel = r->start < sp->p0 ? 0 : r->start - sp->p0; /* from p0: no overflow */
-  if (r->kind != SREC_SLICE || end - r->start < sp->pw) {
-    int64_t q = rel / sp->pw;
-    k = q >= (int64_t)sp->parts ? sp->parts - 1 : (uint32_t)q;
-  }
+  uint32_t k = r->kind != SREC_SLICE || end - r->start < sp->pw ? part_of(sp, r->start)
+                                                                : sp->parts; /* the long events' */
   spart *pt = &sp->part[k];
   if (r->start < pt->lo) pt->lo = r->start;
   if (end > pt->hi) pt->hi = end;
@@ -198,11 +200,7 @@ static int sp_counter(void *ud, uint32_t track, int64_t ts_ns, double value, uin
   if (t == UINT32_MAX) return failed(p, ST_ERR_NOMEM, "out of memory"), 0;
   srecord r = {t, SREC_COUNTER, 0, 0, 0, 0, ts_ns, 0, src, UINT64_MAX};
   memcpy(&r.dur, &value, sizeof value);
-  sspill *sp = p->sp;
-  int64_t rel = ts_ns < sp->p0 ? 0 : ts_ns - sp->p0;
-  int64_t q = rel / sp->pw;
-  uint32_t k = q >= (int64_t)sp->parts ? sp->parts - 1 : (uint32_t)q;
-  if (note_clast(p, k, t, ts_ns, value) == 0) put(p, &r, ts_ns);
+  if (note_clast(p, part_of(p->sp, ts_ns), t, ts_ns, value) == 0) put(p, &r, ts_ns);
   return 0;
 }
 
