@@ -19,6 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define CHUNK_BYTES (1u << 20)
 #define HEAD_BYTES 64 /* what st_load_splittable reads */
@@ -271,11 +274,26 @@ static uint32_t plan_tasks(int fd, uint32_t threads, const cli_feed_opts *o, uin
   return (uint32_t)tasks;
 }
 
+/* A split's results (1-16 MiB each) are made by one thread and freed by
+ * another. With glibc's defaults each one is mmapped, faulted in page by
+ * page and unmapped again: the 1e7 trace on 2 threads took 254k page faults
+ * (106k on one) and 0.66 s of system time. Freed memory kept for reuse
+ * below 256 MiB at an arena's top, and no mmap under 32 MiB: 113k faults,
+ * the load 1.41 s instead of 1.65 s (one thread: 2.48 s either way); the
+ * resident set grows by ~7 %. Process-wide, set once before the threads. */
+static void keep_freed_memory(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
 int cli_feed(FILE *f, const cli_sink *s, const cli_feed_opts *o, cli_feed_used *used) {
   cli_feed_used none;
   if (!used) used = &none;
   memset(used, 0, sizeof *used);
   uint32_t want = o->threads ? o->threads : online_cores();
+  if (want > 1) keep_freed_memory();
   pool p;
   memset(&p, 0, sizeof p);
   p.fd = fileno(f);
