@@ -53,6 +53,7 @@
 /* ---- loading ----------------------------------------------------------------------- */
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin(const char *name) {
+  st_heap_budget_load_begins(st_web_heap_budget(), 0);
   return st_app_load_begin(st_web_app(), name);
 }
 
@@ -288,10 +289,14 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_search_error(void) {
 
 /* ---- the workspace of traces ----------------------------------------------------------------- */
 
-EMSCRIPTEN_KEEPALIVE void st_wasm_batch_begin(void) { st_app_batch_begin(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE void st_wasm_batch_begin(void) {
+  st_heap_budget_load_begins(st_web_heap_budget(), 1);
+  st_app_batch_begin(st_web_app());
+}
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_batch_end(void) {
   int n = (int)st_app_batch_end(st_web_app());
+  st_heap_budget_batch_ends(st_web_heap_budget());
   st_web_frame();
   return n;
 }
@@ -331,8 +336,14 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_set_side_by_side(int on) {
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_side_by_side(void) { return st_app_side_by_side(st_web_app()); }
 
-/* A test hook (heap_budget.h): from now on the app's allocations are counted,
- * and refused past the bytes held now plus `more` (more < 0: no limit), as
+/* The last finished import's peak heap, less what the heap held when it
+ * began (heap_budget.h): stats().import_peak_bytes. */
+EMSCRIPTEN_KEEPALIVE double st_wasm_import_peak_bytes(void) {
+  return (double)st_heap_budget_import_peak(st_web_heap_budget());
+}
+
+/* A test hook (heap_budget.h): the app's allocations (counted since it was
+ * made) are refused past the bytes held now plus `more` (more < 0: no limit), as
  * when the 4 GB heap is full; at_view: past the bytes held when the next
  * batch's view starts being built plus `more` instead. Returns the bytes
  * counted now. */

@@ -27,6 +27,7 @@
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_load_begin_stream(const char *name, double block_bytes,
                                                    double max_buckets) {
+  st_heap_budget_load_begins(st_web_heap_budget(), 0);
   return st_app_load_begin_stream(st_web_app(), name, block_bytes, max_buckets);
 }
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_stream_want(double budget_bytes) {

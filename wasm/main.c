@@ -61,6 +61,7 @@ static int glyphs_full(void *ud) {
 st_app *st_web_app(void) {
   if (!g_web.app) {
     st_app_desc d = {0};
+    st_heap_budget_install(&g_web.budget, &d.alloc); /* counted: import peaks */
     d.platform =
         (st_app_platform){NULL, now_ms, heap_bytes, ui_changed, loaded, view_begins, glyphs_full};
     g_web.app = st_app_create(&d);

@@ -14,7 +14,8 @@ st_app *st_web_app(void);
 /* The renderer and glyph atlas, NULL until (or unless) WebGL2 is up. */
 st_gl_renderer *st_web_renderer(void);
 st_glyphs *st_web_glyphs(void);
-/* The test hook's budget (heap_budget.h). */
+/* The count of the app's heap, its import peaks and the test hook's budget
+ * (heap_budget.h). */
 st_heap_budget *st_web_heap_budget(void);
 /* Draws the app's frame now if one is due (the main loop does it every
  * animation frame; a finished load does it at once). */

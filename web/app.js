@@ -270,10 +270,13 @@ async function resolveSource(source, opts) {
 
 // ---- loading --------------------------------------------------------------
 
-// The stats JSON; where the shown trace's load was split (par_load.js) also
-// `workers` (parse workers used) and `worker_heap_bytes` (their memories' peaks).
+// The stats JSON, with `import_peak_bytes` (the last import's peak of the
+// app's heap over what it held when the load began: wasm/heap_budget.h); where
+// the shown trace's load was split (par_load.js) also `workers` (parse
+// workers used) and `worker_heap_bytes` (their memories' peaks).
 function statsNow() {
   let s = M ? JSON.parse(str(M._st_wasm_stats_json())) : null;
+  if (s) s.import_peak_bytes = M._st_wasm_import_peak_bytes();
   if (s && loadSplitStats) s = { ...s, ...loadSplitStats };
   // streaming mode: the summary's and index's figures, windows shown, bytes pending
   if (s && stream && stream.active()) s = { ...s, streaming: stream.state() };
@@ -441,7 +444,7 @@ async function doOpen(source, src, opts, prevStatus) {
       }
       showError(`${why}; reading the whole trace instead`, true);
     }
-    const plan = src.blob && !sw.on ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts)) : null;
+    const plan = src.blob && !sw.on ? await splitPlan(M, src.blob, workersWanted(opts), gzWorkersWanted(opts), opts) : null;
     setProgress(0, total);
     stream.detach();
     if (!withCString(name, (p) => (sw.on ? M._st_wasm_load_begin_stream(p, 0, sw.buckets) : M._st_wasm_load_begin(p)))) {

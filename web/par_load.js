@@ -39,10 +39,23 @@ const params = new URLSearchParams(location.search);
 // (reader.js's worker reads while the page imports): split across 2 workers
 // there, the 1e6 and 1e7 traces loaded 1.3-1.5x slower (README, Performance).
 export function workersWanted(opts) {
-  const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
+  const given = workersGiven(opts);
   const n = given !== null && given !== undefined && given !== '' ? Math.floor(Number(given)) : (navigator.hardwareConcurrency || 1) - 1;
   return Number.isFinite(n) ? Math.max(1, Math.min(MAX_WORKERS, n)) : 1;
 }
+
+// The count asked for by opts.workers or ?workers= (null: none, the default).
+function workersGiven(opts) {
+  const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
+  return given === undefined || given === '' ? null : given;
+}
+
+// Files under this size are split only when a count of workers is asked
+// for: starting the workers (fetching and instantiating the module in each)
+// costs more than they save on smaller files. A 30 MB / 1e5-event trace took
+// 143 ms on 2 workers against 99 ms on one thread; a 97 MB one takes ~420 ms
+// on one thread, where the start-up is under a tenth.
+const DEFAULT_MIN_SPLIT = 64 << 20;
 
 // ---- the workers -----------------------------------------------------------------
 
@@ -103,14 +116,16 @@ let loads = 0; // load ids: a late answer for an earlier load is dropped
 
 // {n, tb} if `blob` should be split across `workers` workers, else null
 // (one worker asked for, a standalone page, gzip or not Chrome JSON, or a
-// file too small for workers to pay: st_range_plan's threshold).
-export async function splitPlan(M, blob, workers, gzWorkers = 0) {
+// file too small for workers to pay: st_range_plan's threshold, and
+// DEFAULT_MIN_SPLIT when no count of workers was asked for).
+export async function splitPlan(M, blob, workers, gzWorkers = 0, opts = null) {
   if (STANDALONE || typeof Worker === 'undefined' || typeof WebAssembly.compileStreaming !== 'function') return null;
   const forced = Math.floor(Number(params.get('taskbytes')));
   const comp = gzWorkers >= 1 && (forced > 0 || blob.size * 5 >= GZ_MIN_RAW) ? await compressedJson(M, blob) : 0;
   if (comp) return { gz: true, compression: comp, workers: gzWorkers, tb: forced > 0 ? forced : GZ_TASK };
   if (workers <= 1) return null;
   const size = blob.size;
+  if (!(forced > 0) && workersGiven(opts) === null && size < DEFAULT_MIN_SPLIT) return null;
   let n = 0;
   let tb = 0;
   if (forced > 0) {
@@ -151,7 +166,7 @@ const GZ_MIN_RAW = 24 << 20; // ST_RANGE_MIN_SPLIT: the decoded size is guessed 
 // where the one-thread load measured faster: t1e6.json.gz 0.95 s against
 // 1.1 s split).
 export function gzWorkersWanted(opts) {
-  const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
+  const given = workersGiven(opts);
   if (given !== null && given !== undefined && given !== '') {
     const n = Math.floor(Number(given));
     return Number.isFinite(n) && n > 1 ? Math.min(MAX_WORKERS, n) : 0;

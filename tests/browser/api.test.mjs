@@ -21,7 +21,7 @@ async function cliStats(file) {
   const { stdout } = await run(CLI, ['stats', file, '--json'], { maxBuffer: 16 << 20 });
   return JSON.parse(stdout);
 }
-function strip(s) { const { load_ms, heap_bytes, ...rest } = s; return rest; }
+function strip(s) { const { load_ms, heap_bytes, import_peak_bytes, ...rest } = s; return rest; }
 
 // The small fixtures plus a few small corpus files with varied features.
 function cases() {

@@ -28,7 +28,7 @@ after(async () => {
 });
 
 const NO_CLI = !fs.existsSync(CLI) && `native CLI not built (${CLI})`;
-const strip = (s) => { const { load_ms, heap_bytes, ...rest } = s; return rest; };
+const strip = (s) => { const { load_ms, heap_bytes, import_peak_bytes, ...rest } = s; return rest; };
 // Stats that do not depend on how the bytes were wrapped (export gzips a plain file).
 const CONTENT = ['format', 'bytes_decoded', 'events', 'phases', 'slices', 'instants', 'counter_samples', 'async_slices',
   'flows', 'processes', 'threads', 'ts_min_us', 'ts_max_us', 'warnings'];

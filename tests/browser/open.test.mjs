@@ -102,7 +102,7 @@ test('file input: a multi-slice file gives the CLI\'s stats, read in the worker 
     await app.demoLoaded();
     const ev = await app.openViaInput(file);
     assert.equal(ev.type, 'strata:loaded', `${refuse ? 'no worker' : 'worker'}: got ${JSON.stringify(ev)}\n${app.diagnostics()}`);
-    const { load_ms: l, heap_bytes: h, ...got } = await app.stats();
+    const { load_ms: l, heap_bytes: h, import_peak_bytes: ip, ...got } = await app.stats();
     assert.deepEqual(got, want, `${refuse ? 'main thread' : 'worker'}: stats() equal the CLI's`);
     assert.equal(app.requests.some((u) => u.endsWith('/read_worker.js')), true, 'the reader worker was asked for');
     if (refuse) assert.ok(app.failedRequests.some(([u]) => u.endsWith('/read_worker.js')), 'the worker script was refused');
@@ -134,8 +134,8 @@ async function corruptCase(t, file, label) {
 
   // The previous trace stays: same stats, view still works, still drawn.
   // heap_bytes may be a live figure (the failed load touched the heap); the rest must not move.
-  const { heap_bytes: _h0, ...keep0 } = s0;
-  const { heap_bytes: _h1, ...keep1 } = await app.stats();
+  const { heap_bytes: _h0, import_peak_bytes: _i0, ...keep0 } = s0;
+  const { heap_bytes: _h1, import_peak_bytes: _i1, ...keep1 } = await app.stats();
   assert.deepEqual(keep1, keep0, 'stats() unchanged after a failed open');
   const span = v0.end_us - v0.start_us;
   const want = { start_us: v0.start_us + span * 0.25, end_us: v0.start_us + span * 0.5 };

@@ -131,9 +131,9 @@ async function model(app) {
     const ok = M._st_wasm_test_digest(window.strata.traces()[0].handle, p);
     const digest = ok ? M.UTF8ToString(p) : null;
     M._free(p);
-    const { load_ms, heap_bytes, ...stats } = window.strata.stats();
+    const { load_ms, heap_bytes, import_peak_bytes, ...stats } = window.strata.stats();
     const err = document.getElementById('error');
-    return { digest, stats, banner: err.hidden ? '' : err.textContent };
+    return { digest, stats, banner: err.hidden ? '' : err.textContent, importPeak: import_peak_bytes };
   });
 }
 
@@ -172,6 +172,14 @@ test('a generated 34 MB trace: ?workers=1, 2, 3 in the address (file input) buil
       assert.equal(m.stats.workers, undefined, 'one worker: the one-thread path (no workers in stats)');
       assert.equal(ev.detail.workers, undefined);
       assert.equal(m.stats.events > 300_000, true, `${m.stats.events} events`);
+      // the import's peak heap (wasm/heap_budget.h) against the CLI's peak
+      // heap for the same file on one thread (the same core code, counted
+      // by another allocator on a 64-bit machine). The importer's window
+      // grows to hold a push: the page pushes 4 MiB pieces, the CLI 1 MiB,
+      // so the page's window is up to 8 MiB where the CLI's is 2
+      const cli = JSON.parse(execFileSync(CLI, ['stats', files.gen, '--json', '--threads', '1'], { encoding: 'utf8' }));
+      assert.ok(m.importPeak > 0.95 * cli.heap_bytes && m.importPeak < cli.heap_bytes + (8 << 20),
+        `import peak ${m.importPeak} B in the page, the CLI's peak heap ${cli.heap_bytes} B`);
       one = m;
     } else {
       assert.equal(m.stats.workers, w, `workers=${w}: stats().workers`);
@@ -179,6 +187,8 @@ test('a generated 34 MB trace: ?workers=1, 2, 3 in the address (file input) buil
       assert.equal(m.digest, one.digest, `workers=${w}: the model differs from one worker's`);
       assert.deepEqual(omitWorkers(m.stats), one.stats, `workers=${w}: stats differ`);
       assert.equal(m.banner, one.banner);
+      // results joined as they arrive, not held until the end
+      assert.ok(m.importPeak < 1.3 * one.importPeak, `workers=${w}: import peak ${m.importPeak} B, one thread ${one.importPeak} B`);
     }
     assert.deepEqual(app.pageErrors, []);
     const asked = app.requests.filter((u) => u.endsWith('/parse_worker.js')).length;
@@ -195,9 +205,9 @@ test('open(file, {workers}) on one page: 1, 3, 2 and the default give one model;
     assert.ok(r.ok, `workers=${w}: ${r.message}\n${app.diagnostics()}`);
     got.push({ w, r, m: await model(app) });
   }
-  // the default: one less than the cores (the page applies the results), at most 8
-  const def = await app.page.evaluate(() => Math.min(8, (navigator.hardwareConcurrency || 1) - 1));
-  assert.deepEqual(got.map((g) => g.r.workers), [undefined, 3, 2, def > 1 ? def : undefined]);
+  // the default splits files of 64 MiB and more only (par_load.js
+  // DEFAULT_MIN_SPLIT; the next test): this one is read on one thread
+  assert.deepEqual(got.map((g) => g.r.workers), [undefined, 3, 2, undefined]);
   for (const g of got.slice(1)) {
     assert.equal(g.m.digest, got[0].m.digest, `workers=${g.w}: the model differs`);
     assert.deepEqual(omitWorkers(g.m.stats), got[0].m.stats);
@@ -206,6 +216,29 @@ test('open(file, {workers}) on one page: 1, 3, 2 and the default give one model;
   assert.equal(app.requests.filter((u) => u.endsWith('/parse_worker.js')).length, 3);
   assert.equal(app.requests.filter((u) => u.endsWith('/strata_parse.wasm')).length, 1, 'the parse module compiled once');
   assert.deepEqual(app.pageErrors, []);
+});
+
+test('the default count on 4 cores: 3 workers for a 70 MB file, one thread for a 34 MB one (worker start-up would cost more than it saves)', async () => {
+  const big = path.join(dir, 'big.trace.json');
+  fs.writeFileSync(big, genTrace(640_000));
+  assert.ok(fs.statSync(big).size > 64 * 2 ** 20, `${fs.statSync(big).size} bytes`);
+  const app = await page('', (a) => a.page.addInitScript(() =>
+    Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4 })));
+  const small = await openFile(app, files.gen);
+  assert.ok(small.ok, small.message);
+  assert.equal(small.workers, undefined, 'the 34 MB file: one thread by default');
+  const r = await openFile(app, big);
+  assert.ok(r.ok, `${r.message}\n${app.diagnostics()}`);
+  assert.equal(r.workers, 3, 'the 70 MB file: the cores less one');
+  const split = await model(app);
+  const one = await openFile(app, big, 1);
+  assert.ok(one.ok, one.message);
+  assert.equal(one.workers, undefined);
+  const m1 = await model(app);
+  assert.equal(split.digest, m1.digest, 'the default split builds the one-thread model');
+  assert.deepEqual(omitWorkers(split.stats), m1.stats);
+  assert.deepEqual(app.pageErrors, []);
+  await fsp.rm(big, { force: true });
 });
 
 test('broken traces: the same error line with its byte offset (failed, or shown up to the error); a truncated one: the same warning and model', async () => {

@@ -40,7 +40,7 @@ async function cliArgs(f, src) {
   assert.equal(Number(at), src);
   return JSON.parse(text);
 }
-const strip = ({ load_ms, heap_bytes, ...rest }) => rest;
+const strip = ({ load_ms, heap_bytes, import_peak_bytes, ...rest }) => rest;
 
 test('perfetto android trace: named async / instant tracks, power counters, network, statsd atoms', { skip: SKIP }, async (t) => {
   const app = await ctx.app({ viewport: { width: 1400, height: 1400 } }); // every track in view

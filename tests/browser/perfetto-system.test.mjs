@@ -44,7 +44,7 @@ async function cliArgs(file, src) {
   assert.equal(Number(at), src);
   return JSON.parse(text);
 }
-const strip = ({ load_ms, heap_bytes, ...rest }) => rest;
+const strip = ({ load_ms, heap_bytes, import_peak_bytes, ...rest }) => rest;
 
 test('perfetto system trace: CPU tracks with thread names, their details, and the "not shown" line', { skip: SKIP }, async (t) => {
   const app = await ctx.app({ viewport: { width: 1400, height: 900 } });

@@ -41,7 +41,7 @@ async function cliArgs(file, src) {
   assert.equal(Number(at), src);
   return JSON.parse(text);
 }
-const strip = ({ load_ms, heap_bytes, ...rest }) => rest;
+const strip = ({ load_ms, heap_bytes, import_peak_bytes, ...rest }) => rest;
 
 async function dropAndCheck(app, file, name, format) {
   const ev = await app.dropFile(name, fs.readFileSync(file));
@@ -146,8 +146,8 @@ test('the corrupted corpus XSpace is refused with a byte offset; the trace shown
   const err = app.page.locator('#error');
   await err.waitFor({ state: 'visible', timeout: 10_000 });
   assert.match(await err.innerText(), OFFSET_RE);
-  const { heap_bytes: _a, ...keep0 } = s0;
-  const { heap_bytes: _b, ...keep1 } = await app.stats();
+  const { heap_bytes: _a, import_peak_bytes: _ia, ...keep0 } = s0;
+  const { heap_bytes: _b, import_peak_bytes: _ib, ...keep1 } = await app.stats();
   assert.deepEqual(keep1, keep0, 'stats() unchanged: the xplane trace is still shown');
   // args still come from the trace shown (its args source was kept)
   await app.page.locator('#search').fill('FillPhilox');

@@ -550,7 +550,7 @@ test('open([a, b]) resolves with each file\'s own stats, the same numbers as ope
     const both = await window.strata.open(list.map(u));
     return { single, both };
   }, bufs);
-  const strip = (s) => { const { load_ms, heap_bytes, traces, ...rest } = s; return rest; };
+  const strip = (s) => { const { load_ms, heap_bytes, import_peak_bytes, traces, ...rest } = s; return rest; };
   assert.equal(r.both.traces.length, 2);
   for (let i = 0; i < 2; i++) assert.deepEqual(strip(r.both.traces[i]), strip(r.single[i]), `file ${i}: its own stats`);
   for (const k of ['events', 'bytes_in', 'bytes_decoded', 'slices', 'instants', 'flows', 'processes', 'threads']) {

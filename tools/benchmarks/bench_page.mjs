@@ -19,9 +19,12 @@
 //            page loads with the default workers (navigator.hardwareConcurrency - 1, at most 8)
 //            and with ?workers=1 (the one-thread path), interleaved, of t1e5, lean1e6, t1e6
 //            and lean1e7 (905 MB, 1e7 events; generated once); medians of --reps, the ratio
-//            default / one worker (targets: <= 0.6 for 1e7, within noise below) and the peak
-//            memory per event while loading: the page's wasm memory + the parse workers'
-//            (stats().worker_heap_bytes), over the events (target <= 48 B);
+//            default / one worker (targets: <= 0.6 for 1e7, within noise below), the peak
+//            memory per event while loading: the import's peak of the app's heap
+//            (stats().import_peak_bytes) + the parse workers' (stats().worker_heap_bytes),
+//            over the events (target <= 48 B), the page's memory after the load, and the
+//            machine's CPU time during each load (Linux /proc: all processes, and per kind)
+//            with the bound it puts on any load on these cores;
 //            --workers-list 1,2,4 times those counts instead (the scaling; 'default' for
 //            the page's own choice)
 //   node tools/benchmarks/bench_page.mjs --overview   only the overview panel on the lean 1e6
@@ -144,6 +147,40 @@ const HANDOFF = () => {
   }, true);
 };
 
+// The machine's busy CPU time (all processes, Linux /proc/stat) and, per kind
+// of process (the browser, its GPU process, renderers, utilities, node), the
+// CPU time of each (/proc/PID/stat): sampled around a load to say how many
+// cores it kept busy. null where /proc is missing.
+function cpuNow() {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const perKind = new Map();
+    for (const pid of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        const v = st.slice(st.lastIndexOf(')') + 2).split(' ');
+        const kind = (cmd.match(/--type=([a-z-]+)/) || [])[1] || path.basename(cmd.split('\0')[0]) || '?';
+        perKind.set(pid, [kind, (Number(v[11]) + Number(v[12])) / 100]);
+      } catch { /* gone */ }
+    }
+    return { busy: (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / 100, perKind };
+  } catch {
+    return null;
+  }
+}
+function cpuSince(c0) {
+  const c1 = cpuNow();
+  if (!c0 || !c1) return null;
+  const kinds = {};
+  for (const [pid, [kind, t]] of c1.perKind) {
+    const d = t - (c0.perKind.has(pid) ? c0.perKind.get(pid)[1] : 0);
+    if (d > 0) kinds[kind] = (kinds[kind] || 0) + d;
+  }
+  return { cpu_s: c1.busy - c0.busy, kinds };
+}
+
 async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuProfile = null, query = '' } = {}) {
   const app = await newApp(browser, server, { viewport: { width: 1280, height: 720 } });
   try {
@@ -159,7 +196,11 @@ async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuPr
       await cdp.send('Profiler.start');
     }
     app.page.setDefaultTimeout(timeoutMs);
+    const c0 = cpuNow();
+    const w0 = performance.now();
     const ev = await app.openViaInput(file, { timeout: timeoutMs });
+    const wall = performance.now() - w0;
+    const cpu = cpuSince(c0);
     if (cdp) {
       const { profile } = await cdp.send('Profiler.stop');
       fs.writeFileSync(cpuProfile, JSON.stringify(profile));
@@ -176,6 +217,10 @@ async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuPr
       bytes_decoded: ev.detail.bytes_decoded,
       workers: ev.detail.workers ?? 1,
       worker_heap_bytes: ev.detail.worker_heap_bytes ?? 0,
+      import_peak_bytes: ev.detail.import_peak_bytes ?? 0,
+      wall_ms: wall,
+      cpu_s: cpu ? cpu.cpu_s : null,
+      cpu_kinds: cpu ? cpu.kinds : null,
     };
     if (frames) {
       out.bench = await app.page.evaluate(() => window.strata.bench());
@@ -276,13 +321,16 @@ async function workersMain(server, browser, files) {
         const out = await pageRun(browser, server, f, { timeoutMs, query: w === '' ? '' : `?workers=${w}` });
         runs.push({ trace: k, w: label(w), rep: r, out });
         log(`${k} ${label(w)} ${r}/${opt.reps}: ${out.load_ms.toFixed(0)} ms, ${out.workers} worker(s), ` +
-          `heap ${(out.heap_bytes / MB).toFixed(0)} + ${(out.worker_heap_bytes / MB).toFixed(0)} MB`);
+          `heap ${(out.heap_bytes / MB).toFixed(0)} + ${(out.worker_heap_bytes / MB).toFixed(0)} MB, import peak ` +
+          `${(out.import_peak_bytes / MB).toFixed(0)} MB` + (out.cpu_s === null ? '' : `, CPU ${out.cpu_s.toFixed(2)} s in ` +
+          `${(out.wall_ms / 1000).toFixed(2)} s (${Object.entries(out.cpu_kinds).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')})`));
       }
     }
   }
   const rows = [];
   const summary = {};
   const base = label(1); // in opt.workers (the argument parsing adds it)
+  const cores = os.cpus().length;
   for (const k of Object.keys(files)) {
     const events = runs.find((x) => x.trace === k).out.events;
     const bytes = fs.statSync(files[k]).size;
@@ -291,23 +339,44 @@ async function workersMain(server, browser, files) {
     for (const w of opt.workers) {
       const sel = runs.filter((x) => x.trace === k && x.w === label(w)).map((x) => x.out);
       const ms = median(sel.map((o) => o.load_ms));
-      const perEvent = median(sel.map((o) => (o.heap_bytes + o.worker_heap_bytes) / events));
+      // while loading: the import's peak of the app's heap + the parse
+      // workers' memories (the CLI's peak heap compares with it); after: the
+      // page's wasm memory (model, level-of-detail index, UI) + the workers'
+      const perEvent = median(sel.map((o) => (o.import_peak_bytes + o.worker_heap_bytes) / events));
+      const afterPerEvent = median(sel.map((o) => (o.heap_bytes + o.worker_heap_bytes) / events));
       const used = median(sel.map((o) => o.workers));
+      const hasCpu = sel.every((o) => o.cpu_s !== null);
+      const cpuS = hasCpu ? median(sel.map((o) => o.cpu_s)) : null;
+      const wallMs = median(sel.map((o) => o.wall_ms));
+      // the least any load on these cores could take, split or not, if it
+      // needs the CPU time this one did (reading the file, parsing it,
+      // drawing): cpu / cores, over this setting's wall time
+      const bound = hasCpu ? (cpuS * 1000) / cores / wallMs : null;
       summary[k][label(w)] = { load_ms: ms, runs_ms: sel.map((o) => o.load_ms), workers: used, heap_per_event: perEvent,
-        heap_bytes: median(sel.map((o) => o.heap_bytes)), worker_heap_bytes: median(sel.map((o) => o.worker_heap_bytes)) };
+        after_load_heap_per_event: afterPerEvent, import_peak_bytes: median(sel.map((o) => o.import_peak_bytes)),
+        heap_bytes: median(sel.map((o) => o.heap_bytes)), worker_heap_bytes: median(sel.map((o) => o.worker_heap_bytes)),
+        wall_ms: wallMs, cpu_s: cpuS, cores_busy: hasCpu ? (cpuS * 1000) / wallMs : null, bound_on_these_cores: bound,
+        cpu_kinds: hasCpu ? Object.fromEntries([...new Set(sel.flatMap((o) => Object.keys(o.cpu_kinds)))].map((kk) =>
+          [kk, median(sel.map((o) => o.cpu_kinds[kk] || 0))])) : null };
       const ratio = ms / m1;
       const big = k === 'lean1e7';
       rows.push([`${TRACES[k].file} (${fmt(bytes / MB)} MB, ${events.toLocaleString('en-US')} events), ${label(w)} (${used} used)`,
         `${fmt(ms)} ms (${sel.map((o) => fmt(o.load_ms)).join(', ')})`,
         label(w) === base ? '' : `${fmt(ratio, 2)}${big ? (ratio <= 0.6 ? ' (<= 0.6: yes)' : ' (<= 0.6: **no**)') : ''}`,
-        `${fmt(perEvent, 1)} B${perEvent <= 48 ? '' : ' (**> 48**)'}`]);
+        `${fmt(perEvent, 1)} B${perEvent <= 48 ? '' : ' (**> 48**)'}`, `${fmt(afterPerEvent, 1)} B`,
+        hasCpu ? `${fmt(cpuS, 2)} s in ${fmt(wallMs / 1000, 2)} s = ${fmt((cpuS * 1000) / wallMs, 2)} cores` +
+          (label(w) === base ? `; any load >= ${fmt(bound, 2)} x this on ${cores} cores` : '') : '']);
     }
   }
   const cpu = os.cpus()[0]?.model || os.arch();
   const head = `Page loads split across parse workers: medians of ${opt.reps} interleaved runs, ${new Date().toISOString().slice(0, 10)}, ` +
     `headless Chromium, ${os.cpus().length} cores (${cpu}); time = file input -> first frame (stats().load_ms); ` +
-    `memory = the page's wasm memory + the workers' after the load, per event.`;
-  console.log(head + '\n\n' + ['| trace, workers | median (runs) | / ' + base + ' | peak memory per event |', '|---|---|---|---|',
+    `memory while loading = the import's peak of the app's heap (stats().import_peak_bytes) + the workers' memories, per event; ` +
+    `after = the page's wasm memory (model, level-of-detail index, UI) + the workers'; CPU = the machine's busy time from the file ` +
+    `input to strata:loaded (/proc/stat) over that wall time; "any load >=": the one-thread load's CPU spread over every core, ` +
+    `the least a split needing the same work could take, as a fraction of the one-thread load.`;
+  console.log(head + '\n\n' + ['| trace, workers | median (runs) | / ' + base + ' | memory per event while loading | after | CPU |',
+    '|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
   const out = path.join(ROOT, 'build', 'bench-page-workers.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
