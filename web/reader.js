@@ -97,7 +97,9 @@ async function* workerChunks(h, blob) {
     kick();
   };
   h.onfail = kick;
-  h.w.postMessage({ blob, min: SLICE_MIN, max: SLICE_MAX, ahead: AHEAD_BYTES });
+  // ?reader=slices (tests): Blob.slice() reads, as where a browser has no byte streams
+  const slices = new URLSearchParams(location.search).get('reader') === 'slices';
+  h.w.postMessage({ blob, min: SLICE_MIN, max: SLICE_MAX, ahead: AHEAD_BYTES, slices });
   let taken = 0;
   try {
     for (;;) {

@@ -86,24 +86,26 @@ test('file input: corpus hta__control.json.gz has 109123 events', { skip: !fs.ex
 });
 
 // web/reader.js reads a File in slices (small first ones, then 4 MiB) in a
-// worker, or on the main thread where no worker starts: both give the CLI's
-// stats for a file of many slices whose size is no multiple of a slice.
+// worker (from the File's byte stream, or with Blob.slice() where a browser
+// has none: ?reader=slices), or on the main thread where no worker starts:
+// all give the CLI's stats for a file of many slices whose size is no
+// multiple of a slice.
 const NO_CLI = !fs.existsSync(CLI) && `native CLI not built (${CLI})`;
-test('file input: a multi-slice file gives the CLI\'s stats, read in the worker and with the worker refused', { skip: NO_CLI }, async (t) => {
+test('file input: a multi-slice file gives the CLI\'s stats, read in the worker (byte stream, slices) and with the worker refused', { skip: NO_CLI }, async (t) => {
   const file = path.join(fx.dir, 'slices.trace.json');
   fs.writeFileSync(file, bigTrace(90_000)); // 8.2 MB: 512K, 512K, 1M, 2M, 4M, rest
   const { load_ms, heap_bytes, ...want } = JSON.parse(execFileSync(CLI, ['stats', file, '--json'], { encoding: 'utf8' }));
-  for (const refuse of [false, true]) {
+  for (const [refuse, query] of [[false, ''], [false, '?reader=slices'], [true, '']]) {
     const app = await newApp(ctx.browser, ctx.server, { allRequests: ctx.requests });
     t.after(() => app.close());
     if (refuse) await app.context.route('**/read_worker.js', (r) => r.abort());
-    await app.goto();
+    await app.goto(query);
     await app.ready();
     await app.demoLoaded();
     const ev = await app.openViaInput(file);
     assert.equal(ev.type, 'strata:loaded', `${refuse ? 'no worker' : 'worker'}: got ${JSON.stringify(ev)}\n${app.diagnostics()}`);
     const { load_ms: l, heap_bytes: h, import_peak_bytes: ip, ...got } = await app.stats();
-    assert.deepEqual(got, want, `${refuse ? 'main thread' : 'worker'}: stats() equal the CLI's`);
+    assert.deepEqual(got, want, `${refuse ? 'main thread' : `worker${query}`}: stats() equal the CLI's`);
     assert.equal(app.requests.some((u) => u.endsWith('/read_worker.js')), true, 'the reader worker was asked for');
     if (refuse) assert.ok(app.failedRequests.some(([u]) => u.endsWith('/read_worker.js')), 'the worker script was refused');
     assert.deepEqual(app.pageErrors, []);
