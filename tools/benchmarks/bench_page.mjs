@@ -50,8 +50,8 @@
 // the first frame's GL submission), the same interval seen from JS (the file
 // input's change event -> strata:loaded), and heap_bytes (the wasm memory
 // size after the load: memory only grows, so this is the peak).
-// A native run is `strata stats FILE --json` (load_ms = import, heap_bytes =
-// the loader's peak heap) and `strata bench FILE --json` (import + lod build),
+// A native run is `strata stats FILE --json --threads 1` (load_ms = import, heap_bytes =
+// the loader's peak heap) and `strata bench FILE --json --threads 1` (import + lod build),
 // interleaved with the page runs so machine noise hits both sides alike.
 // Frame benchmarks: window.strata.bench() (the `strata bench` navigation
 // script drawn for real, glFinish per frame: SwiftShader is software, so
@@ -133,8 +133,11 @@ function ensureTrace(t) {
 }
 
 // ---- native ------------------------------------------------------------------------
+// On one thread (--threads 1), as the page reads a file by default on a 2-core
+// machine: the ratio is the wasm page against native code doing the same work
+// (the CLI's threads are measured by tools/bench --threads-only).
 function native(cmd, file) {
-  const r = spawnSync(CLI, [cmd, file, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(CLI, [cmd, file, '--json', '--threads', '1'], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${CLI} ${cmd} ${file}: exit ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
