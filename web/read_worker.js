@@ -33,11 +33,11 @@ const sliceSize = (off) => Math.min(max, Math.max(min, off));
 let reader = null; // the stream's BYOB reader, or null: Blob.slice() reads
 let reading = false; // a slice is being read from the stream
 
-async function fill(off, n) {
+async function fill(r, off, n) {
   let buf = new ArrayBuffer(n);
   let got = 0;
   while (got < n) {
-    const { done, value } = await reader.read(new Uint8Array(buf, got, n - got));
+    const { done, value } = await r.read(new Uint8Array(buf, got, n - got));
     if (done) break;
     got += value.byteLength;
     buf = value.buffer;
@@ -54,16 +54,16 @@ function pump() {
     out += n;
     next += n;
     reading = true;
-    const b = blob;
-    fill(off, n).then((ab) => {
+    const r = reader; // a new start replaces it (and cancels this one's reads)
+    fill(r, off, n).then((ab) => {
+      if (reader !== r) return; // a new read started: its own slices go on
       reading = false;
-      if (blob !== b) return; // a new read started
       postMessage({ off, ab }, [ab]);
       if (off + n >= blob.size) postMessage({ done: true });
       pump();
     }, (e) => {
+      if (reader !== r) return;
       reading = false;
-      if (blob !== b) return;
       postMessage({ error: String((e && e.message) || e) });
       blob = null;
     });
