@@ -1,8 +1,9 @@
 /* heap_budget.c: the count of the page's allocations and its import peaks,
  * and a byte budget on them, so a test can make the wasm heap "full" at a
- * chosen point without loading gigabytes (see heap_budget.h). Counts the usable size of every block
- * its allocator hands out and takes back; refuses an allocation or growth that would take the count
- * past the budget, as malloc does when the 4 GB heap is full.
+ * chosen point without loading gigabytes (see heap_budget.h). Counts the
+ * usable size of every block its allocator hands out and takes back;
+ * refuses an allocation or growth that would take the count past the
+ * budget, as malloc does when the 4 GB heap is full.
  */
 #include "heap_budget.h"
 

@@ -40,14 +40,14 @@ const params = new URLSearchParams(location.search);
 // there, the 1e6 and 1e7 traces loaded 1.3-1.5x slower (README, Performance).
 export function workersWanted(opts) {
   const given = workersGiven(opts);
-  const n = given !== null && given !== undefined && given !== '' ? Math.floor(Number(given)) : (navigator.hardwareConcurrency || 1) - 1;
+  const n = given !== null ? Math.floor(Number(given)) : (navigator.hardwareConcurrency || 1) - 1;
   return Number.isFinite(n) ? Math.max(1, Math.min(MAX_WORKERS, n)) : 1;
 }
 
 // The count asked for by opts.workers or ?workers= (null: none, the default).
 function workersGiven(opts) {
   const given = opts && opts.workers !== undefined ? opts.workers : params.get('workers');
-  return given === undefined || given === '' ? null : given;
+  return given === undefined || given === null || given === '' ? null : given;
 }
 
 // Files under this size are split only when a count of workers is asked
@@ -167,7 +167,7 @@ const GZ_MIN_RAW = 24 << 20; // ST_RANGE_MIN_SPLIT: the decoded size is guessed 
 // 1.1 s split).
 export function gzWorkersWanted(opts) {
   const given = workersGiven(opts);
-  if (given !== null && given !== undefined && given !== '') {
+  if (given !== null) {
     const n = Math.floor(Number(given));
     return Number.isFinite(n) && n > 1 ? Math.min(MAX_WORKERS, n) : 0;
   }

@@ -92,6 +92,18 @@ def span_of(path):
     return float(s["ts_min_us"]), float(s["ts_max_us"])
 
 
+def random_windows(path, n, wide):
+    """The trace's whole span, then n windows at random places (rnd):
+    narrow (0.2 % of the span) and wide (`wide` of it) in turn."""
+    t0, t1 = span_of(path)
+    wins = [(t0, t1)]
+    for i in range(n):
+        w = (t1 - t0) * (0.002 if i % 2 else wide)
+        f = t0 + rnd.random() * (t1 - t0 - w)
+        wins.append((f, f + w))
+    return wins
+
+
 def check_windows(name, path, stx, size, windows):
     narrow_small = False
     for (f, t) in windows:
@@ -139,13 +151,9 @@ rc, out, err = run("index", a, "--block-bytes", BLOCK, "-o", os.path.join(tmp, "
 report(rc == 0 and out.startswith(os.path.join(tmp, "a2.stx") + ": 20035 events, ")
        and open(a + ".stx", "rb").read() == open(os.path.join(tmp, "a2.stx"), "rb").read(),
        "index -o: the same bytes, one line", out)
-t0, t1 = span_of(a)
 rnd = random.Random(7)
-wins = [(t0, t1)]
-for i in range(6):
-    w = (t1 - t0) * (0.002 if i % 2 else 0.05)
-    f = t0 + rnd.random() * (t1 - t0 - w)
-    wins.append((f, f + w))
+wins = random_windows(a, 6, 0.05)
+t0, t1 = wins[0]
 wins.append((t1 + 10, t1 + 20))  # after the trace: nothing
 check_windows("plain", a, a + ".stx", os.path.getsize(a), wins)
 
@@ -205,12 +213,8 @@ rc, out, err = run("index", b, "--block-bytes", BLOCK, "--json")
 j = json.loads(out) if rc == 0 else {}
 report(rc == 0 and j.get("compressed") is True and j.get("restart_points", 0) >= 2,
        "index b.json.gz: compressed, restart points", out + err)
-t0, t1 = span_of(b)
-wins = [(t0, t1)]
-for i in range(5):
-    w = (t1 - t0) * (0.002 if i % 2 else 0.03)
-    f = t0 + rnd.random() * (t1 - t0 - w)
-    wins.append((f, f + w))
+wins = random_windows(b, 5, 0.03)
+t0, t1 = wins[0]
 wins.append((t1 - (t1 - t0) * 0.01, t1))  # the end: past the last restart point
 check_windows("gzip", b, b + ".stx", os.path.getsize(b), wins)
 
@@ -262,24 +266,12 @@ for n, i in enumerate(body):
 open(shuf, "w").write("\n".join(lines))
 rc, out, _ = run("window", shuf, "--from", "0", "--to", "1", "--json", "--no-copy", "--block-bytes", BLOCK)
 report(rc == 0 and json.loads(out)["copy"] is False, "--no-copy reads the file's blocks", out[:200])
-t0, t1 = span_of(shuf)
-wins = [(t0, t1)]
-for i in range(4):
-    w = (t1 - t0) * (0.002 if i % 2 else 0.05)
-    f = t0 + rnd.random() * (t1 - t0 - w)
-    wins.append((f, f + w))
-check_copy("shuffled", shuf, wins, True)
+check_copy("shuffled", shuf, random_windows(shuf, 4, 0.05), True)
 
 pb = os.path.join(tmp, "system.pftrace")
 subprocess.run([gen, "--perfetto", "-n", "60000", "--cpus", "4", "-o", pb], check=True,
                capture_output=True)
-t0, t1 = span_of(pb)
-wins = [(t0, t1)]
-for i in range(4):
-    w = (t1 - t0) * (0.002 if i % 2 else 0.05)
-    f = t0 + rnd.random() * (t1 - t0 - w)
-    wins.append((f, f + w))
-check_copy("perfetto", pb, wins, False)
+check_copy("perfetto", pb, random_windows(pb, 4, 0.05), False)
 
 # ---- errors ---------------------------------------------------------------------
 rc, o, e = run("window", os.path.join(tmp, "none.json"), "--from", "0", "--to", "1")

@@ -73,6 +73,16 @@ static uint64_t count_in(const st_trace *t, double t0, double t1) {
   return n;
 }
 
+/* The events in view that the window's summary table counts (what the user
+ * sees); the table taken and read are checked. */
+static double window_events(st_app *app) {
+  CHECK(st_app_summary_take(app, 1) > 0);
+  double in_view = 0;
+  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
+               &in_view) == 1);
+  return in_view;
+}
+
 static void test_window_swap(void) {
   size_t len;
   char *data = gen(40000, 0, &len);
@@ -121,10 +131,7 @@ static void test_window_swap(void) {
   st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
   /* what the user sees: the window's summary table counts the events in
    * view (20000..20100 us; the trace starts at 1000 us) as a full load has */
-  CHECK(st_app_summary_take(app, 1) > 0);
-  double in_view = 0;
-  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
-               &in_view) == 1);
+  double in_view = window_events(app);
   CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
   CHECK(in_view > 90);
   /* panning inside the window wants nothing; zooming out past the budget
@@ -201,10 +208,7 @@ static void test_unsorted(void) {
   st_error err;
   st_stats st;
   st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
-  CHECK(st_app_summary_take(app, 1) > 0);
-  double in_view = 0;
-  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
-               &in_view) == 1);
+  double in_view = window_events(app);
   CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
   CHECK(in_view > 90);
   st_trace_destroy(full);
@@ -310,10 +314,7 @@ static void test_reorder(void) {
     double bytes = 0;
     CHECK(read_wanted(app, data, fail ? NULL : &copy, 65536, &bytes) == 1);
     if (!fail) CHECK(bytes < copy.n / 8.0); /* a few partitions of 64 */
-    CHECK(st_app_summary_take(app, 1) > 0);
-    double in_view = 0;
-    CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
-                 &in_view) == 1);
+    double in_view = window_events(app);
     CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
     CHECK(in_view > 90);
     st_app_destroy(app);
@@ -358,10 +359,7 @@ static void test_reorder_protobuf(void) {
   CHECK(st_app_spill_finish(app) == 1);
   double bytes = 0;
   CHECK(read_wanted(app, data, &copy, 1 << 20, &bytes) == 1);
-  CHECK(st_app_summary_take(app, 1) > 0);
-  double in_view = 0;
-  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
-               &in_view) == 1);
+  double in_view = window_events(app);
   CHECK(in_view == (double)count_in(full, (double)d * 0.4, (double)d * 0.45));
   printf("protobuf window: %g events in view\n", in_view);
   CHECK(in_view > 1000);
@@ -456,10 +454,7 @@ static void test_gzip(void) {
   st_error err;
   st_stats st;
   st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
-  CHECK(st_app_summary_take(app, 1) > 0);
-  double in_view = 0;
-  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
-               &in_view) == 1);
+  double in_view = window_events(app);
   CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
   CHECK(in_view > 90);
   /* a changed compressed file: the read fails with a line, nothing is swapped */
@@ -558,10 +553,7 @@ static void test_index(void) {
   st_error err;
   st_stats st;
   st_trace *full = tu_load(data, len, 1 << 16, "full", &err, &st, NULL, 0);
-  CHECK(st_app_summary_take(app, 1) > 0);
-  double in_view = 0;
-  CHECK(sscanf(st_app_summary_json(app, 0, 1, 10), "{\"source\":\"window\",\"events\":%lf",
-               &in_view) == 1);
+  double in_view = window_events(app);
   CHECK(in_view == (double)count_in(full, 19000000.0, 19100000.0));
   st_trace_destroy(full);
   st_app_destroy(app);

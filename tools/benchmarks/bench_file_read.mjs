@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DIST, startServer, launchBrowser, newApp, distExists } from '../../tests/browser/harness.mjs';
+import { cpuNow, cpuSince } from './cpu_time.mjs';
 
 const args = process.argv.slice(2);
 const file = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--reps');
@@ -26,10 +27,6 @@ if (!file || !fs.existsSync(file)) {
 }
 if (!distExists()) throw new Error(`no site at ${DIST} (run tools/build)`);
 
-function busy() {
-  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / 100;
-}
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)];
 
 const WAYS = [['slice', 4 << 20], ['slice', 16 << 20], ['slice', 64 << 20], ['slice-ahead', 16 << 20], ['stream', 0], ['byob', 4 << 20]];
@@ -54,7 +51,7 @@ try {
   for (const [how, n] of WAYS) {
     const runs = [];
     for (let r = 0; r < reps; r++) {
-      const c0 = busy();
+      const c0 = cpuNow();
       const got = await app.page.evaluate(async ({ how, n }) => {
         const f = document.getElementById('read-probe').files[0];
         const t0 = performance.now();
@@ -87,7 +84,7 @@ try {
         }
         return { bytes, ms: performance.now() - t0 };
       }, { how, n });
-      const cpu = busy() - c0;
+      const cpu = cpuSince(c0)?.cpu_s ?? NaN; // NaN without /proc
       if (got.bytes !== size) throw new Error(`${how}: read ${got.bytes} of ${size} bytes`);
       runs.push({ ms: got.ms, cpu });
     }

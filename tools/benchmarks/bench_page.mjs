@@ -62,6 +62,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, DIST, CLI, startServer, launchBrowser, newApp, distExists } from '../../tests/browser/harness.mjs';
+import { cpuNow, cpuSince } from './cpu_time.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -149,40 +150,6 @@ const HANDOFF = () => {
     if (e.target && e.target.id === 'file-input') window.__ppHandoff = performance.now();
   }, true);
 };
-
-// The machine's busy CPU time (all processes, Linux /proc/stat) and, per kind
-// of process (the browser, its GPU process, renderers, utilities, node), the
-// CPU time of each (/proc/PID/stat): sampled around a load to say how many
-// cores it kept busy. null where /proc is missing.
-function cpuNow() {
-  try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const perKind = new Map();
-    for (const pid of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      try {
-        const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        const v = st.slice(st.lastIndexOf(')') + 2).split(' ');
-        const kind = (cmd.match(/--type=([a-z-]+)/) || [])[1] || path.basename(cmd.split('\0')[0]) || '?';
-        perKind.set(pid, [kind, (Number(v[11]) + Number(v[12])) / 100]);
-      } catch { /* gone */ }
-    }
-    return { busy: (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / 100, perKind };
-  } catch {
-    return null;
-  }
-}
-function cpuSince(c0) {
-  const c1 = cpuNow();
-  if (!c0 || !c1) return null;
-  const kinds = {};
-  for (const [pid, [kind, t]] of c1.perKind) {
-    const d = t - (c0.perKind.has(pid) ? c0.perKind.get(pid)[1] : 0);
-    if (d > 0) kinds[kind] = (kinds[kind] || 0) + d;
-  }
-  return { cpu_s: c1.busy - c0.busy, kinds };
-}
 
 async function pageRun(browser, server, file, { frames = false, timeoutMs, cpuProfile = null, query = '' } = {}) {
   const app = await newApp(browser, server, { viewport: { width: 1280, height: 720 } });
