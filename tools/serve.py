@@ -5,10 +5,14 @@ with HTTP Range, so a trace opened by URL in streaming mode is read only where
 the view needs it.
 
   tools/serve.py ~/profiles/run42 --port 8001
-  # then open http://127.0.0.1:8001/?url=data/rank0.trace.json&stream=1
-  # (a profile manifest: ?url=data/profile.json)
+  # prints: serving SITE at http://127.0.0.1:8001/ and DIR at http://127.0.0.1:8001/data/TOKEN/
+  # then open http://127.0.0.1:8001/?url=data/TOKEN/rank0.trace.json&stream=1
+  # (a profile manifest: ?url=data/TOKEN/profile.json)
 
-SITE (default dist/, built by tools/build) is served at /, DIR at /data/.
+SITE (default dist/, built by tools/build) is served at /, DIR at /data/TOKEN/,
+where TOKEN is drawn at random for each run: only a page given that address
+can name the folder's files. Requests whose Host header is not this server's
+(127.0.0.1, localhost or [::1] with its port) are refused with 403.
 Standard library only (tools/python/strata/server.py). Ctrl+C stops it.
 """
 import argparse
@@ -37,7 +41,7 @@ def main():
         s = server.start(os.path.abspath(a.site), port=a.port, mounts=mounts)
     except (OSError, FileNotFoundError) as e:
         sys.exit(f"serve.py: {e}")
-    print(f"serving {os.path.abspath(a.site)} at {s.base_url}" + (f" and {a.dir} at {s.base_url}data/" if a.dir else ""), flush=True)
+    print(f"serving {os.path.abspath(a.site)} at {s.base_url}" + (f" and {a.dir} at {s.mount_urls['/data/']}" if a.dir else ""), flush=True)
     try:
         s.serve_forever()
     except KeyboardInterrupt:

@@ -631,19 +631,24 @@ export function syntheticAnalysis(ranks, steps, slow = 7) {
 }
 
 // tools/serve.py (HTTP Range) on a free port: the viewer (DIST) at /, dirPath
-// at /data/; extra: its options (--no-range). Resolves {url, origin, close}.
+// at /data/<token>/ (the token drawn by the server for its run); extra: its
+// options (--no-range). Resolves {url, origin, data: 'data/<token>/' (the
+// folder's path, for ?url=), token, port, stderr(), close}.
 export async function serveRanges(dirPath, extra = []) {
   const { spawn } = await import('node:child_process');
   const p = spawn('python3', [path.join(REPO_ROOT, 'tools', 'serve.py'), dirPath, '--port', '0', '--site', DIST, ...extra],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  p.stderr.on('data', (d) => { err += d; process.stderr.write(d); });
+  const m = await new Promise((resolve, reject) => {
     let out = '';
     p.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) resolve(m[1]);
+      const hit = out.match(/at (http:\/\/127\.0\.0\.1:(\d+)\/) and .* at http:\/\/127\.0\.0\.1:\d+\/(data\/([A-Za-z0-9_-]+)\/)/);
+      if (hit) resolve(hit);
     });
-    p.on('exit', (c) => reject(new Error(`serve.py exited ${c}: ${out}`)));
+    p.on('exit', (c) => reject(new Error(`serve.py exited ${c}: ${out}${err}`)));
   });
-  return { url, origin: url.replace(/\/$/, ''), close: () => p.kill() };
+  const url = m[1];
+  return { url, origin: url.replace(/\/$/, ''), port: Number(m[2]), data: m[3], token: m[4], stderr: () => err, close: () => p.kill() };
 }

@@ -171,7 +171,7 @@ test('a streamed profile opens each file from the index its manifest names (HTTP
   const events = traces.reduce((n, f) => n + cliEvents(path.join(ix, f)), 0);
   const srv = await serveRanges(ix);
   t.after(() => srv.close());
-  const app = await ctx.app({ server: { url: srv.url }, query: '?url=data/profile.json&stream=1' });
+  const app = await ctx.app({ server: { url: srv.url }, query: `?url=${srv.data}profile.json&stream=1` });
   t.after(() => app.close());
   const ev = await app.nextOutcome(0);
   assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev).slice(0, 500));
@@ -182,14 +182,14 @@ test('a streamed profile opens each file from the index its manifest names (HTTP
   assert.deepEqual(list.map((x) => x.name), traces);
   assert.deepEqual(list.map((x) => x.group), m.files.filter((f) => !f.error).map((f) => f.group));
   for (const f of traces) {
-    const u = `${srv.origin}/data/${f.split('/').map(encodeURIComponent).join('/')}.stx`;
+    const u = `${srv.origin}/${srv.data}${f.split('/').map(encodeURIComponent).join('/')}.stx`;
     assert.ok(app.requests.includes(u), `${f}'s index fetched`);
   }
   const err = await errorText(app);
   assert.match(err, /^Skipped 1 of 7 files: broken\.pt\.trace\.json: .* · .*index does not match rank-3\.pt\.trace\.json.*; reading the whole trace instead$/, err);
   assert.equal((err.match(/reading the whole trace instead/g) || []).length, 1, 'only the stale index refused');
   // a profile that fits stays resident: no index fetched
-  const res = await ctx.app({ server: { url: srv.url }, query: '?url=data/profile.json' });
+  const res = await ctx.app({ server: { url: srv.url }, query: `?url=${srv.data}profile.json` });
   t.after(() => res.close());
   assert.equal((await res.nextOutcome(0)).type, 'strata:loaded');
   assert.equal((await res.stats()).streaming, undefined);

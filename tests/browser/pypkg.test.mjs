@@ -16,6 +16,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { launchBrowser, newApp, distExists, DIST, CORPUS, CLI, REPO_ROOT, privacyReport, writeFixtures } from './harness.mjs';
 import { run, pyEnv, wheelPath, makeVenv, jaxLogdir, freePort, startStrata } from './pyvenv.mjs';
+import { checkServerRefusals } from './server_probe.mjs';
 
 // (the corpus's other xplane file is one strata refuses: it cannot stand in for a host)
 const XPLANE = path.join(CORPUS, 'xprof__34.83.195.179_6003.xplane.pb');
@@ -72,7 +73,11 @@ test('python -m strata LOGDIR --no-browser: the printed URL opens the latest pro
   const port = await freePort();
   const { child, url } = await startStrata(venv.py, ['logs', '--no-browser', '--port', String(port)], { cwd: tmp });
   t.after(() => child.kill());
-  assert.equal(url, `http://127.0.0.1:${port}/?url=trace%2Fhost0.xplane.pb&url=trace%2Fhost1.xplane.pb`);
+  const m = new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?url=trace%2F([A-Za-z0-9_-]{22})%2Fhost0\\.xplane\\.pb&url=trace%2F\\1%2Fhost1\\.xplane\\.pb$`).exec(url);
+  assert.ok(m, `the printed URL names both hosts under one token: ${url}`);
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  await checkServerRefusals(port, { tracePath: `/trace/${m[1]}/host1.xplane.pb`, token: m[1], traceBytes: fs.readFileSync(XPLANE), stderr: () => err });
   const origin = `http://127.0.0.1:${port}`;
   const app = await newApp(browser, { url, origin });
   t.after(() => app.close());

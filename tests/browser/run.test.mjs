@@ -1,7 +1,7 @@
 // The README's run command (tools/run) serves the page with the Python package's
 // server, run from the source tree (PYTHONPATH=tools/python python3 -m strata --dist
 // dist --no-browser [TRACE]): with a trace path it prints a URL that opens that trace
-// (served at /trace/<name>, streamed through ?url=). Started here as tools/run starts
+// (served at /trace/<token>/<name>, streamed through ?url=). Started here as tools/run starts
 // it (after its build step), on a free port, and driven in Chromium. The installed
 // package (its bundled viewer, logdirs) is pypkg.test.mjs's.
 import { test, before, after } from 'node:test';
@@ -28,7 +28,7 @@ test('tools/run\'s server TRACE: the printed URL opens that trace in the page', 
   const trace = CONTROL;
   const { child, url } = await serve(['--port', String(port), trace]);
   t.after(() => child.kill());
-  assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?url=trace%2Fhta__control\\.json\\.gz$`));
+  assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?url=trace%2F[A-Za-z0-9_-]{22}%2Fhta__control\\.json\\.gz$`));
   const origin = `http://127.0.0.1:${port}`;
   const app = await newApp(browser, { url, origin });
   t.after(() => app.close());

@@ -125,7 +125,7 @@ test('a trace opened by URL streams its windows through HTTP Range; a server tha
   const srv = await serve(dir);
   const noRange = await serve(dir, ['--no-range']);
   try {
-    const app = await ctx.app({ server: { url: srv.url }, query: '?url=data/big.trace.json&stream=1&window_mb=9' });
+    const app = await ctx.app({ server: { url: srv.url }, query: `?url=${srv.data}big.trace.json&stream=1&window_mb=9` });
     await app.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 60_000 });
     const before = app.requests.filter((u) => u.includes('big.trace.json')).length;
     const a = t0us + spanUs * 0.3;
@@ -136,7 +136,7 @@ test('a trace opened by URL streams its windows through HTTP Range; a server tha
     assert.ok(after > before, 'the window was read with requests of its own (Range)');
     assert.deepEqual(app.pageErrors, []);
 
-    const bad = await ctx.app({ server: { url: noRange.url }, query: '?url=data/big.trace.json&stream=1&window_mb=9' });
+    const bad = await ctx.app({ server: { url: noRange.url }, query: `?url=${noRange.data}big.trace.json&stream=1&window_mb=9` });
     await bad.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 60_000 });
     await setView(bad, a, a + spanUs * 0.002);
     const st2 = await settle(bad);
@@ -300,7 +300,7 @@ test('opened with its index file (strata index): no pass; a stale index is refus
   // by URL: ?index= and a sibling <url>.stx (streamed traces look for one)
   const srv = await serve(dir);
   try {
-    for (const q of ['?url=data/big.trace.json&index=data/big.trace.json.stx&window_mb=4', '?url=data/big.trace.json&stream=1&window_mb=4']) {
+    for (const q of [`?url=${srv.data}big.trace.json&index=${srv.data}big.trace.json.stx&window_mb=4`, `?url=${srv.data}big.trace.json&stream=1&window_mb=4`]) {
       const u = await ctx.app({ server: { url: srv.url }, query: q });
       await u.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 60_000 });
       const s = await u.page.evaluate(() => window.strata.stats());

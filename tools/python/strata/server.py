@@ -1,10 +1,16 @@
 """strata.server: serve the viewer (the static site: index.html, JS, CSS,
 wasm) on 127.0.0.1 only, never on other interfaces.
 
-Traces given to it are served read-only at /trace/<name> (a second file with
-the same name at /trace/<i>/<name>), and url() is the page address that opens
-them through the page's ?url= parameter (one ?url= per file: they are shown
-on one timeline). Files are served with HTTP Range (one range per request:
+Only requests that name this server are answered: a Host header other than
+127.0.0.1:PORT, localhost:PORT or [::1]:PORT (what a DNS-rebinding page's
+requests carry) gets 403 with a one-line reason, and a line on stderr.
+Traces given to it are served read-only at /trace/<token>/<name> (a second
+file with the same name at /trace/<token>/<i>/<name>), where <token> is
+drawn at random for each server (128 bits): a page that guessed the port
+still cannot name a trace. Server.url is the page address that opens them
+through the page's ?url= parameter (one ?url= per file: they are shown on
+one timeline). Folders mounted under a prefix (tools/serve.py's /data/) are
+served at <prefix><token>/ the same way. Files are served with HTTP Range (one range per request:
 206 Partial Content), as static hosts do, so the page's streaming mode reads
 only the byte ranges a window needs. Used by `python -m strata` (strata/__main__.py), by
 strata.serve() in a notebook kernel, and by tools/run. Standard library only.
@@ -13,10 +19,22 @@ import functools
 import http.server
 import os
 import re
+import secrets
+import sys
 import threading
 import urllib.parse
 
-__all__ = ["Handler", "Server", "start"]
+__all__ = ["Handler", "Server", "start", "allowed_hosts"]
+
+
+def allowed_hosts(port):
+    """The Host header values that name a server on 127.0.0.1:port (lower
+    case). A browser leaves the port out for 80, so bare names count there."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    hosts = {f"{n}:{port}" for n in names}
+    if port == 80:
+        hosts.update(names)
+    return hosts
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -30,8 +48,33 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def __init__(self, *args, traces=None, mounts=None, **kwargs):
         self.traces = traces or {}  # url path -> file path
-        self.mounts = mounts or {}  # url prefix ("/data/") -> folder served under it
+        self.mounts = mounts or {}  # url prefix ("/data/<token>/") -> folder served under it
         super().__init__(*args, **kwargs)
+
+    def parse_request(self):
+        """The request line and headers, then the Host check: a request that
+        does not name this server is answered 403 here, before any method
+        (GET, HEAD or another) looks at its path."""
+        if not super().parse_request():
+            return False
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host in allowed_hosts(self.server.server_address[1]):
+            return True
+        shown = host.encode("ascii", "backslashreplace").decode("ascii")[:200] if host else "(none)"
+        reason = (f"strata: refused: Host {shown} is not this server "
+                  f"(127.0.0.1, localhost or [::1] with port {self.server.server_address[1]})")
+        sys.stderr.write(f"{reason}: {self.command} {self.path[:200]!r} from {self.client_address[0]}\n")
+        sys.stderr.flush()
+        body = (reason + "\n").encode("utf-8")
+        self.send_response(403)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.close_connection = True
+        super().end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        return False
 
     def translate_path(self, path):
         url_path = urllib.parse.unquote(urllib.parse.urlsplit(path).path)
@@ -114,12 +157,15 @@ class _Limited:
 
 class Server:
     """A running server: .url (the page, opening the traces given), .base_url
-    (the page alone), .close()."""
+    (the page alone), .token (this run's secret path part), .mount_urls
+    ({prefix: its URL with the token}), .close()."""
 
-    def __init__(self, httpd, trace_urls):
+    def __init__(self, httpd, trace_urls, token, mounts):
         self.httpd = httpd
         self.port = httpd.server_address[1]
+        self.token = token
         self.base_url = f"http://127.0.0.1:{self.port}/"
+        self.mount_urls = {prefix: self.base_url + prefix.lstrip("/") + token + "/" for prefix in mounts or {}}
         self.url = self.base_url
         if trace_urls:
             self.url += "?" + "&".join("url=" + urllib.parse.quote(u.lstrip("/"), safe="") for u in trace_urls)
@@ -136,22 +182,25 @@ class Server:
 def start(site, paths=(), port=8000, background=False, mounts=None):
     """Listen on 127.0.0.1:port (0: any free port) serving the site folder and
     the trace files at paths (and each folder of mounts, {"/data/": dir},
-    under its prefix). OSError when the port is taken. With background,
-    the server runs in a daemon thread and start() returns at once."""
+    under its prefix and this run's token). OSError when the port is taken.
+    With background, the server runs in a daemon thread and start() returns
+    at once."""
     if not os.path.isfile(os.path.join(site, "index.html")):
         raise FileNotFoundError(f"{site}/index.html missing: run tools/build")
+    token = secrets.token_urlsafe(16)
     traces, trace_urls = {}, []
     for i, p in enumerate(paths):
         name = urllib.parse.quote(os.path.basename(p))
-        u = f"/trace/{name}"
+        u = f"/trace/{token}/{name}"
         if u in traces:
-            u = f"/trace/{i}/{name}"
+            u = f"/trace/{token}/{i}/{name}"
         traces[u] = os.path.abspath(p)
         trace_urls.append(u)
-    handler = functools.partial(Handler, directory=site, traces=traces, mounts=mounts)
+    tokened = {prefix + token + "/": folder for prefix, folder in (mounts or {}).items()}
+    handler = functools.partial(Handler, directory=site, traces=traces, mounts=tokened)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     httpd.daemon_threads = True
-    server = Server(httpd, trace_urls)
+    server = Server(httpd, trace_urls, token, mounts)
     if background:
         server.thread = threading.Thread(target=httpd.serve_forever, name="strata-server", daemon=True)
         server.thread.start()
