@@ -478,10 +478,8 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_decoded_splittable(const void *raw, size_t n) {
 }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_test_digest(double handle, char *out) {
-  static const char hex[] = "0123456789abcdef";
   uint8_t d[32];
   if (!st_app_trace_digest(st_web_app(), handle, d)) return 0;
-  for (int i = 0; i < 32; i++) out[2 * i] = hex[d[i] >> 4], out[2 * i + 1] = hex[d[i] & 15];
-  out[64] = 0;
+  st_hex_lower(d, sizeof d, out);
   return 1;
 }

@@ -76,3 +76,10 @@ const char *st_code_name(st_code code) {
   }
   return "unknown error";
 }
+
+void st_hex_lower(const void *b, size_t n, char *out) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = b;
+  for (size_t i = 0; i < n; i++) out[2 * i] = hex[p[i] >> 4], out[2 * i + 1] = hex[p[i] & 15];
+  out[2 * n] = 0;
+}

@@ -55,6 +55,10 @@ typedef struct st_error {
 st_code st_error_set(st_error *err, st_code code, uint64_t offset, const char *fmt, ...);
 const char *st_code_name(st_code code);
 
+/* The n bytes at b as 2n lowercase hex digits and a NUL in out[2n + 1]
+ * (a digest's text). */
+void st_hex_lower(const void *b, size_t n, char *out);
+
 /* Checked arithmetic: return 0 on overflow (result untouched), 1 on success. */
 static inline int st_add_size(size_t a, size_t b, size_t *out) {
   if (a > SIZE_MAX - b) return 0;

@@ -25,6 +25,9 @@
  *                 byte becomes U+FFFD. Without it they are copied as they
  *                 are (text the caller knows, or wants kept byte for byte).
  *   ST_JESC_DEL   0x7f is escaped as \u007f too.
+ *   ST_JESC_HTML  '<', '>' and '&' are escaped as \u003c, \u003e, \u0026:
+ *                 the text can sit inside an HTML <script> element (the
+ *                 report's saved state) and no part of it can end it.
  * st_jout_str uses both; st_jout_str_as / st_jout_esc take the flags.
  */
 #ifndef STRATA_JSON_OUT_H
@@ -46,7 +49,7 @@ typedef struct st_jout {
   int nomem;             /* growing mode: an allocation failed */
 } st_jout;
 
-enum { ST_JESC_UTF8 = 1, ST_JESC_DEL = 2 };
+enum { ST_JESC_UTF8 = 1, ST_JESC_DEL = 2, ST_JESC_HTML = 4 };
 
 /* Growing mode: room for n more bytes and the NUL. 0 (and nomem) if not. */
 static inline int st_jout_room(st_jout *o, size_t n) {
@@ -90,7 +93,8 @@ static inline void st_jout_esc(st_jout *o, const char *s, size_t n, unsigned fla
   while (i < n) {
     unsigned c = p[i];
     size_t k = 1;
-    if (c == '"' || c == '\\' || c < 0x20 || (c == 0x7f && (flags & ST_JESC_DEL)))
+    if (c == '"' || c == '\\' || c < 0x20 || (c == 0x7f && (flags & ST_JESC_DEL)) ||
+        ((c == '<' || c == '>' || c == '&') && (flags & ST_JESC_HTML)))
       k = 0;
     else if (c >= 0x80 && (flags & ST_JESC_UTF8))
       k = st_utf8_len(p + i, n - i);

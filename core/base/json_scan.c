@@ -9,6 +9,7 @@
  *   4. the resumable skipper
  */
 #include "json_scan.h"
+#include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,47 +60,24 @@ static int hex4(const char *s, unsigned *out) {
   return 1;
 }
 
-static size_t put_utf8(char *o, unsigned cp) {
-  if (cp < 0x80) {
-    o[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    o[0] = (char)(0xC0 | cp >> 6);
-    o[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | cp >> 12);
-    o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-    o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | cp >> 18);
-  o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-  o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-  o[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
+static size_t put_utf8(char *o, uint32_t cp) { return st_utf8_put((unsigned char *)o, cp); }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-  unsigned c = s[0];
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-    if (c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
-    if (c == 0xED && s[1] >= 0xA0) return 0; /* encoded surrogate */
-    return 3;
+int st_json_u_escape(const unsigned char *s, size_t n, uint32_t *cp) {
+  unsigned v, lo;
+  if (n < 6) return -1;
+  if (s[0] != '\\' || s[1] != 'u' || !hex4((const char *)s + 2, &v)) return 0;
+  if (v >= 0xD800 && v <= 0xDBFF) {
+    if (n >= 12 && s[6] == '\\' && s[7] == 'u' && hex4((const char *)s + 8, &lo) && lo >= 0xDC00 &&
+        lo <= 0xDFFF) {
+      *cp = st_utf16_join(v, lo);
+      return 12;
+    }
+    v = 0xFFFD;
+  } else if (v >= 0xDC00 && v <= 0xDFFF) {
+    v = 0xFFFD;
   }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) return 0;
-    if (c == 0xF0 && s[1] < 0x90) return 0;
-    if (c == 0xF4 && s[1] >= 0x90) return 0;
-    return 4;
-  }
-  return 0;
+  *cp = v;
+  return 6;
 }
 
 int st_json_plain_utf8(const char *s, size_t n) {
@@ -112,7 +90,7 @@ int st_json_plain_utf8(const char *s, size_t n) {
       i++;
       continue;
     }
-    size_t k = utf8_seq(u + i, n - i);
+    size_t k = st_utf8_len(u + i, n - i);
     if (!k) return 0;
     i += k;
   }
@@ -131,7 +109,7 @@ size_t st_json_unescape(const char *s, size_t n, char *out) {
         i++;
         continue;
       }
-      size_t k = utf8_seq(u + i, n - i);
+      size_t k = st_utf8_len(u + i, n - i);
       if (k) {
         memcpy(o, u + i, k);
         o += k;
@@ -159,23 +137,13 @@ size_t st_json_unescape(const char *s, size_t n, char *out) {
     case 'r': *o++ = '\r'; break;
     case 't': *o++ = '\t'; break;
     case 'u': {
-      unsigned cp, lo;
-      if (i + 4 > n || !hex4(s + i, &cp)) {
-        o += put_utf8(o, 0xFFFD); /* malformed \u: replace, keep going */
+      uint32_t cp;
+      int k = st_json_u_escape(u + i - 2, n - (i - 2), &cp);
+      if (k <= 0) { /* malformed or cut \u: replace, keep going */
+        o += put_utf8(o, 0xFFFD);
         break;
       }
-      i += 4;
-      if (cp >= 0xD800 && cp <= 0xDBFF) {
-        if (i + 6 <= n && u[i] == '\\' && u[i + 1] == 'u' && hex4(s + i + 2, &lo) && lo >= 0xDC00 &&
-            lo <= 0xDFFF) {
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          i += 6;
-        } else {
-          cp = 0xFFFD;
-        }
-      } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-        cp = 0xFFFD;
-      }
+      i += (size_t)k - 2;
       o += put_utf8(o, cp);
       break;
     }

@@ -54,6 +54,12 @@ st_json_status st_json_skip_value(const char *p, const char *end, const char **o
  * to UTF-8, surrogate pairs combined, lone surrogates and invalid UTF-8 bytes
  * become U+FFFD, \u0000 kept as a 0 byte. Returns the decoded length. */
 size_t st_json_unescape(const char *s, size_t n, char *out);
+/* The \uXXXX escape at s[0, n) (s[0] the backslash), with the low half
+ * that follows a high surrogate: returns the bytes it spans (6, or 12 for a
+ * pair) and sets *cp to its code point, U+FFFD for a surrogate without its
+ * other half (a pair cut by n counts as such); 0 when s is not a backslash,
+ * 'u' and four hex digits; -1 when n < 6 (the escape is cut). */
+int st_json_u_escape(const unsigned char *s, size_t n, uint32_t *cp);
 /* 1 if [s, s+n) is valid UTF-8 with no backslash (usable as is). */
 int st_json_plain_utf8(const char *s, size_t n);
 

@@ -13,7 +13,12 @@
  * ASCII (below 0x80) is one byte. n must be at least 1.
  *
  * Callers replace an invalid byte with U+FFFD (EF BF BD) and go on with the
- * next byte. */
+ * next byte.
+ *
+ * st_utf8_put(out, cp) writes code point cp (below U+110000) as 1..4 bytes
+ * and returns how many; st_utf16_join(hi, lo) is the code point of a UTF-16
+ * surrogate pair (hi in D800..DBFF, lo in DC00..DFFF), as JSON's \uXXXX
+ * escapes write one. */
 #ifndef STRATA_UTF8_H
 #define STRATA_UTF8_H
 
@@ -38,6 +43,33 @@ static inline size_t st_utf8_len(const unsigned char *s, size_t n) {
       (cp >= 0xD800 && cp <= 0xDFFF))
     return 0;
   return len;
+}
+
+static inline size_t st_utf8_put(unsigned char *out, uint32_t cp) {
+  if (cp < 0x80) {
+    out[0] = (unsigned char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (unsigned char)(0xC0 | cp >> 6);
+    out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (unsigned char)(0xE0 | cp >> 12);
+    out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (unsigned char)(0xF0 | cp >> 18);
+  out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+  out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+  out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+static inline uint32_t st_utf16_join(uint32_t hi, uint32_t lo) {
+  return 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
 }
 
 #endif

@@ -615,3 +615,13 @@ int st_profile_find_step(const st_trace *t, int64_t step, st_event_ref *ref, int
   if (t1_ns) *t1_ns = st_sat_add(bs, rows[best.row].dur[best.index]);
   return 1;
 }
+
+const char *st_group_source_name(st_group_source s) {
+  static const char *const names[] = {"hostname", "rank", "file", "none"};
+  return (unsigned)s < sizeof names / sizeof *names ? names[s] : "none";
+}
+
+const char *st_clock_kind_name(st_clock_kind k) {
+  static const char *const names[] = {"none", "epoch", "machine"};
+  return (unsigned)k < sizeof names / sizeof *names ? names[k] : "none";
+}

@@ -75,6 +75,9 @@ typedef enum st_group_source {
   ST_GROUP_NONE = 3      /* nothing to go by: "trace" */
 } st_group_source;
 
+/* "hostname", "rank", "file" or "none" (the JSON's group_source). */
+const char *st_group_source_name(st_group_source s);
+
 /* Writes the group name (valid UTF-8, no control characters, at most
  * cap - 1 bytes, NUL-terminated; cap 0: nothing) and returns the length the
  * full name needs; *source (may be NULL) says where it came from. */
@@ -105,6 +108,9 @@ typedef enum st_clock_kind {
   ST_CLOCK_EPOCH = 1,  /* Unix time */
   ST_CLOCK_MACHINE = 2 /* another absolute clock (boot time, monotonic) */
 } st_clock_kind;
+
+/* "none", "epoch" or "machine" (the JSON's clock). */
+const char *st_clock_kind_name(st_clock_kind k);
 
 typedef struct st_profile_clock {
   st_clock_kind kind;

@@ -10,7 +10,6 @@
 
 #include "json_out.h"
 #include "sha256.h"
-#include "utf8.h"
 
 #include <string.h>
 
@@ -281,25 +280,12 @@ static void w_html_escaped(writer *w, const char *s) {
 /* The view state as a JSON string's inside (report.h: nothing in it can end
  * the element). */
 static void w_state(writer *w, const char *s, size_t n) {
-  static const char hex[] = "0123456789abcdef";
-  const unsigned char *p = (const unsigned char *)s;
-  for (size_t i = 0; i < n;) {
-    unsigned c = p[i];
-    size_t k = c < 0x80 ? 1 : st_utf8_len(p + i, n - i);
-    if (c == '"' || c == '\\') {
-      char e[2] = {'\\', (char)c};
-      w_add(w, e, 2);
-    } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
-      char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-      w_add(w, e, 6);
-    } else if (!k) {
-      w_str(w, "\\ufffd");
-      k = 1;
-    } else {
-      w_add(w, p + i, k);
-    }
-    i += k;
-  }
+  if (w->overflow) return;
+  /* counted (p NULL: st_jout only measures), then written into the room
+   * the count made */
+  st_jout o = {.buf = w->p ? (char *)w->p + w->n : NULL, .cap = w->p ? SIZE_MAX - w->n : 0};
+  st_jout_esc(&o, s, n, ST_JESC_UTF8 | ST_JESC_DEL | ST_JESC_HTML);
+  w_count(w, o.len);
 }
 
 /* 'sha256-<base64>' of text (52 characters and a NUL). */

@@ -166,7 +166,7 @@ void cli_set_warn_damaged(const cli_set *cs);
 static inline void cli_trace_digest_hex(const st_trace *t, char hex[65]) {
   uint8_t d[32];
   st_trace_digest(t, d);
-  for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+  st_hex_lower(d, sizeof d, hex);
 }
 
 /* ---- JSON strings on stdout ------------------------------------------------- */

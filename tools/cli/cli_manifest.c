@@ -57,9 +57,6 @@
 
 #define MAX_DEPTH 64 /* folders below DIR followed at most */
 
-static const char *const source_names[] = {"hostname", "rank", "file", "none"};
-static const char *const clock_names[] = {"none", "epoch", "machine"};
-
 typedef struct mf_entry {
   char *rel;       /* path from DIR, '/'-separated */
   uint64_t bytes;  /* stat size */
@@ -323,7 +320,7 @@ static void put_entry(st_jout *j, const mf_entry *m, const char *prefix, const c
   st_jout_lit(j, ",\"group\":");
   put_str(j, group);
   st_jout_lit(j, ",\"group_source\":\"");
-  st_jout_lit(j, source_names[src]);
+  st_jout_lit(j, st_group_source_name(src));
   st_jout_lit(j, "\",\"rank\":");
   st_profile_file pf = {NULL, m->format, m->meta, m->rel};
   int64_t rank;
@@ -338,7 +335,7 @@ static void put_entry(st_jout *j, const mf_entry *m, const char *prefix, const c
   else
     st_jout_lit(j, "null");
   st_jout_lit(j, ",\"clock\":{\"kind\":\"");
-  st_jout_lit(j, clock_names[m->clock.kind]);
+  st_jout_lit(j, st_clock_kind_name(m->clock.kind));
   st_jout_lit(j, "\",\"start_ns\":");
   int none = m->clock.kind == ST_CLOCK_NONE;
   if (none)

@@ -32,9 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const source_names[] = {"hostname", "rank", "file", "none"};
-static const char *const clock_names[] = {"none", "epoch", "machine"};
-
 /* The JSON text of one stats object, without its closing brace. */
 static char *stats_open_json(const st_stats *s) {
   size_t need = st_stats_json(s, NULL, 0) + 1;
@@ -71,7 +68,7 @@ int strata_cmd_stats_many(const char *const *files, int n, const cli_stats_opts 
       printf(",\"group\":");
       cli_print_json_str(f.group, strlen(f.group));
       printf(",\"group_source\":\"%s\",\"clock\":\"%s\",\"start_ns\":",
-             source_names[f.group_source], clock_names[f.clock.kind]);
+             st_group_source_name(f.group_source), st_clock_kind_name(f.clock.kind));
       if (f.clock.kind == ST_CLOCK_NONE)
         printf("null");
       else

@@ -11,6 +11,7 @@
  */
 #include "args.h"
 #include "json_out.h"
+#include "json_scan.h"
 
 #include <string.h>
 
@@ -158,27 +159,18 @@ static int emit_string(rd *r, wr *w) {
       }
       unsigned char e = r->s[r->i + 1];
       if (e == 'u') {
-        long v = hex4(r, r->i + 2);
-        if (v == -2) {
+        uint32_t cp;
+        int u = st_json_u_escape(r->s + r->i, r->n - r->i, &cp);
+        if (u < 0) {
           r->eof = 1;
           return 0;
         }
-        if (v < 0) {
+        if (u == 0) {
           fail(r);
           return 0;
         }
-        in = k = 6;
-        if (v >= 0xD800 && v <= 0xDBFF) {
-          long lo = r->i + 8 <= r->n && r->s[r->i + 6] == '\\' && r->s[r->i + 7] == 'u'
-                        ? hex4(r, r->i + 8)
-                        : -1;
-          if (lo >= 0xDC00 && lo <= 0xDFFF)
-            in = k = 12; /* a valid pair: keep as written */
-          else
-            p = "\\ufffd";
-        } else if (v >= 0xDC00 && v <= 0xDFFF) {
-          p = "\\ufffd";
-        }
+        in = k = (size_t)u;                        /* kept as written (a pair too) */
+        if (u == 6 && cp == 0xFFFD) p = "\\ufffd"; /* a lone surrogate */
       } else if (strchr("\"\\/bfnrt", e) && e) {
         in = k = 2;
       } else {
@@ -482,17 +474,6 @@ static keydec keydec_of(const char *s, const member *m) {
   return d;
 }
 
-static long hex4_at(const unsigned char *s, size_t at, size_t end) {
-  if (at > end || end - at < 4) return -1;
-  long v = 0;
-  for (int k = 0; k < 4; k++) {
-    int h = hexval(s[at + (size_t)k]);
-    if (h < 0) return -1;
-    v = v * 16 + h;
-  }
-  return v;
-}
-
 static int keydec_next(keydec *d) {
   if (d->ip < d->np) return d->pend[d->ip++];
   if (d->i >= d->end) return -1;
@@ -511,49 +492,22 @@ static int keydec_next(keydec *d) {
   case 'r': cp = 13; break;
   case 't': cp = 9; break;
   case 'u': {
-    long v = hex4_at(d->s, d->i + 2, d->end);
-    if (v < 0) { /* not an escape after all: the backslash as it is */
+    uint32_t u;
+    int k = st_json_u_escape(d->s + d->i, d->end - d->i, &u);
+    if (k <= 0) { /* not an escape after all: the backslash as it is */
       d->i++;
       return '\\';
     }
-    used = 6;
-    cp = (unsigned long)v;
-    if (v >= 0xD800 && v <= 0xDBFF) {
-      long lo = d->i + 8 <= d->end && d->s[d->i + 6] == '\\' && d->s[d->i + 7] == 'u'
-                    ? hex4_at(d->s, d->i + 8, d->end)
-                    : -1;
-      if (lo >= 0xDC00 && lo <= 0xDFFF) {
-        cp = 0x10000 + (((unsigned long)v - 0xD800) << 10) + ((unsigned long)lo - 0xDC00);
-        used = 12;
-      } else {
-        cp = 0xFFFD;
-      }
-    } else if (v >= 0xDC00 && v <= 0xDFFF) {
-      cp = 0xFFFD;
-    }
+    used = (size_t)k;
+    cp = u;
     break;
   }
   default: break; /* \" \\ \/ (and anything else) stand for themselves */
   }
   d->i += used;
   if (cp < 0x80) return (int)cp;
+  d->np = (int)st_utf8_put(d->pend, (uint32_t)cp);
   d->ip = 1;
-  if (cp < 0x800) {
-    d->pend[0] = (unsigned char)(0xC0 | cp >> 6);
-    d->pend[1] = (unsigned char)(0x80 | (cp & 0x3F));
-    d->np = 2;
-  } else if (cp < 0x10000) {
-    d->pend[0] = (unsigned char)(0xE0 | cp >> 12);
-    d->pend[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-    d->pend[2] = (unsigned char)(0x80 | (cp & 0x3F));
-    d->np = 3;
-  } else {
-    d->pend[0] = (unsigned char)(0xF0 | cp >> 18);
-    d->pend[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
-    d->pend[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-    d->pend[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    d->np = 4;
-  }
   return d->pend[0];
 }
 

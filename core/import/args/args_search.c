@@ -18,6 +18,7 @@
 #include "pb_stream.h"
 #include "source.h"
 #include "trace.h"
+#include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,21 +79,9 @@ static void feed(st_args_search *s, unsigned char c) {
 }
 
 static void feed_cp(st_args_search *s, uint32_t cp) {
-  if (cp < 0x80) {
-    feed(s, (unsigned char)cp);
-  } else if (cp < 0x800) {
-    feed(s, (unsigned char)(0xC0 | cp >> 6));
-    feed(s, (unsigned char)(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    feed(s, (unsigned char)(0xE0 | cp >> 12));
-    feed(s, (unsigned char)(0x80 | (cp >> 6 & 0x3F)));
-    feed(s, (unsigned char)(0x80 | (cp & 0x3F)));
-  } else {
-    feed(s, (unsigned char)(0xF0 | cp >> 18));
-    feed(s, (unsigned char)(0x80 | (cp >> 12 & 0x3F)));
-    feed(s, (unsigned char)(0x80 | (cp >> 6 & 0x3F)));
-    feed(s, (unsigned char)(0x80 | (cp & 0x3F)));
-  }
+  unsigned char b[4];
+  size_t n = st_utf8_put(b, cp);
+  for (size_t i = 0; i < n; i++) feed(s, b[i]);
 }
 
 /* A pending high surrogate not followed by a low one. */
@@ -198,7 +187,7 @@ static int escape_byte(st_args_search *s, unsigned char c) {
   }
   if (cp >= 0xDC00 && cp <= 0xDFFF) {
     if (s->hi_sur) {
-      cp = 0x10000 + ((s->hi_sur - 0xD800) << 10) + (cp - 0xDC00);
+      cp = st_utf16_join(s->hi_sur, cp);
       s->hi_sur = 0;
     } else {
       cp = 0xFFFD;
