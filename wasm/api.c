@@ -371,6 +371,10 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_test_heap_budget(double more, int at_view) {
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_analyze(const char *step_name, int top_ops, int max_gaps) {
   return st_app_analyze(st_web_app(), step_name, top_ops, max_gaps);
 }
+/* Test-only: analyses made so far (app.h st_app_analyses_made). */
+EMSCRIPTEN_KEEPALIVE double st_wasm_test_analyses_made(void) {
+  return (double)st_app_analyses_made(st_web_app());
+}
 EMSCRIPTEN_KEEPALIVE int st_wasm_analyze_show(double trace, double device, double start_us,
                                               double end_us) {
   return st_app_analyze_show(st_web_app(), trace, device, start_us, end_us);

@@ -443,6 +443,9 @@ const char *st_app_args_search_error(const st_app *app);
  *   exactly `name` in the files shown (an op's instances: its "count") ->
  *   how many (-1 failed) */
 const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int max_gaps);
+/* How many analyses st_app_analyze has made (not counting kept answers):
+ * what tells a test that the kept one answered. */
+uint64_t st_app_analyses_made(const st_app *app);
 int st_app_analyze_show(st_app *app, double trace, double device, double start_us, double end_us);
 double st_app_select_name(st_app *app, const char *name);
 

@@ -75,6 +75,7 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
   st_error err;
   st_analysis *an = st_analyze(&app->alloc, traces, n, &o, &err);
   if (!an) return "null";
+  app->an_made++;
   st_analysis_json_opts jo = {.files = files, .groups = groups, .shift_ns = shift};
   an_text t = {an, &jo};
   app->an = an;
@@ -90,6 +91,8 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
   }
   return out;
 }
+
+uint64_t st_app_analyses_made(const st_app *app) { return app ? app->an_made : 0; }
 
 /* ---- going to a file's window ------------------------------------------------------ */
 

@@ -223,6 +223,7 @@ struct st_app {
   char *an_step; /* the step name ("" automatic) */
   int an_top, an_gaps;
   uint64_t an_moves; /* app->moves then */
+  uint64_t an_made;  /* analyses made (st_analyze runs): a kept answer makes none */
 };
 
 /* ---- app_set.c ---- */
