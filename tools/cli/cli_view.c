@@ -73,8 +73,13 @@ int strata_cmd_view(int argc, char **argv) {
   if (!nfiles || (frame_json && !png)) return usage();
 #ifndef STRATA_HAVE_WINDOW
   (void)w, (void)h, (void)files, (void)t0, (void)t1, (void)text, (void)fo;
+#ifdef STRATA_PORTABLE /* the Python package's CLI (CMakeLists.txt strata-portable) */
+  fprintf(stderr, "strata: view: the strata of the Python package has no native window; "
+                  "`python -m strata view FILE...` opens the files in the browser\n");
+#else
   fprintf(stderr, "strata: view: this strata was built without a window (SDL2, GLESv2 and "
                   "stb_truetype were not found at build time)\n");
+#endif
   return 2;
 #else
   char name[300];

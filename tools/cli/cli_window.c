@@ -208,7 +208,7 @@ static int resident_window(const char *file, int64_t a0, int64_t a1, int json, i
     size_t n = 0;
     wline *v = lines_of(t, a0, a1, &n);
     if (json) {
-      printf("{\"file\":");
+      printf("{\"schema\":\"strata.window/1\",\"file\":");
       cli_print_json_str(file, strlen(file));
       printf(",\"resident\":true,\"events\":%zu,\"load_ms\":%.3f,\"heap_bytes\":%llu", n, ms,
              (unsigned long long)heap.peak);
@@ -290,7 +290,7 @@ int strata_cmd_window(int argc, char **argv) {
       size_t n = 0;
       wline *v = lines_of(win, a0, a1, &n);
       if (json) {
-        printf("{\"file\":");
+        printf("{\"schema\":\"strata.window/1\",\"file\":");
         cli_print_json_str(file, strlen(file));
         printf(",\"index_used\":%s,\"from_us\":", used ? "true" : "false");
         cli_print_us(a0);
