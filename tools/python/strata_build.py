@@ -110,7 +110,7 @@ def build(out_dir, dist=None, cli=None):
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
         for arc, data in entries:
             zi = zipfile.ZipInfo(arc, date_time=(1980, 1, 1, 0, 0, 0))
-            zi.external_attr = (0o755 if arc == f"{NAME}/bin/strata" else 0o644) << 16
+            zi.external_attr = (0o100755 if arc == f"{NAME}/bin/strata" else 0o100644) << 16  # regular file
             zi.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(zi, data)
     os.replace(tmp, os.path.join(out_dir, wheel_name))
