@@ -155,6 +155,7 @@ test('diff of two runs: the verdicts and rows of `strata diff --json`; a folder 
   execFileSync(CLI, ['manifest', dir, '-o', path.join(dir, 'profile.json')]);
   const m = await call('open', { paths: [path.join(dir, 'profile.json')] });
   assert.deepEqual(m.files.items.map((x) => path.relative(dir, x.file)), ['a.json', path.join('sub', 'b.json')]);
+  assert.equal((await call('open', { paths: [dir] })).files.count, 2, 'the folder again: its manifest is no trace');
   const st = await call('stats', { trace: m.trace });
   assert.deepEqual(untimed(st.stats), untimed((({ traces, ...rest }) => rest)(cliJson('stats', '--json', path.join(dir, 'a.json'), path.join(dir, 'sub', 'b.json')))));
 });

@@ -323,7 +323,9 @@ class Session:
                 paths.extend(_manifest_files(p))
                 continue
             try:
-                paths.extend(t.path for t in resolve(p, run=args.get("run")))
+                found = [t.path for t in resolve(p, run=args.get("run"))]
+                # a folder's manifest lists its files: not a trace itself
+                paths.extend(f for f in found if len(found) == 1 or not _is_manifest(f))
             except (OSError, ValueError, TypeError) as e:
                 raise ToolError(str(e)) from None
         if not paths:
