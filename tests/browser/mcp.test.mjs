@@ -77,7 +77,7 @@ async function callError(name, args) {
   return r.content[0].text;
 }
 
-test('initialize (MCP 2025-11-25) and tools/list: the seven tools with input and output schemas', { skip: SKIP }, async () => {
+test('initialize (MCP 2025-11-25, the SDK client\'s) and tools/list: the seven tools with input and output schemas', { skip: SKIP }, async () => {
   assert.deepEqual(client.getServerVersion(), { name: 'strata', title: 'strata trace viewer', version: '0.1.0' });
   assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: false } });
   assert.match(client.getInstructions(), /open/);
@@ -205,6 +205,29 @@ test('garbage lines, batches, unknown methods get JSON-RPC errors; a closed stdi
   assert.deepEqual(got.map((m) => [m.id, m.error?.code ?? 'ok']), [[null, -32700], [null, -32600], [1, -32601], [2, -32600], [3, -32602], ['x', 'ok']]);
   s.child.stdin.end();
   assert.deepEqual(await s.exited, { code: 0, signal: null });
+});
+
+test('MCP 2026-07-28 (stateless): server/discover, a tool called with its version in _meta and no handshake; another version -32022; ping -32601', { skip: SKIP }, async () => {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  const s = rawServer(venv.py, ['-m', 'strata', 'mcp']);
+  const send = (id, method, params) => s.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  send(1, 'server/discover', { _meta: meta });
+  send(2, 'tools/call', { _meta: meta, name: 'open', arguments: { paths: [FLOW] } });
+  send(3, 'tools/list', { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } });
+  send(4, 'ping', { _meta: meta });
+  send(5, 'tools/list', { _meta: meta });
+  const [disc, open, bad, ping, list] = await s.lines(5);
+  assert.deepEqual(disc.result.supportedVersions, ['2026-07-28']);
+  assert.equal(disc.result.resultType, 'complete');
+  assert.deepEqual(disc.result._meta['io.modelcontextprotocol/serverInfo'].name, 'strata');
+  assert.equal(open.result.resultType, 'complete');
+  assert.equal(open.result.structuredContent.events, cliJson('stats', '--json', FLOW).events);
+  validate('open', open.result.structuredContent);
+  assert.deepEqual([bad.error.code, bad.error.data.supported], [-32022, ['2026-07-28']]);
+  assert.equal(ping.error.code, -32601);
+  assert.deepEqual(list.result.tools.map((t) => t.name), TOOLS);
+  s.child.stdin.end();
+  assert.equal((await s.exited).code, 0);
 });
 
 test('build/native/strata mcp hands over to the same server (the CLI beside it)', { skip: SKIP || (!fs.existsSync(CLI) && 'no CLI') }, async () => {

@@ -37,9 +37,12 @@ def find_dist(dist=None):
               os.path.join(_HERE, "..", "..", "..", "dist")):
         if d and os.path.isfile(os.path.join(d, "index.html")):
             return os.path.abspath(d)
+    from .native import _in_clone
+
     raise FileNotFoundError(
-        "strata viewer not found: install the package built by tools/build, pass dist=DIR or set "
-        "STRATA_DIST, or use base_url= with a served copy")
+        ("strata viewer not found: install the package built by tools/build, " if _in_clone() else
+         "strata viewer not found in this package (strata/site/): reinstall the strata wheel, ") +
+        "pass dist=DIR or set STRATA_DIST, or use base_url= with a served copy")
 
 
 def viewer_html(dist=None):
@@ -49,6 +52,11 @@ def viewer_html(dist=None):
         with open(path, encoding="utf-8") as f:
             return f.read()
     except FileNotFoundError:
+        from .native import _in_clone
+
+        if not _in_clone():
+            raise FileNotFoundError(f"{path} missing: reinstall the strata wheel, or use base_url= "
+                                    "with a served copy") from None
         raise FileNotFoundError(
             f"{path} missing: run tools/build (its native CLI packs the viewer; --wasm-only "
             f"alone does not), or `build/native/strata export --viewer-only -o {path}`; or use "

@@ -2,12 +2,20 @@
 `strata mcp`), so an assistant can open profiles, ask what is slow, compare two
 runs and hand the user a link to the place in the timeline that shows it.
 
-Transport: stdio, JSON-RPC 2.0, one message per line (MCP revision 2025-11-25;
-2025-06-18, 2025-03-26 and 2024-11-05 are answered in their own version when a
-client asks for one of them). stdout carries the protocol only; logs go to
-stderr. Methods: initialize, ping, tools/list, tools/call (and the
-notifications notifications/initialized and notifications/cancelled, which
-need no answer). The tools (their input and result schemas are
+Transport: stdio, JSON-RPC 2.0, one message per line; stdout carries the
+protocol only, logs go to stderr. Both eras of MCP:
+  2026-07-28 (stateless): a request whose params._meta names its
+      "io.modelcontextprotocol/protocolVersion" (and clientCapabilities) is
+      served without a handshake; server/discover, tools/list, tools/call;
+      results carry "resultType": "complete" and the server's identity in
+      _meta; another modern version: -32022 with data.supported; the
+      handshake-era methods (initialize, ping): -32601.
+  2025-11-25 (and 2025-06-18, 2025-03-26, 2024-11-05, each answered in its
+      own version): initialize, ping, tools/list, tools/call, and the
+      notifications notifications/initialized and notifications/cancelled,
+      which need no answer. The official TypeScript SDK's stable client
+      (1.x) speaks this era.
+The tools (their input and result schemas are
 strata/schemas/strata.mcp-1.schema.json, the tools' inputSchema and
 outputSchema):
 
@@ -48,8 +56,13 @@ from .sources import resolve
 
 __all__ = ["main", "Session", "PROTOCOL_VERSION"]
 
-PROTOCOL_VERSION = "2025-11-25"
+PROTOCOL_VERSION = "2025-11-25"  # the handshake era's latest (initialize)
 SUPPORTED_VERSIONS = (PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN_VERSIONS = ("2026-07-28",)  # stateless: the version in each request's _meta
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER = "io.modelcontextprotocol/serverInfo"
+UNSUPPORTED_VERSION = -32022
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
 MAX_RESULT_CHARS = 200_000
@@ -66,9 +79,9 @@ class ToolError(Exception):
 
 
 class RpcError(Exception):
-    def __init__(self, code, message):
+    def __init__(self, code, message, data=None):
         super().__init__(message)
-        self.code = code
+        self.code, self.data = code, data
 
 
 def log(msg):
@@ -572,27 +585,62 @@ class Server:
                 params = {}
             if not isinstance(params, dict):
                 raise RpcError(INVALID_PARAMS, "params must be an object")
-            result = self.dispatch(method, params)
+            meta = params.get("_meta")
+            if isinstance(meta, dict) and META_VERSION in meta:
+                result = self.dispatch_modern(method, params, meta)
+            else:
+                result = self.dispatch(method, params)
         except RpcError as e:
-            return self.send({"jsonrpc": "2.0", "id": mid, "error": {"code": e.code, "message": str(e)}})
+            err = {"code": e.code, "message": str(e)}
+            if e.data is not None:
+                err["data"] = e.data
+            return self.send({"jsonrpc": "2.0", "id": mid, "error": err})
         except Exception as e:  # a bug of ours: said, and the server goes on
             log(f"internal error in {method}: {type(e).__name__}: {e}")
             return self.send({"jsonrpc": "2.0", "id": mid,
                               "error": {"code": INTERNAL_ERROR, "message": f"internal error: {type(e).__name__}: {e}"}})
         return self.send({"jsonrpc": "2.0", "id": mid, "result": result})
 
+    SERVER_INFO = {"name": "strata", "title": "strata trace viewer", "version": __version__}
+    INSTRUCTIONS = ("Open trace files (open: files, a folder, a TensorBoard/JAX logdir or a "
+                    "strata manifest) to get a trace id, then ask stats, analyze, top_ops, "
+                    "search, events_in_range, or diff two runs. Times are microseconds from "
+                    "each trace's start. Every finding has a link: give the user its url (the "
+                    "timeline at that place) or its view command.")
+
+    def discover(self):
+        return {"supportedVersions": list(MODERN_VERSIONS), "capabilities": {"tools": {"listChanged": False}},
+                "instructions": self.INSTRUCTIONS, "ttlMs": 0, "cacheScope": "private"}
+
+    def dispatch_modern(self, method, params, meta):
+        """A 2026-07-28 request: its version and client capabilities in _meta, no handshake."""
+        asked = meta.get(META_VERSION)
+        if asked not in MODERN_VERSIONS:
+            raise RpcError(UNSUPPORTED_VERSION, f"Unsupported protocol version: {asked!r}",
+                           {"supported": list(MODERN_VERSIONS), "requested": asked})
+        if not isinstance(meta.get(META_CAPS, {}), dict):
+            raise RpcError(INVALID_PARAMS, f"_meta.{META_CAPS} must be an object")
+        if method == "server/discover":
+            result = self.discover()
+        elif method == "tools/list":
+            result = {"tools": self.tools, "ttlMs": 0, "cacheScope": "private"}
+        elif method == "tools/call":
+            result = self.call(params)
+        else:  # initialize, ping, ...: gone from the stateless revision
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        result["resultType"] = "complete"
+        result["_meta"] = {META_SERVER: self.SERVER_INFO}
+        return result
+
     def dispatch(self, method, params):
+        if method == "server/discover":  # a dual-era client's probe, without _meta
+            return dict(self.discover(), resultType="complete", _meta={META_SERVER: self.SERVER_INFO})
         if method == "initialize":
             asked = params.get("protocolVersion")
             self.version = asked if asked in SUPPORTED_VERSIONS else PROTOCOL_VERSION
             return {"protocolVersion": self.version,
                     "capabilities": {"tools": {"listChanged": False}},
-                    "serverInfo": {"name": "strata", "title": "strata trace viewer", "version": __version__},
-                    "instructions": "Open trace files (open: files, a folder, a TensorBoard/JAX logdir or a "
-                                    "strata manifest) to get a trace id, then ask stats, analyze, top_ops, "
-                                    "search, events_in_range, or diff two runs. Times are microseconds from "
-                                    "each trace's start. Every finding has a link: give the user its url (the "
-                                    "timeline at that place) or its view command."}
+                    "serverInfo": self.SERVER_INFO, "instructions": self.INSTRUCTIONS}
         if method == "ping":
             return {}
         if method == "tools/list":
@@ -641,7 +689,7 @@ def main(argv=()):
     out = sys.stdout
     sys.stdout = sys.stderr  # anything else printed goes to the log, never into the protocol
     server = Server(out)
-    log(f"ready (MCP {PROTOCOL_VERSION}, {len(server.tools)} tools, CLI: "
+    log(f"ready (MCP {MODERN_VERSIONS[0]} and {PROTOCOL_VERSION}, {len(server.tools)} tools, CLI: "
         f"{_cli_or_reason()})")
     try:
         server.serve(sys.stdin.buffer)
