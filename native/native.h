@@ -33,6 +33,11 @@ typedef struct st_native_opts {
   const char *const *note_text;
   int note_count;
   cli_feed_opts feed; /* how the files are read: threads (tools/cli/cli_feed.h) */
+  /* the view state of a page link's hash (tools/cli/cli_view.c --hash), applied
+   * once the files are shown: side by side, the view [t0, t1] (us, as the
+   * page's t=), the event at (row, index) selected (sel=) */
+  int side_by_side, has_view, has_sel;
+  double view_t0_us, view_t1_us, sel_row, sel_index;
 } st_native_opts;
 
 /* Loads files[0, n) (several: merged on one timeline) and shows them until

@@ -168,6 +168,9 @@ int st_native_view(const char *const *files, int n, const st_native_opts *o) {
   if (ok) {
     st_app_set_font(v.app, st_glyphs_font(v.glyphs));
     st_app_resize(v.app, (float)v.win.w, (float)v.win.h, v.win.dpr);
+    if (o->side_by_side) st_app_set_side_by_side(v.app, 1);
+    if (o->has_view) st_app_view_set(v.app, o->view_t0_us, o->view_t1_us);
+    if (o->has_sel) st_app_select(v.app, o->sel_row, o->sel_index, 0);
     if (o->screenshot)
       ok = screenshot(&v, o, err, sizeof err);
     else

@@ -61,7 +61,7 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
   const char *const *files = jo ? jo->files : NULL, *const *groups = jo ? jo->groups : NULL;
   const int64_t *shift = jo ? jo->shift_ns : NULL;
 #define OWN(k, t) ((t) - (shift ? shift[k] : 0)) /* a time of trace k, in its own ns */
-  st_jout_lit(&o, "{\"traces\":[");
+  st_jout_lit(&o, "{\"schema\":\"strata.analyze/1\",\"traces\":[");
   for (uint32_t k = 0; k < an->n; k++) {
     uint32_t nd = 0;
     for (uint32_t d = 0; d < an->ndevices; d++) nd += an->devices[d].trace == k;

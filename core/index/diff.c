@@ -678,7 +678,7 @@ size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) 
   st_diff_summary_get(d, &s);
   uint32_t n = d ? d->count : 0;
   if (max_rows && max_rows < n) n = max_rows;
-  st_jout_lit(&o, "{\"by\":");
+  st_jout_lit(&o, "{\"schema\":\"strata.diff/1\",\"by\":");
   st_jout_lit(&o, s.by == ST_DIFF_BY_CAT ? "\"cat\"" : "\"name\"");
   key(&o, "rows", 0);
   st_jout_put(&o, "[", 1);

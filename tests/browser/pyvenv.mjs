@@ -16,11 +16,14 @@ import { REPO_ROOT } from './harness.mjs';
 export const run = promisify(execFile);
 export const PY = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-/** The built wheel's path (throws, saying how to build it, when missing). */
-export function wheelPath() {
+/** The built wheel's path (throws, saying how to build it, when missing):
+ *  kind 'any' the pure one (py3-none-any), 'platform' the one with the
+ *  native CLI inside (py3-none-manylinux_2_Y_x86_64). */
+export function wheelPath(kind = 'any') {
   const dir = path.join(REPO_ROOT, 'build', 'python');
-  const whl = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^strata-.*\.whl$/.test(f)) : [];
-  if (whl.length !== 1) throw new Error(`expected one build/python/strata-*.whl (run tools/build), found: ${whl.join(', ') || 'none'}`);
+  const re = kind === 'any' ? /^strata-.*-py3-none-any\.whl$/ : /^strata-.*-py3-none-manylinux_2_\d+_x86_64\.whl$/;
+  const whl = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => re.test(f)) : [];
+  if (whl.length !== 1) throw new Error(`expected one build/python/strata-*${kind === 'any' ? '-any' : '-manylinux_*'}.whl (run tools/build), found: ${whl.join(', ') || 'none'}`);
   return path.join(dir, whl[0]);
 }
 

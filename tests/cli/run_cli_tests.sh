@@ -769,7 +769,7 @@ if got:
            repr(got["rows"][:2]))
 # exactly this JSON, first row and tail (hand-derived; p of {40,40} vs {80,80}: 0.1939)
 rc, out, err = cli("diff", ra, rb, "--json")
-report(out.startswith('{"by":"name","rows":[{"name":"gemm_kernel","count_a":2,"count_b":2,'
+report(out.startswith('{"schema":"strata.diff/1","by":"name","rows":[{"name":"gemm_kernel","count_a":2,"count_b":2,'
                       '"total_us_a":80,"total_us_b":160,"self_us_a":80,"self_us_b":160,'
                       '"avg_us_a":40,"avg_us_b":80,"d_count":0,"d_total_us":80,"d_self_us":80,'
                       '"d_avg_us":40,"ratio_total":2,"ratio_self":2,"ratio_avg":2,"only_a":false,'

@@ -12,7 +12,8 @@
 #     the colour under it), at least 20 of them;
 #   - the image is the window's size, and the checker itself rejects a blank
 #     image and the image flipped upside down (so it can fail).
-# Also: two files merged on one timeline draw both files' group headers; a
+# Also: two files merged on one timeline draw both files' group headers;
+# --hash opens at a link's view with its event selected; a
 # file that cannot be read, or no display for a window, exits 1 with one
 # line. Skipped (exit 77, ctest
 # SKIP_RETURN_CODE) only if Xvfb is missing. One private X server for the
@@ -264,6 +265,26 @@ if frame:
            "--note: the notes' lines at linear x, two flags on the axis", "lines %s, flags %s" % (xs, flags))
 p = subprocess.run([strata, "view", trace, "--note", "x=1"], capture_output=True)
 report(p.returncode == 2 and b"--note" in p.stderr, "bad --note: exit 2", "exit %d" % p.returncode)
+
+# 3b. --hash (a page link's view state, what `strata mcp` hands out): the view is
+# t=990,1110 us, so the event at 1000 us for 100 us is drawn from 220 + 10/120 of
+# the 1060 px timeline, 100/120 of it wide; sel=0:0 selects it (rect flag 2)
+small = os.path.join(tmp, "small.json")
+with open(small, "w") as f:
+    json.dump({"traceEvents": [{"name": "first", "ph": "X", "ts": 1000, "dur": 100, "pid": 1, "tid": 1},
+                               {"name": "later", "ph": "X", "ts": 5000, "dur": 1000, "pid": 1, "tid": 1}]}, f)
+for h, flag in (("#t=990,1110&sel=0:0", 2), ("#t=990,1110", 0)):
+    fj = os.path.join(tmp, "hash%d.json" % flag)
+    p = view([small], os.path.join(tmp, "hash%d.png" % flag), fj, extra=["--hash", h])
+    report(p.returncode == 0, "--hash %s: exit 0" % h, p.stderr.decode(errors="replace"))
+    if p.returncode == 0:
+        frame = json.load(open(fj))
+        x, w = 220 + 10 / 120 * 1060, 100 / 120 * 1060
+        hit = [r for r in frame["rects"] if abs(r[0] - x) < 0.5 and abs(r[2] - w) < 0.5 and r[1] > 28]
+        report(len(hit) == 1 and hit[0][5] == flag, "--hash %s: the view and the selection" % h,
+               "rects %s" % [r for r in frame["rects"] if r[1] > 28][:6])
+p = subprocess.run([strata, "view", small, "--hash", "#t=5,4"], capture_output=True)
+report(p.returncode == 2 and b"--hash" in p.stderr, "bad --hash: exit 2", "exit %d" % p.returncode)
 
 # 4. failures: one line, exit 1 (unreadable file); usage errors exit 2
 p = view([os.path.join(tmp, "missing.json")], os.path.join(tmp, "x.png"))

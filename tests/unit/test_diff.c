@@ -469,7 +469,8 @@ static void test_json(void) {
   CHECK_EQ_INT(st_diff_json(d, 0, buf, need + 1), need);
   CHECK_EQ_INT(strlen(buf), need);
   static const char first[] =
-      "{\"by\":\"name\",\"rows\":[{\"name\":\"gemm_kernel\",\"count_a\":2,"
+      "{\"schema\":\"strata.diff/1\",\"by\":\"name\",\"rows\":[{\"name\":\"gemm_kernel\","
+      "\"count_a\":2,"
       "\"count_b\":2,\"total_us_a\":80,\"total_us_b\":160,\"self_us_a\":80,"
       "\"self_us_b\":160,\"avg_us_a\":40,\"avg_us_b\":80,\"d_count\":0,"
       "\"d_total_us\":80,\"d_self_us\":80,\"d_avg_us\":40,\"ratio_total\":2,"

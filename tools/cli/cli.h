@@ -43,6 +43,7 @@ int strata_cmd_analyze(int argc, char **argv);
 /* strata manifest DIR [-o profile.json] [--json]: a profile's files in one
  * JSON manifest the page opens, see tools/cli/cli_manifest.c */
 int strata_cmd_manifest(int argc, char **argv);
+int strata_cmd_mcp(int argc, char **argv);
 /* strata stats's options (tools/cli/strata_cli.c) */
 typedef struct cli_stats_opts {
   int json, digest, load_info; /* --json, --digest, --load-info given */

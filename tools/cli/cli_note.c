@@ -3,6 +3,8 @@
  * either order), in microseconds as the page's link (t=), with a text of at
  * most CLI_NOTE_TEXT_MAX bytes (core/app/app.h ST_APP_NOTE_TEXT).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "cli.h"
 
 #include <math.h>

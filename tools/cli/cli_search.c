@@ -8,7 +8,7 @@
  * count, the times taken and the first N matches in time order (default
  * 10; 0 = all): `<src>\t<start ns>\t<name>`. --json prints one object:
  *   {"text","args","matches","names_ms","args_ms","decoded_bytes","skipped",
- *    "first":[{"src","row","index","start_ns","name"}...]}
+ *    "first":[{"src","row","index","start_ns","dur_ns","name"}...]}
  * Exit 1 if the file cannot be loaded or the args pass fails, 2 on usage
  * errors.
  */
@@ -113,7 +113,7 @@ int strata_cmd_search(int argc, char **argv) {
     const st_strtab *strs = st_trace_strings(t);
     uint64_t count = st_find_count(fd);
     if (json) {
-      printf("{\"text\":");
+      printf("{\"schema\":\"strata.search/1\",\"text\":");
       cli_print_json_str(text, strlen(text));
       printf(",\"args\":%s,\"matches\":%llu,\"names_ms\":%.3f,\"args_ms\":%.3f,"
              "\"decoded_bytes\":%llu,\"skipped\":%llu,\"first\":[",
@@ -138,8 +138,9 @@ int strata_cmd_search(int argc, char **argv) {
       const char *nm = st_strtab_get(strs, info.name, &nl);
       if (json) {
         printf(
-            "%s{\"src\":%llu,\"row\":%u,\"index\":%u,\"start_ns\":%lld,\"name\":", shown ? "," : "",
-            (unsigned long long)info.src, r.row, r.index, (long long)info.start_ns);
+            "%s{\"src\":%llu,\"row\":%u,\"index\":%u,\"start_ns\":%lld,\"dur_ns\":%lld,\"name\":",
+            shown ? "," : "", (unsigned long long)info.src, r.row, r.index,
+            (long long)info.start_ns, (long long)info.dur_ns);
         cli_print_json_str(nm, nl);
         printf("}");
       } else {

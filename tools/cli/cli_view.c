@@ -1,5 +1,6 @@
 /* cli_view.c: `strata view FILE... [--screenshot OUT.png] [--size WxH]
- *              [--frame-json OUT.json] [--note T0[:T1]=TEXT]... [--threads N]`
+ *              [--frame-json OUT.json] [--note T0[:T1]=TEXT]... [--hash HASH]
+ *              [--threads N]`
  *
  * The viewer in a native window (native/native.h): the page's app
  * (core/app/app.h) loads the files as one batch (several: placed and
@@ -9,7 +10,10 @@
  * display at all through SDL's offscreen EGL driver); --frame-json also
  * writes that frame's draw list. --size is the window in points (CSS px),
  * default 1280x800. --note (cli_note.c) puts a note on the timeline, as
- * the page's n key or a link's notes= does.
+ * the page's n key or a link's notes= does. --hash takes a page link's view
+ * state (`#t=START_US,END_US&sel=ROW:INDEX&cmp=side`, as web/embed.js
+ * writes it; other keys are ignored): the window opens at that view with
+ * that event selected (what `strata mcp`'s links hand out).
  * Exit 0; 1 after one line on stderr (a file cannot be loaded, no display,
  * no GL ES 3); 2 on usage errors, or when this strata was built without a
  * window (no SDL2 / GLESv2 / stb_truetype at build time).
@@ -30,8 +34,43 @@
 
 static int usage(void) {
   fprintf(stderr, "usage: strata view FILE... [--screenshot OUT.png] [--size WxH] "
-                  "[--frame-json OUT.json] [--note T0[:T1]=TEXT]... " CLI_FEED_USAGE "\n");
+                  "[--frame-json OUT.json] [--note T0[:T1]=TEXT]... [--hash '#t=T0,T1&sel=R:I'] "
+                  "" CLI_FEED_USAGE "\n");
   return 2;
+}
+
+/* A link's hash: t=<t0>,<t1> (t1 > t0), sel=<row>:<index>, cmp=side; 0 if
+ * a key it knows is malformed. */
+static int parse_hash(const char *h, int *side, int *has_view, double *t0, double *t1, int *has_sel,
+                      double *row, double *index) {
+  if (*h == '#') h++;
+  while (*h) {
+    size_t n = strcspn(h, "&");
+    char part[256];
+    if (n < sizeof part) {
+      memcpy(part, h, n);
+      part[n] = 0;
+      char *end;
+      if (!strncmp(part, "t=", 2)) {
+        *t0 = strtod(part + 2, &end);
+        if (*end != ',') return 0;
+        *t1 = strtod(end + 1, &end);
+        if (*end || !(*t1 > *t0)) return 0;
+        *has_view = 1;
+      } else if (!strncmp(part, "sel=", 4)) {
+        unsigned long r = strtoul(part + 4, &end, 10), i;
+        if (*end != ':' || end == part + 4) return 0;
+        i = strtoul(end + 1, &end, 10);
+        if (*end) return 0;
+        *row = (double)r, *index = (double)i, *has_sel = 1;
+      } else if (!strcmp(part, "cmp=side")) {
+        *side = 1;
+      }
+    }
+    h += n;
+    if (*h == '&') h++;
+  }
+  return 1;
 }
 
 int strata_cmd_view(int argc, char **argv) {
@@ -42,6 +81,8 @@ int strata_cmd_view(int argc, char **argv) {
   const char *text[CLI_NOTES_MAX];
   int notes = 0;
   cli_feed_opts fo = {0};
+  int side = 0, has_view = 0, has_sel = 0;
+  double v0 = 0, v1 = 0, row = 0, index = 0;
   for (int i = 2; i < argc; i++) {
     int r = cli_feed_opt(argc, argv, &i, &fo, "view");
     if (r < 0) return 2;
@@ -52,6 +93,13 @@ int strata_cmd_view(int argc, char **argv) {
         fprintf(stderr, "strata: view: at most %d notes\n", CLI_NOTES_MAX);
       if (notes == CLI_NOTES_MAX || cli_note_parse(argv[++i], &n, "view") != 0) return 2;
       t0[notes] = n.t0_us, t1[notes] = n.t1_us, text[notes++] = n.text;
+    } else if (!strcmp(argv[i], "--hash") && i + 1 < argc) {
+      if (!parse_hash(argv[++i], &side, &has_view, &v0, &v1, &has_sel, &row, &index)) {
+        fprintf(stderr,
+                "strata: view: --hash %s: not a link's view state (#t=T0,T1&sel=ROW:INDEX)\n",
+                argv[i]);
+        return 2;
+      }
     } else if (!strcmp(argv[i], "--screenshot") && i + 1 < argc) {
       png = argv[++i];
     } else if (!strcmp(argv[i], "--frame-json") && i + 1 < argc) {
@@ -72,9 +120,15 @@ int strata_cmd_view(int argc, char **argv) {
   }
   if (!nfiles || (frame_json && !png)) return usage();
 #ifndef STRATA_HAVE_WINDOW
-  (void)w, (void)h, (void)files, (void)t0, (void)t1, (void)text, (void)fo;
+  (void)w, (void)h, (void)files, (void)t0, (void)t1, (void)text, (void)fo, (void)side,
+      (void)has_view, (void)has_sel, (void)v0, (void)v1, (void)row, (void)index;
+#ifdef STRATA_PORTABLE /* the Python package's CLI (CMakeLists.txt strata-portable) */
+  fprintf(stderr, "strata: view: the strata of the Python package has no native window; "
+                  "`python -m strata view FILE...` opens the files in the browser\n");
+#else
   fprintf(stderr, "strata: view: this strata was built without a window (SDL2, GLESv2 and "
                   "stb_truetype were not found at build time)\n");
+#endif
   return 2;
 #else
   char name[300];
@@ -84,7 +138,8 @@ int strata_cmd_view(int argc, char **argv) {
   } else {
     snprintf(name, sizeof name, "%d traces", nfiles);
   }
-  st_native_opts o = {w, h, name, png, frame_json, t0, t1, text, notes, fo};
+  st_native_opts o = {w,  h,    name,     png,     frame_json, t0, t1,  text, notes,
+                      fo, side, has_view, has_sel, v0,         v1, row, index};
   return st_native_view(files, nfiles, &o);
 #endif
 }

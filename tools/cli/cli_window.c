@@ -22,7 +22,8 @@
  * as `strata stats` does and lists the same events: the reference the
  * streamed paths must equal (tests/cli/stream_index_tests.sh).
  * Exit 1 with one line (file and byte offset) if FILE cannot be read or
- * the window not loaded, 2 on usage errors.
+ * the window not loaded, 2 on usage errors. Every --json object starts with
+ * "schema": "strata.window/1" (tools/python/strata/schemas/).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -208,9 +209,13 @@ static int resident_window(const char *file, int64_t a0, int64_t a1, int json, i
     size_t n = 0;
     wline *v = lines_of(t, a0, a1, &n);
     if (json) {
-      printf("{\"file\":");
+      printf("{\"schema\":\"strata.window/1\",\"file\":");
       cli_print_json_str(file, strlen(file));
-      printf(",\"resident\":true,\"events\":%zu,\"load_ms\":%.3f,\"heap_bytes\":%llu", n, ms,
+      printf(",\"resident\":true,\"from_us\":");
+      cli_print_us(a0);
+      printf(",\"to_us\":");
+      cli_print_us(a1);
+      printf(",\"events\":%zu,\"load_ms\":%.3f,\"heap_bytes\":%llu", n, ms,
              (unsigned long long)heap.peak);
       end_json(v, n, events);
     } else {
@@ -290,7 +295,7 @@ int strata_cmd_window(int argc, char **argv) {
       size_t n = 0;
       wline *v = lines_of(win, a0, a1, &n);
       if (json) {
-        printf("{\"file\":");
+        printf("{\"schema\":\"strata.window/1\",\"file\":");
         cli_print_json_str(file, strlen(file));
         printf(",\"index_used\":%s,\"from_us\":", used ? "true" : "false");
         cli_print_us(a0);

@@ -7,6 +7,7 @@
  *   strata analyze FILE...          (answers: tools/cli/cli_analyze.c)
  *   strata index FILE / window FILE (streaming mode: tools/cli/cli_index.c, cli_window.c)
  *   strata manifest DIR ...         (a profile's files listed: tools/cli/cli_manifest.c)
+ *   strata mcp                      (the MCP server: tools/cli/cli_mcp.c)
  *
  * Reads FILE into the core's loader on --threads threads (default: the
  * cores; tools/cli/cli_feed.h) or streamed in 1 MiB chunks, timing the
@@ -55,6 +56,7 @@ static int usage(FILE *f, int code) {
              "       strata window FILE [--index FILE.stx] --from US --to US [--json] [--events]\n"
              "       strata manifest DIR [-o profile.json] [--json]   (a profile's files, for the "
              "page)\n"
+             "       strata mcp   (a Model Context Protocol server on stdin/stdout)\n"
              "FILE: Chrome trace JSON (.json, .json.gz), XProf .xplane.pb or a Perfetto\n"
              "protobuf trace, compressed or not (the format is read from the content).\n"
              "Every command reading trace files takes --threads N: the threads a big\n"
@@ -189,6 +191,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "index") == 0) return strata_cmd_index(argc, argv);
   if (strcmp(argv[1], "window") == 0) return strata_cmd_window(argc, argv);
   if (strcmp(argv[1], "manifest") == 0) return strata_cmd_manifest(argc, argv);
+  if (strcmp(argv[1], "mcp") == 0) return strata_cmd_mcp(argc, argv);
   if (strcmp(argv[1], "stats") == 0) {
     const char **files = malloc((size_t)argc * sizeof *files);
     if (!files) return 1;

@@ -1,11 +1,18 @@
 """strata_build: the wheel of the strata Python package, with the standard
 library only (a PEP 517 build backend, and a script for tools/build).
 
-    python3 tools/python/strata_build.py [--dist DIR] [--out DIR]
+    python3 tools/python/strata_build.py [--dist DIR] [--out DIR] [--cli STRATA]
 
-The wheel (py3-none-any) holds strata/*.py and the built viewer under
+The wheel (py3-none-any) holds strata/*.py, the JSON Schemas of the CLI's
+outputs and the MCP tools (strata/schemas/*.json) and the built viewer under
 strata/site/ (every file of dist/: index.html, JS, CSS, strata.wasm, and
-strata-viewer.html, the viewer packed into one file). The viewer comes from
+strata-viewer.html, the viewer packed into one file). With --cli (tools/build
+passes build/native/strata-portable), a second wheel beside it, the platform
+wheel py3-none-manylinux_2_Y_x86_64: the same plus that native CLI as
+strata/bin/strata (mode 755), which strata.analyze/diff/stats and
+`python -m strata analyze|diff|stats|mcp` run; its tag is the one
+manylinux_check.py finds for the binary (and it refuses one manylinux does
+not allow). The viewer comes from
 --dist (config setting "dist"), else $STRATA_DIST, else the repository's dist/
 (../../dist from here). The version is strata/__init__.py's __version__.
 A wheel is a zip: the files, and <name>-<version>.dist-info/ with METADATA,
@@ -49,6 +56,10 @@ def _files(dist):
     for f in sorted(os.listdir(pkg)):
         if f.endswith(".py"):
             out.append((f"{NAME}/{f}", os.path.join(pkg, f)))
+    schemas = os.path.join(pkg, "schemas")
+    for f in sorted(os.listdir(schemas)) if os.path.isdir(schemas) else ():
+        if f.endswith(".json"):
+            out.append((f"{NAME}/schemas/{f}", os.path.join(schemas, f)))
     for root, dirs, files in os.walk(dist):
         dirs.sort()
         for f in sorted(files):
@@ -66,19 +77,32 @@ def _digest(data):
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def build(out_dir, dist=None):
-    """Writes the wheel into out_dir; returns its file name."""
+def build(out_dir, dist=None, cli=None):
+    """Writes the wheel into out_dir (with cli, the native CLI to bundle: the
+    platform wheel); returns its file name."""
     ver = version()
     site = find_site(dist)
     info = f"{NAME}-{ver}.dist-info"
-    wheel_name = f"{NAME}-{ver}-py3-none-any.whl"
+    platform = "any"
+    if cli:
+        from manylinux_check import tag  # beside this file
+        try:
+            platform = tag(cli)
+        except (ValueError, OSError) as e:
+            raise RuntimeError(f"the CLI cannot go into a manylinux wheel: {e}") from None
+    wheel_tag = f"py3-none-{platform}"
+    wheel_name = f"{NAME}-{ver}-{wheel_tag}.whl"
     entries = []
     for arc, path in _files(site):
         with open(path, "rb") as f:
             entries.append((arc, f.read()))
+    if cli:
+        with open(cli, "rb") as f:
+            entries.append((f"{NAME}/bin/strata", f.read()))
     entries.append((f"{info}/METADATA", _metadata(ver)))
-    entries.append((f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: strata_build\nRoot-Is-Purelib: true\n"
-                                      b"Tag: py3-none-any\n"))
+    purelib = "false" if cli else "true"
+    entries.append((f"{info}/WHEEL", f"Wheel-Version: 1.0\nGenerator: strata_build\nRoot-Is-Purelib: {purelib}\n"
+                                      f"Tag: {wheel_tag}\n".encode()))
     record = "".join(f"{arc},{_digest(data)},{len(data)}\n" for arc, data in entries) + f"{info}/RECORD,,\n"
     entries.append((f"{info}/RECORD", record.encode()))
     os.makedirs(out_dir, exist_ok=True)
@@ -86,12 +110,14 @@ def build(out_dir, dist=None):
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
         for arc, data in entries:
             zi = zipfile.ZipInfo(arc, date_time=(1980, 1, 1, 0, 0, 0))
-            zi.external_attr = 0o644 << 16
+            zi.external_attr = (0o100755 if arc == f"{NAME}/bin/strata" else 0o100644) << 16  # regular file
             zi.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(zi, data)
     os.replace(tmp, os.path.join(out_dir, wheel_name))
-    for old in os.listdir(out_dir):  # one wheel there: `pip install build/python/strata-*.whl`
-        if old != wheel_name and old.startswith(f"{NAME}-") and old.endswith(".whl"):
+    # one wheel of each kind there (pure: *-any.whl; platform: *-manylinux_*.whl)
+    for old in os.listdir(out_dir):
+        if old != wheel_name and old.startswith(f"{NAME}-") and old.endswith(".whl") and \
+                old.endswith("-any.whl") == (platform == "any"):
             os.unlink(os.path.join(out_dir, old))
     return wheel_name
 
@@ -112,12 +138,16 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dist", help="the built viewer (default: $STRATA_DIST, else the repository's dist/)")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "build", "python"))
+    ap.add_argument("--cli", help="also write the platform wheel, with this native CLI inside "
+                                  "(build/native/strata-portable)")
     args = ap.parse_args(argv)
     try:
-        name = build(args.out, args.dist)
+        names = [build(args.out, args.dist)]
+        if args.cli:
+            names.append(build(args.out, args.dist, args.cli))
     except RuntimeError as e:
         sys.exit(f"strata_build: {e}")
-    print(os.path.join(args.out, name))
+    print(" ".join(os.path.join(args.out, n) for n in names))
 
 
 if __name__ == "__main__":

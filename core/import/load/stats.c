@@ -80,7 +80,7 @@ size_t st_stats_json(const st_stats *s, char *buf, size_t cap) {
     memset(&zero, 0, sizeof zero);
     s = &zero;
   }
-  st_jout_lit(&o, "{\"format\":");
+  st_jout_lit(&o, "{\"schema\":\"strata.stats/1\",\"format\":");
   put_string(&o, s->format ? s->format : "unknown");
   key(&o, "compressed");
   st_jout_lit(&o, s->compressed ? "true" : "false");

@@ -7,20 +7,24 @@
     strata.show(prof)                            # a torch.profiler.profile
     strata.compare("base.json.gz", "new.json.gz")  # two runs, side by side
     strata.analyze(["rank-0.json.gz"])           # `strata analyze --json` (native CLI)
+    strata.diff("base.json.gz", "new.json.gz")   # `strata diff A B --json`, with verdicts
+    strata.stats("trace.json.gz")                # `strata stats --json`
     python -m strata FILE... [--port N] [--no-browser]
+    python -m strata analyze|diff|stats|search ... (the native CLI), view FILE..., mcp
 
 The viewer (the static site and its one-file form strata-viewer.html) is inside
 the package (strata/site/). Standard library only; IPython when a cell is shown.
 Modules: sources (what can be shown), notebook (the output cell), server (the
-127.0.0.1 server), native (the CLI), __main__ (python -m strata).
+127.0.0.1 server), native (the CLI: inside the platform wheel), mcp (the
+Model Context Protocol server), __main__ (python -m strata).
 """
 import os
 
-from .native import analyze
+from .native import analyze, diff, stats
 from .notebook import compare, show
 
 __version__ = "0.1.0"
-__all__ = ["show", "compare", "analyze", "serve", "served_url", "find_dist", "viewer_html", "__version__"]
+__all__ = ["show", "compare", "analyze", "diff", "stats", "serve", "served_url", "find_dist", "viewer_html", "__version__"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _served = None  # the strata.serve() server of this process
@@ -33,9 +37,12 @@ def find_dist(dist=None):
               os.path.join(_HERE, "..", "..", "..", "dist")):
         if d and os.path.isfile(os.path.join(d, "index.html")):
             return os.path.abspath(d)
+    from .native import _in_clone
+
     raise FileNotFoundError(
-        "strata viewer not found: install the package built by tools/build, pass dist=DIR or set "
-        "STRATA_DIST, or use base_url= with a served copy")
+        ("strata viewer not found: install the package built by tools/build, " if _in_clone() else
+         "strata viewer not found in this package (strata/site/): reinstall the strata wheel, ") +
+        "pass dist=DIR or set STRATA_DIST, or use base_url= with a served copy")
 
 
 def viewer_html(dist=None):
@@ -45,6 +52,11 @@ def viewer_html(dist=None):
         with open(path, encoding="utf-8") as f:
             return f.read()
     except FileNotFoundError:
+        from .native import _in_clone
+
+        if not _in_clone():
+            raise FileNotFoundError(f"{path} missing: reinstall the strata wheel, or use base_url= "
+                                    "with a served copy") from None
         raise FileNotFoundError(
             f"{path} missing: run tools/build (its native CLI packs the viewer; --wasm-only "
             f"alone does not), or `build/native/strata export --viewer-only -o {path}`; or use "
