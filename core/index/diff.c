@@ -99,7 +99,8 @@ static void finish_row(st_diff_row *r) {
 /* ---- verdicts ------------------------------------------------------------ */
 
 /* Side s's instance durations of every row, grouped by row (dur[off[i],
- * off[i + 1]) ascending), from the same events st_agg_add_window counted. */
+ * off[i + 1]) in the order the events are listed: row by row of the trace,
+ * by start within one), from the same events st_agg_add_window counted. */
 static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, size_t **off_out) {
   const st_alloc *a = &d->alloc;
   const st_trace *t = d->t[s];
@@ -133,7 +134,6 @@ static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, 
       if (g && off[g - 1] + fill[g - 1] < off[g]) dur[off[g - 1] + fill[g - 1]++] = row->dur[i];
     }
   }
-  for (uint32_t i = 0; i < d->count; i++) st_stat_sort_i64(dur + off[i], fill[i]);
   st_free(a, slot);
   st_free(a, fill);
   *dur_out = dur;
@@ -150,35 +150,91 @@ static double p_min(size_t na, size_t nb) {
   return erfc((m / 2 - 0.5) / sd / sqrt(2.0));
 }
 
-static st_code verdicts(st_diff *d, double rmin, double share_ns, double alpha, int by_cat) {
-  int64_t *dur[2] = {NULL, NULL};
-  size_t *off[2] = {NULL, NULL};
-  st_code rc = side_durations(d, 0, by_cat, &dur[0], &off[0]);
-  if (rc == ST_OK) rc = side_durations(d, 1, by_cat, &dur[1], &off[1]);
+/* x rounded to 3 significant digits (the ratio as shown). */
+static double sig3(double x) {
+  if (!(x > 0) || !isfinite(x)) return x;
+  double m = pow(10.0, 2 - floor(log10(x)));
+  return round(x * m) / m;
+}
+
+/* log(b / a) of one pair (with 1 ns added to both when one is 0). */
+static double log_ratio(int64_t a, int64_t b) {
+  if (a > 0 && b > 0) return log((double)b / (double)a);
+  return log(((double)b + 1) / ((double)a + 1));
+}
+
+/* The verdict of a test's p and z, the effect (ratio = B / A of the means
+ * or totals, as shown) and the time added (share rule). */
+static uint32_t decide(double p, double z, double ratio, double rmin, double alpha, double added,
+                       double share_ns) {
+  uint32_t f = 0;
+  if (p < alpha && z > 0 && ratio > 1 && sig3(ratio) >= rmin &&
+      (share_ns <= 0 || added >= share_ns))
+    f |= ST_DIFF_REGRESSION;
+  if (p < alpha && z < 0 && ratio < 1 && ratio > 0 && sig3(1 / ratio) >= rmin &&
+      (share_ns <= 0 || -added >= share_ns))
+    f |= ST_DIFF_IMPROVEMENT;
+  return f;
+}
+
+/* Each side's durations per row, kept for the rollup. */
+typedef struct durs {
+  int64_t *dur[2];
+  size_t *off[2];
+  double *x; /* scratch: the pairs' log ratios */
+} durs;
+
+static st_code verdicts(st_diff *d, durs *ds, double rmin, double share_ns, double alpha,
+                        int by_cat) {
+  st_code rc = side_durations(d, 0, by_cat, &ds->dur[0], &ds->off[0]);
+  if (rc == ST_OK) rc = side_durations(d, 1, by_cat, &ds->dur[1], &ds->off[1]);
+  size_t most = 0;
+  for (uint32_t i = 0; rc == ST_OK && i < d->count; i++) {
+    size_t na = ds->off[0][i + 1] - ds->off[0][i], nb = ds->off[1][i + 1] - ds->off[1][i];
+    most += na < nb ? na : nb;
+  }
+  if (rc == ST_OK) {
+    ds->x = st_calloc(&d->alloc, most ? most : 1, sizeof *ds->x);
+    if (!ds->x) rc = ST_ERR_NOMEM;
+  }
   for (uint32_t i = 0; rc == ST_OK && i < d->count; i++) {
     st_diff_row *r = &d->rows[i];
     if (r->flags & (ST_DIFF_ONLY_A | ST_DIFF_ONLY_B)) continue;
-    size_t na = off[0][i + 1] - off[0][i], nb = off[1][i + 1] - off[1][i];
-    st_mwu u;
-    st_stat_mwu(dur[0] + off[0][i], na, dur[1] + off[1][i], nb, &u);
-    r->p_value = u.p;
-    if (!(p_min(na, nb) < alpha)) {
-      r->flags |= ST_DIFF_NOT_ENOUGH_DATA;
-      continue;
+    size_t na = ds->off[0][i + 1] - ds->off[0][i], nb = ds->off[1][i + 1] - ds->off[1][i];
+    int64_t *a = ds->dur[0] + ds->off[0][i], *b = ds->dur[1] + ds->off[1][i];
+    double p, z;
+    if (na == nb && st_stat_wilcoxon_pmin(na) < alpha) { /* the instances pair up */
+      for (size_t k = 0; k < na; k++) ds->x[k] = log_ratio(a[k], b[k]);
+      st_wsr w;
+      st_stat_wilcoxon(ds->x, na, &w);
+      p = w.p, z = w.z;
+      r->test = ST_DIFF_TEST_WILCOXON;
+    } else {
+      st_stat_sort_i64(a, na);
+      st_stat_sort_i64(b, nb);
+      st_mwu u;
+      st_stat_mwu(a, na, b, nb, &u);
+      p = u.p, z = u.z;
+      r->test = ST_DIFF_TEST_MANN_WHITNEY;
+      if (!(p_min(na, nb) < alpha)) {
+        r->p_value = p;
+        r->flags |= ST_DIFF_NOT_ENOUGH_DATA;
+        continue;
+      }
     }
-    double ta = (double)r->total_a_ns, tb = (double)r->total_b_ns;
-    if (u.p < alpha && u.z > 0 && r->avg_b_ns > r->avg_a_ns && r->avg_b_ns >= rmin * r->avg_a_ns &&
-        (share_ns <= 0 || tb - ta >= share_ns))
-      r->flags |= ST_DIFF_REGRESSION;
-    if (u.p < alpha && u.z < 0 && r->avg_a_ns > r->avg_b_ns && r->avg_a_ns >= rmin * r->avg_b_ns &&
-        (share_ns <= 0 || ta - tb >= share_ns))
-      r->flags |= ST_DIFF_IMPROVEMENT;
-  }
-  for (int s = 0; s < 2; s++) {
-    st_free(&d->alloc, dur[s]);
-    st_free(&d->alloc, off[s]);
+    r->p_value = p;
+    r->flags |= decide(p, z, r->ratio_avg, rmin, alpha,
+                       (double)r->total_b_ns - (double)r->total_a_ns, share_ns);
   }
   return rc;
+}
+
+static void durs_free(const st_alloc *a, durs *ds) {
+  for (int s = 0; s < 2; s++) {
+    st_free(a, ds->dur[s]);
+    st_free(a, ds->off[s]);
+  }
+  st_free(a, ds->x);
 }
 
 /* ---- rollup by kind ------------------------------------------------------ */
@@ -211,7 +267,72 @@ static int cmp_kind(const void *x, const void *y) {
   return name_cmp(a->kind, a->kind_len, b->kind, b->kind_len);
 }
 
-static st_code rollup(st_diff *d) {
+/* The kind's verdict (diff.h): the paired test over the pairs of its
+ * paired rows, else Mann-Whitney over its rows' instances pooled. */
+static st_code kind_verdict(st_diff *d, st_diff_kind *k, const kind_ref *refs, uint32_t n, durs *ds,
+                            double rmin, double alpha) {
+  const st_alloc *a = &d->alloc;
+  size_t np = 0, pool[2] = {0, 0};
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t r = refs[i].row;
+    size_t na = ds->off[0][r + 1] - ds->off[0][r], nb = ds->off[1][r + 1] - ds->off[1][r];
+    if (d->rows[r].test == ST_DIFF_TEST_WILCOXON) np += na;
+    pool[0] += na, pool[1] += nb;
+  }
+  double ratio = k->total_a_ns > 0 ? (double)k->total_b_ns / (double)k->total_a_ns : 0;
+  if (np) {
+    double *x = st_calloc(a, np, sizeof *x);
+    if (!x) return ST_ERR_NOMEM;
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t r = refs[i].row;
+      if (d->rows[r].test != ST_DIFF_TEST_WILCOXON) continue;
+      const int64_t *va = ds->dur[0] + ds->off[0][r], *vb = ds->dur[1] + ds->off[1][r];
+      for (size_t j = 0; j < ds->off[0][r + 1] - ds->off[0][r]; j++)
+        x[m++] = log_ratio(va[j], vb[j]);
+    }
+    st_wsr w;
+    st_stat_wilcoxon(x, m, &w);
+    st_free(a, x);
+    k->test = ST_DIFF_TEST_WILCOXON;
+    k->p_value = w.p;
+    k->verdict = decide(w.p, w.z, ratio, rmin, alpha, (double)k->d_total_ns, 0);
+    return ST_OK;
+  }
+  if (!pool[0] || !pool[1]) {
+    k->verdict = pool[0] ? ST_DIFF_ONLY_A : ST_DIFF_ONLY_B;
+    return ST_OK;
+  }
+  int64_t *v[2];
+  v[0] = st_calloc(a, pool[0], sizeof *v[0]);
+  v[1] = st_calloc(a, pool[1], sizeof *v[1]);
+  if (!v[0] || !v[1]) {
+    st_free(a, v[0]);
+    st_free(a, v[1]);
+    return ST_ERR_NOMEM;
+  }
+  for (int s = 0; s < 2; s++) {
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t r = refs[i].row;
+      for (size_t j = ds->off[s][r]; j < ds->off[s][r + 1]; j++) v[s][m++] = ds->dur[s][j];
+    }
+    st_stat_sort_i64(v[s], m);
+  }
+  st_mwu u;
+  st_stat_mwu(v[0], pool[0], v[1], pool[1], &u);
+  st_free(a, v[0]);
+  st_free(a, v[1]);
+  k->test = ST_DIFF_TEST_MANN_WHITNEY;
+  k->p_value = u.p;
+  if (!(p_min(pool[0], pool[1]) < alpha))
+    k->verdict = ST_DIFF_NOT_ENOUGH_DATA;
+  else
+    k->verdict = decide(u.p, u.z, ratio, rmin, alpha, (double)k->d_total_ns, 0);
+  return ST_OK;
+}
+
+static st_code rollup(st_diff *d, durs *ds, double rmin, double alpha) {
   const st_alloc *a = &d->alloc;
   kind_ref *refs = st_calloc(a, d->count ? d->count : 1, sizeof *refs);
   d->kinds = st_calloc(a, d->count ? d->count : 1, sizeof *d->kinds);
@@ -238,8 +359,18 @@ static st_code rollup(st_diff *d) {
     k->total_a_ns = st_sat_add(k->total_a_ns, r->total_a_ns);
     k->total_b_ns = st_sat_add(k->total_b_ns, r->total_b_ns);
   }
-  for (uint32_t i = 0; i < m; i++)
+  st_code rc = ST_OK;
+  for (uint32_t i = 0, at = 0; i < m; i++) {
     d->kinds[i].d_total_ns = st_sat_sub(d->kinds[i].total_b_ns, d->kinds[i].total_a_ns);
+    d->kinds[i].p_value = -1;
+    if (rc == ST_OK)
+      rc = kind_verdict(d, &d->kinds[i], refs + at, d->kinds[i].rows, ds, rmin, alpha);
+    at += d->kinds[i].rows;
+  }
+  if (rc != ST_OK) {
+    st_free(a, refs);
+    return rc;
+  }
   qsort(d->kinds, m, sizeof *d->kinds, cmp_kind);
   d->nkinds = m;
   st_free(a, refs);
@@ -433,8 +564,11 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
   d->count = m;
   st_agg_destroy(g[0]);
   st_agg_destroy(g[1]);
-  st_code rc = verdicts(d, rmin, share_ns, alpha, o.by == ST_DIFF_BY_CAT);
-  if (rc == ST_OK) rc = rollup(d);
+  durs ds;
+  memset(&ds, 0, sizeof ds);
+  st_code rc = verdicts(d, &ds, rmin, share_ns, alpha, o.by == ST_DIFF_BY_CAT);
+  if (rc == ST_OK) rc = rollup(d, &ds, rmin, alpha);
+  durs_free(&al, &ds);
   if (rc == ST_OK && !o.no_headline) rc = headline(d);
   if (rc != ST_OK) {
     st_diff_destroy(d);
@@ -668,8 +802,14 @@ static const char *verdict_json(uint32_t f) {
          : f & ST_DIFF_IMPROVEMENT     ? "\"improvement\""
          : f & ST_DIFF_ONLY_A          ? "\"only_a\""
          : f & ST_DIFF_ONLY_B          ? "\"only_b\""
-         : f & ST_DIFF_NOT_ENOUGH_DATA ? "\"not_enough_data\""
+         : f & ST_DIFF_NOT_ENOUGH_DATA ? "\"too_few\""
                                        : "\"no_change\"";
+}
+
+static const char *test_json(uint8_t t) {
+  return t == ST_DIFF_TEST_WILCOXON       ? "\"wilcoxon\""
+         : t == ST_DIFF_TEST_MANN_WHITNEY ? "\"mann_whitney\""
+                                          : "null";
 }
 
 size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) {
@@ -732,6 +872,8 @@ size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) 
       st_jout_sig(&o, r->p_value, 4);
     key(&o, "verdict", 0);
     st_jout_lit(&o, verdict_json(r->flags));
+    key(&o, "test", 0);
+    st_jout_lit(&o, test_json(r->test));
     st_jout_put(&o, "}", 1);
   }
   st_jout_put(&o, "]", 1);
@@ -792,6 +934,15 @@ size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) 
     st_jout_u64(&o, k->regressions);
     key(&o, "improvements", 0);
     st_jout_u64(&o, k->improvements);
+    key(&o, "verdict", 0);
+    st_jout_lit(&o, verdict_json(k->verdict));
+    key(&o, "p_value", 0);
+    if (k->p_value < 0)
+      st_jout_lit(&o, "null");
+    else
+      st_jout_sig(&o, k->p_value, 4);
+    key(&o, "test", 0);
+    st_jout_lit(&o, test_json(k->test));
     st_jout_put(&o, "}", 1);
   }
   st_jout_put(&o, "]", 1);

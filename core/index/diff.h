@@ -102,6 +102,8 @@ enum {
   ST_DIFF_NOT_ENOUGH_DATA = 1u << 4 /* too few instances for a verdict */
 };
 
+enum { ST_DIFF_TEST_NONE = 0, ST_DIFF_TEST_MANN_WHITNEY = 1, ST_DIFF_TEST_WILCOXON = 2 };
+
 typedef struct st_diff_row {
   const char *name; /* the name (or category), from A's strtab (B's if only in B) */
   size_t name_len;  /* bytes; names may hold any bytes, even NUL */
@@ -119,7 +121,8 @@ typedef struct st_diff_row {
   double ratio_total;        /* total_b / total_a (1 if both 0, +inf if only B has time) */
   double ratio_self;         /* self_b / self_a, same rule */
   double ratio_avg;          /* avg_b / avg_a, same rule */
-  double p_value;            /* Mann-Whitney U's two-sided p; -1: not computed */
+  double p_value;            /* the test's two-sided p; -1: not computed */
+  uint8_t test;              /* ST_DIFF_TEST_*: which test decided */
 } st_diff_row;
 
 /* What the diff covered, for headers and the JSON writer. */
@@ -140,6 +143,9 @@ typedef struct st_diff_kind {
   uint32_t rows, regressions, improvements;
   uint64_t count_a, count_b;
   int64_t total_a_ns, total_b_ns, d_total_ns;
+  uint32_t verdict; /* ST_DIFF_REGRESSION, _IMPROVEMENT, _NOT_ENOUGH_DATA, _ONLY_A/_B or 0 */
+  double p_value;   /* -1: none */
+  uint8_t test;     /* ST_DIFF_TEST_* */
 } st_diff_kind;
 
 /* The headline (rule above); has_* 0 when the traces have no steps /
