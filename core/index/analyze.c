@@ -1293,8 +1293,14 @@ static st_code op_extras(st_analysis *an, const trace_ctx *ctx) {
   for (uint32_t i = 0; rc == ST_OK && i < nops; i++) {
     const launch_count *v = &lc[(size_t)i * LAUNCH_CANDIDATES];
     int best = -1;
-    for (int q = 0; q < LAUNCH_CANDIDATES && v[q].name; q++)
-      if (best < 0 || v[q].count > v[best].count) best = q;
+    for (int q = 0; q < LAUNCH_CANDIDATES && v[q].name; q++) /* ties: the first in bytes */
+      if (best < 0 || v[q].count > v[best].count ||
+          (v[q].count == v[best].count &&
+           (memcmp(v[q].name, v[best].name, v[q].len < v[best].len ? v[q].len : v[best].len) < 0 ||
+            (memcmp(v[q].name, v[best].name, v[q].len < v[best].len ? v[q].len : v[best].len) ==
+                 0 &&
+             v[q].len < v[best].len))))
+        best = q;
     if (best >= 0) {
       an->op_extra[i].launched_by = v[best].name;
       an->op_extra[i].launched_by_len = v[best].len;

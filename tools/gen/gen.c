@@ -13,7 +13,7 @@
  *   strata-gen -n 1e5 --noise-seed 7 -o b.json   (the same program, other durations)
  *   strata-gen -n 1e5 --idle-gap 5000 --idle-every 10 -o g.json   (planted idle gaps)
  *   strata-gen -n 1e5 --kinds -o k.json   (events of every kind, and their kinds)
- *   strata-gen -n 1e5 --spread 4 -o s.json   (op instances 1-4x their base duration)
+ *   strata-gen -n 1e5 --spread 4 -o s.json   (op instances 1-4x their base duration, log-uniform)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen/gen_perfetto.c)
  *   strata-gen --perfetto-android -o battery.pftrace  (a small Android
@@ -67,7 +67,7 @@ static void usage(FILE *f) {
              "    as long: a slow rank\n"
              "  --noise-seed N: durations and gaps from seed N, the program from --seed:\n"
              "    two runs of one program that differ only by noise\n"
-             "  --spread F: each op instance's duration times a factor from [1, F]\n"
+             "  --spread F: each op instance's duration times F^u, u uniform in [0, 1]\n"
              "  --kinds: CUDA runtime calls, a ## forward ## annotation, the profiler's span,\n"
              "    and \"strataGenKinds\": {name: kind} (strata analyze's kinds, the truth)\n"
              "  --idle-gap US [--idle-every K]: in every K-th step (default 1) each GPU is\n"

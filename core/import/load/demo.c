@@ -23,6 +23,7 @@
  */
 #include "demo.h"
 
+#include <math.h>
 #include <stdio.h> /* snprintf only */
 #include <string.h>
 
@@ -394,8 +395,8 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, int64_t 
     cur += rng_range(&g->r, 500, 4000);
     starts[i] = cur;
     int64_t d = rng_range(&g->r, o->dur_lo, o->dur_hi);
-    if (g->spread > 1)
-      d = (int64_t)((double)d * (1 + (g->spread - 1) * (double)rng_range(&g->r, 0, 1000000) / 1e6));
+    if (g->spread > 1) /* log-uniform: spread^u, u uniform in [0, 1] */
+      d = (int64_t)((double)d * pow(g->spread, (double)rng_range(&g->r, 0, 1000000) / 1e6));
     if (g->slow_op && (!strcmp(g->slow_op, op_hlo[o->kind]) || !strcmp(g->slow_op, o->name)))
       d = (int64_t)((double)d * g->slow_factor);
     else if (g->slow_compute && o->kind != OP_ALLREDUCE && o->kind != OP_COPY_START &&
