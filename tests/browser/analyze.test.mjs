@@ -72,6 +72,35 @@ async function eventWindow(app, name, part) {
     return { start_us: ev[0].ts_us, end_us: ev[0].ts_us + ev[0].dur_us };
   }, [name, part]);
 }
+// The heatmap's figure that separates the ranks most, from an analysis JSON
+// (README "Overview"): per figure and rank the median over its steps of the
+// mean over its devices; over the ranks med, MAD; score = the largest
+// (v - med) / max(1.4826 MAD, 0.02 |med|, 1e-9); the highest score wins.
+function separating(an) {
+  const med = (v) => { const a = [...v].sort((x, y) => x - y); const n = a.length; return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2; };
+  const fig = {
+    step: (k) => an.steps.filter((s) => s.trace === k).map((s) => s.wall_us),
+    compute: (k) => byStep(k, (p) => p.compute_us),
+    idle: (k) => byStep(k, (p) => p.idle_us),
+    comm_wait: (k) => byStep(k, (p) => p.comm_us * (1 - (p.overlap_pct ?? 0) / 100)),
+  };
+  function byStep(k, f) {
+    const by = new Map();
+    for (const p of an.per_step.filter((q) => q.trace === k)) by.set(p.step, [...(by.get(p.step) || []), f(p)]);
+    return [...by.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+  }
+  let best = null;
+  for (const [m, f] of Object.entries(fig)) {
+    const per = an.traces.map((_, k) => f(k)).filter((v) => v.length).map(med);
+    if (per.length < 3) continue;
+    const c = med(per);
+    const scale = Math.max(1.4826 * med(per.map((x) => Math.abs(x - c))), 0.02 * Math.abs(c), 1e-9);
+    const score = Math.max(...per.map((x) => (x - c) / scale));
+    if (!best || score > best.score) best = { metric: m, score };
+  }
+  return best;
+}
+
 const near = (a, b, what) => assert.ok(Math.abs(a - b) < 1e-3 * Math.max(1, Math.abs(b) * 1e-6) + 2e-3, `${what}: ${a} vs ${b}`);
 
 test('strata.analyze() equals `strata analyze --json` for a 3-rank profile, also with a step name', async () => {
@@ -139,8 +168,21 @@ test('the overview shows analyze()\'s figures, coloured, and each goes where it 
   assert.deepEqual(hm.rows.map((r) => r.straggler), [false, false, true]);
   assert.deepEqual(hm.steps, [1, 2, 3, 4, 5, 6, 7, 8]);
   assert.equal(hm.cells, 24);
-  assert.equal(hm.lo, Math.min(...cli.steps.map((s) => s.wall_us))); // cells: step time by default
-  assert.equal(hm.hi, Math.max(...cli.steps.map((s) => s.wall_us)));
+  // issue 29: the heatmap opens on the figure that separates the ranks most,
+  // and says so (computed here from the CLI's JSON: per rank the median over
+  // its steps, the largest (v - median) / max(1.4826 MAD, 2 % median))
+  const best = separating(cli);
+  assert.equal(hm.metric, best.metric, JSON.stringify(best));
+  assert.equal(best.metric, 'compute'); // rank 2's compute is 1.5x
+  assert.match(hm.why, new RegExp(`^showing compute: the figure that separates the ranks most \\(straggler score ${best.score.toFixed(1)}\\)$`));
+  assert.equal(await app.page.textContent('#heatmap-why'), hm.why);
+  const perTrace = (k) => { // the mean over rank k's devices of each step's compute
+    const by = new Map();
+    for (const p of cli.per_step.filter((q) => q.trace === k)) by.set(p.step, [...(by.get(p.step) || []), p.compute_us]);
+    return [...by.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+  };
+  const all = [0, 1, 2].flatMap(perTrace);
+  assert.ok(Math.abs(hm.lo - Math.min(...all)) < 1e-6 && Math.abs(hm.hi - Math.max(...all)) < 1e-6, `${hm.lo} .. ${hm.hi}`);
 
   // a step time: the view zooms to that device's longest step
   const dev = cli.devices.findIndex((v) => v.trace === 2);
@@ -167,11 +209,11 @@ test('the overview shows analyze()\'s figures, coloured, and each goes where it 
   const step3 = cli.steps.find((s) => s.trace === 2 && s.step === 3);
   assert.ok(tip.includes('rank 2') && tip.includes('step 3') && tip.includes(fmtUs(step3.wall_us)), tip);
 
-  // an op: all its instances are selected
-  for (const i of [0, 3]) {
-    await app.page.click(`#overview-ops tbody tr[data-op="${i}"] button`);
+  // a kernel, a host op: all its instances are selected
+  for (const [table, key, i] of [['kernels', 'kernels', 0], ['kernels', 'kernels', 3], ['host-ops', 'host_ops', 0]]) {
+    await app.page.click(`#overview-${table} tbody tr[data-op="${i}"] button`);
     const n = await app.page.evaluate(() => window.strata.selection().length);
-    assert.equal(n, cli.ops[i].count, `op ${cli.ops[i].name}`);
+    assert.equal(n, cli[key][i].count, `${key} ${cli[key][i].name}`);
   }
 });
 
@@ -230,8 +272,8 @@ test('the overview of a 1e6 trace opens from the analysis made ahead, the CLI\'s
   assert.ok(ms.open < ms.fresh / 2, `o took ${ms.open.toFixed(1)} ms, a fresh analysis ${ms.fresh.toFixed(1)} ms`);
   const one = cliAnalyze([big], ['--gaps', '1000']);
   assert.deepEqual(await app.page.evaluate(() => window.strata.overview(true)), one);
-  const ops = await app.page.$$eval('#overview-ops tbody tr td.name', (tds) => tds.map((td) => td.textContent));
-  assert.deepEqual(ops, one.ops.map((o) => o.name));
+  const ops = await app.page.$$eval('#overview-kernels tbody tr td.name', (tds) => tds.filter((td) => td.querySelector('button')).map((td) => td.title));
+  assert.deepEqual(ops, one.kernels.map((o) => o.name));
   assert.equal(await app.page.$$eval('#overview-devices tbody tr', (trs) => trs.length), one.devices.length);
   // with a second file (several: one can be moved), the panel open meanwhile
   const two = [big, files['rank-0']];
