@@ -38,6 +38,30 @@ before(async () => {
   gen('noise-2', ['--rank', '2', '--noise-seed', '6']);
   // each GPU idle exactly 5000 us in every 4th step
   gen('gaps', ['--idle-gap', '5000', '--idle-every', '4']);
+  // events of every kind (issue 29), the generator's truth in "strataGenKinds"
+  gen('kinds', ['--kinds', '--rank', '0']);
+  // honest empties: no steps; and steps where a device works in one of four,
+  // with communication under 1 % of the range
+  const ev = (name, cat, pid, tid, ts, dur) => ({ ph: 'X', name, cat, pid, tid, ts, dur });
+  const meta = [
+    { ph: 'M', name: 'process_name', pid: 1, tid: 0, args: { name: 'trainer' } },
+    { ph: 'M', name: 'thread_name', pid: 1, tid: 1, args: { name: 'python' } },
+    { ph: 'M', name: 'thread_name', pid: 1, tid: 7, args: { name: 'stream 7 ' } },
+    { ph: 'M', name: 'process_name', pid: 2, tid: 0, args: { name: 'trainer' } },
+    { ph: 'M', name: 'thread_name', pid: 2, tid: 9, args: { name: 'stream 9 ' } },
+  ];
+  const work = [];
+  for (let k = 0; k < 4; k++) {
+    work.push(ev(`ProfilerStep#${k + 1}`, 'user_annotation', 1, 1, k * 1000, 1000));
+    work.push(ev('aten::mm', 'cpu_op', 1, 1, k * 1000 + 10, 100));
+    work.push(ev('gemm', 'kernel', 1, 7, k * 1000 + 20, 900));
+    work.push(ev('ncclKernel_AllReduce', 'kernel', 1, 7, k * 1000 + 930, 5));
+  }
+  work.push(ev('Memcpy HtoD', 'gpu_memcpy', 2, 9, 100, 50));
+  files.sparse = path.join(dir, 'sparse.json');
+  fs.writeFileSync(files.sparse, JSON.stringify({ traceEvents: [...meta, ...work] }));
+  files.nosteps = path.join(dir, 'nosteps.json');
+  fs.writeFileSync(files.nosteps, JSON.stringify({ traceEvents: [...meta, ...work.filter((e) => !e.name.startsWith('ProfilerStep'))] }));
 });
 after(async () => {
   if (dir) await fsp.rm(dir, { recursive: true, force: true });
@@ -206,8 +230,8 @@ test('the overview shows analyze()\'s figures, coloured, and each goes where it 
   // hover shows the value
   await app.page.mouse.move(box.x + hm.cell.x + 2.5 * hm.cell.w, box.y + hm.cell.y + 2.5 * hm.cell.h);
   const tip = await app.page.textContent('.heatmap-tip');
-  const step3 = cli.steps.find((s) => s.trace === 2 && s.step === 3);
-  assert.ok(tip.includes('rank 2') && tip.includes('step 3') && tip.includes(fmtUs(step3.wall_us)), tip);
+  const step3 = perTrace(2)[2]; // rank 2's step 3 (steps 1..8 in order): its compute
+  assert.ok(tip.includes('rank 2') && tip.includes('step 3') && tip.includes(`compute ${fmtUs(step3)}`), `${tip} vs ${step3}`);
 
   // a kernel, a host op: all its instances are selected
   for (const [table, key, i] of [['kernels', 'kernels', 0], ['kernels', 'kernels', 3], ['host-ops', 'host_ops', 0]]) {
@@ -232,6 +256,81 @@ test('the idle figure zooms onto the planted idle gap', async () => {
   const origin = (await app.stats()).ts_min_us; // one file: the view's us = the file's
   near(v.start_us, origin + gap.start_us - 1250, 'gap start');
   near(v.end_us, origin + gap.end_us + 1250, 'gap end');
+});
+
+// issue 29: the overview's first lines say why each device is idle (its idle
+// causes, summing to its idle time); its tables of kernels, host ops and
+// runtime calls hold each its kind only (the generator's truth), never a
+// wrapper or an annotation; a click on a cause zooms to its largest gap and
+// selects its slices; long names are cut in the middle, whole on hover.
+test('the overview says why each device is idle, and its top tables hold no wrapper or annotation', async () => {
+  const app = await ctx.app();
+  await openAll(app, [files.kinds]);
+  await app.page.click('#overview-button');
+  await app.page.waitForSelector('#overview-causes p.cause-line');
+  const cli = cliAnalyze([files.kinds], ['--gaps', '1000']);
+  const truth = JSON.parse(fs.readFileSync(files.kinds, 'utf8')).strataGenKinds;
+  // the causes, first in the panel, as the CLI's JSON has them
+  const first = await app.page.$eval('#overview-body', (b) => b.firstElementChild.id);
+  assert.equal(first, 'overview-causes');
+  const lines = await app.page.$$eval('#overview-causes p.cause-line', (ps) => ps.map((p) => p.textContent));
+  assert.equal(lines.length, cli.devices.length);
+  cli.devices.forEach((v, i) => {
+    const sum = v.idle_causes.reduce((a, c) => a + c.us, 0);
+    assert.ok(Math.abs(sum - v.idle_us) < 1e-6, `${v.name}: causes ${sum} vs idle ${v.idle_us}`);
+    const c0 = v.idle_causes[0];
+    assert.equal(c0.what, 'cudaStreamSynchronize'); // the host waits for the device
+    assert.ok(lines[i].startsWith(`${v.name} idle ${v.idle_pct.toFixed(1)} %: ${c0.pct.toFixed(0)} % of it while the host ran cudaStreamSynchronize (in block_until_ready), `), lines[i]);
+    for (const c of v.idle_causes) assert.ok(lines[i].includes(`${c.pct.toFixed(0)} % `), `${lines[i]} lacks ${c.what}`);
+  });
+  // the tables: each its kind only, as the generator wrote them
+  for (const [id, kind, key] of [['kernels', 'kernel', 'kernels'], ['host-ops', 'host', 'host_ops'], ['runtime', 'runtime', 'runtime']]) {
+    const names = await app.page.$$eval(`#overview-${id} tbody tr td.name:first-child`, (tds) => tds.map((td) => td.title));
+    assert.deepEqual(names, cli[key].map((o) => o.name), id);
+    assert.ok(names.length > 0, id);
+    for (const n of names) assert.equal(truth[n], kind, `${id}: ${n}`);
+  }
+  // a long kernel name: cut in the middle (its end kept), whole on hover
+  const sm = await app.page.$$eval('#overview-kernels tbody tr td.name:first-child', (tds) => tds.map((td) => [td.textContent, td.title]).find(([, t]) => t.startsWith('sm80_')));
+  assert.ok(sm && sm[0].length <= 60 && sm[0].includes('…') && sm[0].endsWith('tensor16x8x8') && sm[1].length > 100, JSON.stringify(sm));
+  // a cause's click: its largest gap, padded by a quarter, and its slices selected
+  const c0 = cli.devices[0].idle_causes[0];
+  await app.page.click('#overview-causes p.cause-line[data-device="0"] button[data-cause="0"]');
+  const v = await app.view();
+  const origin = (await app.stats()).ts_min_us;
+  const pad = (c0.gap_end_us - c0.gap_start_us) * 0.25;
+  near(v.start_us, origin + c0.gap_start_us - pad, 'cause gap start');
+  near(v.end_us, origin + c0.gap_end_us + pad, 'cause gap end');
+  const sel = await app.page.evaluate(() => window.strata.selection().map((e) => e.name));
+  const want = cli.runtime.find((o) => o.name === 'cudaStreamSynchronize').count;
+  assert.ok(sel.length === want && sel.every((n) => n === 'cudaStreamSynchronize'), `${sel.length} vs ${want}`);
+});
+
+test('honest empties: no steps, "-" and how to set them; no colour where a figure means nothing', async () => {
+  const app = await ctx.app();
+  await openAll(app, [files.nosteps]);
+  await app.page.click('#overview-button');
+  await app.page.waitForSelector('#overview-devices tbody tr');
+  const cells = await app.page.$$eval('#overview-devices tbody tr', (trs) => trs.map((tr) => ['step_us', 'step_p50_us', 'step_p90_us'].map((k) => tr.querySelector(`td[data-fig="${k}"]`).textContent)));
+  assert.deepEqual(cells, [['-', '-', '-'], ['-', '-', '-']]);
+  assert.match(await app.page.textContent('#overview-no-steps'), /Use as step/);
+  assert.match(await app.page.textContent('#overview-meta'), /no steps/);
+  // steps: device 2 works in one step of four (idle without a colour), device
+  // 1's communication is 20 us of 4000 (overlap without a colour)
+  await openAll(app, [files.sparse]);
+  await app.page.evaluate(() => window.strata.overview(true));
+  await app.page.waitForSelector('#overview-devices tbody tr[data-device="1"]');
+  const cli = cliAnalyze([files.sparse]);
+  assert.deepEqual(cli.devices.map((v) => [v.steps, v.steps_with_work]), [[4, 4], [4, 1]]);
+  const cls = await app.page.$$eval('#overview-devices tbody tr', (trs) => trs.map((tr) => ({
+    idle: tr.querySelector('td[data-fig="idle_pct"] button').className,
+    overlap: tr.querySelector('td[data-fig="overlap_pct"]').className,
+    step: tr.querySelector('td[data-fig="step_us"]').textContent,
+  })));
+  assert.equal(cls[0].idle, 'fig good'); // 1 - 3.75 % idle: coloured
+  assert.equal(cls[1].idle, 'fig'); // 98.75 % idle but work in 1 of 4 steps: no colour
+  assert.equal(cls[0].overlap, ''); // comm 0.5 % of the range
+  assert.notEqual(cls[0].step, '-');
 });
 
 test('"Use as step" in the details makes every event of that name a step', async () => {
