@@ -12,14 +12,14 @@
 // in the middle (names.js; the full name on hover); a click selects the
 // row's events in both. Names are untrusted: textContent only.
 
+import { shortNames } from './names.js';
+
 const COLS = [
   ['name', 'name'], ['count_a', 'count A'], ['count_b', 'count B'],
   ['total_us_a', 'total A'], ['total_us_b', 'total B'], ['d_total_us', 'Δ total'], ['ratio_total', 'B / A'],
   ['self_us_a', 'self A'], ['self_us_b', 'self B'], ['avg_us_a', 'avg A'], ['avg_us_b', 'avg B'],
   ['verdict', 'verdict'], ['p_value', 'p'],
 ];
-import { shortNames } from './names.js';
-
 // the verdict column's words (core/index/diff.h): a word in every cell
 const VERDICT = { regression: 'slower', improvement: 'faster', no_change: 'no change', too_few: 'too few', only_a: 'only A', only_b: 'only B' };
 const TEST = { wilcoxon: 'paired (Wilcoxon signed-rank on log B/A)', mann_whitney: 'Mann-Whitney U' };
