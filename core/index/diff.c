@@ -101,7 +101,8 @@ static void finish_row(st_diff_row *r) {
 /* Side s's instance durations of every row, grouped by row (dur[off[i],
  * off[i + 1]) in the order the events are listed: row by row of the trace,
  * by start within one), from the same events st_agg_add_window counted. */
-static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, size_t **off_out) {
+static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, int64_t **start_out,
+                              size_t **off_out) {
   const st_alloc *a = &d->alloc;
   const st_trace *t = d->t[s];
   uint32_t ns = st_strtab_count(st_trace_strings(t)), nr;
@@ -111,11 +112,13 @@ static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, 
   uint64_t total = 0;
   for (uint32_t i = 0; i < d->count; i++) total += s ? d->rows[i].count_b : d->rows[i].count_a;
   int64_t *dur = total < SIZE_MAX / 8 ? st_calloc(a, total ? (size_t)total : 1, sizeof *dur) : NULL;
-  if (!slot || !off || !fill || !dur) {
+  int64_t *st = total < SIZE_MAX / 8 ? st_calloc(a, total ? (size_t)total : 1, sizeof *st) : NULL;
+  if (!slot || !off || !fill || !dur || !st) {
     st_free(a, slot);
     st_free(a, off);
     st_free(a, fill);
     st_free(a, dur);
+    st_free(a, st);
     return ST_ERR_NOMEM;
   }
   for (uint32_t i = 0; i < d->count; i++) {
@@ -131,12 +134,16 @@ static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, 
     const uint32_t *keys = by_cat ? row->cat : row->name;
     for (uint32_t i = lo; i < hi; i++) {
       uint32_t g = keys[i] < ns ? slot[keys[i]] : 0;
-      if (g && off[g - 1] + fill[g - 1] < off[g]) dur[off[g - 1] + fill[g - 1]++] = row->dur[i];
+      if (g && off[g - 1] + fill[g - 1] < off[g]) {
+        st[off[g - 1] + fill[g - 1]] = row->start[i];
+        dur[off[g - 1] + fill[g - 1]++] = row->dur[i];
+      }
     }
   }
   st_free(a, slot);
   st_free(a, fill);
   *dur_out = dur;
+  *start_out = st;
   *off_out = off;
   return ST_OK;
 }
@@ -177,25 +184,68 @@ static uint32_t decide(double p, double z, double ratio, double rmin, double alp
   return f;
 }
 
-/* Each side's durations per row, kept for the rollup. */
+/* Each side's durations per row, kept for the rollup (a paired row's in
+ * the order of its pairs). */
 typedef struct durs {
-  int64_t *dur[2];
+  int64_t *dur[2], *start[2];
   size_t *off[2];
-  double *x; /* scratch: the pairs' log ratios */
+  double *x;       /* scratch: the pairs' log ratios */
+  int64_t *key[2]; /* scratch: per instance (step << 32 | its place) */
+  const st_an_step *steps[2];
+  uint32_t nsteps[2];
 } durs;
+
+/* The step holding time t (steps in time order), or nsteps when none. */
+static uint32_t step_of(const st_an_step *v, uint32_t n, int64_t t) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (v[mid].t0_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && t < v[lo - 1].t1_ns ? lo - 1 : n;
+}
+
+/* 1 if row i's instances pair up (diff.h): the same count on both sides,
+ * and per step the same count when both have the same number of steps;
+ * then both sides' durations are put in the order of their pairs (by step,
+ * then as listed). */
+static int pair_up(durs *ds, uint32_t i, size_t n) {
+  int by_step = ds->nsteps[0] && ds->nsteps[0] == ds->nsteps[1];
+  if (!by_step) return 1; /* in the order they are listed */
+  for (int s = 0; s < 2; s++) {
+    const int64_t *st = ds->start[s] + ds->off[s][i];
+    for (size_t k = 0; k < n; k++)
+      ds->key[s][k] = (int64_t)((uint64_t)step_of(ds->steps[s], ds->nsteps[s], st[k]) << 32 | k);
+    st_stat_sort_i64(ds->key[s], n);
+  }
+  for (size_t k = 0; k < n; k++)
+    if ((ds->key[0][k] >> 32) != (ds->key[1][k] >> 32)) return 0; /* per step counts differ */
+  for (int s = 0; s < 2; s++) { /* durations in pair order (start: scratch) */
+    int64_t *dv = ds->dur[s] + ds->off[s][i], *tmp = ds->start[s] + ds->off[s][i];
+    for (size_t k = 0; k < n; k++) tmp[k] = dv[ds->key[s][k] & 0xffffffff];
+    memcpy(dv, tmp, n * sizeof *dv);
+  }
+  return 1;
+}
 
 static st_code verdicts(st_diff *d, durs *ds, double rmin, double share_ns, double alpha,
                         int by_cat) {
-  st_code rc = side_durations(d, 0, by_cat, &ds->dur[0], &ds->off[0]);
-  if (rc == ST_OK) rc = side_durations(d, 1, by_cat, &ds->dur[1], &ds->off[1]);
+  st_code rc = side_durations(d, 0, by_cat, &ds->dur[0], &ds->start[0], &ds->off[0]);
+  if (rc == ST_OK) rc = side_durations(d, 1, by_cat, &ds->dur[1], &ds->start[1], &ds->off[1]);
   size_t most = 0;
   for (uint32_t i = 0; rc == ST_OK && i < d->count; i++) {
     size_t na = ds->off[0][i + 1] - ds->off[0][i], nb = ds->off[1][i + 1] - ds->off[1][i];
-    most += na < nb ? na : nb;
+    if (na < nb && na > most) most = na;
+    if (nb <= na && nb > most) most = nb;
   }
   if (rc == ST_OK) {
     ds->x = st_calloc(&d->alloc, most ? most : 1, sizeof *ds->x);
-    if (!ds->x) rc = ST_ERR_NOMEM;
+    ds->key[0] = st_calloc(&d->alloc, most ? most : 1, sizeof *ds->key[0]);
+    ds->key[1] = st_calloc(&d->alloc, most ? most : 1, sizeof *ds->key[1]);
+    if (!ds->x || !ds->key[0] || !ds->key[1]) rc = ST_ERR_NOMEM;
   }
   for (uint32_t i = 0; rc == ST_OK && i < d->count; i++) {
     st_diff_row *r = &d->rows[i];
@@ -203,7 +253,8 @@ static st_code verdicts(st_diff *d, durs *ds, double rmin, double share_ns, doub
     size_t na = ds->off[0][i + 1] - ds->off[0][i], nb = ds->off[1][i + 1] - ds->off[1][i];
     int64_t *a = ds->dur[0] + ds->off[0][i], *b = ds->dur[1] + ds->off[1][i];
     double p, z;
-    if (na == nb && st_stat_wilcoxon_pmin(na) < alpha) { /* the instances pair up */
+    if (na == nb && na < UINT32_MAX && st_stat_wilcoxon_pmin(na) < alpha &&
+        pair_up(ds, i, na)) { /* the instances pair up */
       for (size_t k = 0; k < na; k++) ds->x[k] = log_ratio(a[k], b[k]);
       st_wsr w;
       st_stat_wilcoxon(ds->x, na, &w);
@@ -232,7 +283,9 @@ static st_code verdicts(st_diff *d, durs *ds, double rmin, double share_ns, doub
 static void durs_free(const st_alloc *a, durs *ds) {
   for (int s = 0; s < 2; s++) {
     st_free(a, ds->dur[s]);
+    st_free(a, ds->start[s]);
     st_free(a, ds->off[s]);
+    st_free(a, ds->key[s]);
   }
   st_free(a, ds->x);
 }
@@ -409,19 +462,8 @@ static double busy_total(const st_analysis *an) {
   return nd ? s / nd : 0;
 }
 
-static st_code headline(st_diff *d) {
+static st_code headline(st_diff *d, st_analysis *const *an) {
   const st_alloc *a = &d->alloc;
-  st_analyze_opts o;
-  memset(&o, 0, sizeof o);
-  o.no_ops = 1;
-  st_analysis *an[2] = {NULL, NULL};
-  for (int s = 0; s < 2; s++) {
-    an[s] = st_analyze(a, &d->t[s], 1, &o, NULL);
-    if (!an[s]) {
-      st_analysis_destroy(an[0]);
-      return ST_ERR_NOMEM;
-    }
-  }
   st_diff_headline *h = &d->head;
   uint32_t n[2];
   st_analysis_steps(an[0], &n[0]);
@@ -464,7 +506,6 @@ static st_code headline(st_diff *d) {
   for (int s = 0; s < 2; s++) {
     st_free(a, w[s]);
     st_free(a, b[s]);
-    st_analysis_destroy(an[s]);
   }
   return rc;
 }
@@ -564,12 +605,22 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
   d->count = m;
   st_agg_destroy(g[0]);
   st_agg_destroy(g[1]);
+  /* both traces' steps and devices: the pairs per step, the headline */
+  st_analyze_opts ao;
+  memset(&ao, 0, sizeof ao);
+  ao.no_ops = 1;
+  ao.max_gaps = 1;
+  st_analysis *an[2] = {st_analyze(&al, &a, 1, &ao, NULL), st_analyze(&al, &b, 1, &ao, NULL)};
   durs ds;
   memset(&ds, 0, sizeof ds);
-  st_code rc = verdicts(d, &ds, rmin, share_ns, alpha, o.by == ST_DIFF_BY_CAT);
+  for (int s = 0; s < 2; s++) ds.steps[s] = st_analysis_steps(an[s], &ds.nsteps[s]);
+  st_code rc = an[0] && an[1] ? ST_OK : ST_ERR_NOMEM;
+  if (rc == ST_OK) rc = verdicts(d, &ds, rmin, share_ns, alpha, o.by == ST_DIFF_BY_CAT);
   if (rc == ST_OK) rc = rollup(d, &ds, rmin, alpha);
   durs_free(&al, &ds);
-  if (rc == ST_OK && !o.no_headline) rc = headline(d);
+  if (rc == ST_OK && !o.no_headline) rc = headline(d, an);
+  st_analysis_destroy(an[0]);
+  st_analysis_destroy(an[1]);
   if (rc != ST_OK) {
     st_diff_destroy(d);
     st_error_set(err, rc, 0, "out of memory");
