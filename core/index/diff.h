@@ -21,10 +21,16 @@
  * meaningful effect AND the difference is significant over the instances:
  *   1. effect: B's mean duration is at least `regression_ratio` (default
  *      1.1, i.e. 10 % slower) times A's;
- *   2. significance: the two-sided Mann-Whitney U test of A's instance
- *      durations against B's (normal approximation, tie and continuity
- *      corrections: stat_tests.h) gives p < `alpha` (default 0.01), with
- *      B's values tending larger (z > 0);
+ *   2. significance: a two-sided test over the instances gives p <
+ *      `alpha` (default 0.01), B's values tending larger (z > 0): when both
+ *      sides hold the same number of instances (enough for the test to
+ *      reach alpha) and, if both traces have as many steps (analyze.h), the
+ *      same number in each step, the instances pair up in order (step by
+ *      step, as listed within one) and the Wilcoxon signed-rank test of
+ *      log(B / A) decides (row.test ST_DIFF_TEST_WILCOXON); else the
+ *      Mann-Whitney U test of A's durations against B's (normal
+ *      approximation, tie and continuity corrections: stat_tests.h);
+ *      the effect (rule 1) is the ratio rounded to 3 significant digits;
  *   3. if `regression_share` > 0 (default 0: off), the time the row added,
  *      total_b - total_a, is at least that share of the busy time compared
  *      (the sum of self times of the side with more).
@@ -35,6 +41,9 @@
  * verdict; so is a row on one side only (ST_DIFF_ONLY_A / _B). p_value is
  * the test's p, or -1 when it was not computed (one side only).
  *
+ * Rollup: each kind gets its own verdict, p and test: the signed-rank
+ * test over the pairs of its paired rows, else Mann-Whitney over its rows'
+ * instances pooled, the effect its total B / A.
  * Rollup: the rows grouped by kind, a name without its trailing number
  * and the '.', '#', '_', '-' or ' ' before it ("fusion.37" -> "fusion",
  * "ProfilerStep#2" -> "ProfilerStep", "train_step 7" -> "train_step",
@@ -238,8 +247,9 @@ int st_diff_events_next(st_diff_iter *it, st_event_ref *out);
  *    "d_step_ci_us":[lo,hi],"busy_us_a","busy_us_b","d_busy_us",
  *    "d_busy_ci_us":[lo,hi]}}
  * p_value: 4 significant digits, null when not computed; verdict:
- * "regression", "improvement", "no_change", "not_enough_data", "only_a" or
- * "only_b". Headline values are null when missing (no steps, no devices,
+ * "regression", "improvement", "no_change", "too_few", "only_a" or
+ * "only_b"; test (rows and rollup): "wilcoxon", "mann_whitney" or null;
+ * the rollup's kinds also carry "verdict", "p_value", "test". Headline values are null when missing (no steps, no devices,
  * no interval); its times have 3 decimals.
  * in the current row order, at most max_rows rows (0: all). Times are exact
  * decimal microseconds (ns / 1000, trailing zeros dropped; averages with 3
