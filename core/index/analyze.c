@@ -924,13 +924,6 @@ typedef struct piece {
   uint32_t gap, row, index, depth;
 } piece;
 
-static int cmp_piece(const void *x, const void *y) {
-  const piece *p = x, *q = y;
-  if (p->gap != q->gap) return p->gap < q->gap ? -1 : 1;
-  if (p->a != q->a) return p->a < q->a ? -1 : 1;
-  return p->row < q->row ? -1 : p->row > q->row;
-}
-
 /* The heap's order: the deeper first, the lower row on ties. */
 static int deeper(const piece *p, uint32_t x, uint32_t y) {
   return p[x].depth > p[y].depth || (p[x].depth == p[y].depth && p[x].row < p[y].row);
@@ -977,15 +970,19 @@ typedef struct causes_ws {
   uint32_t nacc, cap_acc;
 } causes_ws;
 
-static int push_piece(const st_alloc *a, causes_ws *w, piece x) {
+/* x becomes active: kept in w->p, its index pushed on the heap. */
+static int push_active(const st_alloc *a, causes_ws *w, uint32_t *hn, piece x) {
   if (w->np == w->cap) {
     size_t nc = w->cap ? w->cap * 2 : 256;
     piece *np = nc < UINT32_MAX ? st_realloc_array(a, w->p, nc, sizeof *np) : NULL;
-    if (!np) return 0;
-    w->p = np;
+    uint32_t *nh = np ? st_realloc_array(a, w->heap, nc, sizeof *nh) : NULL;
+    if (np) w->p = np;
+    if (!nh) return 0;
+    w->heap = nh;
     w->cap = nc;
   }
-  w->p[w->np++] = x;
+  w->p[w->np] = x;
+  ph_push(w->p, w->heap, hn, (uint32_t)w->np++);
   return 1;
 }
 
@@ -1041,7 +1038,7 @@ static int push_cause(st_analysis *an, st_an_cause c) {
 
 /* Device d's idle causes (analyze.h) from its gaps gl and the host rows. */
 static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d,
-                           const rowlist *host, const ivlist *gl) {
+                           const rowlist *host, const ivlist *gl, merger *m) {
   const st_alloc *a = &an->alloc;
   st_an_device *dev = &an->devices[d];
   dev->first_cause = an->ncauses;
@@ -1052,54 +1049,36 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
   w.slot = st_calloc(a, c->ncls ? c->ncls : 1, sizeof *w.slot);
   int ok = w.slot != NULL;
   const st_row *rows = st_trace_rows(c->t, NULL);
-  /* the parts of host slices over the gaps (both lists in time order) */
-  for (uint32_t h = 0; ok && h < host->n; h++) {
-    const st_row *r = &rows[host->v[h]];
-    uint32_t i = st_row_first_end_gt(r, gl->v[0].t0), j = 0;
-    while (ok && i < r->count && j < gl->n) {
-      int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
-      if (e <= gl->v[j].t0) {
-        i++;
-        continue;
-      }
-      if (s >= gl->v[j].t1) {
-        j++;
-        continue;
-      }
-      int64_t lo = s > gl->v[j].t0 ? s : gl->v[j].t0, hi = e < gl->v[j].t1 ? e : gl->v[j].t1;
-      if (hi > lo && kind_at(an, c, k, host->v[h], i) != ST_KIND_WRAPPER)
-        ok = push_piece(a, &w, (piece){lo, hi, j, host->v[h], i, r->depth});
-      if (e < gl->v[j].t1)
-        i++;
-      else
-        j++;
-    }
-  }
-  if (ok && w.np) {
-    qsort(w.p, w.np, sizeof *w.p, cmp_piece);
-    w.heap = st_calloc(a, w.np, sizeof *w.heap);
-    ok = w.heap != NULL;
-  }
-  int64_t nothing = 0, idle = 0;
+  /* one sweep in time over the gaps and the host slices (in start order
+   * through the merger): the active slices in a heap, the deepest on top
+   * (ended ones dropped when they come up) */
+  m_init(m, rows, host->v, host->n);
+  uint32_t pr = 0, pi = 0, hn = 0;
+  int has = m_next(m, &pr, &pi);
+  int64_t nothing = 0, nothing_best = 0;
   uint32_t nothing_gaps = 0, nothing_best_gap = 0;
-  int64_t nothing_best = 0;
-  size_t q = 0;
+#define PENDING_START (rows[pr].start[pi])
+#define TAKE_UNTIL(x)                                                                              \
+  while (ok && has && PENDING_START <= (x)) {                                                      \
+    int64_t e_ = st_sat_add(rows[pr].start[pi], rows[pr].dur[pi]);                                 \
+    if (e_ > (x) && kind_at(an, c, k, pr, pi) != ST_KIND_WRAPPER)                                  \
+      ok = push_active(a, &w, &hn, (piece){rows[pr].start[pi], e_, 0, pr, pi, rows[pr].depth});    \
+    has = m_next(m, &pr, &pi);                                                                     \
+  }
   for (uint32_t j = 0; ok && j < gl->n; j++) {
     int64_t x = gl->v[j].t0, none_here = 0;
-    uint32_t hn = 0;
-    idle += gl->v[j].t1 - gl->v[j].t0;
-    while (x < gl->v[j].t1) {
-      while (q < w.np && w.p[q].gap == j && w.p[q].a <= x) ph_push(w.p, w.heap, &hn, (uint32_t)q++);
+    TAKE_UNTIL(x);
+    while (ok && x < gl->v[j].t1) {
       while (hn && w.p[w.heap[0]].b <= x) ph_pop(w.p, w.heap, &hn);
       int64_t nx = gl->v[j].t1;
-      if (q < w.np && w.p[q].gap == j && w.p[q].a < nx) nx = w.p[q].a;
+      if (has && PENDING_START < nx) nx = PENDING_START;
       if (hn && w.p[w.heap[0]].b < nx) nx = w.p[w.heap[0]].b;
       if (hn)
         ok = credit(a, &w, c->t, &w.p[w.heap[0]], nx - x, j);
       else
         none_here += nx - x;
       x = nx;
-      if (!ok) break;
+      TAKE_UNTIL(x);
     }
     if (none_here) {
       nothing += none_here;
@@ -1107,6 +1086,8 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
       if (none_here > nothing_best) nothing_best = none_here, nothing_best_gap = j;
     }
   }
+#undef TAKE_UNTIL
+#undef PENDING_START
   if (ok) {
     for (uint32_t i = 0; i < w.nacc; i++) c->blocked[w.acc[i].id] += w.acc[i].ns;
     if (w.nacc) qsort(w.acc, w.nacc, sizeof *w.acc, cmp_acc);
@@ -1152,7 +1133,6 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
     }
     dev->causes = an->ncauses - dev->first_cause;
   }
-  (void)idle;
   st_free(a, w.p);
   st_free(a, w.heap);
   st_free(a, w.slot);
@@ -1162,11 +1142,12 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
 
 /* ---- launchers ---------------------------------------------------------- */
 
-/* The host op that launched kernel i of row `row` (analyze.h), or 0. */
+/* The host op that launched kernel i of row `row` through a flow into it
+ * (analyze.h), or 0 (then the XLA op over it: op_extras). */
 static int launcher(const st_analysis *an, const trace_ctx *c, uint32_t k, uint32_t row, uint32_t i,
                     uint32_t *name) {
   const st_trace *t = c->t;
-  uint32_t nr, nt, first;
+  uint32_t nr, first;
   const st_row *rows = st_trace_rows(t, &nr);
   if (st_trace_flows_to(t, row, i, i + 1, &first)) {
     const st_flow *f = &st_trace_flows(t, NULL)[st_trace_flows_in(t, NULL)[first]];
@@ -1189,27 +1170,6 @@ static int launcher(const st_analysis *an, const trace_ctx *c, uint32_t k, uint3
     *name = rows[at.row].name[at.index];
     return 1;
   }
-  /* the XLA op over its start on its process's "XLA Ops" line */
-  const st_track *tracks = st_trace_tracks(t, &nt);
-  uint32_t np;
-  const st_process *ps = st_trace_processes(t, &np);
-  uint32_t proc = tracks[rows[row].track].process;
-  int64_t s = rows[row].start[i];
-  for (uint32_t tk = ps[proc].first_track;
-       tk < ps[proc].first_track + ps[proc].track_count && tk < nt; tk++) {
-    size_t l;
-    const char *tn = st_strtab_get(st_trace_strings(t), tracks[tk].name, &l);
-    if (tracks[tk].kind != ST_TRACK_SLICES || !eq(tn, l, "XLA Ops") || (rows[row].track == tk))
-      continue;
-    for (uint32_t r = tracks[tk].first_row + tracks[tk].row_count; r-- > tracks[tk].first_row;) {
-      const st_row *x = &rows[r];
-      uint32_t j = st_row_first_end_gt(x, s);
-      if (j < x->count && x->start[j] <= s) {
-        *name = x->name[j];
-        return 1;
-      }
-    }
-  }
   return 0;
 }
 
@@ -1221,12 +1181,37 @@ typedef struct launch_count {
   uint64_t count;
 } launch_count;
 
-static int64_t find_name_id(const st_strtab *s, const char *name, size_t len) {
-  uint32_t n = st_strtab_count(s);
+/* FNV-1a of a name (the table of kept rows by name). */
+static uint64_t name_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+/* An open-addressing table of the kernel and runtime rows by name: cap a
+ * power of two > 2 x rows; slot value row + 1 (0 empty). */
+static uint32_t *rows_by_name(const st_alloc *a, const st_opstat *ops, uint32_t n, uint32_t *cap) {
+  uint32_t c = 16;
+  while (c < 2u * n + 2 && c < (1u << 31)) c *= 2;
+  uint32_t *t = st_calloc(a, c, sizeof *t);
+  if (!t) return NULL;
   for (uint32_t i = 0; i < n; i++) {
-    size_t l;
-    const char *p = st_strtab_get(s, i, &l);
-    if (l == len && (len == 0 || memcmp(p, name, len) == 0)) return i;
+    if (ops[i].kind != ST_KIND_KERNEL && ops[i].kind != ST_KIND_RUNTIME) continue;
+    uint32_t h = (uint32_t)name_hash(ops[i].name, ops[i].name_len) & (c - 1);
+    while (t[h]) h = (h + 1) & (c - 1);
+    t[h] = i + 1;
+  }
+  *cap = c;
+  return t;
+}
+
+/* The kernel or runtime row named s[0, l), or -1. */
+static int64_t row_named(const uint32_t *t, uint32_t cap, const st_opstat *ops, const char *s,
+                         size_t l) {
+  uint32_t h = (uint32_t)name_hash(s, l) & (cap - 1);
+  for (; t[h]; h = (h + 1) & (cap - 1)) {
+    const st_opstat *o = &ops[t[h] - 1];
+    if (o->name_len == l && (l == 0 || memcmp(o->name, s, l) == 0)) return t[h] - 1;
   }
   return -1;
 }
@@ -1238,8 +1223,10 @@ static st_code op_extras(st_analysis *an, const trace_ctx *ctx) {
   const st_opstat *ops = st_opstats_rows(an->ops, &nops);
   an->op_extra = st_calloc(a, nops ? nops : 1, sizeof *an->op_extra);
   launch_count *lc = st_calloc(a, (size_t)(nops ? nops : 1) * LAUNCH_CANDIDATES, sizeof *lc);
-  if (!an->op_extra || !lc) {
+  uint32_t tcap = 0, *table = rows_by_name(a, ops, nops, &tcap);
+  if (!an->op_extra || !lc || !table) {
     st_free(a, lc);
+    st_free(a, table);
     return ST_ERR_NOMEM;
   }
   st_code rc = ST_OK;
@@ -1254,25 +1241,56 @@ static st_code op_extras(st_analysis *an, const trace_ctx *ctx) {
       break;
     }
     int any = 0;
-    for (uint32_t i = 0; i < nops; i++) {
-      if (ops[i].kind != ST_KIND_KERNEL && ops[i].kind != ST_KIND_RUNTIME) continue;
-      int64_t id = find_name_id(strs, ops[i].name, ops[i].name_len);
-      if (id < 0) continue;
+    for (uint32_t id = 0; id < c->ncls; id++) { /* each string once: is it a row's name? */
+      size_t l;
+      const char *nm = st_strtab_get(strs, id, &l);
+      int64_t i = row_named(table, tcap, ops, nm, l);
+      if (i < 0) continue;
       if (ops[i].kind == ST_KIND_RUNTIME) {
         an->op_extra[i].blocked_ns += c->blocked[id];
         an->op_extra[i].devices += ndev;
         continue;
       }
-      slot[id] = i + 1;
+      slot[id] = (uint32_t)i + 1;
       any = 1;
     }
-    uint32_t nr;
+    uint32_t nr, nt, np;
     const st_row *rows = st_trace_rows(c->t, &nr);
+    const st_track *tracks = st_trace_tracks(c->t, &nt);
+    st_trace_processes(c->t, &np);
+    uint32_t nflows;
+    st_trace_flows(c->t, &nflows);
+    /* each process's "XLA Ops" line (UINT32_MAX: none) */
+    uint32_t *xla = any ? st_calloc(a, np ? np : 1, sizeof *xla) : NULL;
+    if (any && !xla) {
+      st_free(a, slot);
+      rc = ST_ERR_NOMEM;
+      break;
+    }
+    for (uint32_t p = 0; xla && p < np; p++) xla[p] = UINT32_MAX;
+    for (uint32_t tk = 0; xla && tk < nt; tk++) {
+      size_t l;
+      const char *tn = st_strtab_get(strs, tracks[tk].name, &l);
+      if (tracks[tk].kind == ST_TRACK_SLICES && tracks[tk].row_count && eq(tn, l, "XLA Ops") &&
+          xla[tracks[tk].process] == UINT32_MAX)
+        xla[tracks[tk].process] = tk;
+    }
     for (uint32_t r = 0; any && r < nr; r++) {
       if (c->rowk[r] != ROW_DEVICE) continue;
+      uint32_t xt = xla[tracks[rows[r].track].process];
+      const st_row *xr =
+          xt != UINT32_MAX && xt != rows[r].track ? &rows[tracks[xt].first_row] : NULL;
+      uint32_t cur = 0; /* in xr: the first op not ended before the event */
       for (uint32_t i = 0; i < rows[r].count; i++) {
         uint32_t id = rows[r].name[i], s = id < c->ncls ? slot[id] : 0, who;
-        if (!s || !launcher(an, c, k, r, i, &who)) continue;
+        if (!s) continue;
+        int found = nflows && launcher(an, c, k, r, i, &who);
+        if (!found && xr) { /* the XLA op over its start */
+          int64_t t0 = rows[r].start[i];
+          while (cur < xr->count && st_sat_add(xr->start[cur], xr->dur[cur]) <= t0) cur++;
+          if (cur < xr->count && xr->start[cur] <= t0) who = xr->name[cur], found = 1;
+        }
+        if (!found) continue;
         size_t l;
         const char *nm = st_strtab_get(strs, who, &l);
         launch_count *v = &lc[(size_t)(s - 1) * LAUNCH_CANDIDATES];
@@ -1289,6 +1307,7 @@ static st_code op_extras(st_analysis *an, const trace_ctx *ctx) {
       }
     }
     st_free(a, slot);
+    st_free(a, xla);
   }
   for (uint32_t i = 0; rc == ST_OK && i < nops; i++) {
     const launch_count *v = &lc[(size_t)i * LAUNCH_CANDIDATES];
@@ -1307,6 +1326,7 @@ static st_code op_extras(st_analysis *an, const trace_ctx *ctx) {
     }
   }
   st_free(a, lc);
+  st_free(a, table);
   return rc;
 }
 
@@ -1520,7 +1540,7 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     device_rows(a, t, dv->process, &dev, &kin, &nomem);
     ivlist all = {a, NULL, 0, 0, 0};
     if (!nomem && analyze_device(an, c, k, dv, &dev, &m, &all) != ST_OK) nomem = 1;
-    if (!nomem && !all.nomem && idle_causes(an, c, k, d, host_of_k, &all) != ST_OK) nomem = 1;
+    if (!nomem && !all.nomem && idle_causes(an, c, k, d, host_of_k, &all, &m) != ST_OK) nomem = 1;
     if (all.nomem) nomem = 1;
     st_free(a, all.v);
   }
