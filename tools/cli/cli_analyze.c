@@ -1,4 +1,4 @@
-/* cli_analyze.c: `strata analyze FILE... [--json] [--step-name NAME]
+/* cli_analyze.c: `strata analyze FILE... [--json] [--wide] [--step-name NAME]
  *                [--ops N] [--gaps N] [--from US --to US | --step N]
  *                [--hist NAME] [--threads N]`
  *
@@ -7,7 +7,10 @@
  * streams) with step time, busy, idle, compute, communication, memcpy
  * and overlap, the same per step, the host's time per step, the largest
  * idle gaps with the host slices overlapping them, the stragglers among
- * the files, and the top ops by self time with p50 / p90 / p99.
+ * the files, and the top ops by self time with p50 / p90 / p99; first,
+ * why each device is idle (its idle causes), and the ops as three tables
+ * of kernels (with their launcher), host ops and runtime calls (with the
+ * device time they blocked), names cut in the middle (--wide: whole).
  * Several files load through the trace set, each its own model, as
  * `strata stats A B` loads them.
  *
