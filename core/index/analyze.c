@@ -834,6 +834,22 @@ static st_code analyze_host(st_analysis *an, trace_ctx *c, uint32_t k, const row
 
 /* ==== 5. host slices in gaps ============================================== */
 
+/* 1 if event i of row `row` has a child (the row below, same track)
+ * overlapping [a, b): then it is not a leaf frame there. */
+static int child_over(const st_trace *t, uint32_t row, int64_t a, int64_t b) {
+  uint32_t nr, nt;
+  const st_row *rows = st_trace_rows(t, &nr);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  const st_row *r = &rows[row];
+  if (r->track >= nt) return 0;
+  uint32_t cr = tracks[r->track].first_row + r->depth + 1;
+  if (cr >= tracks[r->track].first_row + tracks[r->track].row_count || cr >= nr ||
+      rows[cr].depth != r->depth + 1)
+    return 0;
+  uint32_t j = st_row_first_end_gt(&rows[cr], a);
+  return j < rows[cr].count && rows[cr].start[j] < b;
+}
+
 static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx *c,
                      const rowlist *host) {
   uint32_t nr, nt;
@@ -848,8 +864,8 @@ static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx 
       int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
       if (an->step_count[k] && wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
         continue;
-      int64_t ov = (e < g->t1_ns ? e : g->t1_ns) - (s > g->t0_ns ? s : g->t0_ns);
-      if (ov <= 0) continue;
+      int64_t p0 = s > g->t0_ns ? s : g->t0_ns, p1 = e < g->t1_ns ? e : g->t1_ns, ov = p1 - p0;
+      if (ov <= 0 || child_over(c->t, host->v[h], p0, p1)) continue; /* leaf frames only */
       /* keep the largest overlaps; deeper first on ties */
       uint32_t n = g->host_count, at = n < ST_ANALYZE_GAP_HOST ? n : ST_ANALYZE_GAP_HOST;
       while (at > 0) {

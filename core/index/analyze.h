@@ -54,7 +54,8 @@
  * Idle gaps: maximal intervals of a device's range with no busy event;
  * the `max_gaps` longest over all devices (ties: earlier first), each with
  * up to ST_ANALYZE_GAP_HOST host slices overlapping it (the largest
- * overlap first, deeper slices first on ties).
+ * overlap first, deeper slices first on ties), leaf frames only: a slice
+ * with a child over the part of the gap it covers is left out.
  *
  * Stragglers (several traces): a trace's value is the median over its
  * steps of the mean per-step compute of its devices (its devices' mean

@@ -1142,6 +1142,13 @@ if gen and os.path.exists(gen):
                    and got["runtime"][0]["blocked_us"] > 0,
                    "analyze: kernels / host_ops / runtime hold their kind only, no wrapper or annotation",
                    repr([o["name"] for o in tables][:8]))
+            gaps = analyze("analyze --kinds --gaps 1000", pk, "--gaps", "1000")["idle_gaps"]
+            pairs = ({"data_loader.__next__", "numpy.stack"}, {"block_until_ready", "cudaStreamSynchronize"})
+            chains = [[h["name"] for h in gp["host"]] for gp in gaps
+                      if any(pair <= {h["name"] for h in gp["host"]} for pair in pairs)]
+            report(not chains and any(h["name"] in ("numpy.stack", "cudaStreamSynchronize") for gp in gaps for h in gp["host"]),
+                   "analyze: a gap's host slices are leaf frames (numpy.stack or cudaStreamSynchronize, not also their parent)",
+                   repr(chains[:2]))
             for dv in got["devices"]:
                 report(sum(c["us"] for c in dv["idle_causes"]) == dv["idle_us"],
                        "analyze --kinds: %s's idle causes sum to its idle time" % dv["name"],
