@@ -4,10 +4,15 @@
 // total, self and average in A and B, the difference and the ratio;
 // sortable by any column; rows only in one side marked; the verdict of each
 // row (a regression / improvement: a meaningful effect, significant over the
-// instances, Mann-Whitney p; or too few instances for one) coloured and
-// named, with its p; above the table the headline (step time and device busy
-// per step, B - A with a 95 % interval) and the rollup by kind; a click
-// selects the row's events in both. Names are untrusted: textContent only.
+// instances: the paired test when both runs hold the same instances, else
+// Mann-Whitney; or too few instances for one) coloured and named in every
+// row, with its p and test on hover; above the table which file is A and
+// which B, the headline (step time and device busy per step, B - A with a
+// 95 % interval) and the rollup by kind with its own verdict; long names cut
+// in the middle (names.js; the full name on hover); a click selects the
+// row's events in both. Names are untrusted: textContent only.
+
+import { shortNames } from './names.js';
 
 const COLS = [
   ['name', 'name'], ['count_a', 'count A'], ['count_b', 'count B'],
@@ -15,8 +20,10 @@ const COLS = [
   ['self_us_a', 'self A'], ['self_us_b', 'self B'], ['avg_us_a', 'avg A'], ['avg_us_b', 'avg B'],
   ['verdict', 'verdict'], ['p_value', 'p'],
 ];
-// the verdict column's words (core/index/diff.h; no_change: blank)
-const VERDICT = { regression: 'slower', improvement: 'faster', not_enough_data: 'too few', only_a: 'only A', only_b: 'only B' };
+// the verdict column's words (core/index/diff.h): a word in every cell
+const VERDICT = { regression: 'slower', improvement: 'faster', no_change: 'no change', too_few: 'too few', only_a: 'only A', only_b: 'only B' };
+const TEST = { wilcoxon: 'paired (Wilcoxon signed-rank on log B/A)', mann_whitney: 'Mann-Whitney U' };
+const NAME_W = 60; // characters of a name (the rest on hover)
 // the core's column keys for sorting (core/index/diff.h st_diff_col_key)
 const SORT_KEY = { total_us_a: 'total_us_a', total_us_b: 'total_us_b', d_total_us: 'd_total_us', self_us_a: 'self_us_a',
   self_us_b: 'self_us_b', avg_us_a: 'avg_us_a', avg_us_b: 'avg_us_b', ratio_total: 'ratio_total', name: 'name',
@@ -44,13 +51,13 @@ export function createDiff({ M, str, withCString, onChange }) {
     if (a >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
     return `${+us.toFixed(3)} us`;
   };
-  const cell = (c, r) => {
+  const cell = (c, r, short) => {
     const v = r[c];
-    if (c === 'name') return v;
+    if (c === 'name') return short;
     if (c.startsWith('count')) return String(v);
     if (c === 'ratio_total') return v === null ? '∞' : `${v.toFixed(2)}×`;
     if (c === 'd_total_us') return `${v > 0 ? '+' : ''}${fmtUs(v)}`;
-    if (c === 'verdict') return VERDICT[v] || '';
+    if (c === 'verdict') return VERDICT[v] || String(v || '');
     if (c === 'p_value') return v === null || v === undefined ? '' : v < 0.001 ? v.toExponential(1) : v.toFixed(3);
     return fmtUs(v);
   };
@@ -70,12 +77,14 @@ export function createDiff({ M, str, withCString, onChange }) {
       p.title = text; // cut at the panel's width: the whole line on hover
       headline.append(p);
     };
+    if (d.file_a !== undefined) line('diff-files', `A: ${d.file_a} · B: ${d.file_b}`);
     if (h && h.step_us_a !== null) line('diff-step-change', `step time: ${change(h.step_us_a, h.step_us_b, h.d_step_us, h.d_step_ci_us)} over ${h.steps_a} / ${h.steps_b} steps`);
     if (h && h.busy_us_a !== null) line('diff-busy-change', `device busy per step: ${change(h.busy_us_a, h.busy_us_b, h.d_busy_us, h.d_busy_ci_us)}`);
     const kinds = (d.rollup || []).filter((k) => k.d_total_us !== 0)
       .sort((x, y) => Math.abs(y.d_total_us) - Math.abs(x.d_total_us)).slice(0, 5);
     if (kinds.length) {
-      line('diff-rollup', `by kind: ${kinds.map((k) => `${k.kind} ${signed(k.d_total_us)} (${k.regressions} of ${k.rows} rows slower, ${k.improvements} faster)`).join('; ')}`);
+      const kv = (k) => `${VERDICT[k.verdict] || k.verdict}${k.p_value === null || k.p_value === undefined ? '' : `, p ${k.p_value < 0.001 ? k.p_value.toExponential(1) : k.p_value.toFixed(3)}`}`;
+      line('diff-rollup', `by kind: ${kinds.map((k) => `${k.kind} ${signed(k.d_total_us)}: ${kv(k)} (${k.regressions} of ${k.rows} rows slower, ${k.improvements} faster)`).join('; ')}`);
     }
   }
 
@@ -110,6 +119,7 @@ export function createDiff({ M, str, withCString, onChange }) {
       th.append(b);
       head.append(th);
     }
+    const short = shortNames(d.rows.map((r) => r.name), NAME_W);
     d.rows.forEach((r, i) => {
       const tr = document.createElement('tr');
       if (r.regression) tr.classList.add('regression');
@@ -121,8 +131,9 @@ export function createDiff({ M, str, withCString, onChange }) {
         if (c === 'name') td.className = 'name';
         if (c === 'd_total_us') td.className = 'd';
         if (c === 'verdict') td.className = 'verdict';
-        td.textContent = cell(c, r);
+        td.textContent = cell(c, r, short[i]);
         if (c === 'name') td.title = r.name;
+        if (c === 'verdict' || c === 'p_value') td.title = r.test ? `test: ${TEST[r.test] || r.test}` : 'on one side only: no test';
         tr.append(td);
       }
       tr.addEventListener('click', () => {
@@ -132,7 +143,7 @@ export function createDiff({ M, str, withCString, onChange }) {
       });
       body.append(tr);
     });
-    meta.textContent = `${d.rows.length} rows · ${d.regressions} regressions · ${d.improvements} improvements · ` +
+    meta.textContent = `${d.file_a !== undefined ? `A ${d.file_a} · B ${d.file_b} · ` : ''}${d.rows.length} rows · ${d.regressions} regressions · ${d.improvements} improvements · ` +
       `${d.not_enough_data} too few instances · ${d.only_a} only in A · ${d.only_b} only in B`;
     renderHeadline(d);
     note.hidden = true;

@@ -61,6 +61,40 @@ export function heatmapData(an) {
   return { rows, steps: nums, values: v, windows: win };
 }
 
+// The figure that separates the ranks most (issue 29, README "Overview"):
+// per figure, each row's median over its steps (NaN cells left out); over
+// the rows with a value, med = their median, MAD = the median of |v - med|,
+// scale = max(1.4826 MAD, 0.02 |med|, 1e-9); the figure's score is the
+// largest (v - med) / scale (a slow rank's); the one with the highest score
+// wins (step time on ties, then the order of METRICS). Fewer than 3 rows:
+// step time, score null.
+const median = (v) => {
+  const a = [...v].sort((x, y) => x - y);
+  const n = a.length;
+  return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+};
+export function separatingMetric(data) {
+  const R = data.rows.length;
+  const C = data.steps.length;
+  const scores = {};
+  let best = 'step';
+  for (const m of Object.keys(METRICS)) {
+    const per = [];
+    for (let r = 0; r < R; r++) {
+      const v = [];
+      for (let c = 0; c < C; c++) { const x = data.values[m][r * C + c]; if (x === x) v.push(x); }
+      if (v.length) per.push(median(v));
+    }
+    if (per.length < 3) { scores[m] = null; continue; }
+    const med = median(per);
+    const mad = median(per.map((x) => Math.abs(x - med)));
+    const scale = Math.max(1.4826 * mad, 0.02 * Math.abs(med), 1e-9);
+    scores[m] = Math.max(...per.map((x) => (x - med) / scale));
+    if (scores[best] === null || scores[best] === undefined || scores[m] > scores[best]) best = m;
+  }
+  return { metric: best, score: scores[best] ?? null, scores };
+}
+
 // Light yellow (low) through orange to dark red (high), 64 steps, as
 // RGBA pixels (little-endian: 0xAABBGGRR) for an ImageData.
 const STOPS = [[255, 247, 188], [254, 153, 41], [153, 0, 13]];
@@ -100,7 +134,10 @@ export function createHeatmap(root, { onCell }) {
   legend.className = 'heatmap-legend';
   const strag = document.createElement('span');
   strag.className = 'heatmap-stragglers';
-  bar.append(label, legend, strag);
+  const why = document.createElement('span');
+  why.className = 'heatmap-why';
+  why.id = 'heatmap-why';
+  bar.append(label, why, legend, strag);
   const wrap = document.createElement('div');
   wrap.className = 'heatmap-wrap';
   const canvas = document.createElement('canvas');
@@ -235,14 +272,28 @@ export function createHeatmap(root, { onCell }) {
     const s1 = data.windows[2 * cell.i + 1];
     if (s0 === s0 && s1 > s0) onCell(data.rows[cell.r].trace, data.steps[cell.c], s0, s1);
   });
-  sel.addEventListener('change', () => { metric = sel.value; draw(); });
+  let chosen = null; // separatingMetric of the data shown
+  sel.addEventListener('change', () => { metric = sel.value; why.textContent = ''; draw(); });
 
   return {
-    show(d) { data = d; draw(); return drawMs; },
+    // new data: opens on the figure that separates the ranks most, and says so
+    show(d) {
+      data = d;
+      chosen = d && d.rows.length ? separatingMetric(d) : null;
+      if (chosen) {
+        metric = chosen.metric;
+        sel.value = metric;
+        why.textContent = chosen.score === null ? ''
+          : `showing ${METRICS[metric]}: the figure that separates the ranks most (straggler score ${chosen.score.toFixed(1)})`;
+      }
+      draw();
+      return drawMs;
+    },
     setMetric(m) {
       if (!METRICS[m]) throw new Error(`heatmap metric: one of ${Object.keys(METRICS).join(', ')}`);
       metric = m;
       sel.value = m;
+      why.textContent = '';
       draw();
     },
     redraw: draw,
@@ -259,6 +310,8 @@ export function createHeatmap(root, { onCell }) {
         lo: geom ? geom.lo : null,
         hi: geom ? geom.hi : null,
         draw_ms: drawMs,
+        scores: chosen ? { ...chosen.scores } : null,
+        why: why.textContent,
       };
     },
   };

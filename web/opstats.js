@@ -17,6 +17,8 @@
 // the host was doing meanwhile; a click shows the gap with a margin.
 // Names are untrusted: textContent only.
 
+import { shortNames } from './names.js';
+
 const SCOPES = ['trace', 'window', 'step', 'selection'];
 const COLS = [
   { key: 'name', label: 'Name' },
@@ -157,13 +159,15 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
     const where = data.scope === 'step' ? `step ${data.step}` : data.scope === 'trace' ? 'whole trace' : data.scope === 'window' ? 'visible window' : 'selection';
     meta.textContent = `${fmtCount(data.names)} names · ${where}`;
     const rows = sorted();
-    for (const r of rows.slice(0, MAX_ROWS)) {
+    const shown = rows.slice(0, MAX_ROWS);
+    const short = shortNames(shown.map((r) => String(r.name)), 60); // cut in the middle (names.js)
+    for (const [i, r] of shown.entries()) {
       const tr = el('tr');
       tr.dataset.name = r.name;
       if (histData && histData.name === r.name) tr.classList.add('active');
       for (const c of COLS) {
         const v = r[c.key];
-        const td = el('td', c.key === 'name' ? 'name' : '', c.key === 'name' ? v : c.key === 'count' ? fmtCount(v) : us(v));
+        const td = el('td', c.key === 'name' ? 'name' : '', c.key === 'name' ? short[i] : c.key === 'count' ? fmtCount(v) : us(v));
         if (c.key === 'name') td.title = v;
         tr.append(td);
       }

@@ -1,7 +1,12 @@
 // overview.js: the overview panel (issue 18: answers, not only pictures) of
-// the files shown: per device the step time (mean, p50, p90), idle %,
-// utilisation, communication % and overlap %; the peaks of memory
-// counters; the top ops by self time; with several files the ranks x
+// the files shown: first why each device is idle (its idle causes: what the
+// host ran meanwhile, issue 29; a click zooms to that cause's largest gap
+// and selects its slices); per device the step time (mean, p50, p90), idle %,
+// utilisation, communication % and overlap % ("-" and no colour where a
+// figure means nothing: no steps, no communication); the peaks of memory
+// counters; the top kernels (with the host op that launched each), host
+// ops and runtime calls (with the time they blocked the device) by self
+// time, never a wrapper or an annotation; with several files the ranks x
 // steps heatmap (heatmap.js) and the stragglers. The figures are
 // core/index/analyze.h's through core/app/app_analyze.c, the same JSON as
 // `strata analyze FILE... --json` (window.strata.analyze()). Each figure is
@@ -13,6 +18,9 @@
 // textContent only.
 
 import { createHeatmap, heatmapData, fmtUs } from './heatmap.js';
+import { shortNames } from './names.js';
+
+const NAME_W = 60; // characters of a name in a table (the rest on hover)
 
 // good / warning / bad, the README's table:
 //   idle %         < 10 good, 10-30 warning, > 30 bad (the guide: "should be < 10 %")
@@ -57,6 +65,9 @@ const tableOf = (id, headers) => {
   return [table, table.tBodies[0]];
 };
 const pct = (v) => (v === null || v === undefined ? '–' : `${v.toFixed(1)} %`);
+const NO_STEPS = 'No steps found (no ProfilerStep#N, no Steps line): the step figures are left out. '
+  + 'To set steps, select an event that marks one and press “Use as step” in its details '
+  + '(the CLI: strata analyze --step-name NAME).';
 
 /**
  * deps: {M, str, withCString, fmtCount}. Returns {analyze(opts), toggle(on?),
@@ -141,30 +152,74 @@ export function createOverview({ M, str, withCString, fmtCount }) {
       for (const [k, x] of [['step_us', v.step_us], ['step_p50_us', v.step_p50_us], ['step_p90_us', v.step_p90_us]]) {
         const td = el('td');
         td.dataset.fig = k;
-        td.append(go(fmtUs(x), k === 'step_p90_us' ? rate('jitter', jitter) : '', stepGo, why));
+        if (!v.steps) { // no steps: no step figure (the range is not a step)
+          td.textContent = '-';
+          td.title = NO_STEPS;
+        } else {
+          td.append(go(fmtUs(x), k === 'step_p90_us' ? rate('jitter', jitter) : '', stepGo, why));
+        }
         tr.append(td);
       }
       const gap = largestGap(d, i);
       const idle = el('td');
       idle.dataset.fig = 'idle_pct';
-      idle.append(go(pct(v.idle_pct), rate('idle_pct', v.idle_pct), () => {
+      // a colour only where idle means something: work in at least half its steps
+      const idleMeans = !v.steps || 2 * (v.steps_with_work || 0) >= v.steps;
+      idle.append(go(pct(v.idle_pct), idleMeans ? rate('idle_pct', v.idle_pct) : '', () => {
         if (!gap) return;
         const pad = (gap.end_us - gap.start_us) * 0.25;
         M._st_wasm_analyze_show(v.trace, i, gap.start_us - pad, gap.end_us + pad);
       }, gap ? `idle ${fmtUs(v.idle_us)} of ${fmtUs(v.range_us)}; largest gap ${fmtUs(gap.dur_us)}: click to zoom to it` : `idle ${fmtUs(v.idle_us)}`));
-      const util = el('td', rate('utilization_pct', v.utilization_pct), pct(v.utilization_pct));
+      const util = el('td', idleMeans ? rate('utilization_pct', v.utilization_pct) : '', pct(v.utilization_pct));
       util.dataset.fig = 'utilization_pct';
       const commPct = v.range_us > 0 ? (100 * v.comm_us) / v.range_us : null;
       const comm = el('td', rate('comm_pct', commPct), pct(commPct));
       comm.dataset.fig = 'comm_pct';
       comm.title = `communication ${fmtUs(v.comm_us)}, memcpy ${fmtUs(v.memcpy_us)}, compute ${fmtUs(v.compute_us)}`;
-      const ov = el('td', rate('overlap_pct', v.overlap_pct), pct(v.overlap_pct));
+      // overlap: coloured when communication is at least 1 % of the range
+      const ov = el('td', commPct !== null && commPct >= 1 ? rate('overlap_pct', v.overlap_pct) : '', pct(v.overlap_pct));
       ov.dataset.fig = 'overlap_pct';
       tr.append(idle, util, comm, ov);
       tb.append(tr);
     });
     if (!d.devices.length) sec.append(el('p', 'note', 'No device rows (no GPU streams, no XLA Ops line).'));
     else sec.append(wrapped(table));
+    if (d.devices.some((v) => !v.steps)) {
+      const p = el('p', 'note', NO_STEPS);
+      p.id = 'overview-no-steps';
+      sec.append(p);
+    }
+    return sec;
+  }
+
+  // Why each device is idle: its idle causes (analyze.h), in one line each.
+  function showCauses(d) {
+    const sec = el('section', 'overview-causes');
+    sec.id = 'overview-causes';
+    d.devices.forEach((v, i) => {
+      if (!v.idle_causes || !v.idle_causes.length) return;
+      const p = el('p', 'cause-line');
+      p.dataset.device = String(i);
+      const t = d.traces[v.trace] || {};
+      p.append(el('span', 'name', `${d.traces.length > 1 ? `${t.group || t.file} · ` : ''}${v.name} idle ${pct(v.idle_pct)}: `));
+      const names = shortNames(v.idle_causes.map((c) => c.what), 48);
+      v.idle_causes.forEach((c, j) => {
+        const text = `${c.pct === null ? '–' : c.pct.toFixed(0)} % ${j === 0 ? 'of it while the host ran ' : ''}${names[j]}${c.in ? ` (in ${c.in.length > 40 ? `${c.in.slice(0, 39)}…` : c.in})` : ''}`;
+        const b = go(text, 'cause', () => {
+          const pad = (c.gap_end_us - c.gap_start_us) * 0.25;
+          M._st_wasm_analyze_show(v.trace, i, c.gap_start_us - pad, c.gap_end_us + pad);
+          let n = -1;
+          if (c.kind === 'slice') n = withCString(c.what, (q) => M._st_wasm_select_name(q));
+          for (const x of sec.querySelectorAll('button.active')) x.classList.remove('active');
+          b.classList.add('active');
+          meta.textContent = `${c.what}: ${fmtUs(c.us)} of idle over ${c.gaps} gap${c.gaps === 1 ? '' : 's'}${n >= 0 ? ` · ${fmtCount(n)} selected` : ''}`;
+        }, `${c.what}${c.in ? ` (in ${c.in})` : ''}: ${fmtUs(c.us)} of ${fmtUs(v.idle_us)} idle, over ${c.gaps} gap${c.gaps === 1 ? '' : 's'}; click to zoom to its largest gap${c.kind === 'slice' ? ' and select its slices' : ''}`);
+        b.dataset.cause = String(j);
+        if (j) p.append(el('span', null, ', '));
+        p.append(b);
+      });
+      sec.append(p);
+    });
     return sec;
   }
 
@@ -187,25 +242,40 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     return sec;
   }
 
-  function showOps(d) {
-    const sec = el('section', 'overview-ops');
-    sec.append(el('h3', null, `Top ops by self time (${d.ops.length} of ${fmtCount(d.op_names)})`));
-    const [table, tb] = tableOf('overview-ops', ['op', 'count', 'total', 'self', 'p50', 'p90', 'p99', 'max']);
-    d.ops.forEach((o, i) => {
+  // One table of ops (kernels, host ops, runtime calls: analyze.h's JSON),
+  // names cut in the middle (the full name on hover), a click selecting
+  // every event of the name.
+  function showTable(d, key, title, extra) {
+    const rows = d[key] || [];
+    const sec = el('section', `overview-${key}`);
+    sec.append(el('h3', null, `${title} (${rows.length})`));
+    const heads = ['name', 'count', 'total', 'self', 'p50', 'p90', 'p99', 'max'];
+    if (extra) heads.push(extra.head);
+    const [table, tb] = tableOf(`overview-${key.replace('_', '-')}`, heads);
+    const short = shortNames(rows.map((o) => o.name), NAME_W);
+    rows.forEach((o, i) => {
       const tr = el('tr');
       tr.dataset.op = String(i);
       const name = el('td', 'name');
-      name.append(go(o.name, 'op', () => {
+      const b = go(short[i], 'op', () => {
         const n = withCString(o.name, (p) => M._st_wasm_select_name(p));
-        for (const x of tb.querySelectorAll('tr.active')) x.classList.remove('active');
+        for (const x of body.querySelectorAll('tr.active')) x.classList.remove('active');
         tr.classList.add('active');
         meta.textContent = n >= 0 ? `${fmtCount(n)} ${o.name.length > 40 ? `${o.name.slice(0, 39)}…` : o.name} selected` : meta.textContent;
-      }, 'Select every event of this name'));
+      }, o.name);
+      name.title = o.name;
+      name.append(b);
       tr.append(name, el('td', null, fmtCount(o.count)));
       for (const k of ['total_us', 'self_us', 'p50_us', 'p90_us', 'p99_us', 'max_us']) tr.append(el('td', null, fmtUs(o[k])));
+      if (extra) {
+        const td = el('td', 'name', extra.cell(o));
+        td.title = extra.title(o);
+        tr.append(td);
+      }
       tb.append(tr);
     });
-    sec.append(wrapped(table));
+    if (rows.length) sec.append(wrapped(table));
+    else sec.append(el('p', 'note', `No ${title.toLowerCase()}.`));
     return sec;
   }
 
@@ -219,7 +289,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     }
     const froms = new Set(d.traces.map((t) => t.steps_from));
     const nsteps = d.traces.reduce((a, t) => a + t.steps, 0);
-    meta.textContent = `${d.traces.length} file${d.traces.length === 1 ? '' : 's'} · ${d.devices.length} device${d.devices.length === 1 ? '' : 's'} · ${fmtCount(nsteps)} steps`;
+    meta.textContent = `${d.traces.length} file${d.traces.length === 1 ? '' : 's'} · ${d.devices.length} device${d.devices.length === 1 ? '' : 's'} · ${nsteps ? `${fmtCount(nsteps)} steps` : 'no steps'}`;
     stepInfo.textContent = stepName ? `steps: every “${stepName.length > 40 ? `${stepName.slice(0, 39)}…` : stepName}”`
       : `steps: ${[...froms].map((f) => ({ profiler_step: 'ProfilerStep#N', steps_line: 'the Steps line', none: 'none (whole range)', named: 'named' })[f] || f).join(', ')}`;
     autoSteps.hidden = !stepName;
@@ -229,13 +299,27 @@ export function createOverview({ M, str, withCString, fmtCount }) {
       p.textContent = `Stragglers (per-step compute, median ${fmtUs(d.stragglers[0].median)}): ${d.stragglers.map((s) => `${d.traces[s.trace].group} ${fmtUs(s.value)} (score ${s.score.toFixed(1)})`).join(', ')}`;
       body.append(p);
     }
+    body.append(showCauses(d));
     body.append(showDevices(d));
     if (d.traces.length > 1) {
       body.append(heatBox);
       heat.show(heatmapData(d));
     }
     const row = el('div', 'overview-row');
-    row.append(showOps(d), showMemory(d));
+    row.append(
+      showTable(d, 'kernels', 'Top kernels by self time', {
+        head: 'launched by',
+        cell: (o) => (o.launched_by ? shortNames([o.launched_by], 40)[0] : '–'),
+        title: (o) => o.launched_by || 'no launcher found (no flow into it, no XLA op over it)',
+      }),
+      showTable(d, 'host_ops', 'Top host ops by self time'),
+      showTable(d, 'runtime', 'Runtime calls', {
+        head: 'blocked the device',
+        cell: (o) => `${fmtUs(o.blocked_us)}${o.blocked_pct === null ? '' : ` (${o.blocked_pct.toFixed(1)} %)`}`,
+        title: () => 'the device idle time while this call was the host\'s innermost slice (idle causes)',
+      }),
+      showMemory(d),
+    );
     body.append(row);
   }
 

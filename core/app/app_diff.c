@@ -1,7 +1,8 @@
 /* app_diff.c: two runs compared (app.h): B aligned on A at their first
  * common step marker (core/index/profile.h st_profile_compare_offset) and
  * the diff table (core/index/diff.h) of the first two traces shown, A the
- * baseline and B the candidate. Every part of the merged view has its own
+ * baseline and B the candidate (their file names in the JSON: "file_a",
+ * "file_b"). Every part of the merged view has its own
  * model, so the diff runs on the two models as they are (their times are on
  * the shared timeline: a range is the same window for both). Calls
  * app_view.c.
@@ -19,10 +20,19 @@ void st_app_diff_forget(st_app *app) {
   app->cmp.merged = NULL;
 }
 
+/* st_diff_json's object with the two files' names added: "file_a", "file_b". */
 static void write_diff(st_jout *o, st_app *app, const void *arg) {
   (void)arg;
   size_t room = o->len < o->cap ? o->cap - o->len : 0;
-  o->len += st_diff_json(app->cmp.diff, 0, room ? o->buf + o->len : NULL, room);
+  size_t n = st_diff_json(app->cmp.diff, 0, room ? o->buf + o->len : NULL, room);
+  o->len += n ? n - 1 : 0; /* the closing brace: the names go in first */
+  for (uint32_t k = 0; k < 2; k++) {
+    st_traceset_file f;
+    const char *name = st_traceset_get(app->set, st_app_part(app, k), &f) && f.name ? f.name : "";
+    st_jout_lit(o, k ? ",\"file_b\":" : ",\"file_a\":");
+    st_jout_str(o, name, strlen(name));
+  }
+  st_jout_lit(o, "}");
 }
 
 static const char *diff_text(st_app *app) {

@@ -82,6 +82,42 @@ static uint8_t string_class(const char *s, size_t n) {
   return c;
 }
 
+/* The kind classes of a string (README "Kinds of events"): as a name or as
+ * a category. */
+enum {
+  K_WRAP_NAME = 1 << 0,   /* "PyTorch Profiler (N)", "jit_..." (an XLA module) */
+  K_ANN_NAME = 1 << 1,    /* "## x ##" */
+  K_RUN_NAME = 1 << 2,    /* cudaX, cuX, hipX, ncclX, rcclX (X upper case) */
+  K_TRACE_CAT = 1 << 3,   /* "Trace": Kineto's profiler span */
+  K_ANN_CAT = 1 << 4,     /* user_annotation, gpu_user_annotation, cuda_profiler_range, cuda_sync */
+  K_KERNEL_CAT = 1 << 5,  /* kernel, gpu_memcpy, gpu_memset */
+  K_RUNTIME_CAT = 1 << 6, /* cuda_runtime, cuda_driver, hip_runtime, hip_driver */
+};
+
+static int prefix_upper(const char *s, size_t n, const char *p) {
+  size_t m = strlen(p);
+  return n > m && memcmp(s, p, m) == 0 && s[m] >= 'A' && s[m] <= 'Z';
+}
+
+static uint8_t kind_class(const char *s, size_t n) {
+  uint8_t c = 0;
+  if ((n >= 16 && memcmp(s, "PyTorch Profiler", 16) == 0) || (n > 4 && memcmp(s, "jit_", 4) == 0))
+    c |= K_WRAP_NAME;
+  if (n >= 5 && memcmp(s, "## ", 3) == 0 && memcmp(s + n - 2, "##", 2) == 0) c |= K_ANN_NAME;
+  if (prefix_upper(s, n, "cuda") || prefix_upper(s, n, "cu") || prefix_upper(s, n, "hip") ||
+      prefix_upper(s, n, "nccl") || prefix_upper(s, n, "rccl"))
+    c |= K_RUN_NAME;
+  if (eq(s, n, "Trace")) c |= K_TRACE_CAT;
+  if (eq(s, n, "user_annotation") || eq(s, n, "gpu_user_annotation") ||
+      eq(s, n, "cuda_profiler_range") || eq(s, n, "cuda_sync"))
+    c |= K_ANN_CAT;
+  if (eq(s, n, "kernel") || eq(s, n, "gpu_memcpy") || eq(s, n, "gpu_memset")) c |= K_KERNEL_CAT;
+  if (eq(s, n, "cuda_runtime") || eq(s, n, "cuda_driver") || eq(s, n, "hip_runtime") ||
+      eq(s, n, "hip_driver"))
+    c |= K_RUNTIME_CAT;
+  return c;
+}
+
 /* The class of event i of a device row: U_COMPUTE / U_COMM / U_MEMCPY, or
  * -1 to skip it. */
 static int event_class(const uint8_t *cls, uint32_t ncls, const st_row *r, uint32_t i) {
@@ -128,7 +164,10 @@ typedef struct raw_step {
 
 typedef struct trace_ctx {
   const st_trace *t;
-  uint8_t *cls; /* per string id */
+  uint8_t *cls;     /* per string id */
+  uint8_t *kcls;    /* per string id: kind_class */
+  uint8_t *rowk;    /* per row: ROW_* */
+  int64_t *blocked; /* per string id: device idle time attributed to it (idle causes) */
   uint32_t ncls;
   raw_step *raw; /* Steps lines' events, by (process, number) */
   size_t nraw;
@@ -476,12 +515,39 @@ static void ws_add(wset *ws, int u, int64_t a, int64_t b) {
   }
 }
 
+/* Every idle gap of a device, in time order (idle causes). */
+typedef struct ivl {
+  int64_t t0, t1;
+} ivl;
+typedef struct ivlist {
+  const st_alloc *a;
+  ivl *v;
+  uint32_t n, cap;
+  int nomem;
+} ivlist;
+
+static void ivl_push(ivlist *l, int64_t t0, int64_t t1) {
+  if (l->nomem) return;
+  if (l->n == l->cap) {
+    uint32_t nc = l->cap ? (l->cap < UINT32_MAX / 2 ? l->cap * 2 : 0) : 64;
+    ivl *nv = nc ? st_realloc_array(l->a, l->v, nc, sizeof *nv) : NULL;
+    if (!nv) {
+      l->nomem = 1;
+      return;
+    }
+    l->v = nv;
+    l->cap = nc;
+  }
+  l->v[l->n++] = (ivl){t0, t1};
+}
+
 typedef struct gapctx {
   st_analysis *an;
   uint32_t device;
   const win *range; /* the device's range, disjoint, sorted */
   uint32_t nrange, rp;
   int64_t prev_end;
+  ivlist *all; /* every gap */
 } gapctx;
 
 /* The candidates are a heap, the worst (shortest; the later on ties) at
@@ -553,7 +619,10 @@ static void gap_between(gapctx *g, int64_t x, int64_t y) {
   for (; j < g->nrange && g->range[j].t0 < y; j++) {
     int64_t lo = x > g->range[j].t0 ? x : g->range[j].t0;
     int64_t hi = y < g->range[j].t1 ? y : g->range[j].t1;
-    if (hi > lo) gap_candidate(g->an, g->device, lo, hi);
+    if (hi > lo) {
+      gap_candidate(g->an, g->device, lo, hi);
+      if (g->all) ivl_push(g->all, lo, hi);
+    }
   }
 }
 
@@ -652,7 +721,7 @@ static void to_times(const cellsum *s, int64_t wall, st_an_times *t) {
 
 /* One device: its windows, the sweep, its totals and cells. */
 static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_device *dev,
-                              const rowlist *rl, merger *m) {
+                              const rowlist *rl, merger *m, ivlist *all) {
   const st_alloc *a = &an->alloc;
   uint32_t ns = an->step_count[k], first = an->first_step[k];
   uint32_t nw = ns ? ns : 1;
@@ -702,7 +771,7 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
   int disjoint = ns > 0;
   for (uint32_t j = 1; j < ns && disjoint; j++) disjoint = w[j].t0 >= w[j - 1].t1;
   wset ws_steps = {w, ns, {0}, sums}, ws_range = {range, nrange, {0}, sums};
-  gapctx g = {an, (uint32_t)(dev - an->devices), range, nrange, 0, INT64_MIN};
+  gapctx g = {an, (uint32_t)(dev - an->devices), range, nrange, 0, INT64_MIN, all};
   sweep sw;
   memset(&sw, 0, sizeof sw);
   sw.sets[0] = ns ? &ws_steps : NULL;
@@ -717,6 +786,7 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
   for (uint32_t j = 0; j < ns; j++) {
     st_an_cell *cell = &an->cells[dev->first_cell + j];
     to_times(&sums[j], cell->t1_ns - cell->t0_ns, &cell->t);
+    dev->steps_with_work += cell->t.busy_ns > 0;
   }
   uint32_t nwall = ns ? ns : 1;
   int64_t sum = 0;
@@ -764,6 +834,22 @@ static st_code analyze_host(st_analysis *an, trace_ctx *c, uint32_t k, const row
 
 /* ==== 5. host slices in gaps ============================================== */
 
+/* 1 if event i of row `row` has a child (the row below, same track)
+ * overlapping [a, b): then it is not a leaf frame there. */
+static int child_over(const st_trace *t, uint32_t row, int64_t a, int64_t b) {
+  uint32_t nr, nt;
+  const st_row *rows = st_trace_rows(t, &nr);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  const st_row *r = &rows[row];
+  if (r->track >= nt) return 0;
+  uint32_t cr = tracks[r->track].first_row + r->depth + 1;
+  if (cr >= tracks[r->track].first_row + tracks[r->track].row_count || cr >= nr ||
+      rows[cr].depth != r->depth + 1)
+    return 0;
+  uint32_t j = st_row_first_end_gt(&rows[cr], a);
+  return j < rows[cr].count && rows[cr].start[j] < b;
+}
+
 static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx *c,
                      const rowlist *host) {
   uint32_t nr, nt;
@@ -778,8 +864,8 @@ static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx 
       int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
       if (an->step_count[k] && wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
         continue;
-      int64_t ov = (e < g->t1_ns ? e : g->t1_ns) - (s > g->t0_ns ? s : g->t0_ns);
-      if (ov <= 0) continue;
+      int64_t p0 = s > g->t0_ns ? s : g->t0_ns, p1 = e < g->t1_ns ? e : g->t1_ns, ov = p1 - p0;
+      if (ov <= 0 || child_over(c->t, host->v[h], p0, p1)) continue; /* leaf frames only */
       /* keep the largest overlaps; deeper first on ties */
       uint32_t n = g->host_count, at = n < ST_ANALYZE_GAP_HOST ? n : ST_ANALYZE_GAP_HOST;
       while (at > 0) {
@@ -796,6 +882,468 @@ static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx 
       if (n < ST_ANALYZE_GAP_HOST) g->host_count++;
     }
   }
+}
+
+/* ==== 7. kinds, idle causes, launchers =================================== */
+
+enum { ROW_HOST = 0, ROW_DEVICE = 1, ROW_WRAPPER = 2, ROW_DEVICE_OTHER = 3 };
+
+/* The kind of event i of row `row` of trace k (README "Kinds of events"). */
+static uint8_t kind_at(const st_analysis *an, const trace_ctx *c, uint32_t k, uint32_t row,
+                       uint32_t i) {
+  const st_row *r = &st_trace_rows(c->t, NULL)[row];
+  uint32_t nm = r->name[i], ct = r->cat[i];
+  uint8_t kn = nm < c->ncls ? c->kcls[nm] : 0, kc = ct < c->ncls ? c->kcls[ct] : 0;
+  uint8_t cn = nm < c->ncls ? c->cls[nm] : 0, rk = c->rowk[row];
+  if (rk == ROW_WRAPPER || (cn & MARKER) || (kn & K_WRAP_NAME) || (kc & K_TRACE_CAT))
+    return ST_KIND_WRAPPER;
+  if ((kc & K_ANN_CAT) || (kn & K_ANN_NAME) || rk == ROW_DEVICE_OTHER) return ST_KIND_ANNOTATION;
+  if (rk == ROW_DEVICE || (kc & K_KERNEL_CAT)) return ST_KIND_KERNEL;
+  if ((kc & K_RUNTIME_CAT) || (kn & K_RUN_NAME)) return ST_KIND_RUNTIME;
+  int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
+  if (an->step_count[k] && wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
+    return ST_KIND_WRAPPER;
+  return ST_KIND_HOST;
+}
+
+typedef struct kind_cb {
+  const st_analysis *an;
+  const trace_ctx *ctx;
+} kind_cb;
+
+static uint8_t kind_fn(void *p, uint32_t k, uint32_t row, uint32_t i) {
+  const kind_cb *cb = p;
+  return kind_at(cb->an, &cb->ctx[k], k, row, i);
+}
+
+/* The slice enclosing event i of row `row` (the row above, same track). */
+static int parent_of(const st_trace *t, uint32_t row, uint32_t i, st_event_ref *out) {
+  uint32_t nr, nt;
+  const st_row *rows = st_trace_rows(t, &nr);
+  const st_track *tracks = st_trace_tracks(t, &nt);
+  const st_row *r = &rows[row];
+  if (!r->depth || r->track >= nt) return 0;
+  const st_track *tk = &tracks[r->track];
+  uint32_t pr = tk->first_row + r->depth - 1;
+  if (pr < tk->first_row || pr >= tk->first_row + tk->row_count || rows[pr].depth != r->depth - 1)
+    return 0;
+  const st_row *p = &rows[pr];
+  int64_t s = r->start[i];
+  uint32_t j = st_row_first_end_gt(p, s);
+  if (j >= p->count || p->start[j] > s) return 0;
+  *out = (st_event_ref){pr, j};
+  return 1;
+}
+
+typedef struct piece {
+  int64_t a, b;
+  uint32_t gap, row, index, depth;
+} piece;
+
+/* The heap's order: the deeper first, the lower row on ties. */
+static int deeper(const piece *p, uint32_t x, uint32_t y) {
+  return p[x].depth > p[y].depth || (p[x].depth == p[y].depth && p[x].row < p[y].row);
+}
+
+static void ph_push(const piece *p, uint32_t *h, uint32_t *n, uint32_t x) {
+  uint32_t i = (*n)++;
+  h[i] = x;
+  while (i > 0 && deeper(p, h[i], h[(i - 1) / 2])) {
+    uint32_t t = h[i];
+    h[i] = h[(i - 1) / 2];
+    h[(i - 1) / 2] = t;
+    i = (i - 1) / 2;
+  }
+}
+
+static void ph_pop(const piece *p, uint32_t *h, uint32_t *n) {
+  h[0] = h[--(*n)];
+  for (uint32_t i = 0;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, s = i;
+    if (l < *n && deeper(p, h[l], h[s])) s = l;
+    if (r < *n && deeper(p, h[r], h[s])) s = r;
+    if (s == i) return;
+    uint32_t t = h[i];
+    h[i] = h[s];
+    h[s] = t;
+    i = s;
+  }
+}
+
+typedef struct cause_acc {
+  uint32_t id, last_gap, gaps;
+  int64_t ns, cur, best;
+  uint32_t best_gap;
+  st_event_ref best_ref;
+} cause_acc;
+
+typedef struct causes_ws {
+  piece *p;
+  size_t np, cap;
+  uint32_t *heap;
+  uint32_t *slot; /* per name id: index + 1 into acc */
+  cause_acc *acc;
+  uint32_t nacc, cap_acc;
+} causes_ws;
+
+/* x becomes active: kept in w->p, its index pushed on the heap. */
+static int push_active(const st_alloc *a, causes_ws *w, uint32_t *hn, piece x) {
+  if (w->np == w->cap) {
+    size_t nc = w->cap ? w->cap * 2 : 256;
+    piece *np = nc < UINT32_MAX ? st_realloc_array(a, w->p, nc, sizeof *np) : NULL;
+    uint32_t *nh = np ? st_realloc_array(a, w->heap, nc, sizeof *nh) : NULL;
+    if (np) w->p = np;
+    if (!nh) return 0;
+    w->heap = nh;
+    w->cap = nc;
+  }
+  w->p[w->np] = x;
+  ph_push(w->p, w->heap, hn, (uint32_t)w->np++);
+  return 1;
+}
+
+static int credit(const st_alloc *a, causes_ws *w, const st_trace *t, const piece *x, int64_t len,
+                  uint32_t gap) {
+  uint32_t id = st_trace_rows(t, NULL)[x->row].name[x->index];
+  uint32_t s = w->slot[id];
+  if (!s) {
+    if (w->nacc == w->cap_acc) {
+      uint32_t nc = w->cap_acc ? w->cap_acc * 2 : 64;
+      cause_acc *na = st_realloc_array(a, w->acc, nc, sizeof *na);
+      if (!na) return 0;
+      w->acc = na;
+      w->cap_acc = nc;
+    }
+    memset(&w->acc[w->nacc], 0, sizeof w->acc[w->nacc]);
+    w->acc[w->nacc].id = id;
+    s = w->slot[id] = ++w->nacc;
+  }
+  cause_acc *c = &w->acc[s - 1];
+  c->ns += len;
+  if (c->last_gap != gap + 1) {
+    c->last_gap = gap + 1;
+    c->gaps++;
+    c->cur = 0;
+  }
+  c->cur += len;
+  if (c->cur > c->best) {
+    c->best = c->cur;
+    c->best_gap = gap;
+    c->best_ref = (st_event_ref){x->row, x->index};
+  }
+  return 1;
+}
+
+static int cmp_acc(const void *x, const void *y) {
+  const cause_acc *a = x, *b = y;
+  if (a->ns != b->ns) return a->ns > b->ns ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int push_cause(st_analysis *an, st_an_cause c) {
+  if (an->ncauses == an->cap_causes) {
+    uint32_t nc = an->cap_causes ? an->cap_causes * 2 : 32;
+    st_an_cause *nv = st_realloc_array(&an->alloc, an->causes, nc, sizeof *nv);
+    if (!nv) return 0;
+    an->causes = nv;
+    an->cap_causes = nc;
+  }
+  an->causes[an->ncauses++] = c;
+  return 1;
+}
+
+/* Device d's idle causes (analyze.h) from its gaps gl and the host rows. */
+static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d,
+                           const rowlist *host, const ivlist *gl, merger *m) {
+  const st_alloc *a = &an->alloc;
+  st_an_device *dev = &an->devices[d];
+  dev->first_cause = an->ncauses;
+  dev->causes = 0;
+  if (!gl->n) return ST_OK;
+  causes_ws w;
+  memset(&w, 0, sizeof w);
+  w.slot = st_calloc(a, c->ncls ? c->ncls : 1, sizeof *w.slot);
+  int ok = w.slot != NULL;
+  const st_row *rows = st_trace_rows(c->t, NULL);
+  /* one sweep in time over the gaps and the host slices (in start order
+   * through the merger): the active slices in a heap, the deepest on top
+   * (ended ones dropped when they come up) */
+  m_init(m, rows, host->v, host->n);
+  uint32_t pr = 0, pi = 0, hn = 0;
+  int has = m_next(m, &pr, &pi);
+  int64_t nothing = 0, nothing_best = 0;
+  uint32_t nothing_gaps = 0, nothing_best_gap = 0;
+#define PENDING_START (rows[pr].start[pi])
+#define TAKE_UNTIL(x)                                                                              \
+  while (ok && has && PENDING_START <= (x)) {                                                      \
+    int64_t e_ = st_sat_add(rows[pr].start[pi], rows[pr].dur[pi]);                                 \
+    if (e_ > (x) && kind_at(an, c, k, pr, pi) != ST_KIND_WRAPPER)                                  \
+      ok = push_active(a, &w, &hn, (piece){rows[pr].start[pi], e_, 0, pr, pi, rows[pr].depth});    \
+    has = m_next(m, &pr, &pi);                                                                     \
+  }
+  for (uint32_t j = 0; ok && j < gl->n; j++) {
+    int64_t x = gl->v[j].t0, none_here = 0;
+    TAKE_UNTIL(x);
+    while (ok && x < gl->v[j].t1) {
+      while (hn && w.p[w.heap[0]].b <= x) ph_pop(w.p, w.heap, &hn);
+      int64_t nx = gl->v[j].t1;
+      if (has && PENDING_START < nx) nx = PENDING_START;
+      if (hn && w.p[w.heap[0]].b < nx) nx = w.p[w.heap[0]].b;
+      if (hn)
+        ok = credit(a, &w, c->t, &w.p[w.heap[0]], nx - x, j);
+      else
+        none_here += nx - x;
+      x = nx;
+      TAKE_UNTIL(x);
+    }
+    if (none_here) {
+      nothing += none_here;
+      nothing_gaps++;
+      if (none_here > nothing_best) nothing_best = none_here, nothing_best_gap = j;
+    }
+  }
+#undef TAKE_UNTIL
+#undef PENDING_START
+  if (ok) {
+    for (uint32_t i = 0; i < w.nacc; i++) c->blocked[w.acc[i].id] += w.acc[i].ns;
+    if (w.nacc) qsort(w.acc, w.nacc, sizeof *w.acc, cmp_acc);
+    int64_t other = 0;
+    uint32_t other_gaps = 0, other_gap = 0;
+    int64_t other_best = 0;
+    for (uint32_t i = 0; ok && i < w.nacc; i++) {
+      const cause_acc *x = &w.acc[i];
+      if (i >= ST_ANALYZE_CAUSES) {
+        other += x->ns;
+        other_gaps += x->gaps;
+        if (x->best > other_best) other_best = x->best, other_gap = x->best_gap;
+        continue;
+      }
+      st_an_cause cs;
+      memset(&cs, 0, sizeof cs);
+      cs.device = d;
+      cs.what = ST_CAUSE_SLICE;
+      cs.ref = x->best_ref;
+      st_event_ref p;
+      if (parent_of(c->t, x->best_ref.row, x->best_ref.index, &p) &&
+          kind_at(an, c, k, p.row, p.index) != ST_KIND_WRAPPER) {
+        cs.has_parent = 1;
+        cs.parent = p;
+      }
+      cs.ns = x->ns;
+      cs.gaps = x->gaps;
+      cs.gap_t0_ns = gl->v[x->best_gap].t0;
+      cs.gap_t1_ns = gl->v[x->best_gap].t1;
+      ok = push_cause(an, cs);
+    }
+    if (ok && other) {
+      st_an_cause cs = {.device = d, .what = ST_CAUSE_OTHER, .ns = other, .gaps = other_gaps};
+      cs.gap_t0_ns = gl->v[other_gap].t0;
+      cs.gap_t1_ns = gl->v[other_gap].t1;
+      ok = push_cause(an, cs);
+    }
+    if (ok && nothing) {
+      st_an_cause cs = {.device = d, .what = ST_CAUSE_NOTHING, .ns = nothing, .gaps = nothing_gaps};
+      cs.gap_t0_ns = gl->v[nothing_best_gap].t0;
+      cs.gap_t1_ns = gl->v[nothing_best_gap].t1;
+      ok = push_cause(an, cs);
+    }
+    dev->causes = an->ncauses - dev->first_cause;
+  }
+  st_free(a, w.p);
+  st_free(a, w.heap);
+  st_free(a, w.slot);
+  st_free(a, w.acc);
+  return ok ? ST_OK : ST_ERR_NOMEM;
+}
+
+/* ---- launchers ---------------------------------------------------------- */
+
+/* The host op that launched kernel i of row `row` through a flow into it
+ * (analyze.h), or 0 (then the XLA op over it: op_extras). */
+static int launcher(const st_analysis *an, const trace_ctx *c, uint32_t k, uint32_t row, uint32_t i,
+                    uint32_t *name) {
+  const st_trace *t = c->t;
+  uint32_t nr, first;
+  const st_row *rows = st_trace_rows(t, &nr);
+  if (st_trace_flows_to(t, row, i, i + 1, &first)) {
+    const st_flow *f = &st_trace_flows(t, NULL)[st_trace_flows_in(t, NULL)[first]];
+    st_event_ref at = {f->from_row, f->from_index};
+    uint8_t kd = kind_at(an, c, k, at.row, at.index);
+    if (kd == ST_KIND_KERNEL || kd == ST_KIND_HOST) {
+      *name = rows[at.row].name[at.index];
+      return 1;
+    }
+    /* a runtime call (or an annotation): its innermost enclosing host op */
+    st_event_ref p = at;
+    while (parent_of(t, p.row, p.index, &p)) {
+      uint8_t pk = kind_at(an, c, k, p.row, p.index);
+      if (pk == ST_KIND_WRAPPER) break;
+      if (pk == ST_KIND_HOST) {
+        *name = rows[p.row].name[p.index];
+        return 1;
+      }
+    }
+    *name = rows[at.row].name[at.index];
+    return 1;
+  }
+  return 0;
+}
+
+#define LAUNCH_CANDIDATES 8
+
+typedef struct launch_count {
+  const char *name;
+  size_t len;
+  uint64_t count;
+} launch_count;
+
+/* FNV-1a of a name (the table of kept rows by name). */
+static uint64_t name_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+/* An open-addressing table of the kernel and runtime rows by name: cap a
+ * power of two > 2 x rows; slot value row + 1 (0 empty). */
+static uint32_t *rows_by_name(const st_alloc *a, const st_opstat *ops, uint32_t n, uint32_t *cap) {
+  uint32_t c = 16;
+  while (c < 2u * n + 2 && c < (1u << 31)) c *= 2;
+  uint32_t *t = st_calloc(a, c, sizeof *t);
+  if (!t) return NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    if (ops[i].kind != ST_KIND_KERNEL && ops[i].kind != ST_KIND_RUNTIME) continue;
+    uint32_t h = (uint32_t)name_hash(ops[i].name, ops[i].name_len) & (c - 1);
+    while (t[h]) h = (h + 1) & (c - 1);
+    t[h] = i + 1;
+  }
+  *cap = c;
+  return t;
+}
+
+/* The kernel or runtime row named s[0, l), or -1. */
+static int64_t row_named(const uint32_t *t, uint32_t cap, const st_opstat *ops, const char *s,
+                         size_t l) {
+  uint32_t h = (uint32_t)name_hash(s, l) & (cap - 1);
+  for (; t[h]; h = (h + 1) & (cap - 1)) {
+    const st_opstat *o = &ops[t[h] - 1];
+    if (o->name_len == l && (l == 0 || memcmp(o->name, s, l) == 0)) return t[h] - 1;
+  }
+  return -1;
+}
+
+/* Launchers of the kernels kept and the runtime calls' blocked time. */
+static st_code op_extras(st_analysis *an, const trace_ctx *ctx) {
+  const st_alloc *a = &an->alloc;
+  uint32_t nops;
+  const st_opstat *ops = st_opstats_rows(an->ops, &nops);
+  an->op_extra = st_calloc(a, nops ? nops : 1, sizeof *an->op_extra);
+  launch_count *lc = st_calloc(a, (size_t)(nops ? nops : 1) * LAUNCH_CANDIDATES, sizeof *lc);
+  uint32_t tcap = 0, *table = rows_by_name(a, ops, nops, &tcap);
+  if (!an->op_extra || !lc || !table) {
+    st_free(a, lc);
+    st_free(a, table);
+    return ST_ERR_NOMEM;
+  }
+  st_code rc = ST_OK;
+  for (uint32_t k = 0; rc == ST_OK && k < an->n; k++) {
+    const trace_ctx *c = &ctx[k];
+    const st_strtab *strs = st_trace_strings(c->t);
+    uint32_t ndev = 0;
+    for (uint32_t d = 0; d < an->ndevices; d++) ndev += an->devices[d].trace == k;
+    uint32_t *slot = st_calloc(a, c->ncls ? c->ncls : 1, sizeof *slot);
+    if (!slot) {
+      rc = ST_ERR_NOMEM;
+      break;
+    }
+    int any = 0;
+    for (uint32_t id = 0; id < c->ncls; id++) { /* each string once: is it a row's name? */
+      size_t l;
+      const char *nm = st_strtab_get(strs, id, &l);
+      int64_t i = row_named(table, tcap, ops, nm, l);
+      if (i < 0) continue;
+      if (ops[i].kind == ST_KIND_RUNTIME) {
+        an->op_extra[i].blocked_ns += c->blocked[id];
+        an->op_extra[i].devices += ndev;
+        continue;
+      }
+      slot[id] = (uint32_t)i + 1;
+      any = 1;
+    }
+    uint32_t nr, nt, np;
+    const st_row *rows = st_trace_rows(c->t, &nr);
+    const st_track *tracks = st_trace_tracks(c->t, &nt);
+    st_trace_processes(c->t, &np);
+    uint32_t nflows;
+    st_trace_flows(c->t, &nflows);
+    /* each process's "XLA Ops" line (UINT32_MAX: none) */
+    uint32_t *xla = any ? st_calloc(a, np ? np : 1, sizeof *xla) : NULL;
+    if (any && !xla) {
+      st_free(a, slot);
+      rc = ST_ERR_NOMEM;
+      break;
+    }
+    for (uint32_t p = 0; xla && p < np; p++) xla[p] = UINT32_MAX;
+    for (uint32_t tk = 0; xla && tk < nt; tk++) {
+      size_t l;
+      const char *tn = st_strtab_get(strs, tracks[tk].name, &l);
+      if (tracks[tk].kind == ST_TRACK_SLICES && tracks[tk].row_count && eq(tn, l, "XLA Ops") &&
+          xla[tracks[tk].process] == UINT32_MAX)
+        xla[tracks[tk].process] = tk;
+    }
+    for (uint32_t r = 0; any && r < nr; r++) {
+      if (c->rowk[r] != ROW_DEVICE) continue;
+      uint32_t xt = xla[tracks[rows[r].track].process];
+      const st_row *xr =
+          xt != UINT32_MAX && xt != rows[r].track ? &rows[tracks[xt].first_row] : NULL;
+      uint32_t cur = 0; /* in xr: the first op not ended before the event */
+      for (uint32_t i = 0; i < rows[r].count; i++) {
+        uint32_t id = rows[r].name[i], s = id < c->ncls ? slot[id] : 0, who;
+        if (!s) continue;
+        int found = nflows && launcher(an, c, k, r, i, &who);
+        if (!found && xr) { /* the XLA op over its start */
+          int64_t t0 = rows[r].start[i];
+          while (cur < xr->count && st_sat_add(xr->start[cur], xr->dur[cur]) <= t0) cur++;
+          if (cur < xr->count && xr->start[cur] <= t0) who = xr->name[cur], found = 1;
+        }
+        if (!found) continue;
+        size_t l;
+        const char *nm = st_strtab_get(strs, who, &l);
+        launch_count *v = &lc[(size_t)(s - 1) * LAUNCH_CANDIDATES];
+        for (int q = 0; q < LAUNCH_CANDIDATES; q++) {
+          if (!v[q].name) {
+            v[q] = (launch_count){nm, l, 1};
+            break;
+          }
+          if (v[q].len == l && memcmp(v[q].name, nm, l) == 0) {
+            v[q].count++;
+            break;
+          }
+        }
+      }
+    }
+    st_free(a, slot);
+    st_free(a, xla);
+  }
+  for (uint32_t i = 0; rc == ST_OK && i < nops; i++) {
+    const launch_count *v = &lc[(size_t)i * LAUNCH_CANDIDATES];
+    int best = -1;
+    for (int q = 0; q < LAUNCH_CANDIDATES && v[q].name; q++) /* ties: the first in bytes */
+      if (best < 0 || v[q].count > v[best].count ||
+          (v[q].count == v[best].count &&
+           (memcmp(v[q].name, v[best].name, v[q].len < v[best].len ? v[q].len : v[best].len) < 0 ||
+            (memcmp(v[q].name, v[best].name, v[q].len < v[best].len ? v[q].len : v[best].len) ==
+                 0 &&
+             v[q].len < v[best].len))))
+        best = q;
+    if (best >= 0) {
+      an->op_extra[i].launched_by = v[best].name;
+      an->op_extra[i].launched_by_len = v[best].len;
+    }
+  }
+  st_free(a, lc);
+  st_free(a, table);
+  return rc;
 }
 
 /* ==== 6. stragglers, ops, build ========================================== */
@@ -860,7 +1408,8 @@ static st_code stragglers(st_analysis *an) {
   return ST_OK;
 }
 
-static st_code op_stats(st_analysis *an, const st_analyze_opts *o, st_error *err) {
+static st_code op_stats(st_analysis *an, const st_analyze_opts *o, const trace_ctx *ctx,
+                        st_error *err) {
   const st_alloc *a = &an->alloc;
   int64_t *t0 = NULL, *t1 = NULL;
   if (o->ops_range || o->ops_has_step) {
@@ -881,7 +1430,9 @@ static st_code op_stats(st_analysis *an, const st_analyze_opts *o, st_error *err
       }
     }
   }
-  an->ops = st_opstats_build(a, an->traces, an->n, t0, t1, o->top_ops ? o->top_ops : 20, err);
+  kind_cb cb = {an, ctx};
+  an->ops = st_opstats_build_kinds(a, an->traces, an->n, t0, t1, o->top_ops ? o->top_ops : 20,
+                                   kind_fn, &cb, err);
   st_free(a, t0);
   st_free(a, t1);
   return an->ops ? ST_OK : ST_ERR_NOMEM;
@@ -890,6 +1441,11 @@ static st_code op_stats(st_analysis *an, const st_analyze_opts *o, st_error *err
 static void free_ctx(const st_alloc *a, trace_ctx *c) {
   st_free(a, c->raw);
   c->raw = NULL;
+  st_free(a, c->kcls);
+  st_free(a, c->rowk);
+  st_free(a, c->blocked);
+  c->kcls = c->rowk = NULL;
+  c->blocked = NULL;
 }
 
 /* Classes, steps, devices, sweeps and gaps of trace k. */
@@ -902,7 +1458,9 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
   c->t = t;
   c->ncls = st_strtab_count(strs);
   c->cls = st_calloc(a, c->ncls ? c->ncls : 1, 1);
-  if (!c->cls) return ST_ERR_NOMEM;
+  c->kcls = st_calloc(a, c->ncls ? c->ncls : 1, 1);
+  c->blocked = st_calloc(a, c->ncls ? c->ncls : 1, sizeof *c->blocked);
+  if (!c->cls || !c->kcls || !c->blocked) return ST_ERR_NOMEM;
   /* the parts of a merged view share one string table: classify it once */
   const trace_ctx *same = NULL;
   for (uint32_t j = 0; j < k && !same; j++)
@@ -911,6 +1469,7 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     size_t l;
     const char *s = same ? NULL : st_strtab_get(strs, i, &l);
     c->cls[i] = same ? (uint8_t)(same->cls[i] & ~MARKER) : string_class(s, l);
+    c->kcls[i] = same ? same->kcls[i] : kind_class(s, l);
   }
   st_code rc = find_steps(an, c, k, o);
   if (rc != ST_OK) return rc;
@@ -921,7 +1480,11 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
   st_trace_rows(t, &nr);
   rowlist dev = {0};
   uint8_t *is_dev_row = st_calloc(a, nr ? nr : 1, 1);
-  if (!is_dev_row) return ST_ERR_NOMEM;
+  c->rowk = st_calloc(a, nr ? nr : 1, 1);
+  if (!is_dev_row || !c->rowk) {
+    st_free(a, is_dev_row);
+    return ST_ERR_NOMEM;
+  }
   uint32_t maxk = 1;
   uint32_t first_dev = an->ndevices;
   int nomem = 0;
@@ -955,7 +1518,15 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     if (tracks[tk].kind != ST_TRACK_SLICES) continue;
     size_t l;
     const char *pn = st_strtab_get(s, ps[tracks[tk].process].name, &l);
-    if (has_ci(pn, l, "/device:")) continue;
+    size_t tl;
+    const char *tn = st_strtab_get(s, tracks[tk].name, &tl);
+    uint8_t rk = eq(tn, tl, "Steps") || eq(tn, tl, "XLA Modules") ? ROW_WRAPPER
+                 : eq(tn, tl, "XLA Ops")                          ? ROW_DEVICE
+                                                                  : ROW_DEVICE_OTHER;
+    int device_process = has_ci(pn, l, "/device:");
+    for (uint32_t r = tracks[tk].first_row; r < tracks[tk].first_row + tracks[tk].row_count; r++)
+      c->rowk[r] = is_dev_row[r] ? ROW_DEVICE : device_process ? rk : ROW_HOST;
+    if (device_process) continue;
     for (uint32_t r = tracks[tk].first_row; r < tracks[tk].first_row + tracks[tk].row_count; r++)
       if (!is_dev_row[r] && !rl_push(a, host_of_k, r)) nomem = 1;
   }
@@ -983,7 +1554,11 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     if (ns) an->ncells += ns;
     int kin;
     device_rows(a, t, dv->process, &dev, &kin, &nomem);
-    if (!nomem && analyze_device(an, c, k, dv, &dev, &m) != ST_OK) nomem = 1;
+    ivlist all = {a, NULL, 0, 0, 0};
+    if (!nomem && analyze_device(an, c, k, dv, &dev, &m, &all) != ST_OK) nomem = 1;
+    if (!nomem && !all.nomem && idle_causes(an, c, k, d, host_of_k, &all, &m) != ST_OK) nomem = 1;
+    if (all.nomem) nomem = 1;
+    st_free(a, all.v);
   }
   if (!nomem && analyze_host(an, c, k, host_of_k, &m) != ST_OK) nomem = 1;
   st_free(a, m.pos);
@@ -1018,6 +1593,7 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   an->alloc = al;
   an->n = n;
   an->max_gaps = o.max_gaps ? o.max_gaps : 10;
+  an->top_ops = o.top_ops ? o.top_ops : 20;
   an->traces = st_calloc(&al, n, sizeof *an->traces);
   an->source = st_calloc(&al, n, sizeof *an->source);
   an->first_step = st_calloc(&al, n, sizeof *an->first_step);
@@ -1044,7 +1620,8 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
     gap_host(an, &an->gaps[g], k, &ctx[k], &host[k]);
   }
   if (rc == ST_OK) rc = stragglers(an);
-  if (rc == ST_OK && !o.no_ops) rc = op_stats(an, &o, err);
+  if (rc == ST_OK && !o.no_ops) rc = op_stats(an, &o, ctx, err);
+  if (rc == ST_OK && !o.no_ops) rc = op_extras(an, ctx);
   for (uint32_t k = 0; ctx && k < n; k++) {
     free_ctx(&al, &ctx[k]);
     st_free(&al, ctx[k].cls);
@@ -1074,6 +1651,8 @@ void st_analysis_destroy(st_analysis *an) {
   st_free(&a, an->gaps);
   st_free(&a, an->gap_seq);
   st_free(&a, an->ranks);
+  st_free(&a, an->op_extra);
+  st_free(&a, an->causes);
   st_free(&a, an);
 }
 
@@ -1106,6 +1685,13 @@ const st_an_rank *st_analysis_ranks(const st_analysis *an, double *median_ns, do
   return an ? an->ranks : NULL;
 }
 const st_opstats *st_analysis_ops(const st_analysis *an) { return an ? an->ops : NULL; }
+const st_an_op_extra *st_analysis_op_extra(const st_analysis *an) {
+  return an ? an->op_extra : NULL;
+}
+const st_an_cause *st_analysis_causes(const st_analysis *an, uint32_t *count) {
+  if (count) *count = an ? an->ncauses : 0;
+  return an ? an->causes : NULL;
+}
 
 st_code st_analysis_device_rows(const st_analysis *an, const st_alloc *alloc, uint32_t d,
                                 uint32_t **rows, uint32_t *n) {

@@ -54,7 +54,8 @@
  * Idle gaps: maximal intervals of a device's range with no busy event;
  * the `max_gaps` longest over all devices (ties: earlier first), each with
  * up to ST_ANALYZE_GAP_HOST host slices overlapping it (the largest
- * overlap first, deeper slices first on ties).
+ * overlap first, deeper slices first on ties), leaf frames only: a slice
+ * with a child over the part of the gap it covers is left out.
  *
  * Stragglers (several traces): a trace's value is the median over its
  * steps of the mean per-step compute of its devices (its devices' mean
@@ -76,6 +77,7 @@
 #include "opstats.h"
 
 #define ST_ANALYZE_GAP_HOST 3
+#define ST_ANALYZE_CAUSES 5 /* idle causes named per device (the rest: "other") */
 #define ST_ANALYZE_STRAGGLER_SCORE 3.5
 #define ST_ANALYZE_NAME_CAP 96
 
@@ -122,7 +124,44 @@ typedef struct st_an_device {
   st_an_times total;                /* over its range: wall = |range| */
   int64_t step_ns;                  /* mean step window (|range| without steps) */
   int64_t step_p50_ns, step_p90_ns; /* nearest rank over its step windows */
+  uint32_t first_cause, causes;     /* st_analysis_causes()[first_cause, + causes) */
+  uint32_t steps_with_work;         /* its steps with any busy time */
 } st_an_device;
+
+/* Why a device is idle (idle causes): each instant of its idle time goes
+ * to the innermost host slice over it (the deepest of every host thread's
+ * slices there, wrappers left out; the lower row on ties), summed by name
+ * over its gaps; the ST_ANALYZE_CAUSES largest named, the rest "other",
+ * the instants no host slice covers "nothing recorded". They sum to its
+ * idle time. */
+typedef enum st_cause_what {
+  ST_CAUSE_SLICE = 0,  /* slices of one name: ref is one of them */
+  ST_CAUSE_OTHER = 1,  /* every other name */
+  ST_CAUSE_NOTHING = 2 /* no host slice */
+} st_cause_what;
+
+typedef struct st_an_cause {
+  uint32_t device;
+  uint8_t what;                 /* st_cause_what */
+  uint8_t has_parent;           /* ref's enclosing slice (not a wrapper) */
+  st_event_ref ref;             /* ST_CAUSE_SLICE: the slice with the largest part */
+  st_event_ref parent;          /* its parent */
+  int64_t ns;                   /* idle time attributed */
+  uint32_t gaps;                /* gaps it has a part of */
+  int64_t gap_t0_ns, gap_t1_ns; /* the gap holding its largest part */
+} st_an_cause;
+
+/* Per op row (st_opstats_rows of st_analysis_ops): its launcher (kernels:
+ * the name most of its instances give: the host op of the flow into it
+ * (a runtime call: its innermost enclosing host op), else the XLA op over
+ * its start on its device's "XLA Ops" line) and, runtime calls, the idle
+ * time attributed to it (idle causes, summed over devices). */
+typedef struct st_an_op_extra {
+  const char *launched_by; /* NULL: none found */
+  size_t launched_by_len;
+  int64_t blocked_ns;
+  uint32_t devices; /* devices of the traces it is in */
+} st_an_op_extra;
 
 typedef struct st_an_cell {
   int64_t t0_ns, t1_ns; /* the device's window of that step */
@@ -167,6 +206,9 @@ const st_an_gap *st_analysis_gaps(const st_analysis *an, uint32_t *count); /* lo
 /* One per trace; scale (the robust spread used) and median in *median_ns. */
 const st_an_rank *st_analysis_ranks(const st_analysis *an, double *median_ns, double *scale_ns);
 const st_opstats *st_analysis_ops(const st_analysis *an);
+/* Parallel to st_opstats_rows(st_analysis_ops(an)). */
+const st_an_op_extra *st_analysis_op_extra(const st_analysis *an);
+const st_an_cause *st_analysis_causes(const st_analysis *an, uint32_t *count);
 
 /* The trace's step with that number: its index in st_analysis_steps, or
  * UINT32_MAX. */

@@ -28,6 +28,10 @@ struct st_analysis {
   st_an_rank *ranks;
   double rank_median, rank_scale;
   st_opstats *ops;
+  st_an_op_extra *op_extra;
+  uint32_t top_ops; /* rows per table of kernels, host ops, runtime calls */
+  st_an_cause *causes;
+  uint32_t ncauses, cap_causes;
 };
 
 /* 1 if w (lower case ASCII) occurs in s[0, n), ignoring ASCII case. */

@@ -117,6 +117,51 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     key(&o, "utilization_pct", 0);
     pct(&o, v->total.busy_ns, v->total.wall_ns);
     times_json(&o, &v->total);
+    key(&o, "steps_with_work", 0);
+    st_jout_u64(&o, v->steps_with_work);
+    key(&o, "idle_causes", 0);
+    st_jout_put(&o, "[", 1);
+    for (uint32_t c = 0; c < v->causes; c++) {
+      const st_an_cause *x = &an->causes[v->first_cause + c];
+      const st_trace *t = an->traces[v->trace];
+      const st_row *rows = st_trace_rows(t, NULL);
+      st_jout_lit(&o, c ? ",{" : "{");
+      key(&o, "what", 1);
+      if (x->what == ST_CAUSE_SLICE) {
+        size_t l;
+        const char *nm =
+            st_strtab_get(st_trace_strings(t), rows[x->ref.row].name[x->ref.index], &l);
+        st_jout_str(&o, nm, l);
+      } else {
+        st_jout_lit(&o,
+                    x->what == ST_CAUSE_OTHER ? "\"other host activity\"" : "\"nothing recorded\"");
+      }
+      key(&o, "us", 0);
+      st_jout_us(&o, x->ns);
+      key(&o, "pct", 0);
+      pct(&o, x->ns, v->total.wall_ns - v->total.busy_ns);
+      key(&o, "kind", 0);
+      st_jout_lit(&o, x->what == ST_CAUSE_SLICE   ? "\"slice\""
+                      : x->what == ST_CAUSE_OTHER ? "\"other\""
+                                                  : "\"none\"");
+      key(&o, "in", 0);
+      if (x->has_parent) {
+        size_t l;
+        const char *nm =
+            st_strtab_get(st_trace_strings(t), rows[x->parent.row].name[x->parent.index], &l);
+        st_jout_str(&o, nm, l);
+      } else {
+        st_jout_lit(&o, "null");
+      }
+      key(&o, "gaps", 0);
+      st_jout_u64(&o, x->gaps);
+      key(&o, "gap_start_us", 0);
+      st_jout_us(&o, OWN(v->trace, x->gap_t0_ns));
+      key(&o, "gap_end_us", 0);
+      st_jout_us(&o, OWN(v->trace, x->gap_t1_ns));
+      st_jout_lit(&o, "}");
+    }
+    st_jout_put(&o, "]", 1);
     st_jout_lit(&o, "}");
   }
   st_jout_lit(&o, "],\"per_step\":[");
@@ -244,9 +289,54 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
   st_jout_lit(&o, "],\"ops\":[");
   uint32_t nops;
   const st_opstat *ops = st_opstats_rows(an->ops, &nops);
+  first = 1;
   for (uint32_t i = 0; i < nops; i++) {
-    if (i) st_jout_lit(&o, ",");
-    st_opstat_json(&o, &ops[i]);
+    if (!ops[i].top) continue;
+    st_jout_lit(&o, first ? "{" : ",{");
+    first = 0;
+    st_opstat_json_fields(&o, &ops[i]);
+    key(&o, "kind", 0);
+    const char *kn = st_op_kind_name((st_op_kind)ops[i].kind);
+    st_jout_str(&o, kn, strlen(kn));
+    st_jout_lit(&o, "}");
+  }
+  static const struct {
+    const char *key;
+    uint8_t kind;
+  } tables[] = {
+      {"kernels", ST_KIND_KERNEL}, {"host_ops", ST_KIND_HOST}, {"runtime", ST_KIND_RUNTIME}};
+  for (size_t tb = 0; tb < sizeof tables / sizeof tables[0]; tb++) {
+    st_jout_lit(&o, "],\"");
+    st_jout_lit(&o, tables[tb].key);
+    st_jout_lit(&o, "\":[");
+    first = 1;
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < nops && shown < an->top_ops; i++) {
+      if (ops[i].kind != tables[tb].kind) continue;
+      const st_an_op_extra *x = &an->op_extra[i];
+      shown++;
+      st_jout_lit(&o, first ? "{" : ",{");
+      first = 0;
+      st_opstat_json_fields(&o, &ops[i]);
+      if (tables[tb].kind == ST_KIND_KERNEL) {
+        key(&o, "launched_by", 0);
+        if (x->launched_by)
+          st_jout_str(&o, x->launched_by, x->launched_by_len);
+        else
+          st_jout_lit(&o, "null");
+      }
+      if (tables[tb].kind == ST_KIND_RUNTIME) {
+        key(&o, "blocked_us", 0);
+        st_jout_us(&o, x->blocked_ns);
+        key(&o, "blocked_pct", 0);
+        if (ops[i].total_ns > 0 && x->devices)
+          st_jout_fixed(&o, 100.0 * (double)x->blocked_ns / ((double)ops[i].total_ns * x->devices),
+                        2);
+        else
+          st_jout_lit(&o, "null");
+      }
+      st_jout_lit(&o, "}");
+    }
   }
   st_jout_lit(&o, "],\"op_names\":");
   st_jout_u64(&o, st_opstats_names(an->ops));

@@ -99,8 +99,10 @@ static void finish_row(st_diff_row *r) {
 /* ---- verdicts ------------------------------------------------------------ */
 
 /* Side s's instance durations of every row, grouped by row (dur[off[i],
- * off[i + 1]) ascending), from the same events st_agg_add_window counted. */
-static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, size_t **off_out) {
+ * off[i + 1]) in the order the events are listed: row by row of the trace,
+ * by start within one), from the same events st_agg_add_window counted. */
+static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, int64_t **start_out,
+                              size_t **off_out) {
   const st_alloc *a = &d->alloc;
   const st_trace *t = d->t[s];
   uint32_t ns = st_strtab_count(st_trace_strings(t)), nr;
@@ -110,11 +112,13 @@ static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, 
   uint64_t total = 0;
   for (uint32_t i = 0; i < d->count; i++) total += s ? d->rows[i].count_b : d->rows[i].count_a;
   int64_t *dur = total < SIZE_MAX / 8 ? st_calloc(a, total ? (size_t)total : 1, sizeof *dur) : NULL;
-  if (!slot || !off || !fill || !dur) {
+  int64_t *st = total < SIZE_MAX / 8 ? st_calloc(a, total ? (size_t)total : 1, sizeof *st) : NULL;
+  if (!slot || !off || !fill || !dur || !st) {
     st_free(a, slot);
     st_free(a, off);
     st_free(a, fill);
     st_free(a, dur);
+    st_free(a, st);
     return ST_ERR_NOMEM;
   }
   for (uint32_t i = 0; i < d->count; i++) {
@@ -130,13 +134,16 @@ static st_code side_durations(st_diff *d, int s, int by_cat, int64_t **dur_out, 
     const uint32_t *keys = by_cat ? row->cat : row->name;
     for (uint32_t i = lo; i < hi; i++) {
       uint32_t g = keys[i] < ns ? slot[keys[i]] : 0;
-      if (g && off[g - 1] + fill[g - 1] < off[g]) dur[off[g - 1] + fill[g - 1]++] = row->dur[i];
+      if (g && off[g - 1] + fill[g - 1] < off[g]) {
+        st[off[g - 1] + fill[g - 1]] = row->start[i];
+        dur[off[g - 1] + fill[g - 1]++] = row->dur[i];
+      }
     }
   }
-  for (uint32_t i = 0; i < d->count; i++) st_stat_sort_i64(dur + off[i], fill[i]);
   st_free(a, slot);
   st_free(a, fill);
   *dur_out = dur;
+  *start_out = st;
   *off_out = off;
   return ST_OK;
 }
@@ -150,35 +157,137 @@ static double p_min(size_t na, size_t nb) {
   return erfc((m / 2 - 0.5) / sd / sqrt(2.0));
 }
 
-static st_code verdicts(st_diff *d, double rmin, double share_ns, double alpha, int by_cat) {
-  int64_t *dur[2] = {NULL, NULL};
-  size_t *off[2] = {NULL, NULL};
-  st_code rc = side_durations(d, 0, by_cat, &dur[0], &off[0]);
-  if (rc == ST_OK) rc = side_durations(d, 1, by_cat, &dur[1], &off[1]);
+/* x rounded to 3 significant digits (the ratio as shown). */
+static double sig3(double x) {
+  if (!(x > 0) || !isfinite(x)) return x;
+  double m = pow(10.0, 2 - floor(log10(x)));
+  return round(x * m) / m;
+}
+
+/* log(b / a) of one pair (with 1 ns added to both when one is 0). */
+static double log_ratio(int64_t a, int64_t b) {
+  if (a > 0 && b > 0) return log((double)b / (double)a);
+  return log(((double)b + 1) / ((double)a + 1));
+}
+
+/* The verdict of a test's p and z, the effect (ratio = B / A of the means
+ * or totals, as shown) and the time added (share rule). */
+static uint32_t decide(double p, double z, double ratio, double rmin, double alpha, double added,
+                       double share_ns) {
+  uint32_t f = 0;
+  if (p < alpha && z > 0 && ratio > 1 && sig3(ratio) >= rmin &&
+      (share_ns <= 0 || added >= share_ns))
+    f |= ST_DIFF_REGRESSION;
+  if (p < alpha && z < 0 && ratio < 1 && ratio > 0 && sig3(1 / ratio) >= rmin &&
+      (share_ns <= 0 || -added >= share_ns))
+    f |= ST_DIFF_IMPROVEMENT;
+  return f;
+}
+
+/* Each side's durations per row, kept for the rollup (a paired row's in
+ * the order of its pairs). */
+typedef struct durs {
+  int64_t *dur[2], *start[2];
+  size_t *off[2];
+  double *x;       /* scratch: the pairs' log ratios */
+  int64_t *key[2]; /* scratch: per instance (step << 32 | its place) */
+  const st_an_step *steps[2];
+  uint32_t nsteps[2];
+} durs;
+
+/* The step holding time t (steps in time order), or nsteps when none. */
+static uint32_t step_of(const st_an_step *v, uint32_t n, int64_t t) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (v[mid].t0_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && t < v[lo - 1].t1_ns ? lo - 1 : n;
+}
+
+/* 1 if row i's instances pair up (diff.h): the same count on both sides,
+ * and per step the same count when both have the same number of steps;
+ * then both sides' durations are put in the order of their pairs (by step,
+ * then as listed). */
+static int pair_up(durs *ds, uint32_t i, size_t n) {
+  int by_step = ds->nsteps[0] && ds->nsteps[0] == ds->nsteps[1];
+  if (!by_step) return 1; /* in the order they are listed */
+  for (int s = 0; s < 2; s++) {
+    const int64_t *st = ds->start[s] + ds->off[s][i];
+    for (size_t k = 0; k < n; k++)
+      ds->key[s][k] = (int64_t)((uint64_t)step_of(ds->steps[s], ds->nsteps[s], st[k]) << 32 | k);
+    st_stat_sort_i64(ds->key[s], n);
+  }
+  for (size_t k = 0; k < n; k++)
+    if ((ds->key[0][k] >> 32) != (ds->key[1][k] >> 32)) return 0; /* per step counts differ */
+  for (int s = 0; s < 2; s++) { /* durations in pair order (start: scratch) */
+    int64_t *dv = ds->dur[s] + ds->off[s][i], *tmp = ds->start[s] + ds->off[s][i];
+    for (size_t k = 0; k < n; k++) tmp[k] = dv[ds->key[s][k] & 0xffffffff];
+    memcpy(dv, tmp, n * sizeof *dv);
+  }
+  return 1;
+}
+
+static st_code verdicts(st_diff *d, durs *ds, double rmin, double share_ns, double alpha,
+                        int by_cat) {
+  st_code rc = side_durations(d, 0, by_cat, &ds->dur[0], &ds->start[0], &ds->off[0]);
+  if (rc == ST_OK) rc = side_durations(d, 1, by_cat, &ds->dur[1], &ds->start[1], &ds->off[1]);
+  size_t most = 0;
+  for (uint32_t i = 0; rc == ST_OK && i < d->count; i++) {
+    size_t na = ds->off[0][i + 1] - ds->off[0][i], nb = ds->off[1][i + 1] - ds->off[1][i];
+    if (na < nb && na > most) most = na;
+    if (nb <= na && nb > most) most = nb;
+  }
+  if (rc == ST_OK) {
+    ds->x = st_calloc(&d->alloc, most ? most : 1, sizeof *ds->x);
+    ds->key[0] = st_calloc(&d->alloc, most ? most : 1, sizeof *ds->key[0]);
+    ds->key[1] = st_calloc(&d->alloc, most ? most : 1, sizeof *ds->key[1]);
+    if (!ds->x || !ds->key[0] || !ds->key[1]) rc = ST_ERR_NOMEM;
+  }
   for (uint32_t i = 0; rc == ST_OK && i < d->count; i++) {
     st_diff_row *r = &d->rows[i];
     if (r->flags & (ST_DIFF_ONLY_A | ST_DIFF_ONLY_B)) continue;
-    size_t na = off[0][i + 1] - off[0][i], nb = off[1][i + 1] - off[1][i];
-    st_mwu u;
-    st_stat_mwu(dur[0] + off[0][i], na, dur[1] + off[1][i], nb, &u);
-    r->p_value = u.p;
-    if (!(p_min(na, nb) < alpha)) {
-      r->flags |= ST_DIFF_NOT_ENOUGH_DATA;
-      continue;
+    size_t na = ds->off[0][i + 1] - ds->off[0][i], nb = ds->off[1][i + 1] - ds->off[1][i];
+    int64_t *a = ds->dur[0] + ds->off[0][i], *b = ds->dur[1] + ds->off[1][i];
+    double p, z;
+    if (na == nb && na < UINT32_MAX && st_stat_wilcoxon_pmin(na) < alpha &&
+        pair_up(ds, i, na)) { /* the instances pair up */
+      for (size_t k = 0; k < na; k++) ds->x[k] = log_ratio(a[k], b[k]);
+      st_wsr w;
+      st_stat_wilcoxon(ds->x, na, &w);
+      p = w.p, z = w.z;
+      r->test = ST_DIFF_TEST_WILCOXON;
+    } else {
+      st_stat_sort_i64(a, na);
+      st_stat_sort_i64(b, nb);
+      st_mwu u;
+      st_stat_mwu(a, na, b, nb, &u);
+      p = u.p, z = u.z;
+      r->test = ST_DIFF_TEST_MANN_WHITNEY;
+      if (!(p_min(na, nb) < alpha)) {
+        r->p_value = p;
+        r->flags |= ST_DIFF_NOT_ENOUGH_DATA;
+        continue;
+      }
     }
-    double ta = (double)r->total_a_ns, tb = (double)r->total_b_ns;
-    if (u.p < alpha && u.z > 0 && r->avg_b_ns > r->avg_a_ns && r->avg_b_ns >= rmin * r->avg_a_ns &&
-        (share_ns <= 0 || tb - ta >= share_ns))
-      r->flags |= ST_DIFF_REGRESSION;
-    if (u.p < alpha && u.z < 0 && r->avg_a_ns > r->avg_b_ns && r->avg_a_ns >= rmin * r->avg_b_ns &&
-        (share_ns <= 0 || ta - tb >= share_ns))
-      r->flags |= ST_DIFF_IMPROVEMENT;
-  }
-  for (int s = 0; s < 2; s++) {
-    st_free(&d->alloc, dur[s]);
-    st_free(&d->alloc, off[s]);
+    r->p_value = p;
+    r->flags |= decide(p, z, r->ratio_avg, rmin, alpha,
+                       (double)r->total_b_ns - (double)r->total_a_ns, share_ns);
   }
   return rc;
+}
+
+static void durs_free(const st_alloc *a, durs *ds) {
+  for (int s = 0; s < 2; s++) {
+    st_free(a, ds->dur[s]);
+    st_free(a, ds->start[s]);
+    st_free(a, ds->off[s]);
+    st_free(a, ds->key[s]);
+  }
+  st_free(a, ds->x);
 }
 
 /* ---- rollup by kind ------------------------------------------------------ */
@@ -211,7 +320,72 @@ static int cmp_kind(const void *x, const void *y) {
   return name_cmp(a->kind, a->kind_len, b->kind, b->kind_len);
 }
 
-static st_code rollup(st_diff *d) {
+/* The kind's verdict (diff.h): the paired test over the pairs of its
+ * paired rows, else Mann-Whitney over its rows' instances pooled. */
+static st_code kind_verdict(st_diff *d, st_diff_kind *k, const kind_ref *refs, uint32_t n, durs *ds,
+                            double rmin, double alpha) {
+  const st_alloc *a = &d->alloc;
+  size_t np = 0, pool[2] = {0, 0};
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t r = refs[i].row;
+    size_t na = ds->off[0][r + 1] - ds->off[0][r], nb = ds->off[1][r + 1] - ds->off[1][r];
+    if (d->rows[r].test == ST_DIFF_TEST_WILCOXON) np += na;
+    pool[0] += na, pool[1] += nb;
+  }
+  double ratio = k->total_a_ns > 0 ? (double)k->total_b_ns / (double)k->total_a_ns : 0;
+  if (np) {
+    double *x = st_calloc(a, np, sizeof *x);
+    if (!x) return ST_ERR_NOMEM;
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t r = refs[i].row;
+      if (d->rows[r].test != ST_DIFF_TEST_WILCOXON) continue;
+      const int64_t *va = ds->dur[0] + ds->off[0][r], *vb = ds->dur[1] + ds->off[1][r];
+      for (size_t j = 0; j < ds->off[0][r + 1] - ds->off[0][r]; j++)
+        x[m++] = log_ratio(va[j], vb[j]);
+    }
+    st_wsr w;
+    st_stat_wilcoxon(x, m, &w);
+    st_free(a, x);
+    k->test = ST_DIFF_TEST_WILCOXON;
+    k->p_value = w.p;
+    k->verdict = decide(w.p, w.z, ratio, rmin, alpha, (double)k->d_total_ns, 0);
+    return ST_OK;
+  }
+  if (!pool[0] || !pool[1]) {
+    k->verdict = pool[0] ? ST_DIFF_ONLY_A : ST_DIFF_ONLY_B;
+    return ST_OK;
+  }
+  int64_t *v[2];
+  v[0] = st_calloc(a, pool[0], sizeof *v[0]);
+  v[1] = st_calloc(a, pool[1], sizeof *v[1]);
+  if (!v[0] || !v[1]) {
+    st_free(a, v[0]);
+    st_free(a, v[1]);
+    return ST_ERR_NOMEM;
+  }
+  for (int s = 0; s < 2; s++) {
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t r = refs[i].row;
+      for (size_t j = ds->off[s][r]; j < ds->off[s][r + 1]; j++) v[s][m++] = ds->dur[s][j];
+    }
+    st_stat_sort_i64(v[s], m);
+  }
+  st_mwu u;
+  st_stat_mwu(v[0], pool[0], v[1], pool[1], &u);
+  st_free(a, v[0]);
+  st_free(a, v[1]);
+  k->test = ST_DIFF_TEST_MANN_WHITNEY;
+  k->p_value = u.p;
+  if (!(p_min(pool[0], pool[1]) < alpha))
+    k->verdict = ST_DIFF_NOT_ENOUGH_DATA;
+  else
+    k->verdict = decide(u.p, u.z, ratio, rmin, alpha, (double)k->d_total_ns, 0);
+  return ST_OK;
+}
+
+static st_code rollup(st_diff *d, durs *ds, double rmin, double alpha) {
   const st_alloc *a = &d->alloc;
   kind_ref *refs = st_calloc(a, d->count ? d->count : 1, sizeof *refs);
   d->kinds = st_calloc(a, d->count ? d->count : 1, sizeof *d->kinds);
@@ -238,8 +412,18 @@ static st_code rollup(st_diff *d) {
     k->total_a_ns = st_sat_add(k->total_a_ns, r->total_a_ns);
     k->total_b_ns = st_sat_add(k->total_b_ns, r->total_b_ns);
   }
-  for (uint32_t i = 0; i < m; i++)
+  st_code rc = ST_OK;
+  for (uint32_t i = 0, at = 0; i < m; i++) {
     d->kinds[i].d_total_ns = st_sat_sub(d->kinds[i].total_b_ns, d->kinds[i].total_a_ns);
+    d->kinds[i].p_value = -1;
+    if (rc == ST_OK)
+      rc = kind_verdict(d, &d->kinds[i], refs + at, d->kinds[i].rows, ds, rmin, alpha);
+    at += d->kinds[i].rows;
+  }
+  if (rc != ST_OK) {
+    st_free(a, refs);
+    return rc;
+  }
   qsort(d->kinds, m, sizeof *d->kinds, cmp_kind);
   d->nkinds = m;
   st_free(a, refs);
@@ -278,19 +462,8 @@ static double busy_total(const st_analysis *an) {
   return nd ? s / nd : 0;
 }
 
-static st_code headline(st_diff *d) {
+static st_code headline(st_diff *d, st_analysis *const *an) {
   const st_alloc *a = &d->alloc;
-  st_analyze_opts o;
-  memset(&o, 0, sizeof o);
-  o.no_ops = 1;
-  st_analysis *an[2] = {NULL, NULL};
-  for (int s = 0; s < 2; s++) {
-    an[s] = st_analyze(a, &d->t[s], 1, &o, NULL);
-    if (!an[s]) {
-      st_analysis_destroy(an[0]);
-      return ST_ERR_NOMEM;
-    }
-  }
   st_diff_headline *h = &d->head;
   uint32_t n[2];
   st_analysis_steps(an[0], &n[0]);
@@ -333,7 +506,6 @@ static st_code headline(st_diff *d) {
   for (int s = 0; s < 2; s++) {
     st_free(a, w[s]);
     st_free(a, b[s]);
-    st_analysis_destroy(an[s]);
   }
   return rc;
 }
@@ -433,9 +605,22 @@ st_diff *st_diff_build(const st_alloc *alloc, const st_trace *a, const st_trace 
   d->count = m;
   st_agg_destroy(g[0]);
   st_agg_destroy(g[1]);
-  st_code rc = verdicts(d, rmin, share_ns, alpha, o.by == ST_DIFF_BY_CAT);
-  if (rc == ST_OK) rc = rollup(d);
-  if (rc == ST_OK && !o.no_headline) rc = headline(d);
+  /* both traces' steps and devices: the pairs per step, the headline */
+  st_analyze_opts ao;
+  memset(&ao, 0, sizeof ao);
+  ao.no_ops = 1;
+  ao.max_gaps = 1;
+  st_analysis *an[2] = {st_analyze(&al, &a, 1, &ao, NULL), st_analyze(&al, &b, 1, &ao, NULL)};
+  durs ds;
+  memset(&ds, 0, sizeof ds);
+  for (int s = 0; s < 2; s++) ds.steps[s] = st_analysis_steps(an[s], &ds.nsteps[s]);
+  st_code rc = an[0] && an[1] ? ST_OK : ST_ERR_NOMEM;
+  if (rc == ST_OK) rc = verdicts(d, &ds, rmin, share_ns, alpha, o.by == ST_DIFF_BY_CAT);
+  if (rc == ST_OK) rc = rollup(d, &ds, rmin, alpha);
+  durs_free(&al, &ds);
+  if (rc == ST_OK && !o.no_headline) rc = headline(d, an);
+  st_analysis_destroy(an[0]);
+  st_analysis_destroy(an[1]);
   if (rc != ST_OK) {
     st_diff_destroy(d);
     st_error_set(err, rc, 0, "out of memory");
@@ -668,8 +853,14 @@ static const char *verdict_json(uint32_t f) {
          : f & ST_DIFF_IMPROVEMENT     ? "\"improvement\""
          : f & ST_DIFF_ONLY_A          ? "\"only_a\""
          : f & ST_DIFF_ONLY_B          ? "\"only_b\""
-         : f & ST_DIFF_NOT_ENOUGH_DATA ? "\"not_enough_data\""
+         : f & ST_DIFF_NOT_ENOUGH_DATA ? "\"too_few\""
                                        : "\"no_change\"";
+}
+
+static const char *test_json(uint8_t t) {
+  return t == ST_DIFF_TEST_WILCOXON       ? "\"wilcoxon\""
+         : t == ST_DIFF_TEST_MANN_WHITNEY ? "\"mann_whitney\""
+                                          : "null";
 }
 
 size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) {
@@ -732,6 +923,8 @@ size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) 
       st_jout_sig(&o, r->p_value, 4);
     key(&o, "verdict", 0);
     st_jout_lit(&o, verdict_json(r->flags));
+    key(&o, "test", 0);
+    st_jout_lit(&o, test_json(r->test));
     st_jout_put(&o, "}", 1);
   }
   st_jout_put(&o, "]", 1);
@@ -792,6 +985,15 @@ size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap) 
     st_jout_u64(&o, k->regressions);
     key(&o, "improvements", 0);
     st_jout_u64(&o, k->improvements);
+    key(&o, "verdict", 0);
+    st_jout_lit(&o, verdict_json(k->verdict));
+    key(&o, "p_value", 0);
+    if (k->p_value < 0)
+      st_jout_lit(&o, "null");
+    else
+      st_jout_sig(&o, k->p_value, 4);
+    key(&o, "test", 0);
+    st_jout_lit(&o, test_json(k->test));
     st_jout_put(&o, "}", 1);
   }
   st_jout_put(&o, "]", 1);

@@ -21,10 +21,16 @@
  * meaningful effect AND the difference is significant over the instances:
  *   1. effect: B's mean duration is at least `regression_ratio` (default
  *      1.1, i.e. 10 % slower) times A's;
- *   2. significance: the two-sided Mann-Whitney U test of A's instance
- *      durations against B's (normal approximation, tie and continuity
- *      corrections: stat_tests.h) gives p < `alpha` (default 0.01), with
- *      B's values tending larger (z > 0);
+ *   2. significance: a two-sided test over the instances gives p <
+ *      `alpha` (default 0.01), B's values tending larger (z > 0): when both
+ *      sides hold the same number of instances (enough for the test to
+ *      reach alpha) and, if both traces have as many steps (analyze.h), the
+ *      same number in each step, the instances pair up in order (step by
+ *      step, as listed within one) and the Wilcoxon signed-rank test of
+ *      log(B / A) decides (row.test ST_DIFF_TEST_WILCOXON); else the
+ *      Mann-Whitney U test of A's durations against B's (normal
+ *      approximation, tie and continuity corrections: stat_tests.h);
+ *      the effect (rule 1) is the ratio rounded to 3 significant digits;
  *   3. if `regression_share` > 0 (default 0: off), the time the row added,
  *      total_b - total_a, is at least that share of the busy time compared
  *      (the sum of self times of the side with more).
@@ -35,6 +41,9 @@
  * verdict; so is a row on one side only (ST_DIFF_ONLY_A / _B). p_value is
  * the test's p, or -1 when it was not computed (one side only).
  *
+ * Rollup: each kind gets its own verdict, p and test: the signed-rank
+ * test over the pairs of its paired rows, else Mann-Whitney over its rows'
+ * instances pooled, the effect its total B / A.
  * Rollup: the rows grouped by kind, a name without its trailing number
  * and the '.', '#', '_', '-' or ' ' before it ("fusion.37" -> "fusion",
  * "ProfilerStep#2" -> "ProfilerStep", "train_step 7" -> "train_step",
@@ -102,6 +111,8 @@ enum {
   ST_DIFF_NOT_ENOUGH_DATA = 1u << 4 /* too few instances for a verdict */
 };
 
+enum { ST_DIFF_TEST_NONE = 0, ST_DIFF_TEST_MANN_WHITNEY = 1, ST_DIFF_TEST_WILCOXON = 2 };
+
 typedef struct st_diff_row {
   const char *name; /* the name (or category), from A's strtab (B's if only in B) */
   size_t name_len;  /* bytes; names may hold any bytes, even NUL */
@@ -119,7 +130,8 @@ typedef struct st_diff_row {
   double ratio_total;        /* total_b / total_a (1 if both 0, +inf if only B has time) */
   double ratio_self;         /* self_b / self_a, same rule */
   double ratio_avg;          /* avg_b / avg_a, same rule */
-  double p_value;            /* Mann-Whitney U's two-sided p; -1: not computed */
+  double p_value;            /* the test's two-sided p; -1: not computed */
+  uint8_t test;              /* ST_DIFF_TEST_*: which test decided */
 } st_diff_row;
 
 /* What the diff covered, for headers and the JSON writer. */
@@ -140,6 +152,9 @@ typedef struct st_diff_kind {
   uint32_t rows, regressions, improvements;
   uint64_t count_a, count_b;
   int64_t total_a_ns, total_b_ns, d_total_ns;
+  uint32_t verdict; /* ST_DIFF_REGRESSION, _IMPROVEMENT, _NOT_ENOUGH_DATA, _ONLY_A/_B or 0 */
+  double p_value;   /* -1: none */
+  uint8_t test;     /* ST_DIFF_TEST_* */
 } st_diff_kind;
 
 /* The headline (rule above); has_* 0 when the traces have no steps /
@@ -221,19 +236,20 @@ int st_diff_events_next(st_diff_iter *it, st_event_ref *out);
  *    "total_us_b","self_us_a","self_us_b","avg_us_a","avg_us_b","d_count",
  *    "d_total_us","d_self_us","d_avg_us","ratio_total","ratio_self",
  *    "ratio_avg","only_a","only_b","regression","improvement","p_value",
- *    "verdict"}...],
+ *    "verdict","test"}...],
  *    "only_a":N,"only_b":N,"regressions":N,"improvements":N,
  *    "events_a":N,"events_b":N,"busy_us_a":X,"busy_us_b":X,
  *    "range_a":[t0_us,t1_us],"range_b":[t0_us,t1_us],
  *    "not_enough_data":N,"alpha":X,"regression_ratio":X,
  *    "rollup":[{"kind","rows","count_a","count_b","total_us_a","total_us_b",
- *    "d_total_us","regressions","improvements"}...],
+ *    "d_total_us","regressions","improvements","verdict","p_value","test"}...],
  *    "headline":{"steps_a","steps_b","step_us_a","step_us_b","d_step_us",
  *    "d_step_ci_us":[lo,hi],"busy_us_a","busy_us_b","d_busy_us",
  *    "d_busy_ci_us":[lo,hi]}}
  * p_value: 4 significant digits, null when not computed; verdict:
- * "regression", "improvement", "no_change", "not_enough_data", "only_a" or
- * "only_b". Headline values are null when missing (no steps, no devices,
+ * "regression", "improvement", "no_change", "too_few", "only_a" or
+ * "only_b"; test (rows and rollup): "wilcoxon", "mann_whitney" or null;
+ * the rollup's kinds also carry "verdict", "p_value", "test". Headline values are null when missing (no steps, no devices,
  * no interval); its times have 3 decimals.
  * in the current row order, at most max_rows rows (0: all). Times are exact
  * decimal microseconds (ns / 1000, trailing zeros dropped; averages with 3

@@ -96,8 +96,14 @@ typedef struct entry { /* one trace's agg row, then the joined row */
   const char *name;
   size_t len;
   uint32_t trace, id, group;
+  uint8_t kinds; /* 1 << st_op_kind of its events */
   st_agg_row r;
 } entry;
+
+typedef struct kinder {
+  st_opstats_kind_fn fn;
+  void *ctx;
+} kinder;
 
 static int name_cmp(const char *a, size_t na, const char *b, size_t nb) {
   int k = memcmp(a, b, na < nb ? na : nb);
@@ -119,14 +125,27 @@ static int cmp_stat_self(const void *x, const void *y) {
 
 /* Aggregates trace k into entries (appended); ST_OK or ST_ERR_NOMEM. */
 static st_code agg_trace(const st_alloc *a, const st_trace *t, uint32_t k, spans sp, entry **out,
-                         size_t *n, size_t *cap) {
+                         size_t *n, size_t *cap, const kinder *kd) {
   st_agg *g = st_agg_create(a, t);
   if (!g) return ST_ERR_NOMEM;
+  uint32_t nids = st_strtab_count(st_trace_strings(t));
+  uint8_t *mask = kd && kd->fn ? st_calloc(a, nids ? nids : 1, 1) : NULL;
+  if (kd && kd->fn && !mask) {
+    st_agg_destroy(g);
+    return ST_ERR_NOMEM;
+  }
+  const st_row *rows = st_trace_rows(t, NULL);
   uint32_t r, lo, hi;
   while (spans_next(&sp, &r, &lo, &hi)) {
     if (st_agg_add(g, r, lo, hi) != ST_OK) {
       st_agg_destroy(g);
+      st_free(a, mask);
       return ST_ERR_NOMEM;
+    }
+    for (uint32_t i = lo; mask && i < hi; i++) {
+      uint32_t id = rows[r].name[i];
+      uint8_t kind = kd->fn(kd->ctx, k, r, i);
+      if (id < nids && kind < ST_KIND_COUNT) mask[id] |= (uint8_t)(1u << kind);
     }
   }
   uint32_t m;
@@ -136,6 +155,7 @@ static st_code agg_trace(const st_alloc *a, const st_trace *t, uint32_t k, spans
     entry *ne = st_realloc_array(a, *out, nc ? nc : 1, sizeof *ne);
     if (!ne) {
       st_agg_destroy(g);
+      st_free(a, mask);
       return ST_ERR_NOMEM;
     }
     *out = ne;
@@ -147,15 +167,33 @@ static st_code agg_trace(const st_alloc *a, const st_trace *t, uint32_t k, spans
     e->name = st_strtab_get(strs, ar[i].name, &e->len);
     e->trace = k;
     e->id = ar[i].name;
+    e->kinds = mask && ar[i].name < nids ? mask[ar[i].name] : 0;
     e->r = ar[i];
   }
   st_agg_destroy(g);
+  st_free(a, mask);
   return ST_OK;
 }
 
+/* A name's kind from the kinds of its events (opstats.h). */
+static uint8_t kind_of(uint8_t mask) {
+  static const uint8_t order[] = {ST_KIND_WRAPPER, ST_KIND_ANNOTATION, ST_KIND_KERNEL,
+                                  ST_KIND_RUNTIME};
+  for (size_t i = 0; i < sizeof order; i++)
+    if (mask & (1u << order[i])) return order[i];
+  return ST_KIND_HOST;
+}
+
+const char *st_op_kind_name(st_op_kind k) {
+  static const char *const names[ST_KIND_COUNT] = {"host", "kernel", "runtime", "annotation",
+                                                   "wrapper"};
+  return (unsigned)k < ST_KIND_COUNT ? names[k] : "host";
+}
+
 /* Joins entries with equal names: e[i].group = index of the joined row
- * (rows[] gets count, total, self, min, max). Returns the joined count. */
+ * (rows[] gets count, total, self, min, max, kind). Returns the joined count. */
 static uint32_t join(entry *e, size_t n, st_opstat *rows) {
+  uint8_t mask = 0;
   uint32_t m = 0;
   for (size_t i = 0; i < n; i++) {
     if (i == 0 || name_cmp(e[i].name, e[i].len, e[i - 1].name, e[i - 1].len) != 0) {
@@ -165,8 +203,11 @@ static uint32_t join(entry *e, size_t n, st_opstat *rows) {
       s->name_len = e[i].len;
       s->min_ns = INT64_MAX;
       s->max_ns = INT64_MIN;
+      mask = 0;
     }
     st_opstat *s = &rows[m - 1];
+    mask |= e[i].kinds;
+    s->kind = kind_of(mask);
     e[i].group = m - 1;
     s->count += e[i].r.count;
     s->total_ns = st_sat_add(s->total_ns, e[i].r.total_ns);
@@ -243,9 +284,27 @@ static st_code percentiles(const st_alloc *a, const st_trace *const *traces, uin
   return rc;
 }
 
+/* Moves the kept rows of rows[0, m) (sorted by self) to the front, in
+ * their order: the `top` of every kind, and with kinds the `top` of each
+ * kind too. Returns how many. */
+static uint32_t keep_rows(st_opstat *rows, uint32_t m, uint32_t top, int kinds) {
+  uint32_t per[ST_KIND_COUNT] = {0}, k = 0;
+  if (!top) top = UINT32_MAX;
+  for (uint32_t i = 0; i < m; i++) {
+    uint8_t kd = rows[i].kind < ST_KIND_COUNT ? rows[i].kind : ST_KIND_HOST;
+    int overall = i < top, own = kinds && per[kd] < top;
+    if (!overall && !own) continue;
+    per[kd]++;
+    st_opstat x = rows[i];
+    x.top = (uint8_t)overall;
+    rows[k++] = x; /* over a dropped one (k <= i) */
+  }
+  return k;
+}
+
 static st_opstats *build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
                          const int64_t *t0, const int64_t *t1, const st_selection *sel,
-                         uint32_t top, st_error *err) {
+                         uint32_t top, const kinder *kd, st_error *err) {
   st_alloc al = alloc ? *alloc : (st_alloc){0};
   if (!traces || n == 0) {
     st_error_set(err, ST_ERR_ARG, 0, "op statistics: no traces");
@@ -262,7 +321,7 @@ static st_opstats *build(const st_alloc *alloc, const st_trace *const *traces, u
   st_code rc = s ? ST_OK : ST_ERR_NOMEM;
   for (uint32_t k = 0; rc == ST_OK && k < n; k++)
     rc = agg_trace(&al, traces[k], k, spans_of(traces[k], sel, range_t0(t0, k), range_t1(t1, k)),
-                   &e, &ne, &cap);
+                   &e, &ne, &cap, kd);
   uint32_t *keep_of = NULL;
   if (rc == ST_OK) {
     s->alloc = al;
@@ -278,7 +337,7 @@ static st_opstats *build(const st_alloc *alloc, const st_trace *const *traces, u
     for (uint32_t i = 0; i < m; i++) s->rows[i].p50_ns = (int64_t)i; /* original index */
     qsort(s->rows, m, sizeof *s->rows, cmp_stat_self);
     s->names = m;
-    s->count = top && top < m ? top : m;
+    s->count = keep_rows(s->rows, m, top, kd && kd->fn);
     for (uint32_t i = 0; i < s->count; i++) keep_of[s->rows[i].p50_ns] = i + 1;
     for (uint32_t i = 0; i < m; i++) s->rows[i].p50_ns = 0;
     rc = percentiles(&al, traces, n, t0, t1, sel, e, ne, keep_of, s->rows, s->count);
@@ -295,7 +354,14 @@ static st_opstats *build(const st_alloc *alloc, const st_trace *const *traces, u
 
 st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
                              const int64_t *t0, const int64_t *t1, uint32_t top, st_error *err) {
-  return build(alloc, traces, n, t0, t1, NULL, top, err);
+  return build(alloc, traces, n, t0, t1, NULL, top, NULL, err);
+}
+
+st_opstats *st_opstats_build_kinds(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
+                                   const int64_t *t0, const int64_t *t1, uint32_t top,
+                                   st_opstats_kind_fn fn, void *ctx, st_error *err) {
+  kinder kd = {fn, ctx};
+  return build(alloc, traces, n, t0, t1, NULL, top, &kd, err);
 }
 
 st_opstats *st_opstats_build_sel(const st_alloc *alloc, const st_trace *t, const st_selection *sel,
@@ -304,7 +370,7 @@ st_opstats *st_opstats_build_sel(const st_alloc *alloc, const st_trace *t, const
     st_error_set(err, ST_ERR_ARG, 0, "op statistics: no selection");
     return NULL;
   }
-  return build(alloc, &t, 1, NULL, NULL, sel, top, err);
+  return build(alloc, &t, 1, NULL, NULL, sel, top, NULL, err);
 }
 
 void st_opstats_destroy(st_opstats *s) {
@@ -427,7 +493,13 @@ st_code st_opstats_select(const st_trace *t, int64_t t0, int64_t t1, const st_se
 }
 
 void st_opstat_json(st_jout *o, const st_opstat *p) {
-  st_jout_lit(o, "{\"name\":");
+  st_jout_lit(o, "{");
+  st_opstat_json_fields(o, p);
+  st_jout_lit(o, "}");
+}
+
+void st_opstat_json_fields(st_jout *o, const st_opstat *p) {
+  st_jout_lit(o, "\"name\":");
   st_jout_str(o, p->name, p->name_len);
   st_jout_lit(o, ",\"count\":");
   st_jout_u64(o, p->count);
@@ -447,5 +519,4 @@ void st_opstat_json(st_jout *o, const st_opstat *p) {
   st_jout_us(o, p->p99_ns);
   st_jout_lit(o, ",\"max_us\":");
   st_jout_us(o, p->max_ns);
-  st_jout_lit(o, "}");
 }

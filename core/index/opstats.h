@@ -31,9 +31,25 @@
 #include "query.h"
 #include "select.h"
 
+/* The kind of an event (`strata analyze`, README "Kinds of events"): set
+ * by a classifier the caller gives (st_opstats_kinds); a name's kind is the
+ * first of wrapper, annotation, kernel, runtime, host that any of its
+ * events has. */
+typedef enum st_op_kind {
+  ST_KIND_HOST = 0,
+  ST_KIND_KERNEL = 1,
+  ST_KIND_RUNTIME = 2,
+  ST_KIND_ANNOTATION = 3,
+  ST_KIND_WRAPPER = 4,
+  ST_KIND_COUNT = 5
+} st_op_kind;
+const char *st_op_kind_name(st_op_kind k); /* "host", "kernel", ... */
+
 typedef struct st_opstat {
   const char *name; /* bytes in the first trace that has it (valid while it lives) */
   size_t name_len;
+  uint8_t kind; /* st_op_kind (ST_KIND_HOST without a classifier) */
+  uint8_t top;  /* 1: among the `top` names by self time of every kind */
   uint64_t count;
   int64_t total_ns, self_ns, min_ns, max_ns;
   double mean_ns; /* total / count */
@@ -48,6 +64,14 @@ typedef struct st_opstats st_opstats;
 st_opstats *st_opstats_build(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
                              const int64_t *t0, const int64_t *t1, uint32_t top, st_error *err);
 void st_opstats_destroy(st_opstats *s);
+/* The same with each event's kind from fn(ctx, trace, row, index): rows
+ * kept are the `top` by self time of every kind (st_opstat.top set) and
+ * also the `top` of each kind (the tables of kernels, host ops, runtime
+ * calls), all by self time, largest first. */
+typedef uint8_t (*st_opstats_kind_fn)(void *ctx, uint32_t trace, uint32_t row, uint32_t index);
+st_opstats *st_opstats_build_kinds(const st_alloc *alloc, const st_trace *const *traces, uint32_t n,
+                                   const int64_t *t0, const int64_t *t1, uint32_t top,
+                                   st_opstats_kind_fn fn, void *ctx, st_error *err);
 /* The same over the events of a selection of trace t (its spans on slice
  * and async rows) instead of ranges. NULL + err: ST_ERR_ARG, ST_ERR_NOMEM. */
 st_opstats *st_opstats_build_sel(const st_alloc *alloc, const st_trace *t, const st_selection *sel,
@@ -58,6 +82,8 @@ const st_opstat *st_opstats_rows(const st_opstats *s, uint32_t *count);
  * "min_us","p50_us","p90_us","p99_us","max_us"} (exact decimal us; the
  * mean with 3 decimals): `strata analyze`'s ops and the page's. */
 void st_opstat_json(st_jout *o, const st_opstat *p);
+/* Its fields alone (no braces), to add more. */
+void st_opstat_json_fields(st_jout *o, const st_opstat *p);
 /* Distinct names in the range(s), before the cut to `top`. */
 uint32_t st_opstats_names(const st_opstats *s);
 

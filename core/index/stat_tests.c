@@ -134,6 +134,48 @@ void st_stat_mwu(const int64_t *a, size_t na, const int64_t *b, size_t nb, st_mw
   if (out->p > 1) out->p = 1;
 }
 
+static int cmp_abs(const void *x, const void *y) {
+  double a = fabs(*(const double *)x), b = fabs(*(const double *)y);
+  return a < b ? -1 : a > b;
+}
+
+void st_stat_wilcoxon(double *x, size_t n, st_wsr *out) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (x[i] != 0 && x[i] == x[i]) x[m++] = x[i]; /* zeros (and NaN) dropped */
+  out->w_plus = 0;
+  out->z = 0;
+  out->p = 1;
+  out->n = m;
+  if (!m) return;
+  qsort(x, m, sizeof *x, cmp_abs);
+  double ties = 0;
+  for (size_t i = 0; i < m;) {
+    size_t j = i;
+    while (j < m && fabs(x[j]) == fabs(x[i])) j++;
+    double t = (double)(j - i), rank = ((double)i + 1 + (double)j) / 2; /* ranks i+1 .. j */
+    for (size_t k = i; k < j; k++)
+      if (x[k] > 0) out->w_plus += rank;
+    ties += t * t * t - t;
+    i = j;
+  }
+  double dn = (double)m, mean = dn * (dn + 1) / 4;
+  double var = dn * (dn + 1) * (2 * dn + 1) / 24 - ties / 48;
+  if (!(var > 0)) return;
+  double d = out->w_plus - mean, ad = fabs(d) - 0.5;
+  if (ad < 0) ad = 0;
+  out->z = (d < 0 ? -ad : ad) / sqrt(var);
+  out->p = erfc(fabs(out->z) / sqrt(2.0));
+  if (out->p > 1) out->p = 1;
+}
+
+double st_stat_wilcoxon_pmin(size_t n) {
+  if (!n) return 1;
+  double dn = (double)n, mean = dn * (dn + 1) / 4;
+  double sd = sqrt(dn * (dn + 1) * (2 * dn + 1) / 24);
+  return erfc((mean - 0.5) / sd / sqrt(2.0));
+}
+
 static uint64_t splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

@@ -15,6 +15,13 @@
  *       var = n_a n_b / 12 * ((n + 1) - sum(t^3 - t) / (n (n - 1)))
  *       z = (|U_b - n_a n_b / 2| - 0.5) / sqrt(var),  p = erfc(z / sqrt 2)
  *     p is 1 when var is 0 (every value tied) or a side is empty.
+ *   - Wilcoxon signed-rank, two-sided, normal approximation (as
+ *     scipy.stats.wilcoxon(x, method="approx", correction=True) with its
+ *     default zero_method "wilcox"): zero differences dropped, n the rest,
+ *     ranks of |x| with ties averaged, W+ the sum of the positive ones' ranks,
+ *       var = n (n + 1) (2n + 1) / 24 - sum(t^3 - t) / 48
+ *       z = (|W+ - n (n + 1) / 4| - 0.5) / sqrt(var),  p = erfc(z / sqrt 2)
+ *     p is 1 when n is 0 or var 0.
  *   - A bootstrap interval of mean(B) - mean(A): `reps` resamples of each
  *     side with replacement from a splitmix64 stream with a fixed seed (the
  *     same data always give the same interval), the nearest-rank 2.5th and
@@ -56,6 +63,19 @@ typedef struct st_mwu {
 
 /* Mann-Whitney U of a[0, na) and b[0, nb), both sorted ascending. */
 void st_stat_mwu(const int64_t *a, size_t na, const int64_t *b, size_t nb, st_mwu *out);
+
+typedef struct st_wsr {
+  double w_plus; /* the positive differences' rank sum */
+  double z;      /* signed: > 0 when the differences tend to be positive */
+  double p;      /* two-sided p value */
+  size_t n;      /* non-zero differences */
+} st_wsr;
+
+/* Wilcoxon signed-rank of x[0, n) (reordered: by |x|). */
+void st_stat_wilcoxon(double *x, size_t n, st_wsr *out);
+/* The smallest p it can give with n non-zero differences (all one sign,
+ * no ties). */
+double st_stat_wilcoxon_pmin(size_t n);
 
 /* Bootstrap interval of mean(b) - mean(a) (definition above); lo/hi get
  * the bounds in the values' unit. ST_OK, ST_ERR_ARG (a side with fewer

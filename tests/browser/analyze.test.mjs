@@ -38,6 +38,30 @@ before(async () => {
   gen('noise-2', ['--rank', '2', '--noise-seed', '6']);
   // each GPU idle exactly 5000 us in every 4th step
   gen('gaps', ['--idle-gap', '5000', '--idle-every', '4']);
+  // events of every kind (issue 29), the generator's truth in "strataGenKinds"
+  gen('kinds', ['--kinds', '--rank', '0']);
+  // honest empties: no steps; and steps where a device works in one of four,
+  // with communication under 1 % of the range
+  const ev = (name, cat, pid, tid, ts, dur) => ({ ph: 'X', name, cat, pid, tid, ts, dur });
+  const meta = [
+    { ph: 'M', name: 'process_name', pid: 1, tid: 0, args: { name: 'trainer' } },
+    { ph: 'M', name: 'thread_name', pid: 1, tid: 1, args: { name: 'python' } },
+    { ph: 'M', name: 'thread_name', pid: 1, tid: 7, args: { name: 'stream 7 ' } },
+    { ph: 'M', name: 'process_name', pid: 2, tid: 0, args: { name: 'trainer' } },
+    { ph: 'M', name: 'thread_name', pid: 2, tid: 9, args: { name: 'stream 9 ' } },
+  ];
+  const work = [];
+  for (let k = 0; k < 4; k++) {
+    work.push(ev(`ProfilerStep#${k + 1}`, 'user_annotation', 1, 1, k * 1000, 1000));
+    work.push(ev('aten::mm', 'cpu_op', 1, 1, k * 1000 + 10, 100));
+    work.push(ev('gemm', 'kernel', 1, 7, k * 1000 + 20, 900));
+    work.push(ev('ncclKernel_AllReduce', 'kernel', 1, 7, k * 1000 + 930, 5));
+  }
+  work.push(ev('Memcpy HtoD', 'gpu_memcpy', 2, 9, 100, 50));
+  files.sparse = path.join(dir, 'sparse.json');
+  fs.writeFileSync(files.sparse, JSON.stringify({ traceEvents: [...meta, ...work] }));
+  files.nosteps = path.join(dir, 'nosteps.json');
+  fs.writeFileSync(files.nosteps, JSON.stringify({ traceEvents: [...meta, ...work.filter((e) => !e.name.startsWith('ProfilerStep'))] }));
 });
 after(async () => {
   if (dir) await fsp.rm(dir, { recursive: true, force: true });
@@ -72,6 +96,35 @@ async function eventWindow(app, name, part) {
     return { start_us: ev[0].ts_us, end_us: ev[0].ts_us + ev[0].dur_us };
   }, [name, part]);
 }
+// The heatmap's figure that separates the ranks most, from an analysis JSON
+// (README "Overview"): per figure and rank the median over its steps of the
+// mean over its devices; over the ranks med, MAD; score = the largest
+// (v - med) / max(1.4826 MAD, 0.02 |med|, 1e-9); the highest score wins.
+function separating(an) {
+  const med = (v) => { const a = [...v].sort((x, y) => x - y); const n = a.length; return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2; };
+  const fig = {
+    step: (k) => an.steps.filter((s) => s.trace === k).map((s) => s.wall_us),
+    compute: (k) => byStep(k, (p) => p.compute_us),
+    idle: (k) => byStep(k, (p) => p.idle_us),
+    comm_wait: (k) => byStep(k, (p) => p.comm_us * (1 - (p.overlap_pct ?? 0) / 100)),
+  };
+  function byStep(k, f) {
+    const by = new Map();
+    for (const p of an.per_step.filter((q) => q.trace === k)) by.set(p.step, [...(by.get(p.step) || []), f(p)]);
+    return [...by.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+  }
+  let best = null;
+  for (const [m, f] of Object.entries(fig)) {
+    const per = an.traces.map((_, k) => f(k)).filter((v) => v.length).map(med);
+    if (per.length < 3) continue;
+    const c = med(per);
+    const scale = Math.max(1.4826 * med(per.map((x) => Math.abs(x - c))), 0.02 * Math.abs(c), 1e-9);
+    const score = Math.max(...per.map((x) => (x - c) / scale));
+    if (!best || score > best.score) best = { metric: m, score };
+  }
+  return best;
+}
+
 const near = (a, b, what) => assert.ok(Math.abs(a - b) < 1e-3 * Math.max(1, Math.abs(b) * 1e-6) + 2e-3, `${what}: ${a} vs ${b}`);
 
 test('strata.analyze() equals `strata analyze --json` for a 3-rank profile, also with a step name', async () => {
@@ -139,8 +192,21 @@ test('the overview shows analyze()\'s figures, coloured, and each goes where it 
   assert.deepEqual(hm.rows.map((r) => r.straggler), [false, false, true]);
   assert.deepEqual(hm.steps, [1, 2, 3, 4, 5, 6, 7, 8]);
   assert.equal(hm.cells, 24);
-  assert.equal(hm.lo, Math.min(...cli.steps.map((s) => s.wall_us))); // cells: step time by default
-  assert.equal(hm.hi, Math.max(...cli.steps.map((s) => s.wall_us)));
+  // issue 29: the heatmap opens on the figure that separates the ranks most,
+  // and says so (computed here from the CLI's JSON: per rank the median over
+  // its steps, the largest (v - median) / max(1.4826 MAD, 2 % median))
+  const best = separating(cli);
+  assert.equal(hm.metric, best.metric, JSON.stringify(best));
+  assert.equal(best.metric, 'compute'); // rank 2's compute is 1.5x
+  assert.match(hm.why, new RegExp(`^showing compute: the figure that separates the ranks most \\(straggler score ${best.score.toFixed(1)}\\)$`));
+  assert.equal(await app.page.textContent('#heatmap-why'), hm.why);
+  const perTrace = (k) => { // the mean over rank k's devices of each step's compute
+    const by = new Map();
+    for (const p of cli.per_step.filter((q) => q.trace === k)) by.set(p.step, [...(by.get(p.step) || []), p.compute_us]);
+    return [...by.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+  };
+  const all = [0, 1, 2].flatMap(perTrace);
+  assert.ok(Math.abs(hm.lo - Math.min(...all)) < 1e-6 && Math.abs(hm.hi - Math.max(...all)) < 1e-6, `${hm.lo} .. ${hm.hi}`);
 
   // a step time: the view zooms to that device's longest step
   const dev = cli.devices.findIndex((v) => v.trace === 2);
@@ -164,14 +230,14 @@ test('the overview shows analyze()\'s figures, coloured, and each goes where it 
   // hover shows the value
   await app.page.mouse.move(box.x + hm.cell.x + 2.5 * hm.cell.w, box.y + hm.cell.y + 2.5 * hm.cell.h);
   const tip = await app.page.textContent('.heatmap-tip');
-  const step3 = cli.steps.find((s) => s.trace === 2 && s.step === 3);
-  assert.ok(tip.includes('rank 2') && tip.includes('step 3') && tip.includes(fmtUs(step3.wall_us)), tip);
+  const step3 = perTrace(2)[2]; // rank 2's step 3 (steps 1..8 in order): its compute
+  assert.ok(tip.includes('rank 2') && tip.includes('step 3') && tip.includes(`compute ${fmtUs(step3)}`), `${tip} vs ${step3}`);
 
-  // an op: all its instances are selected
-  for (const i of [0, 3]) {
-    await app.page.click(`#overview-ops tbody tr[data-op="${i}"] button`);
+  // a kernel, a host op: all its instances are selected
+  for (const [table, key, i] of [['kernels', 'kernels', 0], ['kernels', 'kernels', 3], ['host-ops', 'host_ops', 0]]) {
+    await app.page.click(`#overview-${table} tbody tr[data-op="${i}"] button`);
     const n = await app.page.evaluate(() => window.strata.selection().length);
-    assert.equal(n, cli.ops[i].count, `op ${cli.ops[i].name}`);
+    assert.equal(n, cli[key][i].count, `${key} ${cli[key][i].name}`);
   }
 });
 
@@ -190,6 +256,81 @@ test('the idle figure zooms onto the planted idle gap', async () => {
   const origin = (await app.stats()).ts_min_us; // one file: the view's us = the file's
   near(v.start_us, origin + gap.start_us - 1250, 'gap start');
   near(v.end_us, origin + gap.end_us + 1250, 'gap end');
+});
+
+// issue 29: the overview's first lines say why each device is idle (its idle
+// causes, summing to its idle time); its tables of kernels, host ops and
+// runtime calls hold each its kind only (the generator's truth), never a
+// wrapper or an annotation; a click on a cause zooms to its largest gap and
+// selects its slices; long names are cut in the middle, whole on hover.
+test('the overview says why each device is idle, and its top tables hold no wrapper or annotation', async () => {
+  const app = await ctx.app();
+  await openAll(app, [files.kinds]);
+  await app.page.click('#overview-button');
+  await app.page.waitForSelector('#overview-causes p.cause-line');
+  const cli = cliAnalyze([files.kinds], ['--gaps', '1000']);
+  const truth = JSON.parse(fs.readFileSync(files.kinds, 'utf8')).strataGenKinds;
+  // the causes, first in the panel, as the CLI's JSON has them
+  const first = await app.page.$eval('#overview-body', (b) => b.firstElementChild.id);
+  assert.equal(first, 'overview-causes');
+  const lines = await app.page.$$eval('#overview-causes p.cause-line', (ps) => ps.map((p) => p.textContent));
+  assert.equal(lines.length, cli.devices.length);
+  cli.devices.forEach((v, i) => {
+    const sum = v.idle_causes.reduce((a, c) => a + c.us, 0);
+    assert.ok(Math.abs(sum - v.idle_us) < 1e-6, `${v.name}: causes ${sum} vs idle ${v.idle_us}`);
+    const c0 = v.idle_causes[0];
+    assert.equal(c0.what, 'cudaStreamSynchronize'); // the host waits for the device
+    assert.ok(lines[i].startsWith(`${v.name} idle ${v.idle_pct.toFixed(1)} %: ${c0.pct.toFixed(0)} % of it while the host ran cudaStreamSynchronize (in block_until_ready), `), lines[i]);
+    for (const c of v.idle_causes) assert.ok(lines[i].includes(`${c.pct.toFixed(0)} % `), `${lines[i]} lacks ${c.what}`);
+  });
+  // the tables: each its kind only, as the generator wrote them
+  for (const [id, kind, key] of [['kernels', 'kernel', 'kernels'], ['host-ops', 'host', 'host_ops'], ['runtime', 'runtime', 'runtime']]) {
+    const names = await app.page.$$eval(`#overview-${id} tbody tr td.name:first-child`, (tds) => tds.map((td) => td.title));
+    assert.deepEqual(names, cli[key].map((o) => o.name), id);
+    assert.ok(names.length > 0, id);
+    for (const n of names) assert.equal(truth[n], kind, `${id}: ${n}`);
+  }
+  // a long kernel name: cut in the middle (its end kept), whole on hover
+  const sm = await app.page.$$eval('#overview-kernels tbody tr td.name:first-child', (tds) => tds.map((td) => [td.textContent, td.title]).find(([, t]) => t.startsWith('sm80_')));
+  assert.ok(sm && sm[0].length <= 60 && sm[0].includes('…') && sm[0].endsWith('tensor16x8x8') && sm[1].length > 100, JSON.stringify(sm));
+  // a cause's click: its largest gap, padded by a quarter, and its slices selected
+  const c0 = cli.devices[0].idle_causes[0];
+  await app.page.click('#overview-causes p.cause-line[data-device="0"] button[data-cause="0"]');
+  const v = await app.view();
+  const origin = (await app.stats()).ts_min_us;
+  const pad = (c0.gap_end_us - c0.gap_start_us) * 0.25;
+  near(v.start_us, origin + c0.gap_start_us - pad, 'cause gap start');
+  near(v.end_us, origin + c0.gap_end_us + pad, 'cause gap end');
+  const sel = await app.page.evaluate(() => window.strata.selection().map((e) => e.name));
+  const want = cli.runtime.find((o) => o.name === 'cudaStreamSynchronize').count;
+  assert.ok(sel.length === want && sel.every((n) => n === 'cudaStreamSynchronize'), `${sel.length} vs ${want}`);
+});
+
+test('honest empties: no steps, "-" and how to set them; no colour where a figure means nothing', async () => {
+  const app = await ctx.app();
+  await openAll(app, [files.nosteps]);
+  await app.page.click('#overview-button');
+  await app.page.waitForSelector('#overview-devices tbody tr');
+  const cells = await app.page.$$eval('#overview-devices tbody tr', (trs) => trs.map((tr) => ['step_us', 'step_p50_us', 'step_p90_us'].map((k) => tr.querySelector(`td[data-fig="${k}"]`).textContent)));
+  assert.deepEqual(cells, [['-', '-', '-'], ['-', '-', '-']]);
+  assert.match(await app.page.textContent('#overview-no-steps'), /Use as step/);
+  assert.match(await app.page.textContent('#overview-meta'), /no steps/);
+  // steps: device 2 works in one step of four (idle without a colour), device
+  // 1's communication is 20 us of 4000 (overlap without a colour)
+  await openAll(app, [files.sparse]);
+  await app.page.evaluate(() => window.strata.overview(true));
+  await app.page.waitForSelector('#overview-devices tbody tr[data-device="1"]');
+  const cli = cliAnalyze([files.sparse]);
+  assert.deepEqual(cli.devices.map((v) => [v.steps, v.steps_with_work]), [[4, 4], [4, 1]]);
+  const cls = await app.page.$$eval('#overview-devices tbody tr', (trs) => trs.map((tr) => ({
+    idle: tr.querySelector('td[data-fig="idle_pct"] button').className,
+    overlap: tr.querySelector('td[data-fig="overlap_pct"]').className,
+    step: tr.querySelector('td[data-fig="step_us"]').textContent,
+  })));
+  assert.equal(cls[0].idle, 'fig good'); // 1 - 3.75 % idle: coloured
+  assert.equal(cls[1].idle, 'fig'); // 98.75 % idle but work in 1 of 4 steps: no colour
+  assert.equal(cls[0].overlap, ''); // comm 0.5 % of the range
+  assert.notEqual(cls[0].step, '-');
 });
 
 test('"Use as step" in the details makes every event of that name a step', async () => {
@@ -235,8 +376,8 @@ test('the overview of a 1e6 trace opens from the analysis made ahead, the CLI\'s
   assert.equal(await made(), ahead + 1, 'another question: a fresh analysis');
   const one = cliAnalyze([big], ['--gaps', '1000']);
   assert.deepEqual(await app.page.evaluate(() => window.strata.overview(true)), one);
-  const ops = await app.page.$$eval('#overview-ops tbody tr td.name', (tds) => tds.map((td) => td.textContent));
-  assert.deepEqual(ops, one.ops.map((o) => o.name));
+  const ops = await app.page.$$eval('#overview-kernels tbody tr td.name', (tds) => tds.filter((td) => td.querySelector('button')).map((td) => td.title));
+  assert.deepEqual(ops, one.kernels.map((o) => o.name));
   assert.equal(await app.page.$$eval('#overview-devices tbody tr', (trs) => trs.length), one.devices.length);
   // with a second file (several: one can be moved), the panel open meanwhile
   const two = [big, files['rank-0']];

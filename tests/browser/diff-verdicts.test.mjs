@@ -28,6 +28,11 @@ before(async () => {
   gen('a', ['--noise-seed', '1']);
   gen('slow', ['--noise-seed', '2', '--slow-op', 'fusion', '--slow-factor', '2']);
   gen('noise', ['--noise-seed', '2']);
+  // issue 29: ops whose instances vary 50x; B the same run with every fusion
+  // instance doubled (the paired test's case), and the same program's noise
+  gen('sa', ['--noise-seed', '1', '--spread', '50']);
+  gen('sb', ['--noise-seed', '1', '--spread', '50', '--slow-op', 'fusion', '--slow-factor', '2']);
+  gen('sn', ['--noise-seed', '2', '--spread', '50']);
 });
 after(async () => {
   if (dir) await fsp.rm(dir, { recursive: true, force: true });
@@ -47,10 +52,12 @@ async function diffPanel(app, a, b) {
     const heads = [...document.querySelectorAll('#diff-head th')].map((th) => th.textContent);
     const rows = [...document.querySelectorAll('#diff-body tr')].map((tr) => {
       const td = [...tr.children].map((c) => c.textContent);
-      return { name: td[0], verdict: td[heads.indexOf('verdict')], p: td[heads.indexOf('p')], regression: tr.classList.contains('regression') };
+      const vcell = tr.children[heads.indexOf('verdict')];
+      return { name: td[0], full: tr.children[0].title, verdict: td[heads.indexOf('verdict')], p: td[heads.indexOf('p')], regression: tr.classList.contains('regression'), test: vcell.title };
     });
     return {
       meta: document.getElementById('diff-meta').textContent,
+      files: document.querySelector('#diff-headline .diff-files')?.textContent ?? null,
       step: document.querySelector('#diff-headline .diff-step-change')?.textContent ?? null,
       busy: document.querySelector('#diff-headline .diff-busy-change')?.textContent ?? null,
       rollup: document.querySelector('#diff-headline .diff-rollup')?.textContent ?? null,
@@ -78,7 +85,7 @@ test('doubled fusion ops: every one a regression with its p, the rollup says fus
   }
   assert.match(d.meta, new RegExp(`\\b${cli.regressions} regressions\\b`));
   // the rollup names the kind that changed, all 200 of its rows slower
-  assert.match(d.rollup, /fusion \+[\d.]+ ms \(200 of 200 rows slower, 0 faster\)/);
+  assert.match(d.rollup, /fusion \+[\d.]+ ms: slower, p [\d.e+-]+ \(200 of 200 rows slower, 0 faster\)/);
   // the headline: the step time rose, with an interval above 0, over 20 / 20 steps
   const h = cli.headline;
   assert.ok(h.d_step_us > 0 && h.d_step_ci_us[0] > 0, JSON.stringify(h));
@@ -99,5 +106,40 @@ test('noise only: no regression, the step-time interval holds 0', async () => {
   const [lo, hi] = cli.headline.d_step_ci_us;
   assert.ok(lo <= 0 && hi >= 0, `interval ${lo} .. ${hi}`);
   assert.match(d.step, /^step time: .* over 20 \/ 20 steps$/);
+  await app.close();
+});
+
+// issue 29: a consistent change hidden in a 50x spread within each op: the
+// instances pair up (the same run, every fusion instance doubled), the
+// paired test sees every row; every verdict cell holds a word; the panel
+// says which file is A and which B; the rollup has its own verdict; a noise
+// pair stays quiet (at most 5 % of rows, no kind flagged).
+const WORDS = new Set(['slower', 'faster', 'no change', 'too few', 'only A', 'only B']);
+test('a 2x change in ops of 50x spread: >= 95 % of the 200 rows slower (paired test), words in every cell, A and B named', async () => {
+  const app = await ctx.app();
+  const d = await diffPanel(app, files.sa, files.sb);
+  const cli = cliDiff(files.sa, files.sb);
+  const fusion = d.rows.filter((r) => /^fusion\.\d+$/.test(r.full));
+  assert.equal(fusion.length, 200);
+  const slower = fusion.filter((r) => r.verdict === 'slower');
+  assert.ok(slower.length >= 190, `${slower.length} of 200 slower`);
+  assert.ok(fusion.every((r) => /paired/.test(r.test)), 'the paired test decided');
+  assert.deepEqual(d.rows.filter((r) => !WORDS.has(r.verdict)), [], 'a word in every verdict cell');
+  const want = new Map(cli.rows.map((r) => [r.name, r]));
+  for (const r of d.api.rows) assert.equal(r.verdict, want.get(r.name).verdict, r.name);
+  assert.equal(d.files, 'A: sa.json · B: sb.json');
+  assert.match(d.meta, /^A sa\.json · B sb\.json · /);
+  assert.match(d.rollup, /fusion \+[\d.]+ m?s: slower, p /);
+  assert.equal(cli.rollup.find((k) => k.kind === 'fusion').verdict, 'regression');
+  await app.close();
+});
+
+test('noise only, 50x spread: at most 5 % of rows flagged, no kind with a verdict', async () => {
+  const app = await ctx.app();
+  const d = await diffPanel(app, files.sa, files.sn);
+  const flagged = d.rows.filter((r) => r.verdict === 'slower' || r.verdict === 'faster');
+  assert.ok(flagged.length <= 0.05 * d.rows.length, `${flagged.length} of ${d.rows.length}`);
+  assert.deepEqual(d.rows.filter((r) => !WORDS.has(r.verdict)), []);
+  assert.ok(!/: (slower|faster)\b/.test(d.rollup || ''), d.rollup);
   await app.close();
 });

@@ -759,7 +759,7 @@ check_diff("diff run_a run_b --json: rows", got, expected_diff(ra, rb))
 if got:
     flags = {r["name"]: (r["regression"], r["improvement"], r["verdict"]) for r in got["rows"]}
     report(got["rows"][0]["name"] == "gemm_kernel" and got["rows"][0]["ratio_total"] == 2
-           and flags["aten::mm"] == (False, False, "not_enough_data")
+           and flags["aten::mm"] == (False, False, "too_few")
            and flags["aten::relu"] == (False, False, "only_b")
            and flags["aten::copy_"] == (False, False, "only_a")
            and got["regressions"] == 0 and got["improvements"] == 0 and got["not_enough_data"] == 6
@@ -774,7 +774,7 @@ report(out.startswith('{"schema":"strata.diff/1","by":"name","rows":[{"name":"ge
                       '"avg_us_a":40,"avg_us_b":80,"d_count":0,"d_total_us":80,"d_self_us":80,'
                       '"d_avg_us":40,"ratio_total":2,"ratio_self":2,"ratio_avg":2,"only_a":false,'
                       '"only_b":false,"regression":false,"improvement":false,"p_value":0.1939,'
-                      '"verdict":"not_enough_data"},')
+                      '"verdict":"too_few","test":"mann_whitney"},')
        and '"only_a":1,"only_b":1,"regressions":0,"improvements":0,'
            '"events_a":12,"events_b":12,"busy_us_a":290,"busy_us_b":370,'
            '"range_a":[0,300],"range_b":[0,300],"not_enough_data":6,"alpha":0.01,' in out
@@ -815,7 +815,12 @@ if got:
     report(names == sorted(names), "diff --sort name --asc", repr(names))
 rc, out, err = cli("diff", ra, rb)
 lines = out.splitlines()
-report(rc == 0 and "gemm_kernel" in lines[4] and lines[4].rstrip().endswith("n/a")
+# issue 29: the headline before the rows, a verdict word in every row
+first_row = next((i for i, l in enumerate(lines) if "gemm_kernel" in l), 0)
+report(rc == 0 and lines[0].startswith("A: ") and lines[1].startswith("B: ")
+       and lines[3].startswith("step time: A 0.100 ms") and first_row == 6
+       and " too few " in lines[first_row] and lines[first_row].rstrip().endswith("n/a mann-whitney")
+       and " only B " in out and " only A " in out
        and "+B   aten::relu" in out and "-A   aten::copy_" in out and "0 regressions (!!)" in out
        and "6 with too few instances" in out
        and "device busy per step: A 0.045 ms, B 0.085 ms, B - A +0.040 ms" in out, "diff table", out)
@@ -955,7 +960,8 @@ if got:
                               "steps": 2, "devices": 1}]
            and [(x["step"], x["start_us"], x["wall_us"], x["host_us"]) for x in got["steps"]]
            == [(1, 0, 100, 53), (2, 200, 100, 53)]
-           and got["devices"] == [{"trace": 0, "name": "GPU 1", "steps": 2, "range_us": 200,
+           and [{k: v for k, v in x.items() if k not in ("idle_causes", "steps_with_work")}
+                for x in got["devices"]] == [{"trace": 0, "name": "GPU 1", "steps": 2, "range_us": 200,
                                    "step_us": 100, "step_p50_us": 100, "step_p90_us": 100,
                                    "utilization_pct": 45, "busy_us": 90, "idle_us": 110,
                                    "idle_pct": 55, "compute_us": 90, "comm_us": 0,
@@ -965,9 +971,25 @@ if got:
                                                   "dur_us": 20, "overlap_us": 18}
            and got["stragglers"] == [] and got["ops"][0]["name"] == "gemm_kernel"
            and got["ops"][0]["p50_us"] == 40, "analyze run_a: exact", repr(got)[:400])
+    # issue 29, by hand: per step the gaps [0, 12), [52, 93), [98, 100) under
+    # aten::mm [10, 40), aten::add [75, 95), aten::copy_ [96, 99): add 18,
+    # mm 2, copy_ 1, nothing 34, twice; the kinds' tables
+    report([(c["what"], c["us"], c["gaps"]) for c in got["devices"][0]["idle_causes"]]
+           == [("aten::add", 36, 2), ("aten::mm", 4, 2), ("aten::copy_", 2, 2),
+               ("nothing recorded", 68, 6)]
+           and sum(c["us"] for c in got["devices"][0]["idle_causes"]) == got["devices"][0]["idle_us"]
+           and got["devices"][0]["steps_with_work"] == 2
+           and [o["name"] for o in got["kernels"]] == ["gemm_kernel", "add_kernel"]
+           and [o["name"] for o in got["host_ops"]] == ["aten::mm", "aten::add", "aten::copy_"]
+           and got["runtime"] == []
+           and {o["name"]: o["kind"] for o in got["ops"]}["ProfilerStep#1"] == "wrapper",
+           "analyze run_a: idle causes and the kinds' tables, exact",
+           repr((got["devices"][0]["idle_causes"], got["kernels"]))[:400])
     sane("analyze run_a", got)
 rc, out, err = cli("analyze", ra)
-report(rc == 0 and "GPU 1" in out and "op (by self time)" in out and "longest idle gaps" in out,
+report(rc == 0 and "GPU 1" in out and "kernel (by self time)" in out and "host op (by self time)" in out
+       and "GPU 1: idle 55.0%: 33% of it while the host ran aten::add" in out
+       and "longest idle gaps" in out,
        "analyze run_a: text", out[:300])
 rc, out, err = cli("analyze", ra, "--hist", "aten::mm", "--json")
 h = json.loads(out, parse_float=D).get("histogram") if rc == 0 else None
@@ -1097,6 +1119,126 @@ if gen and os.path.exists(gen):
     rc, out, err = cli("diff", pa, pn, "--fail-on-regression", "--json")
     report(rc == 0 and json.loads(out)["regressions"] == 0, "diff --fail-on-regression: exit 0 on noise",
            "rc %d" % rc)
+
+# ---- 4c. issue 29: answers an engineer can act on ----------------------------------------
+# kinds: the generator's truth ("strataGenKinds") for every name, Kineto-like and XLA-like
+if gen and os.path.exists(gen):
+    for mode in ([], ["--rank", "0"]):
+        pk = g(os.path.join(tmp, "kinds%s.json" % len(mode)), "-n", "20000", "--steps", "6", "--kinds", *mode)
+        truth = json.load(open(pk))["strataGenKinds"]
+        got = analyze("analyze --kinds " + " ".join(mode), pk, "--ops", "0")
+        if got:
+            bad = [(o["name"], o["kind"], truth.get(o["name"])) for o in got["ops"]
+                   if truth.get(o["name"]) != o["kind"]]
+            report(not bad and len(got["ops"]) == len(truth)
+                   and {o["kind"] for o in got["ops"]} == {"kernel", "host", "runtime", "annotation", "wrapper"},
+                   "analyze: every name's kind is the generator's (%s)" % (" ".join(mode) or "XLA-like"),
+                   repr(bad[:5]))
+            tables = got["kernels"] + got["host_ops"] + got["runtime"]
+            report(all(truth[o["name"]] == k for k, t in (("kernel", got["kernels"]), ("host", got["host_ops"]),
+                                                          ("runtime", got["runtime"])) for o in t)
+                   and not any(truth[o["name"]] in ("wrapper", "annotation") for o in tables)
+                   and got["runtime"][0]["name"] == "cudaStreamSynchronize"
+                   and got["runtime"][0]["blocked_us"] > 0,
+                   "analyze: kernels / host_ops / runtime hold their kind only, no wrapper or annotation",
+                   repr([o["name"] for o in tables][:8]))
+            gaps = analyze("analyze --kinds --gaps 1000", pk, "--gaps", "1000")["idle_gaps"]
+            pairs = ({"data_loader.__next__", "numpy.stack"}, {"block_until_ready", "cudaStreamSynchronize"})
+            chains = [[h["name"] for h in gp["host"]] for gp in gaps
+                      if any(pair <= {h["name"] for h in gp["host"]} for pair in pairs)]
+            report(not chains and any(h["name"] in ("numpy.stack", "cudaStreamSynchronize") for gp in gaps for h in gp["host"]),
+                   "analyze: a gap's host slices are leaf frames (numpy.stack or cudaStreamSynchronize, not also their parent)",
+                   repr(chains[:2]))
+            for dv in got["devices"]:
+                report(sum(c["us"] for c in dv["idle_causes"]) == dv["idle_us"],
+                       "analyze --kinds: %s's idle causes sum to its idle time" % dv["name"],
+                       repr(dv["idle_causes"]))
+
+# the corpus's real Kineto traces: the top kernels by self time over the
+# stream threads (tests/cli/kineto_kernels.py, apart from strata), each with
+# its launcher through the correlation ids; every top table free of
+# wrappers, step markers, modules and annotations; idle causes summing to
+# the idle time (XProf too)
+script = os.path.join(root, "tests", "cli", "kineto_kernels.py")
+for name in ("hta__control.json.gz", "hta__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+             "hta__overlaid_critical_path_trace.json.gz",
+             "hta__benchmark_result_924719_1679055439_trace.json.gz",
+             "xprof__34.83.195.179_6003.xplane.pb"):
+    path = os.path.join(corpus, name)
+    if not os.path.exists(path):
+        continue
+    got = analyze("analyze " + name, path)
+    if not got:
+        continue
+    if not name.endswith(".pb"):
+        p = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
+        want = json.loads(p.stdout, parse_float=D) if p.returncode == 0 else None
+        mine = [{"name": o["name"], "count": o["count"], "total_us": o["total_us"], "self_us": o["self_us"],
+                 "launched_by": o["launched_by"]} for o in got["kernels"]]
+        want = [dict(w, total_us=D(str(w["total_us"])), self_us=D(str(w["self_us"]))) for w in want or []]
+        report(p.returncode == 0 and mine == want,
+               "analyze %s: the top kernels and their launchers = kineto_kernels.py's" % name,
+               "%s\n%r\nvs %r" % (p.stderr[-300:], mine[:3], want[:3]))
+        doc = json.load(gzip.open(path, "rt"))
+        doc = doc["traceEvents"] if isinstance(doc, dict) else doc
+        not_top = {e["name"] for e in doc if e.get("cat") in ("user_annotation", "gpu_user_annotation", "Trace")}
+    else:
+        not_top = set()
+    tables = got["kernels"] + got["host_ops"] + got["runtime"]
+    bad = [o["name"] for o in tables if o["name"] in not_top or re.match(r"(ProfilerStep#\d+|PyTorch Profiler|jit_|## .* ##$|\d+$)", o["name"])]
+    report(not bad and (got["kernels"] or not got["devices"]),
+           "analyze %s: no wrapper, step marker, module or annotation in the top tables" % name, repr(bad[:5]))
+    bad = [(dv["name"], dv["idle_us"], sum(c["us"] for c in dv["idle_causes"])) for dv in got["devices"]
+           if sum(c["us"] for c in dv["idle_causes"]) != dv["idle_us"]]
+    report(not bad, "analyze %s: every device's idle causes sum to its idle time" % name, repr(bad[:3]))
+
+# the diff's paired test (Wilcoxon signed-rank of log B/A): ops whose
+# instances vary 50x (log-uniform), the same noise in A and B
+if gen and os.path.exists(gen):
+    common = ["-n", "40080", "--steps", "20", "--spread", "50"]
+    sa = g(os.path.join(tmp, "sa.json"), *common, "--noise-seed", "1")
+    sb = g(os.path.join(tmp, "sb.json"), *common, "--noise-seed", "1", "--slow-op", "fusion", "--slow-factor", "2")
+    sn = g(os.path.join(tmp, "sn.json"), *common, "--noise-seed", "2")
+    got = cli_json("diff doubled, spread", "diff", sa, sb, "--json")
+    if got:
+        fus = [r for r in got["rows"] if r["name"].startswith("fusion.")]
+        kinds = {k["kind"]: k for k in got["rollup"]}
+        report(len(fus) == 200 and sum(r["verdict"] == "regression" for r in fus) >= 190
+               and all(r["test"] == "wilcoxon" for r in fus)
+               and kinds["fusion"]["verdict"] == "regression" and kinds["fusion"]["p_value"] < D("0.01")
+               and all(r["verdict"] in ("regression", "improvement", "no_change", "too_few", "only_a", "only_b")
+                       for r in got["rows"]),
+               "diff: 200 doubled ops of 50x spread: >= 95 % called regressions (paired), the rollup too",
+               "%d of %d; rollup %r" % (sum(r["verdict"] == "regression" for r in fus), len(fus), kinds.get("fusion")))
+    got = cli_json("diff noise, spread", "diff", sa, sn, "--json")
+    if got:
+        flagged = [r["name"] for r in got["rows"] if r["verdict"] in ("regression", "improvement")]
+        report(len(flagged) <= 0.05 * len(got["rows"])
+               and not [k["kind"] for k in got["rollup"] if k["verdict"] in ("regression", "improvement")],
+               "diff: a noise-only pair: at most 5 %% of rows flagged, no rollup verdict",
+               "%d of %d: %r" % (len(flagged), len(got["rows"]), flagged[:5]))
+    ea = g(os.path.join(tmp, "ea.json"), "-n", "20000", "--steps", "15", "--spread", "50", "--noise-seed", "1")
+    eb = g(os.path.join(tmp, "eb.json"), "-n", "20000", "--steps", "15", "--spread", "50", "--noise-seed", "1",
+           "--slow-op", "dot.40", "--slow-factor", "1.1")
+    got = cli_json("diff one op 1.1x", "diff", ea, eb, "--json")
+    if got:
+        row = [r for r in got["rows"] if r["name"] == "dot.40"]
+        report(row and row[0]["count_a"] == 30 and row[0]["verdict"] == "regression" and row[0]["test"] == "wilcoxon"
+               and [r["name"] for r in got["rows"] if r["verdict"] == "regression"] == ["dot.40"],
+               "diff: one op 1.1x slower over 30 instances, found by the paired test (alone)", repr(row))
+    rc, out, err = cli("diff", ea, eb)
+    lines = out.splitlines()
+    report(rc == 0 and lines[0] == "A: " + ea and lines[1] == "B: " + eb and lines[3].startswith("step time: A ")
+           and "95% CI" in lines[3] and any("dot.40" in l and " slower " in l and "paired" in l for l in lines),
+           "diff table: A and B named, the headline before the rows, the verdict in words", out[:600])
+    # names cut in the middle keep the part that differs; --wide prints them whole
+    rc, out, err = cli("analyze", sa)
+    rc2, wide, err2 = cli("analyze", sa, "--wide")
+    long_name = "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8"
+    report(rc == 0 and rc2 == 0 and long_name not in out and long_name in wide
+           and "sm80_xmma_fprop_...warpsize2x2x1_g1_tensor16x8x8 " in out,
+           "analyze: a long kernel name cut in the middle (its end kept), whole with --wide",
+           [l for l in out.splitlines() if "sm80" in l][:1])
 
 # ---- 5. strata export: the report builder (core/report) on a small site ------------
 import base64, hashlib

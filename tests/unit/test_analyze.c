@@ -130,11 +130,22 @@ static void test_unions(void) {
   size_t need = st_analysis_json(an, NULL, NULL, 0);
   char *buf = malloc(need + 1);
   CHECK_EQ_INT(st_analysis_json(an, NULL, buf, need + 1), need);
-  CHECK(strstr(buf,
-               "\"devices\":[{\"trace\":0,\"name\":\"GPU 0\",\"steps\":2,\"range_us\":200,"
-               "\"step_us\":100,\"step_p50_us\":100,\"step_p90_us\":100,"
-               "\"utilization_pct\":52.5,\"busy_us\":105,\"idle_us\":95,\"idle_pct\":47.5,"
-               "\"compute_us\":60,\"comm_us\":40,\"memcpy_us\":20,\"overlap_pct\":37.5}]") != NULL);
+  CHECK(strstr(buf, "\"devices\":[{\"trace\":0,\"name\":\"GPU 0\",\"steps\":2,\"range_us\":200,"
+                    "\"step_us\":100,\"step_p50_us\":100,\"step_p90_us\":100,"
+                    "\"utilization_pct\":52.5,\"busy_us\":105,\"idle_us\":95,\"idle_pct\":47.5,"
+                    "\"compute_us\":60,\"comm_us\":40,\"memcpy_us\":20,\"overlap_pct\":37.5,"
+                    "\"steps_with_work\":2,\"idle_causes\":[") != NULL);
+  /* idle causes (issue 29), by hand: the gaps [0, 10), [75, 80), [90, 110),
+   * [130, 150), [160, 200); forward [5, 45) and [105, 125), backward [50,
+   * 95) under the wrappers (left out): forward 5 + 5, backward 5 + 5, the
+   * rest (75 us) nothing; they sum to the idle 95 us */
+  CHECK(strstr(buf, "\"idle_causes\":[{\"what\":\"forward\",\"us\":10,\"pct\":10.53,"
+                    "\"kind\":\"slice\",\"in\":null,\"gaps\":2,\"gap_start_us\":0,"
+                    "\"gap_end_us\":10},{\"what\":\"backward\",\"us\":10,\"pct\":10.53,"
+                    "\"kind\":\"slice\",\"in\":null,\"gaps\":2,\"gap_start_us\":75,"
+                    "\"gap_end_us\":80},{\"what\":\"nothing recorded\",\"us\":75,\"pct\":78.95,"
+                    "\"kind\":\"none\",\"in\":null,\"gaps\":4,\"gap_start_us\":160,"
+                    "\"gap_end_us\":200}]}]") != NULL);
   CHECK(strstr(buf, "{\"trace\":0,\"step\":2,\"start_us\":100,\"end_us\":200,\"wall_us\":100,"
                     "\"host_us\":20}") != NULL);
   CHECK(strstr(buf,

@@ -221,9 +221,13 @@ static void test_verdicts(void) {
   if (!a || !b || !c) return;
   st_error err;
   st_diff *d = st_diff_build(NULL, a, b, NULL, &err);
-  /* fusion.1: every B above every A: U_b = 100, p = 1.8267e-4 (test_analyze) */
+  /* fusion.1: 10 instances a side pair up (issue 29): the signed-rank test
+   * of log(B/A), every pair log 2 (ties: W+ = 55, var = 96.25 - 990 / 48),
+   * p = erfc(27 / sqrt(75.625) / sqrt 2) (python's math.erfc) */
   check_row(d, "fusion.1", 10, 1045, 1045, 10, 2090, 2090, ST_DIFF_REGRESSION);
-  CHECK(fabs(row_named(d, "fusion.1")->p_value - 0.0001826717911095504) < 1e-15);
+  CHECK(fabs(row_named(d, "fusion.1")->p_value - 0.0019041950430043902) < 1e-15);
+  CHECK_EQ_INT(row_named(d, "fusion.1")->test, ST_DIFF_TEST_WILCOXON);
+  CHECK_EQ_INT(row_named(d, "rare")->test, ST_DIFF_TEST_MANN_WHITNEY);
   check_row(d, "fusion.2", 10, 545, 545, 10, 545, 545, 0);
   CHECK(row_named(d, "fusion.2")->p_value == 1);
   check_row(d, "rare", 1, 5, 5, 1, 5, 5, N_E);
@@ -240,14 +244,20 @@ static void test_verdicts(void) {
   CHECK_EQ_INT(k[0].rows, 2);
   CHECK_EQ_INT(k[0].regressions, 1);
   CHECK_EQ_INT(k[0].d_total_ns, 1045 * US);
+  /* the kind's own verdict: its 20 pairs (10 of them log 2, 10 zero and
+   * dropped) by the paired test, x1.66 in total */
+  CHECK_EQ_INT(k[0].verdict, ST_DIFF_REGRESSION);
+  CHECK_EQ_INT(k[0].test, ST_DIFF_TEST_WILCOXON);
+  CHECK(fabs(k[0].p_value - 0.0019041950430043902) < 1e-15);
   /* no steps, no devices: an empty headline */
   st_diff_headline h;
   st_diff_headline_get(d, &h);
   CHECK(!h.has_step && !h.has_busy && h.steps_a == 0);
   st_diff_destroy(d);
-  /* the same values in another order: no verdict either way */
+  /* the same values in another order: no verdict either way (the pairs'
+   * log ratios are symmetric about 0) */
   d = st_diff_build(NULL, a, c, NULL, &err);
-  CHECK(row_named(d, "fusion.1")->p_value == 1);
+  CHECK(row_named(d, "fusion.1")->p_value > 0.9);
   st_diff_summary_get(d, &s);
   CHECK_EQ_INT(s.regressions + s.improvements, 0);
   st_diff_destroy(d);
@@ -476,7 +486,7 @@ static void test_json(void) {
       "\"d_total_us\":80,\"d_self_us\":80,\"d_avg_us\":40,\"ratio_total\":2,"
       "\"ratio_self\":2,\"ratio_avg\":2,\"only_a\":false,\"only_b\":false,"
       "\"regression\":false,\"improvement\":false,\"p_value\":0.1939,"
-      "\"verdict\":\"not_enough_data\"}";
+      "\"verdict\":\"too_few\",\"test\":\"mann_whitney\"}";
   CHECK(strncmp(buf, first, sizeof first - 1) == 0);
   CHECK(strstr(buf, "{\"name\":\"aten::relu\",\"count_a\":0,\"count_b\":2,\"total_us_a\":0,"
                     "\"total_us_b\":6,\"self_us_a\":0,\"self_us_b\":6,\"avg_us_a\":0,"
@@ -583,8 +593,54 @@ static void test_out_of_memory(void) {
   st_trace_destroy(b);
 }
 
+/* Two ProfilerSteps [0, 1000) and [1000, 2000) us; "op" n1 times in the
+ * first (at 10 + 40 k us), n2 in the second, durations base + k. */
+static st_trace *stepped_trace(int n1, int n2, int base) {
+  char text[16384];
+  size_t n = (size_t)snprintf(text, sizeof text,
+                              "[{\"ph\":\"X\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+                              "\"ts\":0,\"dur\":1000},{\"ph\":\"X\",\"name\":\"ProfilerStep#2\","
+                              "\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000}");
+  for (int s = 0; s < 2; s++)
+    for (int k = 0; k < (s ? n2 : n1); k++)
+      n += (size_t)snprintf(text + n, sizeof text - n,
+                            ",{\"ph\":\"X\",\"name\":\"op\",\"pid\":1,\"tid\":2,\"ts\":%d,"
+                            "\"dur\":%d}",
+                            s * 1000 + 10 + 40 * k, base + k);
+  snprintf(text + n, sizeof text - n, "]");
+  st_error err;
+  st_stats stats;
+  return tu_load(text, strlen(text), strlen(text), "stepped.json", &err, &stats, NULL, 0);
+}
+
+/* issue 29: instances pair up when both runs hold the same count per step;
+ * the same total spread otherwise over the steps is Mann-Whitney's */
+static void test_pairs_per_step(void) {
+  st_trace *a = stepped_trace(10, 10, 20), *b = stepped_trace(10, 10, 30),
+           *c = stepped_trace(12, 8, 30);
+  CHECK(a && b && c);
+  if (!a || !b || !c) return;
+  st_error err;
+  st_diff *d = st_diff_build(NULL, a, b, NULL, &err);
+  const st_diff_row *r = row_named(d, "op");
+  CHECK(r && r->test == ST_DIFF_TEST_WILCOXON);
+  /* pairs (20 + k, 30 + k) twice: every log ratio > 0, no two |x| equal
+   * but the two steps' (ties of 2): W+ = 210, var = 20 * 21 * 41 / 24 -
+   * 10 * 6 / 48 = 716.25, p = erfc((105 - 0.5) / sqrt(716.25) / sqrt 2) */
+  CHECK(r && fabs(r->p_value - 9.435531950033605e-05) < 1e-15);
+  st_diff_destroy(d);
+  d = st_diff_build(NULL, a, c, NULL, &err);
+  r = row_named(d, "op");
+  CHECK(r && r->test == ST_DIFF_TEST_MANN_WHITNEY && r->count_a == r->count_b);
+  st_diff_destroy(d);
+  st_trace_destroy(a);
+  st_trace_destroy(b);
+  st_trace_destroy(c);
+}
+
 int main(void) {
   RUN(test_self_all_zero);
+  RUN(test_pairs_per_step);
   RUN(test_doubled_by_name);
   RUN(test_verdicts);
   RUN(test_by_category);

@@ -220,7 +220,7 @@ async function overviewRun(browser, server, file, timeoutMs) {
       window.dispatchEvent(new KeyboardEvent('keydown', { key: 'o', bubbles: true }));
       const t1 = performance.now();
       const rows = document.querySelectorAll('#overview-devices tbody tr').length;
-      const ops = document.querySelectorAll('#overview-ops tbody tr').length;
+      const ops = document.querySelectorAll('#overview-kernels tbody tr').length;
       const t2 = await frame();
       // analyze() alone, its JSON.parse timed apart (the rest: the wasm call + UTF-8 -> string)
       const parse = JSON.parse;

@@ -180,6 +180,56 @@ static inline void cli_clean(const char *s, size_t n, char *out, size_t cap) {
   out[k] = 0;
 }
 
+/* Where name i of names[0, count) first differs from the others (1 + its
+ * longest common prefix with any other): the part a short form keeps. */
+static inline size_t cli_differs_at(const char *const *names, const size_t *lens, size_t count,
+                                    size_t i) {
+  size_t best = 0;
+  for (size_t j = 0; j < count; j++) {
+    if (j == i) continue;
+    size_t k = 0, m = lens[i] < lens[j] ? lens[i] : lens[j];
+    while (k < m && names[i][k] == names[j][k]) k++;
+    if (k > best) best = k;
+  }
+  return best + 1;
+}
+
+/* A name of n bytes cut in the middle to at most width bytes (README "Names
+ * you can tell apart"): its first third, "...", its end; when it differs
+ * from the table's other names (at byte d, cli_differs_at) inside the part
+ * cut, the part from just before d instead of the end, and "..." after.
+ * Cuts fall on UTF-8 character starts; control characters shown as '?'.
+ * width 0 or n <= width: whole. out holds width + 1 bytes (n + 1 whole). */
+static inline void cli_short(const char *s, size_t n, size_t d, size_t width, char *out,
+                             size_t cap) {
+  if (!width || n <= width || width < 12) {
+    cli_clean(s, n, out, cap);
+    return;
+  }
+#define CLI_CHAR_START(i) ((i) >= n || ((unsigned char)s[(i)] & 0xC0) != 0x80)
+  size_t head = width / 3;
+  while (head > 0 && !CLI_CHAR_START(head)) head--;
+  size_t room = width - head - 3; /* after the first "..." */
+  size_t from = n - room, to = n;
+  if (d > head && d < from) { /* the difference falls in the cut part */
+    room -= 3;                /* a second "..." at the end */
+    from = d > 8 ? d - 8 : d;
+    if (from < head) from = head;
+    to = from + room;
+    if (to > n) to = n;
+  }
+  while (from < n && !CLI_CHAR_START(from)) from++;
+  while (to < n && to > from && !CLI_CHAR_START(to)) to--;
+#undef CLI_CHAR_START
+  char tmp[1024];
+  size_t k = 0;
+  for (size_t i = 0; i < head && k + 1 < sizeof tmp; i++) tmp[k++] = s[i];
+  for (int i = 0; i < 3 && k + 1 < sizeof tmp; i++) tmp[k++] = '.';
+  for (size_t i = from; i < to && k + 1 < sizeof tmp; i++) tmp[k++] = s[i];
+  for (int i = 0; to < n && i < 3 && k + 1 < sizeof tmp; i++) tmp[k++] = '.';
+  cli_clean(tmp, k, out, cap);
+}
+
 /* Prints s[0, n) to stdout as a JSON string, written by json_out.h (quotes,
  * backslashes and control characters escaped; other bytes as they are). */
 static inline void cli_print_json_str(const char *s, size_t n) {

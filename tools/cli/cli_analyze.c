@@ -1,4 +1,4 @@
-/* cli_analyze.c: `strata analyze FILE... [--json] [--step-name NAME]
+/* cli_analyze.c: `strata analyze FILE... [--json] [--wide] [--step-name NAME]
  *                [--ops N] [--gaps N] [--from US --to US | --step N]
  *                [--hist NAME] [--threads N]`
  *
@@ -7,7 +7,10 @@
  * streams) with step time, busy, idle, compute, communication, memcpy
  * and overlap, the same per step, the host's time per step, the largest
  * idle gaps with the host slices overlapping them, the stragglers among
- * the files, and the top ops by self time with p50 / p90 / p99.
+ * the files, and the top ops by self time with p50 / p90 / p99; first,
+ * why each device is idle (its idle causes), and the ops as three tables
+ * of kernels (with their launcher), host ops and runtime calls (with the
+ * device time they blocked), names cut in the middle (--wide: whole).
  * Several files load through the trace set, each its own model, as
  * `strata stats A B` loads them.
  *
@@ -33,9 +36,11 @@
 #include <string.h>
 
 static int usage(void) {
-  fprintf(stderr, "usage: strata analyze FILE... [--json] [--step-name NAME] [--ops N] [--gaps N]\n"
-                  "                      [--from US --to US | --step N] [--hist NAME]\n"
-                  "                      " CLI_FEED_USAGE "\n");
+  fprintf(
+      stderr,
+      "usage: strata analyze FILE... [--json] [--wide] [--step-name NAME] [--ops N] [--gaps N]\n"
+      "                      [--from US --to US | --step N] [--hist NAME]\n"
+      "                      " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -49,15 +54,103 @@ static double pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/* One table of ops of a kind, the `top` by self time; names cut in the
+ * middle to the column (cli_short) unless wide. */
+static void print_ops(const st_analysis *an, uint8_t kind, const char *title, uint32_t top,
+                      int wide) {
+  uint32_t no;
+  const st_opstat *ops = st_opstats_rows(st_analysis_ops(an), &no);
+  const st_an_op_extra *ex = st_analysis_op_extra(an);
+  const char **names = calloc(no ? no : 1, sizeof *names);
+  size_t *lens = calloc(no ? no : 1, sizeof *lens);
+  uint32_t *at = calloc(no ? no : 1, sizeof *at);
+  if (!names || !lens || !at) {
+    free(names), free(lens), free(at);
+    return;
+  }
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < no && m < top; i++)
+    if (ops[i].kind == kind) names[m] = ops[i].name, lens[m] = ops[i].name_len, at[m++] = i;
+  const char *last = kind == ST_KIND_KERNEL    ? "launched by"
+                     : kind == ST_KIND_RUNTIME ? "blocked"
+                                               : "";
+  int w = 48;
+  if (wide)
+    for (uint32_t j = 0; j < m; j++)
+      if ((int)lens[j] > w) w = lens[j] > 1000 ? 1000 : (int)lens[j];
+  printf("\n%-*s %9s %11s %11s %11s %11s %11s %11s  %s\n", w, title, "count", "total", "self",
+         "p50", "p90", "p99", "max", last);
+  char a[32], b[32], c[32], d[32], e[32], f[32];
+  for (uint32_t j = 0; j < m; j++) {
+    const st_opstat *o = &ops[at[j]];
+    char name[1024], by[1024] = "";
+    cli_short(o->name, o->name_len, cli_differs_at(names, lens, m, j), wide ? 0 : (size_t)w, name,
+              sizeof name);
+    us_text(o->total_ns, a, sizeof a);
+    us_text(o->self_ns, b, sizeof b);
+    us_text(o->p50_ns, c, sizeof c);
+    us_text(o->p90_ns, d, sizeof d);
+    us_text(o->p99_ns, e, sizeof e);
+    us_text(o->max_ns, f, sizeof f);
+    if (kind == ST_KIND_KERNEL && ex[at[j]].launched_by)
+      cli_short(ex[at[j]].launched_by, ex[at[j]].launched_by_len, 0, wide ? 0 : 40, by, sizeof by);
+    if (kind == ST_KIND_RUNTIME) {
+      char bl[32];
+      us_text(ex[at[j]].blocked_ns, bl, sizeof bl);
+      double den = (double)o->total_ns * ex[at[j]].devices;
+      snprintf(by, sizeof by, "%s (%.1f%%)", bl,
+               den > 0 ? 100.0 * (double)ex[at[j]].blocked_ns / den : 0);
+    }
+    printf("%-*s %9llu %11s %11s %11s %11s %11s %11s  %s\n", w, name, (unsigned long long)o->count,
+           a, b, c, d, e, f, by);
+  }
+  if (!m) printf("(none)\n");
+  free(names), free(lens), free(at);
+}
+
+/* The device's idle causes in one line: "idle 64.5 %: 91 % of it while the
+ * host ran X (in Y), 6 % Z, 3 % nothing recorded". */
+static void print_causes(const st_analysis *an, uint32_t d, int wide) {
+  uint32_t nd;
+  const st_an_device *v = &st_analysis_devices(an, &nd)[d];
+  const st_an_cause *cs = st_analysis_causes(an, NULL);
+  const st_trace *t = st_analysis_trace(an, v->trace);
+  const st_row *rows = st_trace_rows(t, NULL);
+  int64_t idle = v->total.wall_ns - v->total.busy_ns;
+  printf("[%u]  %s: idle %.1f%%", v->trace, v->name, pct(idle, v->total.wall_ns));
+  for (uint32_t c = 0; c < v->causes; c++) {
+    const st_an_cause *x = &cs[v->first_cause + c];
+    char name[1024], in[1024];
+    if (x->what == ST_CAUSE_SLICE) {
+      size_t l;
+      const char *nm = st_strtab_get(st_trace_strings(t), rows[x->ref.row].name[x->ref.index], &l);
+      cli_short(nm, l, 0, wide ? 0 : 48, name, sizeof name);
+    } else {
+      snprintf(name, sizeof name, "%s",
+               x->what == ST_CAUSE_OTHER ? "other host activity" : "nothing recorded");
+    }
+    printf("%s%.0f%% %s%s", c ? ", " : ": ", pct(x->ns, idle), c ? "" : "of it while the host ran ",
+           name);
+    if (x->has_parent) {
+      size_t l;
+      const char *nm =
+          st_strtab_get(st_trace_strings(t), rows[x->parent.row].name[x->parent.index], &l);
+      cli_short(nm, l, 0, wide ? 0 : 40, in, sizeof in);
+      printf(" (in %s)", in);
+    }
+  }
+  printf("\n");
+}
+
 static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
-                       uint32_t nbins, const char *hist) {
+                       uint32_t nbins, const char *hist, uint32_t top, int wide) {
   uint32_t nd, ns, ng;
   const st_an_device *dev = st_analysis_devices(an, &nd);
   const st_an_step *steps = st_analysis_steps(an, &ns);
   const st_an_gap *gaps = st_analysis_gaps(an, &ng);
   static const char *const from[] = {"no steps", "steps: named events", "steps: ProfilerStep#N",
                                      "steps: the Steps line"};
-  char a[32], b[32], c[32], d[32];
+  char a[32], b[32];
   for (uint32_t k = 0; k < st_analysis_traces(an); k++) {
     st_traceset_file f = cli_set_file(cs, k);
     uint32_t cnt = 0;
@@ -73,6 +166,8 @@ static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_b
     }
     printf("\n");
   }
+  if (nd) printf("\nwhy idle (the host's innermost slice over each idle gap, summed):\n");
+  for (uint32_t i = 0; i < nd; i++) print_causes(an, i, wide);
   printf("\n%-4s %-28s %6s %11s %7s %7s %7s %7s %7s %8s\n", "", "device", "steps", "step", "idle",
          "util", "compute", "comm", "memcpy", "overlap");
   for (uint32_t i = 0; i < nd; i++) {
@@ -123,23 +218,14 @@ static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_b
       }
     printf("%s\n", any ? "" : " none");
   }
-  uint32_t no;
-  const st_opstat *ops = st_opstats_rows(st_analysis_ops(an), &no);
-  printf("\n%-40s %9s %11s %11s %11s %11s %11s %11s\n", "op (by self time)", "count", "total",
-         "self", "p50", "p90", "p99", "max");
-  for (uint32_t i = 0; i < no; i++) {
-    char name[41], e[32], f[32], g[32];
-    cli_clean(ops[i].name, ops[i].name_len, name, sizeof name);
-    us_text(ops[i].total_ns, a, sizeof a);
-    us_text(ops[i].self_ns, b, sizeof b);
-    us_text(ops[i].p50_ns, c, sizeof c);
-    us_text(ops[i].p90_ns, d, sizeof d);
-    us_text(ops[i].p99_ns, e, sizeof e);
-    us_text(ops[i].max_ns, f, sizeof f);
-    (void)g;
-    printf("%-40s %9llu %11s %11s %11s %11s %11s %11s\n", name, (unsigned long long)ops[i].count, a,
-           b, c, d, e, f);
-  }
+  static const struct {
+    uint8_t kind;
+    const char *title;
+  } tables[] = {{ST_KIND_KERNEL, "kernel (by self time)"},
+                {ST_KIND_HOST, "host op (by self time)"},
+                {ST_KIND_RUNTIME, "runtime call (by self time)"}};
+  for (size_t tb = 0; tb < sizeof tables / sizeof tables[0]; tb++)
+    print_ops(an, tables[tb].kind, tables[tb].title, top, wide);
   if (hist) {
     printf("\nduration histogram of %s:\n", hist);
     uint64_t most = 1;
@@ -188,7 +274,7 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
 }
 
 int strata_cmd_analyze(int argc, char **argv) {
-  int json = 0, has_from = 0, has_to = 0;
+  int json = 0, has_from = 0, has_to = 0, wide = 0;
   const char *hist = NULL;
   st_analyze_opts o;
   memset(&o, 0, sizeof o);
@@ -206,6 +292,8 @@ int strata_cmd_analyze(int argc, char **argv) {
     char *end;
     if (!strcmp(a, "--json")) {
       json = 1;
+    } else if (!strcmp(a, "--wide")) {
+      wide = 1;
     } else if (!strcmp(a, "--step-name") && more) {
       o.step_name = argv[++i];
       o.step_name_len = strlen(o.step_name);
@@ -288,7 +376,7 @@ int strata_cmd_analyze(int argc, char **argv) {
     if (json)
       print_json(an, &cs, bins, nbins, hist, ms);
     else
-      print_text(an, &cs, bins, nbins, hist);
+      print_text(an, &cs, bins, nbins, hist, o.top_ops, wide);
     cli_set_warn_damaged(&cs);
   }
   st_analysis_destroy(an);

@@ -43,7 +43,7 @@
 static int usage(void) {
   fprintf(stderr, "usage: strata diff A B [--by name|cat] [--json] [--range-a T0,T1] "
                   "[--range-b T0,T1] [--step N] [--sort COL] [--asc] [--limit N]\n"
-                  "                   [--fail-on-regression] " CLI_FEED_USAGE "\n"
+                  "                   [--wide] [--fail-on-regression] " CLI_FEED_USAGE "\n"
                   "  T0,T1: microseconds from that trace's start\n");
   return 2;
 }
@@ -71,65 +71,8 @@ static void print_dur(int64_t ns) {
   printf(" %12s", t);
 }
 
-static void print_table(const st_diff *d, long limit) {
-  uint32_t n;
-  const st_diff_row *r = st_diff_rows(d, &n);
-  st_diff_summary s;
-  st_diff_summary_get(d, &s);
-  int w = 8; /* the name column: as wide as the longest name shown, at most 48 */
-  for (uint32_t i = 0; i < n && (limit <= 0 || i < (uint32_t)limit); i++)
-    if ((int)r[i].name_len > w) w = r[i].name_len > 48 ? 48 : (int)r[i].name_len;
-  printf("%-4s %-*s %9s %9s %11s %11s %12s %8s %11s %11s %9s\n", "", w, s.by ? "category" : "name",
-         "count A", "count B", "total A", "total B", "diff", "ratio", "self A", "self B", "p");
-  for (uint32_t i = 0; i < n && (limit <= 0 || i < (uint32_t)limit); i++) {
-    const st_diff_row *x = &r[i];
-    const char *mark = x->flags & ST_DIFF_ONLY_A ? "-A" : x->flags & ST_DIFF_ONLY_B ? "+B" : "";
-    const char *big = x->flags & ST_DIFF_REGRESSION    ? "!!"
-                      : x->flags & ST_DIFF_IMPROVEMENT ? "++"
-                                                       : "";
-    char tag[8];
-    snprintf(tag, sizeof tag, "%s%s", big, mark);
-    /* names are untrusted bytes: control characters shown as '?' */
-    char name[49];
-    cli_clean(x->name, x->name_len, name, sizeof name);
-    char ta[24], tb[24], sa[24], sb[24], ratio[16], p[16];
-    st_format_dur((double)x->total_a_ns, ta, sizeof ta);
-    st_format_dur((double)x->total_b_ns, tb, sizeof tb);
-    st_format_dur((double)x->self_a_ns, sa, sizeof sa);
-    st_format_dur((double)x->self_b_ns, sb, sizeof sb);
-    if (x->ratio_total > 1e9)
-      snprintf(ratio, sizeof ratio, "new");
-    else
-      snprintf(ratio, sizeof ratio, "%.3gx", x->ratio_total);
-    if (x->p_value < 0 || (x->flags & ST_DIFF_NOT_ENOUGH_DATA))
-      snprintf(p, sizeof p, "n/a");
-    else
-      snprintf(p, sizeof p, "%.2g", x->p_value);
-    printf("%-4s %-*s %9llu %9llu %11s %11s", tag, w, name, (unsigned long long)x->count_a,
-           (unsigned long long)x->count_b, ta, tb);
-    print_dur(x->d_total_ns);
-    printf(" %8s %11s %11s %9s\n", ratio, sa, sb, p);
-  }
-  if (limit > 0 && n > (uint32_t)limit)
-    printf("... %u more rows (--limit 0: all)\n", n - (uint32_t)limit);
-  printf("%u rows: %u only in A, %u only in B, %u regressions (!!), %u improvements (++), %u with "
-         "too few instances for a verdict (p n/a); busy A %.3f ms, B %.3f ms\n",
-         s.rows, s.only_a, s.only_b, s.regressions, s.improvements, s.not_enough_data,
-         (double)s.busy_a_ns / 1e6, (double)s.busy_b_ns / 1e6);
-  uint32_t nk;
-  const st_diff_kind *k = st_diff_rollup(d, &nk);
-  int shown = 0;
-  for (uint32_t i = 0; i < nk && shown < 8; i++) {
-    if (!k[i].regressions && !k[i].improvements) continue;
-    char name[49];
-    cli_clean(k[i].kind, k[i].kind_len, name, sizeof name);
-    char dt[32];
-    st_format_dur((double)(k[i].d_total_ns < 0 ? -k[i].d_total_ns : k[i].d_total_ns), dt,
-                  sizeof dt);
-    printf("%s%s %s%s (%u of %u rows regressed, %u improved)", shown++ ? "; " : "by kind: ", name,
-           k[i].d_total_ns < 0 ? "-" : "+", dt, k[i].regressions, k[i].rows, k[i].improvements);
-  }
-  if (shown) printf("\n");
+/* The headline: step time and device busy, B - A with its interval. */
+static void print_headline(const st_diff *d) {
   st_diff_headline h;
   st_diff_headline_get(d, &h);
   if (h.has_step) {
@@ -148,9 +91,99 @@ static void print_table(const st_diff *d, long limit) {
   }
 }
 
+static const char *verdict_word(uint32_t f) {
+  return f & ST_DIFF_REGRESSION        ? "slower"
+         : f & ST_DIFF_IMPROVEMENT     ? "faster"
+         : f & ST_DIFF_ONLY_A          ? "only A"
+         : f & ST_DIFF_ONLY_B          ? "only B"
+         : f & ST_DIFF_NOT_ENOUGH_DATA ? "too few"
+                                       : "no change";
+}
+
+static void print_table(const st_diff *d, long limit, int wide) {
+  uint32_t n;
+  const st_diff_row *r = st_diff_rows(d, &n);
+  st_diff_summary s;
+  st_diff_summary_get(d, &s);
+  print_headline(d);
+  uint32_t shown = n;
+  if (limit > 0 && shown > (uint32_t)limit) shown = (uint32_t)limit;
+  int w = 8; /* the name column: as wide as the longest name shown, at most 48 (--wide: all) */
+  for (uint32_t i = 0; i < shown; i++)
+    if ((int)r[i].name_len > w) w = r[i].name_len > 48 && !wide ? 48 : (int)r[i].name_len;
+  if (w > 1000) w = 1000;
+  const char **names = calloc(shown ? shown : 1, sizeof *names);
+  size_t *lens = calloc(shown ? shown : 1, sizeof *lens);
+  for (uint32_t i = 0; names && lens && i < shown; i++)
+    names[i] = r[i].name, lens[i] = r[i].name_len;
+  printf("%-4s %-*s %9s %9s %11s %11s %12s %8s %11s %11s %-9s %9s %s\n", "", w,
+         s.by ? "category" : "name", "count A", "count B", "total A", "total B", "diff", "ratio",
+         "self A", "self B", "verdict", "p", "test");
+  for (uint32_t i = 0; i < n && (limit <= 0 || i < (uint32_t)limit); i++) {
+    const st_diff_row *x = &r[i];
+    const char *mark = x->flags & ST_DIFF_ONLY_A ? "-A" : x->flags & ST_DIFF_ONLY_B ? "+B" : "";
+    const char *big = x->flags & ST_DIFF_REGRESSION    ? "!!"
+                      : x->flags & ST_DIFF_IMPROVEMENT ? "++"
+                                                       : "";
+    char tag[8];
+    snprintf(tag, sizeof tag, "%s%s", big, mark);
+    /* names are untrusted bytes: control characters shown as '?' */
+    char name[1024];
+    cli_short(x->name, x->name_len, names && lens ? cli_differs_at(names, lens, shown, i) : 0,
+              wide ? 0 : (size_t)w, name, sizeof name);
+    char ta[24], tb[24], sa[24], sb[24], ratio[16], p[16];
+    st_format_dur((double)x->total_a_ns, ta, sizeof ta);
+    st_format_dur((double)x->total_b_ns, tb, sizeof tb);
+    st_format_dur((double)x->self_a_ns, sa, sizeof sa);
+    st_format_dur((double)x->self_b_ns, sb, sizeof sb);
+    if (x->ratio_total > 1e9)
+      snprintf(ratio, sizeof ratio, "new");
+    else
+      snprintf(ratio, sizeof ratio, "%.3gx", x->ratio_total);
+    if (x->p_value < 0 || (x->flags & ST_DIFF_NOT_ENOUGH_DATA))
+      snprintf(p, sizeof p, "n/a");
+    else
+      snprintf(p, sizeof p, "%.2g", x->p_value);
+    printf("%-4s %-*s %9llu %9llu %11s %11s", tag, w, name, (unsigned long long)x->count_a,
+           (unsigned long long)x->count_b, ta, tb);
+    print_dur(x->d_total_ns);
+    printf(" %8s %11s %11s %-9s %9s %s\n", ratio, sa, sb, verdict_word(x->flags), p,
+           x->test == ST_DIFF_TEST_WILCOXON       ? "paired"
+           : x->test == ST_DIFF_TEST_MANN_WHITNEY ? "mann-whitney"
+                                                  : "");
+  }
+  free(names);
+  free(lens);
+  if (limit > 0 && n > (uint32_t)limit)
+    printf("... %u more rows (--limit 0: all)\n", n - (uint32_t)limit);
+  printf("%u rows: %u only in A, %u only in B, %u regressions (!!), %u improvements (++), %u with "
+         "too few instances for a verdict (p n/a); busy A %.3f ms, B %.3f ms\n",
+         s.rows, s.only_a, s.only_b, s.regressions, s.improvements, s.not_enough_data,
+         (double)s.busy_a_ns / 1e6, (double)s.busy_b_ns / 1e6);
+  uint32_t nk;
+  const st_diff_kind *k = st_diff_rollup(d, &nk);
+  int kinds = 0;
+  for (uint32_t i = 0; i < nk && kinds < 8; i++) {
+    if (!k[i].regressions && !k[i].improvements &&
+        !(k[i].verdict & (ST_DIFF_REGRESSION | ST_DIFF_IMPROVEMENT)))
+      continue;
+    char name[49];
+    cli_clean(k[i].kind, k[i].kind_len, name, sizeof name);
+    char dt[32];
+    st_format_dur((double)(k[i].d_total_ns < 0 ? -k[i].d_total_ns : k[i].d_total_ns), dt,
+                  sizeof dt);
+    printf("%s%s %s%s (%u of %u rows regressed, %u improved; %s",
+           kinds++ ? "; " : "by kind: ", name, k[i].d_total_ns < 0 ? "-" : "+", dt,
+           k[i].regressions, k[i].rows, k[i].improvements, verdict_word(k[i].verdict));
+    if (k[i].p_value >= 0) printf(", p %.2g", k[i].p_value);
+    printf(")");
+  }
+  if (kinds) printf("\n");
+}
+
 int strata_cmd_diff(int argc, char **argv) {
   const char *files[2] = {NULL, NULL};
-  int json = 0, asc = 0, has_step = 0, fail_on_regression = 0;
+  int json = 0, asc = 0, has_step = 0, fail_on_regression = 0, wide = 0;
   long limit = 40;
   st_diff_opts o;
   memset(&o, 0, sizeof o);
@@ -165,6 +198,8 @@ int strata_cmd_diff(int argc, char **argv) {
     int more = i + 1 < argc;
     if (!strcmp(a, "--json")) {
       json = 1;
+    } else if (!strcmp(a, "--wide")) {
+      wide = 1;
     } else if (!strcmp(a, "--asc")) {
       asc = 1;
     } else if (!strcmp(a, "--fail-on-regression")) {
@@ -265,7 +300,7 @@ int strata_cmd_diff(int argc, char **argv) {
       else
         printf("%s", align_text[al.kind]);
       printf(" (B shifted by %.3f us)\n", (double)al.offset_ns / 1000.0);
-      print_table(d, limit);
+      print_table(d, limit, wide);
     }
     cli_set_warn_damaged(&cs);
     st_diff_summary s;

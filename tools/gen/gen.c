@@ -12,6 +12,8 @@
  *   strata-gen -n 1e5 --rank 2 --slow-factor 1.3 -o rank-2.json   (a slow rank: all compute)
  *   strata-gen -n 1e5 --noise-seed 7 -o b.json   (the same program, other durations)
  *   strata-gen -n 1e5 --idle-gap 5000 --idle-every 10 -o g.json   (planted idle gaps)
+ *   strata-gen -n 1e5 --kinds -o k.json   (events of every kind, and their kinds)
+ *   strata-gen -n 1e5 --spread 4 -o s.json   (op instances 1-4x their base duration, log-uniform)
  *   strata-gen -n 1e6 --perfetto --cpus 8 -o sys.pftrace  (a Perfetto system
  *     trace with 1e6 sched_switch events: tools/gen/gen_perfetto.c)
  *   strata-gen --perfetto-android -o battery.pftrace  (a small Android
@@ -65,6 +67,9 @@ static void usage(FILE *f) {
              "    as long: a slow rank\n"
              "  --noise-seed N: durations and gaps from seed N, the program from --seed:\n"
              "    two runs of one program that differ only by noise\n"
+             "  --spread F: each op instance's duration times F^u, u uniform in [0, 1]\n"
+             "  --kinds: CUDA runtime calls, a ## forward ## annotation, the profiler's span,\n"
+             "    and \"strataGenKinds\": {name: kind} (strata analyze's kinds, the truth)\n"
              "  --idle-gap US [--idle-every K]: in every K-th step (default 1) each GPU is\n"
              "    idle exactly US microseconds before its middle op's kernel\n"
              "  --perfetto: a Perfetto system trace instead (protobuf): EVENTS sched_switch\n"
@@ -87,7 +92,8 @@ int main(int argc, char **argv) {
   unsigned long long n = 0, seed = 1, gpus = 2, level = 6, steps = 0, cpus = 8, rank = 0;
   unsigned long long first_step = 0, base_time = 1700000000000000000ull, start_us = 0;
   int kineto = 0;
-  double slow_factor = 0;
+  double slow_factor = 0, spread = 0;
+  int kinds = 0;
   unsigned long long noise_seed = 0, idle_gap_us = 0, idle_every = 1;
   const char *slow_op = NULL;
   const char *out = NULL;
@@ -131,6 +137,12 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--idle-every") && has_val) {
       if (!parse_u64(argv[++i], &idle_every) || idle_every < 1 || idle_every > 0xffffffffull)
         return usage(stderr), 2;
+    } else if (!strcmp(a, "--spread") && has_val) {
+      char *end;
+      spread = strtod(argv[++i], &end);
+      if (*end || !(spread >= 1 && spread <= 1000)) return usage(stderr), 2;
+    } else if (!strcmp(a, "--kinds")) {
+      kinds = 1;
     } else if (!strcmp(a, "--lean")) {
       lean = 1;
     } else if (!strcmp(a, "--flows")) {
@@ -192,7 +204,9 @@ int main(int argc, char **argv) {
                     .slow_compute = !slow_op && slow_factor > 0,
                     .noise_seed = (uint32_t)noise_seed,
                     .idle_gap_ns = (int64_t)idle_gap_us * 1000,
-                    .idle_every = (uint32_t)idle_every};
+                    .idle_every = (uint32_t)idle_every,
+                    .spread = spread,
+                    .kinds = (uint32_t)kinds};
   int bad;
   if (android) {
     bad = gen_perfetto_android_write(write_sink, &s) != 0;

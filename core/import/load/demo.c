@@ -23,6 +23,7 @@
  */
 #include "demo.h"
 
+#include <math.h>
 #include <stdio.h> /* snprintf only */
 #include <string.h>
 
@@ -265,6 +266,8 @@ typedef struct gen {
   int64_t idle_gap;    /* planted in this step: 0 none */
   int64_t idle_gap_ns; /* st_demo_desc's */
   uint32_t idle_every;
+  double spread;
+  int kinds;
   op *ops;                /* the program: nops ops */
   int64_t *starts, *ends; /* one GPU's op times in the current step */
 } gen;
@@ -392,6 +395,8 @@ static int64_t emit_gpu(gen *g, uint32_t gpu, uint32_t step, int64_t t, int64_t 
     cur += rng_range(&g->r, 500, 4000);
     starts[i] = cur;
     int64_t d = rng_range(&g->r, o->dur_lo, o->dur_hi);
+    if (g->spread > 1) /* log-uniform: spread^u, u uniform in [0, 1] */
+      d = (int64_t)((double)d * pow(g->spread, (double)rng_range(&g->r, 0, 1000000) / 1e6));
     if (g->slow_op && (!strcmp(g->slow_op, op_hlo[o->kind]) || !strcmp(g->slow_op, o->name)))
       d = (int64_t)((double)d * g->slow_factor);
     else if (g->slow_compute && o->kind != OP_ALLREDUCE && o->kind != OP_COPY_START &&
@@ -486,6 +491,10 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
   w_end(w);
   int64_t p0 = t + 5000 + dl + 20000;
   int64_t disp = rng_range(&g->r, 150000, 300000);
+  if (g->kinds) { /* an annotation around the dispatch */
+    x_event(w, HOST_PID, TID_PY, p0 - 1000, disp + 2000, "## forward ##", "user_annotation");
+    w_end(w);
+  }
   x_event(w, HOST_PID, TID_PY, p0, disp, "PjitFunction(train_step)", "python");
   w_args_open(w);
   w_arg_str(w, 1, "source", "train.py:214");
@@ -505,6 +514,11 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
     w_args_open(w);
     w_arg_u64(w, 1, "device", k);
     w_args_close(w);
+    if (g->kinds) {
+      x_event(w, HOST_PID, TID_PJRT, dev0 - 15000 + (int64_t)k * 6000 + 1000, 2000,
+              "cudaLaunchKernel", "cuda_runtime");
+      w_end(w);
+    }
   }
   for (uint32_t k = 0; k < CPU_THREADS; k++) {
     int64_t s = dev0 + rng_range(&g->r, 0, 100000);
@@ -522,6 +536,11 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
   if (end > bw) {
     x_event(w, HOST_PID, TID_PY, bw, end - bw, "block_until_ready", "python");
     w_end(w);
+    if (g->kinds && end - bw > 2000) { /* the host waits for the device */
+      x_event(w, HOST_PID, TID_PY, bw + 500, end - bw - 1000, "cudaStreamSynchronize",
+              "cuda_runtime");
+      w_end(w);
+    }
   } else {
     end = bw + 1000;
   }
@@ -533,6 +552,55 @@ static int64_t emit_step(gen *g, uint32_t step, int64_t t, double *mem) {
   w_begin(w, 'E', HOST_PID, TID_PY, e, buf);
   w_end(w);
   return e;
+}
+
+/* The generator's truth of `strata analyze`'s kinds: "strataGenKinds":
+ * {name: kind} for every slice name written. */
+static void write_kinds(gen *g, uint32_t first_step, uint32_t nsteps) {
+  writer *w = &g->w;
+  char buf[96];
+  static const char *const host[] = {"data_loader.__next__",
+                                     "numpy.stack",
+                                     "PjitFunction(train_step)",
+                                     "jax._src.interpreters.pxla.ExecuteReplicated",
+                                     "PjRtStreamExecutorLoadedExecutable::Execute",
+                                     "PjRtStreamExecutorClient::ExecuteHelper",
+                                     "TfrtCpuExecutable::ExecuteHelper",
+                                     "block_until_ready"};
+  static const char *const fixed[][2] = {{"cudaLaunchKernel", "runtime"},
+                                         {"cudaStreamSynchronize", "runtime"},
+                                         {"## forward ##", "annotation"},
+                                         {"PyTorch Profiler (0)", "wrapper"},
+                                         {"jit_train_step(8415209361)", "wrapper"},
+                                         {"MemcpyH2D", "kernel"},
+                                         {"MemcpyD2H", "kernel"}};
+  w_str(w, ",\"strataGenKinds\":{");
+  int first = 1;
+#define KIND(name, kind)                                                                           \
+  do {                                                                                             \
+    w_str(w, first ? "" : ",");                                                                    \
+    first = 0;                                                                                     \
+    w_qstr(w, name);                                                                               \
+    w_str(w, ":\"" kind "\"");                                                                     \
+  } while (0)
+  for (size_t i = 0; i < sizeof host / sizeof host[0]; i++) KIND(host[i], "host");
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    w_str(w, ",");
+    w_qstr(w, fixed[i][0]);
+    w_str(w, ":");
+    w_qstr(w, fixed[i][1]);
+  }
+  for (int i = 0; i < OP_KINDS; i++) KIND(kernel_name[i], "kernel");
+  for (uint32_t i = 0; i < g->nops; i++) KIND(g->ops[i].name, "kernel");
+  for (uint32_t k = 0; k < nsteps; k++) {
+    snprintf(buf, sizeof buf, g->kineto ? "ProfilerStep#%u" : "train_loop iteration %u",
+             first_step + k);
+    KIND(buf, "wrapper");
+    snprintf(buf, sizeof buf, "train_step %u", first_step + k);
+    KIND(buf, "wrapper");
+  }
+#undef KIND
+  w_str(w, "}");
 }
 
 /* ==== 5. entry point ===================================================== */
@@ -582,6 +650,8 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   g->slow_compute = dd.slow_compute != 0;
   g->idle_gap_ns = dd.idle_gap_ns > 0 ? dd.idle_gap_ns : 0;
   g->idle_every = dd.idle_every ? dd.idle_every : 1;
+  g->spread = dd.spread;
+  g->kinds = dd.kinds != 0;
   if (g->idle_gap_ns && g->idle_gap_ns < 1000) g->idle_gap_ns = 1000; /* room for the 500 ns */
   make_program(g);
   if (dd.noise_seed) g->r.s = dd.noise_seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
@@ -627,17 +697,26 @@ st_code st_demo_write(const st_demo_desc *d, st_write_fn write, void *ud) {
   double mem[64];
   for (uint32_t k = 0; k < dd.gpus; k++) mem[k] = 8.0 + k;
   /* ns: the session's first event is 1 ms in, unless the caller says */
-  int64_t t = dd.start_ns > 0 ? dd.start_ns : 1000000;
+  int64_t t = dd.start_ns > 0 ? dd.start_ns : 1000000, t_first = t, t_last = t;
+  uint32_t nsteps = 0;
   for (uint32_t k = 1; !w->failed; k++) {
     uint64_t have = w->events + 1; /* + the sentinel */
     /* stop when another step would overshoot more than stopping undershoots */
     if (dd.steps ? k > dd.steps : k > 1 && have + per_step / 2 >= dd.target_events) break;
     uint32_t step = dd.first_step + (k - 1);
     g->idle_gap = g->idle_gap_ns > 0 && (k - 1) % g->idle_every == 0 ? g->idle_gap_ns : 0;
-    t = emit_step(g, step, t, mem) + rng_range(&g->r, 20000, 80000);
+    t_last = emit_step(g, step, t, mem);
+    t = t_last + rng_range(&g->r, 20000, 80000);
+    nsteps = k;
     if (k == UINT32_MAX || step == UINT32_MAX) break;
   }
+  if (g->kinds) { /* the profiler's span over every step */
+    x_event(w, HOST_PID, TID_PY, t_first - 500, t_last - t_first + 1000, "PyTorch Profiler (0)",
+            "Trace");
+    w_end(w);
+  }
   w_str(w, ",\n{}]");
+  if (g->kinds) write_kinds(g, dd.first_step, nsteps);
   if (g->kineto) {
     char tail[64];
     snprintf(tail, sizeof tail, ",\"baseTimeNanoseconds\":%lld", (long long)dd.base_time_ns);

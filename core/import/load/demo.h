@@ -54,6 +54,13 @@ typedef struct st_demo_desc {
                           * is idle exactly this long before its middle op's
                           * kernel (no stream busy): an idle gap of known length */
   uint32_t idle_every;
+  double spread;  /* > 1: each op instance's duration times spread^u, u
+                   * uniform in [0, 1] (before slow_factor): ops whose
+                   * instances vary more than a 2x change */
+  uint32_t kinds; /* 1: events of every kind of `strata analyze` (README
+                   * "Kinds of events"): CUDA runtime calls, a "## x ##"
+                   * annotation, the profiler's span; and a top-level
+                   * "strataGenKinds": {name: kind} of every slice name */
 } st_demo_desc;
 
 /* write() returns 0 on success, non-zero to abort (then ST_ERR_ARG is returned). */
