@@ -59,10 +59,11 @@ const tableOf = (id, headers) => {
 const pct = (v) => (v === null || v === undefined ? '–' : `${v.toFixed(1)} %`);
 
 /**
- * deps: {M, str, withCString, fmtCount}. Returns {analyze(opts), toggle(on?),
+ * deps: {M, str, withCString, fmtCount, extra(d) -> a section to add (may be
+ * absent)}. Returns {analyze(opts), toggle(on?),
  * useAsStep(name), shown(), last(), heatmap()}.
  */
-export function createOverview({ M, str, withCString, fmtCount }) {
+export function createOverview({ M, str, withCString, fmtCount, extra }) {
   const $ = (id) => document.getElementById(id);
   const panel = $('overview');
   const button = $('overview-button');
@@ -237,6 +238,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     const row = el('div', 'overview-row');
     row.append(showOps(d), showMemory(d));
     body.append(row);
+    if (extra) body.append(extra(d));
   }
 
   // more idle gaps than the CLI's default 10, so that every device's largest is known

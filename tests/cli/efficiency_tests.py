@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 STRATA = sys.argv[1]
-CORPUS = sys.argv[2] if len(sys.argv) > 2 else "/work/shared/corpus"
+CORPUS = sys.argv[2] if len(sys.argv) > 2 and STRATA != "--gen" else "/work/shared/corpus"
 failures = 0
 
 
@@ -178,6 +178,12 @@ def gen_kineto(path):
 def peak_of(dtype):
     return {"c10::BFloat16": H100_BF16, "c10::Half": H100_FP16, "float": H100_FP32}[dtype]
 
+
+if STRATA == "--gen":  # efficiency_tests.py --gen OUT.json: the Kineto trace and its truth (OUT.truth.json)
+    truth, steps, step_flops, k_all, k_flops = gen_kineto(sys.argv[2])
+    with open(sys.argv[2][:-5] + ".truth.json", "w") as f:
+        json.dump({"ops": truth, "no_flops_pct": 100 * (k_all - k_flops) / k_all}, f)
+    sys.exit(0)
 
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "flops.json")
