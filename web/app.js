@@ -826,6 +826,9 @@ function fillDetails(ev, count) {
     ['process', `${ev.process || ''} (pid ${ev.pid})`],
     ['thread', `${ev.thread || ''} (tid ${ev.tid})`],
     ['ts (file)', ev.ts_us != null ? `${ev.ts_us} us` : ''],
+    // issue 33: a kernel's achieved figures, once the overview measured them
+    ['TFLOP/s', roofline?.figuresOf(ev.name)?.tflops],
+    ['% of peak', roofline?.figuresOf(ev.name)?.pct],
   ];
   for (const [k, v] of rows) {
     if (v === undefined || v === null || v === '') continue;

@@ -205,5 +205,18 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     return sec;
   }
 
-  return { section, compute, last: () => lastEff };
+  // The details pane's figures of a kernel (or an XLA op) by its name, from
+  // the last efficiency computed (the overview's): {tflops, pct} texts, or null.
+  function figuresOf(name) {
+    if (!lastEff || !name) return null;
+    const o = lastEff.ops.find((x) => x.kind === 'kernel' && x.name === name) || lastEff.ops.find((x) => x.kind === 'xla' && x.name === name);
+    if (!o || o.tflops === null) return null;
+    const of = o.count === 1 ? '' : ` (${o.count} instances of this name)`;
+    return {
+      tflops: `${fmt(o.tflops)} TFLOP/s · ${fmt(o.gbps)} GB/s · ${fmt(o.intensity)} FLOP/byte${of}`,
+      pct: o.pct_of_peak === null ? undefined : `${fmt(o.pct_of_peak)} %${o.bound ? ` · ${o.bound}-bound` : ''}`,
+    };
+  }
+
+  return { section, compute, last: () => lastEff, figuresOf };
 }

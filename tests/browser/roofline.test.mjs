@@ -72,6 +72,16 @@ test('the overview states FLOPs, TFLOP/s and % of peak, draws the roofline; a cl
   assert.equal(sel.length, truth.ops['aten::mm'].count);
   assert.ok(sel.every((e) => e.name === 'aten::mm'), JSON.stringify(sel.map((e) => e.name)));
 
+  // the details pane of a kernel (one instance) states its TFLOP/s and % of peak
+  assert.equal(await app.page.evaluate(() => window.strata.selectName('kernel_conv2d_50_s1')), 1);
+  await app.page.waitForSelector('#details th:text-is("TFLOP/s")');
+  const conv = truth.ops['aten::conv2d'];
+  const convTf = conv.flops / conv.count / 50e-6 / 1e12;
+  const detail = await app.page.evaluate(() => [...document.querySelectorAll('#details tr')].map((tr) => [tr.querySelector('th')?.textContent, tr.querySelector('td')?.textContent]));
+  const tfRow = detail.find(([k]) => k === 'TFLOP/s'), pctRow = detail.find(([k]) => k === '% of peak');
+  close(parseFloat(tfRow[1]), convTf, 'the kernel\'s TFLOP/s in #details', 2e-3);
+  close(parseFloat(pctRow[1]), 100 * convTf / 989.5, 'its % of the H100 bf16 peak', 2e-3);
+
   // the page setting overrides the peaks
   await app.page.fill('#roofline-peak-tflops', '100');
   await app.page.dispatchEvent('#roofline-peak-tflops', 'change');

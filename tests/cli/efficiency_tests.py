@@ -143,7 +143,7 @@ def gen_kineto(path):
                 ev_step.append({"ph": "X", "name": "cudaLaunchKernel", "cat": "cuda_runtime", "pid": pid, "tid": tid, "ts": kt, "dur": 5,
                                 "args": {"correlation": flow}})
                 ev_step.append({"ph": "s", "id": flow, "pid": pid, "tid": tid, "ts": kt, "cat": "ac2g", "name": "ac2g"})
-                kname = f"kernel_{name.split('::')[1]}_{kd}"
+                kname = f"kernel_{name.split('::')[1]}_{kd}" + (f"_s{step}" if name == "aten::conv2d" else "")
                 ev_step.append({"ph": "X", "name": kname, "cat": "kernel", "pid": gpid, "tid": stream, "ts": gpu_t, "dur": kd,
                                 "args": {"correlation": flow, "device": 0, "stream": stream}})
                 ev_step.append({"ph": "f", "id": flow, "pid": gpid, "tid": stream, "ts": gpu_t, "cat": "ac2g", "name": "ac2g", "bp": "e"})
