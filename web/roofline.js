@@ -170,18 +170,17 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     peaks.id = 'roofline-peaks';
     peaks.textContent = eff.device_peaks.map((p, i) => `device ${i}: ${p.name || 'unnamed'}, ${p.tflops ? `${fmt(p.tflops, 4)} TFLOP/s (${eff.headline_dtype})` : 'TFLOP/s unknown'}, ${p.gbps ? `${fmt(p.gbps, 4)} GB/s` : 'GB/s unknown'}`).join('; ');
     const form = el('p', 'roofline-settings');
-    const inT = el('input');
-    inT.type = 'number';
-    inT.min = '0';
-    inT.id = 'roofline-peak-tflops';
-    inT.placeholder = 'peak TFLOP/s';
-    inT.value = peakT ? String(peakT) : '';
-    const inG = el('input');
-    inG.type = 'number';
-    inG.min = '0';
-    inG.id = 'roofline-peak-gbps';
-    inG.placeholder = 'peak GB/s';
-    inG.value = peakG ? String(peakG) : '';
+    const number = (id, placeholder, v) => {
+      const i = el('input');
+      i.type = 'number';
+      i.min = '0';
+      i.id = id;
+      i.placeholder = placeholder;
+      i.value = v ? String(v) : '';
+      return i;
+    };
+    const inT = number('roofline-peak-tflops', 'peak TFLOP/s', peakT);
+    const inG = number('roofline-peak-gbps', 'peak GB/s', peakG);
     const apply = async () => render(sec, await compute({ peakTflops: inT.value, peakGbps: inG.value }));
     inT.addEventListener('change', apply);
     inG.addEventListener('change', apply);
@@ -199,7 +198,8 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     const sec = el('section', 'overview-efficiency');
     sec.id = 'overview-efficiency';
     sec.append(el('h3', null, 'How well the hardware is used'), el('p', 'note', 'reading the ops’ shapes…'));
-    compute().then((eff) => render(sec, eff), (e) => {
+    // after the panel is drawn (the key that opens it stays quick)
+    new Promise((r) => setTimeout(r, 0)).then(() => compute()).then((eff) => render(sec, eff), (e) => {
       sec.replaceChildren(el('h3', null, 'How well the hardware is used'), el('p', 'note', `could not measure: ${e && e.message ? e.message : e}`));
     });
     return sec;

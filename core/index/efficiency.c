@@ -144,31 +144,11 @@ static int eqs(const char *s, size_t n, const char *w) {
 
 /* ==== 3. device peaks from the files' metadata ============================ */
 
+/* The value of member key of the object [p, end) (NULL: none), its end in
+ * *ve. */
 static const char *jmember(const char *p, const char *end, const char *key, const char **ve) {
-  p = st_json_ws(p, end);
-  if (p >= end || *p != '{') return NULL;
-  p++;
-  for (;;) {
-    p = st_json_ws(p, end);
-    if (p >= end || *p != '"') return NULL;
-    const char *close;
-    int esc;
-    if (st_json_string(p + 1, end, &close, &esc) != ST_JSON_OK) return NULL;
-    const char *k = p + 1;
-    size_t kl = (size_t)(close - k);
-    p = st_json_ws(close + 1, end);
-    if (p >= end || *p != ':') return NULL;
-    p = st_json_ws(p + 1, end);
-    const char *e;
-    if (st_json_skip_value(p, end, &e) != ST_JSON_OK) return NULL;
-    if (eqs(k, kl, key)) {
-      *ve = e;
-      return p;
-    }
-    p = st_json_ws(e, end);
-    if (p >= end || *p != ',') return NULL;
-    p++;
-  }
+  const char *v;
+  return st_json_member(p, end, key, &v, ve) ? v : NULL;
 }
 
 /* The i-th element of an array [p, end) (NULL past its end). */
@@ -324,6 +304,13 @@ static uint32_t xla_ops_track(const st_trace *t, uint32_t p) {
   return UINT32_MAX;
 }
 
+static int cmp_want(const void *x, const void *y) {
+  const st_eff_want *a = x, *b = y;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  return a->row != b->row ? (a->row < b->row ? -1 : 1)
+                          : (a->index > b->index) - (a->index < b->index);
+}
+
 st_code st_eff_wanted(const st_alloc *alloc, const st_analysis *an, st_eff_want **w, uint32_t *n) {
   st_alloc a = (alloc ? *alloc : (st_alloc){0});
   *w = NULL;
@@ -332,41 +319,54 @@ st_code st_eff_wanted(const st_alloc *alloc, const st_analysis *an, st_eff_want 
   for (uint32_t k = 0; k < st_analysis_traces(an); k++) {
     const st_trace *t = st_analysis_trace(an, k);
     const st_strtab *strs = st_trace_strings(t);
-    uint32_t nr, nt, np;
+    uint32_t nr, nt, np, ns = st_strtab_count(strs), first = *n;
     const st_row *rows = st_trace_rows(t, &nr);
     const st_track *tracks = st_trace_tracks(t, &nt);
     const st_process *ps = st_trace_processes(t, &np);
-    uint32_t first = *n;
-    for (uint32_t r = 0; r < nr; r++) {
+    uint8_t *named = st_calloc(&a, ns ? ns : 1, 1); /* per string id: st_op_cost_named */
+    if (!named) {
+      st_free(&a, *w);
+      *w = NULL;
+      *n = 0;
+      return ST_ERR_NOMEM;
+    }
+    for (uint32_t id = 0; id < ns; id++) {
+      size_t l;
+      const char *nm = st_strtab_get(strs, id, &l);
+      named[id] = (uint8_t)st_op_cost_named(nm, l);
+    }
+    int nomem = 0;
+    for (uint32_t r = 0; r < nr && !nomem; r++) {
       const st_track *tk = rows[r].track < nt ? &tracks[rows[r].track] : NULL;
       if (!tk || tk->kind != ST_TRACK_SLICES) continue;
-      size_t pl, tl;
+      size_t pl = 0, tl;
       const char *pn = tk->process < np ? st_strtab_get(strs, ps[tk->process].name, &pl) : "";
-      if (tk->process >= np) pl = 0;
       const char *tn = st_strtab_get(strs, tk->name, &tl);
       int xla = eqs(tn, tl, "XLA Ops") && pl >= 8 && !memcmp(pn, "/device:", 8);
       for (uint32_t i = 0; i < rows[r].count; i++) {
-        if (!xla) {
-          size_t l;
-          const char *nm = st_strtab_get(strs, rows[r].name[i], &l);
-          if (!st_op_cost_named(nm, l)) continue;
-        }
+        uint32_t id = rows[r].name[i];
+        if (!xla && (id >= ns || !named[id])) continue;
         if (*n == cap) {
           uint32_t nc = cap ? (cap < UINT32_MAX / 2 ? cap * 2 : 0) : 256;
           st_eff_want *nw = nc ? st_realloc_array(&a, *w, nc, sizeof *nw) : NULL;
           if (!nw) {
-            st_free(&a, *w);
-            *w = NULL;
-            *n = 0;
-            return ST_ERR_NOMEM;
+            nomem = 1;
+            break;
           }
           *w = nw;
           cap = nc;
         }
-        (*w)[(*n)++] = (st_eff_want){k, r, i};
+        (*w)[(*n)++] = (st_eff_want){k, r, i, rows[r].src[i]};
       }
     }
-    (void)first;
+    st_free(&a, named);
+    if (!nomem && *n > first) qsort(*w + first, *n - first, sizeof **w, cmp_want);
+    if (nomem) {
+      st_free(&a, *w);
+      *w = NULL;
+      *n = 0;
+      return ST_ERR_NOMEM;
+    }
   }
   return ST_OK;
 }

@@ -87,6 +87,7 @@ const st_peak_entry *st_peak_lookup(const char *name, size_t n);
 /* ---- the build ------------------------------------------------------------ */
 typedef struct st_eff_want {
   uint32_t trace, row, index;
+  uint64_t src; /* the event's src (rows' src) */
 } st_eff_want;
 
 /* The events whose args the front end should read, in (trace, src) order:

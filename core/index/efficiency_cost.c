@@ -30,39 +30,6 @@ static int eqs(const char *s, size_t n, const char *w) {
   return strlen(w) == n && !memcmp(s, w, n);
 }
 
-/* The value of top-level member `key` of the object [p, end). */
-static int member(const char *p, const char *end, const char *key, const char **v,
-                  const char **vend) {
-  p = st_json_ws(p, end);
-  if (p >= end || *p != '{') return 0;
-  p++;
-  for (;;) {
-    p = st_json_ws(p, end);
-    if (p >= end || *p != '"') return 0;
-    const char *close;
-    int esc;
-    if (st_json_string(p + 1, end, &close, &esc) != ST_JSON_OK) return 0;
-    const char *k = p + 1;
-    size_t kl = (size_t)(close - k);
-    p = st_json_ws(close + 1, end);
-    if (p >= end || *p != ':') return 0;
-    p = st_json_ws(p + 1, end);
-    const char *ve;
-    if (st_json_skip_value(p, end, &ve) != ST_JSON_OK) return 0;
-    if (eqs(k, kl, key)) {
-      *v = p;
-      *vend = ve;
-      return 1;
-    }
-    p = st_json_ws(ve, end);
-    if (p < end && *p == ',') {
-      p++;
-      continue;
-    }
-    return 0;
-  }
-}
-
 /* The elements of the array [p, end): calls fn on each. */
 typedef void (*elem_fn)(void *ctx, int i, const char *v, const char *ve);
 static int each(const char *p, const char *end, elem_fn fn, void *ctx) {
@@ -157,9 +124,9 @@ static void conc_elem(void *c, int i, const char *v, const char *ve) {
 static int read_shapes(const char *args, size_t alen, shapes *s) {
   memset(s, 0, sizeof *s);
   const char *end = args + alen, *v, *ve;
-  if (!member(args, end, "Input Dims", &v, &ve) || each(v, ve, input_elem, s) < 0) return 0;
-  if (member(args, end, "Input type", &v, &ve)) each(v, ve, type_elem, s);
-  if (member(args, end, "Concrete Inputs", &v, &ve)) each(v, ve, conc_elem, s);
+  if (!st_json_member(args, end, "Input Dims", &v, &ve) || each(v, ve, input_elem, s) < 0) return 0;
+  if (st_json_member(args, end, "Input type", &v, &ve)) each(v, ve, type_elem, s);
+  if (st_json_member(args, end, "Concrete Inputs", &v, &ve)) each(v, ve, conc_elem, s);
   return s->n > 0;
 }
 
@@ -412,7 +379,7 @@ int st_op_cost_named(const char *name, size_t n) { return op_id(name, n) != 0; }
 /* An XLA stat (a JSON string or number) as a double. */
 static int stat_num(const char *args, size_t alen, const char *key, double *out) {
   const char *v, *ve;
-  if (!member(args, args + alen, key, &v, &ve)) return 0;
+  if (!st_json_member(args, args + alen, key, &v, &ve)) return 0;
   if (*v == '"') v++, ve--;
   return ve > v && st_json_double(v, (size_t)(ve - v), out) && *out >= 0;
 }
