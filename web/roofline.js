@@ -33,7 +33,7 @@ function fmtTime(us) {
 
 /**
  * deps: {M, str, withCString, argsFor(src, handle) -> Promise<{args}|{error}>,
- * onSelect(text)}. Returns {section(), compute(opts), last()}.
+ * onSelect(text)}. Returns {section(), compute(opts), last(), figuresOf(name)}.
  */
 export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
   let costs = null; // Float64Array, 6 per wanted event, of the analysis read last
@@ -42,7 +42,11 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
   let peakT = 0;
   let peakG = 0;
 
-  async function readCosts() {
+  // Up to AUTO events' args are read when the overview opens; more wait
+  // for a click (they share the details pane's read queue).
+  const AUTO = 2000;
+
+  async function readCosts(progress) {
     const wanted = JSON.parse(str(M._st_wasm_eff_wanted()));
     if (!wanted) return null;
     const key = wanted.map((w) => `${w.h}:${w.src}`).join(',');
@@ -50,6 +54,7 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     const c = new Float64Array(wanted.length * 6).fill(-1);
     for (let i = 0; i < wanted.length; i++) {
       const w = wanted[i];
+      if (progress && i % 200 === 0) progress(i, wanted.length);
       const res = await argsFor(w.src, w.h);
       if (!res || !res.args) continue;
       const text = typeof res.args === 'string' ? res.args : JSON.stringify(res.args);
@@ -62,10 +67,10 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
   }
 
   // The efficiency JSON of the overview's analysis (null: nothing shown).
-  async function compute(opts = {}) {
+  async function compute(opts = {}, progress) {
     if (opts.peakTflops !== undefined) peakT = Number(opts.peakTflops) || 0;
     if (opts.peakGbps !== undefined) peakG = Number(opts.peakGbps) || 0;
-    const c = await readCosts();
+    const c = await readCosts(progress);
     if (!c) return null;
     const bytes = new Uint8Array(c.buffer);
     const p = M._malloc(bytes.length || 8);
@@ -193,15 +198,31 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     sec.append(box, info, table(eff));
   }
 
-  // A section of the overview that fills once the args are read.
+  // A section of the overview that fills once the args are read (at once
+  // up to AUTO ops, else on a click).
   function section() {
     const sec = el('section', 'overview-efficiency');
     sec.id = 'overview-efficiency';
-    sec.append(el('h3', null, 'How well the hardware is used'), el('p', 'note', 'reading the ops’ shapes…'));
-    // after the panel is drawn (the key that opens it stays quick)
-    new Promise((r) => setTimeout(r, 0)).then(() => compute()).then((eff) => render(sec, eff), (e) => {
+    const note = el('p', 'note', 'reading the ops’ shapes…');
+    sec.append(el('h3', null, 'How well the hardware is used'), note);
+    const run = () => compute({}, (i, n) => { note.textContent = `reading the ops’ shapes: ${i} of ${n}…`; }).then((eff) => render(sec, eff), (e) => {
       sec.replaceChildren(el('h3', null, 'How well the hardware is used'), el('p', 'note', `could not measure: ${e && e.message ? e.message : e}`));
     });
+    // after the panel is drawn (the key that opens it stays quick)
+    setTimeout(() => {
+      const wanted = JSON.parse(str(M._st_wasm_eff_wanted()));
+      const key = wanted ? wanted.map((w) => `${w.h}:${w.src}`).join(',') : '';
+      if (!wanted || wanted.length <= AUTO || (costs && key === wantedKey)) {
+        run();
+        return;
+      }
+      note.textContent = `${wanted.length} ops may have a FLOP count: their args are read from the file first. `;
+      const b = el('button', null, 'Measure');
+      b.type = 'button';
+      b.id = 'roofline-measure';
+      b.addEventListener('click', () => { b.remove(); run(); });
+      note.append(b);
+    }, 0);
     return sec;
   }
 

@@ -124,6 +124,7 @@ typedef struct kern {
   uint32_t trace, device, cost; /* cost: index into costs */
   uint32_t row, index;
   int64_t start, dur;
+  double share; /* of its op's cost: its duration / its op's kernels' (1 / their count if 0) */
 } kern;
 
 struct st_efficiency {
@@ -492,7 +493,7 @@ static st_code gather(st_efficiency *e, const st_analysis *an, uint32_t k, const
           *ks = nv;
           *cap = nc;
         }
-        (*ks)[(*nk)++] = (kern){k, d, c, dr[q], i, r->start[i], r->dur[i]};
+        (*ks)[(*nk)++] = (kern){k, d, c, dr[q], i, r->start[i], r->dur[i], 0};
       }
     }
     st_free(a, dr);
@@ -501,8 +502,9 @@ static st_code gather(st_efficiency *e, const st_analysis *an, uint32_t k, const
   return rc;
 }
 
+/* The op rows; sets each kernel's share of its op's cost. */
 static st_code build_ops(st_efficiency *e, const st_analysis *an, const st_eff_want *w,
-                         const st_op_cost *costs, uint32_t n, const kern *ks, size_t nk) {
+                         const st_op_cost *costs, uint32_t n, kern *ks, size_t nk) {
   const st_alloc *a = &e->alloc;
   int64_t *ksum = st_calloc(a, n ? n : 1, sizeof *ksum);
   uint32_t *kcount = st_calloc(a, n ? n : 1, sizeof *kcount);
@@ -525,11 +527,13 @@ static st_code build_ops(st_efficiency *e, const st_analysis *an, const st_eff_w
     if (!add_op(e, nm, l, ST_KIND_HOST, xla, &src_op[c])) rc = ST_ERR_NOMEM;
     if (rc == ST_OK) e->ops[src_op[c]].count++;
   }
+  uint32_t *slot = NULL, nslot = 0, slot_trace = 0;
   for (size_t i = 0; i < nk && rc == ST_OK; i++) {
     const kern *x = &ks[i];
     const st_op_cost *c = &costs[x->cost];
     double share =
         ksum[x->cost] > 0 ? (double)x->dur / (double)ksum[x->cost] : 1.0 / (double)kcount[x->cost];
+    ks[i].share = share;
     const st_trace *t = st_analysis_trace(an, x->trace);
     size_t l;
     const char *nm =
@@ -539,14 +543,31 @@ static st_code build_ops(st_efficiency *e, const st_analysis *an, const st_eff_w
     /* the kernel itself, when it is not the op's own event */
     if (w[x->cost].row == x->row && w[x->cost].index == x->index && w[x->cost].trace == x->trace)
       continue;
-    uint32_t at;
-    if (!add_op(e, nm, l, ST_KIND_KERNEL, 0, &at)) {
-      rc = ST_ERR_NOMEM;
-      break;
+    /* the kernel row, by name id (a cache per trace: kernels come trace by trace) */
+    if (!slot || x->trace != slot_trace) {
+      st_free(a, slot);
+      nslot = st_strtab_count(st_trace_strings(t));
+      slot = st_calloc(a, nslot ? nslot : 1, sizeof *slot);
+      slot_trace = x->trace;
+      if (!slot) {
+        rc = ST_ERR_NOMEM;
+        break;
+      }
+    }
+    uint32_t id = st_trace_rows(t, NULL)[x->row].name[x->index], at;
+    if (id < nslot && slot[id]) {
+      at = slot[id] - 1;
+    } else {
+      if (!add_op(e, nm, l, ST_KIND_KERNEL, 0, &at)) {
+        rc = ST_ERR_NOMEM;
+        break;
+      }
+      if (id < nslot) slot[id] = at + 1;
     }
     op_add(&e->ops[at], c, share, x->dur, x->device, dt);
     e->ops[at].count++;
   }
+  st_free(a, slot);
   st_free(a, ksum);
   st_free(a, kcount);
   st_free(a, src_op);
@@ -564,13 +585,7 @@ static st_code build_steps(st_efficiency *e, const st_analysis *an, const st_op_
   (void)n;
   e->nsteps = ns;
   e->steps = st_calloc(a, ns ? ns : 1, sizeof *e->steps);
-  int64_t *ksum = st_calloc(a, n ? n : 1, sizeof *ksum);
-  uint32_t *kcount = st_calloc(a, n ? n : 1, sizeof *kcount);
-  if (!e->steps || !ksum || !kcount) {
-    st_free(a, ksum), st_free(a, kcount);
-    return ST_ERR_NOMEM;
-  }
-  for (size_t i = 0; i < nk; i++) ksum[ks[i].cost] += ks[i].dur, kcount[ks[i].cost]++;
+  if (!e->steps) return ST_ERR_NOMEM;
   uint32_t nd;
   const st_an_device *devs = st_analysis_devices(an, &nd);
   for (uint32_t j = 0; j < ns; j++) {
@@ -586,19 +601,23 @@ static st_code build_steps(st_efficiency *e, const st_analysis *an, const st_op_
   }
   for (size_t i = 0; i < nk; i++) {
     const kern *x = &ks[i];
-    double share =
-        ksum[x->cost] > 0 ? (double)x->dur / (double)ksum[x->cost] : 1.0 / (double)kcount[x->cost];
-    /* the steps of its trace holding its start (steps are by start) */
-    for (uint32_t j = 0; j < ns; j++) {
-      if (steps[j].trace != x->trace || x->start < steps[j].t0_ns || x->start >= steps[j].t1_ns)
-        continue;
-      e->steps[j].flops += costs[x->cost].flops * share;
-      e->steps[j].model_flops += costs[x->cost].model_flops * share;
-      break;
+    double share = x->share;
+    /* the last step of its trace starting at or before it (steps are
+     * trace by trace, each by start), if it holds its start */
+    uint32_t lo = 0, hi = ns;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (steps[mid].trace < x->trace ||
+          (steps[mid].trace == x->trace && steps[mid].t0_ns <= x->start))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo > 0 && steps[lo - 1].trace == x->trace && x->start < steps[lo - 1].t1_ns) {
+      e->steps[lo - 1].flops += costs[x->cost].flops * share;
+      e->steps[lo - 1].model_flops += costs[x->cost].model_flops * share;
     }
   }
-  st_free(a, ksum);
-  st_free(a, kcount);
   return ST_OK;
 }
 
