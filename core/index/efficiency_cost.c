@@ -4,6 +4,7 @@
 #include "efficiency.h"
 #include "json_scan.h"
 
+#include <math.h>
 #include <string.h>
 
 #define MAX_IN 16
@@ -61,7 +62,9 @@ typedef struct dims_ctx {
 static void dim_elem(void *c, int i, const char *v, const char *ve) {
   dims_ctx *d = c;
   double x;
-  if (*v == '[' || i >= MAX_DIMS || !st_json_double(v, (size_t)(ve - v), &x) || x < 0) {
+  /* sizes are counts: whole, 0 .. 2^53 (beyond that, or not a number: no cost) */
+  if (*v == '[' || i >= MAX_DIMS || !st_json_double(v, (size_t)(ve - v), &x) || !(x >= 0) ||
+      x > 9007199254740992.0 || x != (double)(int64_t)x) {
     d->bad = 1;
     return;
   }
@@ -173,7 +176,9 @@ static double io_bytes(const shapes *s, const int *ins, int nin, double out_elem
   double b = out_elems * es;
   for (int j = 0; j < nin; j++) {
     int i = ins[j];
-    if (i < s->n && s->rank[i] >= 0) b += numel(s, i) * (s->esize[i] > 0 ? s->esize[i] : es);
+    /* [] of no dtype: an absent optional tensor (or a scalar), not one element */
+    if (i < s->n && s->rank[i] >= 0 && (s->rank[i] > 0 || s->esize[i] > 0))
+      b += numel(s, i) * (s->esize[i] > 0 ? s->esize[i] : es);
   }
   return b;
 }
@@ -271,7 +276,7 @@ static int cost_conv(const shapes *s, conv_args ca, st_op_cost *c) {
     else {
       double num = in + 2 * pd[i] - dl[i] * (k - 1) - 1;
       if (num < 0 || st[i] <= 0) return 0;
-      o = (double)(int64_t)(num / st[i]) + 1;
+      o = floor(num / st[i]) + 1;
     }
     if (o <= 0) return 0;
     kern *= k;
@@ -381,7 +386,7 @@ static int stat_num(const char *args, size_t alen, const char *key, double *out)
   const char *v, *ve;
   if (!st_json_member(args, args + alen, key, &v, &ve)) return 0;
   if (*v == '"') v++, ve--;
-  return ve > v && st_json_double(v, (size_t)(ve - v), out) && *out >= 0;
+  return ve > v && st_json_double(v, (size_t)(ve - v), out) && *out >= 0 && isfinite(*out);
 }
 
 int st_op_cost_from_args(const char *name, size_t n, const char *args, size_t alen,
@@ -418,7 +423,8 @@ int st_op_cost_from_args(const char *name, size_t n, const char *args, size_t al
   case OP_EFFICIENT_BWD: ok = cost_attention(&s, 1, 1, 11, 0, 2.5, out); break;
   default: break;
   }
-  if (!ok || !(out->flops >= 0)) {
+  if (!ok || !(out->flops >= 0) || !isfinite(out->flops) || !(out->bytes >= 0) ||
+      !isfinite(out->bytes)) {
     memset(out, 0, sizeof *out);
     return 0;
   }
