@@ -326,14 +326,16 @@ def fd(num, x):
     return varint(num << 3 | 1) + struct.pack("<d", x)
 
 
-STATS = {1: "flops", 2: "bytes_accessed", 3: "model_flops", 4: "peak_teraflops_per_second", 5: "peak_hbm_bw_gigabytes_per_second"}
+STATS = {1: "flops", 2: "bytes_accessed", 3: "model_flops", 4: "peak_teraflops_per_second", 5: "peak_hbm_bw_gigabytes_per_second",
+         6: "device_type_string"}
 
 
 def stat_u(mid, v):
     return fl(4, fv(1, mid) + fv(3, v))  # XEvent.stats / XEventMetadata.stats (field 4 / 5 below)
 
 
-def gen_xspace(path):
+def gen_xspace(path, device_type=None):
+    """One TPU plane: its own peak stats, or (device_type) only its type."""
     xla_ops = [  # name, flops, bytes, model_flops (None: not stated), dur_ps, stats on the metadata?
         ("fusion.1", 2_000_000_000, 50_000_000, 1_800_000_000, 4_000_000, True),
         ("convolution.2", 8_000_000_000, 120_000_000, None, 10_000_000, False),
@@ -342,7 +344,10 @@ def gen_xspace(path):
     plane = fv(1, 0) + fl(2, b"/device:TPU:0")
     for mid, name in STATS.items():
         plane += fl(5, fv(1, mid) + fl(2, fv(1, mid) + fl(2, name.encode())))
-    plane += fl(6, fv(1, 4) + fd(2, 275.0)) + fl(6, fv(1, 5) + fd(2, 1200.0))
+    if device_type:
+        plane += fl(6, fv(1, 6) + fl(5, device_type.encode()))
+    else:
+        plane += fl(6, fv(1, 4) + fd(2, 275.0)) + fl(6, fv(1, 5) + fd(2, 1200.0))
     for i, (name, f, b, mf, dur, on_meta) in enumerate(xla_ops):
         stats = fl(5, fv(1, 1) + fv(3, f)) + fl(5, fv(1, 2) + fv(3, b))
         if mf is not None:
@@ -408,6 +413,15 @@ with tempfile.TemporaryDirectory() as tmp:
         wall = (z - a) * 1e-12
         check(close(s["mfu_pct"], 100 * mf / (wall * 275e12), 1e-3), f"xplane step mfu {s}")
         check(close(s["hfu_pct"], 100 * hf / (wall * 275e12), 1e-3), f"xplane step hfu {s}")
+    # a plane stating only its type: the table's peaks (TPU v5e: 197 TFLOP/s bf16, 819 GB/s)
+    path = os.path.join(tmp, "v5e.xplane.pb")
+    gen_xspace(path, "TPU v5 lite")
+    eff = analyze(path)
+    dp = eff["device_peaks"]
+    check(len(dp) == 1 and dp[0]["name"] == "TPU v5 lite" and dp[0]["tflops"] == 197 and dp[0]["gbps"] == 819
+          and "cloud.google.com/tpu/docs/v5e" in dp[0]["source"], f"v5e peaks from the table {dp}")
+    o = {o["name"]: o for o in eff["ops"]}["fusion.1"]
+    check(close(o["pct_of_peak"], 100 * o["tflops"] / 197, 1e-3), "fusion.1 % of the v5e peak")
     print("xplane: ok" if not failures else "xplane: failures")
 
 print("efficiency tests:", "FAILED" if failures else "passed")
