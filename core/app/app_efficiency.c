@@ -56,18 +56,11 @@ const char *st_app_eff_wanted(st_app *app) {
 static void write_cost(st_jout *o, st_app *app, const void *arg) {
   (void)app;
   const st_op_cost *c = arg;
-  st_jout_lit(o, "[");
-  st_jout_sig(o, c->flops, 17);
-  st_jout_lit(o, ",");
-  st_jout_sig(o, c->model_flops, 17);
-  st_jout_lit(o, ",");
-  st_jout_sig(o, c->bytes, 17);
-  st_jout_lit(o, ",");
-  st_jout_u64(o, c->dtype);
-  st_jout_lit(o, ",");
-  st_jout_u64(o, c->source);
-  st_jout_lit(o, ",");
-  st_jout_u64(o, c->estimate);
+  double v[6] = {c->flops, c->model_flops, c->bytes, c->dtype, c->source, c->estimate};
+  for (int i = 0; i < 6; i++) {
+    st_jout_lit(o, i ? "," : "[");
+    st_jout_sig(o, v[i], 17);
+  }
   st_jout_lit(o, "]");
 }
 

@@ -738,6 +738,12 @@ double st_eff_op_peak_gbps(const st_efficiency *e, const st_eff_op *op) {
 
 /* ==== 8. JSON ============================================================= */
 
+/* key (with its comma and colon) then v with `digits` significant digits. */
+static void key_sig(st_jout *o, const char *key, double v, int digits) {
+  st_jout_lit(o, key);
+  st_jout_sig(o, v, digits);
+}
+
 static void num_or_null(st_jout *o, int ok, double v, int digits) {
   if (ok)
     st_jout_sig(o, v, digits);
@@ -775,8 +781,7 @@ void st_efficiency_json(const st_efficiency *e, st_jout *o) {
       if (any++) st_jout_lit(o, ",");
       const char *dn = st_dtype_name((st_dtype)q);
       st_jout_str(o, dn, strlen(dn));
-      st_jout_lit(o, ":");
-      st_jout_sig(o, p->tflops[q], 6);
+      key_sig(o, ":", p->tflops[q], 6);
     }
     st_jout_lit(o, "}}");
   }
