@@ -382,6 +382,17 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_analyze_show(double trace, double device, doubl
 EMSCRIPTEN_KEEPALIVE double st_wasm_select_name(const char *name) {
   return st_app_select_name(st_web_app(), name);
 }
+/* issue 33 (app.h "How well the hardware is used") */
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_eff_wanted(void) {
+  return st_app_eff_wanted(st_web_app());
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_op_cost(const char *name, const char *args) {
+  return st_app_op_cost(st_web_app(), name, args);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_eff_json(const double *costs, int n, double peak_tflops,
+                                                  double peak_gbps) {
+  return st_app_eff_json(st_web_app(), costs, n > 0 ? (uint32_t)n : 0, peak_tflops, peak_gbps);
+}
 
 /* ---- op statistics, duration histograms, idle gaps (core/app/app_opstats.c) ---------------- */
 

@@ -21,6 +21,7 @@ import { blobChunks } from './reader.js';
 import { workersWanted, gzWorkersWanted, splitPlan, loadSplit, loadSplitGz } from './par_load.js';
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
+import { createRoofline } from './roofline.js';
 import { createNotes } from './notes.js';
 import { sniffManifest, parseManifest } from './manifest.js';
 import { streamWanted, createStream } from './stream.js';
@@ -72,6 +73,7 @@ let flame = null; // the flame graph panel (flame.js)
 let argsSearch = null; // "in args" search passes over the file (search_args.js)
 let diffTable = null; // the diff of two traces (diff.js)
 let overview = null; // the overview panel and heatmap (overview.js)
+let roofline = null; // FLOPs, TFLOP/s, % of peak and the roofline in the overview (roofline.js)
 let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
 let tracks = null; // the track filter, pins, empty processes (tracks.js)
 let notes = null; // notes on the timeline, the Notes panel (notes.js)
@@ -824,6 +826,9 @@ function fillDetails(ev, count) {
     ['process', `${ev.process || ''} (pid ${ev.pid})`],
     ['thread', `${ev.thread || ''} (tid ${ev.tid})`],
     ['ts (file)', ev.ts_us != null ? `${ev.ts_us} us` : ''],
+    // issue 33: a kernel's achieved figures, once the overview measured them
+    ['TFLOP/s', roofline?.figuresOf(ev.name)?.tflops],
+    ['% of peak', roofline?.figuresOf(ev.name)?.pct],
   ];
   for (const [k, v] of rows) {
     if (v === undefined || v === null || v === '') continue;
@@ -1271,6 +1276,9 @@ async function start() {
     },
     // Opens (true) / closes (false) / toggles the overview panel (key o); the analysis it shows.
     overview: (on) => { overview.toggle(on); return overview.last(); },
+    // `strata analyze --json`'s "efficiency" of the overview's analysis
+    // (issue 33: {peakTflops, peakGbps} as --peak-tflops / --peak-gbps), or null.
+    efficiency: (opts) => roofline.compute(opts || {}),
     // Selects every event named exactly `name` (slices and async, all files shown): how many.
     selectName: (name) => withCString(String(name), (p) => M._st_wasm_select_name(p)),
     // "Use as step": every event of that name is a step (the overview re-analyses with it).
@@ -1329,7 +1337,11 @@ async function start() {
   wirePanels();
   createInfo({ M, str, traces: tracesNow });
   diffTable = createDiff({ M, str, withCString });
-  overview = createOverview({ M, str, withCString, fmtCount });
+  roofline = createRoofline({
+    M, str, withCString, argsFor,
+    onSelect: (text) => { const m = document.getElementById('overview-meta'); if (m && text) m.textContent = text; },
+  });
+  overview = createOverview({ M, str, withCString, fmtCount, extra: () => roofline.section() });
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });

@@ -70,10 +70,11 @@ const NO_STEPS = 'No steps found (no ProfilerStep#N, no Steps line): the step fi
   + '(the CLI: strata analyze --step-name NAME).';
 
 /**
- * deps: {M, str, withCString, fmtCount}. Returns {analyze(opts), toggle(on?),
+ * deps: {M, str, withCString, fmtCount, extra(d) -> a section to add (may be
+ * absent)}. Returns {analyze(opts), toggle(on?),
  * useAsStep(name), shown(), last(), heatmap()}.
  */
-export function createOverview({ M, str, withCString, fmtCount }) {
+export function createOverview({ M, str, withCString, fmtCount, extra }) {
   const $ = (id) => document.getElementById(id);
   const panel = $('overview');
   const button = $('overview-button');
@@ -321,6 +322,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
       showMemory(d),
     );
     body.append(row);
+    if (extra) body.append(extra(d));
   }
 
   // more idle gaps than the CLI's default 10, so that every device's largest is known

@@ -448,6 +448,16 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
 uint64_t st_app_analyses_made(const st_app *app);
 int st_app_analyze_show(st_app *app, double trace, double device, double start_us, double end_us);
 double st_app_select_name(st_app *app, const char *name);
+/* How well the hardware is used (issue 33, app_efficiency.c over the kept
+ * analysis): eff_wanted -> [{"h", "src", "name"}] (events whose args to
+ * read) | "null"; op_cost(name, args JSON) -> [flops, model_flops, bytes,
+ * dtype, source, estimate] | "null"; eff_json(costs: 6 doubles per wanted
+ * event, in its order; peaks > 0 override) -> `strata analyze --json`'s
+ * "efficiency" | "null". */
+const char *st_app_eff_wanted(st_app *app);
+const char *st_app_op_cost(st_app *app, const char *name, const char *args);
+const char *st_app_eff_json(st_app *app, const double *costs, uint32_t n, double peak_tflops,
+                            double peak_gbps);
 
 /* ---- op statistics, duration histograms, idle gaps (app_opstats.c) ----------
  * scope: 0 the whole trace, 1 the visible window, 2 step `step` (its window

@@ -452,3 +452,46 @@ st_json_status st_json_skipper_run(st_json_skipper *s, const char *p, const char
   *out = end;
   return ST_JSON_INCOMPLETE;
 }
+
+/* The member k of the object starting at p (after whitespace), its key
+ * compared unescaped: 1 with [*v, *ve) its value, 0 if absent or not an
+ * object (the JSON up to it malformed). */
+int st_json_member(const char *p, const char *end, const char *k, const char **v, const char **ve) {
+  size_t kl = strlen(k);
+  p = st_json_ws(p, end);
+  if (p >= end || *p != '{') return 0;
+  p++;
+  for (;;) {
+    p = st_json_ws(p, end);
+    if (p >= end || *p != '"') return 0;
+    const char *close;
+    int esc;
+    if (st_json_string(p + 1, end, &close, &esc) != ST_JSON_OK) return 0;
+    const char *ks = p + 1;
+    size_t kn = (size_t)(close - ks);
+    int match = 0;
+    if (!esc) {
+      match = kn == kl && memcmp(ks, k, kl) == 0;
+    } else if (kn < 256) {
+      char tmp[768];
+      size_t dn = st_json_unescape(ks, kn, tmp);
+      match = dn == kl && memcmp(tmp, k, kl) == 0;
+    }
+    p = st_json_ws(close + 1, end);
+    if (p >= end || *p != ':') return 0;
+    p = st_json_ws(p + 1, end);
+    const char *after;
+    if (p >= end || st_json_skip_value(p, end, &after) != ST_JSON_OK) return 0;
+    if (match) {
+      *v = p;
+      *ve = after;
+      return 1;
+    }
+    p = st_json_ws(after, end);
+    if (p < end && *p == ',') {
+      p++;
+      continue;
+    }
+    return 0;
+  }
+}

@@ -75,6 +75,10 @@ int st_json_int_key(const char *p, size_t n, int64_t *out);
 int st_json_double(const char *p, size_t n, double *out);
 /* End of a number token starting at p (no validation). */
 const char *st_json_number_end(const char *p, const char *end);
+/* The member k of the object starting at p (after whitespace), its key
+ * compared unescaped: 1 with [*v, *ve) its value, 0 if absent or not an
+ * object. No tree: a scan of the object's members. */
+int st_json_member(const char *p, const char *end, const char *k, const char **v, const char **ve);
 
 /* ---- resumable skipping of one string / array / object -------------------- */
 typedef struct st_json_skipper {

@@ -19,49 +19,6 @@
 
 /* ==== 1. metadata JSON =================================================== */
 
-/* Finds the member `k` of the object starting at p (after whitespace):
- * 1 with [*v, *ve) its value, 0 if absent or not an object. */
-static int obj_member(const char *p, const char *end, const char *k, const char **v,
-                      const char **ve) {
-  size_t kl = strlen(k);
-  p = st_json_ws(p, end);
-  if (p >= end || *p != '{') return 0;
-  p++;
-  for (;;) {
-    p = st_json_ws(p, end);
-    if (p >= end || *p != '"') return 0;
-    const char *close;
-    int esc;
-    if (st_json_string(p + 1, end, &close, &esc) != ST_JSON_OK) return 0;
-    const char *ks = p + 1;
-    size_t kn = (size_t)(close - ks);
-    int match = 0;
-    if (!esc) {
-      match = kn == kl && memcmp(ks, k, kl) == 0;
-    } else if (kn < 256) {
-      char tmp[768];
-      size_t dn = st_json_unescape(ks, kn, tmp);
-      match = dn == kl && memcmp(tmp, k, kl) == 0;
-    }
-    p = st_json_ws(close + 1, end);
-    if (p >= end || *p != ':') return 0;
-    p = st_json_ws(p + 1, end);
-    const char *after;
-    if (p >= end || st_json_skip_value(p, end, &after) != ST_JSON_OK) return 0;
-    if (match) {
-      *v = p;
-      *ve = after;
-      return 1;
-    }
-    p = st_json_ws(after, end);
-    if (p < end && *p == ',') {
-      p++;
-      continue;
-    }
-    return 0;
-  }
-}
-
 /* An integer value: a JSON number (fractions rounded) or a string holding one. */
 static int int_value(const char *v, const char *ve, int64_t *out) {
   if (v < ve && *v == '"') {
@@ -112,7 +69,7 @@ static size_t name_end(nout *o) {
 /* XSpace hostnames: the strings of the "hostnames" array, joined. */
 static int hostnames(const char *meta, nout *o) {
   const char *v, *ve, *end = meta + strlen(meta);
-  if (!obj_member(meta, end, "hostnames", &v, &ve) || *v != '[') return 0;
+  if (!st_json_member(meta, end, "hostnames", &v, &ve) || *v != '[') return 0;
   const char *p = v + 1;
   int items = 0;
   for (;;) {
@@ -158,8 +115,8 @@ static int hostnames(const char *meta, nout *o) {
 
 static int rank_of(const char *meta, int64_t *rank) {
   const char *v, *ve, *end = meta + strlen(meta), *rv, *rve;
-  return obj_member(meta, end, "distributedInfo", &v, &ve) &&
-         obj_member(v, ve, "rank", &rv, &rve) && int_value(rv, rve, rank);
+  return st_json_member(meta, end, "distributedInfo", &v, &ve) &&
+         st_json_member(v, ve, "rank", &rv, &rve) && int_value(rv, rve, rank);
 }
 
 static int ends_with_ci(const char *s, size_t n, const char *suffix) {
@@ -300,7 +257,7 @@ void st_profile_clock_get(const st_profile_file *f, st_profile_clock *out) {
   const char *meta = f->metadata_json ? f->metadata_json : "{}";
   const char *v, *ve;
   int64_t base = 0;
-  int has_base = obj_member(meta, meta + strlen(meta), "baseTimeNanoseconds", &v, &ve) &&
+  int has_base = st_json_member(meta, meta + strlen(meta), "baseTimeNanoseconds", &v, &ve) &&
                  int_value(v, ve, &base);
   int xspace = f->format && strcmp(f->format, "xplane") == 0;
   int64_t start = has_base ? st_sat_add(base, origin) : origin;

@@ -1,6 +1,6 @@
 /* cli_analyze.c: `strata analyze FILE... [--json] [--wide] [--step-name NAME]
  *                [--ops N] [--gaps N] [--from US --to US | --step N]
- *                [--hist NAME] [--threads N]`
+ *                [--hist NAME] [--peak-tflops T] [--peak-gbps G] [--threads N]`
  *
  * Answers for a trace or a profile of many files (core/index/analyze.h):
  * the steps of each file, its devices (GPU, TPU core, a process's
@@ -21,11 +21,15 @@
  * a step; --ops N keeps N ops (default 20; 0 all); --gaps N the N longest
  * idle gaps (default 10); --from/--to (microseconds of each file's own
  * time) or --step N restricts the op statistics and the histogram.
+ * The efficiency (core/index/efficiency.h, README "How well the hardware
+ * is used"): "efficiency" in the JSON, a table of ops' FLOPs in the text;
+ * --peak-tflops / --peak-gbps give every device that peak.
  * Exit 1 if a file cannot be loaded, 2 on usage errors.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "cli_efficiency.h"
 
 #include "analyze.h"
 #include "json_out.h"
@@ -40,6 +44,7 @@ static int usage(void) {
       stderr,
       "usage: strata analyze FILE... [--json] [--wide] [--step-name NAME] [--ops N] [--gaps N]\n"
       "                      [--from US --to US | --step N] [--hist NAME]\n"
+      "                      [--peak-tflops T] [--peak-gbps G]\n"
       "                      " CLI_FEED_USAGE "\n");
   return 2;
 }
@@ -243,7 +248,7 @@ static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_b
 }
 
 static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
-                       uint32_t nbins, const char *hist, double ms) {
+                       uint32_t nbins, const char *hist, double ms, const st_efficiency *eff) {
   uint32_t n = st_analysis_traces(an);
   const char **groups = calloc(n, sizeof *groups);
   if (!groups) return;
@@ -270,6 +275,12 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
              (unsigned long long)bins[i].count);
     printf("]}");
   }
+  if (eff) {
+    st_jout eo = {.grow = 1};
+    st_efficiency_json(eff, &eo);
+    if (!eo.nomem) printf(",\"efficiency\":%.*s", (int)eo.len, eo.buf);
+    st_free(NULL, eo.buf);
+  }
   printf(",\"analyze_ms\":%.3f}\n", ms);
 }
 
@@ -283,6 +294,7 @@ int strata_cmd_analyze(int argc, char **argv) {
   if (!files) return 1;
   uint32_t n = 0;
   cli_feed_opts fo = {0};
+  st_eff_opts eo = {0};
   for (int i = 2; i < argc; i++) {
     int r = cli_feed_opt(argc, argv, &i, &fo, "analyze");
     if (r < 0) return free(files), 2;
@@ -318,6 +330,10 @@ int strata_cmd_analyze(int argc, char **argv) {
       if (*end || v < 0) return free(files), usage();
       o.ops_has_step = 1;
       o.ops_step = v;
+    } else if ((!strcmp(a, "--peak-tflops") || !strcmp(a, "--peak-gbps")) && more) {
+      double v = strtod(argv[++i], &end);
+      if (*end || !(v > 0) || v > 1e9) return free(files), usage();
+      *(a[7] == 't' ? &eo.peak_tflops : &eo.peak_gbps) = v;
     } else if (!strcmp(a, "--hist") && more) {
       hist = argv[++i];
     } else if (a[0] != '-' || !a[1]) {
@@ -373,10 +389,14 @@ int strata_cmd_analyze(int argc, char **argv) {
       free(r0);
       free(r1);
     }
-    if (json)
-      print_json(an, &cs, bins, nbins, hist, ms);
-    else
+    st_efficiency *eff = cli_efficiency(an, &cs, &eo);
+    if (json) {
+      print_json(an, &cs, bins, nbins, hist, ms, eff);
+    } else {
       print_text(an, &cs, bins, nbins, hist, o.top_ops, wide);
+      if (eff) cli_efficiency_text(eff, wide);
+    }
+    st_efficiency_destroy(eff);
     cli_set_warn_damaged(&cs);
   }
   st_analysis_destroy(an);

@@ -86,6 +86,7 @@ struct st_xplane_importer {
   uint32_t *procs; /* builder processes made (for hostname labels) */
   uint32_t nprocs, cap_procs;
   strbuf hostnames, errors, warnings;
+  strbuf planes;     /* device planes' own stats (efficiency.h: peaks) */
   uint32_t hostname; /* interned first hostname */
   char *meta_json;
   int has_trace, nomem;
@@ -639,6 +640,65 @@ static st_code host_line_ranks(st_xplane_importer *im, const st_pb_reader *plane
   return ST_OK;
 }
 
+/* A device plane's own stats (XPlane field 6) as {"name": plane, "stats":
+ * {name: value}}: numbers as numbers, strings as strings (others left
+ * out); the peaks of core/index/efficiency.h come from them. */
+static st_code plane_stats(st_xplane_importer *im, const st_pb_reader *pr, const uint8_t *name,
+                           size_t name_len, st_error *err) {
+  st_pb_reader r = *pr, sr;
+  st_pb_field f, g;
+  int k, j, any = 0;
+  st_jout o = {.grow = 1, .alloc = &im->alloc};
+  st_jout_lit(&o, "{\"name\":");
+  st_jout_str_as(&o, (const char *)name, name_len, 0);
+  st_jout_lit(&o, ",\"stats\":{");
+  while ((k = st_pb_next(&r, &f, err)) > 0) {
+    if (f.num != 6 || f.wire != ST_PB_LEN) continue;
+    if (st_pb_enter(&r, &f, &sr, err) != ST_OK) break;
+    uint64_t mid = 0;
+    int kind = 0;
+    st_pb_field v;
+    memset(&v, 0, sizeof v);
+    while ((j = st_pb_next(&sr, &g, err)) > 0) {
+      if (g.num == 1 && g.wire == ST_PB_VARINT) mid = g.u;
+      if (g.num >= 2 && g.num <= 5) kind = (int)g.num, v = g;
+    }
+    const statmeta *m = stat_meta(im, mid);
+    if (j < 0 || !m || !kind) continue;
+    char num[64];
+    if (any++) st_jout_lit(&o, ",");
+    st_jout_str_as(&o, (const char *)m->name, m->len, 0);
+    st_jout_lit(&o, ":");
+    if (kind == 5) {
+      st_jout_str_as(&o, (const char *)v.data, v.len, 0);
+      continue;
+    }
+    if (kind == 2) {
+      double d = st_pb_double(v.u);
+      snprintf(num, sizeof num, "%.17g", d == d && d - d == 0 ? d : 0);
+    } else if (kind == 3) {
+      snprintf(num, sizeof num, "%llu", (unsigned long long)v.u);
+    } else {
+      snprintf(num, sizeof num, "%lld", (long long)st_pb_i64(v.u));
+    }
+    st_jout_put(&o, num, strlen(num));
+  }
+  st_jout_lit(&o, "}}");
+  st_code rc = ST_OK;
+  if (o.nomem)
+    rc = nomem(im, 0, err);
+  else if (any && im->planes.o.len + o.len + 2 <= ST_XPLANE_META_MAX) {
+    strbuf *sb = &im->planes;
+    sb->o.grow = 1;
+    sb->o.alloc = &im->alloc;
+    if (sb->items++) st_jout_put(&sb->o, ",", 1);
+    st_jout_put(&sb->o, o.buf, o.len);
+    if (sb->o.nomem) rc = nomem(im, 0, err);
+  }
+  st_free(&im->alloc, o.buf);
+  return rc;
+}
+
 static st_code read_plane(st_xplane_importer *im, const uint8_t *data, size_t len, uint64_t origin,
                           st_error *err) {
   st_pb_reader pr, r;
@@ -681,6 +741,10 @@ static st_code read_plane(st_xplane_importer *im, const uint8_t *data, size_t le
     drawn = 0;
   }
   im->plane_name = drawn ? intern(im, name, name_len) : ST_STR_EMPTY;
+  if (drawn && !host) {
+    st_code c = plane_stats(im, &pr, name, name_len, err);
+    if (c != ST_OK) return c;
+  }
   /* pass 2: event metadata */
   if (drawn) {
     r = pr;
@@ -796,6 +860,7 @@ void st_xplane_destroy(st_xplane_importer *im) {
   st_free(&a, im->hostnames.o.buf);
   st_free(&a, im->errors.o.buf);
   st_free(&a, im->warnings.o.buf);
+  st_free(&a, im->planes.o.buf);
   st_free(&a, im->meta_json);
   st_free(&a, im);
 }
@@ -829,11 +894,11 @@ const char *st_xplane_metadata_json(const st_xplane_importer *im) {
   if (!im) return "{}";
   st_xplane_importer *m = (st_xplane_importer *)im; /* caches the text */
   if (m->meta_json) return m->meta_json;
-  const strbuf *parts[3] = {&im->hostnames, &im->errors, &im->warnings};
-  const char *keys[3] = {"hostnames", "errors", "warnings"};
+  const strbuf *parts[4] = {&im->hostnames, &im->errors, &im->warnings, &im->planes};
+  const char *keys[4] = {"hostnames", "errors", "warnings", "device_planes"};
   st_jout o = {.grow = 1, .alloc = &m->alloc};
   st_jout_put(&o, "{", 1);
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     if (!parts[i]->items) continue;
     if (o.len > 1) st_jout_put(&o, ", ", 2);
     st_jout_str_as(&o, keys[i], strlen(keys[i]), 0);
