@@ -226,6 +226,26 @@ static st_args_query *read_args(const st_coll_source *so, const st_trace *t, uin
   return q;
 }
 
+/* A Chrome JSON event with its args in one object (no end event): parsed
+ * where it stands in the input, without the args decoder's copy. 1 if
+ * done (ca filled, possibly without a kind), 0: use the decoder. */
+static int direct_args(const st_coll_source *so, const st_trace *t, uint64_t src, comm_args *ca) {
+  if (!so || !so->args || !so->read || st_argsrc_kind(so->args) != ST_ARGS_JSON ||
+      st_trace_end_src_of(t, src) != UINT64_MAX)
+    return 0;
+  const uint8_t *d = NULL;
+  size_t n = 0;
+  if (!so->read(so->ud, src, 65536, &d, &n) || !n) return 0;
+  st_chrome_ev e;
+  const char *next, *bad, *why;
+  const char *p = (const char *)d;
+  if (st_chrome_parse_event(p, p + n, &e, &next, &bad, &why) != ST_JSON_OK) return 0;
+  memset(ca, 0, sizeof *ca);
+  ca->in_n = ca->out_n = -1;
+  if (e.args) parse_args(e.args, e.args_end, ca);
+  return 1;
+}
+
 /* The enclosing slice of (row, i) in its track: 1 and *out. */
 static int parent(const st_trace *t, st_event_ref at, st_event_ref *out) {
   const st_row *rows = st_trace_rows(t, NULL);
@@ -294,6 +314,7 @@ static int describe(st_collectives *c, const st_trace *t, const st_coll_source *
   for (int pass = 0; pass < 2 && !ca.has_kind; pass++) {
     if (pass == 0 && !launcher_op(t, rpc, row, i, &op)) continue;
     st_event_ref at = pass == 0 ? op : (st_event_ref){row, i};
+    if (direct_args(so, t, rows[at.row].src[at.index], &ca)) continue;
     st_args_query_end(q);
     q = read_args(so, t, rows[at.row].src[at.index]);
     if (!q) continue;
@@ -555,9 +576,42 @@ static int cmp_dbl(const void *p, const void *q) {
   return (a > b) - (a < b);
 }
 
+/* The k-th smallest of v[0, n) (v reordered; Wirth's selection). */
+static double kth(double *v, uint32_t n, uint32_t k) {
+  int64_t lo = 0, hi = (int64_t)n - 1, kk = k;
+  while (lo < hi) {
+    double pv = v[lo + (hi - lo) / 2];
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pv) i++;
+      while (v[j] > pv) j--;
+      if (i <= j) {
+        double t = v[i];
+        v[i++] = v[j];
+        v[j--] = t;
+      }
+    }
+    if (kk <= j)
+      hi = j;
+    else if (kk >= i)
+      lo = i;
+    else
+      break;
+  }
+  return v[k];
+}
+
 static double median_d(double *v, uint32_t n) {
-  qsort(v, n, sizeof *v, cmp_dbl);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  if (n < 8) {
+    qsort(v, n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+  double hi = kth(v, n, n / 2);
+  if (n % 2) return hi;
+  double lo = v[0]; /* the largest of the lower half */
+  for (uint32_t i = 1; i < n / 2; i++)
+    if (v[i] > lo) lo = v[i];
+  return (lo + hi) / 2;
 }
 
 /* Offsets (collectives.h), in double ns from the earliest end (exact for
@@ -573,8 +627,9 @@ static st_code offsets(st_collectives *c, inst **o) {
   uint32_t *by_trace = st_calloc(a, N, sizeof *by_trace);
   uint32_t *tfirst = st_calloc(a, (size_t)nt + 1, sizeof *tfirst);
   uint32_t *fill = st_calloc(a, nt ? nt : 1, sizeof *fill);
+  uint32_t *tr = st_calloc(a, N, sizeof *tr), *cid = st_calloc(a, N, sizeof *cid);
   st_code rc = ST_OK;
-  if (!c->offsets || !e || !tmp || !mc || !off || !by_trace || !tfirst || !fill) {
+  if (!c->offsets || !e || !tmp || !mc || !off || !by_trace || !tfirst || !fill || !tr || !cid) {
     rc = ST_ERR_NOMEM;
     goto done;
   }
@@ -586,6 +641,8 @@ static st_code offsets(st_collectives *c, inst **o) {
   for (uint32_t i = 0; i < c->nin; i++) {
     int64_t v = st_sat_add(st_trace_origin_ns(st_analysis_trace(c->an, o[i]->trace)), o[i]->t_e);
     e[i] = (double)(v - base);
+    tr[i] = o[i]->trace;
+    cid[i] = o[i]->coll;
   }
   /* member slots (in o's order) of each trace, over multi-member collectives */
   for (uint32_t i = 0; i < c->nin; i++)
@@ -598,7 +655,7 @@ static st_code offsets(st_collectives *c, inst **o) {
       const st_coll *cl = &c->colls[x];
       for (uint32_t m = 0; m < cl->members; m++) {
         uint32_t i = cl->first_member + m;
-        tmp[m] = e[i] + off[o[i]->trace];
+        tmp[m] = e[i] + off[tr[i]];
       }
       mc[x] = median_d(tmp, cl->members);
     }
@@ -608,7 +665,7 @@ static st_code offsets(st_collectives *c, inst **o) {
       if (!n) continue;
       for (uint32_t j = 0; j < n; j++) {
         uint32_t i = by_trace[tfirst[k] + j];
-        tmp[j] = mc[o[i]->coll] - e[i];
+        tmp[j] = mc[cid[i]] - e[i];
       }
       double v = median_d(tmp, n), d = v > off[k] ? v - off[k] : off[k] - v;
       if (d > moved) moved = d;
@@ -644,7 +701,7 @@ static st_code offsets(st_collectives *c, inst **o) {
   }
 done:
   st_free(a, e), st_free(a, tmp), st_free(a, mc), st_free(a, off);
-  st_free(a, by_trace), st_free(a, tfirst), st_free(a, fill);
+  st_free(a, by_trace), st_free(a, tfirst), st_free(a, fill), st_free(a, tr), st_free(a, cid);
   return rc;
 }
 
@@ -912,12 +969,13 @@ static st_code replays(st_collectives *c) {
   s.gmed = st_calloc(a, N + 1, sizeof *s.gmed);
   int64_t *vals = st_calloc(a, N, sizeof *vals);
   uint32_t *wcount = st_calloc(a, nt ? nt : 1, sizeof *wcount);
+  uint8_t *seen = st_calloc(a, c->ncolls ? c->ncolls : 1, 1);
   c->what_if = st_calloc(a, nt ? nt : 1, sizeof *c->what_if);
   c->what_if_has = st_calloc(a, nt ? nt : 1, 1);
   c->paths = st_calloc(a, N, sizeof *c->paths);
   st_code rc = ST_OK;
   if (!idx || !tmp || !slot_of || !s.tr || !s.first || !s.start || !s.stop || !s.ins || !s.tslot ||
-      !s.g || !s.arr || !s.end || !s.tend || !s.order || !s.gmed || !vals || !wcount ||
+      !s.g || !s.arr || !s.end || !s.tend || !s.order || !s.gmed || !vals || !wcount || !seen ||
       !c->what_if || !c->what_if_has || !c->paths) {
     rc = ST_ERR_NOMEM;
     goto done;
@@ -972,14 +1030,10 @@ static st_code replays(st_collectives *c) {
     }
     /* the step's collectives by end */
     for (uint32_t p = 0; p < s.nins; p++) {
-      uint32_t x = c->in[s.ins[p]].coll, dup = 0;
-      for (uint32_t q = p; q-- > 0 && !dup;) dup = c->in[s.ins[q]].coll == x;
-      if (!dup) {
-        /* a collective seen at an earlier slot of another trace: check all */
-        for (uint32_t q = 0; q < s.norder && !dup; q++) dup = s.order[q] == x;
-        if (!dup) s.order[s.norder++] = x;
-      }
+      uint32_t x = c->in[s.ins[p]].coll;
+      if (!seen[x]) seen[x] = 1, s.order[s.norder++] = x;
     }
+    for (uint32_t q = 0; q < s.norder; q++) seen[s.order[q]] = 0;
     for (uint32_t i = 1; i < s.norder; i++) { /* insertion sort by end */
       uint32_t v = s.order[i], j = i;
       while (j > 0 && cmp_end(&s.order[j - 1], &v, c->colls) > 0) {
@@ -1010,6 +1064,7 @@ done:
   st_free(a, s.start), st_free(a, s.stop), st_free(a, s.ins), st_free(a, s.tslot);
   st_free(a, s.g), st_free(a, s.arr), st_free(a, s.end), st_free(a, s.tend);
   st_free(a, s.order), st_free(a, s.gmed), st_free(a, vals), st_free(a, wcount);
+  st_free(a, seen);
   return rc;
 }
 
