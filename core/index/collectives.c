@@ -127,6 +127,8 @@ typedef struct inst {
 struct st_collectives {
   st_alloc alloc;
   const st_analysis *an;
+  uint8_t *added; /* per trace: st_collectives_add called */
+  int finished;
   istrs names;
   inst *in;
   uint32_t nin, capin;
@@ -366,16 +368,15 @@ static int64_t step_at(const st_an_step *sv, uint32_t first, uint32_t n, int64_t
   return 0;
 }
 
-static st_code find_instances(st_collectives *c, const st_coll_source *sources) {
+/* Trace k's instances (so: its args, may be NULL). */
+static st_code find_instances(st_collectives *c, uint32_t k, const st_coll_source *so) {
   const st_analysis *an = c->an;
   const st_alloc *a = &c->alloc;
   uint32_t nd, ns;
   const st_an_device *dev = st_analysis_devices(an, &nd);
   const st_an_step *steps = st_analysis_steps(an, &ns);
-  uint32_t nt = st_analysis_traces(an);
-  for (uint32_t k = 0; k < nt; k++) {
+  {
     const st_trace *t = st_analysis_trace(an, k);
-    const st_coll_source *so = sources ? &sources[k] : NULL;
     const st_strtab *strs = st_trace_strings(t);
     uint32_t nstr = st_strtab_count(strs);
     uint8_t *cls = st_calloc(a, nstr ? nstr : 1, 1); /* 1 comm, 2 skip category */
@@ -484,9 +485,12 @@ static st_code find_instances(st_collectives *c, const st_coll_source *sources) 
     }
     st_free(a, devof);
     st_free(a, cls);
-    if (rc != ST_OK) return rc;
+    return rc;
   }
-  /* ordinals per (trace, device, group, kind, step) in time order */
+}
+
+/* Ordinals per (trace, device, group, kind, step) in time order. */
+static void ordinals(st_collectives *c) {
   qsort(c->in, c->nin, sizeof *c->in, cmp_own);
   for (uint32_t i = 0; i < c->nin; i++) {
     uint32_t n = 0;
@@ -498,7 +502,6 @@ static st_code find_instances(st_collectives *c, const st_coll_source *sources) 
     }
     c->in[i].ord = n;
   }
-  return ST_OK;
 }
 
 /* ==== 3. matching ======================================================== */
@@ -1078,22 +1081,37 @@ void st_collectives_destroy(st_collectives *c) {
   st_free(a, c->in), st_free(a, c->colls), st_free(a, c->members), st_free(a, c->offsets);
   st_free(a, c->sr), st_free(a, c->paths), st_free(a, c->segs), st_free(a, c->what_if);
   st_free(a, c->what_if_has);
+  st_free(a, c->added);
   st_free(a, (void *)c);
 }
 
-st_collectives *st_collectives_build(const st_alloc *alloc, const st_analysis *an,
-                                     const st_coll_source *sources, st_error *err) {
+st_collectives *st_collectives_begin(const st_alloc *alloc, const st_analysis *an) {
   st_alloc a = alloc ? *alloc : (st_alloc){0};
   st_collectives *c = st_calloc(&a, 1, sizeof *c);
-  if (!c) {
-    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory");
-    return NULL;
-  }
+  if (!c) return NULL;
   c->alloc = a;
   c->an = an;
+  c->added = st_calloc(&a, st_analysis_traces(an) ? st_analysis_traces(an) : 1, 1);
+  if (!c->added) {
+    st_free(&a, c);
+    return NULL;
+  }
+  return c;
+}
+
+st_code st_collectives_add(st_collectives *c, uint32_t k, const st_coll_source *source) {
+  if (!c || c->finished || k >= st_analysis_traces(c->an) || c->added[k]) return ST_ERR_ARG;
+  c->added[k] = 1;
+  return find_instances(c, k, source);
+}
+
+st_code st_collectives_finish(st_collectives *c) {
+  if (!c || c->finished) return ST_ERR_ARG;
+  c->finished = 1;
+  const st_alloc a = c->alloc;
   inst **o = NULL;
-  st_code rc = find_instances(c, sources);
-  if (rc == ST_OK) rc = match(c, &o);
+  ordinals(c);
+  st_code rc = match(c, &o);
   if (rc == ST_OK) {
     for (uint32_t i = 0; i < c->nin; i++) o[i]->pos = i;
     rc = offsets(c, o);
@@ -1101,6 +1119,16 @@ st_collectives *st_collectives_build(const st_alloc *alloc, const st_analysis *a
   if (rc == ST_OK) rc = per_collective(c, o);
   if (rc == ST_OK) rc = replays(c);
   st_free(&a, o);
+  return rc;
+}
+
+st_collectives *st_collectives_build(const st_alloc *alloc, const st_analysis *an,
+                                     const st_coll_source *sources, st_error *err) {
+  st_collectives *c = st_collectives_begin(alloc, an);
+  st_code rc = c ? ST_OK : ST_ERR_NOMEM;
+  for (uint32_t k = 0; rc == ST_OK && k < st_analysis_traces(an); k++)
+    rc = st_collectives_add(c, k, sources ? &sources[k] : NULL);
+  if (rc == ST_OK) rc = st_collectives_finish(c);
   if (rc != ST_OK) {
     st_collectives_destroy(c);
     st_error_set(err, rc, 0, "out of memory");

@@ -134,6 +134,14 @@ typedef struct st_collectives st_collectives;
 st_collectives *st_collectives_build(const st_alloc *alloc, const st_analysis *an,
                                      const st_coll_source *sources, st_error *err);
 void st_collectives_destroy(st_collectives *c);
+/* The same in steps, for a front end that reads one file at a time (the
+ * page): begin (NULL: out of memory), add each trace once (a trace never
+ * added has no collectives; source may be NULL; its bytes are read during
+ * the call only), finish (ST_OK, ST_ERR_NOMEM, ST_ERR_ARG: twice / a bad
+ * trace / after finish); the accessors below need a finished one. */
+st_collectives *st_collectives_begin(const st_alloc *alloc, const st_analysis *an);
+st_code st_collectives_add(st_collectives *c, uint32_t k, const st_coll_source *source);
+st_code st_collectives_finish(st_collectives *c);
 
 /* Matched collectives, by (step, aligned last arrival). */
 const st_coll *st_colls(const st_collectives *c, uint32_t *count);
