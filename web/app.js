@@ -1146,7 +1146,8 @@ async function start() {
     str,
     files: () => shownFiles,
     traces: tracesNow,
-    analyze: () => withCString('', (p) => M._st_wasm_analyze(p, -1, 0)),
+    // as the overview asks (overview.js PANEL), so that its kept analysis answers
+    analyze: () => withCString('', (p) => M._st_wasm_analyze(p, -1, 1000)),
     emit,
     fmtDur,
   });
@@ -1354,7 +1355,10 @@ async function start() {
   wirePanels();
   createInfo({ M, str, traces: tracesNow });
   diffTable = createDiff({ M, str, withCString });
-  overview = createOverview({ M, str, withCString, fmtCount });
+  overview = createOverview({
+    M, str, withCString, fmtCount,
+    collectivesLine: () => coll.run().then((d) => (d && d.collectives.length ? d.collectives_summary : null)),
+  });
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });

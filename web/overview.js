@@ -62,7 +62,7 @@ const pct = (v) => (v === null || v === undefined ? '–' : `${v.toFixed(1)} %`)
  * deps: {M, str, withCString, fmtCount}. Returns {analyze(opts), toggle(on?),
  * useAsStep(name), shown(), last(), heatmap()}.
  */
-export function createOverview({ M, str, withCString, fmtCount }) {
+export function createOverview({ M, str, withCString, fmtCount, collectivesLine = null }) {
   const $ = (id) => document.getElementById(id);
   const panel = $('overview');
   const button = $('overview-button');
@@ -228,6 +228,14 @@ export function createOverview({ M, str, withCString, fmtCount }) {
       p.id = 'overview-stragglers';
       p.textContent = `Stragglers (per-step compute, median ${fmtUs(d.stragglers[0].median)}): ${d.stragglers.map((s) => `${d.traces[s.trace].group} ${fmtUs(s.value)} (score ${s.score.toFixed(1)})`).join(', ')}`;
       body.append(p);
+    }
+    if (d.traces.length > 1 && collectivesLine) { // collectives.js: who waited for whom, in one line
+      const p = el('p', 'collectives-line');
+      p.id = 'overview-collectives';
+      p.textContent = 'Collectives: matching…';
+      body.append(p);
+      collectivesLine().then((t) => { p.textContent = t ? `Collectives: ${t}` : 'Collectives: none found'; },
+        () => { p.textContent = 'Collectives: could not be read'; });
     }
     body.append(showDevices(d));
     if (d.traces.length > 1) {

@@ -158,3 +158,15 @@ test('?align=collectives aligns the files once loaded', async () => {
   const s = await stepStarts(app, traces);
   assert.equal(s.size, N);
 });
+
+test('the overview states who the others waited for, in one line', async () => {
+  const app = await ctx.app();
+  await openAll(app);
+  await app.page.click('#overview-button');
+  await app.page.waitForFunction(() => /arrived last at/.test(document.querySelector('#overview-collectives')?.textContent || ''),
+    null, { timeout: 60_000 });
+  const line = await app.page.textContent('#overview-collectives');
+  const d = await app.page.evaluate(() => window.strata.collectives());
+  assert.equal(line, `Collectives: ${d.collectives_summary}`);
+  assert.match(line, /^Collectives: rank \d+ arrived last at \d+ of \d+ collectives; the other 7 ranks waited [\d.]+ (us|ms) per step for it \(\d+ % of the step\)$/);
+});

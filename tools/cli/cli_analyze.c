@@ -13,7 +13,8 @@
  *
  * --json prints st_analysis_json's object, plus "histogram" with --hist
  * NAME ({"name", "bins": [{"lo_us", "hi_us", "count"}]}, opstats.h's log
- * bins) and "analyze_ms" (the analysis alone, without the loads). Without
+ * bins), "analyze_ms" (the analysis alone, without the loads, the
+ * collectives included) and "analyze_cpu_ms" (its thread's CPU time). Without
  * --json a readable text. --step-name NAME makes every event of that name
  * a step; --ops N keeps N ops (default 20; 0 all); --gaps N the N longest
  * idle gaps (default 10); --from/--to (microseconds of each file's own
@@ -305,8 +306,8 @@ static void print_collectives(const st_analysis *an, const cli_set *cs, const st
 }
 
 static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
-                       uint32_t nbins, const char *hist, double ms, const st_collectives *coll,
-                       int align) {
+                       uint32_t nbins, const char *hist, double ms, double cpu_ms,
+                       const st_collectives *coll, int align) {
   uint32_t n = st_analysis_traces(an);
   const char **groups = calloc(n, sizeof *groups);
   if (!groups) return;
@@ -346,7 +347,7 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
              (unsigned long long)bins[i].count);
     printf("]}");
   }
-  printf(",\"analyze_ms\":%.3f}\n", ms);
+  printf(",\"analyze_ms\":%.3f,\"analyze_cpu_ms\":%.3f}\n", ms, cpu_ms);
 }
 
 int strata_cmd_analyze(int argc, char **argv) {
@@ -418,10 +419,10 @@ int strata_cmd_analyze(int argc, char **argv) {
   st_collectives *coll = NULL;
   const st_trace **traces = rc ? NULL : calloc(n, sizeof *traces);
   if (!rc && !traces) rc = 1;
-  double ms = 0;
+  double ms = 0, cpu_ms = 0;
   if (!rc) {
     for (uint32_t k = 0; k < n; k++) traces[k] = cli_set_file(&cs, k).trace;
-    double t0 = cli_now_ms();
+    double t0 = cli_now_ms(), c0 = cli_clock_ms(CLOCK_THREAD_CPUTIME_ID);
     st_error err;
     an = st_analyze(NULL, traces, n, &o, &err);
     if (!an) {
@@ -439,6 +440,7 @@ int strata_cmd_analyze(int argc, char **argv) {
       }
     }
     ms = cli_now_ms() - t0;
+    cpu_ms = cli_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
   }
   if (an) {
     st_hist_bin bins[ST_HIST_BINS_MAX];
@@ -464,7 +466,7 @@ int strata_cmd_analyze(int argc, char **argv) {
       free(r1);
     }
     if (json)
-      print_json(an, &cs, bins, nbins, hist, ms, coll, align);
+      print_json(an, &cs, bins, nbins, hist, ms, cpu_ms, coll, align);
     else
       print_text(an, &cs, bins, nbins, hist, o.top_ops, wide);
     if (!json && coll) print_collectives(an, &cs, coll);
