@@ -1357,7 +1357,7 @@ async function start() {
   diffTable = createDiff({ M, str, withCString });
   overview = createOverview({
     M, str, withCString, fmtCount,
-    collectivesLine: () => coll.run().then((d) => (d && d.collectives.length ? d.collectives_summary : null)),
+    collectivesLine: () => coll.run(),
   });
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });

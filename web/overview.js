@@ -62,6 +62,7 @@ const pct = (v) => (v === null || v === undefined ? '–' : `${v.toFixed(1)} %`)
  * deps: {M, str, withCString, fmtCount}. Returns {analyze(opts), toggle(on?),
  * useAsStep(name), shown(), last(), heatmap()}.
  */
+// collectivesLine: () => a Promise of collectives.js's JSON (the summary line, waits).
 export function createOverview({ M, str, withCString, fmtCount, collectivesLine = null }) {
   const $ = (id) => document.getElementById(id);
   const panel = $('overview');
@@ -234,8 +235,13 @@ export function createOverview({ M, str, withCString, fmtCount, collectivesLine 
       p.id = 'overview-collectives';
       p.textContent = 'Collectives: matching…';
       body.append(p);
-      collectivesLine().then((t) => { p.textContent = t ? `Collectives: ${t}` : 'Collectives: none found'; },
-        () => { p.textContent = 'Collectives: could not be read'; });
+      collectivesLine().then((c) => {
+        p.textContent = c && c.collectives.length ? `Collectives: ${c.collectives_summary}` : 'Collectives: none found';
+        if (c && last === d) { // the heatmap's waited / caused cells
+          d.waits = c.waits;
+          heat.show(heatmapData(d));
+        }
+      }, () => { p.textContent = 'Collectives: could not be read'; });
     }
     body.append(showDevices(d));
     if (d.traces.length > 1) {

@@ -1361,6 +1361,20 @@ size_t st_collectives_json(const st_collectives *c, const char *const *names, ch
     st_jout_fixed(&o, c->what_if[k] / 1000.0, 3);
     st_jout_lit(&o, "}");
   }
+  st_jout_lit(&o, "],\"waits\":[");
+  for (uint32_t i = 0; i < c->nsr; i++) {
+    const st_coll_step_rank *r = &c->sr[i];
+    st_jout_lit(&o, i ? ",{" : "{");
+    key(&o, "trace", 1);
+    st_jout_u64(&o, r->trace);
+    key(&o, "step", 0);
+    st_jout_i64(&o, r->step);
+    key(&o, "waited_us", 0);
+    st_jout_us(&o, r->waited_ns);
+    key(&o, "caused_us", 0);
+    st_jout_us(&o, r->caused_ns);
+    st_jout_lit(&o, "}");
+  }
   st_jout_lit(&o, "],\"collectives_summary\":");
   char line[512];
   st_coll_summary(c, names, line, sizeof line);

@@ -173,6 +173,7 @@ size_t st_coll_summary(const st_collectives *c, const char *const *names, char *
  * ,"critical_path":[{"step","total_us","segments":[{"trace","kind","name","start_us",
  *   "end_us"}]}]
  * ,"what_if":[{"trace","step_us_saved"}]
+ * ,"waits":[{"trace","step","waited_us","caused_us"}] (per file and step with collectives)
  * ,"collectives_summary":"..."
  * Each starts with a comma (appended to an object). Like snprintf. */
 size_t st_collectives_json(const st_collectives *c, const char *const *names, char *buf,

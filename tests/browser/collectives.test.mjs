@@ -170,3 +170,21 @@ test('the overview states who the others waited for, in one line', async () => {
   assert.equal(line, `Collectives: ${d.collectives_summary}`);
   assert.match(line, /^Collectives: rank \d+ arrived last at \d+ of \d+ collectives; the other 7 ranks waited [\d.]+ (us|ms) per step for it \(\d+ % of the step\)$/);
 });
+
+test('the heatmap colours cells by waited and caused (the planted values)', async () => {
+  const app = await ctx.app();
+  await openAll(app);
+  await app.page.click('#overview-button');
+  await app.page.waitForFunction(() => /arrived last at/.test(document.querySelector('#overview-collectives')?.textContent || ''),
+    null, { timeout: 60_000 });
+  for (const m of ['waited', 'caused']) {
+    const st = await app.page.evaluate((m) => window.strata.heatmap(m), m);
+    const all = truth.steps.flatMap((s) => s[`${m}_us`]);
+    assert.equal(st.metric, m);
+    assert.equal(st.cells, N * STEPS);
+    assert.equal(st.lo, Math.min(...all), `${m}: the least cell`);
+    assert.equal(st.hi, Math.max(...all), `${m}: the largest cell`);
+  }
+  const opts = await app.page.$$eval('#heatmap-metric option', (o) => o.map((x) => x.value));
+  assert.ok(opts.includes('waited') && opts.includes('caused'), JSON.stringify(opts));
+});
