@@ -1227,6 +1227,9 @@ async function start() {
     collectives: () => coll.show(),
     // Selects collective i's kernels on every rank (its table row): the collective.
     selectCollective: (i) => coll.select(i),
+    // Selects step N's critical path across ranks (outlined on the timeline): a Promise
+    // of {step, total_us, segments: [{trace, kind, name, start_us, end_us}]} or null.
+    criticalPath: (step) => coll.criticalPath(step),
     // Moves one file on the shared timeline (its time 0 at offset_us); the traces after.
     setOffset: (handle, offsetUs) => {
       if (!M._st_wasm_set_offset(Number(handle), Number(offsetUs))) {

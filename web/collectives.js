@@ -122,7 +122,31 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
   thead.append(htr);
   const tbody = document.createElement('tbody');
   table.append(thead, tbody);
-  panel.append(head, summary, spread, table);
+  // the critical path of a chosen step: selected (outlined) on the timeline, stated here
+  const pathBar = document.createElement('div');
+  pathBar.className = 'collectives-pathbar';
+  const pathLabel = document.createElement('label');
+  pathLabel.textContent = 'critical path of step ';
+  const pathStep = document.createElement('input');
+  pathStep.type = 'number';
+  pathStep.id = 'collectives-path-step';
+  pathStep.min = '0';
+  pathStep.style.width = '5em';
+  pathLabel.append(pathStep);
+  const pathGo = document.createElement('button');
+  pathGo.type = 'button';
+  pathGo.id = 'collectives-path-button';
+  pathGo.textContent = 'Show';
+  const pathText = document.createElement('p');
+  pathText.className = 'collectives-path';
+  pathBar.append(pathLabel, pathGo);
+  pathGo.addEventListener('click', async () => {
+    const p = await api.criticalPath(Number(pathStep.value));
+    pathText.textContent = p ? `step ${p.step}, ${fmtDur(p.total_us * 1000)}: ` + p.segments.map((g) =>
+      `${groupOf(g.trace)} ${g.kind === 'collective' ? g.name : 'compute'} ${fmtDur((g.end_us - g.start_us) * 1000)}`).join(' → ')
+      : 'no such step with collectives';
+  });
+  panel.append(head, summary, pathBar, pathText, spread, table);
   document.body.append(panel);
 
   const groupOf = (k) => {
@@ -198,7 +222,7 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
     }
   });
 
-  return {
+  const api = {
     run,
     align,
     show,
@@ -209,7 +233,19 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
       else M._st_wasm_coll_select(Number(i));
       return last ? last.collectives[Number(i)] : null;
     },
+    // Selects step `step`'s critical path on the timeline: {step, total_us, segments}.
+    criticalPath: async (step) => {
+      let d = await run();
+      if (!d) return null;
+      if (M._st_wasm_coll_path_select(Number(step)) < 0) { // the analysis went: match again
+        last = null;
+        d = await run();
+        if (!d || M._st_wasm_coll_path_select(Number(step)) < 0) return null;
+      }
+      return d.critical_path.find((p) => p.step === Number(step)) || null;
+    },
     panel,
     stale: () => key() !== lastKey,
   };
+  return api;
 }

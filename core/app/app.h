@@ -456,13 +456,17 @@ double st_app_select_name(st_app *app, const char *name);
  * coll_select(i) selects collective i's kernels on every file -> how many
  *   (-1 failed);
  * coll_align() moves the files shown onto the clock the collectives give
- *   (files without collectives keep their own) -> 1 + files moved, 0 failed.
+ *   (files without collectives keep their own) -> 1 + files moved, 0 failed;
+ * coll_path_select(step) selects the critical path of that step (its
+ *   collectives' kernels on their blockers, each compute segment's device
+ *   work that starts in it) -> how many events (-1: no such step).
  * Dropped with the analysis. */
 int st_app_coll_begin(st_app *app);
 int st_app_coll_add(st_app *app, double k, const void *data, size_t len);
 const char *st_app_coll_finish(st_app *app);
 double st_app_coll_select(st_app *app, double index);
 int st_app_coll_align(st_app *app);
+double st_app_coll_path_select(st_app *app, double step);
 
 /* ---- op statistics, duration histograms, idle gaps (app_opstats.c) ----------
  * scope: 0 the whole trace, 1 the visible window, 2 step `step` (its window

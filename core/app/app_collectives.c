@@ -124,3 +124,73 @@ int st_app_coll_align(st_app *app) {
   }
   return moved + 1;
 }
+
+/* The aligned time a of file k, in its own ns (the inverse of
+ * st_coll_aligned). */
+static int64_t own_time(const st_collectives *c, uint32_t k, int64_t a) {
+  return a - st_coll_aligned(c, k, 0);
+}
+
+double st_app_coll_path_select(st_app *app, double step) {
+  uint32_t np, npath, nd;
+  if (!app->ui || !app->trace || !app->coll || !app->coll_done || !app->an) return -1;
+  const st_coll_path *paths = st_coll_paths(app->coll, &npath);
+  const st_coll_path *p = NULL;
+  for (uint32_t i = 0; i < npath && !p; i++)
+    if ((double)paths[i].step == step) p = &paths[i];
+  if (!p) return -1;
+  const st_coll_segment *segs = st_coll_segments(app->coll, NULL);
+  const st_coll *cl = st_colls(app->coll, NULL);
+  const st_coll_member *mb = st_coll_members(app->coll, NULL);
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  const st_an_device *dev = st_analysis_devices(app->an, &nd);
+  st_selection *sel = st_selection_create(&app->alloc);
+  if (!sel) return -1;
+  double count = 0;
+  int ok = 1;
+  for (uint32_t s = 0; ok && s < p->segments; s++) {
+    const st_coll_segment *g = &segs[p->first_segment + s];
+    uint32_t base = np && g->trace < np ? parts[g->trace].row_base : 0;
+    if (g->collective) { /* the collective's kernel on that rank */
+      const st_coll *c = &cl[g->coll];
+      for (uint32_t m = 0; m < c->members; m++) {
+        const st_coll_member *x = &mb[c->first_member + m];
+        if (x->trace != g->trace) continue;
+        ok = st_selection_add(sel, base + x->kernel.row, x->kernel.index, x->kernel.index + 1) ==
+             ST_OK;
+        count++;
+        break;
+      }
+      continue;
+    }
+    /* compute: the device work of that rank inside the segment */
+    const st_trace *t = st_analysis_trace(app->an, g->trace);
+    const st_row *rows = st_trace_rows(t, NULL);
+    int64_t t0 = own_time(app->coll, g->trace, g->start_ns);
+    int64_t t1 = own_time(app->coll, g->trace, g->end_ns);
+    for (uint32_t d = 0; ok && d < nd; d++) {
+      if (dev[d].trace != g->trace) continue;
+      uint32_t *dr = NULL, ndr = 0;
+      if (st_analysis_device_rows(app->an, &app->alloc, d, &dr, &ndr) != ST_OK) {
+        ok = 0;
+        break;
+      }
+      for (uint32_t q = 0; ok && q < ndr; q++) {
+        const st_row *r = &rows[dr[q]];
+        uint32_t lo = st_row_first_end_gt(r, t0), hi = lo;
+        while (hi < r->count && r->start[hi] < t1) hi++;
+        /* only work that starts inside the segment (not the collective before) */
+        while (lo < hi && r->start[lo] < t0) lo++;
+        if (hi > lo) {
+          ok = st_selection_add(sel, base + dr[q], lo, hi) == ST_OK;
+          count += hi - lo;
+        }
+      }
+      st_free(&app->alloc, dr);
+    }
+  }
+  unsigned ch = ok ? st_ui_set_selection(app->ui, sel) : 0;
+  st_app_apply(app, ch);
+  st_selection_destroy(sel);
+  return ch ? count : -1;
+}

@@ -188,3 +188,26 @@ test('the heatmap colours cells by waited and caused (the planted values)', asyn
   const opts = await app.page.$$eval('#heatmap-metric option', (o) => o.map((x) => x.value));
   assert.ok(opts.includes('waited') && opts.includes('caused'), JSON.stringify(opts));
 });
+
+test("a step's critical path: selected on the timeline through the planted blocker", async () => {
+  const app = await ctx.app();
+  const traces = await openAll(app);
+  const ranks = rankOf(traces);
+  await app.page.click('#collectives-button');
+  await app.page.waitForFunction(() => document.querySelectorAll('#collectives-panel tbody tr').length > 0);
+  const s = truth.steps[2];
+  await app.page.fill('#collectives-path-step', String(s.step));
+  await app.page.click('#collectives-path-button');
+  await app.page.waitForFunction(() => (document.querySelector('#collectives-panel .collectives-path')?.textContent || '').includes('→'));
+  const text = await app.page.textContent('#collectives-panel .collectives-path');
+  assert.ok(text.includes(`rank ${s.blocker} all_reduce`), text);
+  const p = await app.page.evaluate((n) => window.strata.criticalPath(n), s.step);
+  assert.ok(Math.abs(p.total_us - s.step_us) < 0.001, `${p.total_us} vs ${s.step_us}`);
+  const sel = await app.page.evaluate(() => window.strata.selection().map((e) => ({ part: e.part ?? 0, name: e.name })));
+  // the blocker's all-reduce kernel and the slow compute (gemm_b) before it, on the blocker
+  assert.ok(sel.some((e) => ranks[e.part] === s.blocker && e.name.startsWith('ncclDevKernel_AllReduce')), JSON.stringify(sel));
+  assert.ok(sel.some((e) => ranks[e.part] === s.blocker && e.name === 'gemm_b'), JSON.stringify(sel));
+  // only ranks on the path
+  const onPath = new Set(p.segments.map((g) => ranks[g.trace]));
+  assert.ok(sel.every((e) => onPath.has(ranks[e.part])), JSON.stringify(sel));
+});
