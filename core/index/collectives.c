@@ -62,7 +62,7 @@ static const char *kind_of(const char *s, size_t n) {
 
 /* An XLA collective op's name ("all-reduce.3", "all-gather-start",
  * "%send-done.1"): 1, with *phase 1 for "-start", 2 for "-done", else 0;
- * *base_len: the name without the phase (for pairing). */
+ * *skip: 1 if the name starts with '%' (left out of the op's name). */
 static int xla_op(const char *s, size_t n, int *phase, size_t *skip) {
   static const char *const ops[] = {
       "all-reduce",         "all-gather",           "reduce-scatter", "all-to-all",

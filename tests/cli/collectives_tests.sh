@@ -13,7 +13,9 @@
 # --align collectives every rank's step starting at the same aligned time.
 # Real Kineto traces (the corpus's HTA ones): every NCCL kernel found as a
 # collective (a python count of the file's kernels), one file alone: no
-# offsets to estimate. The text output states the summary line.
+# offsets to estimate. XLA: two hosts' all-reduce-start/-done pairs matched
+# by name, spanning start to done, their offset and blockers. The text
+# output states the summary line.
 # Prints "N passed, N failed"; exits 1 on failure.
 set -u
 strata=${1:?usage: collectives_tests.sh STRATA}
@@ -139,6 +141,39 @@ for base in ("hta__control.json.gz", "hta__rank-70.Mar_25_20_48_12.2861.pt.trace
            "%d vs %d" % (members, want))
     report(got["clock_offsets"][0]["offset_us"] == 0 if got["clock_offsets"] else True,
            "corpus " + base + ": one file, offset 0", repr(got["clock_offsets"]))
+
+# ---- XLA collectives: -start/-done pairs on two hosts' "XLA Ops" lines -------
+# host h's clock is 7 ms + 1.234 ms x h ahead; each iteration i: fusion, then
+# all-reduce-start.1 at a per-host arrival, all-reduce-done.1 ending at the
+# same true time on both; the second host arrives last at even iterations.
+def xla_host(h):
+    skew = 7000 + 1234 * h
+    ev = [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "/device:TPU:0"}},
+          {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "XLA Ops"}}]
+    for i in range(3):
+        t = 1000 + 2000 * i
+        arr = t + 300 + (200 if (h == 1) == (i % 2 == 0) else 0)
+        ev.append({"ph": "X", "name": "fusion.2", "pid": 1, "tid": 2, "ts": t + skew, "dur": arr - t - 10})
+        ev.append({"ph": "X", "name": "all-reduce-start.1", "pid": 1, "tid": 2, "ts": arr + skew, "dur": 5})
+        ev.append({"ph": "X", "name": "all-reduce-done.1", "pid": 1, "tid": 2, "ts": t + 900 + skew, "dur": 100})
+    path = os.path.join(tmp, "xla-host-%d.json" % h)
+    json.dump({"traceEvents": ev}, open(path, "w"))
+    return path
+
+xf = [xla_host(0), xla_host(1)]
+got = analyze(xf)
+if got is not None:
+    cs = got["collectives"]
+    report(len(cs) == 3 and all(c["kind"] == "all_reduce" and c["group"] == "all-reduce.1" and
+                                len(c["ranks"]) == 2 for c in cs),
+           "XLA: -start/-done pairs matched by name", repr(cs)[:300])
+    report(all(abs(r["end_us"] - r["start_us"] - (700 - (200 if (r["trace"] == 1) == (i % 2 == 0) else 0))) < 0.001
+               for i, c in enumerate(sorted(cs, key=lambda c: c["ranks"][0]["start_us"])) for r in c["ranks"]),
+           "XLA: an instance spans the start's start to the done's end", repr(cs)[:300])
+    off = {o["trace"]: o["offset_us"] for o in got["clock_offsets"]}
+    report(off.get(1) == -1234, "XLA: the second host's offset", repr(got["clock_offsets"]))
+    report([c["blocker"] for c in sorted(cs, key=lambda c: c["ranks"][0]["start_us"])] == [1, 0, 1],
+           "XLA: the host arriving last blocks", repr([c["blocker"] for c in cs]))
 
 shutil.rmtree(tmp, ignore_errors=True)
 finish()
