@@ -78,7 +78,7 @@ typedef struct st_coll_source {
 
 typedef struct st_coll_member {
   uint32_t trace;
-  uint32_t device;     /* analysis device */
+  uint32_t device;     /* analysis device; UINT32_MAX: a "kernel" event off the device rows */
   st_event_ref kernel; /* the kernel (XLA pair: the start) in its trace */
   int64_t start_ns;    /* arrival, aligned */
   int64_t end_ns;      /* aligned */
