@@ -19,7 +19,7 @@ const COLS = [
   ['skew_us', 'skew', (c) => c.skew_us],
   ['blocker', 'blocker', (c) => c.blocker],
 ];
-const MAX_ROWS = 500; // rows drawn at once (the sort picks which; the count is stated)
+const MAX_ROWS = 200; // rows drawn at once (the sort picks which; the count is stated)
 
 // The whole decoded input of a file shown ({read, size, compressed}).
 async function wholeFile(f) {
@@ -123,6 +123,21 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
   }
   thead.append(htr);
   const tbody = document.createElement('tbody');
+  // a row's click: its collective's kernels selected on every rank, its arrival spread stated
+  tbody.addEventListener('click', async (e) => {
+    const tr = e.target.closest('tr');
+    if (!tr || !last) return;
+    const i = Number(tr.dataset.index);
+    const c = last.collectives[i];
+    for (const r of tbody.querySelectorAll('tr.selected')) r.classList.remove('selected');
+    tr.classList.add('selected');
+    if (M._st_wasm_coll_select(i) < 0) { // the analysis was made again since: match again
+      last = null;
+      await run();
+      M._st_wasm_coll_select(i);
+    }
+    showSpread(c);
+  });
   table.append(thead, tbody);
   // the critical path of a chosen step: selected (outlined) on the timeline, stated here
   const pathBar = document.createElement('div');
@@ -166,19 +181,50 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
     spread.dataset.skew = String(c.skew_us);
   }
 
+  // A column's sort key per collective, as numbers (text: its rank among the
+  // column's values), made once per run and column.
+  let keysOf = null;
+  let keysCache = new Map();
+  function sortKeys(name) {
+    if (keysOf !== last) {
+      keysOf = last;
+      keysCache = new Map();
+    }
+    if (!keysCache.has(name)) {
+      const get = COLS.find((x) => x[0] === name)[2];
+      const vals = last.collectives.map(get);
+      let k;
+      if (typeof vals[0] === 'string') {
+        const order = new Map([...new Set(vals)].sort().map((v, i) => [v, i]));
+        k = Float64Array.from(vals, (v) => order.get(v));
+      } else {
+        k = Float64Array.from(vals, (v) => v ?? 0);
+      }
+      keysCache.set(name, k);
+    }
+    return keysCache.get(name);
+  }
+
+  // The collectives' indices in a column's order (kept per run, column and direction).
+  function sortedBy(name, desc) {
+    sortKeys(name); // resets the cache for a new run
+    const id = `${name}:${desc ? 1 : 0}`;
+    if (!keysCache.has(id)) {
+      const k = sortKeys(name);
+      const dir = desc ? -1 : 1;
+      const idx = Uint32Array.from(k, (_, i) => i);
+      idx.sort((a, b) => (k[a] - k[b]) * dir || a - b);
+      keysCache.set(id, idx);
+    }
+    return keysCache.get(id);
+  }
+
   function render() {
     if (!last) return;
     const t0 = performance.now();
     readNames();
     summary.textContent = last.collectives_summary;
-    const col = COLS.find((x) => x[0] === sortKey);
-    const idx = last.collectives.map((_, i) => i);
-    idx.sort((a, b) => {
-      const x = col[2](last.collectives[a]);
-      const y = col[2](last.collectives[b]);
-      const c = x < y ? -1 : x > y ? 1 : a - b;
-      return sortDesc ? -c : c;
-    });
+    const idx = sortedBy(sortKey, sortDesc);
     for (const th of htr.children) th.className = th.dataset.key === sortKey ? (sortDesc ? 'sorted desc' : 'sorted') : '';
     const rows = [];
     for (const i of idx.slice(0, MAX_ROWS)) {
@@ -192,16 +238,6 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
         td.textContent = t;
         tr.append(td);
       }
-      tr.addEventListener('click', async () => {
-        for (const r of tbody.querySelectorAll('tr.selected')) r.classList.remove('selected');
-        tr.classList.add('selected');
-        if (M._st_wasm_coll_select(i) < 0) { // the analysis was made again since: match again
-          last = null;
-          await run();
-          M._st_wasm_coll_select(i);
-        }
-        showSpread(c);
-      });
       rows.push(tr);
     }
     tbody.replaceChildren(...rows);
