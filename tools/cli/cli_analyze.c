@@ -432,7 +432,14 @@ int strata_cmd_analyze(int argc, char **argv) {
     if (an) {
       cli_coll_file *cf = NULL;
       st_coll_source *src = cli_coll_sources(&cs, &cf);
-      coll = src ? st_collectives_build(NULL, an, src, &err) : NULL;
+      /* one file's bytes in memory at a time */
+      coll = src ? st_collectives_begin(NULL, an) : NULL;
+      for (uint32_t k = 0; coll && k < n; k++) {
+        st_code c = st_collectives_add(coll, k, &src[k]);
+        cli_coll_file_drop(cf, k);
+        if (c != ST_OK) st_collectives_destroy(coll), coll = NULL;
+      }
+      if (coll && st_collectives_finish(coll) != ST_OK) st_collectives_destroy(coll), coll = NULL;
       cli_coll_sources_free(src, cf, n);
       if (!coll) {
         fprintf(stderr, "strata: analyze: collectives: out of memory\n");

@@ -113,6 +113,13 @@ st_coll_source *cli_coll_sources(const cli_set *cs, cli_coll_file **files) {
   return s;
 }
 
+void cli_coll_file_drop(cli_coll_file *f, uint32_t k) {
+  free(f[k].data);
+  f[k].data = NULL;
+  f[k].len = 0;
+  f[k].tried = 0;
+}
+
 void cli_coll_sources_free(st_coll_source *s, cli_coll_file *f, uint32_t n) {
   for (uint32_t k = 0; f && k < n; k++) free(f[k].data);
   free(f);
