@@ -394,6 +394,28 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_eff_json(const double *costs, int n, do
   return st_app_eff_json(st_web_app(), costs, n > 0 ? (uint32_t)n : 0, peak_tflops, peak_gbps);
 }
 
+/* ---- collectives (issue 32; app.h "collectives") -----------------------------------------------
+ *   st_wasm_coll_begin() -> 1 over the last analysis, 0 none
+ *   st_wasm_coll_add(k, bytes, len) -> 1 file k's decoded bytes taken (0 bytes: kernels' names)
+ *   st_wasm_coll_finish() -> the collectives' JSON | "null"
+ *   st_wasm_coll_select(i) -> kernels selected, -1 failed
+ *   st_wasm_coll_align() -> 1 + files moved, 0 failed
+ *   st_wasm_coll_path_select(step) -> events of that step's critical path selected, -1 none */
+EMSCRIPTEN_KEEPALIVE int st_wasm_coll_begin(void) { return st_app_coll_begin(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE int st_wasm_coll_add(double k, const void *data, double len) {
+  return st_app_coll_add(st_web_app(), k, len > 0 ? data : NULL, len > 0 ? (size_t)len : 0);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_coll_finish(void) {
+  return st_app_coll_finish(st_web_app());
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_coll_select(double i) {
+  return st_app_coll_select(st_web_app(), i);
+}
+EMSCRIPTEN_KEEPALIVE int st_wasm_coll_align(void) { return st_app_coll_align(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE double st_wasm_coll_path_select(double step) {
+  return st_app_coll_path_select(st_web_app(), step);
+}
+
 /* ---- op statistics, duration histograms, idle gaps (core/app/app_opstats.c) ---------------- */
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_opstats_json(int scope, double step, int top) {

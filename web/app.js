@@ -22,6 +22,7 @@ import { workersWanted, gzWorkersWanted, splitPlan, loadSplit, loadSplitGz } fro
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
 import { createRoofline } from './roofline.js';
+import { createCollectives } from './collectives.js';
 import { createNotes } from './notes.js';
 import { sniffManifest, parseManifest } from './manifest.js';
 import { streamWanted, createStream } from './stream.js';
@@ -49,6 +50,8 @@ const ui = {
   helpButton: $('help-button'),
   flows: $('flows'),
   alignButton: $('align-button'),
+  alignCollButton: $('align-coll-button'),
+  collectivesButton: $('collectives-button'),
   layoutButton: $('layout-button'),
   help: $('help'),
   details: $('details'),
@@ -132,6 +135,7 @@ function fmtCount(n) {
 
 function showLoaded(name, stats) {
   ui.alignButton.hidden = tracesNow().length < 2;
+  ui.alignCollButton.hidden = ui.collectivesButton.hidden = tracesNow().length < 2;
   ui.layoutButton.hidden = tracesNow().length < 2;
   showLayout();
   ui.name.textContent = name;
@@ -1142,6 +1146,20 @@ async function start() {
     },
     onError: (m) => showError(m, true),
   });
+  const coll = createCollectives({
+    M,
+    str,
+    files: () => shownFiles,
+    traces: tracesNow,
+    // as the overview asks (overview.js PANEL), so that its kept analysis answers
+    analyze: () => withCString('', (p) => M._st_wasm_analyze(p, -1, 1000)),
+    emit,
+    fmtDur,
+  });
+  ui.alignCollButton.addEventListener('click', () => {
+    coll.align().catch((e) => showError(oneLine(e && e.message ? e.message : e), true));
+  });
+  ui.collectivesButton.addEventListener('click', () => { coll.show(); });
   window.strata = Object.freeze({
     open,
     stats: statsNow,
@@ -1205,7 +1223,18 @@ async function start() {
     },
     // Lines the files up on their selected events (one per file, e.g. ProfilerStep#550 in
     // every rank): {aligned: files moved together, traces}.
-    align: () => ({ aligned: M._st_wasm_align_selection(), traces: tracesNow() }),
+    // align('collectives'): every file on the clock its matched collectives give (a Promise
+    // of {aligned, clock_offsets, unaligned, traces}; collectives.js).
+    align: (by) => (by === 'collectives' ? coll.align()
+      : { aligned: M._st_wasm_align_selection(), traces: tracesNow() }),
+    // The collectives matched across the files shown, opened in their table (a Promise of
+    // the JSON `strata analyze --json` adds: collectives, clock_offsets, critical_path, ...).
+    collectives: () => coll.show(),
+    // Selects collective i's kernels on every rank (its table row): the collective.
+    selectCollective: (i) => coll.select(i),
+    // Selects step N's critical path across ranks (outlined on the timeline): a Promise
+    // of {step, total_us, segments: [{trace, kind, name, start_us, end_us}]} or null.
+    criticalPath: (step) => coll.criticalPath(step),
     // Moves one file on the shared timeline (its time 0 at offset_us); the traces after.
     setOffset: (handle, offsetUs) => {
       if (!M._st_wasm_set_offset(Number(handle), Number(offsetUs))) {
@@ -1341,7 +1370,11 @@ async function start() {
     M, str, withCString, argsFor,
     onSelect: (text) => { const m = document.getElementById('overview-meta'); if (m && text) m.textContent = text; },
   });
-  overview = createOverview({ M, str, withCString, fmtCount, extra: () => roofline.section() });
+  overview = createOverview({
+    M, str, withCString, fmtCount,
+    extra: () => roofline.section(),
+    collectivesLine: () => coll.run(),
+  });
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });

@@ -12,6 +12,8 @@ export const METRICS = {
   compute: 'compute',
   idle: 'idle',
   comm_wait: 'comm wait',
+  waited: 'waited (collectives)',
+  caused: 'caused (collectives)',
 };
 
 const LABEL_W = 150; // px of the row labels
@@ -24,6 +26,9 @@ const TOP = 18; // px of the step axis above the cells
 //   idle      the mean of its idle_us
 //   comm_wait the mean of the communication not overlapped with compute:
 //             comm_us * (1 - overlap_pct / 100)
+//   waited    the rank's time in the step's collectives waiting for a later rank
+//   caused    the other ranks' wait at the step's collectives it arrived last at
+//             (both from an.waits: collectives.js; NaN until they are known)
 // (NaN where a trace lacks the step.)
 export function heatmapData(an) {
   const rows = an.traces.map((t, k) => ({ trace: k, name: t.group || t.file || `file ${k}`, straggler: false, score: null }));
@@ -33,7 +38,13 @@ export function heatmapData(an) {
   const R = rows.length;
   const C = nums.length;
   const make = () => new Float64Array(R * C).fill(NaN);
-  const v = { step: make(), compute: make(), idle: make(), comm_wait: make() };
+  const v = { step: make(), compute: make(), idle: make(), comm_wait: make(), waited: make(), caused: make() };
+  for (const w of an.waits || []) {
+    const j = col.get(w.step);
+    if (j === undefined || !rows[w.trace]) continue;
+    v.waited[w.trace * C + j] = w.waited_us;
+    v.caused[w.trace * C + j] = w.caused_us;
+  }
   const win = new Float64Array(R * C * 2).fill(NaN); // [start_us, end_us] of each cell's step
   for (const s of an.steps) {
     const i = s.trace * C + col.get(s.step);

@@ -74,7 +74,8 @@ const NO_STEPS = 'No steps found (no ProfilerStep#N, no Steps line): the step fi
  * absent)}. Returns {analyze(opts), toggle(on?),
  * useAsStep(name), shown(), last(), heatmap()}.
  */
-export function createOverview({ M, str, withCString, fmtCount, extra }) {
+// collectivesLine: () => a Promise of collectives.js's JSON (the summary line, waits).
+export function createOverview({ M, str, withCString, fmtCount, extra, collectivesLine = null }) {
   const $ = (id) => document.getElementById(id);
   const panel = $('overview');
   const button = $('overview-button');
@@ -301,6 +302,19 @@ export function createOverview({ M, str, withCString, fmtCount, extra }) {
       body.append(p);
     }
     body.append(showCauses(d));
+    if (d.traces.length > 1 && collectivesLine) { // collectives.js: who waited for whom, in one line
+      const p = el('p', 'collectives-line');
+      p.id = 'overview-collectives';
+      p.textContent = 'Collectives: matching…';
+      body.append(p);
+      collectivesLine().then((c) => {
+        p.textContent = c && c.collectives.length ? `Collectives: ${c.collectives_summary}` : 'Collectives: none found';
+        if (c && last === d) { // the heatmap's waited / caused cells
+          d.waits = c.waits;
+          heat.show(heatmapData(d));
+        }
+      }, () => { p.textContent = 'Collectives: could not be read'; });
+    }
     body.append(showDevices(d));
     if (d.traces.length > 1) {
       body.append(heatBox);

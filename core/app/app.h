@@ -459,6 +459,28 @@ const char *st_app_op_cost(st_app *app, const char *name, const char *args);
 const char *st_app_eff_json(st_app *app, const double *costs, uint32_t n, double peak_tflops,
                             double peak_gbps);
 
+/* ---- collectives (app_collectives.c; core/index/collectives.h) -------------
+ * coll_begin() over the last analyze() of the files shown -> 1, 0 (none);
+ * coll_add(k, bytes, len): file k's decoded input (NULL: no args: kinds
+ *   from the kernels' names) -> 1, 0 (bad k, twice, out of memory);
+ * coll_finish() -> {"collectives","clock_offsets","unaligned",
+ *   "critical_path","what_if","collectives_summary"} as `strata analyze
+ *   --json` writes them | "null";
+ * coll_select(i) selects collective i's kernels on every file -> how many
+ *   (-1 failed);
+ * coll_align() moves the files shown onto the clock the collectives give
+ *   (files without collectives keep their own) -> 1 + files moved, 0 failed;
+ * coll_path_select(step) selects the critical path of that step (its
+ *   collectives' kernels on their blockers, each compute segment's device
+ *   work that starts in it) -> how many events (-1: no such step).
+ * Dropped with the analysis. */
+int st_app_coll_begin(st_app *app);
+int st_app_coll_add(st_app *app, double k, const void *data, size_t len);
+const char *st_app_coll_finish(st_app *app);
+double st_app_coll_select(st_app *app, double index);
+int st_app_coll_align(st_app *app);
+double st_app_coll_path_select(st_app *app, double step);
+
 /* ---- op statistics, duration histograms, idle gaps (app_opstats.c) ----------
  * scope: 0 the whole trace, 1 the visible window, 2 step `step` (its window
  * in each file, as `strata analyze --step`), 3 the selection.

@@ -34,6 +34,7 @@ static void write_analysis(st_jout *o, st_app *app, const void *arg) {
 }
 
 void st_app_analyze_forget(st_app *app) {
+  st_app_coll_forget(app);
   st_analysis_destroy(app->an);
   app->an = NULL;
   st_free(&app->self_alloc, app->an_step);

@@ -224,6 +224,11 @@ struct st_app {
   int an_top, an_gaps;
   uint64_t an_moves; /* app->moves then */
   uint64_t an_made;  /* analyses made (st_analyze runs): a kept answer makes none */
+  /* the collectives over `an` (app_collectives.c; NULL: none), done once
+   * finished, their JSON */
+  struct st_collectives *coll;
+  int coll_done;
+  st_panel_buf coll_text;
 };
 
 /* ---- app_set.c ---- */
@@ -271,6 +276,9 @@ int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
 /* ---- app_analyze.c ---- */
 /* Drops the last analysis (the view it was of goes). */
 void st_app_analyze_forget(st_app *app);
+/* ---- app_collectives.c ---- */
+/* Drops the collectives (their analysis goes). */
+void st_app_coll_forget(st_app *app);
 /* ---- app_opstats.c ---- */
 /* Drops the analysis (the view goes). */
 void st_app_opstats_forget(st_app *app);

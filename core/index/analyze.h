@@ -249,6 +249,9 @@ typedef struct st_analysis_json_opts {
   const char *const *files;  /* per trace, may be NULL ("") */
   const char *const *groups; /* per trace, may be NULL ("") */
   const int64_t *shift_ns;   /* per trace, may be NULL (all 0) */
+  /* collectives.h: per_step rows gain "waited_us" and "caused_us" (their
+   * trace's, 0 without collectives in the step); NULL: not written */
+  const struct st_collectives *coll;
 } st_analysis_json_opts;
 size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *o, char *buf,
                         size_t cap);

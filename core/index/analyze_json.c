@@ -5,6 +5,7 @@
  */
 #include "analyze.h"
 #include "analyze_internal.h"
+#include "collectives.h"
 
 #include "json_out.h"
 
@@ -183,6 +184,14 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
       key(&o, "wall_us", 0);
       st_jout_us(&o, c->t.wall_ns);
       times_json(&o, &c->t);
+      if (jo && jo->coll) {
+        const st_coll_step_rank *w =
+            st_coll_step_find(jo->coll, v->trace, an->steps[v->first_step + j].number);
+        key(&o, "waited_us", 0);
+        st_jout_us(&o, w ? w->waited_ns : 0);
+        key(&o, "caused_us", 0);
+        st_jout_us(&o, w ? w->caused_ns : 0);
+      }
       st_jout_lit(&o, "}");
     }
   }

@@ -68,12 +68,19 @@ after(async () => {
 });
 
 // The CLI's JSON for the same files, "file" named as the page names it (the
-// file's name, not its path) and without analyze_ms (the time it took) and
-// the efficiency (issue 33).
+// file's name, not its path) and without analyze_ms / analyze_cpu_ms (the time it took),
+// the efficiency (issue 33) nor the collectives (issue 32: the page's are
+// window.strata.collectives(), tests/browser/collectives.test.mjs).
 function cliAnalyze(paths, extra = []) {
   const out = JSON.parse(execFileSync(CLI, ['analyze', ...paths, '--json', ...extra], { maxBuffer: 1 << 28 }).toString());
   delete out.analyze_ms;
+  delete out.analyze_cpu_ms;
   delete out.efficiency; // the page's is strata.efficiency() (args read asynchronously): roofline.test.mjs
+  for (const k of ['collectives', 'clock_offsets', 'unaligned', 'critical_path', 'what_if', 'collectives_summary']) delete out[k];
+  for (const r of out.per_step) {
+    delete r.waited_us;
+    delete r.caused_us;
+  }
   for (const t of out.traces) t.file = path.basename(t.file);
   return out;
 }

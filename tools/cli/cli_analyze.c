@@ -16,7 +16,8 @@
  *
  * --json prints st_analysis_json's object, plus "histogram" with --hist
  * NAME ({"name", "bins": [{"lo_us", "hi_us", "count"}]}, opstats.h's log
- * bins) and "analyze_ms" (the analysis alone, without the loads). Without
+ * bins), "analyze_ms" (the analysis alone, without the loads, the
+ * collectives included) and "analyze_cpu_ms" (its thread's CPU time). Without
  * --json a readable text. --step-name NAME makes every event of that name
  * a step; --ops N keeps N ops (default 20; 0 all); --gaps N the N longest
  * idle gaps (default 10); --from/--to (microseconds of each file's own
@@ -24,6 +25,15 @@
  * The efficiency (core/index/efficiency.h, README "How well the hardware
  * is used"): "efficiency" in the JSON, a table of ops' FLOPs in the text;
  * --peak-tflops / --peak-gbps give every device that peak.
+ * Collectives (core/index/collectives.h, issue 32): each file's
+ * communication kernels matched across the files, the clock offsets they
+ * give, waits, critical paths and what-ifs: --json adds "collectives",
+ * "clock_offsets", "unaligned", "critical_path", "what_if" and
+ * "collectives_summary", and per_step rows "waited_us" / "caused_us"; the
+ * text ends with the summary line and each step's blocker. --align
+ * collectives writes every time of the JSON on the clock the collectives
+ * give (collectives.h "aligned": ns from the first file with collectives'
+ * time 0; files without collectives on their own absolute clock).
  * Exit 1 if a file cannot be loaded, 2 on usage errors.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -32,6 +42,7 @@
 #include "cli_efficiency.h"
 
 #include "analyze.h"
+#include "cli_collectives.h"
 #include "json_out.h"
 #include "json_scan.h"
 
@@ -44,7 +55,7 @@ static int usage(void) {
       stderr,
       "usage: strata analyze FILE... [--json] [--wide] [--step-name NAME] [--ops N] [--gaps N]\n"
       "                      [--from US --to US | --step N] [--hist NAME]\n"
-      "                      [--peak-tflops T] [--peak-gbps G]\n"
+      "                      [--peak-tflops T] [--peak-gbps G] [--align collectives]\n"
       "                      " CLI_FEED_USAGE "\n");
   return 2;
 }
@@ -247,13 +258,71 @@ static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_b
   }
 }
 
+/* The collectives' summary and each step's blocker, critical path and the
+ * what-ifs (collectives.h). */
+static void print_collectives(const st_analysis *an, const cli_set *cs, const st_collectives *c) {
+  uint32_t n = st_analysis_traces(an), nc, np;
+  const char **names = calloc(n, sizeof *names);
+  if (!names) return;
+  for (uint32_t k = 0; k < n; k++) names[k] = cli_set_file(cs, k).group;
+  st_colls(c, &nc);
+  if (!nc) {
+    free(names);
+    return;
+  }
+  char line[512], a[32], b[32];
+  st_coll_summary(c, names, line, sizeof line);
+  printf("\ncollectives: %u matched; %s\n", nc, line);
+  const st_coll_path *paths = st_coll_paths(c, &np);
+  const st_coll_segment *segs = st_coll_segments(c, NULL);
+  const st_coll *cl = st_colls(c, NULL);
+  for (uint32_t p = 0; p < np; p++) {
+    us_text(paths[p].total_ns, a, sizeof a);
+    printf("  step %lld: %s, critical path:", (long long)paths[p].step, a);
+    for (uint32_t s = 0; s < paths[p].segments; s++) {
+      const st_coll_segment *g = &segs[paths[p].first_segment + s];
+      us_text(g->end_ns - g->start_ns, b, sizeof b);
+      printf("%s [%u] %.*s %s", s ? "," : "", g->trace,
+             (int)(g->collective ? cl[g->coll].kind_len : 6),
+             g->collective ? cl[g->coll].kind : "device", b);
+    }
+    printf("\n");
+  }
+  const uint8_t *has;
+  const double *w = st_coll_what_if(c, &has);
+  printf("what if a rank's compute ran at the median rank's (step time saved):");
+  for (uint32_t k = 0; k < n; k++)
+    if (has[k]) {
+      us_text((int64_t)w[k], a, sizeof a);
+      printf(" [%u] %s", k, a);
+    }
+  printf("\n");
+  const st_coll_offset *off = st_coll_offsets(c);
+  printf("clock offsets (from matched collectives):");
+  for (uint32_t k = 0; k < n; k++) {
+    if (!off[k].has) {
+      printf(" [%u] none (own clock)", k);
+      continue;
+    }
+    us_text(off[k].offset_ns, a, sizeof a);
+    us_text(off[k].residual_ns, b, sizeof b);
+    printf(" [%u] %s (residual %s)", k, a, b);
+  }
+  printf("\n");
+  free(names);
+}
+
 static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
-                       uint32_t nbins, const char *hist, double ms, const st_efficiency *eff) {
+                       uint32_t nbins, const char *hist, double ms, double cpu_ms,
+                       const st_collectives *coll, int align, const st_efficiency *eff) {
   uint32_t n = st_analysis_traces(an);
   const char **groups = calloc(n, sizeof *groups);
   if (!groups) return;
   for (uint32_t k = 0; k < n; k++) groups[k] = cli_set_file(cs, k).group;
-  st_analysis_json_opts jo = {.files = cs->files, .groups = groups};
+  int64_t *shift = align && coll ? calloc(n, sizeof *shift) : NULL;
+  for (uint32_t k = 0; shift && k < n; k++) shift[k] = -(st_coll_aligned(coll, k, 0));
+  st_analysis_json_opts jo = {
+      .files = cs->files, .groups = groups, .shift_ns = shift, .coll = coll};
   size_t need = st_analysis_json(an, &jo, NULL, 0) + 1;
   char *out = malloc(need);
   if (out) {
@@ -262,6 +331,16 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
     fputs(out, stdout);
     free(out);
   }
+  if (coll) {
+    need = st_collectives_json(coll, groups, NULL, 0) + 1;
+    out = malloc(need);
+    if (out) {
+      st_collectives_json(coll, groups, out, need);
+      fputs(out, stdout);
+      free(out);
+    }
+  }
+  free(shift);
   free(groups);
   if (hist) {
     char name[1024];
@@ -281,11 +360,11 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
     if (!eo.nomem) printf(",\"efficiency\":%.*s", (int)eo.len, eo.buf);
     st_free(NULL, eo.buf);
   }
-  printf(",\"analyze_ms\":%.3f}\n", ms);
+  printf(",\"analyze_ms\":%.3f,\"analyze_cpu_ms\":%.3f}\n", ms, cpu_ms);
 }
 
 int strata_cmd_analyze(int argc, char **argv) {
-  int json = 0, has_from = 0, has_to = 0, wide = 0;
+  int json = 0, has_from = 0, has_to = 0, wide = 0, align = 0;
   const char *hist = NULL;
   st_analyze_opts o;
   memset(&o, 0, sizeof o);
@@ -334,6 +413,9 @@ int strata_cmd_analyze(int argc, char **argv) {
       double v = strtod(argv[++i], &end);
       if (*end || !(v > 0) || v > 1e9) return free(files), usage();
       *(a[7] == 't' ? &eo.peak_tflops : &eo.peak_gbps) = v;
+    } else if (!strcmp(a, "--align") && more) {
+      if (strcmp(argv[++i], "collectives") != 0) return free(files), usage();
+      align = 1;
     } else if (!strcmp(a, "--hist") && more) {
       hist = argv[++i];
     } else if (a[0] != '-' || !a[1]) {
@@ -352,19 +434,38 @@ int strata_cmd_analyze(int argc, char **argv) {
   cli_set cs;
   int rc = cli_set_load(&cs, files, n, 1, &fo);
   st_analysis *an = NULL;
+  st_collectives *coll = NULL;
   const st_trace **traces = rc ? NULL : calloc(n, sizeof *traces);
   if (!rc && !traces) rc = 1;
-  double ms = 0;
+  double ms = 0, cpu_ms = 0;
   if (!rc) {
     for (uint32_t k = 0; k < n; k++) traces[k] = cli_set_file(&cs, k).trace;
-    double t0 = cli_now_ms();
+    double t0 = cli_now_ms(), c0 = cli_clock_ms(CLOCK_THREAD_CPUTIME_ID);
     st_error err;
     an = st_analyze(NULL, traces, n, &o, &err);
     if (!an) {
       fprintf(stderr, "strata: analyze: %s\n", err.msg);
       rc = 1;
     }
+    if (an) {
+      cli_coll_file *cf = NULL;
+      st_coll_source *src = cli_coll_sources(&cs, &cf);
+      /* one file's bytes in memory at a time */
+      coll = src ? st_collectives_begin(NULL, an) : NULL;
+      for (uint32_t k = 0; coll && k < n; k++) {
+        st_code c = st_collectives_add(coll, k, &src[k]);
+        cli_coll_file_drop(cf, k);
+        if (c != ST_OK) st_collectives_destroy(coll), coll = NULL;
+      }
+      if (coll && st_collectives_finish(coll) != ST_OK) st_collectives_destroy(coll), coll = NULL;
+      cli_coll_sources_free(src, cf, n);
+      if (!coll) {
+        fprintf(stderr, "strata: analyze: collectives: out of memory\n");
+        rc = 1;
+      }
+    }
     ms = cli_now_ms() - t0;
+    cpu_ms = cli_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
   }
   if (an) {
     st_hist_bin bins[ST_HIST_BINS_MAX];
@@ -391,14 +492,16 @@ int strata_cmd_analyze(int argc, char **argv) {
     }
     st_efficiency *eff = cli_efficiency(an, &cs, &eo);
     if (json) {
-      print_json(an, &cs, bins, nbins, hist, ms, eff);
+      print_json(an, &cs, bins, nbins, hist, ms, cpu_ms, coll, align, eff);
     } else {
       print_text(an, &cs, bins, nbins, hist, o.top_ops, wide);
       if (eff) cli_efficiency_text(eff, wide);
+      if (coll) print_collectives(an, &cs, coll);
     }
     st_efficiency_destroy(eff);
     cli_set_warn_damaged(&cs);
   }
+  st_collectives_destroy(coll);
   st_analysis_destroy(an);
   free(traces);
   cli_set_free(&cs);

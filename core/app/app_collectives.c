@@ -1,0 +1,196 @@
+/* app_collectives.c: the collectives of the files shown (issue 32; app.h
+ * "collectives"; core/index/collectives.h) over the last analysis: the
+ * page reads each file's decoded bytes and hands them over one file at a
+ * time (coll_add), then asks for the JSON `strata analyze --json` adds;
+ * selecting a collective's kernels on every rank; moving the files onto
+ * the clock the collectives give. Calls app_view.c.
+ */
+#include "app_internal.h"
+
+#include <string.h>
+
+#include "analyze.h"
+#include "collectives.h"
+
+void st_app_coll_forget(st_app *app) {
+  st_collectives_destroy(app->coll);
+  app->coll = NULL;
+  app->coll_done = 0;
+}
+
+int st_app_coll_begin(st_app *app) {
+  st_app_coll_forget(app);
+  if (!app->an || st_analysis_traces(app->an) != st_app_count(app)) return 0;
+  app->coll = st_collectives_begin(&app->alloc, app->an);
+  return app->coll != NULL;
+}
+
+typedef struct mem_src {
+  const uint8_t *data;
+  size_t len;
+} mem_src;
+
+static int mem_read(void *ud, uint64_t offset, uint64_t length, const uint8_t **data, size_t *len) {
+  const mem_src *m = ud;
+  if (offset > m->len) offset = m->len;
+  *data = m->data + offset;
+  *len = m->len - (size_t)offset < length ? m->len - (size_t)offset : (size_t)length;
+  return 1;
+}
+
+int st_app_coll_add(st_app *app, double k, const void *data, size_t len) {
+  if (!app->coll || app->coll_done || !(k >= 0 && k < (double)st_app_count(app))) return 0;
+  st_traceset_file f;
+  if (!st_traceset_get(app->set, st_app_part(app, (uint32_t)k), &f)) return 0;
+  mem_src m = {data, data ? len : 0};
+  st_coll_source s = {data ? f.args : NULL, mem_read, &m};
+  return st_collectives_add(app->coll, (uint32_t)k, &s) == ST_OK;
+}
+
+static void write_coll(st_jout *o, st_app *app, const void *arg) {
+  const char *const *names = arg;
+  size_t room = o->len < o->cap ? o->cap - o->len : 0;
+  /* its members start with a comma: '{' written over it */
+  size_t at = o->len;
+  o->len += st_collectives_json(app->coll, names, room ? o->buf + o->len : NULL, room);
+  if (at < o->cap) o->buf[at] = '{';
+  st_jout_lit(o, "}");
+}
+
+const char *st_app_coll_finish(st_app *app) {
+  if (!app->coll) return "null";
+  if (!app->coll_done) {
+    if (st_collectives_finish(app->coll) != ST_OK) {
+      st_app_coll_forget(app);
+      return "null";
+    }
+    app->coll_done = 1;
+  }
+  uint32_t n = st_app_count(app);
+  const char *names[ST_APP_MAX_TRACES];
+  for (uint32_t k = 0; k < n && k < ST_APP_MAX_TRACES; k++) {
+    st_traceset_file f;
+    names[k] = st_traceset_get(app->set, st_app_part(app, k), &f) ? f.group : "";
+  }
+  const char *out = st_app_json(app, &app->coll_text, write_coll, names, NULL);
+  return out ? out : "null";
+}
+
+double st_app_coll_select(st_app *app, double index) {
+  uint32_t nc, np;
+  if (!app->ui || !app->trace || !app->coll || !app->coll_done) return -1;
+  const st_coll *cl = st_colls(app->coll, &nc);
+  if (!(index >= 0 && index < (double)nc)) return -1;
+  const st_coll *c = &cl[(uint32_t)index];
+  const st_coll_member *m = st_coll_members(app->coll, NULL);
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  st_selection *sel = st_selection_create(&app->alloc);
+  if (!sel) return -1;
+  int ok = 1;
+  for (uint32_t i = 0; ok && i < c->members; i++) {
+    const st_coll_member *x = &m[c->first_member + i];
+    uint32_t row = (np && x->trace < np ? parts[x->trace].row_base : 0) + x->kernel.row;
+    ok = st_selection_add(sel, row, x->kernel.index, x->kernel.index + 1) == ST_OK;
+  }
+  unsigned ch = ok ? st_ui_set_selection(app->ui, sel) : 0;
+  st_app_apply(app, ch);
+  st_selection_destroy(sel);
+  return ch ? (double)c->members : -1;
+}
+
+int st_app_coll_align(st_app *app) {
+  uint32_t n = st_app_count(app);
+  if (!app->coll || !app->coll_done || n < 2 || n > ST_APP_MAX_TRACES) return 0;
+  /* file k's time 0 at its aligned time 0 from the anchor's (the least):
+   * each move normalises every offset, so the anchor's is read again */
+  int64_t want[ST_APP_MAX_TRACES];
+  uint32_t anchor = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    want[k] = st_coll_aligned(app->coll, k, 0);
+    if (want[k] < want[anchor]) anchor = k;
+  }
+  int moved = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    st_traceset_file f, fa;
+    st_trace_handle h = st_app_part(app, k);
+    if (k == anchor) continue;
+    if (!st_traceset_get(app->set, h, &f) ||
+        !st_traceset_get(app->set, st_app_part(app, anchor), &fa))
+      return 0;
+    int64_t to = fa.offset_ns + (want[k] - want[anchor]);
+    if (f.offset_ns == to) continue;
+    if (!st_app_set_offset_ns(app, h, (double)to)) return 0;
+    moved++;
+  }
+  return moved + 1;
+}
+
+/* The aligned time a of file k, in its own ns (the inverse of
+ * st_coll_aligned). */
+static int64_t own_time(const st_collectives *c, uint32_t k, int64_t a) {
+  return a - st_coll_aligned(c, k, 0);
+}
+
+double st_app_coll_path_select(st_app *app, double step) {
+  uint32_t np, npath, nd;
+  if (!app->ui || !app->trace || !app->coll || !app->coll_done || !app->an) return -1;
+  const st_coll_path *paths = st_coll_paths(app->coll, &npath);
+  const st_coll_path *p = NULL;
+  for (uint32_t i = 0; i < npath && !p; i++)
+    if ((double)paths[i].step == step) p = &paths[i];
+  if (!p) return -1;
+  const st_coll_segment *segs = st_coll_segments(app->coll, NULL);
+  const st_coll *cl = st_colls(app->coll, NULL);
+  const st_coll_member *mb = st_coll_members(app->coll, NULL);
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  const st_an_device *dev = st_analysis_devices(app->an, &nd);
+  st_selection *sel = st_selection_create(&app->alloc);
+  if (!sel) return -1;
+  double count = 0;
+  int ok = 1;
+  for (uint32_t s = 0; ok && s < p->segments; s++) {
+    const st_coll_segment *g = &segs[p->first_segment + s];
+    uint32_t base = np && g->trace < np ? parts[g->trace].row_base : 0;
+    if (g->collective) { /* the collective's kernel on that rank */
+      const st_coll *c = &cl[g->coll];
+      for (uint32_t m = 0; m < c->members; m++) {
+        const st_coll_member *x = &mb[c->first_member + m];
+        if (x->trace != g->trace) continue;
+        ok = st_selection_add(sel, base + x->kernel.row, x->kernel.index, x->kernel.index + 1) ==
+             ST_OK;
+        count++;
+        break;
+      }
+      continue;
+    }
+    /* compute: the device work of that rank inside the segment */
+    const st_trace *t = st_analysis_trace(app->an, g->trace);
+    const st_row *rows = st_trace_rows(t, NULL);
+    int64_t t0 = own_time(app->coll, g->trace, g->start_ns);
+    int64_t t1 = own_time(app->coll, g->trace, g->end_ns);
+    for (uint32_t d = 0; ok && d < nd; d++) {
+      if (dev[d].trace != g->trace) continue;
+      uint32_t *dr = NULL, ndr = 0;
+      if (st_analysis_device_rows(app->an, &app->alloc, d, &dr, &ndr) != ST_OK) {
+        ok = 0;
+        break;
+      }
+      for (uint32_t q = 0; ok && q < ndr; q++) {
+        const st_row *r = &rows[dr[q]];
+        uint32_t lo = st_row_first_end_gt(r, t0), hi = lo;
+        while (hi < r->count && r->start[hi] < t1) hi++;
+        /* only work that starts inside the segment (not the collective before) */
+        while (lo < hi && r->start[lo] < t0) lo++;
+        if (hi > lo) {
+          ok = st_selection_add(sel, base + dr[q], lo, hi) == ST_OK;
+          count += hi - lo;
+        }
+      }
+      st_free(&app->alloc, dr);
+    }
+  }
+  unsigned ch = ok ? st_ui_set_selection(app->ui, sel) : 0;
+  st_app_apply(app, ch);
+  st_selection_destroy(sel);
+  return ch ? count : -1;
+}
