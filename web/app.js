@@ -1046,6 +1046,42 @@ function watchDpr() {
   );
 }
 
+// ---- panels over the timeline ------------------------------------------------------
+
+// The part of the canvas the open panels cover, from its top and from its
+// bottom (a panel nearer the top covers down to its bottom edge, else up from
+// its top edge), told to the core (st_wasm_set_cover): a navigation (search,
+// an Overview figure, a heatmap cell, a diff row, an event's link) brings its
+// target into the part no panel covers, and moves it out from under a panel
+// that opens or grows.
+const TIMELINE_GUTTER_PX = 220;
+let coverSent = '';
+function updateCover() {
+  if (!M) return;
+  const c = ui.canvas.getBoundingClientRect();
+  let top = 0, bottom = 0;
+  for (const el of document.querySelectorAll('#stage > aside')) {
+    if (el.hidden || !el.offsetParent) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) continue;
+    if (r.right <= c.left + TIMELINE_GUTTER_PX || r.left >= c.right || r.bottom <= c.top || r.top >= c.bottom) continue;
+    if (r.top - c.top < c.bottom - r.bottom) top = Math.max(top, r.bottom - c.top);
+    else bottom = Math.max(bottom, c.bottom - r.top);
+  }
+  const key = `${Math.ceil(top)},${Math.ceil(bottom)}`;
+  if (key === coverSent) return;
+  coverSent = key;
+  M._st_wasm_set_cover(Math.ceil(top), Math.ceil(bottom));
+}
+
+function watchCover() {
+  const ro = new ResizeObserver(updateCover);
+  ro.observe(ui.canvas);
+  for (const el of document.querySelectorAll('#stage > aside')) ro.observe(el);
+  new MutationObserver(updateCover).observe(document.getElementById('stage'), { attributes: true, subtree: true, attributeFilter: ['hidden'] });
+  updateCover();
+}
+
 // ---- page wiring --------------------------------------------------------------
 
 function wireUi() {
@@ -1333,6 +1369,7 @@ async function start() {
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });
+  watchCover(); // after every panel exists
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

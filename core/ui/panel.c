@@ -371,6 +371,8 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
   uint32_t n, np;
   const st_layout_item *items = st_layout_items(lay, &n);
   const st_process *ps = st_trace_processes(t, &np);
+  uint32_t nparts;
+  const st_trace_part *parts = st_trace_parts(t, &nparts);
   char label[320];
   lit(&w, "[");
   int first = 1;
@@ -388,6 +390,10 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
     str(&w, label, len);
     lit(&w, ",\"section\":");
     str_id(&w, t, ps[it->process].name);
+    for (uint32_t k = 0; k < nparts; k++) /* several files: the file's index */
+      if (it->process >= parts[k].process_base &&
+          it->process - parts[k].process_base < parts[k].process_count)
+        fmt(&w, ",\"part\":%u", k);
     fmt(&w, ",\"pid\":%lld,\"kind\":\"%s\",\"y\":", (long long)ps[it->process].pid,
         it->kind == ST_LAYOUT_COUNTER ? "counter" : "rows");
     num(&w, it->y);
