@@ -80,9 +80,12 @@ test('labels: every slice label on a ranks profile is its name or a cut of it wi
   const file = path.join(dir, 'rank-0.json');
   execFileSync(GEN, ['-n', '20000', '--steps', '12', '--rank', '0', '--first-step', '100', '-o', file], { stdio: 'ignore' });
   const trace = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const evs = trace.traceEvents.filter((e) => e.ph === 'X');
+  const evs = trace.traceEvents.filter((e) => e.ph === 'X' || e.ph === 'B');
   const names = new Set(evs.map((e) => e.name));
-  const steps = evs.filter((e) => /^ProfilerStep#\d+$/.test(e.name)).sort((a, b) => a.ts - b.ts);
+  // the host steps: B/E pairs on one thread
+  const steps = evs.filter((e) => e.ph === 'B' && /^ProfilerStep#\d+$/.test(e.name)).sort((a, b) => a.ts - b.ts);
+  const ends = trace.traceEvents.filter((e) => e.ph === 'E' && e.tid === steps[0]?.tid).map((e) => e.ts).sort((a, b) => a - b);
+  for (const st of steps) st.dur = ends.find((t) => t > st.ts) - st.ts;
   assert.ok(steps.length >= 10, `the generator's steps: ${steps.length}`);
   const app = await appWithModule();
   t.after(() => app.close());
@@ -121,7 +124,8 @@ test('labels: long templated kernel names are cut in the middle, their end kept'
   assert.ok(r.ok, r.message);
   const v = await app.view();
   const windows = [];
-  for (let k = 0; k < 12; k++) windows.push({ start_us: v.start_us, end_us: v.start_us + (v.end_us - v.start_us) / (1 + k * 0.8) });
+  // zoomed in 1x to 60x on the start: every kernel label from a few px to most of the timeline
+  for (let k = 0; k < 16; k++) windows.push({ start_us: v.start_us, end_us: v.start_us + (v.end_us - v.start_us) / Math.pow(60, k / 15) });
   const seen = await sweep(app, windows, names);
   assert.ok(seen.length > 20, `labels drawn: ${seen.length}`);
   const middle = seen.filter((l) => l.drawn !== l.given && /\(Params<\d+>\)$/.test(l.drawn));
@@ -217,6 +221,8 @@ before(() => {
   };
   gen('gaps', ['--gpus', '8', '--idle-gap', '5000', '--idle-every', '4']);
   for (let r = 0; r < 3; r++) gen(`rank-${r}`, ['--rank', String(r), '--gpus', '4', '--noise-seed', String(r + 1)]);
+  // short files: the last one's tracks cannot scroll to the top of the canvas
+  for (let r = 0; r < 3; r++) gen(`small-${r}`, ['--rank', String(r), '--gpus', '1', '--noise-seed', String(r + 1)]);
 });
 after(() => { if (genDir) fs.rmSync(genDir, { recursive: true, force: true }); });
 
@@ -239,7 +245,7 @@ test('navigation: the Overview idle figure of the last device lands above the Ov
 test('navigation: a heatmap cell of the last rank lands above the Overview', async (t) => {
   const app = await appWithModule();
   t.after(() => app.close());
-  await openFiles(app, [gfiles['rank-0'], gfiles['rank-1'], gfiles['rank-2']]);
+  await openFiles(app, [gfiles['small-0'], gfiles['small-1'], gfiles['small-2']]);
   await app.page.click('#canvas', { position: { x: 800, y: 100 } });
   await app.page.keyboard.press('o');
   await app.page.waitForSelector('#overview-devices tbody tr');
@@ -283,6 +289,7 @@ test('navigation: a click on a diff row lands its first event above the Diff tab
   const c = await app.page.locator('#canvas').boundingBox();
   await app.page.mouse.move(c.x + 800, c.y + 300);
   for (let i = 0; i < 20; i++) await app.page.mouse.wheel(0, 400);
+  await app.page.waitForFunction(() => window.strata.view().scroll_y > 200);
   await app.page.click('#diff-button');
   await app.page.waitForSelector('#diff-body tr');
   await app.page.click('#diff-body tr:first-child');
@@ -290,4 +297,76 @@ test('navigation: a click on a diff row lands its first event above the Diff tab
   assert.ok(sel.length > 0, 'the row selects its events');
   const first = Math.min(...sel.map((x) => x.row));
   assert.deepEqual(await notClear(app, [first], `diff row ${sel[0].name}`), []);
+});
+
+// ---- view().pending ----------------------------------------------------------------
+
+test('pending: right after setView into a part of a streamed trace that must be read, view().pending is the bytes to read; waiting for 0 waits for the window', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-pending-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'big.trace.json');
+  const ev = [];
+  for (let i = 0; i < 120_000; i++) ev.push(`{"ph":"X","pid":1,"tid":${1 + (i % 6)},"ts":${5000 + i},"dur":${1 + (i % 4)},"name":"op${i % 13}","args":{"i":${i}}}`);
+  fs.writeFileSync(file, `{"traceEvents":[\n${ev.join(',\n')}\n]}\n`);
+  const app = await ctx.app({ query: '?stream=1&window_mb=4', viewport: VIEWPORT });
+  t.after(() => app.close());
+  const out = await app.openViaInput(file);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  await app.page.evaluate(() => window.strata.settle());
+  for (const at of [0.3, 0.7]) {
+    const a = 5000 + 120_000 * at;
+    const r = await app.page.evaluate(([a, b]) => {
+      const set = window.strata.setView({ start_us: a, end_us: b });
+      return { set: set.pending, now: window.strata.view().pending, window: window.strata.streaming().files[0].window_ns };
+    }, [a, a + 200]);
+    assert.ok(r.now > 0 && r.set > 0, `pending at once after setView: ${JSON.stringify(r)}`);
+    // a script that waits for 0 finds the window read
+    await app.page.waitForFunction(() => window.strata.view().pending === 0, null, { timeout: 60_000 });
+    const w = await app.page.evaluate(() => window.strata.streaming().files[0].window_ns);
+    assert.ok(w && w[0] <= (a - 5000) * 1000 && w[1] >= (a + 200 - 5000) * 1000, `the window covers the view once pending is 0: ${JSON.stringify(w)}`);
+  }
+});
+
+// ---- Perfetto tracks without a descriptor -------------------------------------------
+
+// protobuf: varint fields and length-delimited messages
+const pbVarint = (n) => { const out = []; let v = BigInt(n); do { let b = Number(v & 0x7fn); v >>= 7n; if (v) b |= 0x80; out.push(b); } while (v); return out; };
+const pbU = (num, v) => [...pbVarint(num << 3), ...pbVarint(v)];
+const pbB = (num, bytes) => [...pbVarint((num << 3) | 2), ...pbVarint(bytes.length), ...bytes];
+const pbS = (num, s) => pbB(num, [...Buffer.from(s)]);
+const packet = (fields) => pbB(1, fields);
+
+test('Perfetto: tracks without a descriptor are gathered after the named processes, collapsed, and still found by search', async (t) => {
+  const bytes = [];
+  // 600 tracks whose descriptors never arrived, one instant each, first in the file
+  for (let k = 0; k < 600; k++) bytes.push(...packet([...pbU(8, 1000 + k), ...pbU(10, 2), ...pbB(11, [...pbU(9, 3), ...pbU(11, 541 + k), ...pbS(23, `lost.${k}`)])]));
+  const named = [['Browser', 1], ['Renderer', 2], ['GPU Process', 3]];
+  for (const [name, pid] of named) {
+    bytes.push(...packet([...pbU(10, 1), ...pbB(60, [...pbU(1, 100 * pid), ...pbB(3, [...pbU(1, pid), ...pbS(6, name)])])]));
+    bytes.push(...packet([...pbU(10, 1), ...pbB(60, [...pbU(1, 100 * pid + 1), ...pbU(5, 100 * pid), ...pbB(4, [...pbU(1, pid), ...pbU(2, pid * 10), ...pbS(5, 'CrMain')])])]));
+    bytes.push(...packet([...pbU(8, 1000), ...pbU(10, 1), ...pbB(11, [...pbU(9, 1), ...pbU(11, 100 * pid + 1), ...pbS(23, `${name} work`)])]));
+    bytes.push(...packet([...pbU(8, 2500), ...pbU(10, 1), ...pbB(11, [...pbU(9, 2), ...pbU(11, 100 * pid + 1)])]));
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-pf-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'scrolling.pftrace');
+  fs.writeFileSync(file, Buffer.from(bytes));
+  const app = await appWithModule();
+  t.after(() => app.close());
+  const r = await app.openViaInput(file);
+  assert.equal(r.type, 'strata:loaded', JSON.stringify(r));
+  const tracks = await app.page.evaluate(() => window.strata.tracks());
+  const sections = [...new Set(tracks.map((k) => k.section))];
+  assert.deepEqual([...sections].sort(), named.map((n) => n[0]).sort(), `the named processes first, the gathering collapsed: ${sections.slice(0, 8).join(' | ')}`);
+  // search reaches a gathered track's event, and opens its section
+  await app.page.click('#search');
+  await app.page.keyboard.type('lost.417');
+  await app.page.waitForFunction(() => /1 match/.test(document.getElementById('search-count').textContent));
+  await app.page.keyboard.press('Enter');
+  const [e] = await app.page.evaluate(() => window.strata.selection());
+  assert.equal(e && e.name, 'lost.417');
+  const after = await app.page.evaluate(() => window.strata.tracks());
+  const g = after.find((k) => e.row >= k.first_row && e.row < k.first_row + k.rows);
+  assert.equal(g && g.section, '600 tracks without a descriptor');
+  assert.equal(after.at(-1).section, '600 tracks without a descriptor', 'after the named processes');
 });
