@@ -153,6 +153,13 @@ function renderStatus() {
   ui.status.textContent = [baseStatus, streamStatus].filter(Boolean).join(' · ');
 }
 
+// The status line and the trace's name carry their whole text on hover, whatever set it.
+function titleFollowsText(el) {
+  const sync = () => { el.title = el.textContent; };
+  new MutationObserver(sync).observe(el, { childList: true, characterData: true, subtree: true });
+  sync();
+}
+
 const nextTick = () => new Promise((r) => setTimeout(r, 0));
 
 // ---- sources: each yields Uint8Array chunks ------------------------------
@@ -1370,6 +1377,7 @@ async function start() {
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });
   watchCover(); // after every panel exists
+  titleFollowsText(ui.status);
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

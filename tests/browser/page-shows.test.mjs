@@ -370,3 +370,31 @@ test('Perfetto: tracks without a descriptor are gathered after the named process
   assert.equal(g && g.section, '600 tracks without a descriptor');
   assert.equal(after.at(-1).section, '600 tracks without a descriptor', 'after the named processes');
 });
+
+// ---- the top bar and the status line ---------------------------------------------------
+
+test('toolbar: one row of controls at 1280 and 1600 px; the status line is readable whole, and whole on hover', async (t) => {
+  for (const width of [1280, 1600]) {
+    const app = await ctx.app({ viewport: { width, height: 1000 } });
+    t.after(() => app.close());
+    await app.demoLoaded();
+    const r = await app.page.evaluate(() => {
+      const bar = document.getElementById('topbar').getBoundingClientRect();
+      const tops = [...document.getElementById('topbar').children].filter((e) => !e.hidden && e.getBoundingClientRect().width > 0)
+        .map((e) => ({ id: e.id || e.className, r: e.getBoundingClientRect() }));
+      const st = document.getElementById('status');
+      return {
+        barH: bar.height,
+        rows: tops.filter((x) => x.r.top > bar.top + bar.height / 2).map((x) => x.id),
+        off: tops.filter((x) => x.r.right > bar.right + 0.5).map((x) => x.id),
+        status: { text: st.textContent, title: st.title, w: st.getBoundingClientRect().width, whole: st.scrollWidth <= st.clientWidth + 1 },
+      };
+    });
+    assert.deepEqual(r.rows, [], `${width} px: controls on a second row`);
+    assert.deepEqual(r.off, [], `${width} px: controls cut off`);
+    assert.ok(r.barH < 44, `${width} px: the bar is one row high: ${r.barH}`);
+    assert.match(r.status.text, /events/, 'the status line says what was loaded');
+    assert.ok(r.status.whole && r.status.w > 600, `${width} px: the status line is read whole: ${JSON.stringify(r.status)}`);
+    assert.equal(r.status.title, r.status.text, 'its whole text on hover');
+  }
+});
