@@ -9,7 +9,7 @@
 // Sharing and embedding (?url=, #t=..&sel=.., ?embed=1, postMessage,
 // standalone files) live in embed.js; this file calls its hooks.
 
-import { createPanels, fmtDur } from './panels.js';
+import { createPanels, fmtDur, counted } from './panels.js';
 import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
 import { createTracks } from './tracks.js';
@@ -140,8 +140,8 @@ function showLoaded(name, stats) {
   const parts = [];
   if (stats) {
     parts.push(`${fmtCount(stats.events)} events`);
-    parts.push(`${fmtCount(stats.processes)} processes`);
-    parts.push(`${fmtCount(stats.threads)} threads`);
+    parts.push(counted(stats.processes, 'process', 'processes', fmtCount));
+    parts.push(counted(stats.threads, 'thread', 'threads', fmtCount));
     if (stats.format) parts.push(stats.format + (stats.compressed ? ' (gzip)' : ''));
     if (typeof stats.load_ms === 'number') parts.push(`loaded in ${Math.round(stats.load_ms)} ms`);
   }
@@ -796,7 +796,9 @@ function flowLinks(ev, dir) {
     a.dataset.row = String(o.row);
     a.dataset.index = String(o.index);
     const where = [o.process, o.thread].filter(Boolean).join(' / ');
-    a.textContent = `${dir === 'out' ? '→' : '←'} ${o.name || '(unnamed)'}${where ? `  (${where})` : ''}  @ ${o.ts_us} us`;
+    // at its start from the trace's start, as the event's own "start" (the file's time on hover)
+    a.textContent = `${dir === 'out' ? '→' : '←'} ${o.name || '(unnamed)'}${where ? `  (${where})` : ''}  @ ${o.start_text ?? `${o.ts_us} us`}`;
+    a.title = `${o.ts_us} us in the file`;
     a.addEventListener('click', (e) => {
       e.preventDefault();
       M._st_wasm_reveal(o.row, o.index);
@@ -921,7 +923,11 @@ function onUi(bits) {
     if (!h) {
       ui.tooltip.hidden = true;
     } else {
-      ui.tooltip.textContent = h.kind === 'counter' ? `${h.name}: ${h.value}` : `${h.name}  ${h.dur_text || ''}`;
+      // an event narrower than a pixel is drawn in a hatched block of merged events (lod.h: min 1 px)
+      const v = h.kind === 'event' ? JSON.parse(str(M._st_wasm_view_json())) : null;
+      const nsPerPx = v ? ((v.end_us - v.start_us) * 1000) / Math.max(1, ui.canvas.clientWidth - TIMELINE_GUTTER_PX) : 0;
+      const merged = v && h.dur_ns < nsPerPx ? ' · in a hatched block: events too small to draw apart, merged (zoom in to see each)' : '';
+      ui.tooltip.textContent = h.kind === 'counter' ? `${h.name}: ${h.value_text ?? h.value}` : `${h.name}  ${h.dur_text || ''}${merged}`;
       ui.tooltip.style.left = `${Math.round(pointer.x + 14)}px`;
       ui.tooltip.style.top = `${Math.round(pointer.y + 16)}px`;
       ui.tooltip.hidden = false;
@@ -930,7 +936,14 @@ function onUi(bits) {
 }
 
 function wirePanels() {
-  ui.canvas.addEventListener('mousemove', (e) => { pointer = { x: e.offsetX, y: e.offsetY }; }, { passive: true });
+  // the pointer where it is now, before the core's handlers report the hover it causes:
+  // the tooltip goes by the mouse, not by its previous position
+  const track = (e) => {
+    const r = ui.canvas.getBoundingClientRect();
+    pointer = { x: e.clientX - r.left, y: e.clientY - r.top };
+  };
+  window.addEventListener('pointermove', track, { capture: true, passive: true });
+  window.addEventListener('mousemove', track, { capture: true, passive: true });
   ui.canvas.addEventListener('mouseleave', () => { ui.tooltip.hidden = true; }, { passive: true });
   const nameSearch = (t) => {
     argsSearch.cancel();

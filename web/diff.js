@@ -8,6 +8,7 @@
 // named, with its p; above the table the headline (step time and device busy
 // per step, B - A with a 95 % interval) and the rollup by kind; a click
 // selects the row's events in both. Names are untrusted: textContent only.
+import { counted } from './panels.js';
 
 const COLS = [
   ['name', 'name'], ['count_a', 'count A'], ['count_b', 'count B'],
@@ -75,7 +76,7 @@ export function createDiff({ M, str, withCString, onChange }) {
     const kinds = (d.rollup || []).filter((k) => k.d_total_us !== 0)
       .sort((x, y) => Math.abs(y.d_total_us) - Math.abs(x.d_total_us)).slice(0, 5);
     if (kinds.length) {
-      line('diff-rollup', `by kind: ${kinds.map((k) => `${k.kind} ${signed(k.d_total_us)} (${k.regressions} of ${k.rows} rows slower, ${k.improvements} faster)`).join('; ')}`);
+      line('diff-rollup', `by kind: ${kinds.map((k) => `${k.kind} ${signed(k.d_total_us)} (${k.regressions} of ${counted(k.rows, 'row')} slower, ${k.improvements} faster)`).join('; ')}`);
     }
   }
 
@@ -132,7 +133,7 @@ export function createDiff({ M, str, withCString, onChange }) {
       });
       body.append(tr);
     });
-    meta.textContent = `${d.rows.length} rows · ${d.regressions} regressions · ${d.improvements} improvements · ` +
+    meta.textContent = `${counted(d.rows.length, 'row')} · ${counted(d.regressions, 'regression')} · ${counted(d.improvements, 'improvement')} · ` +
       `${d.not_enough_data} too few instances · ${d.only_a} only in A · ${d.only_b} only in B`;
     renderHeadline(d);
     note.hidden = true;

@@ -267,6 +267,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
 
   function toggle(on) {
     const show = on === undefined ? panel.hidden : !!on;
+    if (show) button.hidden = false; // `o` and the button agree: a trace is shown
     panel.hidden = !show;
     button.setAttribute('aria-pressed', show ? 'true' : 'false');
     if (show) refresh();
@@ -288,6 +289,7 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     if (!window.strata || !window.strata.traces().length) return;
     toggle();
   });
+  if (window.strata && window.strata.traces().length) button.hidden = false; // loaded before this ran
   window.addEventListener('strata:loaded', (e) => {
     stepName = '';
     button.hidden = false;

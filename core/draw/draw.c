@@ -114,6 +114,29 @@ static uint32_t text_color_on(uint32_t bg) {
   return lum > 0.55f ? COL_DARK_TEXT : COL_LIGHT_TEXT;
 }
 
+size_t st_format_value(double v, char *buf, size_t cap) {
+  if (!buf || !cap) return 0;
+  static const struct {
+    double scale;
+    const char *suffix;
+  } si[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  double a = fabs(v);
+  int n = -1;
+  for (size_t k = 0; k < sizeof si / sizeof si[0] && n < 0; k++) {
+    if (!(a >= si[k].scale) || a >= 1e18) continue;
+    double x = v / si[k].scale, ax = fabs(x);
+    /* three significant digits; 999.5 k rounds up to the next unit's 1.00 */
+    if (ax >= 999.5 && k > 0) x /= 1000, ax /= 1000, k--;
+    n = snprintf(buf, cap,
+                 ax >= 99.95   ? "%.0f %s"
+                 : ax >= 9.995 ? "%.1f %s"
+                               : "%.2f %s",
+                 x, si[k].suffix);
+  }
+  if (n < 0) n = snprintf(buf, cap, "%.4g", v);
+  return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 double st_axis_tick_step(double ns_per_px, double min_px) {
   double raw = ns_per_px * min_px;
   if (!(raw > 0) || !isfinite(raw)) return 1;
@@ -617,7 +640,7 @@ static void draw_counter(dctx *d, const st_layout_item *it, float sy, int64_t t0
   st_lod_query_counter(d->in->lod, it->row, t0, t1, d->v->ns_per_px, on_sample, d);
   /* the scale: max value at the top left */
   char buf[48];
-  int n = snprintf(buf, sizeof buf, "%.4g", c->max);
+  int n = (int)st_format_value(c->max, buf, sizeof buf);
   if (n > 0 && d->in->font)
     draw_text(d, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, d->c.x0 + PAD,
               sy + 2 + d->in->font->ascent, 120, COL_TRACK_TEXT);
@@ -1284,6 +1307,13 @@ static void gutter_span(dctx *d, const st_layout_span *sp, char *buf, size_t cap
               : len ? snprintf(buf, cap, "%s%.*s (pid %lld)", mark, (int)(len > 200 ? 200 : len),
                                name, (long long)p->pid)
                     : snprintf(buf, cap, "%spid %lld", mark, (long long)p->pid);
+      size_t ln; /* the process's labels (Kineto's process_labels: "GPU 0") after it */
+      const char *labels = st_strtab_get(d->strs, p->labels, &ln);
+      if (m > 0 && ln && (size_t)m < cap) {
+        int k =
+            snprintf(buf + m, cap - (size_t)m, " \xC2\xB7 %.*s", (int)(ln > 80 ? 80 : ln), labels);
+        if (k > 0) m += k;
+      }
       if (m > 0)
         draw_text(d, buf, (size_t)m < cap ? (size_t)m : cap - 1, x, baseline_for(d, sy, it->h), w,
                   COL_SECTION_TEXT);

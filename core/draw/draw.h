@@ -220,6 +220,11 @@ st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, c
 /* Stable colour for a name (same name -> same colour in every session). */
 uint32_t st_color_for_name(const char *s, size_t len);
 
+/* A value in three significant digits with an SI suffix from 1000 up
+ * ("1.80 M" for 1803000, "42.5 k", "950"), as the counters' scale shows it;
+ * returns the length written (NUL-terminated, truncated to cap). */
+size_t st_format_value(double v, char *buf, size_t cap);
+
 /* Time-axis tick step (ns) for a scale: a round 1/2/5 x 10^k value giving
  * ticks at least min_px apart. */
 double st_axis_tick_step(double ns_per_px, double min_px);

@@ -139,6 +139,10 @@ static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
     num(w, ev_us_of(t, o.row, (double)oi.start_ns));
     lit(w, ",\"dur_us\":");
     num(w, (double)oi.dur_ns / 1000.0);
+    char b[64]; /* its start as the event's own "start" reads: from the trace's start */
+    size_t bn = st_format_time((double)oi.start_ns, 1, b, sizeof b);
+    lit(w, ",\"start_text\":");
+    str(w, b, bn);
     lit(w, ",\"process\":");
     str_id(w, t, oi.process_name);
     lit(w, ",\"thread\":");
@@ -285,6 +289,10 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
     str_id(&w, t, st_trace_tracks(t, NULL)[h.track].name);
     lit(&w, ",\"value\":");
     num(&w, h.value);
+    char vt[32]; /* as the counter's scale shows it: "1.80 M" */
+    size_t vn = st_format_value(h.value, vt, sizeof vt);
+    lit(&w, ",\"value_text\":");
+    str(&w, vt, vn);
     lit(&w, "}");
   } else {
     lit(&w, "null");

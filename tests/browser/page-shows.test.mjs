@@ -398,3 +398,60 @@ test('toolbar: one row of controls at 1280 and 1600 px; the status line is reada
     assert.equal(r.status.title, r.status.text, 'its whole text on hover');
   }
 });
+
+// ---- the small things -------------------------------------------------------------------
+
+test('small things: counters in SI units, plurals, Kineto process labels, flow links in trace time, a junk .pftrace names the formats, hatched blocks explained, the tooltip at the mouse', async (t) => {
+  const app = await appWithModule();
+  t.after(() => app.close());
+  const ev = [
+    { name: 'process_name', ph: 'M', pid: 7, args: { name: 'python' } },
+    { name: 'process_labels', ph: 'M', pid: 7, args: { labels: 'GPU 0' } },
+    { name: 'thread_name', ph: 'M', pid: 7, tid: 1, args: { name: 'main' } },
+    { name: 'launch', ph: 'X', pid: 7, tid: 1, ts: 1700000000000000, dur: 100 },
+    { name: 'kernel', ph: 'X', pid: 7, tid: 1, ts: 1700000000000300, dur: 200 },
+    { name: 'f', ph: 's', id: 1, pid: 7, tid: 1, ts: 1700000000000010, cat: 'c' },
+    { name: 'f', ph: 'f', id: 1, bp: 'e', pid: 7, tid: 1, ts: 1700000000000310, cat: 'c' },
+    { name: 'mem', ph: 'C', pid: 7, ts: 1700000000000000, args: { bytes: 1803000 } },
+    { name: 'mem', ph: 'C', pid: 7, ts: 1700000000000400, args: { bytes: 900000 } },
+  ];
+  const r = await app.openBuffer(Buffer.from(JSON.stringify({ traceEvents: ev })));
+  assert.ok(r.ok, r.message);
+  // one process, one thread: singular
+  assert.match(await app.page.textContent('#status'), /1 process · 1 thread\b/);
+  // the canvas's texts: the counter's scale "1.80 M", the header with the process labels
+  await app.page.evaluate(() => window.__strataModule._st_wasm_test_label_log_on(1));
+  const f0 = (await app.frameStats()).frames;
+  await app.page.evaluate(() => window.__strataModule._st_wasm_redraw());
+  await app.framesAfter(f0, 1);
+  const texts = (await labels(app)).map((l) => l.given);
+  assert.ok(texts.includes('1.80 M'), `the counter's scale: ${JSON.stringify(texts)}`);
+  assert.ok(texts.some((x) => /python \(pid 7\) · GPU 0$/.test(x)), `the process header: ${JSON.stringify(texts)}`);
+  // a flow link reads the trace's time, as the event's start does (the file's us on hover)
+  await app.page.evaluate(() => window.strata.selectName('launch'));
+  await app.page.waitForSelector('#details a.flow-link');
+  const link = await app.page.$eval('#details a.flow-link', (a) => ({ text: a.textContent, title: a.title }));
+  assert.match(link.text, /@ 300 us$/, JSON.stringify(link));
+  assert.match(link.title, /1700000000000300 us in the file/);
+  // hatched blocks are explained in the help
+  assert.match(await app.page.textContent('#help'), /hatched blocks/);
+  // the tooltip where the mouse is now
+  const box = await app.page.locator('#canvas').boundingBox();
+  const tracks = await app.page.evaluate(() => window.strata.tracks());
+  const main = tracks.find((k) => k.label === 'main');
+  const v = await app.view();
+  const xOf = (us) => 220 + ((us - v.start_us) / (v.end_us - v.start_us)) * (box.width - 220);
+  const y = box.y + main.canvas_y + main.h - 10;
+  for (const us of [1700000000000050, 1700000000000400]) {
+    const x = box.x + xOf(us);
+    await app.page.mouse.move(x, y);
+    await app.page.waitForFunction(() => !document.getElementById('tooltip').hidden);
+    await frame(app);
+    const tip = await app.page.$eval('#tooltip', (e) => e.getBoundingClientRect().toJSON());
+    assert.ok(Math.abs(tip.left - (x + 14)) < 2 && Math.abs(tip.top - (y + 16)) < 2, `tooltip at ${tip.left},${tip.top} for the mouse at ${x},${y}`);
+  }
+  // a .pftrace that is no trace: the error names the formats tried
+  const bad = await app.dropFile('scroll.pftrace', Buffer.from('this is not a trace at all'));
+  assert.equal(bad.type, 'strata:error');
+  assert.match(JSON.stringify(bad.detail), /Chrome JSON.*Perfetto/);
+});

@@ -671,6 +671,20 @@ static void test_neighbours_keep_a_boundary(void) {
   st_trace_destroy(t);
 }
 
+/* The counters' scale: three significant digits and an SI suffix. */
+static void test_format_value(void) {
+  static const struct {
+    double v;
+    const char *want;
+  } cases[] = {{1803000, "1.80 M"}, {42500, "42.5 k"}, {950, "950"},      {999999, "1.00 M"},
+               {-2.5e9, "-2.50 G"}, {0.5, "0.5"},      {123456, "123 k"}, {7e12, "7.00 T"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char buf[32];
+    st_format_value(cases[i].v, buf, sizeof buf);
+    CHECK_EQ_STR(buf, cases[i].want);
+  }
+}
+
 int main(void) {
   RUN(test_frames_in_bounds);
   RUN(test_labels_inside_slices);
@@ -681,6 +695,7 @@ int main(void) {
   RUN(test_elision);
   RUN(test_labels_whole_or_cut);
   RUN(test_neighbours_keep_a_boundary);
+  RUN(test_format_value);
   RUN(test_utf8_fallback);
   RUN(test_collapse_hides_rows);
   RUN(test_bounded);
