@@ -944,6 +944,20 @@ function wirePanels() {
   };
   window.addEventListener('pointermove', track, { capture: true, passive: true });
   window.addEventListener('mousemove', track, { capture: true, passive: true });
+  // over the time axis (which reads from the trace's start): the absolute time there, in
+  // the file's clock (an epoch trace's 80000 s), after the core's hover has been handled
+  ui.canvas.addEventListener('mousemove', () => requestAnimationFrame(() => {
+    if (!M || pointer.y >= 28 || pointer.x < TIMELINE_GUTTER_PX) return;
+    const v = JSON.parse(str(M._st_wasm_view_json()));
+    if (!v) return;
+    const w = Math.max(1, ui.canvas.clientWidth - TIMELINE_GUTTER_PX);
+    const us = v.start_us + ((pointer.x - TIMELINE_GUTTER_PX) / w) * (v.end_us - v.start_us);
+    const sinceStart = us - (statsNow()?.ts_min_us ?? 0);
+    ui.tooltip.textContent = `${(us / 1e6).toFixed(6)} s in the file's clock · ${fmtDur(sinceStart * 1000)} from the trace's start`;
+    ui.tooltip.style.left = `${Math.round(pointer.x + 14)}px`;
+    ui.tooltip.style.top = `${Math.round(pointer.y + 16)}px`;
+    ui.tooltip.hidden = false;
+  }), { passive: true });
   ui.canvas.addEventListener('mouseleave', () => { ui.tooltip.hidden = true; }, { passive: true });
   const nameSearch = (t) => {
     argsSearch.cancel();

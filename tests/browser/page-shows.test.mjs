@@ -450,6 +450,13 @@ test('small things: counters in SI units, plurals, Kineto process labels, flow l
     const tip = await app.page.$eval('#tooltip', (e) => e.getBoundingClientRect().toJSON());
     assert.ok(Math.abs(tip.left - (x + 14)) < 2 && Math.abs(tip.top - (y + 16)) < 2, `tooltip at ${tip.left},${tip.top} for the mouse at ${x},${y}`);
   }
+  // the axis reads from the trace's start; over it, the absolute time in the file's clock
+  await app.page.mouse.move(box.x + xOf(1700000000000250), box.y + 10);
+  await app.page.waitForFunction(() => /in the file's clock/.test(document.getElementById('tooltip').textContent) && !document.getElementById('tooltip').hidden);
+  const axisTip = await app.page.textContent('#tooltip');
+  assert.match(axisTip, /^1700000000\.0002\d\d s in the file's clock · 2\d\d(\.\d+)? us from the trace's start$/, axisTip);
+  const ticks = (await labels(app)).filter((l) => l.kind === 'o').map((l) => l.given);
+  assert.ok(!ticks.some((x) => /1700000000/.test(x)), `no tick in epoch time: ${JSON.stringify(ticks)}`);
   // a .pftrace that is no trace: the error names the formats tried
   const bad = await app.dropFile('scroll.pftrace', Buffer.from('this is not a trace at all'));
   assert.equal(bad.type, 'strata:error');
