@@ -150,6 +150,8 @@ void nv_help_print(void) {
         "  e                show / hide the processes without events\n"
         "  n                a note: then click a time or drag over a range on the\n"
         "                   timeline, type its text; Enter adds it, Esc drops it\n"
+        "  hatched blocks   zoomed out, events too small to draw apart, merged into\n"
+        "                   one block (denser: busier); zoom in to see each\n"
         "  ?                this help\n",
         stdout);
   fflush(stdout);

@@ -114,6 +114,9 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_view_set(double start_us, double end_us) {
 }
 
 EMSCRIPTEN_KEEPALIVE void st_wasm_view_fit(void) { st_app_fit(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE void st_wasm_set_cover(double top, double bottom) {
+  st_app_set_cover(st_web_app(), top, bottom);
+}
 
 EMSCRIPTEN_KEEPALIVE void st_wasm_resize(double css_w, double css_h, double dpr) {
   st_web_resize((float)css_w, (float)css_h, (float)dpr);
@@ -519,4 +522,20 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_test_digest(double handle, char *out) {
   if (!st_app_trace_digest(st_web_app(), handle, d)) return 0;
   st_hex_lower(d, sizeof d, out);
   return 1;
+}
+
+/* Test hooks (app.h st_app_set_label_log): every text the frames draw,
+ * "K<drawn>\x1f<given>\x1e" records; read the last frame's with
+ * UTF8ToString(st_wasm_test_label_log(), st_wasm_test_label_log_len()). */
+EMSCRIPTEN_KEEPALIVE void st_wasm_test_label_log_on(int on) {
+  st_app_set_label_log(st_web_app(), on);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_test_label_log(void) {
+  uint32_t n;
+  return st_app_label_log(st_web_app(), &n);
+}
+EMSCRIPTEN_KEEPALIVE double st_wasm_test_label_log_len(void) {
+  uint32_t n;
+  st_app_label_log(st_web_app(), &n);
+  return n;
 }

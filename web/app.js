@@ -9,7 +9,7 @@
 // Sharing and embedding (?url=, #t=..&sel=.., ?embed=1, postMessage,
 // standalone files) live in embed.js; this file calls its hooks.
 
-import { createPanels, fmtDur } from './panels.js';
+import { createPanels, fmtDur, counted } from './panels.js';
 import { createFlame } from './flame.js';
 import { createInfo } from './info.js';
 import { createTracks } from './tracks.js';
@@ -146,8 +146,8 @@ function showLoaded(name, stats) {
   const parts = [];
   if (stats) {
     parts.push(`${fmtCount(stats.events)} events`);
-    parts.push(`${fmtCount(stats.processes)} processes`);
-    parts.push(`${fmtCount(stats.threads)} threads`);
+    parts.push(counted(stats.processes, 'process', 'processes', fmtCount));
+    parts.push(counted(stats.threads, 'thread', 'threads', fmtCount));
     if (stats.format) parts.push(stats.format + (stats.compressed ? ' (gzip)' : ''));
     if (typeof stats.load_ms === 'number') parts.push(`loaded in ${Math.round(stats.load_ms)} ms`);
   }
@@ -157,6 +157,13 @@ function showLoaded(name, stats) {
 
 function renderStatus() {
   ui.status.textContent = [baseStatus, streamStatus].filter(Boolean).join(' · ');
+}
+
+// The status line and the trace's name carry their whole text on hover, whatever set it.
+function titleFollowsText(el) {
+  const sync = () => { el.title = el.textContent; };
+  new MutationObserver(sync).observe(el, { childList: true, characterData: true, subtree: true });
+  sync();
 }
 
 const nextTick = () => new Promise((r) => setTimeout(r, 0));
@@ -795,7 +802,9 @@ function flowLinks(ev, dir) {
     a.dataset.row = String(o.row);
     a.dataset.index = String(o.index);
     const where = [o.process, o.thread].filter(Boolean).join(' / ');
-    a.textContent = `${dir === 'out' ? '→' : '←'} ${o.name || '(unnamed)'}${where ? `  (${where})` : ''}  @ ${o.ts_us} us`;
+    // at its start from the trace's start, as the event's own "start" (the file's time on hover)
+    a.textContent = `${dir === 'out' ? '→' : '←'} ${o.name || '(unnamed)'}${where ? `  (${where})` : ''}  @ ${o.start_text ?? `${o.ts_us} us`}`;
+    a.title = `${o.ts_us} us in the file`;
     a.addEventListener('click', (e) => {
       e.preventDefault();
       M._st_wasm_reveal(o.row, o.index);
@@ -923,7 +932,11 @@ function onUi(bits) {
     if (!h) {
       ui.tooltip.hidden = true;
     } else {
-      ui.tooltip.textContent = h.kind === 'counter' ? `${h.name}: ${h.value}` : `${h.name}  ${h.dur_text || ''}`;
+      // an event narrower than a pixel is drawn in a hatched block of merged events (lod.h: min 1 px)
+      const v = h.kind === 'event' ? JSON.parse(str(M._st_wasm_view_json())) : null;
+      const nsPerPx = v ? ((v.end_us - v.start_us) * 1000) / Math.max(1, ui.canvas.clientWidth - TIMELINE_GUTTER_PX) : 0;
+      const merged = v && h.dur_ns < nsPerPx ? ' · in a hatched block: events too small to draw apart, merged (zoom in to see each)' : '';
+      ui.tooltip.textContent = h.kind === 'counter' ? `${h.name}: ${h.value_text ?? h.value}` : `${h.name}  ${h.dur_text || ''}${merged}`;
       ui.tooltip.style.left = `${Math.round(pointer.x + 14)}px`;
       ui.tooltip.style.top = `${Math.round(pointer.y + 16)}px`;
       ui.tooltip.hidden = false;
@@ -932,7 +945,28 @@ function onUi(bits) {
 }
 
 function wirePanels() {
-  ui.canvas.addEventListener('mousemove', (e) => { pointer = { x: e.offsetX, y: e.offsetY }; }, { passive: true });
+  // the pointer where it is now, before the core's handlers report the hover it causes:
+  // the tooltip goes by the mouse, not by its previous position
+  const track = (e) => {
+    const r = ui.canvas.getBoundingClientRect();
+    pointer = { x: e.clientX - r.left, y: e.clientY - r.top };
+  };
+  window.addEventListener('pointermove', track, { capture: true, passive: true });
+  window.addEventListener('mousemove', track, { capture: true, passive: true });
+  // over the time axis (which reads from the trace's start): the absolute time there, in
+  // the file's clock (an epoch trace's 80000 s), after the core's hover has been handled
+  ui.canvas.addEventListener('mousemove', () => requestAnimationFrame(() => {
+    if (!M || pointer.y >= 28 || pointer.x < TIMELINE_GUTTER_PX) return;
+    const v = JSON.parse(str(M._st_wasm_view_json()));
+    if (!v) return;
+    const w = Math.max(1, ui.canvas.clientWidth - TIMELINE_GUTTER_PX);
+    const us = v.start_us + ((pointer.x - TIMELINE_GUTTER_PX) / w) * (v.end_us - v.start_us);
+    const sinceStart = us - (statsNow()?.ts_min_us ?? 0);
+    ui.tooltip.textContent = `${(us / 1e6).toFixed(6)} s in the file's clock · ${fmtDur(sinceStart * 1000)} from the trace's start`;
+    ui.tooltip.style.left = `${Math.round(pointer.x + 14)}px`;
+    ui.tooltip.style.top = `${Math.round(pointer.y + 16)}px`;
+    ui.tooltip.hidden = false;
+  }), { passive: true });
   ui.canvas.addEventListener('mouseleave', () => { ui.tooltip.hidden = true; }, { passive: true });
   const nameSearch = (t) => {
     argsSearch.cancel();
@@ -1053,6 +1087,42 @@ function watchDpr() {
     },
     { once: true },
   );
+}
+
+// ---- panels over the timeline ------------------------------------------------------
+
+// The part of the canvas the open panels cover, from its top and from its
+// bottom (a panel nearer the top covers down to its bottom edge, else up from
+// its top edge), told to the core (st_wasm_set_cover): a navigation (search,
+// an Overview figure, a heatmap cell, a diff row, an event's link) brings its
+// target into the part no panel covers, and moves it out from under a panel
+// that opens or grows.
+const TIMELINE_GUTTER_PX = 220;
+let coverSent = '';
+function updateCover() {
+  if (!M) return;
+  const c = ui.canvas.getBoundingClientRect();
+  let top = 0, bottom = 0;
+  for (const el of document.querySelectorAll('#stage > aside')) {
+    if (el.hidden || !el.offsetParent) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) continue;
+    if (r.right <= c.left + TIMELINE_GUTTER_PX || r.left >= c.right || r.bottom <= c.top || r.top >= c.bottom) continue;
+    if (r.top - c.top < c.bottom - r.bottom) top = Math.max(top, r.bottom - c.top);
+    else bottom = Math.max(bottom, c.bottom - r.top);
+  }
+  const key = `${Math.ceil(top)},${Math.ceil(bottom)}`;
+  if (key === coverSent) return;
+  coverSent = key;
+  M._st_wasm_set_cover(Math.ceil(top), Math.ceil(bottom));
+}
+
+function watchCover() {
+  const ro = new ResizeObserver(updateCover);
+  ro.observe(ui.canvas);
+  for (const el of document.querySelectorAll('#stage > aside')) ro.observe(el);
+  new MutationObserver(updateCover).observe(document.getElementById('stage'), { attributes: true, subtree: true, attributeFilter: ['hidden'] });
+  updateCover();
 }
 
 // ---- page wiring --------------------------------------------------------------
@@ -1378,6 +1448,8 @@ async function start() {
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });
+  watchCover(); // after every panel exists
+  titleFollowsText(ui.status);
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
   if (first.kind === 'demo') {

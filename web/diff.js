@@ -13,6 +13,7 @@
 // row's events in both. Names are untrusted: textContent only.
 
 import { shortNames } from './names.js';
+import { counted } from './panels.js';
 
 const COLS = [
   ['name', 'name'], ['count_a', 'count A'], ['count_b', 'count B'],
@@ -84,7 +85,7 @@ export function createDiff({ M, str, withCString, onChange }) {
       .sort((x, y) => Math.abs(y.d_total_us) - Math.abs(x.d_total_us)).slice(0, 5);
     if (kinds.length) {
       const kv = (k) => `${VERDICT[k.verdict] || k.verdict}${k.p_value === null || k.p_value === undefined ? '' : `, p ${k.p_value < 0.001 ? k.p_value.toExponential(1) : k.p_value.toFixed(3)}`}`;
-      line('diff-rollup', `by kind: ${kinds.map((k) => `${k.kind} ${signed(k.d_total_us)}: ${kv(k)} (${k.regressions} of ${k.rows} rows slower, ${k.improvements} faster)`).join('; ')}`);
+      line('diff-rollup', `by kind: ${kinds.map((k) => `${k.kind} ${signed(k.d_total_us)}: ${kv(k)} (${k.regressions} of ${counted(k.rows, 'row')} slower, ${k.improvements} faster)`).join('; ')}`);
     }
   }
 
@@ -143,7 +144,7 @@ export function createDiff({ M, str, withCString, onChange }) {
       });
       body.append(tr);
     });
-    meta.textContent = `${d.file_a !== undefined ? `A ${d.file_a} · B ${d.file_b} · ` : ''}${d.rows.length} rows · ${d.regressions} regressions · ${d.improvements} improvements · ` +
+    meta.textContent = `${d.file_a !== undefined ? `A ${d.file_a} · B ${d.file_b} · ` : ''}${counted(d.rows.length, 'row')} · ${counted(d.regressions, 'regression')} · ${counted(d.improvements, 'improvement')} · ` +
       `${d.not_enough_data} too few instances · ${d.only_a} only in A · ${d.only_b} only in B`;
     renderHeadline(d);
     note.hidden = true;

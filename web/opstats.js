@@ -16,6 +16,7 @@
 // timeline (the core's draw list), and the longest are listed with what
 // the host was doing meanwhile; a click shows the gap with a margin.
 // Names are untrusted: textContent only.
+import { counted } from './panels.js';
 
 import { shortNames } from './names.js';
 
@@ -280,7 +281,7 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
     gList.textContent = '';
     const g = idleGaps();
     if (!g) { gMeta.textContent = 'no trace'; return g; }
-    gMeta.textContent = g.devices ? `${fmtCount(g.highlighted)} highlighted on ${fmtCount(g.devices)} devices` : 'no device rows (GPU streams, XLA Ops) in this trace';
+    gMeta.textContent = g.devices ? `${fmtCount(g.highlighted)} highlighted on ${counted(g.devices, 'device', 'devices', fmtCount)}` : 'no device rows (GPU streams, XLA Ops) in this trace';
     for (const p of g.gaps) {
       const li = el('li');
       li.tabIndex = 0;

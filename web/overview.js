@@ -367,6 +367,7 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
 
   function toggle(on) {
     const show = on === undefined ? panel.hidden : !!on;
+    if (show) button.hidden = false; // `o` and the button agree: a trace is shown
     panel.hidden = !show;
     button.setAttribute('aria-pressed', show ? 'true' : 'false');
     if (show) refresh();
@@ -388,6 +389,7 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
     if (!window.strata || !window.strata.traces().length) return;
     toggle();
   });
+  if (window.strata && window.strata.traces().length) button.hidden = false; // loaded before this ran
   window.addEventListener('strata:loaded', (e) => {
     stepName = '';
     button.hidden = false;

@@ -26,6 +26,12 @@ const MAX_ROWS = 500; // rows shown (the sort is over all names, in C)
 const LONG_TEXT = 80; // strings longer than this (or multi-line) get a copy box
 
 /** Formats ns like the core's st_format_dur: 4 significant digits, adaptive unit. */
+// "1 improvement", "3 improvements": a count and its noun, singular for 1
+// (fmt formats the number, e.g. fmtCount).
+export function counted(n, one, many = `${one}s`, fmt = String) {
+  return `${fmt(n)} ${Number(n) === 1 ? one : many}`;
+}
+
 export function fmtDur(ns) {
   ns = Number(ns);
   if (!Number.isFinite(ns)) ns = 0;

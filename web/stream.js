@@ -391,6 +391,7 @@ export function createStream({ M, str, setStatus, onError }) {
       copyOn = !(opts && opts.copy === false);
       if (!copyOn) copyNote = 'no re-ordered copy: ?copy=0';
       heapBudget = opts && opts.budget ? opts.budget : heapBudget;
+      M._st_wasm_stream_want(windowBudget); // from now, view().pending counts a read due under it
       report();
       viewChanged();
       makeCopies();

@@ -273,6 +273,9 @@ void st_app_apply(st_app *app, unsigned changes);
 float st_app_route_x(st_app *app, float x);
 float st_app_pane_dx(const st_app *app);
 void st_app_fit(st_app *app);
+/* The CSS px of the canvas the page's panels cover from its top and from
+ * its bottom (ui.h st_ui_set_cover): navigations land clear of them. */
+void st_app_set_cover(st_app *app, double top, double bottom);
 /* {"start_us","end_us","scroll_y"} in the file's timebase, "null" before a load. */
 const char *st_app_view_json(st_app *app);
 int st_app_view_set(st_app *app, double start_us, double end_us);
@@ -323,6 +326,11 @@ void st_app_frame_done(st_app *app);
  * frame's st_drawlist.flows_drawn, flow_bundles_drawn, flows_bundled,
  * flow_labels, flows_chain, flows_capped) */
 const char *st_app_frame_stats_json(st_app *app);
+/* A test hook: with on, every frame records the texts it draws
+ * (draw.h st_drawlist.label_log); st_app_label_log is the last frame's
+ * record, *len bytes (NULL when off or empty). Redraws. */
+void st_app_set_label_log(st_app *app, int on);
+const char *st_app_label_log(st_app *app, uint32_t *len);
 
 /* The bench (core/view/bench_script.h) on the trace shown at the canvas's
  * size: st_app_bench_script fills up to cap steps (0 without a trace);

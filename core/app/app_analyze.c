@@ -113,11 +113,11 @@ static void scroll_to(st_app *app, uint32_t part, uint32_t vp) {
     int hit = vp == UINT32_MAX ? (np ? it[i].kind == ST_LAYOUT_GROUP && it[i].row == part : 1)
                                : it[i].kind == ST_LAYOUT_SECTION && it[i].process == vp;
     if (!hit) continue;
-    /* to the top of the scrolled tracks (under the pinned ones, if any) */
-    float pin_h = i < st_layout_pinned_items(st_ui_layout(ui))
-                      ? it[i].y
-                      : st_layout_pinned_height(st_ui_layout(ui));
-    st_app_apply(app, st_ui_scroll_px(ui, it[i].y - pin_h - st_ui_view(ui)->scroll_y));
+    /* to the top of the scrolled tracks (under the pinned ones, if any) and
+     * clear of the panels: the header and its first row */
+    uint32_t j = i;
+    while (j < ni && it[j].kind != ST_LAYOUT_ROW) j++;
+    if (j < ni) st_app_apply(app, st_ui_show_row(ui, it[j].row, j - i, 1));
     return;
   }
 }

@@ -48,6 +48,7 @@ st_code st_app_build_view(void *ud, const st_traceset *set, st_trace *view, st_e
   app->ui = ui;
   app->animating = 0;
   st_ui_set_tool(ui, (st_tool)app->tool);
+  st_ui_set_cover(ui, app->cover_top, app->cover_bottom);
   st_ui_set_flow_mode(ui, (st_flow_mode)app->flow_mode);
   return ST_OK;
 }

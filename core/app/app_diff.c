@@ -142,6 +142,10 @@ double st_app_diff_select(st_app *app, int row) {
         count++;
   }
   st_app_apply(app, st_ui_set_selection(app->ui, sel));
+  /* the first selected row in view, clear of the panels */
+  uint32_t ns;
+  const st_sel_span *sp = st_selection_spans(sel, &ns);
+  if (ns) st_app_apply(app, st_ui_show_row(app->ui, sp[0].row, 0, 0));
   st_selection_destroy(sel);
   return count;
 }

@@ -108,6 +108,16 @@ const char *st_app_frame_stats_json(st_app *app) {
   return st_app_json(app, &app->small, write_frame_stats, NULL, "null");
 }
 
+void st_app_set_label_log(st_app *app, int on) {
+  app->dl.label_log_on = on != 0;
+  st_app_request_redraw(app);
+}
+
+const char *st_app_label_log(st_app *app, uint32_t *len) {
+  *len = app->dl.label_log_on ? app->dl.label_log_len : 0;
+  return *len ? app->dl.label_log : NULL;
+}
+
 /* ---- the bench -------------------------------------------------------------------- */
 
 uint32_t st_app_bench_script(st_app *app, st_bench_step *steps, uint32_t cap) {

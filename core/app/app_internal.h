@@ -137,6 +137,10 @@ typedef struct st_app_stream {
   /* a re-ordering pass (app_spill.c): its file, and the copy's bytes so far */
   st_stream_spill *spill;
   st_trace_handle spill_h;
+  /* the budget the front end last asked st_app_stream_want with (0: none
+   * since the last abort): view().pending counts a read the view needs
+   * under it before the read has begun */
+  double want_budget;
 } st_app_stream;
 
 /* Notes on the timeline (app_notes.c). */
@@ -177,6 +181,7 @@ struct st_app {
   float pane_dx;  /* x of the pane in use, CSS px */
   uint64_t moves; /* files moved on the timeline so far (snapshots check it) */
   float css_w, css_h, dpr;
+  float cover_top, cover_bottom; /* panels over the canvas (st_app_set_cover) */
 
   /* ---- loading ---- */
   double load_t0_ms; /* platform clock at load begin */
@@ -258,6 +263,10 @@ void st_app_drop_view(void *ud);
 /* ---- app_stream.c ---- */
 /* Drops the window load in flight if it is of file h ({0}: any). */
 void st_app_stream_forget(st_app *app, st_trace_handle h);
+/* view().pending: the bytes of the window read in flight still to come,
+ * else those of the read the view needs (st_app_stream_want under the
+ * budget last asked with; 1 if it has no bytes to plan), else 0. */
+uint64_t st_app_stream_due(st_app *app);
 /* ---- app_spill.c ---- */
 /* Drops the re-ordering pass of file h (h.id 0: whichever runs). */
 void st_app_spill_forget(st_app *app, st_trace_handle h);

@@ -58,7 +58,10 @@ void st_app_stream_forget(st_app *app, st_trace_handle h) {
   if (h.id) note_shown(app, h, 0, 0, 0);
 }
 
-void st_app_stream_abort(st_app *app) { st_app_stream_forget(app, app->stream.h); }
+void st_app_stream_abort(st_app *app) {
+  st_app_stream_forget(app, app->stream.h);
+  app->stream.want_budget = 0; /* a failed read is not due again until the front end asks */
+}
 
 double st_app_stream_pending(const st_app *app) {
   return app->stream.w ? (double)(app->stream.bytes - app->stream.pushed) : 0;
@@ -164,8 +167,17 @@ static void write_want(st_jout *o, st_app *app, const void *arg) {
   st_jout_lit(o, w->copy ? ",\"copy\":true}" : ",\"copy\":false}");
 }
 
+uint64_t st_app_stream_due(st_app *app) {
+  if (app->stream.w) return app->stream.bytes - app->stream.pushed;
+  want w;
+  if (!(app->stream.want_budget > 0) || !want_of(app, app->stream.want_budget, &w) || w.summary)
+    return 0;
+  return w.bytes ? w.bytes : 1; /* a read is due, whatever it costs */
+}
+
 const char *st_app_stream_want(st_app *app, double budget_bytes) {
   want w;
+  if (budget_bytes > 0) app->stream.want_budget = budget_bytes;
   if (!(budget_bytes > 0) || !want_of(app, budget_bytes, &w)) return "null";
   return st_app_json(app, &app->stream.text, write_want, &w, "null");
 }

@@ -89,6 +89,14 @@ void st_app_fit(st_app *app) {
   if (app->ui) st_app_apply(app, st_ui_fit(app->ui));
 }
 
+void st_app_set_cover(st_app *app, double top, double bottom) {
+  app->cover_top = isfinite(top) && top > 0 && top < 1e6 ? (float)top : 0;
+  app->cover_bottom = isfinite(bottom) && bottom > 0 && bottom < 1e6 ? (float)bottom : 0;
+  if (app->ui) st_app_apply(app, st_ui_set_cover(app->ui, app->cover_top, app->cover_bottom));
+  if (app->side && app->pane[1])
+    st_app_apply(app, st_ui_set_cover(app->pane[1], app->cover_top, app->cover_bottom));
+}
+
 static void write_view(st_jout *o, st_app *app, const void *arg) {
   (void)arg;
   double t0 = 0, t1 = 0, origin = (double)st_trace_origin_ns(app->trace);
@@ -99,8 +107,8 @@ static void write_view(st_jout *o, st_app *app, const void *arg) {
   st_jout_sig(o, (origin + t1) / 1000.0, 17);
   st_jout_lit(o, ",\"scroll_y\":");
   st_jout_sig(o, st_ui_view(app->ui)->scroll_y, 9);
-  st_jout_lit(o, ",\"pending\":"); /* streaming mode: window bytes still being read */
-  st_jout_u64(o, app->stream.w ? app->stream.bytes - app->stream.pushed : 0);
+  st_jout_lit(o, ",\"pending\":"); /* streaming mode: window bytes still to read */
+  st_jout_u64(o, st_app_stream_due(app));
   st_jout_lit(o, "}");
 }
 

@@ -37,12 +37,14 @@
 #define MAX_LINES (1u << 19)
 #define MAX_CMDS 64u
 #define MAX_TICKS 512
-#define MAX_LABEL_CPS 256 /* code points considered per label */
+#define MAX_LABEL_CPS 256        /* code points considered per label */
+#define LABEL_LOG_MAX (1u << 24) /* bytes of st_drawlist.label_log per frame */
 
 #define PAD 4.0f
 #define INDENT_PX 12.0f /* per nesting level of a track label */
 #define TICK_MIN_PX 90.0
 #define MIN_LABEL_PX 14.0f
+#define SLICE_GAP_MIN_PX 3.0f /* slices this wide keep a 1 px boundary at their end */
 
 static uint32_t rgba(unsigned r, unsigned g, unsigned b, unsigned a) {
   return (uint32_t)r | (uint32_t)g << 8 | (uint32_t)b << 16 | (uint32_t)a << 24;
@@ -110,6 +112,29 @@ static uint32_t text_color_on(uint32_t bg) {
   float r = (float)(bg & 255), g = (float)(bg >> 8 & 255), b = (float)(bg >> 16 & 255);
   float lum = (0.299f * r + 0.587f * g + 0.114f * b) / 255.0f;
   return lum > 0.55f ? COL_DARK_TEXT : COL_LIGHT_TEXT;
+}
+
+size_t st_format_value(double v, char *buf, size_t cap) {
+  if (!buf || !cap) return 0;
+  static const struct {
+    double scale;
+    const char *suffix;
+  } si[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  double a = fabs(v);
+  int n = -1;
+  for (size_t k = 0; k < sizeof si / sizeof si[0] && n < 0; k++) {
+    if (!(a >= si[k].scale) || a >= 1e18) continue;
+    double x = v / si[k].scale, ax = fabs(x);
+    /* three significant digits; 999.5 k rounds up to the next unit's 1.00 */
+    if (ax >= 999.5 && k > 0) x /= 1000, ax /= 1000, k--;
+    n = snprintf(buf, cap,
+                 ax >= 99.95   ? "%.0f %s"
+                 : ax >= 9.995 ? "%.1f %s"
+                               : "%.2f %s",
+                 x, si[k].suffix);
+  }
+  if (n < 0) n = snprintf(buf, cap, "%.4g", v);
+  return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
 double st_axis_tick_step(double ns_per_px, double min_px) {
@@ -195,6 +220,7 @@ typedef struct dctx {
   /* translucent slices' backings are collected (flow arrows under the rows) */
   int backing;
   uint32_t backing_count;
+  char label_kind; /* the kind draw_text logs (st_drawlist.label_log): 's' a slice's label */
 } dctx;
 
 /* st_view_x_of for the lod's items, without its division (two per item) */
@@ -358,58 +384,154 @@ static int get_glyph(const st_font *f, uint32_t cp, st_glyph *g) {
   return f->glyph(f->ud, '?', g);
 }
 
-/* Draws s in [x, x + max_w) on `baseline`, elided with an ellipsis when it
- * does not fit; draws nothing if not even one character and the ellipsis
- * fit. Returns the width used. */
+/* How far right of its pen a glyph reaches: its advance, or its ink when
+ * that reaches further (an atlas cell's padding, an italic overhang). A
+ * text fits a box when every glyph's ink does, so that no glyph is left out
+ * at the clip (the last one of a label, silently). */
+static float glyph_right(const st_glyph *g) {
+  return g->x1 > g->x0 && g->x1 > g->advance ? g->x1 : g->advance;
+}
+
+/* The test hook (st_drawlist.label_log): appends the n bytes. */
+static void log_bytes(dctx *d, const char *s, size_t n) {
+  st_drawlist *dl = d->dl;
+  if (!n || n > LABEL_LOG_MAX || dl->label_log_len > LABEL_LOG_MAX - (uint32_t)n) return;
+  while (dl->label_log_len + (uint32_t)n > dl->label_log_cap) {
+    void *p = dl->label_log;
+    if (!grow(d, &p, &dl->label_log_cap, dl->label_log_len + (uint32_t)n - 1, 1, LABEL_LOG_MAX))
+      return;
+    dl->label_log = p;
+  }
+  memcpy(dl->label_log + dl->label_log_len, s, n);
+  dl->label_log_len += (uint32_t)n;
+}
+
+/* The start of the UTF-8 sequence ending just before s[i] (i > 0). */
+static size_t utf8_prev(const unsigned char *s, size_t i) {
+  size_t j = i - 1;
+  while (j > 0 && i - j < 4 && (s[j] & 0xC0) == 0x80) j--;
+  size_t k = j;
+  if (st_utf8_len(s + j, i - j) != i - j) k = i - 1; /* invalid: one byte, as utf8_next */
+  return k;
+}
+
+/* Draws s in [x, x + max_w) on `baseline`: whole, or visibly cut with an
+ * ellipsis when it does not fit, the end kept too (middle-cut) for a
+ * templated name ("f<...>(...)": names that differ at their end). Draws
+ * nothing if not even one character and the ellipsis fit, and never a part
+ * of the text without saying so (no glyph is dropped at the clip). Returns
+ * the width used. */
 static float draw_text(dctx *d, const char *s, size_t n, float x, float baseline, float max_w,
                        uint32_t col) {
   const st_font *f = d->in->font;
   if (!f || !f->glyph || !(max_w > 0) || !n) return 0;
   /* the text's vertical extent must lie inside the clip */
   if (baseline - f->ascent < d->c.y0 || baseline + f->descent > d->c.y1) return 0;
+  const unsigned char *u = (const unsigned char *)s;
   st_glyph gl[MAX_LABEL_CPS];
+  /* glyph k is s[beg[k], end[k]) (n <= 65535 here) */
+  uint16_t beg[MAX_LABEL_CPS], end[MAX_LABEL_CPS];
+  if (n > 65535) n = 65535;
   size_t ng = 0, i = 0;
   float total = 0;
   while (i < n && ng < MAX_LABEL_CPS && total <= max_w) {
-    uint32_t cp = utf8_next((const unsigned char *)s, n, &i);
+    size_t b = i;
+    uint32_t cp = utf8_next(u, n, &i);
     if (!get_glyph(f, cp, &gl[ng])) continue;
     total += gl[ng].advance;
-    ng++;
+    beg[ng] = (uint16_t)b;
+    end[ng++] = (uint16_t)i;
   }
+  if (!ng) return 0;
   /* a glyph may reach left of its pen (bearing, atlas padding): start the
    * pen far enough in that the first glyph stays inside the box */
-  float lead = ng && gl[0].x1 > gl[0].x0 && gl[0].x0 < 0 ? -gl[0].x0 : 0;
+  float lead = gl[0].x1 > gl[0].x0 && gl[0].x0 < 0 ? -gl[0].x0 : 0;
   max_w -= lead;
   if (!(max_w > 0)) return 0;
-  int elide = i < n || total > max_w;
-  st_glyph ell[3];
+  int elide = i < n || total - gl[ng - 1].advance + glyph_right(&gl[ng - 1]) > max_w;
+  st_glyph ell[3], tail[MAX_LABEL_CPS];
+  uint16_t tbeg[MAX_LABEL_CPS], tend[MAX_LABEL_CPS]; /* tail[k] is s[tbeg[k], tend[k]) */
+  size_t ntail = 0, suf = n; /* the kept end: tail[ntail - 1 .. 0] = s[suf, n) */
   int nell = 0;
-  float ell_w = 0;
   if (elide) {
     if (f->glyph(f->ud, 0x2026, &ell[0]))
       nell = 1;
     else if (f->glyph(f->ud, '.', &ell[0]))
       ell[1] = ell[2] = ell[0], nell = 3;
-    for (int k = 0; k < nell; k++) ell_w += ell[k].advance;
-    /* keep the longest prefix that leaves room for the ellipsis */
-    float w = 0;
+    if (!nell) return 0;
+    float ell_w = 0;
+    for (int k = 0; k < nell - 1; k++) ell_w += ell[k].advance;
+    float ell_end = ell_w + glyph_right(&ell[nell - 1]); /* the ellipsis last */
+    ell_w += ell[nell - 1].advance;                      /* the ellipsis before the end */
+    /* a templated name keeps up to 40% of the box for its end */
+    float tail_w = 0;
+    if (memchr(s, '<', n)) {
+      float budget = 0.4f * (max_w - ell_w);
+      size_t j = n;
+      while (j > end[0] && ntail < MAX_LABEL_CPS) {
+        size_t b = utf8_prev(u, j), at = b;
+        uint32_t cp = utf8_next(u, n, &at);
+        st_glyph g;
+        if (!get_glyph(f, cp, &g)) {
+          j = b;
+          continue;
+        }
+        float r = ntail ? tail_w + g.advance : glyph_right(&g);
+        if (r > budget) break;
+        tail_w = r;
+        tbeg[ntail] = (uint16_t)b, tend[ntail] = (uint16_t)j;
+        tail[ntail++] = g;
+        j = b;
+      }
+      if (ntail < 3) ntail = 0, tail_w = 0; /* too little of the end to say anything */
+      if (ntail) suf = j;
+    }
+    /* keep the longest prefix that leaves room for the ellipsis (and the end) */
+    float w = 0, room = ntail ? max_w - ell_w - tail_w : max_w - ell_end;
     size_t keep = 0;
-    while (keep < ng && w + gl[keep].advance + ell_w <= max_w) w += gl[keep++].advance;
-    if (keep == 0 || !nell) return 0;
+    while (keep < ng && end[keep] <= suf && w + gl[keep].advance <= room) w += gl[keep++].advance;
+    if (keep == 0) return 0;
     ng = keep;
   }
+  /* the test hook records what the glyphs pushed spell (label_log) */
+  st_drawlist *dl = d->dl;
+  uint32_t g0 = dl->glyph_count, log0 = dl->label_log_len;
+  int logging = dl->label_log_on;
+  if (logging) log_bytes(d, d->label_kind ? &d->label_kind : "o", 1);
   float pen = x + lead, right = x + max_w + lead;
-  for (size_t k = 0; k < ng + (elide ? (size_t)nell : 0); k++) {
-    const st_glyph *g = k < ng ? &gl[k] : &ell[k - ng];
+  size_t count = ng + (elide ? (size_t)nell + ntail : 0);
+  for (size_t k = 0; k < count; k++) {
+    size_t t = count - 1 - k; /* the tail's glyphs, last first */
+    const st_glyph *g = k < ng ? &gl[k] : k < ng + (size_t)nell ? &ell[k - ng] : &tail[t];
+    int shown = 1;
     if (g->x1 > g->x0 && g->y1 > g->y0) {
       st_glyph_quad q = {
           pen + g->x0, baseline + g->y0, g->x1 - g->x0, g->y1 - g->y0, g->u0, g->v0, g->u1, g->v1,
           col};
-      if (q.x >= x && q.x + q.w <= right && q.x >= d->c.x0 && q.x + q.w <= d->c.x1 &&
-          q.y >= d->c.y0 && q.y + q.h <= d->c.y1)
-        push_glyph(d, &q);
+      if (!(q.x >= x && q.x + q.w <= right + 0.01f && q.x >= d->c.x0 && q.x + q.w <= d->c.x1 &&
+            q.y >= d->c.y0 && q.y + q.h <= d->c.y1)) {
+        dl->glyph_count = g0; /* a glyph would be left out: the label is not drawn */
+        dl->label_log_len = log0;
+        return 0;
+      }
+      uint32_t before = dl->glyph_count;
+      push_glyph(d, &q);
+      shown = dl->glyph_count > before;
+    }
+    if (logging && shown) {
+      if (k < ng)
+        log_bytes(d, s + beg[k], (size_t)(end[k] - beg[k]));
+      else if (k < ng + (size_t)nell)
+        log_bytes(d, nell == 1 ? "\xE2\x80\xA6" : ".", nell == 1 ? 3 : 1);
+      else
+        log_bytes(d, s + tbeg[t], (size_t)(tend[t] - tbeg[t]));
     }
     pen += g->advance;
+  }
+  if (logging) {
+    log_bytes(d, "\x1f", 1);
+    log_bytes(d, s, n);
+    log_bytes(d, "\x1e", 1);
   }
   return pen - x;
 }
@@ -454,6 +576,9 @@ static void on_item(void *ud, const st_lod_item *it) {
   }
   if (it->flags & ST_EV_UNFINISHED) flags |= ST_RECT_UNFINISHED;
   if (x1 - x0 < 1) x1 = x0 + 1; /* nothing that exists disappears */
+  /* a slice 3 px wide or more ends 1 px early: back-to-back slices (of one
+   * name, one colour) keep a boundary instead of melting into one bar */
+  if (!it->merged && x1 - x0 >= SLICE_GAP_MIN_PX) x1 -= 1;
   /* over flow arrows (drawn under the rows), a slice the renderer makes
    * translucent gets an opaque backing: no arrow shows through a slice */
   if (d->backing && (flags & (ST_RECT_MERGED | ST_RECT_DIMMED | ST_RECT_UNFINISHED)))
@@ -467,8 +592,10 @@ static void on_item(void *ud, const st_lod_item *it) {
   const char *name = st_strtab_get(d->strs, it->name, &len);
   uint32_t tc = text_color_on(col);
   if (flags & ST_RECT_DIMMED) tc = (tc & 0x00FFFFFFu) | 0x60u << 24;
+  d->label_kind = 's';
   draw_text(d, name, len, vx0 + PAD, baseline_for(d, d->row_y, ST_VIEW_ROW_H), vx1 - vx0 - 2 * PAD,
             tc);
+  d->label_kind = 0;
 }
 
 static float value_y(const dctx *d, double v) {
@@ -513,7 +640,7 @@ static void draw_counter(dctx *d, const st_layout_item *it, float sy, int64_t t0
   st_lod_query_counter(d->in->lod, it->row, t0, t1, d->v->ns_per_px, on_sample, d);
   /* the scale: max value at the top left */
   char buf[48];
-  int n = snprintf(buf, sizeof buf, "%.4g", c->max);
+  int n = (int)st_format_value(c->max, buf, sizeof buf);
   if (n > 0 && d->in->font)
     draw_text(d, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, d->c.x0 + PAD,
               sy + 2 + d->in->font->ascent, 120, COL_TRACK_TEXT);
@@ -831,14 +958,20 @@ static size_t count_text(uint32_t count, char *buf, size_t cap) {
 }
 
 /* The width of s[0..n) (its first MAX_LABEL_CPS code points). */
+/* The width draw_text needs for the whole text: the advances, the first
+ * glyph's reach left of its pen and the last one's ink right of its
+ * advance included. */
 static float text_w(const dctx *d, const char *s, size_t n) {
   const st_font *f = d->in->font;
-  float w = 0;
+  float w = 0, over = 0;
   for (size_t i = 0, cps = 0; i < n && cps < MAX_LABEL_CPS; cps++) {
     st_glyph g;
-    if (get_glyph(f, utf8_next((const unsigned char *)s, n, &i), &g)) w += g.advance;
+    if (!get_glyph(f, utf8_next((const unsigned char *)s, n, &i), &g)) continue;
+    if (!cps && g.x1 > g.x0 && g.x0 < 0) w -= g.x0;
+    w += g.advance;
+    over = glyph_right(&g) - g.advance;
   }
-  return w;
+  return w + over;
 }
 
 /* The flows in view, bundled, under the rows (see above). */
@@ -1174,6 +1307,13 @@ static void gutter_span(dctx *d, const st_layout_span *sp, char *buf, size_t cap
               : len ? snprintf(buf, cap, "%s%.*s (pid %lld)", mark, (int)(len > 200 ? 200 : len),
                                name, (long long)p->pid)
                     : snprintf(buf, cap, "%spid %lld", mark, (long long)p->pid);
+      size_t ln; /* the process's labels (Kineto's process_labels: "GPU 0") after it */
+      const char *labels = st_strtab_get(d->strs, p->labels, &ln);
+      if (m > 0 && ln && (size_t)m < cap) {
+        int k =
+            snprintf(buf + m, cap - (size_t)m, " \xC2\xB7 %.*s", (int)(ln > 80 ? 80 : ln), labels);
+        if (k > 0) m += k;
+      }
       if (m > 0)
         draw_text(d, buf, (size_t)m < cap ? (size_t)m : cap - 1, x, baseline_for(d, sy, it->h), w,
                   COL_SECTION_TEXT);
@@ -1207,11 +1347,7 @@ static void axis_mark(dctx *d) {
   size_t n = st_format_dur(t1 - t0, buf, sizeof buf);
   const st_font *f = d->in->font;
   if (!f || !f->glyph || !n) return;
-  float w = 0;
-  for (size_t i = 0; i < n; i++) {
-    st_glyph g;
-    if (get_glyph(f, (unsigned char)buf[i], &g)) w += g.advance;
-  }
+  float w = text_w(d, buf, n);
   float vx0 = fmaxf(xa, d->c.x0), vx1 = fminf(xb, d->c.x1);
   float base = baseline_for(d, y, h);
   if (vx1 - vx0 >= w + 2 * PAD) {
@@ -1288,6 +1424,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
                               const st_alloc *a) {
   if (!dl || !in || !in->view) return ST_ERR_ARG;
   dl->rect_count = dl->glyph_count = dl->line_count = dl->cmd_count = 0;
+  dl->label_log_len = 0;
   dl->flows_drawn = dl->flows_capped = dl->bands_drawn = 0;
   dl->flow_bundles_drawn = dl->flows_bundled = dl->flow_labels = dl->flows_chain = 0;
   dl->clear_rgba = COL_BG;
@@ -1339,6 +1476,7 @@ void st_drawlist_free(st_drawlist *dl, const st_alloc *a) {
   if (!dl) return;
   st_free(a, dl->rects);
   st_free(a, dl->glyphs);
+  st_free(a, dl->label_log);
   st_free(a, dl->lines);
   st_free(a, dl->cmds);
   st_free(a, dl->color_cache);

@@ -76,6 +76,15 @@ typedef struct st_drawlist {
   uint32_t flows_bundled;      /* flows those bundles stand for */
   uint32_t flow_labels;        /* bundles' count labels drawn */
   uint32_t flows_chain;        /* arrows of the selected events' chain drawn */
+  /* a test hook: with label_log_on, every text drawn in the frame, as
+   * records "K<drawn>\x1f<given>\x1e" (K: 's' a slice's label, 'o' other
+   * text; <drawn> is what the glyphs pushed spell, "\u2026" where it was
+   * cut; <given> the text asked for), label_log_len bytes, not
+   * NUL-terminated. Off: nothing is recorded (no cost). Not carried by
+   * st_drawlist_append. */
+  int label_log_on;
+  char *label_log;
+  uint32_t label_log_len, label_log_cap;
   /* internal: name id -> colour, kept across the frames of one trace
    * (freed by st_drawlist_free; zero-initialise the struct) */
   uint32_t *color_cache;
@@ -210,6 +219,11 @@ st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, c
 
 /* Stable colour for a name (same name -> same colour in every session). */
 uint32_t st_color_for_name(const char *s, size_t len);
+
+/* A value in three significant digits with an SI suffix from 1000 up
+ * ("1.80 M" for 1803000, "42.5 k", "950"), as the counters' scale shows it;
+ * returns the length written (NUL-terminated, truncated to cap). */
+size_t st_format_value(double v, char *buf, size_t cap);
 
 /* Time-axis tick step (ns) for a scale: a round 1/2/5 x 10^k value giving
  * ticks at least min_px apart. */

@@ -53,6 +53,11 @@ enum {
                                * after the longest of them (its src), not one event */
 };
 
+/* A process sorted at or after this comes last and shows collapsed at
+ * first: an importer's gathering of leftovers (Perfetto's tracks whose
+ * descriptor never arrived), still searched and selected. */
+#define ST_PROCESS_SORT_FOLDED (INT32_MAX - 255)
+
 typedef struct st_process {
   int64_t pid;          /* as in the file; string pids get keys from the importer */
   uint32_t name;        /* strtab id, "" if unnamed */

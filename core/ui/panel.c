@@ -139,6 +139,10 @@ static void flow_list(jw *w, const st_trace *t, st_event_ref ref, int in) {
     num(w, ev_us_of(t, o.row, (double)oi.start_ns));
     lit(w, ",\"dur_us\":");
     num(w, (double)oi.dur_ns / 1000.0);
+    char b[64]; /* its start as the event's own "start" reads: from the trace's start */
+    size_t bn = st_format_time((double)oi.start_ns, 1, b, sizeof b);
+    lit(w, ",\"start_text\":");
+    str(w, b, bn);
     lit(w, ",\"process\":");
     str_id(w, t, oi.process_name);
     lit(w, ",\"thread\":");
@@ -285,6 +289,10 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
     str_id(&w, t, st_trace_tracks(t, NULL)[h.track].name);
     lit(&w, ",\"value\":");
     num(&w, h.value);
+    char vt[32]; /* as the counter's scale shows it: "1.80 M" */
+    size_t vn = st_format_value(h.value, vt, sizeof vt);
+    lit(&w, ",\"value_text\":");
+    str(&w, vt, vn);
     lit(&w, "}");
   } else {
     lit(&w, "null");
@@ -371,6 +379,8 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
   uint32_t n, np;
   const st_layout_item *items = st_layout_items(lay, &n);
   const st_process *ps = st_trace_processes(t, &np);
+  uint32_t nparts;
+  const st_trace_part *parts = st_trace_parts(t, &nparts);
   char label[320];
   lit(&w, "[");
   int first = 1;
@@ -388,6 +398,10 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
     str(&w, label, len);
     lit(&w, ",\"section\":");
     str_id(&w, t, ps[it->process].name);
+    for (uint32_t k = 0; k < nparts; k++) /* several files: the file's index */
+      if (it->process >= parts[k].process_base &&
+          it->process - parts[k].process_base < parts[k].process_count)
+        fmt(&w, ",\"part\":%u", k);
     fmt(&w, ",\"pid\":%lld,\"kind\":\"%s\",\"y\":", (long long)ps[it->process].pid,
         it->kind == ST_LAYOUT_COUNTER ? "counter" : "rows");
     num(&w, it->y);

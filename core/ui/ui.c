@@ -80,6 +80,13 @@ struct st_ui {
   /* the first view: where the events are (core/index/bulk.h) */
   st_bulk bulk;
   int outliers_hidden; /* the first view leaves bulk.outside events out, until 0 */
+  /* panels over the canvas (st_ui_set_cover): CSS px covered from its top
+   * and from its bottom */
+  float cover_top, cover_bottom;
+  /* the row a navigation brought into view (with head_items items above it,
+   * its headers), kept clear of the panels until the user scrolls;
+   * UINT32_MAX: none */
+  uint32_t target_row, target_head;
 };
 
 static int hit_same(const st_hit *a, const st_hit *b) {
@@ -108,6 +115,7 @@ st_ui *st_ui_create(const st_alloc *a, const st_trace *t, float w, float h, floa
     return NULL;
   }
   ui->find_cur = ST_REF_NONE;
+  ui->target_row = UINT32_MAX;
   ui->hover = no_hit();
   ui->flow_mode = ST_FLOWS_SELECTION;
   st_view_fit(&ui->view, t, w, h, dpr);
@@ -132,7 +140,8 @@ const st_trace *st_ui_trace(const st_ui *ui) { return ui ? ui->trace : NULL; }
 /* ==== 2. view ============================================================ */
 
 static float max_scroll(const st_ui *ui) {
-  float m = st_layout_height(ui->layout) - (ui->view.height - ST_VIEW_AXIS_H);
+  /* the last rows can be scrolled above a panel at the bottom */
+  float m = st_layout_height(ui->layout) - (ui->view.height - ST_VIEW_AXIS_H - ui->cover_bottom);
   return m > 0 ? m : 0;
 }
 
@@ -235,6 +244,7 @@ unsigned st_ui_pan_px(st_ui *ui, float dx) {
 
 unsigned st_ui_scroll_px(st_ui *ui, float dy) {
   if (!ui || !isfinite(dy)) return 0;
+  ui->target_row = UINT32_MAX; /* the user (or a caller) scrolls: no target is kept */
   float before = ui->view.scroll_y;
   ui->view.scroll_y += dy;
   clamp_scroll(ui);
@@ -435,16 +445,69 @@ unsigned st_ui_fit_selection(st_ui *ui) {
   return ch;
 }
 
-/* Scrolls so that item i is in the scrolled area (a third from its top)
- * unless it is there already or pinned; 1 if the scroll was set. */
-static int scroll_to(st_ui *ui, uint32_t i) {
-  const st_layout_item *it = &st_layout_items(ui->layout, NULL)[i];
-  float pin_h = st_layout_pinned_height(ui->layout);
-  if (i < st_layout_pinned_items(ui->layout)) return 0;
-  float top = ui->view.scroll_y + pin_h, h = ui->view.height - ST_VIEW_AXIS_H - pin_h;
-  if (it->y >= top && it->y + it->h <= top + h) return 0;
-  ui->view.scroll_y = it->y - pin_h - h / 3;
+/* The canvas's y range [*y0, *y1) where scrolled rows show and no panel
+ * covers them (st_ui_set_cover); the whole scrolled area when the panels
+ * leave less than two rows. */
+static void free_area(const st_ui *ui, float *y0, float *y1) {
+  float top = ST_VIEW_AXIS_H + st_layout_pinned_height(ui->layout), bot = ui->view.height;
+  float a = ui->cover_top > top ? ui->cover_top : top, b = bot - ui->cover_bottom;
+  if (b - a < 2 * ST_VIEW_ROW_H) a = top, b = bot;
+  *y0 = a, *y1 = b;
+}
+
+/* Scrolls so that the content span [y0, y1) is in the free area (a third
+ * from its top; at its top with at_top, or when taller than it) unless it
+ * is there already (and not at_top); 1 if the scroll was set. */
+static int scroll_span(st_ui *ui, float y0, float y1, int at_top) {
+  float fy0, fy1;
+  free_area(ui, &fy0, &fy1);
+  float off = fy0 - ST_VIEW_AXIS_H, h = fy1 - fy0; /* content y = scroll_y + screen y - AXIS */
+  float top = ui->view.scroll_y + off;
+  if (!at_top && y0 >= top && y1 <= top + h) return 0;
+  ui->view.scroll_y = at_top || y1 - y0 > h * 2 / 3 ? y0 - off : y0 - off - h / 3;
   return 1;
+}
+
+/* Scrolls so that item i (with head items above it) is in the free area
+ * unless it is there already or pinned; i becomes the target kept clear of
+ * the panels (st_ui_set_cover). 1 if the scroll was set. */
+static int scroll_to_head(st_ui *ui, uint32_t i, uint32_t head, int at_top) {
+  const st_layout_item *items = st_layout_items(ui->layout, NULL);
+  const st_layout_item *it = &items[i];
+  if (i < st_layout_pinned_items(ui->layout)) return 0;
+  if (head > i) head = i;
+  ui->target_row = it->kind == ST_LAYOUT_ROW ? it->row : UINT32_MAX;
+  ui->target_head = head;
+  return scroll_span(ui, items[i - head].y, it->y + it->h, at_top);
+}
+
+static int scroll_to(st_ui *ui, uint32_t i) { return scroll_to_head(ui, i, 0, 0); }
+
+unsigned st_ui_show_row(st_ui *ui, uint32_t row, uint32_t head, int at_top) {
+  if (!ui) return 0;
+  uint32_t n;
+  const st_layout_item *items = st_layout_items(ui->layout, &n);
+  uint32_t i = st_layout_item_of_row(ui->layout, row);
+  if (i >= n || items[i].kind != ST_LAYOUT_ROW) return ST_UI_HANDLED;
+  float before = ui->view.scroll_y;
+  scroll_to_head(ui, i, head, at_top);
+  clamp_scroll(ui);
+  return ST_UI_HANDLED | (ui->view.scroll_y != before ? ST_UI_VIEW | ST_UI_REDRAW : 0);
+}
+
+unsigned st_ui_set_cover(st_ui *ui, float top, float bottom) {
+  if (!ui) return 0;
+  top = isfinite(top) && top > 0 ? top : 0;
+  bottom = isfinite(bottom) && bottom > 0 ? bottom : 0;
+  if (top == ui->cover_top && bottom == ui->cover_bottom) return 0;
+  ui->cover_top = top, ui->cover_bottom = bottom;
+  float before = ui->view.scroll_y;
+  uint32_t n, row = ui->target_row;
+  const st_layout_item *items = st_layout_items(ui->layout, &n);
+  uint32_t i = row == UINT32_MAX ? n : st_layout_item_of_row(ui->layout, row);
+  if (i < n && items[i].kind == ST_LAYOUT_ROW) scroll_to_head(ui, i, ui->target_head, 0);
+  clamp_scroll(ui);
+  return ST_UI_HANDLED | (ui->view.scroll_y != before ? ST_UI_VIEW | ST_UI_REDRAW : 0);
 }
 
 unsigned st_ui_reveal(st_ui *ui, st_event_ref ref) {
@@ -570,6 +633,7 @@ unsigned st_ui_pointer_move(st_ui *ui, float x, float y, unsigned buttons, unsig
   case ST_TOOL_PAN:
     st_view_pan_px(&ui->view, -dx);
     clamp_time(ui);
+    if (dy != 0) ui->target_row = UINT32_MAX;
     ui->view.scroll_y -= dy;
     clamp_scroll(ui);
     ch |= ST_UI_VIEW | ST_UI_REDRAW;

@@ -109,6 +109,18 @@ unsigned st_ui_set_view(st_ui *ui, double t0_ns, double t1_ns);
 unsigned st_ui_zoom(st_ui *ui, double factor, float x);
 unsigned st_ui_pan_px(st_ui *ui, float dx);
 unsigned st_ui_scroll_px(st_ui *ui, float dy); /* clamped to the layout */
+/* Panels the front end shows over the canvas: CSS px covered from its top
+ * (a panel's bottom edge) and from its bottom. Navigations (st_ui_reveal,
+ * st_ui_show_row, fit selection) bring their target into the part no panel
+ * covers, and the last target (until the user scrolls) is moved out from
+ * under a panel that opens or grows; the content can scroll above a bottom
+ * panel. */
+unsigned st_ui_set_cover(st_ui *ui, float top, float bottom);
+/* Scrolls row (a global row) into the free part of the scrolled area
+ * (st_ui_set_cover), with the head layout items above it (its section's
+ * header): a third from the top, or at the top with at_top; nothing if it
+ * is there already (and not at_top), pinned, or not shown. */
+unsigned st_ui_show_row(st_ui *ui, uint32_t row, uint32_t head, int at_top);
 /* Visible time window [t0, t1) in ns from trace start. */
 void st_ui_window(const st_ui *ui, double *t0_ns, double *t1_ns);
 

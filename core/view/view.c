@@ -257,6 +257,10 @@ st_layout *st_layout_create(const st_alloc *a, const st_trace *t) {
     st_layout_destroy(l);
     return NULL;
   }
+  uint32_t np;
+  const st_process *ps = st_trace_processes(t, &np);
+  for (uint32_t p = 0; p < np && p < l->proc_count; p++) /* gatherings start collapsed */
+    l->collapsed[p] = ps[p].sort_index >= ST_PROCESS_SORT_FOLDED;
   l->empty_count = st_process_empty_flags(t, l->empty);
   st_track_filter_keep(t, l->labels, "", 0, l->keep, l->named);
   if (!rebuild(l)) {

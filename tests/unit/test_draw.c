@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- fake font: 7 px advance, ink [0.5, 6.5] x [-9, 2]; u0 = code point --- */
 typedef struct fake_font {
@@ -369,7 +370,7 @@ static void test_elision(void) {
           text[n++] = (char)q->u0;
       }
     }
-    if (w >= 70 + 8) CHECK_EQ_STR(text, "abcdefghij");
+    if (w >= 70 + 8 + 1) CHECK_EQ_STR(text, "abcdefghij"); /* 1: the slice's end boundary */
     if (n > 0 && n < 10) CHECK_EQ_INT(ell, 1);
     if (w < 14) CHECK_EQ_INT(n, 0);
     if (w >= 30 && w < 78) CHECK(n >= 1 && ell == 1);
@@ -567,6 +568,123 @@ static void test_append(void) {
   st_trace_destroy(t);
 }
 
+/* The page's glyphs reach right of their advance (the atlas cell's
+ * padding): the last one must not be left out at the label's edge without
+ * an ellipsis ("ProfilerStep#100" drawn as "ProfilerStep#10"). Every label
+ * (st_drawlist.label_log) is the whole name or a cut of it with U+2026,
+ * middle-cut for a templated name (its end kept). */
+static int overhang_glyph(void *ud, uint32_t cp, st_glyph *g) {
+  (void)ud;
+  *g = (st_glyph){7, -0.5f, -9, 8.5f, 2, (float)cp, 0, (float)cp, 1};
+  return 1;
+}
+
+/* 1 if drawn is given, or a prefix of it + U+2026 (+ a suffix of it). */
+static int is_cut_of(const char *drawn, size_t dn, const char *given, size_t gn) {
+  if (dn == gn && !memcmp(drawn, given, dn)) return 1;
+  const char *e = NULL;
+  for (size_t i = 0; i + 3 <= dn; i++)
+    if (!memcmp(drawn + i, "\xE2\x80\xA6", 3)) e = drawn + i;
+  if (!e) return 0;
+  size_t pre = (size_t)(e - drawn), suf = dn - pre - 3;
+  return pre >= 1 && pre + suf < gn && !memcmp(drawn, given, pre) &&
+         !memcmp(e + 3, given + gn - suf, suf);
+}
+
+static void test_labels_whole_or_cut(void) {
+  static const char *names[] = {
+      "ProfilerStep#100", "ProfilerStep#103",
+      "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<float, 128, 64>>(Params)",
+      "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<half, 128, 64>>(Params)"};
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
+  for (int k = 0; k < 4; k++) st_builder_slice(b, th, k * 1000, 1000, S(b, names[k]), 0, 0, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  st_lod *lod = st_lod_build(NULL, t, NULL);
+  st_layout *lay = st_layout_create(NULL, t);
+  st_font font = {12, 10, 3, overhang_glyph, NULL};
+  st_drawlist dl = {0};
+  dl.label_log_on = 1;
+  int whole_step = 0, middle = 0, labels = 0;
+  for (int w = 10; w <= 700; w++) { /* each slice w px wide */
+    st_view v = {.t0_ns = 0, .ns_per_px = 1000.0 / w, .width = 3200, .height = 200, .dpr = 1};
+    st_draw_input in = {t, lod, lay, &v, &font};
+    CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+    check_frame(&dl, &v);
+    const char *l = dl.label_log, *end = l + dl.label_log_len;
+    while (l < end) {
+      const char *us = memchr(l, 0x1f, (size_t)(end - l)),
+                 *rs = us ? memchr(us, 0x1e, (size_t)(end - us)) : NULL;
+      CHECK(us && rs);
+      if (!us || !rs) break;
+      if (*l == 's') {
+        labels++;
+        size_t dn = (size_t)(us - l - 1), gn = (size_t)(rs - us - 1);
+        CHECK(is_cut_of(l + 1, dn, us + 1, gn));
+        if (dn == gn && dn == 16) whole_step++;
+        if (gn > 40 && dn >= 3 + 8 && !memcmp(l + 1 + dn - 8, "(Params)", 8)) middle++;
+      }
+      l = rs + 1;
+    }
+  }
+  CHECK(labels > 1000);
+  CHECK(whole_step > 0);
+  CHECK(middle > 0);
+  st_drawlist_free(&dl, NULL);
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
+/* Back-to-back slices of one name (one colour), each a few px wide or
+ * more, keep a boundary: their rects do not touch. */
+static void test_neighbours_keep_a_boundary(void) {
+  st_builder *b = st_builder_create(NULL);
+  uint32_t p = st_builder_process(b, 1);
+  uint32_t th = st_builder_track(b, p, ST_TRACK_SLICES, 1, 0);
+  for (int k = 0; k < 70; k++)
+    st_builder_slice(b, th, k * 784, 784, S(b, "PjitFunction(f)"), 0, 0, 0);
+  st_trace *t = st_builder_finish(b, NULL);
+  st_lod *lod = st_lod_build(NULL, t, NULL);
+  st_layout *lay = st_layout_create(NULL, t);
+  st_drawlist dl = {0};
+  for (int px = 3; px <= 40; px++) {
+    st_view v = {.t0_ns = 0, .ns_per_px = 784.0 / px, .width = 3600, .height = 200, .dpr = 1};
+    st_draw_input in = {t, lod, lay, &v, &g_font};
+    CHECK_EQ_INT(st_draw_frame(&dl, &in, NULL), ST_OK);
+    uint32_t slices = 0, touching = 0;
+    float prev_end = -1;
+    for (uint32_t i = 0; i < dl.rect_count; i++) {
+      const st_rect *r = &dl.rects[i];
+      if (r->rgba != st_color_for_name("PjitFunction(f)", 15) || r->x < ST_VIEW_GUTTER_W) continue;
+      slices++;
+      if (prev_end >= 0 && r->x - prev_end < 0.99f) touching++;
+      prev_end = r->x + r->w;
+    }
+    CHECK(slices >= 10);
+    CHECK_EQ_INT(touching, 0);
+  }
+  st_drawlist_free(&dl, NULL);
+  st_layout_destroy(lay);
+  st_lod_destroy(lod);
+  st_trace_destroy(t);
+}
+
+/* The counters' scale: three significant digits and an SI suffix. */
+static void test_format_value(void) {
+  static const struct {
+    double v;
+    const char *want;
+  } cases[] = {{1803000, "1.80 M"}, {42500, "42.5 k"}, {950, "950"},      {999999, "1.00 M"},
+               {-2.5e9, "-2.50 G"}, {0.5, "0.5"},      {123456, "123 k"}, {7e12, "7.00 T"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char buf[32];
+    st_format_value(cases[i].v, buf, sizeof buf);
+    CHECK_EQ_STR(buf, cases[i].want);
+  }
+}
+
 int main(void) {
   RUN(test_frames_in_bounds);
   RUN(test_labels_inside_slices);
@@ -575,6 +693,9 @@ int main(void) {
   RUN(test_nested_track_labels_indent);
   RUN(test_invalid_lead_bytes_show_fffd);
   RUN(test_elision);
+  RUN(test_labels_whole_or_cut);
+  RUN(test_neighbours_keep_a_boundary);
+  RUN(test_format_value);
   RUN(test_utf8_fallback);
   RUN(test_collapse_hides_rows);
   RUN(test_bounded);

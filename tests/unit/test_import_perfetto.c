@@ -7,6 +7,7 @@
 #include "load.h"
 #include "pb_enc.h"
 #include "test_util.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <zlib.h>
@@ -388,9 +389,41 @@ static void test_corpus(void) {
   free(p);
 }
 
+/* Tracks whose descriptor never arrived (a Chrome trace's lost sequences)
+ * are gathered in one process after the named ones, "N tracks without a
+ * descriptor", that the layout shows collapsed; their events are kept. */
+static void test_undescribed_gathered(void) {
+  enc t = {0};
+  desc(&t, 100, 0, "Browser", 1, 42, 0);
+  desc(&t, 101, 100, NULL, 2, 42, 7);
+  tev(&t, 1, 1000, 3, 101, "named", 0, NULL, 0);
+  for (int k = 0; k < 5; k++)
+    tev(&t, 1, 2000 + (uint64_t)k, 3, 541 + (uint64_t)k, "lost", 0, NULL, 0);
+  result r;
+  load(t.p, t.n, 7, "t.pftrace", &r);
+  const st_trace *tr = r.t;
+  CHECK(tr != NULL);
+  if (tr) {
+    uint32_t np;
+    const st_process *ps = st_trace_processes(tr, &np);
+    CHECK_EQ_INT(np, 2);
+    CHECK_EQ_STR(tu_str(tr, ps[0].name), "procname"); /* the named process first */
+    CHECK_EQ_STR(tu_str(tr, ps[1].name), "5 tracks without a descriptor");
+    CHECK_EQ_INT(ps[1].track_count, 5);
+    CHECK(ps[1].sort_index >= ST_PROCESS_SORT_FOLDED);
+    st_layout *lay = st_layout_create(NULL, tr);
+    CHECK(lay && !st_layout_collapsed(lay, 0) && st_layout_collapsed(lay, 1));
+    st_layout_destroy(lay);
+    CHECK(tu_src_named(tr, "lost") != UINT64_MAX);
+  }
+  st_trace_destroy(r.t);
+  enc_free(&t);
+}
+
 int main(void) {
   RUN(test_stats_and_chunking);
   RUN(test_mapping);
+  RUN(test_undescribed_gathered);
   RUN(test_hostile);
   RUN(test_corpus);
   return check_report();

@@ -43,6 +43,10 @@ static void test_not_traces(void) {
   expect_error("\x89PNG\r\n\x1a\n", 8, "x.png", ST_ERR_FORMAT, 0,
                "expected '{' or '[' (found 0x89)");
   expect_error("<!DOCTYPE html>", 15, "x.html", ST_ERR_FORMAT, 0, "found 0x3C");
+  /* a .pftrace that is no trace: the formats tried are named */
+  expect_error(
+      "junk, no trace", 14, "x.pftrace", ST_ERR_FORMAT, 0,
+      "tried Chrome JSON (expected '{' or '[' (found 0x6A)), Perfetto and XPlane protobuf");
   expect_error("  \n hello", 9, "x.txt", ST_ERR_FORMAT, 4, "found 0x68");
   expect_error("   ", 3, "x.json", ST_ERR_FORMAT, 3, "only whitespace");
   expect_error("{\"head\":{},\"samples\":[1,2]}", 27, "a.cpuprofile", ST_ERR_FORMAT, 0,

@@ -266,8 +266,9 @@ static void test_draw_and_shift(void) {
   CHECK(st_draw_frame(&dl, &in, NULL) == ST_OK);
   const st_layout_item *it = st_layout_items(lay, NULL);
   float ya = ST_VIEW_AXIS_H + it[2].y + 1, yb = ST_VIEW_AXIS_H + it[6].y + 1;
-  /* A's step [0, 1000) and B's step [500, 1500), cut at the right edge 1220 */
-  CHECK(rect_at(&dl, ST_VIEW_GUTTER_W, ya, 1000) != NULL);
+  /* A's step [0, 1000) (1 px short: a slice's end boundary, draw.c) and
+   * B's step [500, 1500), cut at the right edge 1220 */
+  CHECK(rect_at(&dl, ST_VIEW_GUTTER_W, ya, 999) != NULL);
   CHECK(rect_at(&dl, ST_VIEW_GUTTER_W + 500, yb, 500) != NULL);
   /* the group bands: across the timeline at the groups' rows */
   const st_rect *band = rect_at(&dl, ST_VIEW_GUTTER_W, ST_VIEW_AXIS_H, 1000);

@@ -789,6 +789,41 @@ static void test_follow(void) {
   st_trace_destroy(t);
 }
 
+/* A panel over the canvas (st_ui_set_cover): a revealed event lands above a
+ * bottom panel and below a top one; a panel that opens over the target
+ * moves it out from under; once the user scrolls, the target is no longer
+ * kept. */
+static void test_cover(void) {
+  st_trace *t = trace();
+  st_ui *ui = st_ui_create(NULL, t, W, 200, 1); /* short: the tracks scroll */
+  st_event_ref g = find(t, "G"), tiny = find(t, "tiny");
+  float x, y;
+  st_ui_set_cover(ui, 0, 100); /* the bottom half covered */
+  st_ui_reveal(ui, tiny);
+  where(ui, tiny, &x, &y);
+  CHECK(y > ST_VIEW_AXIS_H && y + ST_VIEW_ROW_H / 2 <= 100);
+  /* a panel that opens over the target moves it out from under */
+  st_ui_set_cover(ui, 0, 0);
+  st_ui_reveal(ui, g);
+  where(ui, g, &x, &y);
+  float top = y - 5; /* the panel's top edge: over the row */
+  CHECK(top - ST_VIEW_AXIS_H >= 2 * ST_VIEW_ROW_H);
+  CHECK(st_ui_set_cover(ui, 0, 200 - top) & ST_UI_VIEW);
+  where(ui, g, &x, &y);
+  CHECK(y > ST_VIEW_AXIS_H && y + ST_VIEW_ROW_H / 2 <= top + 0.5f);
+  /* a top panel: the target below it */
+  st_ui_set_cover(ui, 0, 0);
+  st_ui_scroll_px(ui, 1000); /* the user scrolls: no target kept */
+  float s = st_ui_view(ui)->scroll_y;
+  CHECK((st_ui_set_cover(ui, 0, 60) & ST_UI_VIEW) == 0 || st_ui_view(ui)->scroll_y <= s);
+  st_ui_set_cover(ui, 120, 0);
+  st_ui_reveal(ui, tiny);
+  where(ui, tiny, &x, &y);
+  CHECK(y - ST_VIEW_ROW_H / 2 >= 120 - 0.5f && y < 200);
+  st_ui_destroy(ui);
+  st_trace_destroy(t);
+}
+
 int main(void) {
   RUN(test_hit);
   RUN(test_click_select);
@@ -801,5 +836,6 @@ int main(void) {
   RUN(test_search_reveals_and_keys);
   RUN(test_draw_overlay);
   RUN(test_follow);
+  RUN(test_cover);
   return check_report();
 }

@@ -214,8 +214,11 @@ static int pick_importer(st_loader *l, int final) {
     fail(l, ST_ERR_FORMAT, n, "not a trace: only whitespace");
     return 1;
   } else {
-    char msg[96];
-    snprintf(msg, sizeof msg, "not a trace: expected '{' or '[' (found 0x%02X)", s[i]);
+    char msg[192]; /* the formats tried, each by how it starts */
+    snprintf(msg, sizeof msg,
+             "not a trace: tried Chrome JSON (expected '{' or '[' (found 0x%02X)), Perfetto and "
+             "XPlane protobuf (a first byte 0x0A), gzip, zlib, zstd and zip",
+             s[i]);
     fail(l, ST_ERR_FORMAT, i, msg);
     return 1;
   }

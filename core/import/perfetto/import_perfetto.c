@@ -549,6 +549,7 @@ st_code st_perfetto_finish(st_perfetto_importer *im, st_error *err) {
     pf_android_finish(im);
     pf_order_tracks(im);
     pf_name_unnamed_tracks(im);
+    pf_name_undescribed(im);
     pf_system_finish(im);
   }
   if (im->nomem && im->status.code == ST_OK) {

@@ -112,6 +112,9 @@
 #define ST_PERFETTO_INFLATE_MAX ((size_t)64u * 1024u * 1024u)
 /* processes made for trees of custom tracks: pid = base - root number */
 #define ST_PERFETTO_TRACK_PID_BASE ((int64_t)-0x2000000000000000LL)
+/* the one process of the tracks whose descriptor never arrived ("N tracks
+ * without a descriptor"), after the named ones, collapsed at first */
+#define ST_PERFETTO_UNDESCRIBED_PID (ST_PERFETTO_TRACK_PID_BASE + 1)
 
 typedef struct st_perfetto_importer st_perfetto_importer;
 

@@ -217,6 +217,9 @@ struct st_perfetto_importer {
   /* TrackEvent */
   ptrack *tracks;
   uint32_t ntracks, cap_tracks;
+  /* the builder process gathering the tracks without a descriptor (+1; 0:
+   * none yet) and how many it holds */
+  uint32_t undescribed_proc1, undescribed;
   st_u64map track_map; /* uuid -> index */
   pseq *seqs;
   uint32_t nseqs, cap_seqs;
@@ -298,6 +301,7 @@ void pf_close_track_events(st_perfetto_importer *im);
 void pf_flush_pending(st_perfetto_importer *im);
 void pf_order_tracks(st_perfetto_importer *im);
 void pf_name_unnamed_tracks(st_perfetto_importer *im);
+void pf_name_undescribed(st_perfetto_importer *im);
 void pf_seq_clear(pseq *s);
 
 /* ---- perfetto_ftrace.c ---- */

@@ -118,6 +118,31 @@ static uint32_t track_process(st_perfetto_importer *im, uint32_t ti) {
   return p;
 }
 
+/* The process of the tracks without a descriptor, made on first use. */
+static uint32_t undescribed_process(st_perfetto_importer *im) {
+  if (im->undescribed_proc1) return im->undescribed_proc1 - 1;
+  uint32_t p = st_builder_process(im->b, ST_PERFETTO_UNDESCRIBED_PID);
+  if (p == UINT32_MAX) {
+    im->nomem = 1;
+    return p;
+  }
+  st_builder_process_sort(im->b, p, ST_PROCESS_SORT_FOLDED);
+  im->undescribed_proc1 = p + 1;
+  return p;
+}
+
+/* Names the gathering after its count: "1,068 tracks without a descriptor". */
+void pf_name_undescribed(st_perfetto_importer *im) {
+  if (!im->undescribed_proc1) return;
+  char tmp[64];
+  uint32_t n = im->undescribed;
+  int m = n >= 1000
+              ? snprintf(tmp, sizeof tmp, "%u,%03u tracks without a descriptor", n / 1000, n % 1000)
+              : snprintf(tmp, sizeof tmp, "%u track%s without a descriptor", n, n == 1 ? "" : "s");
+  if (m > 0)
+    st_builder_process_name(im->b, im->undescribed_proc1 - 1, pf_intern(im, tmp, (size_t)m));
+}
+
 /* How deep a custom track sits in its tree of custom tracks (0 for a root,
  * or for a track directly under a process/thread track, which Perfetto shows
  * as a sibling): its label's indent, as ui.perfetto.dev nests them. */
@@ -148,8 +173,13 @@ static uint32_t track_builder(st_perfetto_importer *im, uint32_t ti, int counter
     bt = th ? pf_thread_track(im, th, 0) : UINT32_MAX;
     t = &im->tracks[ti];
   } else {
-    uint32_t p = track_process(im, ti);
+    /* a track no descriptor ever described (its sequence's descriptors were
+     * lost): into the one gathering after the named processes, not a
+     * section of its own before them */
+    int lost = t->kind == TK_UNKNOWN && !t->has_parent && t->name == ST_STR_EMPTY;
+    uint32_t p = lost ? undescribed_process(im) : track_process(im, ti);
     if (p == UINT32_MAX) return UINT32_MAX;
+    if (lost) im->undescribed++;
     if (!st_seen_test_set(&im->alloc, &im->proc_seen, p, &im->nomem)) im->stats->processes++;
     t = &im->tracks[ti];
     int64_t key = -0x100000000LL - (int64_t)t->order;
