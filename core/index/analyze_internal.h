@@ -28,6 +28,7 @@ struct st_analysis {
   st_an_rank *ranks;
   double rank_median, rank_scale;
   st_opstats *ops;
+  struct st_memory *mem; /* memory.h: the devices' memory (issue 34) */
 };
 
 /* 1 if w (lower case ASCII) occurs in s[0, n), ignoring ASCII case. */
