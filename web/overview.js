@@ -13,6 +13,7 @@
 // textContent only.
 
 import { createHeatmap, heatmapData, fmtUs } from './heatmap.js';
+import { memorySection } from './memory.js';
 
 // good / warning / bad, the README's table:
 //   idle %         < 10 good, 10-30 warning, > 30 bad (the guide: "should be < 10 %")
@@ -168,24 +169,8 @@ export function createOverview({ M, str, withCString, fmtCount }) {
     return sec;
   }
 
-  function showMemory(d) {
-    const sec = el('section', 'overview-memory');
-    sec.append(el('h3', null, 'Memory peaks'));
-    if (!d.memory.length) {
-      sec.append(el('p', 'note', 'No memory counters.'));
-      return sec;
-    }
-    const ul = el('ul');
-    ul.id = 'overview-memory';
-    for (const m of d.memory) {
-      const t = d.traces[m.trace] || {};
-      const li = el('li');
-      li.append(el('span', 'name', `${d.traces.length > 1 ? `${t.group} · ` : ''}${m.process ? `${m.process} · ` : ''}${m.name}`), el('span', 'num', ` ${fmtCount(m.peak)}`));
-      ul.append(li);
-    }
-    sec.append(ul);
-    return sec;
-  }
+  // issue 34: the devices' memory and the memory counters (memory.js)
+  const showMemory = (d) => memorySection(d, { M, el, go, fmtUs, fmtCount, tableOf, wrapped });
 
   function showOps(d) {
     const sec = el('section', 'overview-ops');
