@@ -189,7 +189,9 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
       thrs[nthr++] = (thr){e->pid, e->tid, slice_track(t, e->pid, e->tid)};
     }
     int64_t x = e->ts_abs_ns - origin;
-    ops[i] = thrs[j].track == UINT32_MAX ? ST_STR_EMPTY : op_at(t, thrs[j].track, x);
+    ops[i] = e->op != ST_STR_NONE          ? e->op
+             : thrs[j].track == UINT32_MAX ? ST_STR_EMPTY
+                                           : op_at(t, thrs[j].track, x);
     uint32_t d = dev_first;
     while (d < m->ndevs && !same_dev(e, &m->devs[d])) d++;
     if (d == m->ndevs) {

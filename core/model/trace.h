@@ -259,6 +259,9 @@ typedef struct st_mem_event {
   uint64_t src;          /* the event's offset in the decoded input */
   int32_t device_type;   /* c10::DeviceType: 0 CPU, 1 CUDA, ...; -1 if absent */
   int32_t device_id;     /* -1 for the CPU or if absent */
+  uint32_t op;           /* the op that made it as the importer knows it (strtab id; a memory
+                          * snapshot's top frame), ST_STR_NONE: the innermost slice around
+                          * it on its thread (core/index/memory.h) */
 } st_mem_event;
 const st_mem_event *st_trace_mem_events(const st_trace *t, size_t *count);
 

@@ -109,6 +109,10 @@ void st_trace_digest(const st_trace *t, uint8_t out[32]) {
     u64(&c, r);
     u64(&c, me[i].src);
     u64(&c, ((uint64_t)(uint32_t)me[i].device_type << 32) | (uint32_t)me[i].device_id);
+    if (me[i].op == ST_STR_NONE)
+      u64(&c, UINT64_MAX);
+    else
+      str(&c, s, me[i].op);
   }
   st_sha256_final(&c, out);
 }

@@ -58,7 +58,8 @@ void st_chrome_mem_event(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi)
                     .total_reserved = NAN,
                     .src = sem->cur_src,
                     .device_type = -1,
-                    .device_id = -1};
+                    .device_id = -1,
+                    .op = ST_STR_NONE};
   uint32_t ti = st_chrome_sem_thread(sem, e, pi, 0);
   if (ti == UINT32_MAX) return;
   m.pid = sem->procs[pi].pid;

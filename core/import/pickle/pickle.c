@@ -34,9 +34,7 @@ struct st_pickle {
   uint32_t root;
 };
 
-int st_pickle_sniff(const uint8_t *p, size_t n) {
-  return n >= 3 && p[0] == 0x80 && p[1] >= 2 && p[1] <= 5;
-}
+int st_pickle_sniff(const uint8_t *p, size_t n) { return n >= 1 && p[0] == 0x80; }
 
 /* ---- the reader's state ------------------------------------------------- */
 
@@ -95,7 +93,7 @@ static const char *op_name(uint8_t op) {
 }
 
 static int fail(vm *m, const char *what) {
-  st_error_set(m->err, ST_ERR_FORMAT, m->at, "pickle: %s at byte %zu", what, m->at);
+  st_error_set(m->err, ST_ERR_FORMAT, m->at, "pickle: %s", what);
   return 0;
 }
 
@@ -108,8 +106,8 @@ static int nomem(vm *m) {
 static int need(vm *m, uint64_t k) {
   if (m->n - m->i >= k) return 1;
   st_error_set(m->err, ST_ERR_FORMAT, m->at,
-               "pickle: truncated at byte %zu: the opcode there needs %llu bytes, %zu are left",
-               m->at, (unsigned long long)k, m->n - m->i);
+               "pickle: truncated: the opcode needs %llu bytes, %zu are left",
+               (unsigned long long)k, m->n - m->i);
   return 0;
 }
 
@@ -225,9 +223,8 @@ static int memo_put(vm *m, uint64_t idx) {
 static int memo_get(vm *m, uint64_t idx) {
   uint32_t v = st_u64map_get(&m->memo, idx);
   if (v == ST_U64MAP_NONE) {
-    st_error_set(m->err, ST_ERR_FORMAT, m->at,
-                 "pickle: memo entry %llu read at byte %zu was never stored",
-                 (unsigned long long)idx, m->at);
+    st_error_set(m->err, ST_ERR_FORMAT, m->at, "pickle: memo entry %llu read was never stored",
+                 (unsigned long long)idx);
     return 0;
   }
   return push(m, v);
@@ -281,8 +278,8 @@ static int step(vm *m, int *done) {
   case 0x80: /* PROTO */
     if (!need(m, 1)) return 0;
     if (m->p[m->i] > 5) {
-      st_error_set(m->err, ST_ERR_FORMAT, m->at, "pickle: protocol %u at byte %zu is not supported",
-                   m->p[m->i], m->at);
+      st_error_set(m->err, ST_ERR_FORMAT, m->at,
+                   "pickle: protocol %u is not supported (2 to 5 are)", m->p[m->i]);
       return 0;
     }
     m->i++;
@@ -470,17 +467,16 @@ static int step(vm *m, int *done) {
                op == 'Q';
     if (code)
       st_error_set(m->err, ST_ERR_FORMAT, m->at,
-                   "pickle: refused opcode %s (0x%02x) at byte %zu: it would import or call "
-                   "Python code; only plain data is read",
-                   nm, op, m->at);
+                   "pickle: refused opcode %s (0x%02x): it would import or call Python code; only "
+                   "plain data is read",
+                   nm, op);
     else if (nm)
       st_error_set(m->err, ST_ERR_FORMAT, m->at,
-                   "pickle: opcode %s (0x%02x) at byte %zu is not supported (not the plain data "
-                   "of a memory snapshot)",
-                   nm, op, m->at);
+                   "pickle: opcode %s (0x%02x) is not supported (not the plain data of a memory "
+                   "snapshot)",
+                   nm, op);
     else
-      st_error_set(m->err, ST_ERR_FORMAT, m->at, "pickle: unknown opcode 0x%02x at byte %zu", op,
-                   m->at);
+      st_error_set(m->err, ST_ERR_FORMAT, m->at, "pickle: unknown opcode 0x%02x", op);
     return 0;
   }
   }
@@ -505,8 +501,7 @@ st_pickle *st_pickle_read(const st_alloc *a, const uint8_t *p, size_t n, st_erro
   while (ok && !done) {
     if (m.i >= m.n) {
       m.at = m.n;
-      st_error_set(err, ST_ERR_FORMAT, m.n, "pickle: truncated: no STOP before the end (byte %zu)",
-                   m.n);
+      st_error_set(err, ST_ERR_FORMAT, m.n, "pickle: truncated: no STOP before the end");
       ok = 0;
       break;
     }

@@ -40,7 +40,8 @@ typedef enum st_pk_type {
 
 typedef struct st_pickle st_pickle;
 
-/* 1 if the bytes start like a pickle of protocol 2 or later (PROTO 2-5). */
+/* 1 if the bytes start like a pickle of protocol 2 or later (PROTO: 0x80;
+ * a protocol other than 2 to 5 is then refused by the reader). */
 int st_pickle_sniff(const uint8_t *p, size_t n);
 
 /* NULL + err (ST_ERR_FORMAT: a refused or malformed pickle, message with
