@@ -83,3 +83,71 @@ test('a profile\'s memory: counter tracks per device, the Overview\'s peaks and 
   assert.ok(sections.length && sections.every((x) => x.canvas_y >= 0 && x.canvas_y + x.h <= canvasH), `GPU 1's tracks on screen: ${JSON.stringify(sections)}`);
   assert.ok(first.pid === 1 || after.every((x) => x.canvas_y + x.h <= canvasH), `GPU 1's section on top, or everything fits: ${JSON.stringify(first)}`);
 });
+
+// A PyTorch memory snapshot (tests/memory/gen_snapshot.py, written with
+// Python's pickle as torch.cuda.memory._dump_snapshot writes it) opened
+// with the profile of the same run: both on one timeline by their clocks,
+// the snapshot's active-memory timeline (counter, a band per block, named
+// after its top frame) in its own section, its peak and live blocks in the
+// Overview as the generator planted them, a click on its peak shows it,
+// and a block selected shows its stack in the details pane.
+test('a snapshot with the trace of its run: aligned, its peak in the Overview, a click goes there, a block\'s stack in the details', async () => {
+  const snap = path.join(dir, 'snap.pickle');
+  const st = path.join(dir, 'snap.truth.json');
+  execFileSync('python3', [path.join(REPO_ROOT, 'tests', 'memory', 'gen_snapshot.py'), snap, st, '--entries', '400', '--seed', '5']);
+  const sTruth = JSON.parse(await fsp.readFile(st, 'utf8'));
+  const app = await ctx.app();
+  const ev = await app.openViaInput([trace, snap]);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  const files = await app.page.evaluate(() => window.strata.traces());
+  assert.equal(files.length, 2);
+  // placed by their clocks: the offset between them is the clocks' difference
+  const stats = await app.stats();
+  const per = stats.traces || [];
+  assert.equal(per.length, 2, JSON.stringify(stats).slice(0, 300));
+  assert.equal(per[1].format, 'pytorch-memory-snapshot');
+  assert.equal(files[1].format, 'pytorch-memory-snapshot');
+  assert.equal(files[1].offset_us - files[0].offset_us, per[1].ts_min_us - per[0].ts_min_us, 'aligned by clock');
+  // the active-memory timeline's tracks
+  const tracks = await app.page.evaluate(() => window.strata.tracks());
+  for (const t of sTruth) {
+    for (const l of [`Active memory (${t.device})`, `Active blocks (${t.device})`, `Allocation stacks (${t.device})`]) {
+      assert.ok(tracks.some((x) => x.label === l), `no track "${l}"`);
+    }
+  }
+  // the Overview: the snapshot's devices (file 2) as planted
+  await app.page.click('#overview-button');
+  await app.page.waitForSelector('#overview-memory-devices tbody tr');
+  const an = await app.page.evaluate(() => window.strata.analyze());
+  for (const t of sTruth) {
+    const i = an.memory.findIndex((m) => m.trace === 1 && m.device === t.device);
+    assert.ok(i >= 0, `${t.device} of the snapshot in analyze().memory`);
+    const row = await app.page.$eval(`#overview-memory-devices tbody tr[data-mem="${i}"]`, (tr) => ({
+      peak: tr.querySelector('td[data-fig="peak_bytes"]').textContent,
+      live: [...tr.querySelectorAll('td[data-fig="live_at_peak"] > div:not(.note)')].map((d) => d.textContent),
+    }));
+    assert.equal(row.peak, fmtBytes(t.peak_bytes), `${t.device} peak`);
+    assert.deepEqual(row.live, t.live_at_peak.slice(0, 5).map((g) => `${g.op === '' ? '(no op)' : g.op} ${fmtBytes(g.bytes)} (${g.count})`));
+  }
+  // a click on GPU 0's peak: the view holds the snapshot's peak
+  const t0 = sTruth[0];
+  const i0 = an.memory.findIndex((m) => m.trace === 1 && m.device === t0.device);
+  await app.page.click(`#overview-memory-devices tbody tr[data-mem="${i0}"] button.peak`);
+  const v = await app.view();
+  const peakAbs = per[1].ts_min_us + t0.peak_us; // the snapshot's first entry + the peak
+  const base = per[0].ts_min_us - files[0].offset_us; // the view's us at scene 0
+  const peakView = base + files[1].offset_us + t0.peak_us;
+  assert.ok(v.start_us <= peakView && v.end_us >= peakView, `view ${v.start_us}..${v.end_us} holds the peak ${peakView} (abs ${peakAbs})`);
+  // a block: every band of a top frame only one block has; its stack in #details
+  const [label, stack] = Object.entries(t0.single_stacks)[0];
+  const n = await app.page.evaluate((name) => window.strata.selectName(name), label);
+  assert.ok(n >= 1, `selected ${n} of ${label}`);
+  const sel = await app.page.evaluate(() => window.strata.selection());
+  const band = sel.find((e) => e.cat === stack);
+  assert.ok(band, `a band with the stack as its category: ${JSON.stringify(sel.slice(0, 2))}`);
+  // the details pane of that one block: its stack, as text
+  assert.equal(n, 1);
+  await app.page.waitForSelector('#details:not([hidden])');
+  const details = await app.page.$eval('#details', (d) => d.textContent);
+  assert.ok(details.includes(stack), `#details shows the stack: ${details.slice(0, 400)}`);
+});

@@ -198,8 +198,10 @@ for dev in range(a.devices):
     everyone = [(s, fr, -1, i1) for ad, s, fr, i0, i1 in blocks_alloc if i0 == "pre"]
     everyone += [(s, fr, -1, None) for ad, s, fr in pre_live]
     everyone += [(s, fr, i0, i1) for ad, s, fr, i0, i1 in blocks_alloc if i0 != "pre"]
+    stacks = {}
     for s, fr, i0, i1 in everyone:
         g = top(fr)
+        stacks.setdefault(g, []).append(" \u2190 ".join(f"{f['name']} ({f['filename']}:{f['line']})" for f in fr[:64]))
         if i0 <= pi and (i1 is None or i1 > pi):
             live_g[g][0] += s
             live_g[g][1] += 1
@@ -211,7 +213,9 @@ for dev in range(a.devices):
     srt = lambda g: [{"op": k, "bytes": v[0], "count": v[1]} for k, v in sorted(g.items(), key=lambda kv: (-kv[1][0], kv[0]))]
     truth.append({"device": f"GPU {dev}", "peak_bytes": pv, "peak_time_us": pt, "live_at_peak": srt(live_g),
                   "unfreed_bytes": sum(v[0] for v in unfreed_g.values()), "still_live_at_end": srt(unfreed_g),
-                  "top_alloc_ops": srt(top_g)[:20], "entries": len(entries), "from": "bytes_sum"})
+                  "top_alloc_ops": srt(top_g)[:20], "entries": len(entries), "from": "bytes_sum",
+                  # the stack of each block whose top frame no other block has (the details pane's)
+                  "single_stacks": {k: v[0] for k, v in stacks.items() if len(v) == 1 and k}})
 origin = min(t_first)
 for t in truth:
     t["peak_us"] = t.pop("peak_time_us") - origin
