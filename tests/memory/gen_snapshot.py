@@ -133,6 +133,7 @@ for dev in range(a.devices):
     t = T0 + dev * 37
     entries = []
     live = {}  # addr -> (size, frames)
+    live_keys = []  # its keys, in allocation order (a free picks one)
     nxt = 0x7F0000000000 + (dev << 36)
     pre_free = []  # blocks from before the history, freed in it
     for _ in range(rnd.randrange(2, 5)):
@@ -156,7 +157,7 @@ for dev in range(a.devices):
             entries.append({"action": "free_completed", "addr": addr, "size": size, "stream": 0, "time_us": t, "frames": fr})
             blocks_alloc.append((addr, size, fr, "pre", len(entries) - 1))
         elif live and r < 0.45:
-            addr = rnd.choice(sorted(live))
+            addr = live_keys.pop(rnd.randrange(len(live_keys))) if len(live_keys) < 4096 else live_keys.pop(rnd.randrange(len(live_keys) - 64, len(live_keys)))
             size, fr, k = live.pop(addr)
             entries.append({"action": "free_requested", "addr": addr, "size": size, "stream": 0, "time_us": t, "frames": fr})
             t += rnd.randrange(1, 5)
@@ -171,6 +172,7 @@ for dev in range(a.devices):
                             "compile_context": "N/A", "user_metadata": ""})
             blocks_alloc.append((addr, size, fr, len(entries) - 1, None))
             live[addr] = (size, fr, len(blocks_alloc) - 1)
+            live_keys.append(addr)
     traces.append(entries)
     t_first.append(entries[0]["time_us"])
     # segments at the end: the live blocks (the ones from before too)

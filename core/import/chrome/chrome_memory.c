@@ -71,6 +71,7 @@ void st_chrome_mem_event(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi)
   while (st_chrome_objit_next(&it, &key, &v, &ve)) {
     int neg;
     uint64_t x;
+    if (key.esc || key.n < 4 || key.n > 15) continue; /* none of the keys read */
     if (st_chrome_str_eq(key, "Bytes")) {
       if (value_int(v, ve, &neg, &x)) {
         m.bytes = clamp_signed(neg, x);
@@ -134,7 +135,7 @@ typedef struct devacc {
   int32_t type, id;
   uint32_t alloc_track, reserved_track;
   int has_total;
-  double sum;
+  double sum, last_reserved; /* last_reserved: NaN before the first */
 } devacc;
 
 static uint32_t series_track(st_chrome_sem *sem, const devacc *d, const char *what) {
@@ -167,7 +168,9 @@ static void sample(st_chrome_sem *sem, uint32_t tr, const st_mem_event *m, doubl
 void st_chrome_mem_close(st_chrome_sem *sem) {
   memlist *l = sem->mem;
   if (!l || !l->n || sem->nomem) return;
-  qsort(l->ev, l->n, sizeof *l->ev, by_time);
+  int sorted = 1; /* Kineto writes them in time order: no sort then */
+  for (size_t i = 1; i < l->n && sorted; i++) sorted = by_time(&l->ev[i - 1], &l->ev[i]) <= 0;
+  if (!sorted) qsort(l->ev, l->n, sizeof *l->ev, by_time);
   /* devices, in order of first appearance (few: a linear scan) */
   devacc *devs = NULL;
   uint32_t nd = 0, cd = 0;
@@ -182,7 +185,8 @@ void st_chrome_mem_close(st_chrome_sem *sem) {
         sem->nomem = 1;
         break;
       }
-      devs[nd] = (devacc){m->dev_pid, m->device_type, m->device_id, UINT32_MAX, UINT32_MAX, 0, 0};
+      devs[nd] =
+          (devacc){m->dev_pid, m->device_type, m->device_id, UINT32_MAX, UINT32_MAX, 0, 0, NAN};
       /* "Total Allocated" is used when the device's events carry it */
       for (size_t j = i; j < l->n; j++)
         if (l->ev[j].dev_pid == m->dev_pid && l->ev[j].device_type == m->device_type &&
@@ -199,15 +203,16 @@ void st_chrome_mem_close(st_chrome_sem *sem) {
       sample(sem, dv->alloc_track, m, dv->sum);
     else if (!isnan(m->total_alloc))
       sample(sem, dv->alloc_track, m, m->total_alloc);
-    if (!isnan(m->total_reserved)) {
+    if (!isnan(m->total_reserved) && m->total_reserved != dv->last_reserved) { /* its changes */
       if (dv->reserved_track == UINT32_MAX) dv->reserved_track = series_track(sem, dv, "reserved");
       sample(sem, dv->reserved_track, m, m->total_reserved);
+      dv->last_reserved = m->total_reserved;
     }
   }
   st_free(&sem->alloc, devs);
   if (sem->nomem) return;
   st_mem_event *ev = l->ev;
-  if (l->n < l->cap) {
+  if (l->n < l->cap - l->cap / 4) { /* a quarter or more unused: give it back */
     st_mem_event *p = st_realloc_array(&sem->alloc, ev, l->n, sizeof *p);
     if (p) ev = p;
   }

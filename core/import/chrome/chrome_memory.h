@@ -14,7 +14,7 @@
  * device type): "Memory allocated (DEV)" from "Total Allocated" where the
  * events carry it, else the running sum of "Bytes" over the device's
  * events in time order, and "Memory reserved (DEV)" from "Total Reserved"
- * (none without it). DEV is "CPU" or "GPU <id>" (another device type:
+ * (a sample where it changes; none without it). DEV is "CPU" or "GPU <id>" (another device type:
  * "device <type>:<id>"). The events go to the model sorted by time
  * (st_builder_mem_events).
  */
