@@ -139,8 +139,8 @@ static int add_groups(st_memory *m, sweep *s, const st_strtab *strs, int kind, u
       g = (uint32_t)n++;
     }
     s->tmp[g].count++;
-    s->tmp[g].bytes += r->bytes;
-    *total += r->bytes;
+    s->tmp[g].bytes = st_sat_add(s->tmp[g].bytes, r->bytes);
+    *total = st_sat_add(*total, r->bytes);
     if (total_n) (*total_n)++;
   }
   if (n > 1) {
@@ -188,7 +188,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
       }
       thrs[nthr++] = (thr){e->pid, e->tid, slice_track(t, e->pid, e->tid)};
     }
-    int64_t x = e->ts_abs_ns - origin;
+    int64_t x = st_sat_sub(e->ts_abs_ns, origin);
     ops[i] = e->op != ST_STR_NONE          ? e->op
              : thrs[j].track == UINT32_MAX ? ST_STR_EMPTY
                                            : op_at(t, thrs[j].track, x);
@@ -235,7 +235,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
         if (!st_u64map_put(&byaddr, &m->alloc, e->addr, (uint32_t)s->nrecs)) ok = 0;
         s->nrecs++;
         dv->allocs++;
-        dv->alloc_bytes += e->bytes;
+        dv->alloc_bytes = st_sat_add(dv->alloc_bytes, e->bytes);
       } else if (e->bytes < 0) {
         uint32_t old = st_u64map_get(&byaddr, e->addr);
         if (old != ST_U64MAP_NONE && s->recs[old].freed_at == UINT64_MAX)
@@ -248,17 +248,18 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
         cur += (double)e->bytes;
       }
       if (!isnan(e->total_reserved) && e->total_reserved > (double)dv->reserved_peak_bytes)
-        dv->reserved_peak_bytes = (int64_t)e->total_reserved;
+        dv->reserved_peak_bytes =
+            e->total_reserved >= 9.2e18 ? INT64_MAX : (int64_t)e->total_reserved;
       if (cur > peak) {
         peak = cur;
         peak_at = pos;
-        dv->peak_ns = e->ts_abs_ns - origin;
+        dv->peak_ns = st_sat_sub(e->ts_abs_ns, origin);
       }
       pos++;
     }
     st_u64map_free(&byaddr, &m->alloc);
     if (!ok) break;
-    dv->peak_bytes = peak > 9.2e18 ? INT64_MAX : (int64_t)peak;
+    dv->peak_bytes = peak >= 9.2e18 ? INT64_MAX : peak <= -9.2e18 ? INT64_MIN : (int64_t)peak;
     size_t f1 = 0, f2 = 0, f3 = 0;
     int64_t unused;
     ok = add_groups(m, s, strs, 0, peak_at, UINT32_MAX, &f1, &dv->nlive, &dv->live_bytes, NULL) &&
@@ -315,9 +316,9 @@ st_memory *st_memory_analyze(const st_alloc *alloc, const st_trace *const *trace
   }
   for (uint32_t d = 0; d < m->ndevs; d++) {
     st_mem_device *dv = &m->devs[d];
-    dv->live = m->groups + (uintptr_t)dv->live;
-    dv->unfreed = m->groups + (uintptr_t)dv->unfreed;
-    dv->top = m->groups + (uintptr_t)dv->top;
+    dv->live = m->groups ? m->groups + (uintptr_t)dv->live : NULL;
+    dv->unfreed = m->groups ? m->groups + (uintptr_t)dv->unfreed : NULL;
+    dv->top = m->groups ? m->groups + (uintptr_t)dv->top : NULL;
   }
   return m;
 }

@@ -206,6 +206,10 @@ static void frames_of(ctx *c, uint32_t v, uint32_t *top, uint32_t *stack, uint32
 
 /* ---- one device's trace -------------------------------------------------- */
 
+static int64_t us_to_ns(int64_t us) {
+  return us > INT64_MAX / 1000 ? INT64_MAX : us < INT64_MIN / 1000 ? INT64_MIN : us * 1000;
+}
+
 typedef struct blk {
   int64_t start, size;
   uint32_t top, stack, leaf;
@@ -265,13 +269,13 @@ static int open_block(ctx *c, dev *d, int64_t ts, int64_t size, uint64_t addr, u
 static int close_block(ctx *c, dev *d, uint32_t i, int64_t ts, uint64_t addr, uint64_t src,
                        int32_t id) {
   blk *k = &d->b[i];
-  int64_t dur = ts >= k->start ? ts - k->start : 0;
+  int64_t dur = ts >= k->start ? st_sat_sub(ts, k->start) : 0;
   if (st_builder_slice(c->im->b, d->blocks, k->start, dur, k->top, k->stack, k->src, 0) ==
       ST_ERR_NOMEM)
     return 0;
   c->im->stats->async_slices++;
-  st_stats_time(c->im->stats, k->start, k->start + dur);
-  return mem_ev(c, d, ts, -k->size, addr, id, k->top, src);
+  st_stats_time(c->im->stats, k->start, st_sat_add(k->start, dur));
+  return mem_ev(c, d, ts, k->size == INT64_MIN ? INT64_MAX : -k->size, addr, id, k->top, src);
 }
 
 static int counter(ctx *c, uint32_t tr, int64_t ts, double v) {
@@ -309,11 +313,7 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
   if (c->nomem) return 0;
   /* times: time_us, else 1 us apart */
   int64_t t0 = 0, t_end = 0;
-#define TS(i, e)                                                                                   \
-  (untimed ? (int64_t)(i)*1000                                                                     \
-           : (dict_int(pk, e, "time_us", 0) > INT64_MAX / 1000 ? INT64_MAX / 1000                  \
-                                                               : dict_int(pk, e, "time_us", 0)) *  \
-                 1000)
+#define TS(i, e) (untimed ? (int64_t)(i)*1000 : us_to_ns(dict_int(pk, e, "time_us", 0)))
   for (uint32_t i = 0; i < n; i++)
     if (st_pickle_dict_get(pk, it[i], "time_us") == UINT32_MAX) untimed = 1;
   if (untimed) st_stats_warn(c->im->stats, "snapshot_without_time_us", 0);
@@ -338,12 +338,12 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
       } else if (st_u64map_get(&d.open, addr) == ST_U64MAP_NONE) {
         ok = open_block(c, &d, t0, size, addr, st_pickle_dict_get(pk, it[i], "frames"),
                         ((uint64_t)(uint32_t)id << 40) | i, id);
-        active += size;
+        active = st_sat_add(active, size);
       }
     } else if (act_is(a, al, "segment_alloc") || act_is(a, al, "segment_map")) {
-      net_seg += size;
+      net_seg = st_sat_add(net_seg, size);
     } else if (act_is(a, al, "segment_free") || act_is(a, al, "segment_unmap")) {
-      net_seg -= size;
+      net_seg = st_sat_sub(net_seg, size);
     }
   }
   uint32_t ns;
@@ -351,7 +351,7 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
   int64_t seg_total = 0;
   for (uint32_t s = 0; ok && s < ns; s++) {
     if (dict_int(pk, segs[s], "device", -1) != id) continue;
-    seg_total += dict_int(pk, segs[s], "total_size", 0);
+    seg_total = st_sat_add(seg_total, dict_int(pk, segs[s], "total_size", 0));
     uint32_t nbk;
     const uint32_t *bk = st_pickle_items(pk, st_pickle_dict_get(pk, segs[s], "blocks"), &nbk);
     int64_t addr = dict_int(pk, segs[s], "address", 0);
@@ -360,16 +360,16 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
       const char *state = dict_str(pk, bk[j], "state", &sl);
       int64_t size = dict_int(pk, bk[j], "size", 0);
       uint64_t ba = (uint64_t)dict_int(pk, bk[j], "address", addr);
-      addr += size;
+      addr = (int64_t)((uint64_t)addr + (uint64_t)size);
       if (sl < 6 || memcmp(state, "active", 6) != 0) continue;
       if (st_u64map_get(&seen, ba) == 1 || st_u64map_get(&d.open, ba) != ST_U64MAP_NONE) continue;
       ok = open_block(c, &d, t0, size, ba, st_pickle_dict_get(pk, bk[j], "frames"),
                       ((uint64_t)(uint32_t)id << 40) | ((uint64_t)1 << 39) | j, id);
-      active += size;
+      active = st_sat_add(active, size);
     }
   }
   st_u64map_free(&seen, &c->im->alloc);
-  reserved = seg_total - net_seg;
+  reserved = st_sat_sub(seg_total, net_seg);
   if (ok && n)
     ok = counter(c, d.active, t0, (double)active) && counter(c, d.reserved, t0, (double)reserved);
   /* the trace */
@@ -385,25 +385,25 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
       uint32_t o = st_u64map_get(&d.open, addr);
       if (o != ST_U64MAP_NONE && d.b[o].size >= 0) { /* allocated again: the old one ended */
         ok = close_block(c, &d, o, ts, addr, src, id);
-        active -= d.b[o].size;
+        active = st_sat_sub(active, d.b[o].size);
         d.b[o].size = -1;
       }
       ok =
           ok && open_block(c, &d, ts, size, addr, st_pickle_dict_get(pk, it[i], "frames"), src, id);
-      active += size;
+      active = st_sat_add(active, size);
       ok = ok && counter(c, d.active, ts, (double)active);
     } else if (act_is(a, al, "free_completed") || act_is(a, al, "free")) {
       uint32_t o = st_u64map_get(&d.open, addr);
       if (o == ST_U64MAP_NONE || d.b[o].size < 0) continue;
       ok = close_block(c, &d, o, ts, addr, src, id);
-      active -= d.b[o].size;
+      active = st_sat_sub(active, d.b[o].size);
       d.b[o].size = -1; /* closed */
       ok = ok && counter(c, d.active, ts, (double)active);
     } else if (act_is(a, al, "segment_alloc") || act_is(a, al, "segment_map")) {
-      reserved += size;
+      reserved = st_sat_add(reserved, size);
       ok = counter(c, d.reserved, ts, (double)reserved);
     } else if (act_is(a, al, "segment_free") || act_is(a, al, "segment_unmap")) {
-      reserved -= size;
+      reserved = st_sat_sub(reserved, size);
       ok = counter(c, d.reserved, ts, (double)reserved);
     }
   }
@@ -411,7 +411,7 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
   /* blocks still active at the end: to the trace's end */
   for (size_t k = 0; ok && k < d.nb; k++) {
     if (d.b[k].size < 0) continue;
-    int64_t dur = t_end >= d.b[k].start ? t_end - d.b[k].start : 0;
+    int64_t dur = t_end >= d.b[k].start ? st_sat_sub(t_end, d.b[k].start) : 0;
     if (st_builder_slice(b, d.blocks, d.b[k].start, dur, d.b[k].top, d.b[k].stack, d.b[k].src, 0) ==
         ST_ERR_NOMEM)
       ok = 0;

@@ -181,7 +181,7 @@ static int add_items(vm *m, uint32_t c, const uint32_t *v, size_t k) {
     ct->items = q;
     ct->cap = (uint32_t)cap;
   }
-  memcpy(ct->items + ct->n, v, k * sizeof *v);
+  if (k) memcpy(ct->items + ct->n, v, k * sizeof *v);
   ct->n += (uint32_t)k;
   return 1;
 }
@@ -193,7 +193,7 @@ static int from_mark(vm *m, uint8_t type) {
   uint32_t c = new_cont(m, type);
   if (c == UINT32_MAX) return 0;
   if (type == ST_PK_DICT && (m->nstack - at) % 2) return fail(m, "DICT with an odd item count");
-  if (!add_items(m, c, m->stack + at, m->nstack - at)) return 0;
+  if (m->nstack > at && !add_items(m, c, m->stack + at, m->nstack - at)) return 0;
   m->nstack = at;
   return push(m, c);
 }
