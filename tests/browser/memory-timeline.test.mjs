@@ -151,3 +151,27 @@ test('a snapshot with the trace of its run: aligned, its peak in the Overview, a
   const details = await app.page.$eval('#details', (d) => d.textContent);
   assert.ok(details.includes(stack), `#details shows the stack: ${details.slice(0, 400)}`);
 });
+
+// Hostile pickles in the page: refused with one line naming the opcode and
+// its byte offset (#error and strata:error), nothing executed, the trace
+// shown before kept.
+test('a pickle that would run code is refused in the page with its byte offset', async () => {
+  const hdir = path.join(dir, 'hostile');
+  execFileSync('python3', [path.join(REPO_ROOT, 'tests', 'memory', 'gen_snapshot.py'), '--hostile', hdir]);
+  const cases = JSON.parse(await fsp.readFile(path.join(hdir, 'hostile.json'), 'utf8'));
+  const app = await ctx.app();
+  const ok = await app.openViaInput(trace);
+  assert.equal(ok.type, 'strata:loaded');
+  const s0 = await app.stats();
+  for (const name of ['exploit_os_system.pickle', 'refused_REDUCE.pickle', 'huge_unicode8.pickle', 'deep_marks.pickle']) {
+    const ev = await app.openViaInput(path.join(hdir, name));
+    assert.equal(ev.type, 'strata:error', `${name}: ${JSON.stringify(ev).slice(0, 300)}`);
+    const msg = typeof ev.detail === 'string' ? ev.detail : ev.detail?.message;
+    assert.ok(!/[\r\n]/.test(msg.trim()), `one line: ${msg}`);
+    assert.ok(msg.includes(`(at byte ${cases[name].offset})`), `${name}: ${msg} names byte ${cases[name].offset}`);
+    if (/GLOBAL|REDUCE/.test(cases[name].why)) assert.ok(msg.includes(`refused opcode ${cases[name].why}`), msg);
+    const shown = await app.page.locator('#error').innerText();
+    assert.ok(shown.includes(`byte ${cases[name].offset}`), `#error: ${shown}`);
+    assert.equal((await app.stats()).events, s0.events, 'the trace shown before stays');
+  }
+});
