@@ -382,6 +382,11 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_analyze_show(double trace, double device, doubl
                                               double end_us) {
   return st_app_analyze_show(st_web_app(), trace, device, start_us, end_us);
 }
+/* st_wasm_memory_show(mem, start_us, end_us): "memory" entry mem's device, that window (issue 34)
+ */
+EMSCRIPTEN_KEEPALIVE int st_wasm_memory_show(double mem, double start_us, double end_us) {
+  return st_app_memory_show(st_web_app(), mem, start_us, end_us);
+}
 EMSCRIPTEN_KEEPALIVE double st_wasm_select_name(const char *name) {
   return st_app_select_name(st_web_app(), name);
 }

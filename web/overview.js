@@ -21,6 +21,7 @@ import { createHeatmap, heatmapData, fmtUs } from './heatmap.js';
 import { shortNames } from './names.js';
 
 const NAME_W = 60; // characters of a name in a table (the rest on hover)
+import { memorySection } from './memory.js';
 
 // good / warning / bad, the README's table:
 //   idle %         < 10 good, 10-30 warning, > 30 bad (the guide: "should be < 10 %")
@@ -225,24 +226,8 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
     return sec;
   }
 
-  function showMemory(d) {
-    const sec = el('section', 'overview-memory');
-    sec.append(el('h3', null, 'Memory peaks'));
-    if (!d.memory.length) {
-      sec.append(el('p', 'note', 'No memory counters.'));
-      return sec;
-    }
-    const ul = el('ul');
-    ul.id = 'overview-memory';
-    for (const m of d.memory) {
-      const t = d.traces[m.trace] || {};
-      const li = el('li');
-      li.append(el('span', 'name', `${d.traces.length > 1 ? `${t.group} · ` : ''}${m.process ? `${m.process} · ` : ''}${m.name}`), el('span', 'num', ` ${fmtCount(m.peak)}`));
-      ul.append(li);
-    }
-    sec.append(ul);
-    return sec;
-  }
+  // issue 34: the devices' memory and the memory counters (memory.js)
+  const showMemory = (d) => memorySection(d, { M, el, go, fmtUs, fmtCount, tableOf, wrapped });
 
   // One table of ops (kernels, host ops, runtime calls: analyze.h's JSON),
   // names cut in the middle (the full name on hover), a click selecting

@@ -455,6 +455,10 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
  * what tells a test that the kept one answered. */
 uint64_t st_app_analyses_made(const st_app *app);
 int st_app_analyze_show(st_app *app, double trace, double device, double start_us, double end_us);
+/* memory_show(m, start_us, end_us): the same for entry m of the JSON's
+ * "memory" (a device's memory: its section, that window of its file's own
+ * time, e.g. around its peak_us); 1 done, 0 bad arguments (issue 34). */
+int st_app_memory_show(st_app *app, double mem, double start_us, double end_us);
 double st_app_select_name(st_app *app, const char *name);
 /* How well the hardware is used (issue 33, app_efficiency.c over the kept
  * analysis): eff_wanted -> [{"h", "src", "name"}] (events whose args to

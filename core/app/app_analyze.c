@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "memory.h"
 
 /* ---- the analysis as JSON -------------------------------------------------------- */
 
@@ -144,6 +145,33 @@ int st_app_analyze_show(st_app *app, double trace, double device, double start_u
   double t1 = (double)llround(end_us * 1000.0) + shift;
   scroll_to(app, k, vp);
   st_app_apply(app, st_ui_set_view(app->ui, t0, t1));
+  return 1;
+}
+
+/* Memory device m of the analysis (memory.h; issue 34): file k's device
+ * section scrolled to the top, [start_us, end_us] of the file's own time
+ * shown (the page passes a window around the peak). */
+int st_app_memory_show(st_app *app, double mem, double start_us, double end_us) {
+  uint32_t nm;
+  const st_mem_device *md = st_memory_devices(st_analysis_memory(app->an), &nm);
+  if (!app->ui || !app->trace || !(mem >= 0 && mem < (double)nm) || !isfinite(start_us) ||
+      !isfinite(end_us) || !(end_us > start_us) || !(fabs(start_us) < 9e12) ||
+      !(fabs(end_us) < 9e12))
+    return 0;
+  const st_mem_device *d = &md[(uint32_t)mem];
+  uint32_t k = d->trace;
+  st_traceset_file f;
+  if (k >= st_app_count(app) || !st_traceset_get(app->set, st_app_part(app, k), &f) ||
+      st_analysis_trace(app->an, k) != f.trace)
+    return 0;
+  uint32_t np;
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  uint32_t vp =
+      d->process == UINT32_MAX ? UINT32_MAX : (np ? parts[k].process_base : 0) + d->process;
+  double shift = (double)st_trace_shift_ns(f.trace);
+  scroll_to(app, k, vp);
+  st_app_apply(app, st_ui_set_view(app->ui, (double)llround(start_us * 1000.0) + shift,
+                                   (double)llround(end_us * 1000.0) + shift));
   return 1;
 }
 

@@ -21,6 +21,7 @@
 #include "analyze_internal.h"
 
 #include "json_out.h"
+#include "memory.h"
 #include "stat_tests.h"
 
 #include <stdio.h> /* snprintf only */
@@ -1622,6 +1623,7 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   if (rc == ST_OK) rc = stragglers(an);
   if (rc == ST_OK && !o.no_ops) rc = op_stats(an, &o, ctx, err);
   if (rc == ST_OK && !o.no_ops) rc = op_extras(an, ctx);
+  if (rc == ST_OK && !(an->mem = st_memory_analyze(&al, traces, n, err))) rc = ST_ERR_NOMEM;
   for (uint32_t k = 0; ctx && k < n; k++) {
     free_ctx(&al, &ctx[k]);
     st_free(&al, ctx[k].cls);
@@ -1637,10 +1639,13 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   return an;
 }
 
+const struct st_memory *st_analysis_memory(const st_analysis *an) { return an ? an->mem : NULL; }
+
 void st_analysis_destroy(st_analysis *an) {
   if (!an) return;
   st_alloc a = an->alloc;
   st_opstats_destroy(an->ops);
+  st_memory_destroy(an->mem);
   st_free(&a, an->traces);
   st_free(&a, an->source);
   st_free(&a, an->steps);

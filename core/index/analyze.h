@@ -209,6 +209,8 @@ const st_opstats *st_analysis_ops(const st_analysis *an);
 /* Parallel to st_opstats_rows(st_analysis_ops(an)). */
 const st_an_op_extra *st_analysis_op_extra(const st_analysis *an);
 const st_an_cause *st_analysis_causes(const st_analysis *an, uint32_t *count);
+/* The devices' memory (memory.h; never NULL for an analysis). */
+const struct st_memory *st_analysis_memory(const st_analysis *an);
 
 /* The trace's step with that number: its index in st_analysis_steps, or
  * UINT32_MAX. */
@@ -234,8 +236,11 @@ st_code st_analysis_device_rows(const st_analysis *an, const st_alloc *alloc, ui
  *  "ranks":[{"trace","value_us","score","straggler"}] (only with >= 3),
  *  "stragglers":[{"trace","metric":"compute_us_per_step","value","median",
  *   "score"}],
- *  "memory":[{"trace","process","name","peak"}] (counter series whose name
- *   contains "mem", any case: their largest sample),
+ *  "memory":[...] (memory.h st_memory_json: per device, from the models'
+ *   memory events: peak, live at it, unfreed, top allocating ops),
+ *  "memory_counters":[{"trace","process","name","peak"}] (counter series
+ *   whose name contains "mem", any case: their largest sample; until
+ *   issue 34 this list was "memory"),
  *  "ops":[{"name","count","total_us","self_us","mean_us","min_us","p50_us",
  *   "p90_us","p99_us","max_us"}], "op_names":N}
  * Times are exact decimal microseconds of the traces' own ns (means and

@@ -32,6 +32,7 @@ struct st_analysis {
   uint32_t top_ops; /* rows per table of kernels, host ops, runtime calls */
   st_an_cause *causes;
   uint32_t ncauses, cap_causes;
+  struct st_memory *mem; /* memory.h: the devices' memory (issue 34) */
 };
 
 /* 1 if w (lower case ASCII) occurs in s[0, n), ignoring ASCII case. */

@@ -8,6 +8,7 @@
 #include "collectives.h"
 
 #include "json_out.h"
+#include "memory.h"
 
 #include <stdio.h> /* snprintf only */
 #include <string.h>
@@ -267,7 +268,9 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     st_jout_fixed(&o, r->score, 3);
     st_jout_lit(&o, "}");
   }
-  st_jout_lit(&o, "],\"memory\":[");
+  st_jout_lit(&o, "],\"memory\":");
+  st_memory_json(&o, an->mem, an->traces, shift);
+  st_jout_lit(&o, ",\"memory_counters\":[");
   first = 1;
   for (uint32_t k = 0; k < an->n; k++) {
     const st_trace *t = an->traces[k];

@@ -70,6 +70,8 @@ struct st_builder {
   st_builder_sink sink; /* st_builder_set_sink; has_sink: 1 while set */
   int has_sink;
   uint64_t noted_src; /* st_builder_note_src */
+  st_mem_event *mem;  /* st_builder_mem_events */
+  size_t mem_count;
 };
 
 struct st_trace {
@@ -98,6 +100,8 @@ struct st_trace {
   st_end_src *ends; /* sorted by src, unique */
   size_t end_count;
   st_frames *frames; /* the builder's, sealed; NULL if no samples */
+  st_mem_event *mem; /* the builder's memory events, NULL if none */
+  size_t mem_count;
   size_t bytes;
   int own_strings; /* 0: a shared table (st_builder_create_shared) or a merged trace's */
   int64_t shift;   /* ns every time was moved by since finish (st_trace_merge) */
@@ -207,6 +211,7 @@ static void free_builder_parts(st_builder *b, int keep_strings) {
   st_free(&b->alloc, b->proc_slots);
   st_tstream_free(&b->ends, &b->alloc);
   st_frames_destroy(b->frames);
+  st_free(&b->alloc, b->mem);
   if (!keep_strings && b->own_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
@@ -823,6 +828,9 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   t->frames = b->frames; /* samples' frames: moved, interning table dropped */
   b->frames = NULL;
   st_frames_seal(t->frames);
+  t->mem = b->mem; /* memory events: moved */
+  t->mem_count = b->mem_count;
+  b->mem = NULL;
   free_builder_parts(b, 1);
 
   t->bytes = st_frames_bytes(t->frames) + sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
@@ -831,7 +839,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
              t->ev_count * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(uint64_t) + 1) +
              t->cs_count * (sizeof(int64_t) + sizeof(double)) +
              (size_t)t->flow_count * (sizeof(st_flow) + sizeof(uint32_t)) +
-             t->end_count * sizeof(st_end_src);
+             t->end_count * sizeof(st_end_src) + t->mem_count * sizeof(st_mem_event);
   return t;
 }
 
@@ -852,11 +860,25 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->flows_in);
   st_free(&a, t->ends);
   st_frames_destroy(t->frames);
+  st_free(&a, t->mem);
   st_free(&a, t);
 }
 
 const st_strtab *st_trace_strings(const st_trace *t) { return t ? t->strings : NULL; }
 const st_frames *st_trace_frames(const st_trace *t) { return t ? t->frames : NULL; }
+
+const st_mem_event *st_trace_mem_events(const st_trace *t, size_t *count) {
+  if (count) *count = t ? t->mem_count : 0;
+  return t ? t->mem : NULL;
+}
+
+st_code st_builder_mem_events(st_builder *b, st_mem_event *ev, size_t n) {
+  if (!b) return ST_ERR_ARG;
+  st_free(&b->alloc, b->mem);
+  b->mem = ev;
+  b->mem_count = ev ? n : 0;
+  return ST_OK;
+}
 
 const st_frames *st_trace_row_frames(const st_trace *t, uint32_t row) {
   if (!t || row >= t->row_count) return NULL;

@@ -244,6 +244,32 @@ int64_t st_trace_shift_ns(const st_trace *t);
  * trace or offsets that would overflow the time range. */
 st_code st_trace_merge_set_offsets(st_trace *t, const int64_t *offsets, int64_t *deltas);
 
+/* ---- memory events (issue 34) -----------------------------------------------
+ * An allocator's allocations and frees as the importer read them (Kineto's
+ * `[memory]` instants: core/import/chrome/chrome_memory.c), each also an
+ * instant marker on its thread. Kept by value, in the file's own terms:
+ * absolute time in the file's clock (scene time = ts_abs_ns -
+ * st_trace_origin_ns of the trace holding it, so merging and moving the
+ * trace need not touch them) and process / thread keys as in the file
+ * (st_process.pid, st_track.key), not model indices. Sorted by (ts, src).
+ * A merged trace has none of its own: read each part's. */
+typedef struct st_mem_event {
+  int64_t ts_abs_ns;
+  int64_t bytes;         /* > 0 allocated, < 0 freed */
+  uint64_t addr;         /* 0 if absent */
+  int64_t pid, tid;      /* the event's process and thread keys */
+  int64_t dev_pid;       /* the process key whose section holds the device's tracks */
+  double total_alloc;    /* the allocator's "Total Allocated" after it; NaN if absent */
+  double total_reserved; /* "Total Reserved"; NaN if absent */
+  uint64_t src;          /* the event's offset in the decoded input */
+  int32_t device_type;   /* c10::DeviceType: 0 CPU, 1 CUDA, ...; -1 if absent */
+  int32_t device_id;     /* -1 for the CPU or if absent */
+  uint32_t op;           /* the op that made it as the importer knows it (strtab id; a memory
+                          * snapshot's top frame), ST_STR_NONE: the innermost slice around
+                          * it on its thread (core/index/memory.h) */
+} st_mem_event;
+const st_mem_event *st_trace_mem_events(const st_trace *t, size_t *count);
+
 /* ---- building ------------------------------------------------------------ */
 typedef struct st_builder st_builder;
 
@@ -315,6 +341,12 @@ st_code st_builder_flow(st_builder *b, uint64_t key, unsigned role, st_flow_bind
  * call for a src wins. ST_OK, ST_ERR_NOMEM, ST_ERR_ARG (src or end_src is
  * UINT64_MAX) or ST_ERR_LIMIT (2^32 - 2 pairs). */
 st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src);
+
+/* Hands the builder the trace's memory events (allocated with the
+ * builder's allocator; the builder owns them from this call, also on
+ * failure), sorted by (ts_abs_ns, src). Replaces any given before.
+ * ST_OK, ST_ERR_ARG (b NULL). */
+st_code st_builder_mem_events(st_builder *b, st_mem_event *ev, size_t n);
 
 /* Sort, lay out and freeze. Consumes b (also on failure). NULL + err on
  * allocation failure. */

@@ -92,5 +92,27 @@ void st_trace_digest(const st_trace *t, uint8_t out[32]) {
     u64(&c, es[i].src);
     u64(&c, es[i].end_src);
   }
+  size_t nm = 0; /* memory events (issue 34): nothing added without them */
+  const st_mem_event *me = st_trace_mem_events(t, &nm);
+  if (nm) u64(&c, nm);
+  for (size_t i = 0; i < nm; i++) {
+    uint64_t a, r;
+    memcpy(&a, &me[i].total_alloc, 8);
+    memcpy(&r, &me[i].total_reserved, 8);
+    u64(&c, (uint64_t)me[i].ts_abs_ns);
+    u64(&c, (uint64_t)me[i].bytes);
+    u64(&c, me[i].addr);
+    u64(&c, (uint64_t)me[i].pid);
+    u64(&c, (uint64_t)me[i].tid);
+    u64(&c, (uint64_t)me[i].dev_pid);
+    u64(&c, a);
+    u64(&c, r);
+    u64(&c, me[i].src);
+    u64(&c, ((uint64_t)(uint32_t)me[i].device_type << 32) | (uint32_t)me[i].device_id);
+    if (me[i].op == ST_STR_NONE)
+      u64(&c, UINT64_MAX);
+    else
+      str(&c, s, me[i].op);
+  }
   st_sha256_final(&c, out);
 }

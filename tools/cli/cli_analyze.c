@@ -45,6 +45,7 @@
 #include "cli_collectives.h"
 #include "json_out.h"
 #include "json_scan.h"
+#include "memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,27 @@ static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_b
         any = 1;
       }
     printf("%s\n", any ? "" : " none");
+  }
+  uint32_t nmem;
+  const st_mem_device *mem = st_memory_devices(st_analysis_memory(an), &nmem);
+  for (uint32_t i = 0; i < nmem; i++) { /* issue 34: the devices' memory */
+    const st_mem_device *m = &mem[i];
+    char dname[48], op[41];
+    size_t l;
+    st_memory_device_name(m, dname, sizeof dname);
+    us_text(m->peak_ns, a, sizeof a);
+    if (!i) printf("\n");
+    printf(
+        "memory %s [%u]: peak %lld bytes at %s (%s), %u ops live at it, %lld bytes never freed\n",
+        dname, m->trace, (long long)m->peak_bytes, a,
+        m->from_total ? "Total Allocated" : "sum of Bytes", m->nlive, (long long)m->unfreed_bytes);
+    const st_strtab *strs = st_trace_strings(st_analysis_trace(an, m->trace));
+    for (uint32_t g = 0; g < m->nlive && g < 5; g++) {
+      const char *s = st_strtab_get(strs, m->live[g].op, &l);
+      cli_clean(s, l, op, sizeof op);
+      printf("  live at peak: %-40s %12lld bytes in %llu\n", l ? op : "(no op)",
+             (long long)m->live[g].bytes, (unsigned long long)m->live[g].count);
+    }
   }
   static const struct {
     uint8_t kind;

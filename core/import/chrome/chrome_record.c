@@ -123,7 +123,9 @@ int st_chrome_rec_needs_raw(const st_chrome_ev *e) {
   case 'f':
   case 'S': return 0;
   case 'i':
-  case 'I': return e->name.n == 10 && st_chrome_str_eq(e->name, "CpuProfile");
+  case 'I': /* a V8 profile, Kineto's [memory] (chrome_memory.h): their args are read */
+    return (e->name.n == 10 && st_chrome_str_eq(e->name, "CpuProfile")) ||
+           (e->name.n == 8 && st_chrome_str_eq(e->name, "[memory]"));
   default: return 1;
   }
 }

@@ -9,6 +9,7 @@
  *   4. dispatch, end of input, set-up
  */
 #include "chrome_internal.h"
+#include "chrome_memory.h"
 #include "chrome_samples.h"
 #include "import_chrome.h" /* ST_CHROME_GLOBAL_PID */
 
@@ -171,6 +172,7 @@ static void on_instant(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi) {
   emit(sem, tr, e->ts, 0, st_chrome_sem_intern(sem, e->name), st_chrome_sem_intern(sem, e->cat),
        sem->cur_src, ST_EV_INSTANT);
   sem->stats->instants++;
+  if (st_chrome_is_mem_event(e)) st_chrome_mem_event(sem, e, pi);
 }
 
 /* One counter series track: (process, series name). */
@@ -796,6 +798,7 @@ static void close_open(st_chrome_sem *sem) {
     sem->stats->async_slices++;
     o->open = 0;
   }
+  st_chrome_mem_close(sem);
 }
 
 void st_chrome_sem_init(st_chrome_sem *sem, const st_alloc *a, st_builder *b, st_stats *stats) {
@@ -810,6 +813,7 @@ void st_chrome_sem_init(st_chrome_sem *sem, const st_alloc *a, st_builder *b, st
 
 void st_chrome_sem_free(st_chrome_sem *sem) {
   st_chrome_samples_free(sem);
+  st_chrome_mem_free(sem);
   for (uint32_t i = 0; i < sem->nthreads; i++) st_free(&sem->alloc, sem->threads[i].stack);
   for (uint32_t i = 0; i < sem->naids; i++) st_free(&sem->alloc, sem->aids[i].stack);
   map *maps[] = {&sem->proc_map,  &sem->thread_map, &sem->counter_map, &sem->series_map,

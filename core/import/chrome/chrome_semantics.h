@@ -70,7 +70,8 @@ typedef struct st_chrome_sem {
 
   uint64_t cur_src; /* the event being handled: its offset, for warnings and the model */
   int nomem;
-  st_chrome_map flow_class_map; /* (cat, name) of v1 flows -> class (chrome_semantics.c) */
+  st_chrome_map flow_class_map;  /* (cat, name) of v1 flows -> class (chrome_semantics.c) */
+  struct st_chrome_memlist *mem; /* `[memory]` events (chrome_memory.c); NULL until one is read */
 } st_chrome_sem;
 
 /* No allocation; st_chrome_sem_free releases what the events made. */

@@ -15,7 +15,9 @@
 #include "chrome_range.h"
 #include "import_chrome.h"
 #include "import_perfetto.h"
+#include "import_pickle.h"
 #include "import_xplane.h"
+#include "pickle.h"
 #include "pb_sniff.h"
 #include "source.h"
 
@@ -52,6 +54,23 @@ static void chrome_release(void *im) { st_chrome_release(im); }
 static const importer_vt k_chrome = {"chrome-json", chrome_create, chrome_destroy,
                                      chrome_push,   chrome_finish, chrome_has_trace,
                                      chrome_meta,   chrome_release};
+
+/* ---- PyTorch memory snapshots (pickle; issue 34) --------------------------- */
+static void *pickle_create(const st_alloc *a, st_builder *b, st_stats *s) {
+  return st_pickle_imp_create(a, b, s);
+}
+static void pickle_destroy(void *im) { st_pickle_imp_destroy(im); }
+static st_code pickle_push(void *im, const uint8_t *d, size_t n, st_error *e) {
+  return st_pickle_imp_push(im, d, n, e);
+}
+static st_code pickle_finish(void *im, st_error *e) { return st_pickle_imp_finish(im, e); }
+static int pickle_has_trace(const void *im) { return st_pickle_imp_has_trace(im); }
+static const char *pickle_meta(const void *im) { return st_pickle_imp_metadata_json(im); }
+static void pickle_release(void *im) { st_pickle_imp_release(im); }
+
+static const importer_vt k_pickle = {
+    "pytorch-memory-snapshot", pickle_create, pickle_destroy, pickle_push, pickle_finish,
+    pickle_has_trace,          pickle_meta,   pickle_release};
 
 /* ---- protobuf adapters: XSpace and Perfetto ------------------------------ */
 static void *xplane_create(const st_alloc *a, st_builder *b, st_stats *s) {
@@ -198,6 +217,8 @@ static int pick_importer(st_loader *l, int final) {
     l->vt = &k_chrome;
   } else if (i == n && n == SNIFF_BYTES) {
     l->vt = &k_chrome; /* a long run of whitespace: let the JSON reader judge */
+  } else if (st_pickle_sniff(s, n)) {
+    l->vt = &k_pickle;
   } else if (l->hint_xplane) {
     l->vt = &k_xplane;
   } else if (s[0] == 0x0A) {
@@ -228,6 +249,7 @@ static int pick_importer(st_loader *l, int final) {
     st_perfetto_set_staging_limit(l->imp, l->staging_limit);
   st_args_kind ak = l->vt == &k_xplane     ? ST_ARGS_XPLANE
                     : l->vt == &k_perfetto ? ST_ARGS_PERFETTO
+                    : l->vt == &k_pickle   ? ST_ARGS_NONE
                                            : ST_ARGS_JSON;
   l->args = st_argsrc_create(&l->alloc, ak);
   if (!l->imp || !l->args) {
