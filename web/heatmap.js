@@ -78,7 +78,10 @@ export function heatmapData(an) {
 // scale = max(1.4826 MAD, 0.02 |med|, 1e-9); the figure's score is the
 // largest (v - med) / scale (a slow rank's); the one with the highest score
 // wins (step time on ties, then the order of METRICS). Fewer than 3 rows:
-// step time, score null.
+// step time, score null. The collectives' figures (waited, caused) are not
+// candidates: they arrive after the panel opens (collectives.js reads the
+// files again), and the figure shown must not change under the user then;
+// they are the price others paid, the per-rank figures name its cause.
 const median = (v) => {
   const a = [...v].sort((x, y) => x - y);
   const n = a.length;
@@ -90,6 +93,7 @@ export function separatingMetric(data) {
   const scores = {};
   let best = 'step';
   for (const m of Object.keys(METRICS)) {
+    if (m === 'waited' || m === 'caused') continue;
     const per = [];
     for (let r = 0; r < R; r++) {
       const v = [];

@@ -294,9 +294,8 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
       body.append(p);
       collectivesLine().then((c) => {
         p.textContent = c && c.collectives.length ? `Collectives: ${c.collectives_summary}` : 'Collectives: none found';
-        if (c && last === d) { // the heatmap's waited / caused cells
-          d.waits = c.waits;
-          heat.show(heatmapData(d));
+        if (c && last === d) { // the heatmap's waited / caused cells (the analysis itself stays the CLI's)
+          heat.show(heatmapData({ ...d, waits: c.waits }));
         }
       }, () => { p.textContent = 'Collectives: could not be read'; });
     }

@@ -76,7 +76,7 @@ function cliAnalyze(paths, extra = []) {
   delete out.analyze_ms;
   delete out.analyze_cpu_ms;
   delete out.efficiency; // the page's is strata.efficiency() (args read asynchronously): roofline.test.mjs
-  for (const k of ['collectives', 'clock_offsets', 'unaligned', 'critical_path', 'what_if', 'collectives_summary']) delete out[k];
+  for (const k of ['collectives', 'clock_offsets', 'unaligned', 'critical_path', 'what_if', 'collectives_summary', 'waits']) delete out[k];
   for (const r of out.per_step) {
     delete r.waited_us;
     delete r.caused_us;
