@@ -408,7 +408,10 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_eff_json(const double *costs, int n, do
  *   st_wasm_coll_finish() -> the collectives' JSON | "null"
  *   st_wasm_coll_select(i) -> kernels selected, -1 failed
  *   st_wasm_coll_align() -> 1 + files moved, 0 failed
- *   st_wasm_coll_path_select(step) -> events of that step's critical path selected, -1 none */
+ *   st_wasm_coll_path_select(step) -> events of that step's critical path selected, -1 none
+ *     (its cross-rank edges drawn as arrows until the selection changes)
+ *   st_wasm_coll_path_arrows_json() -> {"step","arrows":[{from_trace, from_us, to_trace, to_us}]}
+ *     | "null" (a test hook: the arrows shown) */
 EMSCRIPTEN_KEEPALIVE int st_wasm_coll_begin(void) { return st_app_coll_begin(st_web_app()); }
 EMSCRIPTEN_KEEPALIVE int st_wasm_coll_add(double k, const void *data, double len) {
   return st_app_coll_add(st_web_app(), k, len > 0 ? data : NULL, len > 0 ? (size_t)len : 0);
@@ -422,6 +425,9 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_coll_select(double i) {
 EMSCRIPTEN_KEEPALIVE int st_wasm_coll_align(void) { return st_app_coll_align(st_web_app()); }
 EMSCRIPTEN_KEEPALIVE double st_wasm_coll_path_select(double step) {
   return st_app_coll_path_select(st_web_app(), step);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_coll_path_arrows_json(void) {
+  return st_app_coll_path_arrows_json(st_web_app());
 }
 
 /* ---- op statistics, duration histograms, idle gaps (core/app/app_opstats.c) ---------------- */

@@ -1305,6 +1305,10 @@ async function start() {
     // Selects step N's critical path across ranks (outlined on the timeline): a Promise
     // of {step, total_us, segments: [{trace, kind, name, start_us, end_us}]} or null.
     criticalPath: (step) => coll.criticalPath(step),
+    // A test hook: the arrows criticalPath(N) draws for its cross-rank edges (from the
+    // blocker's kernel's start to the waiting rank's kernel's end), null once the selection
+    // changes; frameStats().path_arrows: how many the last frame drew.
+    pathArrows: () => coll.pathArrows(),
     // Moves one file on the shared timeline (its time 0 at offset_us); the traces after.
     setOffset: (handle, offsetUs) => {
       if (!M._st_wasm_set_offset(Number(handle), Number(offsetUs))) {

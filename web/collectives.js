@@ -289,6 +289,9 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
       }
       return d.critical_path.find((p) => p.step === Number(step)) || null;
     },
+    // The critical path's cross-rank edges drawn as arrows: {step, arrows: [{from_trace,
+    // from_us, to_trace, to_us}]} (the collectives' clock), null when none are shown.
+    pathArrows: () => JSON.parse(str(M._st_wasm_coll_path_arrows_json())),
     panel,
     stale: () => key() !== lastKey,
   };

@@ -321,7 +321,9 @@ const st_drawlist *st_app_frame(st_app *app);
  * taken and a pending "loaded" is reported (platform.loaded). */
 void st_app_frame_done(st_app *app);
 /* {"frames","last_frame_ms","rects","glyphs","bands","flows":{"mode",
- * "drawn","bundles","bundled","labels","chain","capped"}} (bands: idle-gap
+ * "drawn","bundles","bundled","labels","chain","capped"},"path_arrows"}
+ * (path_arrows: the critical path's edges drawn, st_drawlist.edges_drawn;
+ * bands: idle-gap
  * bands drawn, st_drawlist.bands_drawn; flows: the flow mode and the last
  * frame's st_drawlist.flows_drawn, flow_bundles_drawn, flows_bundled,
  * flow_labels, flows_chain, flows_capped) */
@@ -484,7 +486,14 @@ const char *st_app_eff_json(st_app *app, const double *costs, uint32_t n, double
  *   (files without collectives keep their own) -> 1 + files moved, 0 failed;
  * coll_path_select(step) selects the critical path of that step (its
  *   collectives' kernels on their blockers, each compute segment's device
- *   work that starts in it) -> how many events (-1: no such step).
+ *   work that starts in it) -> how many events (-1: no such step), and
+ *   draws its cross-rank edges as arrows (draw.h st_draw_edge: from the
+ *   blocker's kernel's start, its arrival, to the end of the same
+ *   collective's kernel on the rank that waited for it and goes on along
+ *   the path) until the selection changes;
+ * coll_path_arrows_json() -> {"step","arrows":[{"from_trace","from_us",
+ *   "to_trace","to_us"}]}: those arrows' ends (times on the collectives'
+ *   clock, as critical_path's) | "null" when none are shown.
  * Dropped with the analysis. */
 int st_app_coll_begin(st_app *app);
 int st_app_coll_add(st_app *app, double k, const void *data, size_t len);
@@ -492,6 +501,7 @@ const char *st_app_coll_finish(st_app *app);
 double st_app_coll_select(st_app *app, double index);
 int st_app_coll_align(st_app *app);
 double st_app_coll_path_select(st_app *app, double step);
+const char *st_app_coll_path_arrows_json(st_app *app);
 
 /* ---- op statistics, duration histograms, idle gaps (app_opstats.c) ----------
  * scope: 0 the whole trace, 1 the visible window, 2 step `step` (its window

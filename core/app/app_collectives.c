@@ -16,6 +16,10 @@ void st_app_coll_forget(st_app *app) {
   st_collectives_destroy(app->coll);
   app->coll = NULL;
   app->coll_done = 0;
+  st_free(&app->alloc, app->path_edges);
+  app->path_edges = NULL;
+  app->path_edge_count = app->path_edge_cap = 0;
+  app->dirty = 1;
 }
 
 int st_app_coll_begin(st_app *app) {
@@ -131,6 +135,75 @@ static int64_t own_time(const st_collectives *c, uint32_t k, int64_t a) {
   return a - st_coll_aligned(c, k, 0);
 }
 
+/* Collective x's member on trace k (NULL: none). */
+static const st_coll_member *member_on(const st_collectives *c, uint32_t x, uint32_t k) {
+  const st_coll *cl = &st_colls(c, NULL)[x];
+  const st_coll_member *mb = st_coll_members(c, NULL);
+  for (uint32_t m = 0; m < cl->members; m++)
+    if (mb[cl->first_member + m].trace == k) return &mb[cl->first_member + m];
+  return NULL;
+}
+
+/* The path's cross-rank edges into app->path_edges: a collective on its
+ * blocker followed by a segment of another rank (the one that waited for
+ * it): from the blocker's kernel's start to that rank's kernel's end. */
+static int path_edges(st_app *app, const st_coll_path *p) {
+  uint32_t np;
+  const st_coll_segment *segs = st_coll_segments(app->coll, NULL) + p->first_segment;
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  app->path_edge_count = 0;
+  for (uint32_t s = 0; s + 1 < p->segments; s++) {
+    if (!segs[s].collective || segs[s + 1].trace == segs[s].trace) continue;
+    const st_coll_member *b = member_on(app->coll, segs[s].coll, segs[s].trace);
+    const st_coll_member *w = member_on(app->coll, segs[s].coll, segs[s + 1].trace);
+    if (!b || !w) continue;
+    if (app->path_edge_count == app->path_edge_cap) {
+      uint32_t nc = app->path_edge_cap ? app->path_edge_cap * 2 : 16;
+      st_draw_edge *ne = st_realloc_array(&app->alloc, app->path_edges, nc, sizeof *ne);
+      if (!ne) return 0;
+      app->path_edges = ne;
+      app->path_edge_cap = nc;
+    }
+    uint32_t b0 = np && b->trace < np ? parts[b->trace].row_base : 0;
+    uint32_t w0 = np && w->trace < np ? parts[w->trace].row_base : 0;
+    app->path_edges[app->path_edge_count++] = (st_draw_edge){
+        b0 + b->kernel.row, b->kernel.index, w0 + w->kernel.row, w->kernel.index, 0, 1};
+  }
+  return 1;
+}
+
+static void write_arrows(st_jout *o, st_app *app, const void *arg) {
+  (void)arg;
+  uint32_t np;
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  st_jout_lit(o, "{\"step\":");
+  st_jout_i64(o, app->path_step);
+  st_jout_lit(o, ",\"arrows\":[");
+  for (uint32_t i = 0; i < app->path_edge_count; i++) {
+    const st_draw_edge *e = &app->path_edges[i];
+    for (int end = 0; end < 2; end++) {
+      uint32_t row = end ? e->row1 : e->row0, index = end ? e->index1 : e->index0, k = 0;
+      while (k + 1 < np && parts[k + 1].row_base <= row) k++;
+      const st_row *r =
+          &st_trace_rows(st_analysis_trace(app->an, k), NULL)[row - (np ? parts[k].row_base : 0)];
+      int64_t t = r->start[index] + ((end ? e->end1 : e->end0) ? r->dur[index] : 0);
+      st_jout_lit(o, end ? ",\"to_trace\":" : i ? ",{\"from_trace\":" : "{\"from_trace\":");
+      st_jout_u64(o, k);
+      st_jout_lit(o, end ? ",\"to_us\":" : ",\"from_us\":");
+      st_jout_us(o, st_coll_aligned(app->coll, k, t));
+    }
+    st_jout_lit(o, "}");
+  }
+  st_jout_lit(o, "]}");
+}
+
+const char *st_app_coll_path_arrows_json(st_app *app) {
+  if (!app->coll || !app->coll_done || !app->an || !app->trace || !app->path_edge_count)
+    return "null";
+  const char *out = st_app_json(app, &app->small, write_arrows, NULL, NULL);
+  return out ? out : "null";
+}
+
 double st_app_coll_path_select(st_app *app, double step) {
   uint32_t np, npath, nd;
   if (!app->ui || !app->trace || !app->coll || !app->coll_done || !app->an) return -1;
@@ -190,7 +263,11 @@ double st_app_coll_path_select(st_app *app, double step) {
     }
   }
   unsigned ch = ok ? st_ui_set_selection(app->ui, sel) : 0;
-  st_app_apply(app, ch);
+  st_app_apply(app, ch); /* a new selection: the arrows shown went with the old one */
   st_selection_destroy(sel);
-  return ch ? count : -1;
+  if (!ch) return -1;
+  app->path_step = p->step;
+  if (!path_edges(app, p)) app->path_edge_count = 0;
+  st_app_request_redraw(app);
+  return count;
 }

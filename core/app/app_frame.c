@@ -22,6 +22,8 @@ static st_code build_ui(st_app *app, st_ui *ui, st_drawlist *dl) {
   st_app_idle_gaps_overlay(app, &ov);
   st_draw_note notes[ST_APP_MAX_NOTES];
   st_app_notes_overlay(app, &ov, notes);
+  ov.edges = app->path_edges;
+  ov.edge_count = app->path_edge_count;
   return st_draw_frame_overlay(dl, &in, &ov, &app->self_alloc);
 }
 
@@ -74,6 +76,7 @@ void st_app_frame_done(st_app *app) {
   uint32_t flows[6] = {dl->flows_drawn, dl->flow_bundles_drawn, dl->flows_bundled,
                        dl->flow_labels, dl->flows_chain,        dl->flows_capped};
   memcpy(app->last_flows, flows, sizeof flows);
+  app->last_edges = dl->edges_drawn;
   if (app->loaded_pending) {
     app->loaded_pending = 0;
     app->stats.load_ms = t1 - app->load_t0_ms;
@@ -101,7 +104,9 @@ static void write_frame_stats(st_jout *o, st_app *app, const void *arg) {
     st_jout_lit(o, keys[k]);
     st_jout_u64(o, app->last_flows[k]);
   }
-  st_jout_lit(o, "}}");
+  st_jout_lit(o, "},\"path_arrows\":");
+  st_jout_u64(o, app->last_edges);
+  st_jout_lit(o, "}");
 }
 
 const char *st_app_frame_stats_json(st_app *app) {

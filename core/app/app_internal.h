@@ -234,6 +234,12 @@ struct st_app {
   struct st_collectives *coll;
   int coll_done;
   st_panel_buf coll_text;
+  /* the cross-rank edges of the critical path selected (coll_path_select),
+   * drawn as arrows until the selection changes; the last frame's count
+   * drawn */
+  st_draw_edge *path_edges;
+  uint32_t path_edge_count, path_edge_cap, last_edges;
+  int64_t path_step;
 };
 
 /* ---- app_set.c ---- */

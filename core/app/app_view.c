@@ -42,6 +42,10 @@ void st_app_apply(st_app *app, unsigned ch) {
     if (move_file(app, st_app_part(app, part), (double)f.offset_ns + delta))
       ch |= ST_UI_REDRAW | ST_UI_VIEW;
   if ((ch & ST_UI_FLOWS) && app->ui) app->flow_mode = (int)st_ui_flow_mode(app->ui);
+  if ((ch & ST_UI_SELECTION) && app->path_edge_count) { /* the path's arrows go with it */
+    app->path_edge_count = 0;
+    ch |= ST_UI_REDRAW;
+  }
   if (app->side && app->ui) /* the panes show the same time, selection, mark, search, tool */
     ch |= st_ui_follow(app->ui == app->pane[0] ? app->pane[1] : app->pane[0], app->ui, ch);
   if (ch & ST_UI_REDRAW) app->dirty = 1;

@@ -7,7 +7,7 @@
  *   3. text: UTF-8 decoding, measuring, eliding with U+2026
  *   4. timeline pass: grid, flow arrows in view (bundled, under the rows),
  *      rows via the lod, instants, counters, labels, the selected event's
- *      flow chain (on top)
+ *      flow chain and the overlay's edges (a critical path's, on top)
  *   5. gutter pass: section headers and track labels
  *   6. axis pass: ticks and time labels
  *   7. st_draw_frame
@@ -859,18 +859,18 @@ static int clip_segment(const clip *c, float *x0, float *y0, float *x1, float *y
   return 1;
 }
 
-/* Screen point of a flow end: x at the event's end (source) or start
- * (destination), y at the middle of its row (or of its collapsed section's
+/* Screen point of an event's start (end == 0) or end (a flow: its source's
+ * end, its destination's start), y at the middle of its row (or of its collapsed section's
  * header), and the layout item it is drawn on. 0 if the row is not laid
  * out. */
-static int flow_end_xy(const dctx *d, uint32_t row, uint32_t index, int source, float *x, float *y,
-                       uint32_t *item) {
+static int event_end_xy(const dctx *d, uint32_t row, uint32_t index, int end, float *x, float *y,
+                        uint32_t *item) {
   uint32_t n, nr;
   const st_layout_item *items = st_layout_items(d->in->layout, &n);
   const st_row *rows = st_trace_rows(d->in->trace, &nr);
   uint32_t it = st_layout_item_of_row(d->in->layout, row);
   if (it >= n || row >= nr || index >= rows[row].count) return 0;
-  double t = (double)rows[row].start[index] + (source ? (double)rows[row].dur[index] : 0.0);
+  double t = (double)rows[row].start[index] + (end ? (double)rows[row].dur[index] : 0.0);
   double fx = st_view_x_of(d->v, t);
   /* far outside: keep the direction but stay in float range (clipped later) */
   if (!(fx > -1e6)) fx = -1e6;
@@ -903,8 +903,8 @@ static int draw_segment(dctx *d, float x0, float y0, float x1, float y1, uint32_
 static void draw_arrow(dctx *d, const st_flow *f, uint32_t col, float width) {
   float x0, y0, x1, y1;
   uint32_t i0, i1;
-  if (!flow_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0, &i0) ||
-      !flow_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1, &i1))
+  if (!event_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0, &i0) ||
+      !event_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1, &i1))
     return;
   if (draw_segment(d, x0, y0, x1, y1, col, width)) d->dl->flows_drawn++;
 }
@@ -926,8 +926,8 @@ static int end_in_view(const dctx *d, uint32_t row, uint32_t index, int64_t t0, 
 static void bundle_flow(dctx *d, const st_flow *f) {
   float x0, y0, x1, y1;
   uint32_t i0, i1;
-  if (!flow_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0, &i0) ||
-      !flow_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1, &i1))
+  if (!event_end_xy(d, f->from_row, f->from_index, 1, &x0, &y0, &i0) ||
+      !event_end_xy(d, f->to_row, f->to_index, 0, &x1, &y1, &i1))
     return;
   float cx0 = x0, cy0 = y0, cx1 = x1, cy1 = y1;
   if (!clip_segment(&d->c, &cx0, &cy0, &cx1, &cy1)) return;
@@ -1126,6 +1126,23 @@ static void flows_over(dctx *d) {
   push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
 }
 
+/* The overlay's edges (st_draw_edge), over everything. */
+static void edges_over(dctx *d) {
+  const st_draw_overlay *ov = d->ov;
+  if (!ov->edges || !ov->edge_count || !d->in->layout) return;
+  uint32_t l0 = d->dl->line_count;
+  for (uint32_t k = 0; k < ov->edge_count; k++) {
+    const st_draw_edge *e = &ov->edges[k];
+    float x0, y0, x1, y1;
+    uint32_t i0, i1;
+    if (!event_end_xy(d, e->row0, e->index0, e->end0, &x0, &y0, &i0) ||
+        !event_end_xy(d, e->row1, e->index1, e->end1, &x1, &y1, &i1))
+      continue;
+    if (draw_segment(d, x0, y0, x1, y1, ST_DRAW_EDGE_RGBA, 2)) d->dl->edges_drawn++;
+  }
+  push_cmd(d, ST_DRAW_LINES, l0, d->dl->line_count);
+}
+
 static void timeline_pass(dctx *d, const double *ticks, int nticks) {
   const st_view *v = d->v;
   const st_layout *lay = d->in->layout;
@@ -1199,6 +1216,7 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
     bands_pass(d);
     overlay_pass(d);
     flows_over(d);
+    edges_over(d);
   }
 }
 
@@ -1427,6 +1445,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
   dl->label_log_len = 0;
   dl->flows_drawn = dl->flows_capped = dl->bands_drawn = 0;
   dl->flow_bundles_drawn = dl->flows_bundled = dl->flow_labels = dl->flows_chain = 0;
+  dl->edges_drawn = 0;
   dl->clear_rgba = COL_BG;
   const st_view *v = in->view;
   if (!(v->width > 0) || !(v->height > 0) || !(v->ns_per_px > 0) || !isfinite(v->t0_ns))
@@ -1548,6 +1567,7 @@ st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, c
   dst->flows_bundled += src->flows_bundled;
   dst->flow_labels += src->flow_labels;
   dst->flows_chain += src->flows_chain;
+  dst->edges_drawn += src->edges_drawn;
   dst->bands_drawn += src->bands_drawn;
   return ST_OK;
 }

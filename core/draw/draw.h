@@ -76,6 +76,7 @@ typedef struct st_drawlist {
   uint32_t flows_bundled;      /* flows those bundles stand for */
   uint32_t flow_labels;        /* bundles' count labels drawn */
   uint32_t flows_chain;        /* arrows of the selected events' chain drawn */
+  uint32_t edges_drawn;        /* st_draw_overlay.edges drawn (any part in view) */
   /* a test hook: with label_log_on, every text drawn in the frame, as
    * records "K<drawn>\x1f<given>\x1e" (K: 's' a slice's label, 'o' other
    * text; <drawn> is what the glyphs pushed spell, "\u2026" where it was
@@ -140,6 +141,18 @@ typedef struct st_draw_note {
 
 #define ST_DRAW_NOTE_RGBA 0xffc83caau /* the notes' line, edges and flags: rgb(170, 60, 200) */
 
+/* An arrow between two events' ends (the cross-rank edges of a critical
+ * path): from event row0[index0]'s start (end0 == 0) or end (end0 != 0) to
+ * row1[index1]'s, rows global; drawn like a flow (at the middle of the
+ * rows, or of a collapsed section's header) so it follows zoom, scroll and
+ * moved files. */
+typedef struct st_draw_edge {
+  uint32_t row0, index0, row1, index1;
+  int end0, end1;
+} st_draw_edge;
+
+#define ST_DRAW_EDGE_RGBA 0xff2828dcu /* the edges' colour: rgb(220, 40, 40) */
+
 /* Interaction state drawn over the timeline (all optional; a zeroed struct
  * draws nothing extra). Ranges of events are row[index, index + count)
  * (count > 1 for a merged LOD block); the callbacks must be O(log n). */
@@ -183,6 +196,10 @@ typedef struct st_draw_overlay {
   /* notes, ascending by t0_ns; NULL: none */
   const st_draw_note *notes;
   uint32_t note_count;
+  /* arrows over everything, 2 px, ST_DRAW_EDGE_RGBA; NULL: none. A frame
+   * costs O(edge_count). */
+  const st_draw_edge *edges;
+  uint32_t edge_count;
 } st_draw_overlay;
 
 #define ST_DRAW_MAX_FLOWS 4096

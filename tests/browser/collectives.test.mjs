@@ -9,7 +9,10 @@
 // rank and stating its arrival spread; the alignment by collectives
 // (window.strata.align('collectives'), the "Align by collectives" button and
 // ?align=collectives) putting every rank's ProfilerStep#3 at one time (within 1 us: the
-// selection's microseconds; the skews are tens of ms).
+// selection's microseconds; the skews are tens of ms). A step's critical path
+// (window.strata.criticalPath(N)) draws an arrow per cross-rank edge of the
+// path `strata analyze --json` states (the ranks and times of its ends), and
+// none once the selection changes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -210,4 +213,81 @@ test("a step's critical path: selected on the timeline through the planted block
   // only ranks on the path
   const onPath = new Set(p.segments.map((g) => ranks[g.trace]));
   assert.ok(sel.every((e) => onPath.has(ranks[e.part])), JSON.stringify(sel));
+});
+
+// The cross-rank edges of a step's critical path, from `strata analyze --json`'s critical_path
+// over the same files in the page's order: a collective on its blocker followed by a segment
+// of another rank (the one that waited for it), from the blocker's arrival (the collective
+// segment's start) to the collective's end on the waiting rank (the next segment's start).
+function cliEdges(files, step) {
+  const out = execFileSync(path.join(ROOT, 'build', 'native', 'strata'), ['analyze', ...files, '--json'],
+    { maxBuffer: 1 << 28 });
+  const d = JSON.parse(out);
+  const p = d.critical_path.find((x) => x.step === step);
+  assert.ok(p, `step ${step} in the CLI's critical_path`);
+  // times from the path's start (the CLI's clock and the page's may start at different files)
+  const t0 = p.segments[0].start_us;
+  const edges = [];
+  for (let i = 0; i + 1 < p.segments.length; i++) {
+    const a = p.segments[i], b = p.segments[i + 1];
+    if (a.kind === 'collective' && b.trace !== a.trace) {
+      edges.push({ from_trace: a.trace, from_us: a.start_us - t0, to_trace: b.trace, to_us: b.start_us - t0 });
+    }
+  }
+  return { edges, first: p.segments[0] };
+}
+
+test("a step's critical path: its cross-rank edges drawn as arrows, gone with the selection", async () => {
+  const app = await ctx.app({ viewport: { width: 1400, height: 1400 } });
+  const traces = await openAll(app);
+  // the CLI over the same files in the page's order (rank 3: its plain copy)
+  const files = rankOf(traces).map((r) => path.join(dir, `rank-${r}.json`));
+  const ranks = rankOf(traces);
+  let arrowsSeen = 0;
+  for (const s of truth.steps.slice(1, 4)) {
+    const { edges: want, first } = cliEdges(files, s.step);
+    assert.ok(want.length >= 1, `step ${s.step}: a cross-rank edge (${JSON.stringify(want)})`);
+    // the blocker of the step's all-reduce waited for by another rank
+    assert.ok(want.some((e) => ranks[e.from_trace] === s.blocker), JSON.stringify(want));
+    const p = await app.page.evaluate((n) => window.strata.criticalPath(n), s.step);
+    assert.ok(p, `step ${s.step}'s path`);
+    const got = await app.page.evaluate(() => window.strata.pathArrows());
+    assert.ok(got, 'arrows shown');
+    assert.equal(got.step, s.step);
+    assert.equal(got.arrows.length, want.length, `step ${s.step}: ${JSON.stringify(got.arrows)} vs ${JSON.stringify(want)}`);
+    const t0 = p.segments[0].start_us; // the page's path starts at the CLI's (its first segment)
+    assert.equal(p.segments[0].trace, first.trace);
+    for (let i = 0; i < want.length; i++) {
+      const g = { ...got.arrows[i], from_us: got.arrows[i].from_us - t0, to_us: got.arrows[i].to_us - t0 };
+      const w = want[i];
+      assert.equal(g.from_trace, w.from_trace, `edge ${i}: from the blocker's row`);
+      assert.equal(g.to_trace, w.to_trace, `edge ${i}: to the waiting rank's row`);
+      assert.ok(Math.abs(g.from_us - w.from_us) <= 1, `edge ${i}: from ${g.from_us} vs ${w.from_us}`);
+      assert.ok(Math.abs(g.to_us - w.to_us) <= 1, `edge ${i}: to ${g.to_us} vs ${w.to_us}`);
+    }
+    // the path in view (f: fit the selection): every arrow drawn by the frame
+    await app.page.locator('#canvas').focus();
+    await app.page.keyboard.press('f');
+    await app.page.waitForFunction((n) => window.strata.frameStats().path_arrows === n, want.length,
+      { timeout: 10_000, polling: 50 });
+    arrowsSeen += want.length;
+  }
+  assert.ok(arrowsSeen >= 3);
+  // another collective selected (the table's row): the arrows go with the path's selection
+  await app.page.evaluate(() => window.strata.selectCollective(0));
+  assert.equal(await app.page.evaluate(() => window.strata.pathArrows()), null);
+  await app.page.waitForFunction(() => window.strata.frameStats().path_arrows === 0, null,
+    { timeout: 10_000, polling: 50 });
+  // and Escape on the timeline (the selection cleared) after a path
+  await app.page.evaluate((n) => window.strata.criticalPath(n), truth.steps[2].step);
+  assert.ok(await app.page.evaluate(() => window.strata.pathArrows()));
+  await app.page.locator('#canvas').focus();
+  await app.page.keyboard.press('f');
+  await app.page.waitForFunction(() => window.strata.frameStats().path_arrows > 0, null,
+    { timeout: 10_000, polling: 50 });
+  await app.page.keyboard.press('Escape');
+  assert.deepEqual(await app.page.evaluate(() => window.strata.selection()), []);
+  assert.equal(await app.page.evaluate(() => window.strata.pathArrows()), null);
+  await app.page.waitForFunction(() => window.strata.frameStats().path_arrows === 0, null,
+    { timeout: 10_000, polling: 50 });
 });

@@ -140,7 +140,7 @@ static void test_empty(void) {
   CHECK_EQ_STR(st_app_frame_stats_json(app),
                "{\"frames\":1,\"last_frame_ms\":2,\"rects\":0,\"glyphs\":0,\"bands\":0,"
                "\"flows\":{\"mode\":\"selection\",\"drawn\":0,\"bundles\":0,\"bundled\":0,"
-               "\"labels\":0,\"chain\":0,\"capped\":0}}");
+               "\"labels\":0,\"chain\":0,\"capped\":0},\"path_arrows\":0}");
   /* a file that is not a trace: nothing shown, the error says why */
   static const unsigned char junk[] = "<html></html>";
   CHECK_EQ_INT(load(app, "page.html", junk, sizeof junk - 1, 4), ST_APP_LOAD_FAILED);

@@ -383,6 +383,74 @@ static void test_draw_bounded(void) {
   st_trace_destroy(l.trace);
 }
 
+/* The overlay's edges (a critical path's cross-rank arrows): one arrow from
+ * an event's start to another's end, at the middle of their rows, in
+ * ST_DRAW_EDGE_RGBA, following the view; none without edges. */
+static const st_line *edge_line(const st_drawlist *dl, uint32_t *count) {
+  const st_line *first = NULL;
+  *count = 0;
+  for (uint32_t i = 0; i < dl->line_count; i++)
+    if (dl->lines[i].rgba == ST_DRAW_EDGE_RGBA) {
+      if (!first) first = &dl->lines[i];
+      ++*count;
+    }
+  return first;
+}
+
+static void test_draw_edges(void) {
+  loaded l = load_str("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":50},"
+                      "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":120,\"dur\":100}]");
+  CHECK(l.trace != NULL);
+  st_error err;
+  st_lod *lod = st_lod_build(NULL, l.trace, &err);
+  st_ui *ui = st_ui_create(NULL, l.trace, 1200, 600, 1);
+  CHECK(lod && ui);
+  uint32_t nr, ra = UINT32_MAX, rb = UINT32_MAX;
+  const st_row *rows = st_trace_rows(l.trace, &nr);
+  for (uint32_t r = 0; r < nr; r++)
+    if (rows[r].count == 1) *(rows[r].dur[0] == 50000 ? &ra : &rb) = r;
+  CHECK(ra != UINT32_MAX && rb != UINT32_MAX && ra != rb);
+  st_draw_edge e = {ra, 0, rb, 0, 0, 1};
+  st_drawlist dl = {0};
+  st_draw_overlay ov;
+  for (int zoom = 0; zoom < 2; zoom++) {
+    /* ns from the trace's start: the whole, then b's end near the middle */
+    st_ui_set_view(ui, zoom ? -20000 : -10000, zoom ? 200000 : 150000);
+    st_ui_overlay(ui, &ov);
+    ov.edges = &e;
+    ov.edge_count = 1;
+    st_draw_input in = {l.trace, lod, st_ui_layout(ui), st_ui_view(ui), &g_font};
+    CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+    CHECK_EQ_INT(dl.edges_drawn, 1);
+    uint32_t n;
+    const st_line *ln = edge_line(&dl, &n);
+    CHECK_EQ_INT(n, 3); /* the shaft and the head's two sides */
+    const st_layout *lay = st_ui_layout(ui);
+    const st_view *v = st_ui_view(ui);
+    const st_layout_item *items = st_layout_items(lay, NULL);
+    uint32_t ia = st_layout_item_of_row(lay, ra), ib = st_layout_item_of_row(lay, rb);
+    float ya = st_layout_screen_y(lay, v, ia) + items[ia].h / 2;
+    float yb = st_layout_screen_y(lay, v, ib) + items[ib].h / 2;
+    CHECK(ln && fabsf(ln->x0 - (float)st_view_x_of(v, (double)rows[ra].start[0])) < 0.01f);
+    CHECK(ln && fabsf(ln->y0 - ya) < 0.01f);
+    CHECK(ln && fabsf(ln->x1 - (float)st_view_x_of(
+                                   v, (double)(rows[rb].start[0] + rows[rb].dur[0]))) < 0.01f);
+    CHECK(ln && fabsf(ln->y1 - yb) < 0.01f);
+  }
+  /* without edges: nothing of that colour */
+  st_ui_overlay(ui, &ov);
+  st_draw_input in = {l.trace, lod, st_ui_layout(ui), st_ui_view(ui), &g_font};
+  CHECK(st_draw_frame_overlay(&dl, &in, &ov, NULL) == ST_OK);
+  uint32_t n;
+  edge_line(&dl, &n);
+  CHECK_EQ_INT(dl.edges_drawn, 0);
+  CHECK_EQ_INT(n, 0);
+  st_drawlist_free(&dl, NULL);
+  st_ui_destroy(ui);
+  st_lod_destroy(lod);
+  st_trace_destroy(l.trace);
+}
+
 int main(void) {
   RUN(test_v1_enclosing_and_next);
   RUN(test_v1_chains_and_order);
@@ -390,5 +458,6 @@ int main(void) {
   RUN(test_arrays_and_lookup);
   RUN(test_corpus);
   RUN(test_draw_bounded);
+  RUN(test_draw_edges);
   return check_report();
 }
