@@ -1447,9 +1447,10 @@ async function start() {
   overview = createOverview({
     M, str, withCString, fmtCount,
     extra: () => roofline.section(),
+    efficiency: roofline,
     collectivesLine: () => coll.run(),
   });
-  opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount });
+  opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount, efficiency: roofline, analyze: () => overview.analyzeNow() });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });
   watchCover(); // after every panel exists

@@ -19,6 +19,7 @@
 import { counted } from './panels.js';
 
 import { shortNames } from './names.js';
+import { effRow, effCells } from './roofline.js';
 
 const SCOPES = ['trace', 'window', 'step', 'selection'];
 const COLS = [
@@ -31,7 +32,13 @@ const COLS = [
   { key: 'p90_us', label: 'p90' },
   { key: 'p99_us', label: 'p99' },
   { key: 'max_us', label: 'Max' },
+  // issue 33: the efficiency's figures of the name (the whole analysis, whatever the scope)
+  { key: 'tflops', label: 'TFLOP/s', eff: 0 },
+  { key: 'pct_of_peak', label: '% of peak', eff: 1 },
 ];
+const EFF_KINDS = ['op', 'kernel', 'xla']; // a host op's row first, then a kernel's, an XLA op's
+const EFF_HEAD = 'Of the efficiency (the overview’s How well the hardware is used) over all the files shown, whatever the scope';
+const EFF_PENDING = 'not measured yet: the ops’ shapes are being read (a large trace: press Measure in the overview, key o)';
 const MAX_ROWS = 500; // rows in the DOM (all names are in the snapshot)
 const GAPS_LISTED = 20;
 
@@ -43,11 +50,13 @@ const el = (tag, cls, text) => {
 };
 
 /**
- * Wires the panels. deps: {M, str, withCString, fmtDur (ns -> text), fmtCount}.
+ * Wires the panels. deps: {M, str, withCString, fmtDur (ns -> text), fmtCount,
+ * efficiency (roofline.js; may be absent), analyze() (the overview's analysis,
+ * which the efficiency is of)}.
  * Returns {opStats(opts), histogram(name, opts), selectBin(i), idleGaps(), showIdleGaps(on),
  * goToGap(i)}.
  */
-export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
+export function createOpStats({ M, str, withCString, fmtDur, fmtCount, efficiency = null, analyze = null }) {
   const $ = (id) => document.getElementById(id);
   const json = (p) => JSON.parse(str(p));
   const us = (v) => fmtDur(Number(v) * 1000);
@@ -123,11 +132,13 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
   function renderHead() {
     headRow.textContent = '';
     for (const c of COLS) {
+      if (c.eff !== undefined && !efficiency) continue;
       const th = el('th');
       if (c.key === sortKey) th.setAttribute('aria-sort', sortDesc ? 'descending' : 'ascending');
       const b = el('button', '', c.label);
       b.type = 'button';
       b.dataset.key = c.key;
+      if (c.eff !== undefined) th.title = EFF_HEAD;
       b.addEventListener('click', () => {
         if (sortKey === c.key) sortDesc = !sortDesc;
         else { sortKey = c.key; sortDesc = c.key !== 'name'; }
@@ -138,11 +149,20 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
     }
   }
 
+  // a row's value of a column (the efficiency's: -1 while unknown or none)
+  const cols = (c) => COLS.find((x) => x.key === c);
+  function value(r, k) {
+    if (cols(k).eff === undefined) return r[k];
+    const eff = efficiency && efficiency.last();
+    const o = eff && effRow(eff, String(r.name), EFF_KINDS);
+    return o && o[k] !== null ? o[k] : -1;
+  }
+
   function sorted() {
     const rows = data.rows.slice();
     const k = sortKey;
     rows.sort((a, b) => {
-      const x = a[k], y = b[k];
+      const x = value(a, k), y = value(b, k);
       const c = k === 'name' ? (x < y ? -1 : x > y ? 1 : 0) : Number(x) - Number(y);
       return sortDesc ? -c : c;
     });
@@ -167,6 +187,10 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
       tr.dataset.name = r.name;
       if (histData && histData.name === r.name) tr.classList.add('active');
       for (const c of COLS) {
+        if (c.eff !== undefined) {
+          if (efficiency) tr.append(el('td', 'eff'));
+          continue;
+        }
         const v = r[c.key];
         const td = el('td', c.key === 'name' ? 'name' : '', c.key === 'name' ? short[i] : c.key === 'count' ? fmtCount(v) : us(v));
         if (c.key === 'name') td.title = v;
@@ -175,8 +199,26 @@ export function createOpStats({ M, str, withCString, fmtDur, fmtCount }) {
       tr.addEventListener('click', () => showHistogram(r.name, { scope: data.scope, step: data.step }));
       tbody.append(tr);
     }
+    fillEff();
     note.textContent = rows.length > MAX_ROWS ? `${fmtCount(MAX_ROWS)} of ${fmtCount(rows.length)} names shown (sort to see others)` : 'Click an op: its duration histogram; click a bar: select those instances.';
   }
+
+  // the TFLOP/s and % of peak cells, from the efficiency once it is known
+  function fillEff() {
+    if (!efficiency) return;
+    const eff = efficiency.last();
+    for (const tr of tbody.querySelectorAll('tr')) {
+      const tds = tr.querySelectorAll('td.eff');
+      effCells(eff, tr.dataset.name, EFF_KINDS, EFF_PENDING).forEach((c, j) => { tds[j].textContent = c.text; tds[j].title = c.title; });
+    }
+    if (!eff && !asked) { // once per file set; fills through onComputed
+      asked = true;
+      efficiency.ensure(analyze).catch(() => {});
+    }
+  }
+  let asked = false;
+  window.addEventListener('strata:loaded', () => { asked = false; });
+  if (efficiency) efficiency.onComputed(() => { if (!pane.hidden && data) fillEff(); });
 
   function opStats(opts) {
     const { scope, step } = scopeArgs(opts);

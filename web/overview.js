@@ -19,6 +19,7 @@
 
 import { createHeatmap, heatmapData, fmtUs } from './heatmap.js';
 import { shortNames } from './names.js';
+import { effCells } from './roofline.js';
 
 const NAME_W = 60; // characters of a name in a table (the rest on hover)
 import { memorySection } from './memory.js';
@@ -72,11 +73,11 @@ const NO_STEPS = 'No steps found (no ProfilerStep#N, no Steps line): the step fi
 
 /**
  * deps: {M, str, withCString, fmtCount, extra(d) -> a section to add (may be
- * absent)}. Returns {analyze(opts), toggle(on?),
+ * absent), efficiency (roofline.js: the TFLOP/s and % of peak columns; may be absent)}. Returns {analyze(opts), toggle(on?),
  * useAsStep(name), shown(), last(), heatmap()}.
  */
 // collectivesLine: () => a Promise of collectives.js's JSON (the summary line, waits).
-export function createOverview({ M, str, withCString, fmtCount, extra, collectivesLine = null }) {
+export function createOverview({ M, str, withCString, fmtCount, extra, collectivesLine = null, efficiency = null }) {
   const $ = (id) => document.getElementById(id);
   const panel = $('overview');
   const button = $('overview-button');
@@ -229,15 +230,30 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
   // issue 34: the devices' memory and the memory counters (memory.js)
   const showMemory = (d) => memorySection(d, { M, el, go, fmtUs, fmtCount, tableOf, wrapped });
 
+  // The TFLOP/s and % of peak cells of the tables (issue 33), filled once
+  // the efficiency is known (roofline.js computes it after the panel is drawn).
+  const PENDING = 'measuring: the ops’ shapes are being read (How well the hardware is used, below)';
+  function fillEff(eff) {
+    for (const tr of body.querySelectorAll('tr[data-eff-kinds]')) {
+      const cells = effCells(eff, tr.dataset.name, tr.dataset.effKinds.split(','), PENDING);
+      const tds = tr.querySelectorAll('td.eff');
+      cells.forEach((c, j) => { tds[j].textContent = c.text; tds[j].title = c.title; });
+    }
+  }
+  if (efficiency) efficiency.onComputed((eff) => { if (!panel.hidden) fillEff(eff); });
+
   // One table of ops (kernels, host ops, runtime calls: analyze.h's JSON),
   // names cut in the middle (the full name on hover), a click selecting
-  // every event of the name.
-  function showTable(d, key, title, extra) {
+  // every event of the name; effKinds: the efficiency's row kinds its names
+  // are matched against (TFLOP/s and % of peak columns).
+  function showTable(d, key, title, extra, effKinds) {
     const rows = d[key] || [];
     const sec = el('section', `overview-${key}`);
     sec.append(el('h3', null, `${title} (${rows.length})`));
     const heads = ['name', 'count', 'total', 'self', 'p50', 'p90', 'p99', 'max'];
     if (extra) heads.push(extra.head);
+    const withEff = efficiency && effKinds;
+    if (withEff) heads.push('TFLOP/s', '% of peak');
     const [table, tb] = tableOf(`overview-${key.replace('_', '-')}`, heads);
     const short = shortNames(rows.map((o) => o.name), NAME_W);
     rows.forEach((o, i) => {
@@ -258,6 +274,11 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
         const td = el('td', 'name', extra.cell(o));
         td.title = extra.title(o);
         tr.append(td);
+      }
+      if (withEff) {
+        tr.dataset.name = o.name;
+        tr.dataset.effKinds = effKinds.join(',');
+        tr.append(el('td', 'eff'), el('td', 'eff'));
       }
       tb.append(tr);
     });
@@ -310,8 +331,8 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
         head: 'launched by',
         cell: (o) => (o.launched_by ? shortNames([o.launched_by], 40)[0] : '–'),
         title: (o) => o.launched_by || 'no launcher found (no flow into it, no XLA op over it)',
-      }),
-      showTable(d, 'host_ops', 'Top host ops by self time'),
+      }, ['kernel', 'xla']),
+      showTable(d, 'host_ops', 'Top host ops by self time', null, ['op']),
       showTable(d, 'runtime', 'Runtime calls', {
         head: 'blocked the device',
         cell: (o) => `${fmtUs(o.blocked_us)}${o.blocked_pct === null ? '' : ` (${o.blocked_pct.toFixed(1)} %)`}`,
@@ -320,6 +341,7 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
       showMemory(d),
     );
     body.append(row);
+    if (efficiency) fillEff(efficiency.last());
     if (extra) body.append(extra(d));
   }
 
@@ -389,6 +411,8 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
     useAsStep,
     shown: () => !panel.hidden,
     last: () => last,
+    // the panel's analysis (core/app keeps it), made now without drawing the panel
+    analyzeNow: () => withCString(stepName, (p) => M._st_wasm_analyze(p, -1, PANEL.gaps)),
     heatmap: heat,
     heatmapData,
   };

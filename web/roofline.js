@@ -25,6 +25,42 @@ function svg(tag, attrs) {
 
 const fmt = (v, d = 3) => (v === null || v === undefined ? '–' : String(Number(Number(v).toPrecision(d))));
 
+// The efficiency's row (kinds: its row kinds, "op", "kernel", "xla", the
+// first that has the name wins) of a name, or null: the name has no FLOP count.
+const byName = new WeakMap(); // eff -> Map(kind + '\0' + name -> row)
+export function effRow(eff, name, kinds) {
+  let m = byName.get(eff);
+  if (!m) {
+    m = new Map();
+    for (const o of eff.ops) if (!m.has(`${o.kind}\0${o.name}`)) m.set(`${o.kind}\0${o.name}`, o);
+    byName.set(eff, m);
+  }
+  for (const k of kinds) {
+    const o = m.get(`${k}\0${name}`);
+    if (o) return o;
+  }
+  return null;
+}
+
+// The op tables' (the overview's top kernels and host ops, Op stats) TFLOP/s
+// and % of peak cells of a name: [{text, title}, {text, title}] from the
+// efficiency `eff` (null: not known yet, "…" with `pending` as the title);
+// a name without a row: "–", it has no FLOP count.
+export function effCells(eff, name, kinds, pending) {
+  if (!eff) return [{ text: '…', title: pending }, { text: '…', title: pending }];
+  const o = effRow(eff, name, kinds);
+  if (!o) {
+    const why = 'no FLOP count: no shapes were recorded for it (record_shapes=True), or strata has no formula for this op';
+    return [{ text: '–', title: why }, { text: '–', title: why }];
+  }
+  const of = `${o.count} × · ${(o.flops / 1e9).toPrecision(4)} GFLOP in ${fmtTime(o.time_us)} of device time`;
+  const tf = o.tflops === null ? { text: '–', title: `no device time to divide ${of}` }
+    : { text: fmt(o.tflops), title: `${o.tflops} TFLOP/s: ${of}` };
+  const pct = o.pct_of_peak === null ? { text: '–', title: 'no peak known for its device: set one in the overview (How well the hardware is used)' }
+    : { text: fmt(o.pct_of_peak), title: `${o.pct_of_peak} % of the device's peak${o.bound ? ` · ${o.bound}-bound` : ''}` };
+  return [tf, pct];
+}
+
 function fmtTime(us) {
   if (us >= 1e6) return `${(us / 1e6).toPrecision(3)} s`;
   if (us >= 1e3) return `${(us / 1e3).toPrecision(3)} ms`;
@@ -33,7 +69,8 @@ function fmtTime(us) {
 
 /**
  * deps: {M, str, withCString, argsFor(src, handle) -> Promise<{args}|{error}>,
- * onSelect(text)}. Returns {section(), compute(opts), last(), figuresOf(name)}.
+ * onSelect(text)}. Returns {section(), compute(opts), ensure(analyze), last(),
+ * figuresOf(name), onComputed(fn)}.
  */
 export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
   let costs = null; // Float64Array, 6 per wanted event, of the analysis read last
@@ -41,6 +78,9 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
   let lastEff = null;
   let peakT = 0;
   let peakG = 0;
+  const listeners = []; // fn(eff) after each efficiency computed (the op tables' columns)
+  let reading = null; // {key, promise} of the args being read
+  window.addEventListener('strata:loaded', () => { lastEff = null; });
 
   // Up to AUTO events' args are read when the overview opens; more wait
   // for a click (they share the details pane's read queue).
@@ -51,6 +91,17 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     if (!wanted) return null;
     const key = wanted.map((w) => `${w.h}:${w.src}`).join(',');
     if (costs && key === wantedKey) return costs;
+    if (reading && reading.key === key) return reading.promise;
+    const promise = readAll(wanted, key, progress);
+    reading = { key, promise };
+    try {
+      return await promise;
+    } finally {
+      if (reading && reading.promise === promise) reading = null;
+    }
+  }
+
+  async function readAll(wanted, key, progress) {
     const c = new Float64Array(wanted.length * 6).fill(-1);
     for (let i = 0; i < wanted.length; i++) {
       const w = wanted[i];
@@ -80,7 +131,23 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     } finally {
       M._free(p);
     }
+    for (const f of listeners) f(lastEff);
     return lastEff;
+  }
+
+  // The efficiency as soon as it can be had without asking: the last one,
+  // else computed when its args are few (<= AUTO: as the overview would);
+  // null when the overview's Measure must be pressed. analyze() makes the
+  // overview's analysis when there is none yet.
+  async function ensure(analyze) {
+    if (lastEff) return lastEff;
+    let wanted = JSON.parse(str(M._st_wasm_eff_wanted()));
+    if (!wanted && analyze) {
+      analyze();
+      wanted = JSON.parse(str(M._st_wasm_eff_wanted()));
+    }
+    if (!wanted || wanted.length > AUTO) return null;
+    return compute({});
   }
 
   function chart(eff, box, info) {
@@ -239,5 +306,5 @@ export function createRoofline({ M, str, withCString, argsFor, onSelect }) {
     };
   }
 
-  return { section, compute, last: () => lastEff, figuresOf };
+  return { section, compute, ensure, last: () => lastEff, figuresOf, onComputed: (f) => listeners.push(f), AUTO };
 }

@@ -27,7 +27,7 @@ static const st_peak_entry peak_table[] = {
      "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"},
     {"NVIDIA H100 PCIe",
      "h100 pcie",
-     {0, 51, 378, 756, 756, 1513, 1513, 26},
+     {0, 51, 378, 756.5, 756.5, 1513, 1513, 26},
      2000,
      "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet"},
     {"NVIDIA H100 NVL",
@@ -68,7 +68,7 @@ static const st_peak_entry peak_table[] = {
      "https://cloud.google.com/tpu/docs/v4"},
     {"Google TPU v5e",
      "tpu v5e|tpu v5 lite|v5litepod",
-     {0, 0, 0, 197, 0, 0, 394, 0},
+     {0, 0, 0, 197, 0, 0, 393, 0},
      819,
      "https://cloud.google.com/tpu/docs/v5e"},
     {"Google TPU v5p",
@@ -79,7 +79,7 @@ static const st_peak_entry peak_table[] = {
     {"Google TPU v6e",
      "tpu v6e|tpu v6 lite|trillium",
      {0, 0, 0, 918, 0, 0, 1836, 0},
-     1640,
+     1638,
      "https://cloud.google.com/tpu/docs/v6e"},
 };
 

@@ -29,12 +29,18 @@ after(async () => {
 // TFLOP/s and % are written with 6 and 4 significant digits
 const close = (a, b, what, rel = 1e-9) => assert.ok(Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b)), `${what}: ${a} vs ${b}`);
 
-test('the overview states FLOPs, TFLOP/s and % of peak, draws the roofline; a click on a dot selects the op', async () => {
+// a page with the generated trace opened through #file-input
+async function opened() {
   const app = await ctx.app();
   const n = await app.eventCount();
   await app.page.setInputFiles('#file-input', [file]);
   const ev = await app.nextOutcome(n, { timeout: 60_000 });
   assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  return app;
+}
+
+test('the overview states FLOPs, TFLOP/s and % of peak, draws the roofline; a click on a dot selects the op', async () => {
+  const app = await opened();
   await app.page.click('#overview-button');
   await app.page.waitForSelector('#roofline-chart circle.roofline-dot', { timeout: 30_000 });
 
@@ -89,5 +95,81 @@ test('the overview states FLOPs, TFLOP/s and % of peak, draws the roofline; a cl
   const eff2 = await app.page.evaluate(() => window.strata.efficiency());
   const mm = eff2.ops.find((o) => o.name === 'aten::mm');
   close(mm.pct_of_peak, mm.tflops, '% of a 100 TFLOP/s peak', 1e-3);
+  app.assertClean?.();
+});
+
+// The op tables' TFLOP/s and % of peak columns: the Op stats panel (opened
+// first: it has the efficiency computed by itself) and the overview's top
+// kernels and host ops; each figure is the CLI's for that name (host ops
+// against its "op" rows, kernels against its "kernel" rows), an op without
+// a FLOP count shows "–" and says why.
+test('the op tables have TFLOP/s and % of peak columns: the CLI\'s figures, "–" without FLOPs', async () => {
+  const app = await opened();
+  const cli = JSON.parse(execFileSync(CLI, ['analyze', file, '--json']).toString()).efficiency;
+  const of = (kind) => Object.fromEntries(cli.ops.filter((o) => o.kind === kind).map((o) => [o.name, o]));
+  const ops = of('op'), kernels = of('kernel');
+  // 3 significant digits on the page
+  const same = (text, v, what) => close(parseFloat(text), v, what, 5e-3);
+  const noFlops = 'aten::add_';
+  assert.ok(!ops[noFlops] && !kernels[noFlops], 'the generator\'s op without FLOPs');
+
+  // Op stats: the rows' cells once measured (no "…" left)
+  await app.page.evaluate(() => window.strata.opStats({ scope: 'trace' }));
+  const headsOf = (sel) => app.page.locator(sel).evaluate((t) => [...t.querySelectorAll('thead th')].map((th) => th.textContent));
+  const opHeads = await headsOf('#opstats table');
+  const oT = opHeads.indexOf('TFLOP/s'), oP = opHeads.indexOf('% of peak');
+  assert.ok(oT > 0 && oP > 0, opHeads.join(','));
+  await app.page.waitForFunction(() => [...document.querySelectorAll('#opstats-body td.eff')].length > 0
+    && [...document.querySelectorAll('#opstats-body td.eff')].every((td) => td.textContent !== '…'), null, { timeout: 30_000 });
+  const rowsOf = (sel) => app.page.locator(sel).evaluate((tb) => [...tb.querySelectorAll('tr')].map((tr) => ({
+    name: tr.dataset.name, cells: [...tr.querySelectorAll('td')].map((td) => ({ text: td.textContent, title: td.title })),
+  })));
+  const checkRows = (rows, iT, iP, where) => {
+    let n = 0, none = 0;
+    for (const r of rows) {
+      const o = ops[r.name] || kernels[r.name];
+      const [t, p] = [r.cells[iT], r.cells[iP]];
+      if (!o) { // no FLOP count
+        assert.equal(t.text, '–', `${where} ${r.name}`);
+        assert.equal(p.text, '–', `${where} ${r.name}`);
+        assert.match(t.title, /^no FLOP count/, `${where} ${r.name}`);
+        if (r.name === noFlops) none++;
+        continue;
+      }
+      same(t.text, o.tflops, `${where} ${r.name} TFLOP/s`);
+      same(p.text, o.pct_of_peak, `${where} ${r.name} % of peak`);
+      n++;
+    }
+    return { n, none };
+  };
+  const os = checkRows(await rowsOf('#opstats-body'), oT, oP, 'op stats');
+  assert.equal(os.none, 1, 'op stats lists aten::add_ with "–"');
+  assert.ok(os.n >= Object.keys(ops).length, `op stats: ${os.n} rows with figures`);
+
+  // the overview's top kernels and top host ops
+  await app.page.click('#overview-button');
+  await app.page.waitForSelector('#roofline-chart circle.roofline-dot', { timeout: 30_000 });
+  for (const [sel, named, kind] of [['#overview-kernels', kernels, 'kernel'], ['#overview-host-ops', ops, 'op']]) {
+    const heads = await headsOf(sel);
+    const iT = heads.indexOf('TFLOP/s'), iP = heads.indexOf('% of peak');
+    assert.ok(iT > 0 && iP > 0, `${sel}: ${heads.join(',')}`);
+    const rows = await rowsOf(`${sel} tbody`);
+    assert.ok(rows.length > 0, sel);
+    let n = 0;
+    for (const r of rows) {
+      const o = named[r.name];
+      if (!o) {
+        assert.equal(r.cells[iT].text, '–', `${sel} ${r.name}`);
+        assert.equal(r.cells[iP].text, '–', `${sel} ${r.name}`);
+        assert.match(r.cells[iT].title, /^no FLOP count/);
+        continue;
+      }
+      same(r.cells[iT].text, o.tflops, `${sel} ${r.name} TFLOP/s (the CLI's ${kind} row)`);
+      same(r.cells[iP].text, o.pct_of_peak, `${sel} ${r.name} % of peak`);
+      n++;
+    }
+    assert.ok(n > 0, `${sel}: some rows with figures`);
+    if (kind === 'op') assert.ok(rows.some((r) => r.name === noFlops && r.cells[iT].text === '–'), `${sel}: aten::add_ shows "–"`);
+  }
   app.assertClean?.();
 });
