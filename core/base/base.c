@@ -83,3 +83,17 @@ void st_hex_lower(const void *b, size_t n, char *out) {
   for (size_t i = 0; i < n; i++) out[2 * i] = hex[p[i] >> 4], out[2 * i + 1] = hex[p[i] & 15];
   out[2 * n] = 0;
 }
+
+int st_grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  size_t ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2) return 0;
+    ncap *= 2;
+  }
+  void *np = st_realloc_array(a, *p, ncap, elem);
+  if (!np) return 0;
+  *p = np;
+  *cap = ncap;
+  return 1;
+}

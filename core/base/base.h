@@ -55,6 +55,11 @@ typedef struct st_error {
 st_code st_error_set(st_error *err, st_code code, uint64_t offset, const char *fmt, ...);
 const char *st_code_name(st_code code);
 
+/* The core's one growable array: grows *p (elements of elem bytes, capacity
+ * *cap) so that index need - 1 is valid, doubling from at least 16; 0 on
+ * overflow or failure (the array is intact). */
+int st_grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem);
+
 /* The n bytes at b as 2n lowercase hex digits and a NUL in out[2n + 1]
  * (a digest's text). */
 void st_hex_lower(const void *b, size_t n, char *out);

@@ -158,7 +158,7 @@ static uint32_t track_hash_of(const void *ctx, uint32_t i) {
 
 /* Doubles a growable array so it holds at least count + 1 elements. */
 static int reserve(const st_alloc *a, void **p, size_t *cap, size_t count, size_t elem) {
-  return st_tgrow(a, p, cap, count + 1, elem);
+  return st_grow(a, p, cap, count + 1, elem);
 }
 
 /* Widens the extent of what was added to [lo, hi]. */

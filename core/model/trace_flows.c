@@ -201,7 +201,7 @@ int st_tflow_bind(tflow *w, tpoints *pts, const tcols *c, size_t n, const uint32
       while (ptr < n && c->start[ptr] <= ts) {
         if (top == stack_cap) {
           void *sp = stack;
-          if (!st_tgrow(a, &sp, &stack_cap, top + 1, sizeof *stack)) {
+          if (!st_grow(a, &sp, &stack_cap, top + 1, sizeof *stack)) {
             ok = 0;
             break;
           }

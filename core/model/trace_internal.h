@@ -40,10 +40,6 @@ static inline int64_t sat_sub(int64_t a, int64_t b) { /* a >= b assumed; saturat
 #define TR_ALLOC_ARRAY(a, ptr, n)                                                                  \
   ((n) == 0 ? ((ptr) = NULL, 1) : ((ptr) = st_calloc((a), (n), sizeof *(ptr))) != NULL)
 
-/* Grows *p (elements of elem bytes, capacity *cap) so index `need - 1` is
- * valid: doubling, at least 16. 0 on failure (the array is intact). */
-int st_tgrow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem);
-
 /* Stable merge sort; tmp holds n elements. Already-sorted input (the
  * common case: importers mostly append in time order) costs O(n); runs of
  * 32 are insertion-sorted first, and a merge copies the parts of its two

@@ -91,7 +91,7 @@ static int sort_cols(tlayout *s, tcols *c, size_t n) {
 
 static int grow_stack(tlayout *s, size_t need) {
   void *p = s->stack;
-  if (!st_tgrow(s->alloc, &p, &s->stack_cap, need, sizeof *s->stack)) return 0;
+  if (!st_grow(s->alloc, &p, &s->stack_cap, need, sizeof *s->stack)) return 0;
   s->stack = p;
   return 1;
 }
@@ -111,7 +111,7 @@ static size_t nest_pass(const tcols *c, tlayout *s, const uint32_t *in, size_t n
     if (top && end > s->stack[top - 1]) { /* starts inside the open slice, ends after it */
       if (spilled == s->idx_cap) {
         void *p = s->idx;
-        if (!st_tgrow(s->alloc, &p, &s->idx_cap, spilled + 1, sizeof *s->idx)) return SIZE_MAX;
+        if (!st_grow(s->alloc, &p, &s->idx_cap, spilled + 1, sizeof *s->idx)) return SIZE_MAX;
         s->idx = p;
         in = in ? s->idx : NULL; /* a later pass reads the list it writes */
       }
@@ -184,9 +184,9 @@ static int grow_lanes(tlayout *s, size_t lanes) {
   if (!grow_stack(s, lanes)) return 0;
   size_t cap = s->lane_cap, cap2 = s->lane_cap;
   void *p = s->lane, *q = s->free_;
-  if (!st_tgrow(s->alloc, &p, &cap, lanes, sizeof *s->lane)) return 0;
+  if (!st_grow(s->alloc, &p, &cap, lanes, sizeof *s->lane)) return 0;
   s->lane = p;
-  if (!st_tgrow(s->alloc, &q, &cap2, lanes, sizeof *s->free_)) return 0;
+  if (!st_grow(s->alloc, &q, &cap2, lanes, sizeof *s->free_)) return 0;
   s->free_ = q;
   s->lane_cap = cap < cap2 ? cap : cap2;
   return 1;
@@ -254,7 +254,7 @@ int st_tlayout_track(tlayout *s, tcols *c, size_t n, uint8_t kind, uint32_t *bas
 
 int st_tlayout_slots(tlayout *s, size_t n, uint32_t total_rows) {
   void *p = s->row_first;
-  if (!st_tgrow(s->alloc, &p, &s->row_cap, (size_t)total_rows + 1, sizeof *s->row_first)) return 0;
+  if (!st_grow(s->alloc, &p, &s->row_cap, (size_t)total_rows + 1, sizeof *s->row_first)) return 0;
   s->row_first = p;
   uint32_t *first = s->row_first;
   memset(first, 0, ((size_t)total_rows + 1) * sizeof *first);

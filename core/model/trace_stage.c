@@ -35,20 +35,6 @@ void st_tstream_free(tstream *s, const st_alloc *a) {
   memset(s, 0, sizeof *s);
 }
 
-int st_tgrow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t ncap = *cap ? *cap : 16;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2) return 0;
-    ncap *= 2;
-  }
-  void *np = st_realloc_array(a, *p, ncap, elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = ncap;
-  return 1;
-}
-
 #define RUN 32 /* insertion-sorted run length */
 
 void st_tsort_idx(uint32_t *v, uint32_t *tmp, size_t n, st_tidx_less less, const void *ctx) {

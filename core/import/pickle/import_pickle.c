@@ -91,23 +91,9 @@ typedef struct ctx {
   size_t nfm, cfm;
 } ctx;
 
-static int grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t nc = *cap ? *cap : 64;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 4 / elem) return 0;
-    nc *= 2;
-  }
-  void *q = st_realloc_array(a, *p, nc, elem);
-  if (!q) return 0;
-  *p = q;
-  *cap = nc;
-  return 1;
-}
-
 static void put(ctx *c, const char *s, size_t n) {
   if (c->nomem) return;
-  if (!grow(&c->im->alloc, (void **)&c->text, &c->ctext, c->ntext + n + 1, 1)) {
+  if (!st_grow(&c->im->alloc, (void **)&c->text, &c->ctext, c->ntext + n + 1, 1)) {
     c->nomem = 1;
     return;
   }
@@ -195,7 +181,7 @@ static void frames_of(ctx *c, uint32_t v, uint32_t *top, uint32_t *stack, uint32
   }
   *leaf = parent;
   if (c->nfm >= UINT32_MAX - 1 ||
-      !grow(&c->im->alloc, (void **)&c->fm, &c->cfm, c->nfm + 1, sizeof *c->fm) ||
+      !st_grow(&c->im->alloc, (void **)&c->fm, &c->cfm, c->nfm + 1, sizeof *c->fm) ||
       !st_u64map_put(&c->fmemo, &c->im->alloc, v, (uint32_t)c->nfm)) {
     c->nomem = 1;
     return;
@@ -231,7 +217,7 @@ static int act_is(const char *s, size_t n, const char *w) {
 
 static int mem_ev(ctx *c, dev *d, int64_t ts, int64_t bytes, uint64_t addr, int32_t id, uint32_t op,
                   uint64_t src) {
-  if (!grow(&c->im->alloc, (void **)&d->mem, &d->cmem, d->nmem + 1, sizeof *d->mem)) return 0;
+  if (!st_grow(&c->im->alloc, (void **)&d->mem, &d->cmem, d->nmem + 1, sizeof *d->mem)) return 0;
   d->mem[d->nmem++] = (st_mem_event){.ts_abs_ns = ts,
                                      .bytes = bytes,
                                      .addr = addr,
@@ -252,7 +238,7 @@ static int open_block(ctx *c, dev *d, int64_t ts, int64_t size, uint64_t addr, u
   blk k = {ts, size, ST_STR_EMPTY, ST_STR_EMPTY, ST_FRAME_NONE, src};
   frames_of(c, frames, &k.top, &k.stack, &k.leaf);
   if (c->nomem || d->nb >= UINT32_MAX - 1 ||
-      !grow(&c->im->alloc, (void **)&d->b, &d->cb, d->nb + 1, sizeof *d->b) ||
+      !st_grow(&c->im->alloc, (void **)&d->b, &d->cb, d->nb + 1, sizeof *d->b) ||
       !st_u64map_put(&d->open, &c->im->alloc, addr, (uint32_t)d->nb))
     return 0;
   d->b[d->nb++] = k;
@@ -419,7 +405,7 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
   }
   /* the memory events join the snapshot's */
   if (ok && d.nmem) {
-    if (!grow(&c->im->alloc, (void **)all, call, *nall + d.nmem, sizeof **all))
+    if (!st_grow(&c->im->alloc, (void **)all, call, *nall + d.nmem, sizeof **all))
       ok = 0;
     else {
       memcpy(*all + *nall, d.mem, d.nmem * sizeof *d.mem);

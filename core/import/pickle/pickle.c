@@ -51,20 +51,6 @@ typedef struct vm {
   int nomem;
 } vm;
 
-static int grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t nc = *cap ? *cap : 64;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 4 / elem) return 0;
-    nc *= 2;
-  }
-  void *q = st_realloc_array(a, *p, nc, elem);
-  if (!q) return 0;
-  *p = q;
-  *cap = nc;
-  return 1;
-}
-
 static const char *op_name(uint8_t op) {
   switch (op) {
   case 'c': return "GLOBAL";
@@ -121,7 +107,7 @@ static uint32_t new_val(vm *m, uint8_t type) {
   st_pickle *pk = m->pk;
   size_t c = pk->cvals;
   if (pk->nvals >= UINT32_MAX - 1 ||
-      !grow(&pk->alloc, (void **)&pk->vals, &c, (size_t)pk->nvals + 1, sizeof *pk->vals)) {
+      !st_grow(&pk->alloc, (void **)&pk->vals, &c, (size_t)pk->nvals + 1, sizeof *pk->vals)) {
     nomem(m);
     return UINT32_MAX;
   }
@@ -134,7 +120,7 @@ static uint32_t new_cont(vm *m, uint8_t type) {
   st_pickle *pk = m->pk;
   size_t c = pk->cconts;
   if (pk->nconts >= UINT32_MAX - 1 ||
-      !grow(&pk->alloc, (void **)&pk->conts, &c, (size_t)pk->nconts + 1, sizeof *pk->conts)) {
+      !st_grow(&pk->alloc, (void **)&pk->conts, &c, (size_t)pk->nconts + 1, sizeof *pk->conts)) {
     nomem(m);
     return UINT32_MAX;
   }
@@ -148,7 +134,7 @@ static uint32_t new_cont(vm *m, uint8_t type) {
 
 static int push(vm *m, uint32_t v) {
   if (v == UINT32_MAX) return 0;
-  if (!grow(&m->pk->alloc, (void **)&m->stack, &m->cstack, m->nstack + 1, sizeof *m->stack))
+  if (!st_grow(&m->pk->alloc, (void **)&m->stack, &m->cstack, m->nstack + 1, sizeof *m->stack))
     return nomem(m);
   m->stack[m->nstack++] = v;
   return 1;
@@ -301,7 +287,7 @@ static int step(vm *m, int *done) {
     return 1;
   case '(': /* MARK */
     if (m->nmarks >= ST_PK_MAX_MARKS) return fail(m, "nesting deeper than 1024 marks");
-    if (!grow(&m->pk->alloc, (void **)&m->marks, &m->cmarks, m->nmarks + 1, sizeof *m->marks))
+    if (!st_grow(&m->pk->alloc, (void **)&m->marks, &m->cmarks, m->nmarks + 1, sizeof *m->marks))
       return nomem(m);
     m->marks[m->nmarks++] = m->nstack;
     return 1;
