@@ -205,15 +205,46 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
     return keysCache.get(name);
   }
 
-  // The collectives' indices in a column's order (kept per run, column and direction).
+  // The first MAX_ROWS collectives' indices in a column's order (kept per run,
+  // column and direction): a bounded heap over the n rows, O(n log MAX_ROWS),
+  // then those few sorted, rather than all n sorted for the rows shown.
   function sortedBy(name, desc) {
     sortKeys(name); // resets the cache for a new run
     const id = `${name}:${desc ? 1 : 0}`;
     if (!keysCache.has(id)) {
       const k = sortKeys(name);
       const dir = desc ? -1 : 1;
-      const idx = Uint32Array.from(k, (_, i) => i);
-      idx.sort((a, b) => (k[a] - k[b]) * dir || a - b);
+      const before = (a, b) => (k[a] - k[b]) * dir < 0 || ((k[a] - k[b]) * dir === 0 && a < b);
+      const m = Math.min(MAX_ROWS, k.length);
+      const heap = new Uint32Array(m); // a max-heap by `before`: heap[0] is the last of the kept
+      let size = 0;
+      const down = (i) => {
+        for (;;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let w = i;
+          if (l < size && before(heap[w], heap[l])) w = l;
+          if (r < size && before(heap[w], heap[r])) w = r;
+          if (w === i) return;
+          [heap[i], heap[w]] = [heap[w], heap[i]];
+          i = w;
+        }
+      };
+      for (let i = 0; i < k.length; i++) {
+        if (size < m) {
+          let j = size++;
+          heap[j] = i;
+          while (j > 0 && before(heap[(j - 1) >> 1], heap[j])) {
+            const p = (j - 1) >> 1;
+            [heap[p], heap[j]] = [heap[j], heap[p]];
+            j = p;
+          }
+        } else if (m && before(i, heap[0])) {
+          heap[0] = i;
+          down(0);
+        }
+      }
+      const idx = Array.from(heap.subarray(0, size)).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
       keysCache.set(id, idx);
     }
     return keysCache.get(id);
@@ -227,7 +258,7 @@ export function createCollectives({ M, str, files, traces, analyze, emit, fmtDur
     const idx = sortedBy(sortKey, sortDesc);
     for (const th of htr.children) th.className = th.dataset.key === sortKey ? (sortDesc ? 'sorted desc' : 'sorted') : '';
     const rows = [];
-    for (const i of idx.slice(0, MAX_ROWS)) {
+    for (const i of idx) {
       const c = last.collectives[i];
       const tr = document.createElement('tr');
       tr.dataset.index = String(i);
