@@ -221,6 +221,14 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
         p.append(b);
       });
       sec.append(p);
+      const sp = v.idle_split;
+      if (sp && v.idle_us > 0) { // HTA's idle-time breakdown of the same idle time
+        const q = (x) => `${((x / v.idle_us) * 100).toFixed(0)} %`;
+        const line = el('p', 'cause-split', `idle split (HTA): host wait ${q(sp.host_wait_us)}, kernel wait ${q(sp.kernel_wait_us)}, other ${q(sp.other_us)}`);
+        line.dataset.device = String(i);
+        line.title = 'host wait: the next kernel was launched after the gap began; kernel wait: kernels < 30 ns apart; other: launched earlier (a wait on a stream or event), no launch known, after the last kernel';
+        sec.append(line);
+      }
     });
     return sec;
   }

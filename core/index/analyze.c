@@ -548,7 +548,26 @@ typedef struct gapctx {
   uint32_t nrange, rp;
   int64_t prev_end;
   ivlist *all; /* every gap */
+  /* the idle split (analyze.h): the kernel ending the gap (has_next) */
+  const st_trace *t;
+  int64_t kwait;
+  int has_next;
+  uint32_t next_row, next_index;
+  int64_t split[3]; /* host wait, kernel wait, other */
 } gapctx;
+
+enum { SPLIT_HOST, SPLIT_KERNEL, SPLIT_OTHER };
+
+/* The launch of the kernel ending the gap: 1 and *at (the start of the
+ * source of a flow into it), or 0. */
+static int launch_of(const gapctx *g, int64_t *at) {
+  uint32_t first;
+  if (!g->t || !st_trace_flows_to(g->t, g->next_row, g->next_index, g->next_index + 1, &first))
+    return 0;
+  const st_flow *f = &st_trace_flows(g->t, NULL)[st_trace_flows_in(g->t, NULL)[first]];
+  *at = st_trace_rows(g->t, NULL)[f->from_row].start[f->from_index];
+  return 1;
+}
 
 /* The candidates are a heap, the worst (shortest; the later on ties) at
  * the root, each with its order of discovery (gap_seq); gaps_sort makes
@@ -616,12 +635,23 @@ static void gaps_sort(st_analysis *an) {
 static void gap_between(gapctx *g, int64_t x, int64_t y) {
   uint32_t j = g->rp;
   while (j < g->nrange && g->range[j].t1 <= x && j == g->rp) g->rp = ++j;
+  int cls = -1;
   for (; j < g->nrange && g->range[j].t0 < y; j++) {
     int64_t lo = x > g->range[j].t0 ? x : g->range[j].t0;
     int64_t hi = y < g->range[j].t1 ? y : g->range[j].t1;
     if (hi > lo) {
       gap_candidate(g->an, g->device, lo, hi);
       if (g->all) ivl_push(g->all, lo, hi);
+      if (cls < 0) { /* the gap's class, once (the first piece: where it began) */
+        int64_t at;
+        if (y == INT64_MAX || !g->has_next)
+          cls = SPLIT_OTHER;
+        else if (x != INT64_MIN && y - x < g->kwait)
+          cls = SPLIT_KERNEL;
+        else
+          cls = launch_of(g, &at) && at >= lo ? SPLIT_HOST : SPLIT_OTHER;
+      }
+      g->split[cls] += hi - lo;
     }
   }
 }
@@ -633,12 +663,17 @@ typedef struct sweep {
   gapctx *gaps; /* NULL: no gaps (host sweep) */
   int64_t s[U_COUNT], e[U_COUNT];
   int on[U_COUNT];
+  uint32_t row, index;   /* the event being fed (device mode) */
+  uint32_t brow, bindex; /* the first event of the busy interval being built */
 } sweep;
 
 static void sw_flush(sweep *sw, int u) {
   for (int k = 0; k < 2; k++)
     if (sw->sets[k]) ws_add(sw->sets[k], u, sw->s[u], sw->e[u]);
   if (u == U_BUSY && sw->gaps) {
+    sw->gaps->has_next = 1;
+    sw->gaps->next_row = sw->brow;
+    sw->gaps->next_index = sw->bindex;
     gap_between(sw->gaps, sw->gaps->prev_end, sw->s[u]);
     sw->gaps->prev_end = sw->e[u];
   }
@@ -653,12 +688,16 @@ static void sw_feed(sweep *sw, int u, int64_t s, int64_t e) {
   sw->on[u] = 1;
   sw->s[u] = s;
   sw->e[u] = e;
+  if (u == U_BUSY) sw->brow = sw->row, sw->bindex = sw->index;
 }
 
 static void sw_end(sweep *sw) {
   for (int u = 0; u < U_COUNT; u++)
     if (sw->on[u]) sw_flush(sw, u);
-  if (sw->gaps) gap_between(sw->gaps, sw->gaps->prev_end, INT64_MAX);
+  if (sw->gaps) {
+    sw->gaps->has_next = 0;
+    gap_between(sw->gaps, sw->gaps->prev_end, INT64_MAX);
+  }
 }
 
 /* Sweeps rows list[0, n): device mode (classes, five unions) or host mode
@@ -681,6 +720,8 @@ static void run_sweep(merger *m, const st_row *rows, const uint32_t *list, uint3
     }
     int u = event_class(c->cls, c->ncls, row, i);
     if (u < 0) continue;
+    sw->row = r;
+    sw->index = i;
     sw_feed(sw, U_BUSY, s, e);
     sw_feed(sw, u, s, e);
     if (u == U_COMM || u == U_COMPUTE) sw_feed(sw, U_CC, s, e);
@@ -771,7 +812,16 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
   int disjoint = ns > 0;
   for (uint32_t j = 1; j < ns && disjoint; j++) disjoint = w[j].t0 >= w[j - 1].t1;
   wset ws_steps = {w, ns, {0}, sums}, ws_range = {range, nrange, {0}, sums};
-  gapctx g = {an, (uint32_t)(dev - an->devices), range, nrange, 0, INT64_MIN, all};
+  gapctx g;
+  memset(&g, 0, sizeof g);
+  g.an = an;
+  g.device = (uint32_t)(dev - an->devices);
+  g.range = range;
+  g.nrange = nrange;
+  g.prev_end = INT64_MIN;
+  g.all = all;
+  g.t = c->t;
+  g.kwait = an->kernel_wait_ns;
   sweep sw;
   memset(&sw, 0, sizeof sw);
   sw.sets[0] = ns ? &ws_steps : NULL;
@@ -783,6 +833,9 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
   for (uint32_t j = 0; disjoint && j < ns; j++)
     for (int u = 0; u < U_COUNT; u++) sums[ns].v[u] += sums[j].v[u];
   to_times(&sums[ns], rlen, &dev->total);
+  dev->host_wait_ns = g.split[SPLIT_HOST];
+  dev->kernel_wait_ns = g.split[SPLIT_KERNEL];
+  dev->other_wait_ns = g.split[SPLIT_OTHER];
   for (uint32_t j = 0; j < ns; j++) {
     st_an_cell *cell = &an->cells[dev->first_cell + j];
     to_times(&sums[j], cell->t1_ns - cell->t0_ns, &cell->t);
@@ -1594,6 +1647,7 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   an->n = n;
   an->max_gaps = o.max_gaps ? o.max_gaps : 10;
   an->top_ops = o.top_ops ? o.top_ops : 20;
+  an->kernel_wait_ns = o.kernel_wait_ns > 0 ? o.kernel_wait_ns : ST_ANALYZE_KERNEL_WAIT_NS;
   an->traces = st_calloc(&al, n, sizeof *an->traces);
   an->source = st_calloc(&al, n, sizeof *an->source);
   an->first_step = st_calloc(&al, n, sizeof *an->first_step);

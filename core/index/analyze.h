@@ -94,7 +94,12 @@ typedef struct st_analyze_opts {
   int ops_has_step;
   int64_t ops_step;
   int no_ops; /* 1: no op statistics (st_analysis_ops is NULL) */
+  /* idle split: a gap between two kernels shorter than this is kernel wait;
+   * 0: ST_ANALYZE_KERNEL_WAIT_NS (HTA's consecutive_kernel_delay) */
+  int64_t kernel_wait_ns;
 } st_analyze_opts;
+
+#define ST_ANALYZE_KERNEL_WAIT_NS 30
 
 typedef enum st_step_source {
   ST_STEPS_NONE = 0,
@@ -126,6 +131,15 @@ typedef struct st_an_device {
   int64_t step_p50_ns, step_p90_ns; /* nearest rank over its step windows */
   uint32_t first_cause, causes;     /* st_analysis_causes()[first_cause, + causes) */
   uint32_t steps_with_work;         /* its steps with any busy time */
+  /* The idle split (HTA's idle-time breakdown; they sum to its idle time):
+   * each gap, as a whole, is kernel wait when it lies between two of the
+   * device's kernels less than kernel_wait_ns apart; else host wait when
+   * the kernel ending it was launched (the start of the flow's source into
+   * it: Kineto's cudaLaunchKernel) at or after the gap began (the previous
+   * kernel's end; its range's start before the first); else other (no
+   * launch known, launched before the gap: a wait on another stream or an
+   * event, the gap after the last kernel). */
+  int64_t host_wait_ns, kernel_wait_ns, other_wait_ns;
 } st_an_device;
 
 /* Why a device is idle (idle causes): each instant of its idle time goes

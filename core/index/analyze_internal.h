@@ -29,7 +29,8 @@ struct st_analysis {
   double rank_median, rank_scale;
   st_opstats *ops;
   st_an_op_extra *op_extra;
-  uint32_t top_ops; /* rows per table of kernels, host ops, runtime calls */
+  uint32_t top_ops;       /* rows per table of kernels, host ops, runtime calls */
+  int64_t kernel_wait_ns; /* the idle split's threshold */
   st_an_cause *causes;
   uint32_t ncauses, cap_causes;
 };

@@ -120,6 +120,15 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     times_json(&o, &v->total);
     key(&o, "steps_with_work", 0);
     st_jout_u64(&o, v->steps_with_work);
+    key(&o, "idle_split", 0);
+    st_jout_lit(&o, "{");
+    key(&o, "host_wait_us", 1);
+    st_jout_us(&o, v->host_wait_ns);
+    key(&o, "kernel_wait_us", 0);
+    st_jout_us(&o, v->kernel_wait_ns);
+    key(&o, "other_us", 0);
+    st_jout_us(&o, v->other_wait_ns);
+    st_jout_lit(&o, "}");
     key(&o, "idle_causes", 0);
     st_jout_put(&o, "[", 1);
     for (uint32_t c = 0; c < v->causes; c++) {

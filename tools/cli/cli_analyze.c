@@ -156,6 +156,9 @@ static void print_causes(const st_analysis *an, uint32_t d, int wide) {
     }
   }
   printf("\n");
+  if (idle > 0)
+    printf("     idle split (HTA): host wait %.1f%%, kernel wait %.1f%%, other %.1f%%\n",
+           pct(v->host_wait_ns, idle), pct(v->kernel_wait_ns, idle), pct(v->other_wait_ns, idle));
 }
 
 static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
