@@ -456,6 +456,16 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
 uint64_t st_app_analyses_made(const st_app *app);
 int st_app_analyze_show(st_app *app, double trace, double device, double start_us, double end_us);
 double st_app_select_name(st_app *app, const char *name);
+/* cause_gaps(device, cause: indices into the last analyze()'s "devices"
+ * and that device's "idle_causes") highlights exactly the gaps of that
+ * idle cause (the ones it has a part of) on its device's rows, in place of
+ * the idle-gap overlay (`g` brings that back) -> how many, -1 no such
+ * cause (nothing highlighted then).
+ * cause_gaps_json() -> {"device","cause","gaps":[[start_us,end_us],...]}
+ * the gaps highlighted, in their file's own microseconds as in analyze()'s
+ * JSON (`strata analyze --json --cause-gaps`'s "gap_list"), | "null" */
+double st_app_cause_gaps(st_app *app, double device, double cause);
+const char *st_app_cause_gaps_json(st_app *app);
 /* How well the hardware is used (issue 33, app_efficiency.c over the kept
  * analysis): eff_wanted -> [{"h", "src", "name"}] (events whose args to
  * read) | "null"; op_cost(name, args JSON) -> [flops, model_flops, bytes,

@@ -1030,7 +1030,13 @@ typedef struct cause_acc {
   st_event_ref best_ref;
 } cause_acc;
 
+typedef struct id_gap {
+  uint32_t id, gap; /* a name (UINT32_MAX: nothing recorded) has a part of a gap */
+} id_gap;
+
 typedef struct causes_ws {
+  id_gap *ig; /* in gap order */
+  size_t nig, cap_ig;
   piece *p;
   size_t np, cap;
   uint32_t *heap;
@@ -1052,6 +1058,18 @@ static int push_active(const st_alloc *a, causes_ws *w, uint32_t *hn, piece x) {
   }
   w->p[w->np] = x;
   ph_push(w->p, w->heap, hn, (uint32_t)w->np++);
+  return 1;
+}
+
+static int push_ig(const st_alloc *a, causes_ws *w, uint32_t id, uint32_t gap) {
+  if (w->nig == w->cap_ig) {
+    size_t nc = w->cap_ig ? w->cap_ig * 2 : 256;
+    id_gap *nv = nc < UINT32_MAX ? st_realloc_array(a, w->ig, nc, sizeof *nv) : NULL;
+    if (!nv) return 0;
+    w->ig = nv;
+    w->cap_ig = nc;
+  }
+  w->ig[w->nig++] = (id_gap){id, gap};
   return 1;
 }
 
@@ -1077,6 +1095,7 @@ static int credit(const st_alloc *a, causes_ws *w, const st_trace *t, const piec
     c->last_gap = gap + 1;
     c->gaps++;
     c->cur = 0;
+    if (!push_ig(a, w, id, gap)) return 0;
   }
   c->cur += len;
   if (c->cur > c->best) {
@@ -1091,6 +1110,33 @@ static int cmp_acc(const void *x, const void *y) {
   const cause_acc *a = x, *b = y;
   if (a->ns != b->ns) return a->ns > b->ns ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The gaps of the names `ids` (n of them; UINT32_MAX: nothing recorded)
+ * or, other != 0, of every name but them, into an->cgaps from c->first_gap. */
+static int cause_gaps(st_analysis *an, const causes_ws *w, const ivlist *gl, const uint32_t *ids,
+                      uint32_t n, int other, st_an_cause *c) {
+  c->first_gap = an->ncgaps;
+  uint32_t last = UINT32_MAX, count = 0;
+  for (size_t i = 0; i < w->nig; i++) {
+    const id_gap *x = &w->ig[i];
+    int in = 0;
+    for (uint32_t k = 0; k < n && !in; k++) in = ids[k] == x->id;
+    if (other ? in || x->id == UINT32_MAX : !in) continue;
+    if (x->gap == last) continue;
+    last = x->gap;
+    if (an->ncgaps == an->cap_cgaps) {
+      uint32_t nc = an->cap_cgaps ? (an->cap_cgaps < UINT32_MAX / 2 ? an->cap_cgaps * 2 : 0) : 64;
+      st_an_span *nv = nc ? st_realloc_array(&an->alloc, an->cgaps, nc, sizeof *nv) : NULL;
+      if (!nv) return 0;
+      an->cgaps = nv;
+      an->cap_cgaps = nc;
+    }
+    an->cgaps[an->ncgaps++] = (st_an_span){gl->v[x->gap].t0, gl->v[x->gap].t1};
+    count++;
+  }
+  c->gaps = count;
+  return 1;
 }
 
 static int push_cause(st_analysis *an, st_an_cause c) {
@@ -1125,7 +1171,7 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
   uint32_t pr = 0, pi = 0, hn = 0;
   int has = m_next(m, &pr, &pi);
   int64_t nothing = 0, nothing_best = 0;
-  uint32_t nothing_gaps = 0, nothing_best_gap = 0;
+  uint32_t nothing_best_gap = 0;
 #define PENDING_START (rows[pr].start[pi])
 #define TAKE_UNTIL(x)                                                                              \
   while (ok && has && PENDING_START <= (x)) {                                                      \
@@ -1149,9 +1195,9 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
       x = nx;
       TAKE_UNTIL(x);
     }
+    if (none_here && ok) ok = push_ig(a, &w, UINT32_MAX, j);
     if (none_here) {
       nothing += none_here;
-      nothing_gaps++;
       if (none_here > nothing_best) nothing_best = none_here, nothing_best_gap = j;
     }
   }
@@ -1161,13 +1207,12 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
     for (uint32_t i = 0; i < w.nacc; i++) c->blocked[w.acc[i].id] += w.acc[i].ns;
     if (w.nacc) qsort(w.acc, w.nacc, sizeof *w.acc, cmp_acc);
     int64_t other = 0;
-    uint32_t other_gaps = 0, other_gap = 0;
+    uint32_t other_gap = 0;
     int64_t other_best = 0;
     for (uint32_t i = 0; ok && i < w.nacc; i++) {
       const cause_acc *x = &w.acc[i];
       if (i >= ST_ANALYZE_CAUSES) {
         other += x->ns;
-        other_gaps += x->gaps;
         if (x->best > other_best) other_best = x->best, other_gap = x->best_gap;
         continue;
       }
@@ -1183,26 +1228,30 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
         cs.parent = p;
       }
       cs.ns = x->ns;
-      cs.gaps = x->gaps;
       cs.gap_t0_ns = gl->v[x->best_gap].t0;
       cs.gap_t1_ns = gl->v[x->best_gap].t1;
-      ok = push_cause(an, cs);
+      ok = cause_gaps(an, &w, gl, &x->id, 1, 0, &cs) && push_cause(an, cs);
     }
+    uint32_t named[ST_ANALYZE_CAUSES],
+        nnamed = w.nacc < ST_ANALYZE_CAUSES ? w.nacc : ST_ANALYZE_CAUSES;
+    for (uint32_t i = 0; i < nnamed; i++) named[i] = w.acc[i].id;
     if (ok && other) {
-      st_an_cause cs = {.device = d, .what = ST_CAUSE_OTHER, .ns = other, .gaps = other_gaps};
+      st_an_cause cs = {.device = d, .what = ST_CAUSE_OTHER, .ns = other};
       cs.gap_t0_ns = gl->v[other_gap].t0;
       cs.gap_t1_ns = gl->v[other_gap].t1;
-      ok = push_cause(an, cs);
+      ok = cause_gaps(an, &w, gl, named, nnamed, 1, &cs) && push_cause(an, cs);
     }
     if (ok && nothing) {
-      st_an_cause cs = {.device = d, .what = ST_CAUSE_NOTHING, .ns = nothing, .gaps = nothing_gaps};
+      st_an_cause cs = {.device = d, .what = ST_CAUSE_NOTHING, .ns = nothing};
+      const uint32_t none = UINT32_MAX;
       cs.gap_t0_ns = gl->v[nothing_best_gap].t0;
       cs.gap_t1_ns = gl->v[nothing_best_gap].t1;
-      ok = push_cause(an, cs);
+      ok = cause_gaps(an, &w, gl, &none, 1, 0, &cs) && push_cause(an, cs);
     }
     dev->causes = an->ncauses - dev->first_cause;
   }
   st_free(a, w.p);
+  st_free(a, w.ig);
   st_free(a, w.heap);
   st_free(a, w.slot);
   st_free(a, w.acc);
@@ -1707,6 +1756,7 @@ void st_analysis_destroy(st_analysis *an) {
   st_free(&a, an->ranks);
   st_free(&a, an->op_extra);
   st_free(&a, an->causes);
+  st_free(&a, an->cgaps);
   st_free(&a, an);
 }
 
@@ -1745,6 +1795,10 @@ const st_an_op_extra *st_analysis_op_extra(const st_analysis *an) {
 const st_an_cause *st_analysis_causes(const st_analysis *an, uint32_t *count) {
   if (count) *count = an ? an->ncauses : 0;
   return an ? an->causes : NULL;
+}
+const st_an_span *st_analysis_cause_gaps(const st_analysis *an, uint32_t *count) {
+  if (count) *count = an ? an->ncgaps : 0;
+  return an ? an->cgaps : NULL;
 }
 
 st_code st_analysis_device_rows(const st_analysis *an, const st_alloc *alloc, uint32_t d,

@@ -156,12 +156,13 @@ typedef enum st_cause_what {
 
 typedef struct st_an_cause {
   uint32_t device;
-  uint8_t what;                 /* st_cause_what */
-  uint8_t has_parent;           /* ref's enclosing slice (not a wrapper) */
-  st_event_ref ref;             /* ST_CAUSE_SLICE: the slice with the largest part */
-  st_event_ref parent;          /* its parent */
-  int64_t ns;                   /* idle time attributed */
-  uint32_t gaps;                /* gaps it has a part of */
+  uint8_t what;        /* st_cause_what */
+  uint8_t has_parent;  /* ref's enclosing slice (not a wrapper) */
+  st_event_ref ref;    /* ST_CAUSE_SLICE: the slice with the largest part */
+  st_event_ref parent; /* its parent */
+  int64_t ns;          /* idle time attributed */
+  uint32_t gaps;       /* gaps it has a part of: st_analysis_cause_gaps()[first_gap, + gaps) */
+  uint32_t first_gap;
   int64_t gap_t0_ns, gap_t1_ns; /* the gap holding its largest part */
 } st_an_cause;
 
@@ -223,6 +224,11 @@ const st_opstats *st_analysis_ops(const st_analysis *an);
 /* Parallel to st_opstats_rows(st_analysis_ops(an)). */
 const st_an_op_extra *st_analysis_op_extra(const st_analysis *an);
 const st_an_cause *st_analysis_causes(const st_analysis *an, uint32_t *count);
+/* The gaps of the causes (each cause's in time order, whole gaps). */
+typedef struct st_an_span {
+  int64_t t0_ns, t1_ns;
+} st_an_span;
+const st_an_span *st_analysis_cause_gaps(const st_analysis *an, uint32_t *count);
 
 /* The trace's step with that number: its index in st_analysis_steps, or
  * UINT32_MAX. */
@@ -266,6 +272,7 @@ typedef struct st_analysis_json_opts {
   /* collectives.h: per_step rows gain "waited_us" and "caused_us" (their
    * trace's, 0 without collectives in the step); NULL: not written */
   const struct st_collectives *coll;
+  int cause_gaps; /* 1: each idle cause gains "gap_list": [[start_us, end_us], ...] */
 } st_analysis_json_opts;
 size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *o, char *buf,
                         size_t cap);

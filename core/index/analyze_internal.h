@@ -33,6 +33,8 @@ struct st_analysis {
   int64_t kernel_wait_ns; /* the idle split's threshold */
   st_an_cause *causes;
   uint32_t ncauses, cap_causes;
+  st_an_span *cgaps; /* the causes' gaps */
+  uint32_t ncgaps, cap_cgaps;
 };
 
 /* 1 if w (lower case ASCII) occurs in s[0, n), ignoring ASCII case. */

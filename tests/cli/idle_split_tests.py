@@ -19,6 +19,8 @@ steps' windows; as a whole it is kernel wait when it lies between two
 kernels less than 30 ns apart, else host wait when the kernel starting the
 next busy interval (the earliest) was launched at or after the stretch's
 first part began, else other. The three sum to the device's idle time.
+And each idle cause's gaps (--cause-gaps "gap_list", what a click on a
+cause in the Overview shades): the gaps it has a part of.
 """
 import json
 import os
@@ -140,6 +142,7 @@ def truth(kernels, steps):
             busy.append([s, e, l])
     split = {"host_wait_us": 0, "kernel_wait_us": 0, "other_us": 0}
     idle = 0
+    pieces = []
     bounds = [(None, busy[0][0], busy[0][2])]
     bounds += [(busy[i - 1][1], busy[i][0], busy[i][2]) for i in range(1, len(busy))]
     bounds.append((busy[-1][1], None, None))
@@ -163,7 +166,25 @@ def truth(kernels, steps):
         for lo, hi in parts:
             split[cls] += hi - lo
             idle += hi - lo
-    return {k: us(v) for k, v in split.items()}, us(idle)
+            pieces.append((lo, hi))
+    return {k: us(v) for k, v in split.items()}, us(idle), sorted(pieces)
+
+
+def cause_gaps(ev, pieces):
+    """The gaps (pieces in steps) each idle cause has a part of: the host's
+    only slices besides the steps (wrappers) are the 2 us launches, so a gap
+    is cudaLaunchKernel's where a launch overlaps it, "nothing recorded"'s
+    where the launches leave part of it uncovered."""
+    launches = [(int(D(e["ts"]) * 1000), int(D(e["ts"]) * 1000) + 2000) for e in ev
+                if e.get("name") == "cudaLaunchKernel"]
+    named, nothing = [], []
+    for lo, hi in pieces:
+        cover = sum(max(0, min(hi, b) - max(lo, a)) for a, b in launches)
+        if cover > 0:
+            named.append([us(lo), us(hi)])
+        if cover < hi - lo:
+            nothing.append([us(lo), us(hi)])
+    return {"cudaLaunchKernel": named, "nothing recorded": nothing}
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -172,8 +193,8 @@ with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, f"split-{seed}.json")
         with open(path, "w") as f:
             json.dump({"traceEvents": ev}, f)
-        want, idle = truth(kernels, steps)
-        p = subprocess.run([strata, "analyze", path, "--json"], capture_output=True, text=True)
+        want, idle, pieces = truth(kernels, steps)
+        p = subprocess.run([strata, "analyze", path, "--json", "--cause-gaps"], capture_output=True, text=True)
         if p.returncode != 0:
             report(False, f"seed {seed}: strata analyze", p.stderr)
             continue
@@ -189,6 +210,16 @@ with tempfile.TemporaryDirectory() as tmp:
                and planted >= {"kernel", "kernel30", "host", "other", "nolaunch"},
                f"seed {seed}: the split sums to idle_us; every kind planted and found",
                repr((planted, want)))
+        # each idle cause's gaps (--cause-gaps: what a click on it in the Overview shades)
+        origin = min(int(D(e["ts"]) * 1000) for e in ev if "ts" in e)
+        want_gaps = {k: [[x - us(origin) for x in g] for g in v]
+                     for k, v in cause_gaps(ev, pieces).items()}
+        got_gaps = {c["what"]: c["gap_list"] for c in dev[0]["idle_causes"]} if dev else {}
+        report(got_gaps == want_gaps and all(len(c["gap_list"]) == c["gaps"] for c in dev[0]["idle_causes"])
+               and 0 < len(want_gaps["cudaLaunchKernel"]) < len(pieces),
+               f"seed {seed}: each cause's gap_list = the gaps it has a part of "
+               f"({len(want_gaps['cudaLaunchKernel'])} and {len(want_gaps['nothing recorded'])} of {len(pieces)})",
+               repr({k: (len(got_gaps.get(k, [])), len(v), got_gaps.get(k, [])[:2], v[:2]) for k, v in want_gaps.items()}))
         t = subprocess.run([strata, "analyze", path], capture_output=True, text=True)
         line = [x for x in t.stdout.splitlines() if "idle split (HTA)" in x]
         pct = lambda k: float(want[k] / idle * 100)
