@@ -1112,30 +1112,41 @@ static int cmp_acc(const void *x, const void *y) {
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* The gaps of the names `ids` (n of them; UINT32_MAX: nothing recorded)
- * or, other != 0, of every name but them, into an->cgaps from c->first_gap. */
-static int cause_gaps(st_analysis *an, const causes_ws *w, const ivlist *gl, const uint32_t *ids,
-                      uint32_t n, int other, st_an_cause *c) {
-  c->first_gap = an->ncgaps;
-  uint32_t last = UINT32_MAX, count = 0;
-  for (size_t i = 0; i < w->nig; i++) {
-    const id_gap *x = &w->ig[i];
-    int in = 0;
-    for (uint32_t k = 0; k < n && !in; k++) in = ids[k] == x->id;
-    if (other ? in || x->id == UINT32_MAX : !in) continue;
-    if (x->gap == last) continue;
-    last = x->gap;
-    if (an->ncgaps == an->cap_cgaps) {
-      uint32_t nc = an->cap_cgaps ? (an->cap_cgaps < UINT32_MAX / 2 ? an->cap_cgaps * 2 : 0) : 64;
-      st_an_span *nv = nc ? st_realloc_array(&an->alloc, an->cgaps, nc, sizeof *nv) : NULL;
-      if (!nv) return 0;
-      an->cgaps = nv;
-      an->cap_cgaps = nc;
+/* The gaps of the causes, one pass over the (name, gap) parts: a part goes
+ * to its name's cause (w->slot: index + 1 into the sorted w->acc; the first
+ * nnamed are named), else to "other" (nnamed), nothing recorded to
+ * nnamed + 1; each cause's gaps once each, in time order, contiguous in
+ * an->cgaps from first[t], count[t] of them. */
+static int bucket_gaps(st_analysis *an, const causes_ws *w, const ivlist *gl, uint32_t nnamed,
+                       uint32_t *first, uint32_t *count) {
+  uint32_t last[ST_ANALYZE_CAUSES + 2], pos[ST_ANALYZE_CAUSES + 2], nt = nnamed + 2;
+  uint64_t total = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t t = 0; t < nt; t++) last[t] = UINT32_MAX;
+    for (size_t i = 0; i < w->nig; i++) {
+      const id_gap *x = &w->ig[i];
+      uint32_t t = x->id == UINT32_MAX ? nnamed + 1 : w->slot[x->id] - 1;
+      if (t > nnamed && x->id != UINT32_MAX) t = nnamed;
+      if (x->gap == last[t]) continue;
+      last[t] = x->gap;
+      if (pass == 0)
+        count[t]++, total++;
+      else
+        an->cgaps[pos[t]++] = (st_an_span){gl->v[x->gap].t0, gl->v[x->gap].t1};
     }
-    an->cgaps[an->ncgaps++] = (st_an_span){gl->v[x->gap].t0, gl->v[x->gap].t1};
-    count++;
+    if (pass == 0) {
+      if (total > UINT32_MAX - an->ncgaps) return 0;
+      uint32_t need = an->ncgaps + (uint32_t)total;
+      if (need > an->cap_cgaps) {
+        st_an_span *nv = st_realloc_array(&an->alloc, an->cgaps, need, sizeof *nv);
+        if (!nv) return 0;
+        an->cgaps = nv;
+        an->cap_cgaps = need;
+      }
+      for (uint32_t t = 0, at = an->ncgaps; t < nt; at += count[t++]) first[t] = pos[t] = at;
+    }
   }
-  c->gaps = count;
+  an->ncgaps += (uint32_t)total;
   return 1;
 }
 
@@ -1206,6 +1217,10 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
   if (ok) {
     for (uint32_t i = 0; i < w.nacc; i++) c->blocked[w.acc[i].id] += w.acc[i].ns;
     if (w.nacc) qsort(w.acc, w.nacc, sizeof *w.acc, cmp_acc);
+    for (uint32_t i = 0; i < w.nacc; i++) w.slot[w.acc[i].id] = i + 1;
+    uint32_t nnamed = w.nacc < ST_ANALYZE_CAUSES ? w.nacc : ST_ANALYZE_CAUSES;
+    uint32_t gfirst[ST_ANALYZE_CAUSES + 2], gcount[ST_ANALYZE_CAUSES + 2] = {0};
+    ok = bucket_gaps(an, &w, gl, nnamed, gfirst, gcount);
     int64_t other = 0;
     uint32_t other_gap = 0;
     int64_t other_best = 0;
@@ -1230,23 +1245,25 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
       cs.ns = x->ns;
       cs.gap_t0_ns = gl->v[x->best_gap].t0;
       cs.gap_t1_ns = gl->v[x->best_gap].t1;
-      ok = cause_gaps(an, &w, gl, &x->id, 1, 0, &cs) && push_cause(an, cs);
+      cs.first_gap = gfirst[i];
+      cs.gaps = gcount[i];
+      ok = push_cause(an, cs);
     }
-    uint32_t named[ST_ANALYZE_CAUSES],
-        nnamed = w.nacc < ST_ANALYZE_CAUSES ? w.nacc : ST_ANALYZE_CAUSES;
-    for (uint32_t i = 0; i < nnamed; i++) named[i] = w.acc[i].id;
     if (ok && other) {
       st_an_cause cs = {.device = d, .what = ST_CAUSE_OTHER, .ns = other};
       cs.gap_t0_ns = gl->v[other_gap].t0;
       cs.gap_t1_ns = gl->v[other_gap].t1;
-      ok = cause_gaps(an, &w, gl, named, nnamed, 1, &cs) && push_cause(an, cs);
+      cs.first_gap = gfirst[nnamed];
+      cs.gaps = gcount[nnamed];
+      ok = push_cause(an, cs);
     }
     if (ok && nothing) {
       st_an_cause cs = {.device = d, .what = ST_CAUSE_NOTHING, .ns = nothing};
-      const uint32_t none = UINT32_MAX;
       cs.gap_t0_ns = gl->v[nothing_best_gap].t0;
       cs.gap_t1_ns = gl->v[nothing_best_gap].t1;
-      ok = cause_gaps(an, &w, gl, &none, 1, 0, &cs) && push_cause(an, cs);
+      cs.first_gap = gfirst[nnamed + 1];
+      cs.gaps = gcount[nnamed + 1];
+      ok = push_cause(an, cs);
     }
     dev->causes = an->ncauses - dev->first_cause;
   }
