@@ -328,7 +328,7 @@ double st_app_histogram_select(st_app *app, const char *name, int scope, double 
 
 double st_app_idle_gaps_show(st_app *app, int on) {
   st_app_ops *o = &app->ops;
-  if (on < 0) on = !o->gaps_on && !app->cause_on;
+  if (on < 0) on = app->cause_on || !o->gaps_on; /* from a cause's gaps: every gap */
   o->gaps_on = on ? 1 : 0;
   app->cause_on = 0; /* an idle cause's gaps (st_app_cause_gaps) no longer */
   st_app_request_redraw(app);

@@ -335,8 +335,10 @@ test('the overview says why each device is idle, and its top tables hold no wrap
   }
   assert.ok(fewer > 0, `some cause covers fewer gaps than the device's ${allGaps}`);
   // `g` brings every gap back in place of the cause's
-  await app.page.evaluate(() => window.strata.showIdleGaps(true));
+  await app.page.locator('#canvas').focus();
+  await app.page.keyboard.press('g');
   assert.equal(await app.page.evaluate(() => window.strata.causeGaps()), null);
+  assert.equal((await app.page.evaluate(() => window.strata.idleGaps())).shown, true);
 });
 
 test('honest empties: no steps, "-" and how to set them; no colour where a figure means nothing', async () => {
