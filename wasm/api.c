@@ -390,6 +390,13 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_memory_show(double mem, double start_us, double
 EMSCRIPTEN_KEEPALIVE double st_wasm_select_name(const char *name) {
   return st_app_select_name(st_web_app(), name);
 }
+/* app.h st_app_cause_gaps / st_app_cause_gaps_json: an idle cause's gaps highlighted */
+EMSCRIPTEN_KEEPALIVE double st_wasm_cause_gaps(double device, double cause) {
+  return st_app_cause_gaps(st_web_app(), device, cause);
+}
+EMSCRIPTEN_KEEPALIVE const char *st_wasm_cause_gaps_json(void) {
+  return st_app_cause_gaps_json(st_web_app());
+}
 /* issue 33 (app.h "How well the hardware is used") */
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_eff_wanted(void) {
   return st_app_eff_wanted(st_web_app());

@@ -1407,6 +1407,9 @@ async function start() {
     // device, start_us, end_us, dur_us, host: [{name, start_us, dur_us, overlap_us}]}]};
     // showIdleGaps(on) highlights them (g); goToIdleGap(i) shows one, returns the view.
     idleGaps: () => opStats.idleGaps(),
+    // the idle cause's gaps shaded by a click on it in the Overview (app.h
+    // st_app_cause_gaps_json): {device, cause, gaps: [[start_us, end_us]]} | null
+    causeGaps: () => JSON.parse(str(M._st_wasm_cause_gaps_json())),
     showIdleGaps: (on) => opStats.showIdleGaps(on === undefined ? undefined : !!on),
     goToIdleGap: (i) => opStats.goToGap(Number(i)),
     // Which tracks show (tracks.js): setTrackFilter(text) (key t focuses the box), pin(id) /

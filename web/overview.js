@@ -1,7 +1,7 @@
 // overview.js: the overview panel (issue 18: answers, not only pictures) of
 // the files shown: first why each device is idle (its idle causes: what the
-// host ran meanwhile, issue 29; a click zooms to that cause's largest gap
-// and selects its slices); per device the step time (mean, p50, p90), idle %,
+// host ran meanwhile, issue 29; a click shades exactly that cause's gaps
+// on its device's rows and zooms to its largest; under them HTA's idle split); per device the step time (mean, p50, p90), idle %,
 // utilisation, communication % and overlap % ("-" and no colour where a
 // figure means nothing: no steps, no communication); the peaks of memory
 // counters; the top kernels (with the host op that launched each), host
@@ -212,17 +212,25 @@ export function createOverview({ M, str, withCString, fmtCount, extra, collectiv
         const b = go(text, 'cause', () => {
           const pad = (c.gap_end_us - c.gap_start_us) * 0.25;
           M._st_wasm_analyze_show(v.trace, i, c.gap_start_us - pad, c.gap_end_us + pad);
-          let n = -1;
-          if (c.kind === 'slice') n = withCString(c.what, (q) => M._st_wasm_select_name(q));
+          // exactly its gaps shaded on the device's rows (in place of `g`'s every gap)
+          const n = M._st_wasm_cause_gaps(i, j);
           for (const x of sec.querySelectorAll('button.active')) x.classList.remove('active');
           b.classList.add('active');
-          meta.textContent = `${c.what}: ${fmtUs(c.us)} of idle over ${c.gaps} gap${c.gaps === 1 ? '' : 's'}${n >= 0 ? ` · ${fmtCount(n)} selected` : ''}`;
-        }, `${c.what}${c.in ? ` (in ${c.in})` : ''}: ${fmtUs(c.us)} of ${fmtUs(v.idle_us)} idle, over ${c.gaps} gap${c.gaps === 1 ? '' : 's'}; click to zoom to its largest gap${c.kind === 'slice' ? ' and select its slices' : ''}`);
+          meta.textContent = `${c.what}: ${fmtUs(c.us)} of idle over ${c.gaps} gap${c.gaps === 1 ? '' : 's'}${n >= 0 ? ` · ${fmtCount(n)} gap${n === 1 ? '' : 's'} shaded (g: every gap)` : ''}`;
+        }, `${c.what}${c.in ? ` (in ${c.in})` : ''}: ${fmtUs(c.us)} of ${fmtUs(v.idle_us)} idle, over ${c.gaps} gap${c.gaps === 1 ? '' : 's'}; click to shade exactly those gaps and zoom to its largest`);
         b.dataset.cause = String(j);
         if (j) p.append(el('span', null, ', '));
         p.append(b);
       });
       sec.append(p);
+      const sp = v.idle_split;
+      if (sp && v.idle_us > 0) { // HTA's idle-time breakdown of the same idle time
+        const q = (x) => `${((x / v.idle_us) * 100).toFixed(0)} %`;
+        const line = el('p', 'cause-split', `idle split (HTA): host wait ${q(sp.host_wait_us)}, kernel wait ${q(sp.kernel_wait_us)}, other ${q(sp.other_us)}`);
+        line.dataset.device = String(i);
+        line.title = 'host wait: the next kernel was launched after the gap began; kernel wait: kernels < 30 ns apart; other: launched earlier (a wait on a stream or event), no launch known, after the last kernel';
+        sec.append(line);
+      }
     });
     return sec;
   }

@@ -462,6 +462,16 @@ int st_app_analyze_show(st_app *app, double trace, double device, double start_u
  * time, e.g. around its peak_us); 1 done, 0 bad arguments (issue 34). */
 int st_app_memory_show(st_app *app, double mem, double start_us, double end_us);
 double st_app_select_name(st_app *app, const char *name);
+/* cause_gaps(device, cause: indices into the last analyze()'s "devices"
+ * and that device's "idle_causes") highlights exactly the gaps of that
+ * idle cause (the ones it has a part of) on its device's rows, in place of
+ * the idle-gap overlay (`g` brings that back) -> how many, -1 no such
+ * cause (nothing highlighted then).
+ * cause_gaps_json() -> {"device","cause","gaps":[[start_us,end_us],...]}
+ * the gaps highlighted, in their file's own microseconds as in analyze()'s
+ * JSON (`strata analyze --json --cause-gaps`'s "gap_list"), | "null" */
+double st_app_cause_gaps(st_app *app, double device, double cause);
+const char *st_app_cause_gaps_json(st_app *app);
 /* How well the hardware is used (issue 33, app_efficiency.c over the kept
  * analysis): eff_wanted -> [{"h", "src", "name"}] (events whose args to
  * read) | "null"; op_cost(name, args JSON) -> [flops, model_flops, bytes,

@@ -34,7 +34,21 @@ static void write_analysis(st_jout *o, st_app *app, const void *arg) {
   o->len += st_analysis_json(t->an, t->jo, room ? o->buf + o->len : NULL, room);
 }
 
+static void cause_forget(st_app *app) {
+  const st_alloc *a = &app->self_alloc;
+  st_free(a, app->cause_g0);
+  st_free(a, app->cause_g1);
+  st_free(a, app->cause_rows);
+  app->cause_g0 = app->cause_g1 = NULL;
+  app->cause_rows = NULL;
+  memset(&app->cause_band, 0, sizeof app->cause_band);
+  if (app->cause_on) st_app_request_redraw(app);
+  app->cause_on = 0;
+}
+
 void st_app_analyze_forget(st_app *app) {
+  cause_forget(app);
+  st_panel_buf_free(&app->cause_text, &app->self_alloc);
   st_app_coll_forget(app);
   st_analysis_destroy(app->an);
   app->an = NULL;
@@ -173,6 +187,85 @@ int st_app_memory_show(st_app *app, double mem, double start_us, double end_us) 
   st_app_apply(app, st_ui_set_view(app->ui, (double)llround(start_us * 1000.0) + shift,
                                    (double)llround(end_us * 1000.0) + shift));
   return 1;
+}
+
+/* ---- an idle cause's gaps ------------------------------------------------------------ */
+
+double st_app_cause_gaps(st_app *app, double device, double cause) {
+  cause_forget(app);
+  uint32_t nd, nc;
+  const st_an_device *dev = st_analysis_devices(app->an, &nd);
+  const st_an_cause *cs = st_analysis_causes(app->an, &nc);
+  const st_an_span *sp = st_analysis_cause_gaps(app->an, NULL);
+  if (!app->ui || !app->an || !(device >= 0 && device < (double)nd)) return -1;
+  const st_an_device *d = &dev[(uint32_t)device];
+  if (!(cause >= 0 && cause < (double)d->causes)) return -1;
+  const st_an_cause *c = &cs[d->first_cause + (uint32_t)cause];
+  uint32_t np, *rows = NULL, nr = 0;
+  const st_trace_part *parts = st_trace_parts(app->trace, &np);
+  if (np ? d->trace >= np : d->trace != 0) return -1;
+  uint32_t base = np ? parts[d->trace].row_base : 0;
+  const st_alloc *a = &app->self_alloc;
+  if (st_analysis_device_rows(app->an, a, (uint32_t)device, &rows, &nr) != ST_OK) return -1;
+  uint32_t n = c->gaps;
+  app->cause_g0 = st_calloc(a, n ? n : 1, sizeof *app->cause_g0);
+  app->cause_g1 = st_calloc(a, n ? n : 1, sizeof *app->cause_g1);
+  if (!app->cause_g0 || !app->cause_g1) {
+    st_free(a, rows);
+    cause_forget(app);
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) { /* in time order, disjoint */
+    app->cause_g0[i] = sp[c->first_gap + i].t0_ns;
+    app->cause_g1[i] = sp[c->first_gap + i].t1_ns;
+  }
+  for (uint32_t r = 0; r < nr; r++) rows[r] += base; /* the view's rows */
+  app->cause_rows = rows;
+  app->cause_band = (st_draw_band_set){0};
+  app->cause_band.rows = rows;
+  app->cause_band.row_count = nr;
+  app->cause_band.t0_ns = app->cause_g0;
+  app->cause_band.t1_ns = app->cause_g1;
+  app->cause_band.count = n;
+  app->cause_on = 1;
+  app->cause_dev = (uint32_t)device;
+  app->cause_ix = (uint32_t)cause;
+  app->ops.gaps_on = 0; /* this highlight in place of every gap's */
+  st_app_request_redraw(app);
+  return (double)n;
+}
+
+typedef struct cause_arg {
+  const st_an_span *sp;
+  uint32_t n;
+  int64_t shift;
+} cause_arg;
+
+static void write_cause(st_jout *o, st_app *app, const void *arg) {
+  const cause_arg *c = arg;
+  st_jout_lit(o, "{\"device\":");
+  st_jout_u64(o, app->cause_dev);
+  st_jout_lit(o, ",\"cause\":");
+  st_jout_u64(o, app->cause_ix);
+  st_jout_lit(o, ",\"gaps\":[");
+  for (uint32_t i = 0; i < c->n; i++) {
+    st_jout_lit(o, i ? ",[" : "[");
+    st_jout_us(o, c->sp[i].t0_ns - c->shift);
+    st_jout_lit(o, ",");
+    st_jout_us(o, c->sp[i].t1_ns - c->shift);
+    st_jout_lit(o, "]");
+  }
+  st_jout_lit(o, "]}");
+}
+
+const char *st_app_cause_gaps_json(st_app *app) {
+  if (!app->cause_on || !app->an) return "null";
+  uint32_t nd;
+  const st_an_device *d = &st_analysis_devices(app->an, &nd)[app->cause_dev];
+  const st_an_cause *c = &st_analysis_causes(app->an, NULL)[d->first_cause + app->cause_ix];
+  cause_arg arg = {st_analysis_cause_gaps(app->an, NULL) + c->first_gap, c->gaps,
+                   st_trace_shift_ns(st_analysis_trace(app->an, d->trace))};
+  return st_app_json(app, &app->cause_text, write_cause, &arg, "null");
 }
 
 /* ---- every event of a name --------------------------------------------------------- */

@@ -229,6 +229,14 @@ struct st_app {
   int an_top, an_gaps;
   uint64_t an_moves; /* app->moves then */
   uint64_t an_made;  /* analyses made (st_analyze runs): a kept answer makes none */
+  /* one idle cause's gaps highlighted (st_app_cause_gaps; cause_on 0: none),
+   * drawn in place of the idle-gap overlay */
+  int cause_on;
+  uint32_t cause_dev, cause_ix;
+  st_draw_band_set cause_band;
+  int64_t *cause_g0, *cause_g1;
+  uint32_t *cause_rows;
+  st_panel_buf cause_text;
   /* the collectives over `an` (app_collectives.c; NULL: none), done once
    * finished, their JSON */
   struct st_collectives *coll;

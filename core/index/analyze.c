@@ -549,7 +549,26 @@ typedef struct gapctx {
   uint32_t nrange, rp;
   int64_t prev_end;
   ivlist *all; /* every gap */
+  /* the idle split (analyze.h): the kernel ending the gap (has_next) */
+  const st_trace *t;
+  int64_t kwait;
+  int has_next;
+  uint32_t next_row, next_index;
+  int64_t split[3]; /* host wait, kernel wait, other */
 } gapctx;
+
+enum { SPLIT_HOST, SPLIT_KERNEL, SPLIT_OTHER };
+
+/* The launch of the kernel ending the gap: 1 and *at (the start of the
+ * source of a flow into it), or 0. */
+static int launch_of(const gapctx *g, int64_t *at) {
+  uint32_t first;
+  if (!g->t || !st_trace_flows_to(g->t, g->next_row, g->next_index, g->next_index + 1, &first))
+    return 0;
+  const st_flow *f = &st_trace_flows(g->t, NULL)[st_trace_flows_in(g->t, NULL)[first]];
+  *at = st_trace_rows(g->t, NULL)[f->from_row].start[f->from_index];
+  return 1;
+}
 
 /* The candidates are a heap, the worst (shortest; the later on ties) at
  * the root, each with its order of discovery (gap_seq); gaps_sort makes
@@ -617,12 +636,23 @@ static void gaps_sort(st_analysis *an) {
 static void gap_between(gapctx *g, int64_t x, int64_t y) {
   uint32_t j = g->rp;
   while (j < g->nrange && g->range[j].t1 <= x && j == g->rp) g->rp = ++j;
+  int cls = -1;
   for (; j < g->nrange && g->range[j].t0 < y; j++) {
     int64_t lo = x > g->range[j].t0 ? x : g->range[j].t0;
     int64_t hi = y < g->range[j].t1 ? y : g->range[j].t1;
     if (hi > lo) {
       gap_candidate(g->an, g->device, lo, hi);
       if (g->all) ivl_push(g->all, lo, hi);
+      if (cls < 0) { /* the gap's class, once (the first piece: where it began) */
+        int64_t at;
+        if (y == INT64_MAX || !g->has_next)
+          cls = SPLIT_OTHER;
+        else if (x != INT64_MIN && y - x < g->kwait)
+          cls = SPLIT_KERNEL;
+        else
+          cls = launch_of(g, &at) && at >= lo ? SPLIT_HOST : SPLIT_OTHER;
+      }
+      g->split[cls] += hi - lo;
     }
   }
 }
@@ -634,12 +664,17 @@ typedef struct sweep {
   gapctx *gaps; /* NULL: no gaps (host sweep) */
   int64_t s[U_COUNT], e[U_COUNT];
   int on[U_COUNT];
+  uint32_t row, index;   /* the event being fed (device mode) */
+  uint32_t brow, bindex; /* the first event of the busy interval being built */
 } sweep;
 
 static void sw_flush(sweep *sw, int u) {
   for (int k = 0; k < 2; k++)
     if (sw->sets[k]) ws_add(sw->sets[k], u, sw->s[u], sw->e[u]);
   if (u == U_BUSY && sw->gaps) {
+    sw->gaps->has_next = 1;
+    sw->gaps->next_row = sw->brow;
+    sw->gaps->next_index = sw->bindex;
     gap_between(sw->gaps, sw->gaps->prev_end, sw->s[u]);
     sw->gaps->prev_end = sw->e[u];
   }
@@ -654,12 +689,16 @@ static void sw_feed(sweep *sw, int u, int64_t s, int64_t e) {
   sw->on[u] = 1;
   sw->s[u] = s;
   sw->e[u] = e;
+  if (u == U_BUSY) sw->brow = sw->row, sw->bindex = sw->index;
 }
 
 static void sw_end(sweep *sw) {
   for (int u = 0; u < U_COUNT; u++)
     if (sw->on[u]) sw_flush(sw, u);
-  if (sw->gaps) gap_between(sw->gaps, sw->gaps->prev_end, INT64_MAX);
+  if (sw->gaps) {
+    sw->gaps->has_next = 0;
+    gap_between(sw->gaps, sw->gaps->prev_end, INT64_MAX);
+  }
 }
 
 /* Sweeps rows list[0, n): device mode (classes, five unions) or host mode
@@ -682,6 +721,8 @@ static void run_sweep(merger *m, const st_row *rows, const uint32_t *list, uint3
     }
     int u = event_class(c->cls, c->ncls, row, i);
     if (u < 0) continue;
+    sw->row = r;
+    sw->index = i;
     sw_feed(sw, U_BUSY, s, e);
     sw_feed(sw, u, s, e);
     if (u == U_COMM || u == U_COMPUTE) sw_feed(sw, U_CC, s, e);
@@ -772,7 +813,16 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
   int disjoint = ns > 0;
   for (uint32_t j = 1; j < ns && disjoint; j++) disjoint = w[j].t0 >= w[j - 1].t1;
   wset ws_steps = {w, ns, {0}, sums}, ws_range = {range, nrange, {0}, sums};
-  gapctx g = {an, (uint32_t)(dev - an->devices), range, nrange, 0, INT64_MIN, all};
+  gapctx g;
+  memset(&g, 0, sizeof g);
+  g.an = an;
+  g.device = (uint32_t)(dev - an->devices);
+  g.range = range;
+  g.nrange = nrange;
+  g.prev_end = INT64_MIN;
+  g.all = all;
+  g.t = c->t;
+  g.kwait = an->kernel_wait_ns;
   sweep sw;
   memset(&sw, 0, sizeof sw);
   sw.sets[0] = ns ? &ws_steps : NULL;
@@ -784,6 +834,9 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
   for (uint32_t j = 0; disjoint && j < ns; j++)
     for (int u = 0; u < U_COUNT; u++) sums[ns].v[u] += sums[j].v[u];
   to_times(&sums[ns], rlen, &dev->total);
+  dev->host_wait_ns = g.split[SPLIT_HOST];
+  dev->kernel_wait_ns = g.split[SPLIT_KERNEL];
+  dev->other_wait_ns = g.split[SPLIT_OTHER];
   for (uint32_t j = 0; j < ns; j++) {
     st_an_cell *cell = &an->cells[dev->first_cell + j];
     to_times(&sums[j], cell->t1_ns - cell->t0_ns, &cell->t);
@@ -978,7 +1031,13 @@ typedef struct cause_acc {
   st_event_ref best_ref;
 } cause_acc;
 
+typedef struct id_gap {
+  uint32_t id, gap; /* a name (UINT32_MAX: nothing recorded) has a part of a gap */
+} id_gap;
+
 typedef struct causes_ws {
+  id_gap *ig; /* in gap order */
+  size_t nig, cap_ig;
   piece *p;
   size_t np, cap;
   uint32_t *heap;
@@ -1000,6 +1059,18 @@ static int push_active(const st_alloc *a, causes_ws *w, uint32_t *hn, piece x) {
   }
   w->p[w->np] = x;
   ph_push(w->p, w->heap, hn, (uint32_t)w->np++);
+  return 1;
+}
+
+static int push_ig(const st_alloc *a, causes_ws *w, uint32_t id, uint32_t gap) {
+  if (w->nig == w->cap_ig) {
+    size_t nc = w->cap_ig ? w->cap_ig * 2 : 256;
+    id_gap *nv = nc < UINT32_MAX ? st_realloc_array(a, w->ig, nc, sizeof *nv) : NULL;
+    if (!nv) return 0;
+    w->ig = nv;
+    w->cap_ig = nc;
+  }
+  w->ig[w->nig++] = (id_gap){id, gap};
   return 1;
 }
 
@@ -1025,6 +1096,7 @@ static int credit(const st_alloc *a, causes_ws *w, const st_trace *t, const piec
     c->last_gap = gap + 1;
     c->gaps++;
     c->cur = 0;
+    if (!push_ig(a, w, id, gap)) return 0;
   }
   c->cur += len;
   if (c->cur > c->best) {
@@ -1039,6 +1111,44 @@ static int cmp_acc(const void *x, const void *y) {
   const cause_acc *a = x, *b = y;
   if (a->ns != b->ns) return a->ns > b->ns ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The gaps of the causes, one pass over the (name, gap) parts: a part goes
+ * to its name's cause (w->slot: index + 1 into the sorted w->acc; the first
+ * nnamed are named), else to "other" (nnamed), nothing recorded to
+ * nnamed + 1; each cause's gaps once each, in time order, contiguous in
+ * an->cgaps from first[t], count[t] of them. */
+static int bucket_gaps(st_analysis *an, const causes_ws *w, const ivlist *gl, uint32_t nnamed,
+                       uint32_t *first, uint32_t *count) {
+  uint32_t last[ST_ANALYZE_CAUSES + 2], pos[ST_ANALYZE_CAUSES + 2], nt = nnamed + 2;
+  uint64_t total = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t t = 0; t < nt; t++) last[t] = UINT32_MAX;
+    for (size_t i = 0; i < w->nig; i++) {
+      const id_gap *x = &w->ig[i];
+      uint32_t t = x->id == UINT32_MAX ? nnamed + 1 : w->slot[x->id] - 1;
+      if (t > nnamed && x->id != UINT32_MAX) t = nnamed;
+      if (x->gap == last[t]) continue;
+      last[t] = x->gap;
+      if (pass == 0)
+        count[t]++, total++;
+      else
+        an->cgaps[pos[t]++] = (st_an_span){gl->v[x->gap].t0, gl->v[x->gap].t1};
+    }
+    if (pass == 0) {
+      if (total > UINT32_MAX - an->ncgaps) return 0;
+      uint32_t need = an->ncgaps + (uint32_t)total;
+      if (need > an->cap_cgaps) {
+        st_an_span *nv = st_realloc_array(&an->alloc, an->cgaps, need, sizeof *nv);
+        if (!nv) return 0;
+        an->cgaps = nv;
+        an->cap_cgaps = need;
+      }
+      for (uint32_t t = 0, at = an->ncgaps; t < nt; at += count[t++]) first[t] = pos[t] = at;
+    }
+  }
+  an->ncgaps += (uint32_t)total;
+  return 1;
 }
 
 static int push_cause(st_analysis *an, st_an_cause c) {
@@ -1073,7 +1183,7 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
   uint32_t pr = 0, pi = 0, hn = 0;
   int has = m_next(m, &pr, &pi);
   int64_t nothing = 0, nothing_best = 0;
-  uint32_t nothing_gaps = 0, nothing_best_gap = 0;
+  uint32_t nothing_best_gap = 0;
 #define PENDING_START (rows[pr].start[pi])
 #define TAKE_UNTIL(x)                                                                              \
   while (ok && has && PENDING_START <= (x)) {                                                      \
@@ -1097,9 +1207,9 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
       x = nx;
       TAKE_UNTIL(x);
     }
+    if (none_here && ok) ok = push_ig(a, &w, UINT32_MAX, j);
     if (none_here) {
       nothing += none_here;
-      nothing_gaps++;
       if (none_here > nothing_best) nothing_best = none_here, nothing_best_gap = j;
     }
   }
@@ -1108,14 +1218,17 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
   if (ok) {
     for (uint32_t i = 0; i < w.nacc; i++) c->blocked[w.acc[i].id] += w.acc[i].ns;
     if (w.nacc) qsort(w.acc, w.nacc, sizeof *w.acc, cmp_acc);
+    for (uint32_t i = 0; i < w.nacc; i++) w.slot[w.acc[i].id] = i + 1;
+    uint32_t nnamed = w.nacc < ST_ANALYZE_CAUSES ? w.nacc : ST_ANALYZE_CAUSES;
+    uint32_t gfirst[ST_ANALYZE_CAUSES + 2], gcount[ST_ANALYZE_CAUSES + 2] = {0};
+    ok = bucket_gaps(an, &w, gl, nnamed, gfirst, gcount);
     int64_t other = 0;
-    uint32_t other_gaps = 0, other_gap = 0;
+    uint32_t other_gap = 0;
     int64_t other_best = 0;
     for (uint32_t i = 0; ok && i < w.nacc; i++) {
       const cause_acc *x = &w.acc[i];
       if (i >= ST_ANALYZE_CAUSES) {
         other += x->ns;
-        other_gaps += x->gaps;
         if (x->best > other_best) other_best = x->best, other_gap = x->best_gap;
         continue;
       }
@@ -1131,26 +1244,32 @@ static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d
         cs.parent = p;
       }
       cs.ns = x->ns;
-      cs.gaps = x->gaps;
       cs.gap_t0_ns = gl->v[x->best_gap].t0;
       cs.gap_t1_ns = gl->v[x->best_gap].t1;
+      cs.first_gap = gfirst[i];
+      cs.gaps = gcount[i];
       ok = push_cause(an, cs);
     }
     if (ok && other) {
-      st_an_cause cs = {.device = d, .what = ST_CAUSE_OTHER, .ns = other, .gaps = other_gaps};
+      st_an_cause cs = {.device = d, .what = ST_CAUSE_OTHER, .ns = other};
       cs.gap_t0_ns = gl->v[other_gap].t0;
       cs.gap_t1_ns = gl->v[other_gap].t1;
+      cs.first_gap = gfirst[nnamed];
+      cs.gaps = gcount[nnamed];
       ok = push_cause(an, cs);
     }
     if (ok && nothing) {
-      st_an_cause cs = {.device = d, .what = ST_CAUSE_NOTHING, .ns = nothing, .gaps = nothing_gaps};
+      st_an_cause cs = {.device = d, .what = ST_CAUSE_NOTHING, .ns = nothing};
       cs.gap_t0_ns = gl->v[nothing_best_gap].t0;
       cs.gap_t1_ns = gl->v[nothing_best_gap].t1;
+      cs.first_gap = gfirst[nnamed + 1];
+      cs.gaps = gcount[nnamed + 1];
       ok = push_cause(an, cs);
     }
     dev->causes = an->ncauses - dev->first_cause;
   }
   st_free(a, w.p);
+  st_free(a, w.ig);
   st_free(a, w.heap);
   st_free(a, w.slot);
   st_free(a, w.acc);
@@ -1595,6 +1714,7 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   an->n = n;
   an->max_gaps = o.max_gaps ? o.max_gaps : 10;
   an->top_ops = o.top_ops ? o.top_ops : 20;
+  an->kernel_wait_ns = o.kernel_wait_ns > 0 ? o.kernel_wait_ns : ST_ANALYZE_KERNEL_WAIT_NS;
   an->traces = st_calloc(&al, n, sizeof *an->traces);
   an->source = st_calloc(&al, n, sizeof *an->source);
   an->first_step = st_calloc(&al, n, sizeof *an->first_step);
@@ -1658,6 +1778,7 @@ void st_analysis_destroy(st_analysis *an) {
   st_free(&a, an->ranks);
   st_free(&a, an->op_extra);
   st_free(&a, an->causes);
+  st_free(&a, an->cgaps);
   st_free(&a, an);
 }
 
@@ -1696,6 +1817,10 @@ const st_an_op_extra *st_analysis_op_extra(const st_analysis *an) {
 const st_an_cause *st_analysis_causes(const st_analysis *an, uint32_t *count) {
   if (count) *count = an ? an->ncauses : 0;
   return an ? an->causes : NULL;
+}
+const st_an_span *st_analysis_cause_gaps(const st_analysis *an, uint32_t *count) {
+  if (count) *count = an ? an->ncgaps : 0;
+  return an ? an->cgaps : NULL;
 }
 
 st_code st_analysis_device_rows(const st_analysis *an, const st_alloc *alloc, uint32_t d,

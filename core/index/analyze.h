@@ -94,7 +94,12 @@ typedef struct st_analyze_opts {
   int ops_has_step;
   int64_t ops_step;
   int no_ops; /* 1: no op statistics (st_analysis_ops is NULL) */
+  /* idle split: a gap between two kernels shorter than this is kernel wait;
+   * 0: ST_ANALYZE_KERNEL_WAIT_NS (HTA's consecutive_kernel_delay) */
+  int64_t kernel_wait_ns;
 } st_analyze_opts;
+
+#define ST_ANALYZE_KERNEL_WAIT_NS 30
 
 typedef enum st_step_source {
   ST_STEPS_NONE = 0,
@@ -126,6 +131,15 @@ typedef struct st_an_device {
   int64_t step_p50_ns, step_p90_ns; /* nearest rank over its step windows */
   uint32_t first_cause, causes;     /* st_analysis_causes()[first_cause, + causes) */
   uint32_t steps_with_work;         /* its steps with any busy time */
+  /* The idle split (HTA's idle-time breakdown; they sum to its idle time):
+   * each gap, as a whole, is kernel wait when it lies between two of the
+   * device's kernels less than kernel_wait_ns apart; else host wait when
+   * the kernel ending it was launched (the start of the flow's source into
+   * it: Kineto's cudaLaunchKernel) at or after the gap began (the previous
+   * kernel's end; its range's start before the first); else other (no
+   * launch known, launched before the gap: a wait on another stream or an
+   * event, the gap after the last kernel). */
+  int64_t host_wait_ns, kernel_wait_ns, other_wait_ns;
 } st_an_device;
 
 /* Why a device is idle (idle causes): each instant of its idle time goes
@@ -142,12 +156,13 @@ typedef enum st_cause_what {
 
 typedef struct st_an_cause {
   uint32_t device;
-  uint8_t what;                 /* st_cause_what */
-  uint8_t has_parent;           /* ref's enclosing slice (not a wrapper) */
-  st_event_ref ref;             /* ST_CAUSE_SLICE: the slice with the largest part */
-  st_event_ref parent;          /* its parent */
-  int64_t ns;                   /* idle time attributed */
-  uint32_t gaps;                /* gaps it has a part of */
+  uint8_t what;        /* st_cause_what */
+  uint8_t has_parent;  /* ref's enclosing slice (not a wrapper) */
+  st_event_ref ref;    /* ST_CAUSE_SLICE: the slice with the largest part */
+  st_event_ref parent; /* its parent */
+  int64_t ns;          /* idle time attributed */
+  uint32_t gaps;       /* gaps it has a part of: st_analysis_cause_gaps()[first_gap, + gaps) */
+  uint32_t first_gap;
   int64_t gap_t0_ns, gap_t1_ns; /* the gap holding its largest part */
 } st_an_cause;
 
@@ -211,6 +226,11 @@ const st_an_op_extra *st_analysis_op_extra(const st_analysis *an);
 const st_an_cause *st_analysis_causes(const st_analysis *an, uint32_t *count);
 /* The devices' memory (memory.h; never NULL for an analysis). */
 const struct st_memory *st_analysis_memory(const st_analysis *an);
+/* The gaps of the causes (each cause's in time order, whole gaps). */
+typedef struct st_an_span {
+  int64_t t0_ns, t1_ns;
+} st_an_span;
+const st_an_span *st_analysis_cause_gaps(const st_analysis *an, uint32_t *count);
 
 /* The trace's step with that number: its index in st_analysis_steps, or
  * UINT32_MAX. */
@@ -257,6 +277,7 @@ typedef struct st_analysis_json_opts {
   /* collectives.h: per_step rows gain "waited_us" and "caused_us" (their
    * trace's, 0 without collectives in the step); NULL: not written */
   const struct st_collectives *coll;
+  int cause_gaps; /* 1: each idle cause gains "gap_list": [[start_us, end_us], ...] */
 } st_analysis_json_opts;
 size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *o, char *buf,
                         size_t cap);

@@ -29,10 +29,13 @@ struct st_analysis {
   double rank_median, rank_scale;
   st_opstats *ops;
   st_an_op_extra *op_extra;
-  uint32_t top_ops; /* rows per table of kernels, host ops, runtime calls */
+  uint32_t top_ops;       /* rows per table of kernels, host ops, runtime calls */
+  int64_t kernel_wait_ns; /* the idle split's threshold */
   st_an_cause *causes;
   uint32_t ncauses, cap_causes;
   struct st_memory *mem; /* memory.h: the devices' memory (issue 34) */
+  st_an_span *cgaps; /* the causes' gaps */
+  uint32_t ncgaps, cap_cgaps;
 };
 
 /* 1 if w (lower case ASCII) occurs in s[0, n), ignoring ASCII case. */

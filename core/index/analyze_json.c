@@ -121,6 +121,15 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
     times_json(&o, &v->total);
     key(&o, "steps_with_work", 0);
     st_jout_u64(&o, v->steps_with_work);
+    key(&o, "idle_split", 0);
+    st_jout_lit(&o, "{");
+    key(&o, "host_wait_us", 1);
+    st_jout_us(&o, v->host_wait_ns);
+    key(&o, "kernel_wait_us", 0);
+    st_jout_us(&o, v->kernel_wait_ns);
+    key(&o, "other_us", 0);
+    st_jout_us(&o, v->other_wait_ns);
+    st_jout_lit(&o, "}");
     key(&o, "idle_causes", 0);
     st_jout_put(&o, "[", 1);
     for (uint32_t c = 0; c < v->causes; c++) {
@@ -161,6 +170,19 @@ size_t st_analysis_json(const st_analysis *an, const st_analysis_json_opts *jo, 
       st_jout_us(&o, OWN(v->trace, x->gap_t0_ns));
       key(&o, "gap_end_us", 0);
       st_jout_us(&o, OWN(v->trace, x->gap_t1_ns));
+      if (jo && jo->cause_gaps) {
+        key(&o, "gap_list", 0);
+        st_jout_lit(&o, "[");
+        for (uint32_t g = 0; g < x->gaps; g++) {
+          const st_an_span *sp = &an->cgaps[x->first_gap + g];
+          st_jout_lit(&o, g ? ",[" : "[");
+          st_jout_us(&o, OWN(v->trace, sp->t0_ns));
+          st_jout_lit(&o, ",");
+          st_jout_us(&o, OWN(v->trace, sp->t1_ns));
+          st_jout_lit(&o, "]");
+        }
+        st_jout_lit(&o, "]");
+      }
       st_jout_lit(&o, "}");
     }
     st_jout_put(&o, "]", 1);

@@ -491,7 +491,7 @@ static st_code find_instances(st_collectives *c, uint32_t k, const st_coll_sourc
 
 /* Ordinals per (trace, device, group, kind, step) in time order. */
 static void ordinals(st_collectives *c) {
-  qsort(c->in, c->nin, sizeof *c->in, cmp_own);
+  if (c->nin) qsort(c->in, c->nin, sizeof *c->in, cmp_own); /* in is NULL without any */
   for (uint32_t i = 0; i < c->nin; i++) {
     uint32_t n = 0;
     for (uint32_t j = i; j-- > 0;) {

@@ -271,7 +271,7 @@ test('the idle figure zooms onto the planted idle gap', async () => {
 // causes, summing to its idle time); its tables of kernels, host ops and
 // runtime calls hold each its kind only (the generator's truth), never a
 // wrapper or an annotation; a click on a cause zooms to its largest gap and
-// selects its slices; long names are cut in the middle, whole on hover.
+// shades exactly its gaps (the CLI's --cause-gaps); HTA's idle split under them; long names are cut in the middle, whole on hover.
 test('the overview says why each device is idle, and its top tables hold no wrapper or annotation', async () => {
   const app = await ctx.app();
   await openAll(app, [files.kinds]);
@@ -302,7 +302,17 @@ test('the overview says why each device is idle, and its top tables hold no wrap
   // a long kernel name: cut in the middle (its end kept), whole on hover
   const sm = await app.page.$$eval('#overview-kernels tbody tr td.name:first-child', (tds) => tds.map((td) => [td.textContent, td.title]).find(([, t]) => t.startsWith('sm80_')));
   assert.ok(sm && sm[0].length <= 60 && sm[0].includes('…') && sm[0].endsWith('tensor16x8x8') && sm[1].length > 100, JSON.stringify(sm));
-  // a cause's click: its largest gap, padded by a quarter, and its slices selected
+  // under each device's causes, HTA's idle split of the same idle time, as the CLI's
+  const splits = await app.page.$$eval('#overview-causes p.cause-split', (ps) => ps.map((p) => p.textContent));
+  assert.equal(splits.length, cli.devices.length);
+  cli.devices.forEach((v, i) => {
+    const q = (x) => `${((x / v.idle_us) * 100).toFixed(0)} %`;
+    const sp = v.idle_split;
+    assert.equal(splits[i], `idle split (HTA): host wait ${q(sp.host_wait_us)}, kernel wait ${q(sp.kernel_wait_us)}, other ${q(sp.other_us)}`);
+  });
+  // a cause's click: its largest gap, padded by a quarter, in view; exactly
+  // its gaps shaded on the device's rows (the CLI's --cause-gaps "gap_list")
+  const cg = cliAnalyze([files.kinds], ['--gaps', '1000', '--cause-gaps']);
   const c0 = cli.devices[0].idle_causes[0];
   await app.page.click('#overview-causes p.cause-line[data-device="0"] button[data-cause="0"]');
   const v = await app.view();
@@ -310,9 +320,25 @@ test('the overview says why each device is idle, and its top tables hold no wrap
   const pad = (c0.gap_end_us - c0.gap_start_us) * 0.25;
   near(v.start_us, origin + c0.gap_start_us - pad, 'cause gap start');
   near(v.end_us, origin + c0.gap_end_us + pad, 'cause gap end');
-  const sel = await app.page.evaluate(() => window.strata.selection().map((e) => e.name));
-  const want = cli.runtime.find((o) => o.name === 'cudaStreamSynchronize').count;
-  assert.ok(sel.length === want && sel.every((n) => n === 'cudaStreamSynchronize'), `${sel.length} vs ${want}`);
+  const causes = cg.devices[0].idle_causes;
+  const allGaps = (await app.page.evaluate(() => window.strata.idleGaps())).gaps.filter((g) => g.device === cli.devices[0].name).length;
+  let fewer = 0;
+  for (let j = 0; j < causes.length; j++) {
+    const f0 = (await app.frameStats()).frames;
+    await app.page.click(`#overview-causes p.cause-line[data-device="0"] button[data-cause="${j}"]`);
+    const got = await app.page.evaluate(() => window.strata.causeGaps());
+    assert.deepEqual(got, { device: 0, cause: j, gaps: causes[j].gap_list }, causes[j].what);
+    assert.equal(got.gaps.length, causes[j].gaps, causes[j].what);
+    fewer += got.gaps.length < allGaps;
+    await app.framesAfter(f0);
+    assert.ok((await app.frameStats()).bands >= 1, `${causes[j].what}: its gaps shaded`);
+  }
+  assert.ok(fewer > 0, `some cause covers fewer gaps than the device's ${allGaps}`);
+  // `g` brings every gap back in place of the cause's
+  await app.page.locator('#canvas').focus();
+  await app.page.keyboard.press('g');
+  assert.equal(await app.page.evaluate(() => window.strata.causeGaps()), null);
+  assert.equal((await app.page.evaluate(() => window.strata.idleGaps())).shown, true);
 });
 
 test('honest empties: no steps, "-" and how to set them; no colour where a figure means nothing', async () => {

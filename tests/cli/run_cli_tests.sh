@@ -960,7 +960,7 @@ if got:
                               "steps": 2, "devices": 1}]
            and [(x["step"], x["start_us"], x["wall_us"], x["host_us"]) for x in got["steps"]]
            == [(1, 0, 100, 53), (2, 200, 100, 53)]
-           and [{k: v for k, v in x.items() if k not in ("idle_causes", "steps_with_work")}
+           and [{k: v for k, v in x.items() if k not in ("idle_causes", "steps_with_work", "idle_split")}
                 for x in got["devices"]] == [{"trace": 0, "name": "GPU 1", "steps": 2, "range_us": 200,
                                    "step_us": 100, "step_p50_us": 100, "step_p90_us": 100,
                                    "utilization_pct": 45, "busy_us": 90, "idle_us": 110,
@@ -979,6 +979,8 @@ if got:
                ("nothing recorded", 68, 6)]
            and sum(c["us"] for c in got["devices"][0]["idle_causes"]) == got["devices"][0]["idle_us"]
            and got["devices"][0]["steps_with_work"] == 2
+           # no launches recorded (no flows): every gap is "other" in the idle split
+           and got["devices"][0]["idle_split"] == {"host_wait_us": 0, "kernel_wait_us": 0, "other_us": 110}
            and [o["name"] for o in got["kernels"]] == ["gemm_kernel", "add_kernel"]
            and [o["name"] for o in got["host_ops"]] == ["aten::mm", "aten::add", "aten::copy_"]
            and got["runtime"] == []

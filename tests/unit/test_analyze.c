@@ -134,7 +134,8 @@ static void test_unions(void) {
                     "\"step_us\":100,\"step_p50_us\":100,\"step_p90_us\":100,"
                     "\"utilization_pct\":52.5,\"busy_us\":105,\"idle_us\":95,\"idle_pct\":47.5,"
                     "\"compute_us\":60,\"comm_us\":40,\"memcpy_us\":20,\"overlap_pct\":37.5,"
-                    "\"steps_with_work\":2,\"idle_causes\":[") != NULL);
+                    "\"steps_with_work\":2,\"idle_split\":{\"host_wait_us\":0,\"kernel_wait_us\":0,"
+                    "\"other_us\":95},\"idle_causes\":[") != NULL);
   /* idle causes (issue 29), by hand: the gaps [0, 10), [75, 80), [90, 110),
    * [130, 150), [160, 200); forward [5, 45) and [105, 125), backward [50,
    * 95) under the wrappers (left out): forward 5 + 5, backward 5 + 5, the

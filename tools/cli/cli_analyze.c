@@ -16,8 +16,9 @@
  *
  * --json prints st_analysis_json's object, plus "histogram" with --hist
  * NAME ({"name", "bins": [{"lo_us", "hi_us", "count"}]}, opstats.h's log
- * bins), "analyze_ms" (the analysis alone, without the loads, the
- * collectives included) and "analyze_cpu_ms" (its thread's CPU time). Without
+ * bins), with --cause-gaps each idle cause's "gap_list" ([[start_us,
+ * end_us], ...]: the gaps it has a part of), "analyze_ms" (the analysis alone, without the loads,
+ * the collectives included) and "analyze_cpu_ms" (its thread's CPU time). Without
  * --json a readable text. --step-name NAME makes every event of that name
  * a step; --ops N keeps N ops (default 20; 0 all); --gaps N the N longest
  * idle gaps (default 10); --from/--to (microseconds of each file's own
@@ -52,12 +53,12 @@
 #include <string.h>
 
 static int usage(void) {
-  fprintf(
-      stderr,
-      "usage: strata analyze FILE... [--json] [--wide] [--step-name NAME] [--ops N] [--gaps N]\n"
-      "                      [--from US --to US | --step N] [--hist NAME]\n"
-      "                      [--peak-tflops T] [--peak-gbps G] [--align collectives]\n"
-      "                      " CLI_FEED_USAGE "\n");
+  fprintf(stderr, "usage: strata analyze FILE... [--json [--cause-gaps]] [--wide] [--step-name "
+                  "NAME] [--ops N]\n"
+                  "                      [--gaps N]\n"
+                  "                      [--from US --to US | --step N] [--hist NAME]\n"
+                  "                      [--peak-tflops T] [--peak-gbps G] [--align collectives]\n"
+                  "                      " CLI_FEED_USAGE "\n");
   return 2;
 }
 
@@ -157,6 +158,9 @@ static void print_causes(const st_analysis *an, uint32_t d, int wide) {
     }
   }
   printf("\n");
+  if (idle > 0)
+    printf("     idle split (HTA): host wait %.1f%%, kernel wait %.1f%%, other %.1f%%\n",
+           pct(v->host_wait_ns, idle), pct(v->kernel_wait_ns, idle), pct(v->other_wait_ns, idle));
 }
 
 static void print_text(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
@@ -336,15 +340,19 @@ static void print_collectives(const st_analysis *an, const cli_set *cs, const st
 
 static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_bin *bins,
                        uint32_t nbins, const char *hist, double ms, double cpu_ms,
-                       const st_collectives *coll, int align, const st_efficiency *eff) {
+                       const st_collectives *coll, int align, const st_efficiency *eff,
+                       int cause_gaps) {
   uint32_t n = st_analysis_traces(an);
   const char **groups = calloc(n, sizeof *groups);
   if (!groups) return;
   for (uint32_t k = 0; k < n; k++) groups[k] = cli_set_file(cs, k).group;
   int64_t *shift = align && coll ? calloc(n, sizeof *shift) : NULL;
   for (uint32_t k = 0; shift && k < n; k++) shift[k] = -(st_coll_aligned(coll, k, 0));
-  st_analysis_json_opts jo = {
-      .files = cs->files, .groups = groups, .shift_ns = shift, .coll = coll};
+  st_analysis_json_opts jo = {.files = cs->files,
+                              .groups = groups,
+                              .shift_ns = shift,
+                              .coll = coll,
+                              .cause_gaps = cause_gaps};
   size_t need = st_analysis_json(an, &jo, NULL, 0) + 1;
   char *out = malloc(need);
   if (out) {
@@ -386,7 +394,7 @@ static void print_json(const st_analysis *an, const cli_set *cs, const st_hist_b
 }
 
 int strata_cmd_analyze(int argc, char **argv) {
-  int json = 0, has_from = 0, has_to = 0, wide = 0, align = 0;
+  int json = 0, has_from = 0, has_to = 0, wide = 0, align = 0, cause_gaps = 0;
   const char *hist = NULL;
   st_analyze_opts o;
   memset(&o, 0, sizeof o);
@@ -407,6 +415,8 @@ int strata_cmd_analyze(int argc, char **argv) {
       json = 1;
     } else if (!strcmp(a, "--wide")) {
       wide = 1;
+    } else if (!strcmp(a, "--cause-gaps")) {
+      cause_gaps = 1;
     } else if (!strcmp(a, "--step-name") && more) {
       o.step_name = argv[++i];
       o.step_name_len = strlen(o.step_name);
@@ -514,7 +524,7 @@ int strata_cmd_analyze(int argc, char **argv) {
     }
     st_efficiency *eff = cli_efficiency(an, &cs, &eo);
     if (json) {
-      print_json(an, &cs, bins, nbins, hist, ms, cpu_ms, coll, align, eff);
+      print_json(an, &cs, bins, nbins, hist, ms, cpu_ms, coll, align, eff, cause_gaps);
     } else {
       print_text(an, &cs, bins, nbins, hist, o.top_ops, wide);
       if (eff) cli_efficiency_text(eff, wide);
