@@ -268,7 +268,7 @@ report(p.returncode == 2 and b"--note" in p.stderr, "bad --note: exit 2", "exit 
 
 # 3b. --hash (a page link's view state, what `strata mcp` hands out): the view is
 # t=990,1110 us, so the event at 1000 us for 100 us is drawn from 220 + 10/120 of
-# the 1060 px timeline, 100/120 of it wide; sel=0:0 selects it (rect flag 2)
+# the 1060 px timeline, 100/120 of it wide (less its 1 px boundary); sel=0:0 selects it (rect flag 2)
 small = os.path.join(tmp, "small.json")
 with open(small, "w") as f:
     json.dump({"traceEvents": [{"name": "first", "ph": "X", "ts": 1000, "dur": 100, "pid": 1, "tid": 1},
@@ -279,7 +279,7 @@ for h, flag in (("#t=990,1110&sel=0:0", 2), ("#t=990,1110", 0)):
     report(p.returncode == 0, "--hash %s: exit 0" % h, p.stderr.decode(errors="replace"))
     if p.returncode == 0:
         frame = json.load(open(fj))
-        x, w = 220 + 10 / 120 * 1060, 100 / 120 * 1060
+        x, w = 220 + 10 / 120 * 1060, 100 / 120 * 1060 - 1  # ends 1 px early: its boundary
         hit = [r for r in frame["rects"] if abs(r[0] - x) < 0.5 and abs(r[2] - w) < 0.5 and r[1] > 28]
         report(len(hit) == 1 and hit[0][5] == flag, "--hash %s: the view and the selection" % h,
                "rects %s" % [r for r in frame["rects"] if r[1] > 28][:6])
