@@ -208,6 +208,9 @@ static unsigned fit_bulk(st_ui *ui) {
 }
 
 double st_ui_axis_zero(const st_ui *ui) { return ui ? ui->axis_zero : 0; }
+void st_ui_set_axis_zero(st_ui *ui, double zero_ns) {
+  if (ui && isfinite(zero_ns)) ui->axis_zero = zero_ns;
+}
 
 uint64_t st_ui_outliers_hidden(const st_ui *ui, int64_t *t0_ns, int64_t *t1_ns) {
   if (!ui || !ui->outliers_hidden) return 0;

@@ -555,3 +555,31 @@ test("the time axis reads from the work's start when an outlier near 0 was left 
   assert.ok(ticks.length > 3 && ticks.includes('0') && !ticks.some((x) => /80000/.test(x)), `Perfetto's ticks from the work's start: ${JSON.stringify(ticks)}`);
   assert.equal((await app.view()).axis_zero_us, T);
 });
+
+test("the time axis of a streamed epoch trace with an outlier reads from the work's start, in its summary and in a window read from the file", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-axis-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'epoch.trace.json');
+  const T = 80000e6;
+  const ev = ['{"ph":"X","pid":1,"tid":1,"ts":0,"dur":1,"name":"stray"}'];
+  for (let i = 0; i < 120_000; i++) ev.push(`{"ph":"X","pid":1,"tid":${1 + (i % 6)},"ts":${T + i},"dur":${1 + (i % 4)},"name":"op${i % 13}","args":{"i":${i}}}`);
+  fs.writeFileSync(file, `{"traceEvents":[\n${ev.join(',\n')}\n]}\n`);
+  const app = await newApp(ctx.browser, ctx.server, { viewport: VIEWPORT });
+  ctx.apps.push(app);
+  t.after(() => app.close());
+  await app.page.addInitScript(CAPTURE_MODULE);
+  await app.goto('?stream=1&window_mb=4');
+  await app.ready();
+  const out = await app.openViaInput(file);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  await app.page.evaluate(() => window.strata.settle());
+  let ticks = await axisTicks(app);
+  assert.ok(ticks.includes('0') && !ticks.some((x) => /80000/.test(x)), `the summary's ticks: ${JSON.stringify(ticks)}`);
+  assert.equal((await app.view()).axis_zero_us, T);
+  // a window of the file: the same axis
+  await app.page.evaluate(([a, b]) => window.strata.setView({ start_us: a, end_us: b }), [T + 60_000, T + 60_200]);
+  await app.page.waitForFunction(() => window.strata.view().pending === 0 && window.strata.streaming().files[0].window_ns, null, { timeout: 60_000 });
+  ticks = await axisTicks(app);
+  assert.ok(ticks.some((x) => /^60(\.\d+)? ms$/.test(x)) && !ticks.some((x) => /80000/.test(x)), `a window's ticks: ${JSON.stringify(ticks)}`);
+  assert.equal((await app.view()).axis_zero_us, T);
+});
