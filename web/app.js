@@ -961,8 +961,11 @@ function wirePanels() {
     if (!v) return;
     const w = Math.max(1, ui.canvas.clientWidth - TIMELINE_GUTTER_PX);
     const us = v.start_us + ((pointer.x - TIMELINE_GUTTER_PX) / w) * (v.end_us - v.start_us);
-    const sinceStart = us - (statsNow()?.ts_min_us ?? 0);
-    ui.tooltip.textContent = `${(us / 1e6).toFixed(6)} s in the file's clock · ${fmtDur(sinceStart * 1000)} from the trace's start`;
+    // the axis reads from the trace's start, or from its work's when outliers far before it
+    // were left out of the first view (view().axis_zero_us)
+    const sinceStart = us - (v.axis_zero_us ?? statsNow()?.ts_min_us ?? 0);
+    const dt = fmtDur(Math.abs(sinceStart) * 1000);
+    ui.tooltip.textContent = `${(us / 1e6).toFixed(6)} s in the file's clock · ${sinceStart < 0 ? `-${dt}` : dt} from the trace's start`;
     ui.tooltip.style.left = `${Math.round(pointer.x + 14)}px`;
     ui.tooltip.style.top = `${Math.round(pointer.y + 16)}px`;
     ui.tooltip.hidden = false;

@@ -275,11 +275,12 @@ int st_app_stream_raw_push(st_app *app, int k, const void *raw, size_t n) {
 /* Puts model (NULL: the summary) in file h's place, keeping the view's
  * time window and scroll. 1, or 0 with app->error. */
 static int show(st_app *app, st_trace_handle h, st_trace *model) {
-  double v0 = 0, v1 = 0;
+  double v0 = 0, v1 = 0, zero = 0;
   float scroll = 0;
   if (app->ui) {
     st_ui_window(app->ui, &v0, &v1);
     scroll = st_ui_view(app->ui)->scroll_y;
+    zero = st_ui_axis_zero(app->ui); /* the window reads the axis as its summary did */
   }
   st_traceset_end_desc end = {st_app_build_view, st_app_drop_view, app};
   st_error err;
@@ -289,6 +290,7 @@ static int show(st_app *app, st_trace_handle h, st_trace *model) {
   app->stream.swapping = 0;
   if (c != ST_OK) snprintf(app->error, sizeof app->error, "window not shown: %s", err.msg);
   if (app->ui) {
+    st_ui_set_axis_zero(app->ui, zero);
     st_ui_set_view(app->ui, v0, v1);
     st_ui_scroll_px(app->ui, scroll);
     st_app_apply(app, ALL_CHANGED);

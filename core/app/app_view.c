@@ -109,6 +109,8 @@ static void write_view(st_jout *o, st_app *app, const void *arg) {
   st_jout_sig(o, (origin + t0) / 1000.0, 17);
   st_jout_lit(o, ",\"end_us\":");
   st_jout_sig(o, (origin + t1) / 1000.0, 17);
+  st_jout_lit(o, ",\"axis_zero_us\":"); /* where the axis reads 0, in the file's clock */
+  st_jout_sig(o, (origin + st_ui_axis_zero(app->ui)) / 1000.0, 17);
   st_jout_lit(o, ",\"scroll_y\":");
   st_jout_sig(o, st_ui_view(app->ui)->scroll_y, 9);
   st_jout_lit(o, ",\"pending\":"); /* streaming mode: window bytes still to read */

@@ -137,6 +137,21 @@ size_t st_format_value(double v, char *buf, size_t cap) {
   return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+size_t st_format_quantity(double v, const char *unit, size_t unit_len, char *buf, size_t cap) {
+  if (!buf || !cap) return 0;
+  if (!unit || !unit_len) return st_format_value(v, buf, cap);
+  if (unit_len == 2 && !memcmp(unit, "ns", 2) && isfinite(v)) return st_format_dur(v, buf, cap);
+  size_t n = st_format_value(v, buf, cap);
+  /* "1.80 M" + "B"; a bare number gets a space: "950 B" */
+  int si = n > 0 && buf[n - 1] >= 'A' && buf[n - 1] <= 'z' && n >= 2 && buf[n - 2] == ' ';
+  if (!si && n + 1 < cap) buf[n++] = ' ';
+  size_t k = unit_len < cap - 1 - n ? unit_len : cap - 1 - n;
+  while (k < unit_len && k > 0 && ((unsigned char)unit[k] & 0xC0) == 0x80) k--; /* whole UTF-8 */
+  memcpy(buf + n, unit, k);
+  buf[n + k] = 0;
+  return n + k;
+}
+
 double st_axis_tick_step(double ns_per_px, double min_px) {
   double raw = ns_per_px * min_px;
   if (!(raw > 0) || !isfinite(raw)) return 1;
@@ -639,8 +654,10 @@ static void draw_counter(dctx *d, const st_layout_item *it, float sy, int64_t t0
   d->have_prev = 0;
   st_lod_query_counter(d->in->lod, it->row, t0, t1, d->v->ns_per_px, on_sample, d);
   /* the scale: max value at the top left */
-  char buf[48];
-  int n = (int)st_format_value(c->max, buf, sizeof buf);
+  char buf[64];
+  size_t ul;
+  const char *unit = st_strtab_get(d->strs, tracks[it->track].unit, &ul);
+  int n = (int)st_format_quantity(c->max, unit, ul, buf, sizeof buf);
   if (n > 0 && d->in->font)
     draw_text(d, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, d->c.x0 + PAD,
               sy + 2 + d->in->font->ascent, 120, COL_TRACK_TEXT);
@@ -1411,7 +1428,7 @@ static void axis_notes(dctx *d) {
   push_cmd(d, ST_DRAW_GLYPHS, g0, d->dl->glyph_count);
 }
 
-static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
+static void axis_pass(dctx *d, const double *ticks, int nticks, double step, double zero) {
   const st_view *v = d->v;
   uint32_t r0 = d->dl->rect_count, l0 = d->dl->line_count, g0 = d->dl->glyph_count;
   push_rect(d, d->c.x0, d->c.y0, d->c.x1 - d->c.x0, d->c.y1 - d->c.y0, COL_AXIS, 0);
@@ -1421,7 +1438,7 @@ static void axis_pass(dctx *d, const double *ticks, int nticks, double step) {
     float x = st_view_x_of(v, ticks[k]);
     push_line(d, x, d->c.y1 - 8, x, d->c.y1, 1, COL_TICK);
     float next = k + 1 < nticks ? st_view_x_of(v, ticks[k + 1]) : d->c.x1;
-    size_t m = st_format_time(ticks[k], step, buf, sizeof buf);
+    size_t m = st_format_time(ticks[k] - zero, step, buf, sizeof buf);
     draw_text(d, buf, m, x + 3, baseline_for(d, d->c.y0, d->c.y1 - d->c.y0 - 8), next - x - 6,
               COL_AXIS_TEXT);
   }
@@ -1466,8 +1483,9 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
   int nticks = 0;
   double tw = st_view_timeline_w(v);
   double tend = v->t0_ns + tw * v->ns_per_px;
-  for (double k = ceil(v->t0_ns / step); nticks < MAX_TICKS; k += 1) {
-    double t = k * step;
+  double zero = ov && isfinite(ov->axis_zero_ns) ? ov->axis_zero_ns : 0;
+  for (double k = ceil((v->t0_ns - zero) / step); nticks < MAX_TICKS; k += 1) {
+    double t = zero + k * step;
     if (t >= tend) break;
     ticks[nticks++] = t;
   }
@@ -1486,7 +1504,7 @@ st_code st_draw_frame_overlay(st_drawlist *dl, const st_draw_input *in, const st
     push_rect(&d, G - 1, 0, 1, A, COL_SEPARATOR, 0);
     push_cmd(&d, ST_DRAW_RECTS, r0, dl->rect_count);
     d.c = (clip){G, 0, W, A};
-    if (W > G) axis_pass(&d, ticks, nticks, step);
+    if (W > G) axis_pass(&d, ticks, nticks, step, zero);
   }
   return d.err;
 }

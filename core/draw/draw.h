@@ -163,6 +163,11 @@ typedef struct st_draw_overlay {
    * search is active. Ranges without a match are dimmed (ST_RECT_DIMMED). */
   int (*matches)(void *ud, uint32_t row, uint32_t index, uint32_t count);
   void *ud;
+  /* where the time axis reads 0 (ns from trace start): 0, or the start of
+   * the events first shown when outliers before them were left out of the
+   * first view (an epoch trace with one event near 0 reads from its work,
+   * not "80000 s"); ticks are round steps from it */
+  double axis_zero_ns;
   /* the timing mark: a band over the timeline, its duration on the axis */
   int has_mark;
   double mark_t0_ns, mark_t1_ns;
@@ -241,6 +246,10 @@ uint32_t st_color_for_name(const char *s, size_t len);
  * ("1.80 M" for 1803000, "42.5 k", "950"), as the counters' scale shows it;
  * returns the length written (NUL-terminated, truncated to cap). */
 size_t st_format_value(double v, char *buf, size_t cap);
+/* A counter's value with its unit (st_track.unit; "" or NULL: none, as
+ * st_format_value): a time unit "ns" as a duration ("1.803 ms"), any other
+ * after the SI suffix ("1.80 MB", "950 B", "42.5 kW"). */
+size_t st_format_quantity(double v, const char *unit, size_t unit_len, char *buf, size_t cap);
 
 /* Time-axis tick step (ns) for a scale: a round 1/2/5 x 10^k value giving
  * ticks at least min_px apart. */

@@ -40,7 +40,7 @@ typedef struct btrack {
   uint8_t indent;
   uint32_t process;
   int64_t key;
-  uint32_t name;
+  uint32_t name, unit;
   int32_t sort_index;
   size_t count; /* events, or samples for a counter track */
   tstream rec;  /* staged events (tev) or samples (tcs) */
@@ -320,6 +320,10 @@ void st_builder_track_indent(st_builder *b, uint32_t track, uint8_t indent) {
   if (b && track < b->track_count) b->tracks[track].indent = indent;
 }
 
+void st_builder_track_unit(st_builder *b, uint32_t track, uint32_t unit) {
+  if (b && track < b->track_count) b->tracks[track].unit = unit;
+}
+
 void st_builder_set_sink(st_builder *b, const st_builder_sink *sink) {
   if (!b) return;
   b->has_sink = sink != NULL;
@@ -358,6 +362,7 @@ st_code st_builder_copy_skeleton(const st_builder *from, st_builder *to) {
       return ST_ERR_NOMEM;
     to->tracks[i].sort_index = t->sort_index;
     to->tracks[i].indent = t->indent;
+    to->tracks[i].unit = t->unit;
   }
   if (from->lo <= from->hi) extend(to, from->lo, from->hi);
   return ST_OK;
@@ -772,6 +777,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
                      .name = bt->name,
                      .sort_index = bt->sort_index,
                      .indent = bt->indent,
+                     .unit = bt->unit,
                      .markers = markers_of(b, bt) != UINT32_MAX,
                      .first_row = t->row_count,
                      .counter = UINT32_MAX};

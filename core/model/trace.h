@@ -80,6 +80,8 @@ typedef struct st_track {
   uint32_t first_row; /* rows [first_row, first_row + row_count) */
   uint32_t row_count;
   uint32_t counter; /* ST_TRACK_COUNTER: index into st_trace_counters() */
+  uint32_t unit;    /* ST_TRACK_COUNTER: strtab id of its values' unit as the file states it
+                     * ("ns", "B", or the file's own name), "" where it states none */
 } st_track;
 
 typedef struct st_row {
@@ -299,6 +301,9 @@ void st_builder_track_sort(st_builder *b, uint32_t track, int32_t sort_index);
 /* Nesting level of a track in a tree of tracks (e.g. Perfetto's nested
  * custom tracks): 0 (the default) for a top-level track. */
 void st_builder_track_indent(st_builder *b, uint32_t track, uint8_t indent);
+/* The unit of a counter track's values (strtab id; "" for none, the default):
+ * "ns" for times, "B" for sizes, or the file's own unit name. */
+void st_builder_track_unit(st_builder *b, uint32_t track, uint32_t unit);
 
 /* Add one complete event; times absolute ns. With ST_EV_UNFINISHED in flags
  * the event ends at the trace's last timestamp (dur_ns is ignored); otherwise

@@ -46,6 +46,7 @@ void st_trace_digest(const st_trace *t, uint8_t out[32]) {
     str(&c, s, k->name);
     u64(&c, ((uint64_t)(uint32_t)k->sort_index << 32) | k->first_row);
     u64(&c, ((uint64_t)k->row_count << 32) | k->counter);
+    if (k->unit) str(&c, s, k->unit); /* only where stated: digests of unit-less traces unchanged */
   }
   for (uint32_t i = 0; i < nr; i++) {
     const st_row *r = &rs[i];

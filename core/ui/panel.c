@@ -289,8 +289,13 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
     str_id(&w, t, st_trace_tracks(t, NULL)[h.track].name);
     lit(&w, ",\"value\":");
     num(&w, h.value);
-    char vt[32]; /* as the counter's scale shows it: "1.80 M" */
-    size_t vn = st_format_value(h.value, vt, sizeof vt);
+    size_t ul;
+    const char *unit =
+        st_strtab_get(st_trace_strings(t), st_trace_tracks(t, NULL)[h.track].unit, &ul);
+    char vt[64]; /* as the counter's scale shows it: "1.80 M", "1.80 MB", "1.803 ms" */
+    size_t vn = st_format_quantity(h.value, unit, ul, vt, sizeof vt);
+    lit(&w, ",\"unit\":");
+    str(&w, unit ? unit : "", unit ? ul : 0);
     lit(&w, ",\"value_text\":");
     str(&w, vt, vn);
     lit(&w, "}");

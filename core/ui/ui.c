@@ -80,6 +80,8 @@ struct st_ui {
   /* the first view: where the events are (core/index/bulk.h) */
   st_bulk bulk;
   int outliers_hidden; /* the first view leaves bulk.outside events out, until 0 */
+  double axis_zero;    /* where the axis reads 0: the bulk's start if events before it were
+                        * left out of the first view, else the trace's start (0) */
   /* panels over the canvas (st_ui_set_cover): CSS px covered from its top
    * and from its bottom */
   float cover_top, cover_bottom;
@@ -196,12 +198,18 @@ unsigned st_ui_fit(st_ui *ui) {
 #define BULK_MARGIN 0.02
 static unsigned fit_bulk(st_ui *ui) {
   st_bulk_range(ui->trace, &ui->bulk);
+  ui->axis_zero = ui->bulk.outside && ui->bulk.before ? (double)ui->bulk.t0_ns : 0;
   if (!ui->bulk.outside) return 0;
   double a = (double)ui->bulk.t0_ns, b = (double)ui->bulk.t1_ns;
   double m = (b - a > MIN_FIT_NS ? b - a : MIN_FIT_NS) * BULK_MARGIN;
   unsigned ch = st_ui_set_view(ui, a - m, b + m);
   ui->outliers_hidden = 1;
   return ch;
+}
+
+double st_ui_axis_zero(const st_ui *ui) { return ui ? ui->axis_zero : 0; }
+void st_ui_set_axis_zero(st_ui *ui, double zero_ns) {
+  if (ui && isfinite(zero_ns)) ui->axis_zero = zero_ns;
 }
 
 uint64_t st_ui_outliers_hidden(const st_ui *ui, int64_t *t0_ns, int64_t *t1_ns) {
@@ -1236,6 +1244,7 @@ void st_ui_overlay(const st_ui *ui, st_draw_overlay *o) {
   memset(o, 0, sizeof *o);
   if (!ui) return;
   o->ud = (void *)(uintptr_t)ui; /* the callbacks only read */
+  o->axis_zero_ns = ui->axis_zero;
   if (st_selection_count(ui->sel)) o->selected = ov_selected;
   if (st_find_active(ui->find)) o->matches = ov_matches;
   o->flows = ui->flow_mode == ST_FLOWS_ALL;

@@ -104,6 +104,12 @@ unsigned st_ui_fit(st_ui *ui);
 /* While the first view leaves isolated outliers out (until st_ui_fit):
  * how many events lie outside it, and its range; 0 otherwise. */
 uint64_t st_ui_outliers_hidden(const st_ui *ui, int64_t *t0_ns, int64_t *t1_ns);
+/* Where the time axis reads 0 (ns from trace start; st_draw_overlay
+ * axis_zero_ns): the start of the events first shown when the first view
+ * left outliers before them out, else 0. Kept after st_ui_fit. */
+double st_ui_axis_zero(const st_ui *ui);
+/* Sets it (a streamed trace's window keeps its summary's: the same time base). */
+void st_ui_set_axis_zero(st_ui *ui, double zero_ns);
 /* Shows [t0_ns, t1_ns) (ns from trace start) across the timeline. */
 unsigned st_ui_set_view(st_ui *ui, double t0_ns, double t1_ns);
 unsigned st_ui_zoom(st_ui *ui, double factor, float x);

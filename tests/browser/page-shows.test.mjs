@@ -462,3 +462,124 @@ test('small things: counters in SI units, plurals, Kineto process labels, flow l
   assert.equal(bad.type, 'strata:error');
   assert.match(JSON.stringify(bad.detail), /Chrome JSON.*Perfetto/);
 });
+
+// ---- a counter's unit ------------------------------------------------------------------
+
+// Counter tracks stating their unit as Perfetto's CounterDescriptor does
+// (3 unit: 1 time ns, 2 count, 3 bytes; 6 unit_name), and one stating none.
+function perfettoCounters(series) {
+  const bytes = [];
+  series.forEach((s, i) => {
+    const uuid = 100 + i;
+    const cd = [...(s.unit ? pbU(3, s.unit) : []), ...(s.unitName ? pbS(6, s.unitName) : [])];
+    bytes.push(...packet([...pbU(8, 1e9), ...pbU(10, 1), ...pbB(60, [...pbU(1, uuid), ...pbS(2, s.name), ...pbB(8, cd)])]));
+    s.values.forEach((v, k) => bytes.push(...packet([...pbU(8, 1e9 + k * 1e9), ...pbU(10, 1), ...pbB(11, [...pbU(9, 4), ...pbU(11, uuid), ...pbU(30, v)])])));
+  });
+  return Buffer.from(bytes);
+}
+
+test("a counter's unit: the file's (bytes, time, a named unit) on its scale and on hover; none where it states none", async (t) => {
+  const app = await appWithModule();
+  t.after(() => app.close());
+  const series = [
+    { name: 'heap', unit: 3, values: [1803000, 900000], scale: '1.80 MB', hover: '1.80 MB' },
+    { name: 'cpu time', unit: 1, values: [1803000, 20000], scale: '1.803 ms', hover: '1.803 ms' },
+    { name: 'power', unitName: 'W', values: [42500, 100], scale: '42.5 kW', hover: '42.5 kW' },
+    { name: 'requests', unit: 2, values: [1803000, 5], scale: '1.80 M', hover: '1.80 M' },
+    { name: 'plain', values: [950, 5], scale: '950', hover: '950' },
+  ];
+  const r = await app.dropFile('counters.pftrace', perfettoCounters(series));
+  assert.equal(r.type, 'strata:loaded', JSON.stringify(r.detail));
+  await app.page.evaluate(() => window.__strataModule._st_wasm_test_label_log_on(1));
+  const f0 = (await app.frameStats()).frames;
+  await app.page.evaluate(() => window.__strataModule._st_wasm_redraw());
+  await app.framesAfter(f0, 1);
+  const texts = (await labels(app)).map((l) => l.given);
+  for (const s of series) assert.ok(texts.includes(s.scale), `${s.name}'s scale reads ${s.scale}: ${JSON.stringify(texts)}`);
+  // hover over each counter between its two samples: its first value, with the unit
+  const box = await app.page.locator('#canvas').boundingBox();
+  const tracks = await app.page.evaluate(() => window.strata.tracks());
+  const v = await app.view();
+  const x = box.x + 220 + ((1.5e6 - v.start_us) / (v.end_us - v.start_us)) * (box.width - 220);
+  for (const s of series) {
+    const k = tracks.find((q) => q.label === s.name);
+    assert.ok(k, `a track ${s.name}: ${JSON.stringify(tracks.map((q) => q.label))}`);
+    await app.page.mouse.move(x, box.y + k.canvas_y + k.h / 2);
+    await app.page.waitForFunction((n) => (document.getElementById('tooltip').textContent || '').startsWith(`${n}:`) && !document.getElementById('tooltip').hidden, s.name);
+    assert.equal(await app.page.textContent('#tooltip'), `${s.name}: ${s.hover}`);
+  }
+});
+
+// ---- the time axis of a trace in epoch (or boot) time with an outlier ---------------------
+
+// The axis's tick labels of the next frame.
+async function axisTicks(app) {
+  await app.page.evaluate(() => window.__strataModule._st_wasm_test_label_log_on(1));
+  const f0 = (await app.frameStats()).frames;
+  await app.page.evaluate(() => window.__strataModule._st_wasm_redraw());
+  await app.framesAfter(f0, 1);
+  return (await labels(app)).filter((l) => l.kind === 'o').map((l) => l.given);
+}
+
+test("the time axis reads from the work's start when an outlier near 0 was left out (Chrome JSON, Perfetto), the file's clock on hover", async (t) => {
+  const app = await appWithModule();
+  t.after(() => app.close());
+  const T = 80000e6; // us: a boot-time clock 22 h after boot
+  const ev = (ts) => ({ name: 'w', ph: 'X', pid: 1, tid: 1, ts, dur: 100 });
+  const r = await app.openBuffer(Buffer.from(JSON.stringify({ traceEvents: [ev(0), ...Array.from({ length: 200 }, (_, i) => ev(T + i * 200))] })));
+  assert.ok(r.ok, r.message);
+  assert.match(await app.page.textContent('#outliers'), /1 event far from the rest/);
+  let ticks = await axisTicks(app);
+  assert.ok(ticks.length > 3 && !ticks.some((x) => /80000/.test(x)), `ticks from the work's start: ${JSON.stringify(ticks)}`);
+  assert.ok(ticks.includes('0') && ticks.includes('10 ms'), `0 at the first event of the work: ${JSON.stringify(ticks)}`);
+  const v = await app.view();
+  assert.equal(v.axis_zero_us, T);
+  // over the axis: the file's clock, and the time from the start the axis reads from
+  const box = await app.page.locator('#canvas').boundingBox();
+  const xOf = (us) => box.x + 220 + ((us - v.start_us) / (v.end_us - v.start_us)) * (box.width - 220);
+  await app.page.mouse.move(xOf(T + 250), box.y + 10);
+  await app.page.waitForFunction(() => /in the file's clock/.test(document.getElementById('tooltip').textContent) && !document.getElementById('tooltip').hidden);
+  assert.match(await app.page.textContent('#tooltip'), /^80000\.0002\d\d s in the file's clock · 2\d\d(\.\d+)? us from the trace's start$/);
+  // Show all: the outlier reads before the work's start, the axis is not moved
+  await app.page.click('#outliers-show');
+  ticks = await axisTicks(app);
+  assert.ok(ticks.includes('0') && ticks.some((x) => /^-\d/.test(x)) && !ticks.some((x) => /^80000/.test(x)), `the outlier before 0: ${JSON.stringify(ticks)}`);
+  // a Perfetto trace in boot time with one packet at 1 ns
+  const pbEvent = (ts, type) => packet([...pbU(8, ts), ...pbU(10, 1), ...pbB(11, [...pbU(9, type), ...pbU(11, 5), ...(type === 1 ? pbS(23, 'work') : [])])]);
+  const desc = packet([...pbU(8, 1), ...pbU(10, 1), ...pbB(60, [...pbU(1, 5), ...pbS(2, 'trk')])]);
+  const starts = [1, ...Array.from({ length: 100 }, (_, i) => T * 1000 + i * 1e6)];
+  const pf = Buffer.from([...desc, ...starts.flatMap((s) => [...pbEvent(s, 1), ...pbEvent(s + 5e5, 2)])]);
+  const d = await app.dropFile('boot.pftrace', pf);
+  assert.equal(d.type, 'strata:loaded', JSON.stringify(d.detail));
+  ticks = await axisTicks(app);
+  assert.ok(ticks.length > 3 && ticks.includes('0') && !ticks.some((x) => /80000/.test(x)), `Perfetto's ticks from the work's start: ${JSON.stringify(ticks)}`);
+  assert.equal((await app.view()).axis_zero_us, T);
+});
+
+test("the time axis of a streamed epoch trace with an outlier reads from the work's start, in its summary and in a window read from the file", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-axis-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'epoch.trace.json');
+  const T = 80000e6;
+  const ev = ['{"ph":"X","pid":1,"tid":1,"ts":0,"dur":1,"name":"stray"}'];
+  for (let i = 0; i < 120_000; i++) ev.push(`{"ph":"X","pid":1,"tid":${1 + (i % 6)},"ts":${T + i},"dur":${1 + (i % 4)},"name":"op${i % 13}","args":{"i":${i}}}`);
+  fs.writeFileSync(file, `{"traceEvents":[\n${ev.join(',\n')}\n]}\n`);
+  const app = await newApp(ctx.browser, ctx.server, { viewport: VIEWPORT });
+  ctx.apps.push(app);
+  t.after(() => app.close());
+  await app.page.addInitScript(CAPTURE_MODULE);
+  await app.goto('?stream=1&window_mb=4');
+  await app.ready();
+  const out = await app.openViaInput(file);
+  assert.equal(out.type, 'strata:loaded', JSON.stringify(out.detail));
+  await app.page.evaluate(() => window.strata.settle());
+  let ticks = await axisTicks(app);
+  assert.ok(ticks.includes('0') && !ticks.some((x) => /80000/.test(x)), `the summary's ticks: ${JSON.stringify(ticks)}`);
+  assert.equal((await app.view()).axis_zero_us, T);
+  // a window of the file: the same axis
+  await app.page.evaluate(([a, b]) => window.strata.setView({ start_us: a, end_us: b }), [T + 60_000, T + 60_200]);
+  await app.page.waitForFunction(() => window.strata.view().pending === 0 && window.strata.streaming().files[0].window_ns, null, { timeout: 60_000 });
+  ticks = await axisTicks(app);
+  assert.ok(ticks.some((x) => /^60(\.\d+)? ms$/.test(x)) && !ticks.some((x) => /80000/.test(x)), `a window's ticks: ${JSON.stringify(ticks)}`);
+  assert.equal((await app.view()).axis_zero_us, T);
+});

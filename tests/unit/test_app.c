@@ -422,8 +422,9 @@ static void test_frame_and_view(void) {
   CHECK_EQ_INT(load_file(app, "array_basic.json", 3), ST_APP_LOAD_OK);
   frame(app, &s, NULL);
   CHECK_EQ_INT(st_app_view_set(app, 100, 150), 1);
-  CHECK_EQ_STR(st_app_view_json(app),
-               "{\"start_us\":100,\"end_us\":150,\"scroll_y\":0,\"pending\":0}");
+  CHECK_EQ_STR(
+      st_app_view_json(app),
+      "{\"start_us\":100,\"end_us\":150,\"axis_zero_us\":100,\"scroll_y\":0,\"pending\":0}");
   CHECK_EQ_INT(st_app_view_set(app, 150, 100), 0);
   s.full = 1;
   s.full_calls = 0;

@@ -685,6 +685,31 @@ static void test_format_value(void) {
   }
 }
 
+/* A counter's value with its unit: a duration for ns, the unit after the SI
+ * suffix otherwise, a space after a bare number, nothing for no unit, and a
+ * unit cut to the buffer on a whole UTF-8 character. */
+static void test_format_quantity(void) {
+  static const struct {
+    double v;
+    const char *unit, *want;
+  } cases[] = {{1803000, "B", "1.80 MB"},
+               {950, "B", "950 B"},
+               {1803000, "ns", "1.803 ms"},
+               {42500, "W", "42.5 kW"},
+               {1803000, "", "1.80 M"},
+               {1803000, NULL, "1.80 M"},
+               {512, "\xc2\xb5s", "512 \xc2\xb5s"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char buf[32];
+    const char *u = cases[i].unit;
+    st_format_quantity(cases[i].v, u, u ? strlen(u) : 0, buf, sizeof buf);
+    CHECK_EQ_STR(buf, cases[i].want);
+  }
+  char small[7]; /* "512 " + 2 bytes: the 2-byte character does not fit whole */
+  st_format_quantity(512, "x\xc2\xb5", 3, small, sizeof small);
+  CHECK_EQ_STR(small, "512 x");
+}
+
 int main(void) {
   RUN(test_frames_in_bounds);
   RUN(test_labels_inside_slices);
@@ -696,6 +721,7 @@ int main(void) {
   RUN(test_labels_whole_or_cut);
   RUN(test_neighbours_keep_a_boundary);
   RUN(test_format_value);
+  RUN(test_format_quantity);
   RUN(test_utf8_fallback);
   RUN(test_collapse_hides_rows);
   RUN(test_bounded);

@@ -937,6 +937,98 @@ static void test_protobuf(void) {
   CHECK(copies_made - before >= 6);
 }
 
+/* Counters stating their unit (Perfetto CounterDescriptor 3 unit, 6
+ * unit_name): the streamed summary keeps each track's unit, as a full load
+ * does (check_trace: summary, windows and the .stx index reopened, digests
+ * covering the unit), and the index says so (ST_STX_F_UNITS). */
+static void pb_varint(gbuf *b, uint64_t v) {
+  uint8_t t[10];
+  size_t n = 0;
+  do {
+    t[n] = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v) t[n] |= 0x80;
+    n++;
+  } while (v);
+  gadd(b, t, n);
+}
+static void pb_u(gbuf *b, uint32_t num, uint64_t v) {
+  pb_varint(b, (uint64_t)num << 3);
+  pb_varint(b, v);
+}
+static void pb_b(gbuf *b, uint32_t num, const void *p, size_t n) {
+  pb_varint(b, (uint64_t)num << 3 | 2);
+  pb_varint(b, n);
+  gadd(b, p, n);
+}
+
+static void test_perfetto_counter_units(void) {
+  static const struct {
+    const char *name;
+    int unit;
+    const char *unit_name, *want;
+  } series[] = {{"heap", 3, NULL, "B"},
+                {"cpu time", 1, NULL, "ns"},
+                {"power", 0, "W", "W"},
+                {"requests", 2, NULL, ""},
+                {"plain", 0, NULL, ""}};
+  enum { NS = sizeof series / sizeof series[0] };
+  gbuf trace = {0};
+  for (uint32_t i = 0; i < NS; i++) {
+    gbuf cd = {0}, td = {0}, pk = {0};
+    if (series[i].unit) pb_u(&cd, 3, (uint64_t)series[i].unit);
+    if (series[i].unit_name) pb_b(&cd, 6, series[i].unit_name, strlen(series[i].unit_name));
+    pb_u(&td, 1, 100 + i);
+    pb_b(&td, 2, series[i].name, strlen(series[i].name));
+    pb_b(&td, 8, cd.p ? cd.p : "", cd.n);
+    pb_u(&pk, 8, 1000000000);
+    pb_u(&pk, 10, 1);
+    pb_b(&pk, 60, td.p, td.n);
+    pb_b(&trace, 1, pk.p, pk.n);
+    for (uint64_t k = 0; k < 50; k++) {
+      gbuf te = {0}, p2 = {0};
+      pb_u(&te, 9, 4);
+      pb_u(&te, 11, 100 + i);
+      pb_u(&te, 30, 1000 * k + i);
+      pb_u(&p2, 8, 1000000000 + k * 1000000);
+      pb_u(&p2, 10, 1);
+      pb_b(&p2, 11, te.p, te.n);
+      pb_b(&trace, 1, p2.p, p2.n);
+      free(te.p);
+      free(p2.p);
+    }
+    free(cd.p), free(td.p), free(pk.p);
+  }
+  check_trace("perfetto counter units", (const uint8_t *)trace.p, trace.n, (const uint8_t *)trace.p,
+              4096, 64, 4);
+  stream_run r = run_pass((const uint8_t *)trace.p, trace.n, 4096, 64, 7919);
+  CHECK(r.summary != NULL);
+  uint32_t nt = 0, found = 0;
+  const st_track *ts = r.summary ? st_trace_tracks(r.summary, &nt) : NULL;
+  const st_strtab *strs = r.summary ? st_trace_strings(r.summary) : NULL;
+  for (uint32_t t = 0; t < nt; t++) {
+    if (ts[t].kind != ST_TRACK_COUNTER) continue;
+    size_t nl, ul;
+    const char *nm = st_strtab_get(strs, ts[t].name, &nl),
+               *u = st_strtab_get(strs, ts[t].unit, &ul);
+    for (uint32_t i = 0; i < NS; i++)
+      if (nl == strlen(series[i].name) && !memcmp(nm, series[i].name, nl)) {
+        found++;
+        CHECK(ul == strlen(series[i].want) && !memcmp(u, series[i].want, ul));
+      }
+  }
+  CHECK(found == NS);
+  if (r.summary) {
+    gbuf b = save_index(&r);
+    uint32_t features;
+    memcpy(&features, b.p + 16, 4); /* little-endian, after the magic and the version */
+    CHECK(features & ST_STX_F_UNITS);
+    free(b.p);
+  }
+  end_run(&r);
+  free(trace.p);
+}
+
 /* A Perfetto system trace bigger than the pass's staging of ftrace records
  * (a limit of 300 here, ~40,000 staged records in the trace): the records
  * are replayed in flushes as the pass goes, and the summary, the stats and
@@ -1198,6 +1290,7 @@ int main(void) {
   RUN(test_snapshot);
   RUN(test_corpus);
   RUN(test_protobuf);
+  RUN(test_perfetto_counter_units);
   RUN(test_perfetto_staged);
   return check_report();
 }

@@ -69,6 +69,7 @@ typedef struct ptrack {
   uint8_t kind, has_parent, incremental, child_order; /* child_ordering of its children */
   int64_t pid, tid;
   uint32_t name;
+  uint32_t unit;    /* a counter's unit (CounterDescriptor): "ns", "B", unit_name; "" if none */
   uint32_t order;   /* descriptor order */
   int32_t rank;     /* sibling_order_rank */
   int64_t first_ts; /* first event's time (CHRONOLOGICAL ordering) */

@@ -193,6 +193,7 @@ static uint32_t track_builder(st_perfetto_importer *im, uint32_t ti, int counter
     if (bt != UINT32_MAX) {
       st_builder_track_sort(im->b, bt, pf_clamp32(t->order));
       st_builder_track_indent(im->b, bt, track_depth(im, ti));
+      if (counter) st_builder_track_unit(im->b, bt, t->unit);
       if (!counter && !st_seen_test_set(&im->alloc, &im->track_seen, bt, &im->nomem))
         im->stats->threads++;
     }
@@ -312,8 +313,9 @@ st_code pf_read_track_descriptor(st_perfetto_importer *im, st_pb_reader *r, cons
   int32_t rank = 0;
   int64_t pid = 0, tid = 0;
   uint64_t mult = 1;
-  const uint8_t *name = NULL, *pname = NULL;
-  size_t nlen = 0, pnlen = 0;
+  const uint8_t *name = NULL, *pname = NULL, *unit_name = NULL;
+  const char *unit = NULL;
+  size_t nlen = 0, pnlen = 0, unit_len = 0;
   if (st_pb_enter(r, df, &d, err) != ST_OK) return err->code;
   while ((k = st_pb_next(&d, &f, err)) > 0) {
     switch (f.num) {
@@ -340,6 +342,11 @@ st_code pf_read_track_descriptor(st_perfetto_importer *im, st_pb_reader *r, cons
       while ((j = st_pb_next(&c, &g, err)) > 0) {
         if (g.num == 4 && g.wire == ST_PB_VARINT) mult = g.u ? g.u : 1;
         if (g.num == 5 && g.wire == ST_PB_VARINT) incremental = g.u != 0;
+        /* the values' unit: type 1 (thread time) implies ns; unit 1 ns, 2 a
+         * count (no unit), 3 bytes; unit_name (6) names any other */
+        if (g.num == 1 && g.wire == ST_PB_VARINT && g.u == 1) unit = "ns";
+        if (g.num == 3 && g.wire == ST_PB_VARINT) unit = g.u == 1 ? "ns" : g.u == 3 ? "B" : NULL;
+        if (g.num == 6 && g.wire == ST_PB_LEN && g.len) unit_name = g.data, unit_len = g.len;
       }
       if (j < 0) return ST_ERR_PROTO;
       break;
@@ -373,8 +380,14 @@ st_code pf_read_track_descriptor(st_perfetto_importer *im, st_pb_reader *r, cons
       pf_thread_name(im, tid, pf_intern(im, pnlen ? pname : name, pnlen ? pnlen : nlen),
                      NAME_DESCRIPTOR);
   }
+  if (kind == TK_COUNTER)
+    t->unit = unit_name ? pf_intern(im, unit_name, unit_len)
+              : unit    ? pf_intern(im, unit, strlen(unit))
+                        : ST_STR_EMPTY;
   if (t->btrack != UINT32_MAX && t->name != ST_STR_EMPTY)
     st_builder_track_name(im->b, t->btrack, t->name);
+  if (t->btrack != UINT32_MAX && kind == TK_COUNTER)
+    st_builder_track_unit(im->b, t->btrack, t->unit);
   if (t->npend) flush_track(im, ti);
   return im->nomem ? pf_nomem(im, df->offset, err) : ST_OK;
 }

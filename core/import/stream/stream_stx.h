@@ -62,10 +62,11 @@
  *     SUMM  the summary trace: i64 origin, i64 end; u32 processes x (i64 pid,
  *           u32 name, u32 labels, i32 sort); u32 tracks (overflow lanes are
  *           the layout's) x (u32 process, u8 kind, u8 indent, i64 key, u32
- *           name, i32 sort); u32 frames x (u32 parent, u32 name); u64 events
- *           x (u32 track, i64 start, i64 dur, u32 name, u32 cat, u64 src,
- *           u8 flags); u64 counter samples x (u32 track, i64 ts, f64 value);
- *           u64 end srcs x (u64 src, u64 end_src)
+ *           name, i32 sort[, u32 unit with ST_STX_F_UNITS]); u32 frames x
+ *           (u32 parent, u32 name); u64 events x (u32 track, i64 start,
+ *           i64 dur, u32 name, u32 cat, u64 src, u8 flags); u64 counter
+ *           samples x (u32 track, i64 ts, f64 value); u64 end srcs x
+ *           (u64 src, u64 end_src)
  *   trailer  the SHA-256 of every byte before it
  * Times are absolute ns; strings are STRS indices (a stream with its own
  * string table writes all of it, so ids and keys come back the same; one
@@ -87,9 +88,12 @@
 enum {
   ST_STX_F_WINDOWS = 1u << 0, /* a block index for window loads (Chrome JSON) */
   ST_STX_F_GZIP = 1u << 1,    /* gzip restart points */
-  ST_STX_F_FRAMES = 1u << 2   /* the summary has CPU samples (a frame table) */
+  ST_STX_F_FRAMES = 1u << 2,  /* the summary has CPU samples (a frame table) */
+  ST_STX_F_UNITS = 1u << 3    /* SUMM's tracks carry a u32 unit (a counter's, st_track.unit) */
 };
-#define ST_STX_KNOWN_FEATURES (ST_STX_F_WINDOWS | ST_STX_F_GZIP | ST_STX_F_FRAMES)
+#define ST_STX_KNOWN_FEATURES (ST_STX_F_WINDOWS | ST_STX_F_GZIP | ST_STX_F_FRAMES | ST_STX_F_UNITS)
+/* 1 if a track of t states a unit (the index then has ST_STX_F_UNITS) */
+int st_stx_has_units(const st_trace *t);
 #define ST_STX_SAMPLES 18
 /* In a track's kind byte (SUMM, EXCT): the key is a string (STRS index). */
 #define ST_STX_KEY_STRING 0x80u

@@ -98,6 +98,7 @@ typedef struct lctx {
   uint32_t nstr;
   const char *format;
   int compressed;
+  uint32_t features; /* ST_STX_F_* of the header */
 } lctx;
 
 static const char *const k_formats[] = {"chrome-json", "perfetto-proto", "xplane", "unknown"};
@@ -444,10 +445,11 @@ static int rd_summ(rd *r, lctx *c, st_trace **out) {
     int64_t key = get_i64(r);
     uint32_t name = get_u32(r);
     int32_t sort = (int32_t)get_u32(r);
+    uint32_t unit = c->features & ST_STX_F_UNITS ? get_u32(r) : 0;
     if (r->bad) break;
     int skey = (kind & ST_STX_KEY_STRING) != 0;
     kind &= (uint8_t)~ST_STX_KEY_STRING;
-    if (proc >= np || kind > ST_TRACK_SAMPLES || name >= c->nstr ||
+    if (proc >= np || kind > ST_TRACK_SAMPLES || name >= c->nstr || unit >= c->nstr ||
         (skey && (key < 0 || key >= (int64_t)c->nstr))) {
       fail(r, ST_ERR_FORMAT, at, "track out of range");
       break;
@@ -462,6 +464,7 @@ static int rd_summ(rd *r, lctx *c, st_trace **out) {
     st_builder_track_name(b, tmap[i], c->str[name]);
     st_builder_track_sort(b, tmap[i], sort);
     st_builder_track_indent(b, tmap[i], indent);
+    st_builder_track_unit(b, tmap[i], c->str[unit]);
   }
   uint32_t nf = get_u32(r);
   if (count_ok(r, nf, 8, "more frames than bytes") && nf) {
@@ -580,7 +583,7 @@ st_stream *st_stream_open_index(const st_stream_desc *desc, const void *bytes, s
     st_error_set(err, ST_ERR_NOMEM, 0, "index: out of memory");
     return NULL;
   }
-  lctx c = {s, NULL, 0, NULL, 0};
+  lctx c = {s, NULL, 0, NULL, 0, features};
   st_trace *t = NULL;
   int ok = section(&r, "IDNT") && rd_idnt(&r, &c) && section(&r, "STRS") && rd_strs(&r, &c) &&
            section(&r, "STAT") && rd_stat(&r, &c) && section(&r, "STRM") && rd_strm(&r, &c) &&
@@ -595,7 +598,8 @@ st_stream *st_stream_open_index(const st_stream_desc *desc, const void *bytes, s
       ok = fail(&r, ST_ERR_FORMAT, len - 32, "checksum does not match: the file is damaged");
   }
   uint32_t want = (s->windows ? ST_STX_F_WINDOWS : 0) | (s->gz ? ST_STX_F_GZIP : 0) |
-                  (t && st_frames_count(st_trace_frames(t)) ? ST_STX_F_FRAMES : 0);
+                  (t && st_frames_count(st_trace_frames(t)) ? ST_STX_F_FRAMES : 0) |
+                  (t && st_stx_has_units(t) ? ST_STX_F_UNITS : 0);
   if (ok && want != features)
     ok = fail(&r, ST_ERR_FORMAT, 16, "features do not match the contents");
   st_free(&s->alloc, c.str);

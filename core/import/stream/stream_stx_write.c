@@ -128,7 +128,7 @@ static int collect(ctx *c) {
   const st_track *ts = st_trace_tracks(c->t, &nt);
   const st_row *rs = st_trace_rows(c->t, &nr);
   for (uint32_t i = 0; i < np; i++) use(c, ps[i].name), use(c, ps[i].labels);
-  for (uint32_t i = 0; i < nt; i++) use(c, ts[i].name);
+  for (uint32_t i = 0; i < nt; i++) use(c, ts[i].name), use(c, ts[i].unit);
   for (uint32_t r = 0; r < nr; r++) {
     int smp = is_samples(ts, nt, rs[r].track);
     for (uint32_t i = 0; i < rs[r].count; i++) {
@@ -365,8 +365,17 @@ static void sec_gzix(wr *w, const ctx *c) {
   }
 }
 
+int st_stx_has_units(const st_trace *t) {
+  uint32_t nt = 0;
+  const st_track *ts = st_trace_tracks(t, &nt);
+  for (uint32_t i = 0; i < nt; i++)
+    if (ts[i].unit != ST_STR_EMPTY) return 1;
+  return 0;
+}
+
 static void sec_summ(wr *w, const ctx *c) {
   const st_trace *t = c->t;
+  int units = st_stx_has_units(t);
   int64_t origin = st_trace_origin_ns(t);
   put_i64(w, c->s->origin);
   put_i64(w, c->s->end);
@@ -394,6 +403,7 @@ static void sec_summ(wr *w, const ctx *c) {
     put_i64(w, skey ? (int64_t)sid(c, ts[i].name) : ts[i].key);
     put_u32(w, sid(c, ts[i].name));
     put_u32(w, (uint32_t)ts[i].sort_index);
+    if (units) put_u32(w, sid(c, ts[i].unit));
   }
   const st_frames *fr = st_trace_frames(t);
   uint32_t nf = st_frames_count(fr);
@@ -497,6 +507,7 @@ st_code st_stream_save(const st_stream *s, const st_trace *summary, const uint8_
     if (s->windows) features |= ST_STX_F_WINDOWS;
     if (s->gz) features |= ST_STX_F_GZIP;
     if (st_frames_count(st_trace_frames(summary))) features |= ST_STX_F_FRAMES;
+    if (st_stx_has_units(summary)) features |= ST_STX_F_UNITS;
     put(&w, ST_STX_MAGIC "\0\0\0", 12);
     put_u32(&w, ST_STX_VERSION);
     put_u32(&w, features);

@@ -220,6 +220,7 @@ static int copy_tracks(st_builder *b, const st_trace *summary) {
     st_builder_track_name(b, k, t->name);
     st_builder_track_sort(b, k, t->sort_index);
     st_builder_track_indent(b, k, t->indent);
+    st_builder_track_unit(b, k, t->unit);
   }
   return 1;
 }
