@@ -1,25 +1,37 @@
 /* app_internal.h: the one st_app state (app.h), shared by core/app's files
  * and by nothing outside core/app.
  *
- * The files, each calling only those listed before it (no loops):
- *   app_set.c      the workspace: the app's side of the trace set
- *                  (core/set/traceset.h: handles as the platform holds them,
- *                  the list, the stats, metadata) and the helpers every file
- *                  uses (clock, text buffers)
- *   app_view.c     change bits (apply, pane following), view, canvas,
- *                  panes side by side, offsets of the files shown
- *   app_panels.c   the interaction-state panels and the name search
- *   app_tracks.c   which tracks show: filter, pins, empty processes
- *   app_summary.c  the summary table snapshot
- *   app_flame.c    the flame graph snapshot
- *   app_opstats.c  op statistics, duration histograms, idle gaps
- *   app_diff.c     two runs compared: alignment and the diff table
- *   app_analyze.c  answers for the files shown (analyze.h), going to a
- *                  file's window, selecting every event of a name
- *   app_args.c     args of one event by trace handle, the "in args" search
- *   app_notes.c    notes on the timeline: the list, going to one, the overlay
- *   app_frame.c    the frame: draw list, statistics, the bench
- *   app.c          create / destroy, loading, batches, building the view
+ * The files, each calling only those listed before it (no loops; the
+ * build's objects are checked by shared/tools/file_loops.py):
+ *   app_set.c         the workspace: the app's side of the trace set
+ *                     (core/set/traceset.h: handles as the platform holds
+ *                     them, the list, the stats, metadata) and the helpers
+ *                     every file uses (clock, text buffers)
+ *   app_view.c        change bits (apply, pane following), view, canvas,
+ *                     panes side by side, offsets of the files shown
+ *   app_panels.c      the interaction-state panels and the name search
+ *   app_tracks.c      which tracks show: filter, pins, empty processes
+ *   app_summary.c     the summary table snapshot
+ *   app_flame.c       the flame graph snapshot
+ *   app_opstats.c     op statistics, duration histograms, idle gaps
+ *   app_diff.c        two runs compared: alignment and the diff table
+ *   app_collectives.c collectives matched across the files shown, their
+ *                     table's selection, the critical path and its arrows
+ *   app_analyze.c     answers for the files shown (analyze.h), going to a
+ *                     file's window, an idle cause's gaps, a memory peak,
+ *                     selecting every event of a name
+ *   app_efficiency.c  FLOPs and peaks of the ops shown (efficiency.h)
+ *   app_args.c        args of one event by trace handle, the "in args" search
+ *   app_notes.c       notes on the timeline: the list, going to one, the overlay
+ *   app_frame.c       the frame: draw list, statistics, the bench
+ *   app_build.c       building and dropping the view (every snapshot above
+ *                     forgotten with it)
+ *   app_spill.c       streaming mode's re-ordered copy
+ *   app_stream.c      streaming mode: summaries, windows read again, what the
+ *                     view wants read
+ *   app_view_json.c   the view as the page reads it (view(): window, axis
+ *                     zero, scroll, the streaming bytes still due)
+ *   app.c             create / destroy, loading, batches
  */
 #ifndef STRATA_APP_INTERNAL_H
 #define STRATA_APP_INTERNAL_H

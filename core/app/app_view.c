@@ -101,28 +101,6 @@ void st_app_set_cover(st_app *app, double top, double bottom) {
     st_app_apply(app, st_ui_set_cover(app->pane[1], app->cover_top, app->cover_bottom));
 }
 
-static void write_view(st_jout *o, st_app *app, const void *arg) {
-  (void)arg;
-  double t0 = 0, t1 = 0, origin = (double)st_trace_origin_ns(app->trace);
-  st_ui_window(app->ui, &t0, &t1);
-  st_jout_lit(o, "{\"start_us\":");
-  st_jout_sig(o, (origin + t0) / 1000.0, 17);
-  st_jout_lit(o, ",\"end_us\":");
-  st_jout_sig(o, (origin + t1) / 1000.0, 17);
-  st_jout_lit(o, ",\"axis_zero_us\":"); /* where the axis reads 0, in the file's clock */
-  st_jout_sig(o, (origin + st_ui_axis_zero(app->ui)) / 1000.0, 17);
-  st_jout_lit(o, ",\"scroll_y\":");
-  st_jout_sig(o, st_ui_view(app->ui)->scroll_y, 9);
-  st_jout_lit(o, ",\"pending\":"); /* streaming mode: window bytes still to read */
-  st_jout_u64(o, st_app_stream_due(app));
-  st_jout_lit(o, "}");
-}
-
-const char *st_app_view_json(st_app *app) {
-  if (!app->trace || !app->ui) return "null";
-  return st_app_json(app, &app->small, write_view, NULL, "null");
-}
-
 int st_app_view_set(st_app *app, double start_us, double end_us) {
   if (!app->ui || !isfinite(start_us) || !isfinite(end_us) || !(end_us > start_us)) return 0;
   double origin = (double)st_trace_origin_ns(app->trace);

@@ -34,7 +34,7 @@ struct st_analysis {
   st_an_cause *causes;
   uint32_t ncauses, cap_causes;
   struct st_memory *mem; /* memory.h: the devices' memory (issue 34) */
-  st_an_span *cgaps; /* the causes' gaps */
+  st_an_span *cgaps;     /* the causes' gaps */
   uint32_t ncgaps, cap_cgaps;
 };
 

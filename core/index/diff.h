@@ -249,14 +249,12 @@ int st_diff_events_next(st_diff_iter *it, st_event_ref *out);
  * p_value: 4 significant digits, null when not computed; verdict:
  * "regression", "improvement", "no_change", "too_few", "only_a" or
  * "only_b"; test (rows and rollup): "wilcoxon", "mann_whitney" or null;
- * the rollup's kinds also carry "verdict", "p_value", "test". Headline values are null when missing (no steps, no devices,
- * no interval); its times have 3 decimals.
- * in the current row order, at most max_rows rows (0: all). Times are exact
- * decimal microseconds (ns / 1000, trailing zeros dropped; averages with 3
- * decimals); ratios with 6 significant digits, null when infinite. Names
- * are JSON strings (invalid UTF-8 becomes U+FFFD). Writes at most cap - 1
- * bytes plus a NUL (cap 0: nothing) and returns the length the full text
- * needs, like snprintf. */
+ * the rollup's kinds also carry "verdict", "p_value", "test". Headline values are null when missing
+ * (no steps, no devices, no interval); its times have 3 decimals. in the current row order, at most
+ * max_rows rows (0: all). Times are exact decimal microseconds (ns / 1000, trailing zeros dropped;
+ * averages with 3 decimals); ratios with 6 significant digits, null when infinite. Names are JSON
+ * strings (invalid UTF-8 becomes U+FFFD). Writes at most cap - 1 bytes plus a NUL (cap 0: nothing)
+ * and returns the length the full text needs, like snprintf. */
 size_t st_diff_json(const st_diff *d, uint32_t max_rows, char *buf, size_t cap);
 
 #endif
