@@ -36,7 +36,7 @@ function userEnv() {
 }
 const cliJson = (...args) => JSON.parse(execFileSync(CLI, args, { maxBuffer: 1 << 28 }).toString());
 const noLinks = (x) => JSON.parse(JSON.stringify(x, (k, v) => (k === 'link' ? undefined : v)));
-const TIMES = new Set(['analyze_ms', 'load_ms', 'wall_ms', 'heap_bytes']);
+const TIMES = new Set(['analyze_ms', 'analyze_cpu_ms', 'load_ms', 'wall_ms', 'heap_bytes']);
 const untimed = (x) => JSON.parse(JSON.stringify(x, (k, v) => (TIMES.has(k) ? undefined : v)));
 
 let venv, tmp, client, transport, stderr = '', validate, ts0;
