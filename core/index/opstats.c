@@ -401,7 +401,7 @@ uint32_t st_hist_bin_of(int64_t d) {
   int j = (int)floor(5.0 * log10((double)d));
   if (j < 0) j = 0;
   while (j > 0 && edge((uint32_t)j) > d) j--;
-  while (edge((uint32_t)j + 1) <= d) j++;
+  while (j < 94 && edge((uint32_t)j + 1) <= d) j++; /* edges from 94 on saturate at INT64_MAX */
   return (uint32_t)j + 1;
 }
 

@@ -434,6 +434,9 @@ static void test_opstats(void) {
   CHECK_EQ_INT(st_hist_bin_of(10), 6);
   CHECK_EQ_INT(st_hist_bin_of(1000), 16);
   CHECK_EQ_INT(st_hist_bin_of(999), 15);
+  /* the longest durations: the last bin, no endless climb (fuzz_pickle) */
+  CHECK_EQ_INT(st_hist_bin_of(INT64_MAX), 95);
+  CHECK_EQ_INT(st_hist_bin_of(INT64_MAX - 1), 94);
   int64_t lo, hi;
   st_hist_bin_bounds(6, &lo, &hi);
   CHECK(lo == 10 && hi == 16);
