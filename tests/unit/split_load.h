@@ -27,6 +27,14 @@ typedef struct sl_inflated { /* the raw side of a compressed input */
   st_error err;
 } sl_inflated;
 
+/* At most this many tasks per split (a fuzz target bounds its work with it:
+ * each task's cut may scan ST_RANGE_SCAN bytes, so a large decoded input
+ * split into 1-byte tasks would cost its size x 64 KiB); the task size
+ * grows to keep under it. Unbounded by default. */
+#ifndef SL_MAX_TASKS
+#define SL_MAX_TASKS UINT64_MAX
+#endif
+
 static inline st_trace *sl_load_split_from(const uint8_t *data, size_t n, uint64_t tb,
                                            const char *name, const sl_inflated *inf, st_error *err,
                                            st_stats *stats, uint64_t *split) {
@@ -34,6 +42,7 @@ static inline st_trace *sl_load_split_from(const uint8_t *data, size_t n, uint64
   memset(&d, 0, sizeof d);
   d.file_name = name;
   st_loader *l = st_loader_create(&d);
+  if (tb && (n + tb - 1) / tb > SL_MAX_TASKS) tb = (n + SL_MAX_TASKS - 1) / SL_MAX_TASKS;
   uint64_t ntask = tb ? (n + tb - 1) / tb : 0;
   uint8_t **res = calloc(ntask ? ntask : 1, sizeof *res);
   size_t *rlen = calloc(ntask ? ntask : 1, sizeof *rlen);
