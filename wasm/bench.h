@@ -1,4 +1,4 @@
-/* bench.h: the page side of `strata bench`: replays core/view/bench_script.h's
+/* bench.h: the page side of `strata bench`: replays core/app/bench_script.h's
  * fixed navigation script on the trace shown, at the canvas's current size
  * and dpr, drawing every step for real (the app's draw list + GL, finished
  * with glFinish so the GPU work is inside the time), for

@@ -1274,7 +1274,7 @@ async function start() {
       return { a: own(list[0]), b: own(list[1]), alignment };
     },
     // The diff table of the first two traces ({by: 'name'|'cat', range: 'all'|'window'|
-    // {step: N}|{start_us, end_us}}): {rows, only_a, only_b, ...} (core/index/diff.h's JSON).
+    // {step: N}|{start_us, end_us}}): {rows, only_a, only_b, ...} (core/analysis/diff.h's JSON).
     diff: (opts) => {
       diffTable.show(true);
       const d = diffTable.compute(opts || {});
@@ -1374,7 +1374,7 @@ async function start() {
     flameShown: () => flame.data(),
     // `strata analyze FILE... --json` of the files shown ({stepName, ops, gaps} as --step-name,
     // --ops, --gaps): {traces, steps, devices, per_step, idle_gaps, ranks, stragglers, memory,
-    // ops, op_names} (core/index/analyze.h), times in each file's own microseconds.
+    // ops, op_names} (core/analysis/analyze.h), times in each file's own microseconds.
     analyze: (opts) => {
       const d = overview.analyze(opts || {});
       if (!d) throw new Error('strata.analyze: needs a trace shown');

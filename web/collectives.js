@@ -1,4 +1,4 @@
-// collectives.js: why a distributed step is slow (issue 32; core/index/collectives.h).
+// collectives.js: why a distributed step is slow (issue 32; core/analysis/collectives.h).
 // The collectives of the files shown matched across them, read through the core
 // (app.h "collectives"): each file's decoded bytes are handed over one file at a
 // time (its args: record_param_comms's group, Seq and sizes), then the JSON

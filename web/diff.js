@@ -1,5 +1,5 @@
 // diff.js: the diff table of two traces (the first two shown: A the
-// baseline, B the candidate; core/app/app_diff.c over core/index/diff.h): by name or
+// baseline, B the candidate; core/app/app_diff.c over core/analysis/diff.h): by name or
 // category, over the whole traces, the visible window or one step; count,
 // total, self and average in A and B, the difference and the ratio;
 // sortable by any column; rows only in one side marked; the verdict of each
@@ -21,11 +21,11 @@ const COLS = [
   ['self_us_a', 'self A'], ['self_us_b', 'self B'], ['avg_us_a', 'avg A'], ['avg_us_b', 'avg B'],
   ['verdict', 'verdict'], ['p_value', 'p'],
 ];
-// the verdict column's words (core/index/diff.h): a word in every cell
+// the verdict column's words (core/analysis/diff.h): a word in every cell
 const VERDICT = { regression: 'slower', improvement: 'faster', no_change: 'no change', too_few: 'too few', only_a: 'only A', only_b: 'only B' };
 const TEST = { wilcoxon: 'paired (Wilcoxon signed-rank on log B/A)', mann_whitney: 'Mann-Whitney U' };
 const NAME_W = 60; // characters of a name (the rest on hover)
-// the core's column keys for sorting (core/index/diff.h st_diff_col_key)
+// the core's column keys for sorting (core/analysis/diff.h st_diff_col_key)
 const SORT_KEY = { total_us_a: 'total_us_a', total_us_b: 'total_us_b', d_total_us: 'd_total_us', self_us_a: 'self_us_a',
   self_us_b: 'self_us_b', avg_us_a: 'avg_us_a', avg_us_b: 'avg_us_b', ratio_total: 'ratio_total', name: 'name',
   count_a: 'count_a', count_b: 'count_b' };

@@ -1,5 +1,5 @@
 // flame.js: the flame graph panel. A call tree of CPU samples (or of nested
-// slices) aggregated by the core (core/index/flame.h via core/app/app_flame.c):
+// slices) aggregated by the core (core/analysis/flame.h via core/app/app_flame.c):
 // node 0 is the root, each node spans [x, x + total) of the root's total
 // and sits in row `depth`, so the page only places boxes. A click is
 // hit-tested by the core and selects the events behind the frame (the

@@ -1,5 +1,5 @@
 // memory.js: the Overview's memory (issue 34): per device of the files
-// shown, from `strata analyze --json`'s "memory" (core/index/memory.h): the
+// shown, from `strata analyze --json`'s "memory" (core/analysis/memory.h): the
 // peak of the allocated bytes and its time (a click shows the device's
 // section around the peak), the allocations live at the peak by the op
 // that made them (largest first), the bytes never freed, and the top

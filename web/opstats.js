@@ -1,6 +1,6 @@
 // opstats.js: op statistics with distributions, the duration histogram and
 // the idle gaps of the devices (issue 18). The numbers are the core's
-// (core/app/app_opstats.c over core/index/opstats.h and analyze.h, the
+// (core/app/app_opstats.c over core/analysis/opstats.h and analyze.h, the
 // same as `strata analyze --json`); the page only lays them out.
 //
 // "Op stats": per name count, total, self, mean, p50, p90, p99, max over

@@ -8,7 +8,7 @@
 // ops and runtime calls (with the time they blocked the device) by self
 // time, never a wrapper or an annotation; with several files the ranks x
 // steps heatmap (heatmap.js) and the stragglers. The figures are
-// core/index/analyze.h's through core/app/app_analyze.c, the same JSON as
+// core/analysis/analyze.h's through core/app/app_analyze.c, the same JSON as
 // `strata analyze FILE... --json` (window.strata.analyze()). Each figure is
 // coloured by the JAX profiling guide's thresholds (THRESHOLDS below, the
 // README's "Overview") and clickable: a step time zooms the timeline to

@@ -2,7 +2,7 @@
 // FLOPs, bytes, TFLOP/s, GB/s and % of peak, the roofline (log-log: one
 // dot per op, its area by time, the device's compute and memory roofs;
 // hover for the figures, a click selects the op's events) and the share of
-// device time with no FLOP count. The figures are core/index/efficiency.h's
+// device time with no FLOP count. The figures are core/analysis/efficiency.h's
 // (core/app/app_efficiency.c), the same as `strata analyze --json`'s
 // "efficiency": the page reads the args of the events the core names (the
 // details pane's reads), the core turns each into a cost and builds the

@@ -1,4 +1,4 @@
-/* analyze_internal.h: the analysis's state (core/index/analyze.h), shared
+/* analyze_internal.h: the analysis's state (core/analysis/analyze.h), shared
  * by analyze.c, which builds it, and analyze_json.c, which writes it out.
  * analyze_json.c only reads it; nothing in analyze.c calls analyze_json.c.
  */

@@ -1,4 +1,4 @@
-/* analyze_json.c: the analysis (core/index/analyze.h) as JSON, the one
+/* analyze_json.c: the analysis (core/analysis/analyze.h) as JSON, the one
  * writer for `strata analyze --json` and the page's window.strata.analyze().
  * Reads the state analyze.c built (analyze_internal.h); calls nothing of
  * analyze.c's but its public accessors.

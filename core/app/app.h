@@ -334,7 +334,7 @@ const char *st_app_frame_stats_json(st_app *app);
 void st_app_set_label_log(st_app *app, int on);
 const char *st_app_label_log(st_app *app, uint32_t *len);
 
-/* The bench (core/view/bench_script.h) on the trace shown at the canvas's
+/* The bench (core/app/bench_script.h) on the trace shown at the canvas's
  * size: st_app_bench_script fills up to cap steps (0 without a trace);
  * st_app_bench_frame builds one step's draw list (NULL on failure); the
  * platform times each with its rendering, then st_app_bench_json sorts
@@ -367,7 +367,7 @@ const char *st_app_summary_json(st_app *app, int col, int descending, int max_ro
 double st_app_summary_select(st_app *app, double name_id);
 void st_app_summary_forget(st_app *app);
 
-/* ---- flame graph (core/index/flame.h), a snapshot of the trace on screen ----
+/* ---- flame graph (core/analysis/flame.h), a snapshot of the trace on screen ----
  * take(from: 0 selection, 1 mark, 2 window, -1 the first that applies;
  *      source: 0 samples, 1 slices, -1 samples if any; track: a range's
  *      thread or -1) -> events aggregated (-1 failed)
@@ -382,10 +382,10 @@ void st_app_flame_forget(st_app *app);
 
 /* ---- two runs compared: the first two traces shown, A baseline, B candidate --
  * compare_align() moves B onto A at their first common step marker
- * (core/index/profile.h) -> {"kind","offset_us","step"} | "null"
+ * (core/set/profile.h) -> {"kind","offset_us","step"} | "null"
  * diff(by 0 name / 1 category, range 0 whole / 1 [t0_us, t1_us) in the
  *      view's microseconds / 2 step `step` of each, col, desc) -> the diff
- *      JSON (core/index/diff.h st_diff_json) | "null"
+ *      JSON (core/analysis/diff.h st_diff_json) | "null"
  * diff_sort(col, desc) re-sorts it; diff_select(row) selects the row's
  * events in A and B and returns how many (-1 failed). */
 const char *st_app_compare_align(st_app *app);
@@ -434,7 +434,7 @@ double st_app_args_search_finish(st_app *app);
 void st_app_args_search_abort(st_app *app);
 const char *st_app_args_search_error(const st_app *app);
 
-/* ---- analysis: answers for the files shown (core/index/analyze.h) -----------
+/* ---- analysis: answers for the files shown (core/analysis/analyze.h) -----------
  * analyze(step_name: NULL or "" automatic steps, else every event of that
  *   name is a step; top_ops: < 0 the CLI's 20, 0 all; max_gaps: <= 0 10)
  *   -> st_analysis_json of the shown files in display order, exactly what
@@ -483,7 +483,7 @@ const char *st_app_op_cost(st_app *app, const char *name, const char *args);
 const char *st_app_eff_json(st_app *app, const double *costs, uint32_t n, double peak_tflops,
                             double peak_gbps);
 
-/* ---- collectives (app_collectives.c; core/index/collectives.h) -------------
+/* ---- collectives (app_collectives.c; core/analysis/collectives.h) -------------
  * coll_begin() over the last analyze() of the files shown -> 1, 0 (none);
  * coll_add(k, bytes, len): file k's decoded input (NULL: no args: kinds
  *   from the kernels' names) -> 1, 0 (bad k, twice, out of memory);
@@ -519,7 +519,7 @@ const char *st_app_coll_path_arrows_json(st_app *app);
  * opstats_json(scope, step, top: the names kept by self time, 0 all) ->
  *   {"scope","step","names","rows":[{"name","count","total_us","self_us",
  *   "mean_us","min_us","p50_us","p90_us","p99_us","max_us"}]} by self time,
- *   the figures of `strata analyze --json`'s ops (core/index/opstats.h);
+ *   the figures of `strata analyze --json`'s ops (core/analysis/opstats.h);
  *   "null" before a load or for a step that cannot be found.
  * histogram_json(name, scope, step) -> {"name","scope","bins":[{"bin",
  *   "lo_us","hi_us","count"}]} (opstats.h's log bins, [lo, hi)); name NULL:
@@ -528,7 +528,7 @@ const char *st_app_coll_path_arrows_json(st_app *app);
  *   events of that name (NULL: any) in the scope whose duration is in
  *   [lo, hi); returns how many are selected (-1 failed).
  * idle_gaps_show(on: 1, 0, -1 toggles) highlights every idle gap of the
- *   devices' rows (core/index/analyze.h; the ST_APP_GAPS longest) in the
+ *   devices' rows (core/analysis/analyze.h; the ST_APP_GAPS longest) in the
  *   frame; returns how many are highlighted (0 when off).
  * idle_gaps_json(max) -> {"devices","highlighted","shown","gaps":[{"index",
  *   "trace","device","start_us","end_us" (the view's timebase, as

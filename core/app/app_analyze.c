@@ -1,5 +1,5 @@
 /* app_analyze.c: answers for the files shown (issue 18 in the page, app.h
- * "analysis"): the analysis of core/index/analyze.h over the shown files'
+ * "analysis"): the analysis of core/analysis/analyze.h over the shown files'
  * own models, written by st_analysis_json exactly as `strata analyze
  * FILE... --json` writes it (times in each file's own time: a merged
  * view's parts are shifted back by st_trace_shift_ns); going to one

@@ -1,5 +1,5 @@
 /* app_collectives.c: the collectives of the files shown (issue 32; app.h
- * "collectives"; core/index/collectives.h) over the last analysis: the
+ * "collectives"; core/analysis/collectives.h) over the last analysis: the
  * page reads each file's decoded bytes and hands them over one file at a
  * time (coll_add), then asks for the JSON `strata analyze --json` adds;
  * selecting a collective's kernels on every rank; moving the files onto

@@ -1,6 +1,6 @@
 /* app_diff.c: two runs compared (app.h): B aligned on A at their first
- * common step marker (core/index/profile.h st_profile_compare_offset) and
- * the diff table (core/index/diff.h) of the first two traces shown, A the
+ * common step marker (core/set/profile.h st_profile_compare_offset) and
+ * the diff table (core/analysis/diff.h) of the first two traces shown, A the
  * baseline and B the candidate (their file names in the JSON: "file_a",
  * "file_b"). Every part of the merged view has its own
  * model, so the diff runs on the two models as they are (their times are on

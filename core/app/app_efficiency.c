@@ -1,5 +1,5 @@
 /* app_efficiency.c: how well the hardware is used, in the page (issue 33,
- * core/index/efficiency.h over the kept analysis of app_analyze.c). Args
+ * core/analysis/efficiency.h over the kept analysis of app_analyze.c). Args
  * are read by the platform (the page's Blob reads), so it is a dialogue:
  *   st_app_eff_wanted: the events of the analysis whose args may give a
  *     cost, [{"h", "src", "name"}] in the analysis's order;

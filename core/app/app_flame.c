@@ -1,4 +1,4 @@
-/* app_flame.c: the flame graph (core/index/flame.h) of the trace on screen,
+/* app_flame.c: the flame graph (core/analysis/flame.h) of the trace on screen,
  * a snapshot like the summary table (app.h): taken once (what it came from
  * is kept in the core's flame), shown from its JSON, and clicks go back
  * through the core's hit test and selection. Calls app_view.c.

@@ -1,6 +1,6 @@
 /* app_opstats.c: op statistics with distributions, duration histograms and
- * idle gaps of the view (app.h; issue 18): thin over core/index/opstats.h
- * (the statistics and the log bins) and core/index/analyze.h (steps and
+ * idle gaps of the view (app.h; issue 18): thin over core/analysis/opstats.h
+ * (the statistics and the log bins) and core/analysis/analyze.h (steps and
  * idle gaps), so the page shows the numbers `strata analyze` prints.
  *
  * Scopes: 0 the whole trace, 1 the visible window, 2 one step (its window

@@ -1,5 +1,5 @@
 /* utf8.h: strict UTF-8 validation shared by the JSON writer (json_out.h,
- * and args.c's reader), the draw list's text and profile names, header
+ * and chrome_args.c's reader), the draw list's text and profile names, header
  * only.
  *
  * st_utf8_len(s, n) is the length (1..4) of the one well-formed UTF-8

@@ -154,7 +154,7 @@ void st_agg_destroy(st_agg *g);
 void st_agg_reset(st_agg *g);
 /* What the rows group by: event names (the default) or categories; with
  * ST_AGG_KEY_CAT, st_agg_row.name holds the category's strtab id (sorting
- * by ST_AGG_NAME sorts the category strings). Resets g (core/index/diff.h uses
+ * by ST_AGG_NAME sorts the category strings). Resets g (core/analysis/diff.h uses
  * it for its by-category table). */
 typedef enum st_agg_key { ST_AGG_KEY_NAME = 0, ST_AGG_KEY_CAT = 1 } st_agg_key;
 void st_agg_set_key(st_agg *g, st_agg_key key);

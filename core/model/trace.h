@@ -150,7 +150,7 @@ const st_end_src *st_trace_end_srcs(const st_trace *t, size_t *count);
  * st_trace_frames() (the stack is that frame's parent chain). Their `src`
  * is the event that carried them. So a sample costs what any event costs,
  * and the level-of-detail index, hit testing, selection, search by name
- * and the summary table work on samples unchanged (core/index/flame.h
+ * and the summary table work on samples unchanged (core/analysis/flame.h
  * aggregates them into call trees). */
 /* The frame table (NULL if the trace has no samples, and for a merged
  * trace, whose parts each keep their own: st_trace_row_frames). */
@@ -268,7 +268,7 @@ typedef struct st_mem_event {
   int32_t device_id;     /* -1 for the CPU or if absent */
   uint32_t op;           /* the op that made it as the importer knows it (strtab id; a memory
                           * snapshot's top frame), ST_STR_NONE: the innermost slice around
-                          * it on its thread (core/index/memory.h) */
+                          * it on its thread (core/analysis/memory.h) */
 } st_mem_event;
 const st_mem_event *st_trace_mem_events(const st_trace *t, size_t *count);
 

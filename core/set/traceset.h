@@ -10,7 +10,7 @@
  * file the set owns: its model (st_trace), its load statistics (st_stats;
  * load_ms and heap_bytes are the caller's, st_traceset_set_load_figures:
  * the core has no clock), its top-level metadata JSON
- * (st_loader_metadata_json), its name, clock (core/index/profile.h, read
+ * (st_loader_metadata_json), its name, clock (core/set/profile.h, read
  * once at load, before any merge moves its times), group name and source,
  * offset on the shared timeline, its args source (core/import/args/argsrc.h,
  * taken from the loader) and its load order. Per set: the string table the
@@ -45,7 +45,7 @@
  * A batch in which nothing loaded changes nothing (no hook is called).
  *
  * Placement (as the page and `strata stats A B` place files): group names
- * from core/index/profile.h (XSpace hostnames, Kineto rank, else the file
+ * from core/set/profile.h (XSpace hostnames, Kineto rank, else the file
  * name; unique among the files shown: st_profile_group_names; or the
  * name given to a file: st_traceset_set_group), initial
  * offsets from the clocks (st_profile_initial_offsets: files with absolute

@@ -77,7 +77,7 @@ st_code st_panel_hover_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a)
 st_code st_panel_threads_json(st_panel_buf *b, const st_trace *t, st_track_kind kind,
                               const st_alloc *a);
 
-/* A flame graph (core/index/flame.h) for drawing:
+/* A flame graph (core/analysis/flame.h) for drawing:
  * {"source":"samples"|"slices","unit":"samples"|"ns","events":N,"nodes_total":N,
  *  "max_depth":D,"omitted":N,"nodes":[{"i","name","parent","depth","x","total","self",
  *  "total_ns","self_ns","count","total_text","self_text"}]}

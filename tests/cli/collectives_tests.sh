@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # collectives_tests.sh STRATA
 # Collectives matched across ranks, clocks aligned by them, waits, the
-# critical path and the what-if (issue 32; core/index/collectives.h), with
+# critical path and the what-if (issue 32; core/analysis/collectives.h), with
 # `strata analyze --json` checked against truths planted by
 # tools/gen/gen_collectives.py (its own schedule, not strata): 8 ranks x
 # 12 steps, clock skews up to +-50 ms, a different slow rank per step, a

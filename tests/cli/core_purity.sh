@@ -7,8 +7,8 @@
 #   3. no I/O, clock or environment calls, and no allocation outside the
 #      st_alloc hook in base.c;
 #   4. the layers (core/README.md): a file includes headers of its own layer
-#      or of the layers before it in base, model, import, index, set, view, draw,
-#      ui, report, app; never of a later one (no cycles between the folders). A layer may
+#      or of the layers before it in base, model, import, index, analysis, set,
+#      view, draw, ui, report, app; never of a later one (no cycles between the folders). A layer may
 #      hold one level of sub-folders (core/import/chrome/): they count as it.
 # Prints "N passed, N failed".
 set -u
@@ -26,7 +26,7 @@ calls=$(grep -nE '(^|[^_[:alnum:]])(printf|fprintf|puts|fputs|fopen|fread|fwrite
 check "I/O, clock or exit calls in core/" "$calls"
 allocs=$(grep -nE '(^|[^_[:alnum:]])(malloc|calloc|realloc|free)[[:space:]]*\(' $(find "$src/core" -name '*.c') | grep -v "^$src/core/base/base.c:" | code_only)
 check "allocation outside st_alloc" "$allocs"
-layers=(base model import index set view draw ui report app)
+layers=(base model import index analysis set view draw ui report app)
 stray=$(find "$src/core" -name '*.[ch]' | grep -vE "/core/($(IFS='|'; echo "${layers[*]}"))/([^/]+/)?[^/]+$")
 check "core files outside the layer folders" "$stray"
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo 99; }

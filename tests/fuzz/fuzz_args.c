@@ -6,7 +6,7 @@
  * hostile records meet the decoders whether or not the importer accepted
  * them; and the input's two halves are merged as args texts
  * (st_args_merge). Any crash, leak or sanitizer report is a bug. */
-#include "args.h"
+#include "chrome_args.h"
 #include "argsrc.h"
 #include "fuzz_util.h" /* fuzz_decode_args */
 #include "load.h"

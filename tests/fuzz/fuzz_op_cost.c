@@ -1,5 +1,5 @@
 /* fuzz_op_cost.c: libFuzzer target for the FLOPs and bytes of an op from its
- * args (core/index/efficiency.h st_op_cost_from_args): untrusted JSON of
+ * args (core/analysis/efficiency.h st_op_cost_from_args): untrusted JSON of
  * any shape. The input's first byte picks the op name (every name with a
  * formula, and a name without one, which still reads XLA stats); the rest
  * is the args text. A cost must be finite and not negative. Any crash or

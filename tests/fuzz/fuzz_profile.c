@@ -1,5 +1,5 @@
 /* fuzz_profile.c: libFuzzer target for many traces as one profile and two
- * runs compared (core/index/profile.h, core/index/diff.h). The input is loaded as a
+ * runs compared (core/set/profile.h, core/analysis/diff.h). The input is loaded as a
  * trace (its first byte picks the name hint: JSON, XSpace or Perfetto) and
  * its two halves as two more; then
  *   - group names, clocks and offsets from each load's metadata, and from

@@ -107,7 +107,7 @@ static inline void fuzz_flame(const st_trace *t) {
   st_flame_destroy(f);
 }
 
-/* The answers of core/index/analyze.h and the diff's verdicts on a
+/* The answers of core/analysis/analyze.h and the diff's verdicts on a
  * hostile trace: bounded JSON, a histogram of the top op. */
 static inline void fuzz_analyze(const st_trace *t) {
   st_error err;

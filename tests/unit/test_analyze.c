@@ -1,4 +1,4 @@
-/* test_analyze.c: the analysis of core/index/analyze.h, opstats.h and
+/* test_analyze.c: the analysis of core/analysis/analyze.h, opstats.h and
  * stat_tests.h on hand-built traces with answers derived by hand.
  *
  * The Kineto-like trace (us; pid 0 is the GPU, pid 100 the program):

@@ -6,7 +6,7 @@
  * duplicate key, escapes decoded in keys, the bound, hostile input).
  * Validity is checked by feeding the output back in: valid compact JSON
  * comes out unchanged. */
-#include "args.h"
+#include "chrome_args.h"
 #include "check.h"
 
 #include <stdlib.h>

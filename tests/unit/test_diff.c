@@ -1,4 +1,4 @@
-/* test_diff.c: the diff table of two traces (core/index/diff.h) on the fixtures
+/* test_diff.c: the diff table of two traces (core/analysis/diff.h) on the fixtures
  * tests/fixtures/profile/run_a.json and run_b.json: two ProfilerSteps of
  * the same program, B with aten::mm and gemm_kernel twice as long and
  * aten::copy_ replaced by aten::relu. Exact numbers, derived by hand:

@@ -1,6 +1,6 @@
 /* test_flame.c: CPU samples read from Chrome JSON (V8 Profile/ProfileChunk,
  * P events, top-level samples + stackFrames) into sample tracks and the
- * frame table, and core/index/flame.c's call trees over samples and nested
+ * frame table, and core/analysis/flame.c's call trees over samples and nested
  * slices: exact totals, self, layout, hit testing and selection; the
  * same over two files merged on one timeline (each sample's stack from its
  * own file's frame table, stacks merged by name). The

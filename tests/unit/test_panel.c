@@ -2,7 +2,7 @@
  * details, summary, hover; hostile names (quotes, backslashes, control
  * characters, invalid UTF-8) come out escaped. Validity of the text is
  * checked with st_args_extract, which re-emits valid JSON unchanged. */
-#include "args.h"
+#include "chrome_args.h"
 #include "check.h"
 #include "panel.h"
 

@@ -1,4 +1,4 @@
-/* test_profile.c: many traces as one profile (core/index/profile.h): group
+/* test_profile.c: many traces as one profile (core/set/profile.h): group
  * names, clocks and initial offsets, the default compare alignment,
  * aligning on events and finding a step. Exact numbers on the fixtures
  * tests/fixtures/profile/rank{0,1}.pt.trace.json (Kineto-like: rank,

@@ -2,7 +2,7 @@
  *                [--ops N] [--gaps N] [--from US --to US | --step N]
  *                [--hist NAME] [--peak-tflops T] [--peak-gbps G] [--threads N]`
  *
- * Answers for a trace or a profile of many files (core/index/analyze.h):
+ * Answers for a trace or a profile of many files (core/analysis/analyze.h):
  * the steps of each file, its devices (GPU, TPU core, a process's
  * streams) with step time, busy, idle, compute, communication, memcpy
  * and overlap, the same per step, the host's time per step, the largest
@@ -23,10 +23,10 @@
  * a step; --ops N keeps N ops (default 20; 0 all); --gaps N the N longest
  * idle gaps (default 10); --from/--to (microseconds of each file's own
  * time) or --step N restricts the op statistics and the histogram.
- * The efficiency (core/index/efficiency.h, README "How well the hardware
+ * The efficiency (core/analysis/efficiency.h, README "How well the hardware
  * is used"): "efficiency" in the JSON, a table of ops' FLOPs in the text;
  * --peak-tflops / --peak-gbps give every device that peak.
- * Collectives (core/index/collectives.h, issue 32): each file's
+ * Collectives (core/analysis/collectives.h, issue 32): each file's
  * communication kernels matched across the files, the clock offsets they
  * give, waits, critical paths and what-ifs: --json adds "collectives",
  * "clock_offsets", "unaligned", "critical_path", "what_if" and

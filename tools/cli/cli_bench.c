@@ -5,7 +5,7 @@
  * Loads FILE the way `strata stats` does (cli_load_timed: on --threads
  * threads, default the cores, CLOCK_MONOTONIC around it, peak heap through
  * a counting allocator), builds the lod and the layout (timed), then replays the fixed
- * navigation script of core/view/bench_script.h at 1920x1080, dpr 1, through
+ * navigation script of core/app/bench_script.h at 1920x1080, dpr 1, through
  * st_draw_frame with a fixed-width fake font, `passes` times (default 3;
  * every frame of every pass counts, the first pass included), timing each
  * st_draw_frame call.

@@ -1,5 +1,5 @@
 /* cli_collectives.c: the args reader `strata analyze` gives the
- * collectives (core/index/collectives.h): each file's decoded input read
+ * collectives (core/analysis/collectives.h): each file's decoded input read
  * whole into memory the first time the core asks for a range of it
  * (inflated through a gzip index when compressed), then served from there.
  */

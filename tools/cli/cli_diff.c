@@ -2,12 +2,12 @@
  *             [--range-b T0,T1] [--step N] [--sort COL] [--asc] [--limit N]
  *             [--fail-on-regression] [--threads N]`
  *
- * What changed between a baseline A and a candidate B (core/index/diff.h): per
+ * What changed between a baseline A and a candidate B (core/analysis/diff.h): per
  * name (or category) count, total, self and average time in each, the
  * difference and the ratio, for the whole traces, a range of each (T0,T1:
  * microseconds from that trace's start, decimals allowed) or one step
  * (--step N: ProfilerStep#N, else the Steps line's step N, in each trace;
- * core/index/profile.h st_profile_find_step). Rows start with the biggest
+ * core/set/profile.h st_profile_find_step). Rows start with the biggest
  * increase of total time; --sort takes a JSON column key (name, count_a,
  * total_us_b, d_total_us, ratio_total, ...), descending unless --asc.
  *
@@ -16,7 +16,7 @@
  * "only_a", "only_b", ...}, every row, plus "alignment": {"kind": "start" |
  * "profiler_step" | "steps_line" | "xla_module", "step": N or -1,
  * "offset_us": what to add to B's times to line it up with A's}: the
- * default compare alignment of core/index/profile.h (also the table's header). The table (default)
+ * default compare alignment of core/set/profile.h (also the table's header). The table (default)
  * shows the first
  * --limit rows (default 40; 0 = all) and marks rows only in A / only in B
  * and regressions ("!!") / improvements ("++"), the verdicts of diff.h (a

@@ -1,5 +1,5 @@
 /* cli_efficiency.c: the efficiency part of `strata analyze` (issue 33,
- * core/index/efficiency.h): reads the args of the events the core names
+ * core/analysis/efficiency.h): reads the args of the events the core names
  * (through a gzip index when the file is compressed), turns them into
  * costs and builds the efficiency of the analysis; prints it as text.
  *
@@ -13,7 +13,7 @@
 
 #include "cli_efficiency.h"
 
-#include "args.h"
+#include "chrome_args.h"
 #include "argsrc.h"
 #include "gzindex.h"
 

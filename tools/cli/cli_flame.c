@@ -1,7 +1,7 @@
 /* cli_flame.c: `strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]]
  *               [--slices] [--min-share F] [--json] [--threads N]`
  *
- * The viewer's flame graph from the command line (core/index/flame.h): the CPU
+ * The viewer's flame graph from the command line (core/analysis/flame.h): the CPU
  * samples (default) or the nested slices (--slices) of a time range
  * [--from, --to) given in the file's microseconds (default: the whole
  * trace), on one thread (--tid, and --pid if tids repeat across processes)

@@ -17,7 +17,7 @@
  *     {"path": "sub/rank-3.json" (from the manifest's folder, '/'-separated),
  *      "bytes": 12345 (the file's size),
  *      "format": "chrome-json", "events": N,
- *      "group": "rank 3" (core/index/profile.h's names, unique among the
+ *      "group": "rank 3" (core/set/profile.h's names, unique among the
  *               files read, as the page names them),
  *      "group_source": "hostname" | "rank" | "file" | "none",
  *      "rank": 3 | null (Kineto distributedInfo.rank),

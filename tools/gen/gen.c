@@ -1,5 +1,5 @@
 /* gen.c: `strata-gen`, the synthetic trace generator. Writes the demo-style
- * JAX/XLA GPU training trace (core/import/load/demo.c) with about N events to a file or
+ * JAX/XLA GPU training trace (core/import/demo/demo.c) with about N events to a file or
  * stdout, optionally gzip-compressed.
  *
  *   strata-gen -n 1000000 -o big.trace.json.gz --gz --seed 3

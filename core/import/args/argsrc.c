@@ -4,11 +4,11 @@
  * Contents
  *   1. the source: create, destroy, size
  *   2. recording (the importers' calls)
- *   3. the query dialogue; Chrome JSON
+ *   3. the query dialogue (each format's step: argsrc_internal.h)
  */
 #include "argsrc_internal.h"
 
-#include "args.h"
+#include "chrome_args.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -322,28 +322,6 @@ const char *st_args_query_result(const st_args_query *q, size_t *len, int *trunc
   return ok ? q->out.o.buf : "{}";
 }
 
-static st_code step_json(st_args_query *q, const uint8_t *data, size_t len, int *more,
-                         st_args_span *read, st_error *err) {
-  size_t cap = len > (SIZE_MAX - 4096) / 2 ? SIZE_MAX : len * 2 + 4096;
-  if (cap > ST_ARGS_RESULT_MAX + 4096) cap = ST_ARGS_RESULT_MAX + 4096;
-  char *out = st_malloc(&q->alloc, cap);
-  if (!out) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
-  size_t used = 0;
-  int cut = 0;
-  st_code c = st_args_extract((const char *)data, len, out, cap, &used, &cut, err);
-  if (c == ST_ERR_TRUNCATED && len >= q->want && q->want < ST_ARGS_MAX_OBJECT) {
-    st_free(&q->alloc, out);
-    uint64_t next = q->want * 16 < ST_ARGS_MAX_OBJECT ? q->want * 16 : ST_ARGS_MAX_OBJECT;
-    return argsrc_ask(q, q->src, next, more, read, err);
-  }
-  if (c == ST_OK) {
-    jb_put(&q->out, out, used);
-    q->out.truncated = cut;
-  }
-  st_free(&q->alloc, out);
-  return c == ST_OK ? argsrc_finish(q, more, err) : c;
-}
-
 /* A B/E slice, its first event decoded: keep that result, start on the end
  * event (its reads count on their own). */
 static st_code next_event(st_args_query *q, int *more, st_args_span *read, st_error *err) {
@@ -409,7 +387,7 @@ st_code st_args_query_push(st_args_query *q, const uint8_t *data, size_t len, in
   /* on errors the result stays "{}" */
   st_code c;
   switch (q->as->kind) {
-  case ST_ARGS_JSON: c = step_json(q, data, len, more, read, err); break;
+  case ST_ARGS_JSON: c = argsrc_step_json(q, data, len, more, read, err); break;
   case ST_ARGS_XPLANE: c = argsrc_step_xplane(q, data, len, more, read, err); break;
   case ST_ARGS_PERFETTO: c = argsrc_step_perfetto(q, data, len, more, read, err); break;
   default: c = st_error_set(err, ST_ERR_ARG, q->src, "no args source"); break;

@@ -5,7 +5,7 @@
  * the model (st_loader_args_source): the format, and for protobuf the few
  * tables the bytes at `src` cannot be decoded without:
  *   - JSON: nothing; the args are the "args" member of the object at src
- *     (core/import/args/args.h).
+ *     (core/import/chrome/chrome_args.h).
  *   - XSpace: per drawn plane its byte range, its stat metadata names (a
  *     stat's key; also the text of `ref_value` stats) and, per event
  *     metadata id, the range of its XEventMetadata record (display name ->
@@ -114,7 +114,7 @@ st_args_query *st_args_query_begin(const st_argsrc *as, uint64_t src, st_args_sp
                                    st_error *err);
 /* The args of a slice made of two events (a B/E pair; trace.h
  * st_trace_end_src): the event at src's merged with those of its end event
- * at end_src, the end's winning on a duplicate key (st_args_merge, args.h).
+ * at end_src, the end's winning on a duplicate key (st_args_merge, chrome_args.h).
  * The same dialogue: the reads of the event at src, then those of the one
  * at end_src (each up to ST_ARGS_QUERY_STEPS, so up to twice that in all),
  * then the merged result (capped at ST_ARGS_RESULT_MAX like any; truncated

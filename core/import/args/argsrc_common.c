@@ -12,7 +12,7 @@
  */
 #include "argsrc_internal.h"
 
-#include "args.h" /* ST_ARGS_MAX_OBJECT */
+#include "chrome_args.h" /* ST_ARGS_MAX_OBJECT */
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,18 +1,20 @@
 /* argsrc_internal.h: what the args source's files share (argsrc.h is the
  * interface): the source's tables, the query's state, the JSON text writer
- * every format's decoder writes through, and each format's query step.
- *   argsrc.c           the source (create, recording), the query dialogue,
- *                      Chrome JSON (the "args" member, args.h)
- *   argsrc_xplane.c    XSpace: an XEvent's stats and its metadata's -> JSON
- *   argsrc_perfetto.c  Perfetto: debug annotations, scheduling details
- *   argsrc_common.c    what the formats' steps use: the query's reads (ask,
- *                      finish, a record at the range's start) and the JSON
- *                      text writer (growing, capped, UTF-8 safe)
+ * every format's decoder writes through, and each format's query step, which
+ * lives beside its importer.
+ *   args/argsrc.c           the source (create, recording), the query dialogue
+ *   chrome/chrome_args.c    Chrome JSON: the "args" member of the object at
+ *                           src (chrome_args.h), a B/E pair's args merged
+ *   xplane/xplane_args.c    XSpace: an XEvent's stats and its metadata's -> JSON
+ *   perfetto/perfetto_args.c  Perfetto: debug annotations, scheduling details
+ *   args/argsrc_common.c    what the formats' steps use: the query's reads (ask,
+ *                           finish, a record at the range's start) and the JSON
+ *                           text writer (growing, capped, UTF-8 safe)
  *
  * Call order: a file calls only the files below it, never one above.
  *
- *   argsrc.c -> argsrc_xplane.c, argsrc_perfetto.c -> argsrc_common.c
- *   argsrc.c -> argsrc_common.c (and args.c for Chrome JSON)
+ *   argsrc.c -> chrome_args.c, xplane_args.c, perfetto_args.c -> argsrc_common.c
+ *   argsrc.c -> argsrc_common.c
  */
 #ifndef STRATA_ARGSRC_INTERNAL_H
 #define STRATA_ARGSRC_INTERNAL_H
@@ -146,7 +148,10 @@ st_code argsrc_finish(st_args_query *q, int *more, st_error *err);
 st_code argsrc_record_at(st_args_query *q, const uint8_t *data, size_t len, uint64_t tag,
                          const char *what, const uint8_t **payload, size_t *plen, int *more,
                          st_args_span *read, st_error *err);
-/* One step of an XSpace / Perfetto query: data holds the range asked for. */
+/* One step of a Chrome JSON / XSpace / Perfetto query: data holds the range
+ * asked for. */
+st_code argsrc_step_json(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                         st_args_span *read, st_error *err);
 st_code argsrc_step_xplane(st_args_query *q, const uint8_t *data, size_t len, int *more,
                            st_args_span *read, st_error *err);
 st_code argsrc_step_perfetto(st_args_query *q, const uint8_t *data, size_t len, int *more,

@@ -1,5 +1,5 @@
-/* args.c: the "args" of one event object as compact, valid JSON (see
- * args.h).
+/* chrome_args.c: the "args" of one event object as compact, valid JSON (see
+ * chrome_args.h), and the args source's Chrome JSON step (argsrc_internal.h).
  *
  * A small recursive-descent reader over pointer + length. Emitting recurses
  * at most ST_ARGS_MAX_DEPTH levels; anything deeper, and every member other
@@ -9,7 +9,9 @@
  * a member or element that does not fit is rolled back whole, so the text
  * stays valid JSON.
  */
-#include "args.h"
+#include "chrome_args.h"
+
+#include "argsrc_internal.h"
 #include "json_out.h"
 #include "json_scan.h"
 
@@ -653,4 +655,30 @@ st_code st_args_merge(const st_alloc *a, const char *b, size_t nb, const char *e
   if (truncated) *truncated = cut;
   if (err) memset(err, 0, sizeof *err);
   return ST_OK;
+}
+
+/* ---- the args source's step (argsrc_internal.h): the object at src ---------- */
+
+/* The args of the object read at src; when it goes on past the read, asks
+ * for 16 times more (up to ST_ARGS_MAX_OBJECT). */
+st_code argsrc_step_json(st_args_query *q, const uint8_t *data, size_t len, int *more,
+                         st_args_span *read, st_error *err) {
+  size_t cap = len > (SIZE_MAX - 4096) / 2 ? SIZE_MAX : len * 2 + 4096;
+  if (cap > ST_ARGS_RESULT_MAX + 4096) cap = ST_ARGS_RESULT_MAX + 4096;
+  char *out = st_malloc(&q->alloc, cap);
+  if (!out) return st_error_set(err, ST_ERR_NOMEM, q->src, "out of memory");
+  size_t used = 0;
+  int cut = 0;
+  st_code c = st_args_extract((const char *)data, len, out, cap, &used, &cut, err);
+  if (c == ST_ERR_TRUNCATED && len >= q->want && q->want < ST_ARGS_MAX_OBJECT) {
+    st_free(&q->alloc, out);
+    uint64_t next = q->want * 16 < ST_ARGS_MAX_OBJECT ? q->want * 16 : ST_ARGS_MAX_OBJECT;
+    return argsrc_ask(q, q->src, next, more, read, err);
+  }
+  if (c == ST_OK) {
+    jb_put(&q->out, out, used);
+    q->out.truncated = cut;
+  }
+  st_free(&q->alloc, out);
+  return c == ST_OK ? argsrc_finish(q, more, err) : c;
 }

@@ -1,4 +1,4 @@
-/* args.h: an event's args, decoded on demand from the bytes of its JSON
+/* chrome_args.h: an event's args, decoded on demand from the bytes of its JSON
  * object (the model keeps only `src`, the object's offset in the decoded
  * input; the page re-reads the object with Blob.slice, the CLI from the
  * file).
@@ -20,8 +20,8 @@
  *   st_error err;
  *   if (st_args_extract(obj, n, out, sizeof out, &cut, &err) == ST_OK) show(out);
  */
-#ifndef STRATA_ARGS_H
-#define STRATA_ARGS_H
+#ifndef STRATA_CHROME_ARGS_H
+#define STRATA_CHROME_ARGS_H
 
 #include "base.h"
 

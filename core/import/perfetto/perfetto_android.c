@@ -23,7 +23,7 @@
  *     an instant per atom on the System section's "Statsd Atoms" track,
  *     named by the atom's field number: its atoms.proto name for the
  *     well-known atoms (atom_name), else "atom_<id>"; on selection its args are
- *     "atom_id" and its fields (argsrc_perfetto.c).
+ *     "atom_id" and its fields (perfetto_args.c).
  *   - NetworkPacketBundle (92) {1 iid (InternedData 30 packet_context
  *     {1 iid, 2 ctx}) or 2 ctx, 3 packet_timestamps (packed, ns after the
  *     packet's), 4 packet_lengths (packed; not drawn), 5 total_packets, 6

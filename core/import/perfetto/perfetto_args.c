@@ -1,4 +1,4 @@
-/* argsrc_perfetto.c: a Perfetto event's args (argsrc_internal.h): a
+/* perfetto_args.c: a Perfetto event's args (argsrc_internal.h): a
  * TrackEvent's debug annotations (names and string values interned per
  * sequence generation), for scheduling slices the ftrace record's
  * details (thread, process, priority, states), and for a statsd atom its

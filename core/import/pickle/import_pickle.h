@@ -26,7 +26,7 @@
  *     is the block's frames (the details pane's call stack, flame graphs).
  * Every block is also a memory event (trace.h st_mem_event, op = its top
  * frame; pre-existing blocks allocated at the first entry's time), so
- * core/index/memory.h gives the peak of the active bytes, the blocks live
+ * core/analysis/memory.h gives the peak of the active bytes, the blocks live
  * at it by top frame and those never freed, as for a profile.
  * Times: time_us is the allocator's clock (microseconds since the Unix
  * epoch, as Kineto's), so a snapshot and a profile of the same run line up

@@ -642,7 +642,7 @@ static st_code host_line_ranks(st_xplane_importer *im, const st_pb_reader *plane
 
 /* A device plane's own stats (XPlane field 6) as {"name": plane, "stats":
  * {name: value}}: numbers as numbers, strings as strings (others left
- * out); the peaks of core/index/efficiency.h come from them. */
+ * out); the peaks of core/analysis/efficiency.h come from them. */
 static st_code plane_stats(st_xplane_importer *im, const st_pb_reader *pr, const uint8_t *name,
                            size_t name_len, st_error *err) {
   st_pb_reader r = *pr, sr;

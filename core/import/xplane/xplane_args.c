@@ -1,4 +1,4 @@
-/* argsrc_xplane.c: an XSpace event's args (argsrc_internal.h): the XEvent's
+/* xplane_args.c: an XSpace event's args (argsrc_internal.h): the XEvent's
  * stats and its XEventMetadata's (display name -> long_name, metadata
  * stats), read from the file on demand; compressed text stats inflated.
  */
