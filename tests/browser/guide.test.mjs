@@ -16,6 +16,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { useBrowser, REPO_ROOT, DIST } from './harness.mjs';
 
 const GUIDE = path.join(REPO_ROOT, 'web', 'guide');
@@ -233,4 +234,17 @@ test('the guide\'s renderer makes no element from a page\'s text', async (t) => 
   for (const s of ['<img src=x onerror="window.__owned=1">', '<script>window.__owned=1</script>', '<b>bold</b>', '<i>a</i>', '<u>', '<svg onload="window.__owned=1">', '<iframe src="x">']) {
     assert.ok(r.text.includes(s), `"${s}" shown as text`);
   }
+});
+
+test('a standalone file (no guide beside it) keeps its help without the guide\'s link', async (t) => {
+  const file = path.join(DIST, 'strata-viewer.html'); // `strata export --viewer-only`, made by tools/build
+  if (!fs.existsSync(file)) return t.skip(`${file} not built (tools/build makes it with the native CLI)`);
+  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  await page.waitForFunction(() => { try { return window.strata.stats().events > 0; } catch { return false; } }, null, { timeout: 60_000 });
+  await page.locator('#help-button').click();
+  assert.ok(await page.locator('#help').isVisible(), 'the help opens');
+  assert.equal(await page.locator('#help-guide').isVisible(), false, 'no link to a guide that is not there');
 });
