@@ -220,6 +220,7 @@ export function embedSetup() {
   for (const s of pristine.querySelectorAll('script')) s.remove();
   const bodyHtml = pristine.innerHTML;
   if (EMBED) document.documentElement.classList.add('embed');
+  if (STANDALONE) document.documentElement.classList.add('standalone'); // no guide/ beside it: the help hides its link
 
   let M = null;
   let api = null; // {open, openFromUi, withCString}

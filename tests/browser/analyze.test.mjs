@@ -106,7 +106,7 @@ async function eventWindow(app, name, part) {
   }, [name, part]);
 }
 // The heatmap's figure that separates the ranks most, from an analysis JSON
-// (README "Overview"): per figure and rank the median over its steps of the
+// (web/guide/overview.md, the heatmap): per figure and rank the median over its steps of the
 // mean over its devices; over the ranks med, MAD; score = the largest
 // (v - med) / max(1.4826 MAD, 0.02 |med|, 1e-9); the highest score wins.
 function separating(an) {

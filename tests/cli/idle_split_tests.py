@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""idle_split_tests.py STRATA: `strata analyze`'s idle split (README
+"""idle_split_tests.py STRATA: `strata analyze`'s idle split (web/guide/figures.md,
 "idle split"; HTA's idle-time breakdown: host wait / kernel wait / other)
 on a generated Kineto trace with gaps of each kind planted, against a
 computation apart from strata.

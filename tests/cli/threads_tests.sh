@@ -56,7 +56,7 @@ tmp = tempfile.mkdtemp(prefix="strata-threads-")
 VOLATILE = re.compile(r',"(load_ms|heap_bytes|load_threads|load_tasks|load_split_bytes|load_cpu_ms|'
                       r'load_main_cpu_ms|wall_ms|names_ms|args_ms|analyze_ms|analyze_cpu_ms)":[0-9.]+')
 # how far a file damaged part-way was read: a matter of read sizes (1 MiB
-# chunks on one thread, tasks on several), as the README says
+# chunks on one thread, tasks on several), as web/guide/cli.md says
 READ_SO_FAR = re.compile(r'"(bytes_in|bytes_decoded)":[0-9]+')
 
 

@@ -764,7 +764,7 @@ static void test_generated(void) {
   }
 }
 
-/* `unsorted` (stream.h; the README defines it): the mean of the blocks'
+/* `unsorted` (stream.h; web/guide/streaming.md defines it): the mean of the blocks'
  * time extents, as fractions of the trace's time, passes 1/4. Against the
  * same mean computed here from the full load's events and their srcs
  * (independent of the pass), on generated traces in time order, thread by

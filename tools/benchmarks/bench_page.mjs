@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // tools/benchmarks/bench_page.mjs: the page-side benchmarks (issue 3 item 7, issue 4
 // item 6) in one command. Prints a markdown table of medians and ratios
-// against the targets (for the README) and writes every raw run to
+// against the targets (for tools/benchmarks/LOG.md) and writes every raw run to
 // build/bench-page-results.json.
 //
 //   node tools/benchmarks/bench_page.mjs              1e5, 1e6 lean (the "90 MB, 1e6-event"

@@ -3,7 +3,7 @@
 written one event per line (strata-gen's output): its X, i and C event lines
 shuffled among their places, B/E pairs and metadata left where they are (so
 the trace means the same). Streaming mode's unsorted benchmark and tests
-(README "Unsorted and protobuf traces")."""
+(web/guide/streaming.md, "Unsorted and protobuf traces")."""
 import random
 import sys
 

@@ -29,7 +29,7 @@ truth.json holds, independently of strata:
                  (-(skew_r - skew_0));
   steps[s]: {"step", "blocker" (the all-reduce's last arrival),
              "waited_us"[r], "caused_us"[r] (over the step's two
-             collectives: README "Collectives" definitions),
+             collectives: web/guide/collectives.md definitions),
              "step_us" (max step end - T_s)};
   what_if_us[r]: the mean over steps of the step time saved if rank r's
              compute segments (A, B, C) took the median rank's, replayed

@@ -1,14 +1,14 @@
 // tools/scripts/screenshot.mjs: the README's screenshot, taken from the real page.
 // Serves dist/ on 127.0.0.1, opens the built-in demo in headless Chromium,
 // zooms into two training steps, selects an XLA op (details pane) and
-// writes tools/images/screenshot.png.
+// writes web/guide/images/screenshot.png.
 //   node tools/scripts/screenshot.mjs [OUT.png]        (after tools/build)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const out = process.argv[2] || path.join(here, '..', 'images', 'screenshot.png');
+const out = process.argv[2] || path.join(here, '..', '..', 'web', 'guide', 'images', 'screenshot.png');
 const server = await startServer();
 const browser = await launchBrowser();
 try {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser, newApp } from '../../tests/browser/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const out = process.argv[2] || path.join(here, '..', 'images', 'screenshot_compare.png');
+const out = process.argv[2] || path.join(here, '..', '..', 'web', 'guide', 'images', 'screenshot_compare.png');
 const gen = path.join(here, '..', '..', 'build', 'native', 'strata-gen');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-shot-'));
 const a = path.join(dir, 'run-a.json');

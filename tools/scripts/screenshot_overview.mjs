@@ -2,8 +2,8 @@
 // screenshots, taken from the real page. Generates a profile with
 // strata-gen (ranks with their own noise, one of them slow), opens it
 // through the file input in headless Chromium and writes
-//   tools/images/overview.png  4 ranks: the overview panel over the timeline
-//   tools/images/heatmap.png   16 ranks x 20 steps: the heatmap, its straggler
+//   web/guide/images/overview.png  4 ranks: the overview panel over the timeline
+//   web/guide/images/heatmap.png   16 ranks x 20 steps: the heatmap, its straggler
 //   node tools/scripts/screenshot_overview.mjs [OUT_DIR]     (after tools/build)
 import { execFileSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser, newApp, CLI } from '../../tests/browser/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const outDir = process.argv[2] || path.join(here, '..', 'images');
+const outDir = process.argv[2] || path.join(here, '..', '..', 'web', 'guide', 'images');
 const gen = path.join(path.dirname(CLI), 'strata-gen');
 const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'strata-shot-'));
 const ranks = (n, slow) => Array.from({ length: n }, (_, r) => {

@@ -80,7 +80,7 @@ def _with_paths(command, groups, args, run, timeout):
 
 def analyze(files, args=(), run=None, timeout=None):
     """`strata analyze --json` of files (anything strata.show() takes) and args
-    (e.g. ["--step-name", "ProfilerStep"]), as parsed JSON (README: "Answers")."""
+    (e.g. ["--step-name", "ProfilerStep"]), as parsed JSON (web/guide/figures.md)."""
     return _with_paths("analyze", [files], args, run, timeout)
 
 
