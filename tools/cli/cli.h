@@ -194,7 +194,7 @@ static inline size_t cli_differs_at(const char *const *names, const size_t *lens
   return best + 1;
 }
 
-/* A name of n bytes cut in the middle to at most width bytes (README "Names
+/* A name of n bytes cut in the middle to at most width bytes (web/guide/figures.md "names
  * you can tell apart"): its first third, "...", its end; when it differs
  * from the table's other names (at byte d, cli_differs_at) inside the part
  * cut, the part from just before d instead of the end, and "..." after.

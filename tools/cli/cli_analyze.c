@@ -23,7 +23,7 @@
  * a step; --ops N keeps N ops (default 20; 0 all); --gaps N the N longest
  * idle gaps (default 10); --from/--to (microseconds of each file's own
  * time) or --step N restricts the op statistics and the histogram.
- * The efficiency (core/analysis/efficiency.h, README "How well the hardware
+ * The efficiency (core/analysis/efficiency.h, web/guide/efficiency.md "How well the hardware
  * is used"): "efficiency" in the JSON, a table of ops' FLOPs in the text;
  * --peak-tflops / --peak-gbps give every device that peak.
  * Collectives (core/analysis/collectives.h, issue 32): each file's
