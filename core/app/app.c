@@ -44,6 +44,7 @@ st_app *st_app_create(const st_app_desc *desc) {
   st_traceset_desc sd = {0};
   sd.alloc = sd.load_alloc = app->set_alloc;
   sd.capacity = ST_APP_SET_SLOTS;
+  sd.data_size = sizeof(st_app_file);
   sd.on_close = on_close;
   sd.user = app;
   app->set = st_traceset_create(&sd);

@@ -80,12 +80,6 @@ static int file_for(const st_app *app, double handle, int in_flight, st_trace_ha
   return st_app_shown(app, handle, h, f) && (!in_flight || h->id == app->args.h.id);
 }
 
-/* h's gzip index (beside the set's slot of h). */
-static st_app_index *index_of(st_app *app, st_trace_handle h) {
-  uint32_t slot = st_traceset_slot(app->set, h);
-  return slot < ST_APP_SET_SLOTS ? &app->ix[slot] : NULL;
-}
-
 const char *st_app_args_begin(st_app *app, double handle, double src) {
   st_error err;
   memset(&err, 0, sizeof err);
@@ -158,8 +152,8 @@ const char *st_app_args_step(st_app *app, double handle) {
 
 void st_app_args_reset(st_app *app, double handle) {
   st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h))) return;
+  st_app_file *x;
+  if (!file_for(app, handle, 0, &h, NULL) || !(x = st_app_file_of(app, h))) return;
   if (app->args.h.id == h.id) {
     st_gzread_end(app->args.rd);
     app->args.rd = NULL;
@@ -171,14 +165,14 @@ void st_app_args_reset(st_app *app, double handle) {
 
 int st_app_args_index_ready(st_app *app, double handle) {
   st_trace_handle h;
-  st_app_index *x;
-  return file_for(app, handle, 0, &h, NULL) && (x = index_of(app, h)) && x->ix_state == 2;
+  st_app_file *x;
+  return file_for(app, handle, 0, &h, NULL) && (x = st_app_file_of(app, h)) && x->ix_state == 2;
 }
 
 int st_app_args_index_push(st_app *app, double handle, const void *data, size_t len) {
   st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h))) return ST_ERR_ARG;
+  st_app_file *x;
+  if (!file_for(app, handle, 0, &h, NULL) || !(x = st_app_file_of(app, h))) return ST_ERR_ARG;
   if (x->ix_state == 0) {
     x->ix = st_gzindex_create(NULL, 0);
     x->ix_state = x->ix ? 1 : -1;
@@ -192,8 +186,8 @@ int st_app_args_index_push(st_app *app, double handle, const void *data, size_t 
 
 int st_app_args_index_finish(st_app *app, double handle) {
   st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h)) || x->ix_state != 1)
+  st_app_file *x;
+  if (!file_for(app, handle, 0, &h, NULL) || !(x = st_app_file_of(app, h)) || x->ix_state != 1)
     return ST_ERR_ARG;
   st_error err;
   st_code c = st_gzindex_finish(x->ix, &err);
@@ -207,8 +201,8 @@ double st_app_args_gz_begin(st_app *app, double handle, double src, double len) 
   st_gzread_end(g->rd);
   g->rd = NULL;
   st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 1, &h, NULL) || !(x = index_of(app, h)) || x->ix_state != 2 ||
+  st_app_file *x;
+  if (!file_for(app, handle, 1, &h, NULL) || !(x = st_app_file_of(app, h)) || x->ix_state != 2 ||
       !(src >= 0) || !(len > 0))
     return -1;
   uint64_t from = 0;
@@ -308,7 +302,7 @@ void st_app_args_forget(st_app *app, st_trace_handle h) {
     st_error_set(&app->args.s_err, ST_ERR_ARG, 0, "another trace was opened");
     st_app_args_search_abort(app);
   }
-  st_app_index *x = h.id ? index_of(app, h) : NULL;
+  st_app_file *x = h.id ? st_app_file_of(app, h) : NULL;
   if (x) {
     st_gzindex_destroy(x->ix);
     x->ix = NULL;

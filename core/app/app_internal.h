@@ -57,12 +57,18 @@ _Static_assert(ST_APP_MAX_TRACES == ST_TRACESET_MAX, "the app's set holds as man
  * (a profile of ST_APP_MAX_TRACES files opened while another is shown). */
 #define ST_APP_SET_SLOTS (2 * ST_APP_MAX_TRACES)
 
-/* Beside each file of the set (by st_traceset_slot): the gzip restart
- * points for its args, built on demand. */
-typedef struct st_app_index {
+/* What the app keeps with each file of the set, in the file's slot
+ * (st_traceset_data: zero when the file opens, zeroed when it closes, after
+ * on_close has freed what it points to), so it cannot outlive its file. */
+typedef struct st_app_file {
+  /* the gzip restart points for its args, built on demand (app_args.c) */
   st_gzindex *ix;
   int ix_state; /* 0 none, 1 building, 2 ready, -1 failed */
-} st_app_index;
+  /* streaming mode (app_stream.c): the window its model shows, in the
+   * file's ns, while the set shows a window of it (window 1) */
+  int window;
+  int64_t window_t0, window_t1;
+} st_app_file;
 
 /* The summary table's snapshot (app_summary.c). */
 typedef struct st_app_summary {
@@ -137,10 +143,6 @@ typedef struct st_app_stream {
   /* a load from an index file: the trace's identity samples read so far */
   uint8_t *sample[ST_STX_SAMPLES];
   size_t sample_len[ST_STX_SAMPLES];
-  struct {
-    uint32_t id;    /* the file (handle id) showing a window; 0: none */
-    int64_t t0, t1; /* that window */
-  } shown[ST_APP_MAX_TRACES];
   int swapping; /* a window's model replaces another: the notes stay */
   /* the preview's view as it was shown (absolute ns): the user moved it if
    * the view differs, and then keeps it on the next preview and the load's end */
@@ -171,8 +173,7 @@ struct st_app {
   /* ---- the workspace: the trace set (core/set/traceset.h) ---- */
   st_traceset *set;
   st_alloc set_alloc; /* forwards to `alloc`, so the set follows st_app_set_alloc */
-  st_app_index ix[ST_APP_SET_SLOTS];
-  int batch_open; /* 1: explicit batch; 2: a single load's own */
+  int batch_open;     /* 1: explicit batch; 2: a single load's own */
   uint32_t batch_loaded;
   double batch_t0_ms;
   st_trace_handle last; /* the last load that succeeded */
@@ -265,6 +266,8 @@ struct st_app {
 /* ---- app_set.c ---- */
 double st_app_now(const st_app *app);    /* the platform's clock */
 uint64_t st_app_heap(const st_app *app); /* its memory figure */
+/* What the app keeps with open file h (NULL: a stale handle). */
+st_app_file *st_app_file_of(const st_app *app, st_trace_handle h);
 /* A file shown, by the handle the platform holds: 1 and *f (may be NULL)
  * filled, *h its handle; 0 for a stale or bad handle, or a file of the
  * batch in progress. */

@@ -18,6 +18,10 @@ uint64_t st_app_heap(const st_app *app) {
   return app->pf.heap_bytes ? app->pf.heap_bytes(app->pf.ud) : 0;
 }
 
+st_app_file *st_app_file_of(const st_app *app, st_trace_handle h) {
+  return st_traceset_data(app->set, h);
+}
+
 void st_app_copy_line(char *dst, size_t cap, const char *src) {
   if (!src) src = "";
   size_t n = strlen(src);
