@@ -268,10 +268,9 @@ double st_app_now(const st_app *app);    /* the platform's clock */
 uint64_t st_app_heap(const st_app *app); /* its memory figure */
 /* What the app keeps with open file h (NULL: a stale handle). */
 st_app_file *st_app_file_of(const st_app *app, st_trace_handle h);
-/* A file shown, by the handle the platform holds: 1 and *f (may be NULL)
- * filled, *h its handle; 0 for a stale or bad handle, or a file of the
- * batch in progress. */
-int st_app_shown(const st_app *app, double handle, st_trace_handle *h, st_traceset_file *f);
+/* File h is shown: 1 and *f (may be NULL) filled; 0 for a stale handle
+ * or {0}, or a file of the batch in progress. */
+int st_app_shown(const st_app *app, st_trace_handle h, st_traceset_file *f);
 /* The file shown as part k of the view ({0} if none). */
 st_trace_handle st_app_part(const st_app *app, uint32_t k);
 uint32_t st_app_count(const st_app *app); /* files shown */

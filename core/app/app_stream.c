@@ -174,10 +174,9 @@ const char *st_app_stream_want(st_app *app, double budget_bytes) {
 
 /* ---- a window load ---------------------------------------------------------------------- */
 
-int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns, int filter) {
+int st_app_stream_begin(st_app *app, st_trace_handle h, double t0_ns, double t1_ns, int filter) {
   st_app_stream *s = &app->stream;
-  st_trace_handle h;
-  if (s->w || !st_app_shown(app, handle, &h, NULL) || !isfinite(t0_ns) || !isfinite(t1_ns) ||
+  if (s->w || !st_app_shown(app, h, NULL) || !isfinite(t0_ns) || !isfinite(t1_ns) ||
       !(t1_ns >= t0_ns) || t0_ns < -9.2e18 || t1_ns > 9.2e18)
     return -1;
   st_stream *sm = st_traceset_stream(app->set, h);
@@ -325,9 +324,8 @@ int st_app_stream_finish(st_app *app) {
   return 1;
 }
 
-int st_app_stream_show_summary(st_app *app, double handle) {
-  st_trace_handle h;
-  if (!st_app_shown(app, handle, &h, NULL) || !st_traceset_showing_window(app->set, h)) return 0;
+int st_app_stream_show_summary(st_app *app, st_trace_handle h) {
+  if (!st_app_shown(app, h, NULL) || !st_traceset_showing_window(app->set, h)) return 0;
   note_shown(app, h, 0, 0, 0);
   return show(app, h, NULL);
 }
