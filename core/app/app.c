@@ -86,7 +86,7 @@ void st_app_destroy(st_app *app) {
   st_panel_buf_free(&app->panel, a);
   st_panel_buf_free(&app->text, a);
   st_panel_buf_free(&app->small, a);
-  st_panel_buf_free(&app->an_text, a);
+  st_panel_buf_free(&app->an.text, a);
   st_panel_buf_free(&app->coll_text, a);
   st_panel_buf_free(&app->stream.text, a);
   st_app_stream_drop_samples(app);

@@ -157,6 +157,33 @@ typedef struct st_app_stream {
   double want_budget;
 } st_app_stream;
 
+/* The analysis of the files shown (app_analyze.c; app.h "analysis").
+ * What it caches: the last st_app_analyze's analysis (result) and JSON
+ * (text), with what it was asked (step, top, gaps) and app->moves then;
+ * the same ask while no file has moved since answers text again without
+ * analysing. Made from it: the highlight of one idle cause's gaps
+ * (st_app_cause_gaps) and the collectives (app_collectives.c, app->coll).
+ * When it is invalidated: a different ask or a move (analysed again on the
+ * next ask), and the view going (st_app_analyze_forget from app_build.c:
+ * a new batch, a streaming preview or window swapped in), which drops
+ * what was made from it too. */
+typedef struct st_app_analysis {
+  st_analysis *result; /* NULL: none */
+  st_panel_buf text;   /* its JSON */
+  char *step;          /* what it was asked with: the step name ("" automatic), */
+  int top, gaps;       /* top ops, max gaps */
+  uint64_t moves;      /* app->moves then */
+  uint64_t made;       /* analyses made (st_analyze runs): a kept answer makes none */
+  /* one idle cause's gaps highlighted (cause_on 0: none), drawn in place
+   * of the idle-gap overlay (app_opstats.c) */
+  int cause_on;
+  uint32_t cause_dev, cause_ix;
+  st_draw_band_set cause_band;
+  int64_t *cause_g0, *cause_g1;
+  uint32_t *cause_rows;
+  st_panel_buf cause_text;
+} st_app_analysis;
+
 /* Notes on the timeline (app_notes.c). */
 typedef struct st_app_notes {
   st_app_note list[ST_APP_MAX_NOTES]; /* sorted (app.h) */
@@ -232,26 +259,10 @@ struct st_app {
   st_panel_buf text;  /* the workspace's lists and stats */
   st_panel_buf small; /* short answers: view, frame stats, bench, alignment */
 
-  /* the last analysis of the files shown (app_analyze.c; NULL: none), its
-   * JSON in an_text, and what it was asked with (an_text is its answer
-   * again while these are the same and the files shown did not move) */
-  struct st_analysis *an;
   st_app_stream stream;
-  st_panel_buf an_text;
-  char *an_step; /* the step name ("" automatic) */
-  int an_top, an_gaps;
-  uint64_t an_moves; /* app->moves then */
-  uint64_t an_made;  /* analyses made (st_analyze runs): a kept answer makes none */
-  /* one idle cause's gaps highlighted (st_app_cause_gaps; cause_on 0: none),
-   * drawn in place of the idle-gap overlay */
-  int cause_on;
-  uint32_t cause_dev, cause_ix;
-  st_draw_band_set cause_band;
-  int64_t *cause_g0, *cause_g1;
-  uint32_t *cause_rows;
-  st_panel_buf cause_text;
-  /* the collectives over `an` (app_collectives.c; NULL: none), done once
-   * finished, their JSON */
+  st_app_analysis an;
+  /* the collectives over an.result (app_collectives.c; NULL: none), done
+   * once finished, their JSON; dropped with the analysis */
   struct st_collectives *coll;
   int coll_done;
   st_panel_buf coll_text;
