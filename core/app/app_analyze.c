@@ -10,7 +10,8 @@
  * until the next or until the view goes: asked again the same (step name,
  * ops, gaps) while the files shown did not move, it answers that JSON
  * without analysing again (the page asks once after a trace's first
- * frame, so that the overview opens within a frame). Calls app_view.c.
+ * frame, so that the overview opens within a frame). Calls app_view.c,
+ * and app_collectives.c to drop the collectives with the analysis.
  */
 #include "app_internal.h"
 

@@ -2,11 +2,13 @@
  * and by nothing outside core/app.
  *
  * The files, each calling only those listed before it (no loops; the
- * build's objects are checked by shared/tools/file_loops.py):
+ * build's objects are checked by shared/tools/file_loops.py); below the
+ * state, what each shares with the others, in the same order:
  *   app_set.c         the workspace: the app's side of the trace set
- *                     (core/set/traceset.h: handles as the platform holds
- *                     them, the list, the stats, metadata) and the helpers
- *                     every file uses (clock, text buffers)
+ *                     (core/set/traceset.h: the files shown by handle, what
+ *                     the app keeps with each file, the list, the stats,
+ *                     metadata) and the helpers every file uses (clock,
+ *                     text buffers)
  *   app_view.c        change bits (apply, pane following), view, canvas,
  *                     panes side by side, offsets of the files shown
  *   app_panels.c      the interaction-state panels and the name search
@@ -293,11 +295,42 @@ typedef void (*st_app_writer)(st_jout *o, st_app *app, const void *arg);
 const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const void *arg,
                         const char *fail);
 
-/* ---- app.c ---- */
+/* ---- app_view.c ---- */
+/* st_app_set_offset by handle, in ns. */
+int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
+
+/* ---- app_opstats.c ---- */
+/* Drops the analysis (the view goes). */
+void st_app_opstats_forget(st_app *app);
+/* Puts the idle-gap bands into ov when the highlight is on. */
+void st_app_idle_gaps_overlay(st_app *app, st_draw_overlay *ov);
+
+/* ---- app_collectives.c ---- */
+/* Drops the collectives (their analysis goes). */
+void st_app_coll_forget(st_app *app);
+
+/* ---- app_analyze.c ---- */
+/* Drops the last analysis (the view it was of goes). */
+void st_app_analyze_forget(st_app *app);
+
+/* ---- app_args.c ---- */
+/* Drops the args read and search in flight if they are of trace h ({0}:
+ * of any trace), and h's gzip index, as that trace goes. */
+void st_app_args_forget(st_app *app, st_trace_handle h);
+
+/* ---- app_notes.c ---- */
+/* Puts the notes into ov, converted into out[ST_APP_MAX_NOTES]. */
+void st_app_notes_overlay(st_app *app, st_draw_overlay *ov, st_draw_note *out);
+
+/* ---- app_build.c ---- */
 /* The set's hooks (traceset.h st_traceset_end_desc): the app's part of a
  * view (its lod and ui), and dropping it with every snapshot of it. */
 st_code st_app_build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err);
 void st_app_drop_view(void *ud);
+
+/* ---- app_spill.c ---- */
+/* Drops the re-ordering pass of file h (h.id 0: whichever runs). */
+void st_app_spill_forget(st_app *app, st_trace_handle h);
 
 /* ---- app_stream.c ---- */
 /* Drops the window load in flight if it is of file h ({0}: any). */
@@ -306,40 +339,12 @@ void st_app_stream_forget(st_app *app, st_trace_handle h);
  * else those of the read the view needs (st_app_stream_want under the
  * budget last asked with; 1 if it has no bytes to plan), else 0. */
 uint64_t st_app_stream_due(st_app *app);
-/* ---- app_spill.c ---- */
-/* Drops the re-ordering pass of file h (h.id 0: whichever runs). */
-void st_app_spill_forget(st_app *app, st_trace_handle h);
 /* 1 and the view's window (absolute ns) if a preview is shown and the user
  * moved its view; st_app_stream_keep_view puts such a window back (on the
  * loaded file's view). */
 int st_app_stream_user_view(const st_app *app, double *a0, double *a1);
+void st_app_stream_keep_view(st_app *app, double a0, double a1);
 /* Frees the identity samples of a load from an index file. */
 void st_app_stream_drop_samples(st_app *app);
-void st_app_stream_keep_view(st_app *app, double a0, double a1);
-
-/* ---- app_view.c ---- */
-/* st_app_set_offset by handle, in ns. */
-int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
-
-/* ---- app_analyze.c ---- */
-/* Drops the last analysis (the view it was of goes). */
-void st_app_analyze_forget(st_app *app);
-/* ---- app_collectives.c ---- */
-/* Drops the collectives (their analysis goes). */
-void st_app_coll_forget(st_app *app);
-/* ---- app_opstats.c ---- */
-/* Drops the analysis (the view goes). */
-void st_app_opstats_forget(st_app *app);
-/* Puts the idle-gap bands into ov when the highlight is on. */
-void st_app_idle_gaps_overlay(st_app *app, st_draw_overlay *ov);
-
-/* ---- app_notes.c ---- */
-/* Puts the notes into ov, converted into out[ST_APP_MAX_NOTES]. */
-void st_app_notes_overlay(st_app *app, st_draw_overlay *ov, st_draw_note *out);
-
-/* ---- app_args.c ---- */
-/* Drops the args read and search in flight if they are of trace h ({0}:
- * of any trace), and h's gzip index, as that trace goes. */
-void st_app_args_forget(st_app *app, st_trace_handle h);
 
 #endif
