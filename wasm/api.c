@@ -17,8 +17,9 @@
  * frame is drawn (at once: the frame is drawn before these return);
  * st_wasm_stats_json() then has the final load_ms.
  *
- * The workspace of traces: handles are numbers the page keeps; a closed
- * trace's handle fails.
+ * The workspace of traces: handles are numbers the page keeps (a handle's
+ * id), each made a typed handle once where it comes in (st_wasm_handle: a
+ * number that is no id fails as a closed trace's handle does).
  *   st_wasm_batch_begin()          the next loads go into one batch (finish
  *                                  returns each file's status and shows
  *                                  nothing yet; st_wasm_last_handle() is its
