@@ -17,8 +17,9 @@
  * frame is drawn (at once: the frame is drawn before these return);
  * st_wasm_stats_json() then has the final load_ms.
  *
- * The workspace of traces: handles are numbers the page keeps; a closed
- * trace's handle fails.
+ * The workspace of traces: handles are numbers the page keeps (a handle's
+ * id), each made a typed handle once where it comes in (st_wasm_handle: a
+ * number that is no id fails as a closed trace's handle does).
  *   st_wasm_batch_begin()          the next loads go into one batch (finish
  *                                  returns each file's status and shows
  *                                  nothing yet; st_wasm_last_handle() is its
@@ -241,41 +242,51 @@ EMSCRIPTEN_KEEPALIVE double st_wasm_diff_select(int row) {
   return st_app_diff_select(st_web_app(), row);
 }
 
+/* ---- trace handles --------------------------------------------------------------------------- */
+
+st_trace_handle st_wasm_handle(double number) {
+  if (!(number >= 1 && number < 2147483648.0) || (double)(uint32_t)number != number)
+    return (st_trace_handle){0};
+  return (st_trace_handle){(uint32_t)number};
+}
+
 /* ---- args of one event of trace h ----------------------------------------------------------- */
 
-EMSCRIPTEN_KEEPALIVE void st_wasm_args_reset(double h) { st_app_args_reset(st_web_app(), h); }
+EMSCRIPTEN_KEEPALIVE void st_wasm_args_reset(double h) {
+  st_app_args_reset(st_web_app(), st_wasm_handle(h));
+}
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_begin(double h, double src) {
-  return st_app_args_begin(st_web_app(), h, src);
+  return st_app_args_begin(st_web_app(), st_wasm_handle(h), src);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_data(double h, const void *data, size_t len) {
-  return st_app_args_data(st_web_app(), h, data, len);
+  return st_app_args_data(st_web_app(), st_wasm_handle(h), data, len);
 }
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_args_step(double h) {
-  return st_app_args_step(st_web_app(), h);
+  return st_app_args_step(st_web_app(), st_wasm_handle(h));
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_ready(double h) {
-  return st_app_args_index_ready(st_web_app(), h);
+  return st_app_args_index_ready(st_web_app(), st_wasm_handle(h));
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_push(double h, const void *data, size_t len) {
-  return st_app_args_index_push(st_web_app(), h, data, len);
+  return st_app_args_index_push(st_web_app(), st_wasm_handle(h), data, len);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_index_finish(double h) {
-  return st_app_args_index_finish(st_web_app(), h);
+  return st_app_args_index_finish(st_web_app(), st_wasm_handle(h));
 }
 EMSCRIPTEN_KEEPALIVE double st_wasm_args_gz_begin(double h, double src, double len) {
-  return st_app_args_gz_begin(st_web_app(), h, src, len);
+  return st_app_args_gz_begin(st_web_app(), st_wasm_handle(h), src, len);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_gz_push(double h, const void *data, size_t len) {
-  return st_app_args_gz_push(st_web_app(), h, data, len);
+  return st_app_args_gz_push(st_web_app(), st_wasm_handle(h), data, len);
 }
 
 /* ---- the "in args" search over trace h's file ---------------------------------------------- */
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_begin(double h, const char *text) {
-  return st_app_args_search_begin(st_web_app(), h, text, 0);
+  return st_app_args_search_begin(st_web_app(), st_wasm_handle(h), text, 0);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_begin_in(double h, const char *text) {
-  return st_app_args_search_begin(st_web_app(), h, text, 1);
+  return st_app_args_search_begin(st_web_app(), st_wasm_handle(h), text, 1);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_args_search_push(const void *data, size_t len) {
   return st_app_args_search_push(st_web_app(), data, len);
@@ -308,26 +319,28 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_batch_dropped(void) {
   return st_app_dropped(st_web_app());
 }
 
-EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) { return st_app_last_handle(st_web_app()); }
+EMSCRIPTEN_KEEPALIVE double st_wasm_last_handle(void) {
+  return st_app_last_handle(st_web_app()).id;
+}
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_traces_json(void) {
   return st_app_traces_json(st_web_app());
 }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_set_group(double handle, const char *group) {
-  return st_app_set_group(st_web_app(), handle, group);
+  return st_app_set_group(st_web_app(), st_wasm_handle(handle), group);
 }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_set_offset(double handle, double offset_us) {
-  return st_app_set_offset(st_web_app(), handle, offset_us);
+  return st_app_set_offset(st_web_app(), st_wasm_handle(handle), offset_us);
 }
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_info_json_of(double handle) {
-  return st_app_trace_info_json(st_web_app(), handle);
+  return st_app_trace_info_json(st_web_app(), st_wasm_handle(handle));
 }
 
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_trace_stats_json(double handle) {
-  return st_app_trace_stats_json(st_web_app(), handle);
+  return st_app_trace_stats_json(st_web_app(), st_wasm_handle(handle));
 }
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_align_selection(void) {
@@ -537,7 +550,7 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_decoded_splittable(const void *raw, size_t n) {
 
 EMSCRIPTEN_KEEPALIVE int st_wasm_test_digest(double handle, char *out) {
   uint8_t d[32];
-  if (!st_app_trace_digest(st_web_app(), handle, d)) return 0;
+  if (!st_app_trace_digest(st_web_app(), st_wasm_handle(handle), d)) return 0;
   st_hex_lower(d, sizeof d, out);
   return 1;
 }

@@ -35,7 +35,7 @@ EMSCRIPTEN_KEEPALIVE const char *st_wasm_stream_want(double budget_bytes) {
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_stream_begin(double handle, double t0_ns, double t1_ns,
                                               int filter) {
-  return st_app_stream_begin(st_web_app(), handle, t0_ns, t1_ns, filter);
+  return st_app_stream_begin(st_web_app(), st_wasm_handle(handle), t0_ns, t1_ns, filter);
 }
 EMSCRIPTEN_KEEPALIVE double st_wasm_stream_range(int k, int length) {
   return st_app_stream_range(st_web_app(), k, length);
@@ -46,7 +46,7 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_stream_push(int k, const void *data, size_t len
 EMSCRIPTEN_KEEPALIVE int st_wasm_stream_finish(void) { return st_app_stream_finish(st_web_app()); }
 EMSCRIPTEN_KEEPALIVE void st_wasm_stream_abort(void) { st_app_stream_abort(st_web_app()); }
 EMSCRIPTEN_KEEPALIVE int st_wasm_stream_show_summary(double handle) {
-  return st_app_stream_show_summary(st_web_app(), handle);
+  return st_app_stream_show_summary(st_web_app(), st_wasm_handle(handle));
 }
 EMSCRIPTEN_KEEPALIVE const char *st_wasm_stream_json(void) {
   return st_app_stream_json(st_web_app());
@@ -92,8 +92,8 @@ static st_code spill_write(void *ud, uint64_t offset, const void *data, size_t l
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_spill_begin(double handle, double parts, double buffer_bytes,
                                              double limit_bytes) {
-  return st_app_spill_begin(st_web_app(), handle, parts, buffer_bytes, limit_bytes, spill_write,
-                            NULL);
+  return st_app_spill_begin(st_web_app(), st_wasm_handle(handle), parts, buffer_bytes, limit_bytes,
+                            spill_write, NULL);
 }
 EMSCRIPTEN_KEEPALIVE int st_wasm_spill_push(const void *data, size_t len) {
   return st_app_spill_push(st_web_app(), data, len);
@@ -101,5 +101,5 @@ EMSCRIPTEN_KEEPALIVE int st_wasm_spill_push(const void *data, size_t len) {
 EMSCRIPTEN_KEEPALIVE int st_wasm_spill_finish(void) { return st_app_spill_finish(st_web_app()); }
 EMSCRIPTEN_KEEPALIVE void st_wasm_spill_abort(void) { st_app_spill_abort(st_web_app()); }
 EMSCRIPTEN_KEEPALIVE int st_wasm_spill_drop(double handle) {
-  return st_app_spill_drop(st_web_app(), handle);
+  return st_app_spill_drop(st_web_app(), st_wasm_handle(handle));
 }

@@ -1,5 +1,6 @@
 /* web.h: what main.c (the page's platform layer: SDL2/WebGL2, the main
- * loop, the one st_app) offers the exports (api.c) and the bench (bench.c).
+ * loop, the one st_app) offers the exports (api.c) and the bench (bench.c),
+ * and the exports' one check of the page's trace handles (api.c).
  */
 #ifndef STRATA_WASM_WEB_H
 #define STRATA_WASM_WEB_H
@@ -23,5 +24,10 @@ void st_web_frame(void);
 /* The canvas's CSS size and device pixel ratio: the drawing buffer, the
  * glyph atlas's scale and the app follow. */
 void st_web_resize(float css_w, float css_h, float dpr);
+/* A trace handle as the page holds it (st_trace_handle.id, a JavaScript
+ * number) made typed, once, where it comes in: a number that is no id (not
+ * an integer in [1, 2^31)) becomes {0}, which every app call taking a
+ * handle refuses as it refuses a closed trace's. */
+st_trace_handle st_wasm_handle(double number);
 
 #endif

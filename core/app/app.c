@@ -44,6 +44,7 @@ st_app *st_app_create(const st_app_desc *desc) {
   st_traceset_desc sd = {0};
   sd.alloc = sd.load_alloc = app->set_alloc;
   sd.capacity = ST_APP_SET_SLOTS;
+  sd.data_size = sizeof(st_app_file);
   sd.on_close = on_close;
   sd.user = app;
   app->set = st_traceset_create(&sd);
@@ -85,7 +86,7 @@ void st_app_destroy(st_app *app) {
   st_panel_buf_free(&app->panel, a);
   st_panel_buf_free(&app->text, a);
   st_panel_buf_free(&app->small, a);
-  st_panel_buf_free(&app->an_text, a);
+  st_panel_buf_free(&app->an.text, a);
   st_panel_buf_free(&app->coll_text, a);
   st_panel_buf_free(&app->stream.text, a);
   st_app_stream_drop_samples(app);

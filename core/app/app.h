@@ -18,8 +18,11 @@
  *
  * The workspace: the app holds a set of traces (core/set/traceset.h, at
  * most ST_APP_MAX_TRACES), each with its own model, stats, metadata and
- * args source, addressed by handles (slot and generation: a handle of a
- * closed trace fails; numbers for the platform, st_trace_handle.id). A batch
+ * args source, addressed by typed handles (st_trace_handle: slot and
+ * generation; a handle of a closed trace, or {0}, fails every call that
+ * takes it). A platform that holds handles as numbers (the page: .id, exact
+ * in a double) checks and converts each number once, where it comes in
+ * (wasm/api.c st_wasm_handle: a number that is no handle becomes {0}). A batch
  * (st_app_batch_begin ... st_app_batch_end) loads several files one after
  * another into one shared string table and shows them together: one trace
  * as itself, several merged on one timeline (core/model/trace.h), each under
@@ -53,6 +56,7 @@
 #include "bench_script.h"
 #include "source.h"
 #include "stream.h"
+#include "traceset.h"
 #include "draw.h"
 #include "ui.h"
 
@@ -154,7 +158,7 @@ double st_app_load_index_range(const st_app *app, int k, int length);
 int st_app_load_index_sample(st_app *app, int k, const void *data, size_t len);
 int st_app_load_index_verify(st_app *app, double raw_size);
 const char *st_app_stream_want(st_app *app, double budget_bytes);
-int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns,
+int st_app_stream_begin(st_app *app, st_trace_handle h, double t0_ns, double t1_ns,
                         int filter); /* -1: failed */
 double st_app_stream_range(const st_app *app, int k, int length);
 /* A compressed file's ranges are read in pieces through its restart points
@@ -168,7 +172,7 @@ int st_app_stream_raw_push(st_app *app, int k, const void *raw, size_t n);
 int st_app_stream_push(st_app *app, int k, const void *data, size_t len);
 int st_app_stream_finish(st_app *app);
 void st_app_stream_abort(st_app *app);
-int st_app_stream_show_summary(st_app *app, double handle);
+int st_app_stream_show_summary(st_app *app, st_trace_handle h);
 double st_app_stream_pending(const st_app *app);
 /* While a streaming load runs: its summary so far drawn in place of what
  * was shown (again: a newer one, the user's zoom kept); the load's end
@@ -178,7 +182,7 @@ double st_app_stream_preview(st_app *app);
 const char *st_app_stream_json(st_app *app);
 /* A re-ordered copy of a streamed file (stream.h st_stream_spill), for the
  * windows of an unsorted or protobuf trace (stream_json's "copy_wanted"):
- * spill_begin(handle, parts, buffer_bytes, limit_bytes, write, ud) starts
+ * spill_begin(h, parts, buffer_bytes, limit_bytes, write, ud) starts
  * a second pass (0 for the defaults; 1 ok, 0 failed: st_app_error), whose
  * records go to write(ud, offset, data, len) (the platform keeps them);
  * spill_push gives the file's raw bytes in order from its start (1 ok, 0:
@@ -187,15 +191,15 @@ const char *st_app_stream_json(st_app *app);
  * from then on its windows are read from the copy (a want's "copy": true:
  * read its ranges from what write kept). One pass at a time; closing the
  * file drops it. st_app_spill_forget (app_internal.h) drops it too. */
-int st_app_spill_begin(st_app *app, double handle, double parts, double buffer_bytes,
+int st_app_spill_begin(st_app *app, st_trace_handle h, double parts, double buffer_bytes,
                        double limit_bytes, st_stream_spill_write write, void *ud);
 int st_app_spill_push(st_app *app, const void *data, size_t len);
 int st_app_spill_finish(st_app *app);
 void st_app_spill_abort(st_app *app);
-/* The platform could not keep file handle's copy after all (its storage
+/* The platform could not keep file h's copy after all (its storage
  * refused a write the core had already handed over): the copy is
  * forgotten and the file's windows are read as before it. 1 if it had one. */
-int st_app_spill_drop(st_app *app, double handle);
+int st_app_spill_drop(st_app *app, st_trace_handle h);
 int st_app_load_finish(st_app *app); /* ST_APP_LOAD_* */
 /* Drops the load in progress (read error in the page); the shown trace stays. */
 void st_app_load_abort(st_app *app);
@@ -218,19 +222,19 @@ uint32_t st_app_batch_end(st_app *app);
 /* The last batch's files left out because the view of them all did not
  * fit: "<file>: not shown: <why> (after its N events, X MB read)\n" each. */
 const char *st_app_dropped(const st_app *app);
-/* The handle of the last file loaded (0: none, or closed since). Handles
- * are > 0 and below 2^31, exact in a double. */
-double st_app_last_handle(const st_app *app);
+/* The handle of the last file loaded ({0}: none, or closed since). Its id
+ * is > 0 and below 2^31, exact in a double. */
+st_trace_handle st_app_last_handle(const st_app *app);
 /* Names the group of a file loaded in the open batch (a profile manifest's
  * names; traceset.h st_traceset_set_group), shown so at the batch's end.
  * 1 done, 0 a bad handle or out of memory. */
-int st_app_set_group(st_app *app, double handle, const char *group);
+int st_app_set_group(st_app *app, st_trace_handle h, const char *group);
 /* [{"handle","name","group","events","offset_us","format"}] in display order. */
 const char *st_app_traces_json(st_app *app);
 /* Moves a shown trace to offset_us on the shared timeline (the others keep
  * theirs; offsets are normalised so the earliest is 0). 1 done, 0 not
  * possible (one trace shown, bad handle, out of range). */
-int st_app_set_offset(st_app *app, double handle, double offset_us);
+int st_app_set_offset(st_app *app, st_trace_handle h, double offset_us);
 /* "Align": moves the files with a selected event so that their earliest
  * selected events start together with the first such file's. Returns how
  * many files had one (0: fewer than two, nothing moved). */
@@ -245,15 +249,15 @@ int st_app_side_by_side(const st_app *app);
  * totals with "traces": [each one's own]); "null" before any load. */
 const char *st_app_stats_json(st_app *app);
 /* One trace's own stats, or "null" for a bad handle. */
-const char *st_app_trace_stats_json(st_app *app, double handle);
+const char *st_app_trace_stats_json(st_app *app, st_trace_handle h);
 /* The first shown trace's top-level metadata as a JSON object ("{}" if none). */
 const char *st_app_info_json(const st_app *app);
 /* One trace's top-level metadata ("{}" for a bad handle or none). */
-const char *st_app_trace_info_json(const st_app *app, double handle);
-/* SHA-256 of trace `handle`'s model (st_trace_digest: the page's check
+const char *st_app_trace_info_json(const st_app *app, st_trace_handle h);
+/* SHA-256 of trace h's model (st_trace_digest: the page's check
  * that a load split across workers built the one-worker model): 1, or 0
  * for a bad handle. */
-int st_app_trace_digest(const st_app *app, double handle, uint8_t out[32]);
+int st_app_trace_digest(const st_app *app, st_trace_handle h, uint8_t out[32]);
 
 /* ---- canvas, view and input ------------------------------------------------ */
 /* Canvas size in CSS px and the device pixel ratio. */
@@ -411,15 +415,15 @@ void st_app_diff_forget(st_app *app);
  *     | {"error": "<one line>"}
  * args_reset(h) drops h's gzip index. Ints: 0 ok, else an st_code (push),
  * -1 (data). */
-const char *st_app_args_begin(st_app *app, double handle, double src);
-int st_app_args_data(st_app *app, double handle, const void *data, size_t len);
-const char *st_app_args_step(st_app *app, double handle);
-void st_app_args_reset(st_app *app, double handle);
-int st_app_args_index_ready(st_app *app, double handle);
-int st_app_args_index_push(st_app *app, double handle, const void *data, size_t len);
-int st_app_args_index_finish(st_app *app, double handle);
-double st_app_args_gz_begin(st_app *app, double handle, double src, double len);
-int st_app_args_gz_push(st_app *app, double handle, const void *data, size_t len);
+const char *st_app_args_begin(st_app *app, st_trace_handle h, double src);
+int st_app_args_data(st_app *app, st_trace_handle h, const void *data, size_t len);
+const char *st_app_args_step(st_app *app, st_trace_handle h);
+void st_app_args_reset(st_app *app, st_trace_handle h);
+int st_app_args_index_ready(st_app *app, st_trace_handle h);
+int st_app_args_index_push(st_app *app, st_trace_handle h, const void *data, size_t len);
+int st_app_args_index_finish(st_app *app, st_trace_handle h);
+double st_app_args_gz_begin(st_app *app, st_trace_handle h, double src, double len);
+int st_app_args_gz_push(st_app *app, st_trace_handle h, const void *data, size_t len);
 
 /* ---- "in args" search: a pass over one trace's file ------------------------
  * begin(h, text, add): add 0 (one trace shown): the result replaces the
@@ -428,7 +432,7 @@ int st_app_args_gz_push(st_app *app, double handle, const void *data, size_t len
  * push(file bytes, in order; 0 ok, else an st_code: stop) and finish ->
  * the match count (-1: failed, see args_search_error). A trace closed
  * mid-pass fails it ("another trace was opened"). */
-int st_app_args_search_begin(st_app *app, double handle, const char *text, int add);
+int st_app_args_search_begin(st_app *app, st_trace_handle h, const char *text, int add);
 int st_app_args_search_push(st_app *app, const void *data, size_t len);
 double st_app_args_search_finish(st_app *app);
 void st_app_args_search_abort(st_app *app);

@@ -10,7 +10,8 @@
  * until the next or until the view goes: asked again the same (step name,
  * ops, gaps) while the files shown did not move, it answers that JSON
  * without analysing again (the page asks once after a trace's first
- * frame, so that the overview opens within a frame). Calls app_view.c.
+ * frame, so that the overview opens within a frame). Calls app_view.c,
+ * and app_collectives.c to drop the collectives with the analysis.
  */
 #include "app_internal.h"
 
@@ -36,30 +37,31 @@ static void write_analysis(st_jout *o, st_app *app, const void *arg) {
 
 static void cause_forget(st_app *app) {
   const st_alloc *a = &app->self_alloc;
-  st_free(a, app->cause_g0);
-  st_free(a, app->cause_g1);
-  st_free(a, app->cause_rows);
-  app->cause_g0 = app->cause_g1 = NULL;
-  app->cause_rows = NULL;
-  memset(&app->cause_band, 0, sizeof app->cause_band);
-  if (app->cause_on) st_app_request_redraw(app);
-  app->cause_on = 0;
+  st_free(a, app->an.cause_g0);
+  st_free(a, app->an.cause_g1);
+  st_free(a, app->an.cause_rows);
+  app->an.cause_g0 = app->an.cause_g1 = NULL;
+  app->an.cause_rows = NULL;
+  memset(&app->an.cause_band, 0, sizeof app->an.cause_band);
+  if (app->an.cause_on) st_app_request_redraw(app);
+  app->an.cause_on = 0;
 }
 
 void st_app_analyze_forget(st_app *app) {
   cause_forget(app);
-  st_panel_buf_free(&app->cause_text, &app->self_alloc);
+  st_panel_buf_free(&app->an.cause_text, &app->self_alloc);
   st_app_coll_forget(app);
-  st_analysis_destroy(app->an);
-  app->an = NULL;
-  st_free(&app->self_alloc, app->an_step);
-  app->an_step = NULL;
+  st_analysis_destroy(app->an.result);
+  app->an.result = NULL;
+  st_free(&app->self_alloc, app->an.step);
+  app->an.step = NULL;
 }
 
 /* 1: the kept analysis answers (step_name, top_ops, max_gaps) as asked now. */
 static int kept(const st_app *app, const char *step_name, int top_ops, int max_gaps) {
-  return app->an && app->an_step && app->an_text.text && strcmp(app->an_step, step_name) == 0 &&
-         app->an_top == top_ops && app->an_gaps == max_gaps && app->an_moves == app->moves;
+  return app->an.result && app->an.step && app->an.text.text &&
+         strcmp(app->an.step, step_name) == 0 && app->an.top == top_ops &&
+         app->an.gaps == max_gaps && app->an.moves == app->moves;
 }
 
 const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int max_gaps) {
@@ -86,29 +88,29 @@ const char *st_app_analyze(st_app *app, const char *step_name, int top_ops, int 
   o.max_gaps = max_gaps > 0 && max_gaps <= 100000 ? (uint32_t)max_gaps : 0;
   const char *key = step_name ? step_name : "";
   if (top_ops < 0) top_ops = -1; /* one key for the default */
-  if (kept(app, key, top_ops, (int)o.max_gaps)) return app->an_text.text;
+  if (kept(app, key, top_ops, (int)o.max_gaps)) return app->an.text.text;
   st_app_analyze_forget(app);
   st_error err;
   st_analysis *an = st_analyze(&app->alloc, traces, n, &o, &err);
   if (!an) return "null";
-  app->an_made++;
+  app->an.made++;
   st_analysis_json_opts jo = {.files = files, .groups = groups, .shift_ns = shift};
   an_text t = {an, &jo};
-  app->an = an;
-  const char *out = st_app_json(app, &app->an_text, write_analysis, &t, NULL);
+  app->an.result = an;
+  const char *out = st_app_json(app, &app->an.text, write_analysis, &t, NULL);
   if (!out) return "null";
   size_t kl = strlen(key);
-  app->an_step = st_malloc(&app->self_alloc, kl + 1);
-  if (app->an_step) { /* else not kept: the next ask analyses again */
-    memcpy(app->an_step, key, kl + 1);
-    app->an_top = top_ops;
-    app->an_gaps = (int)o.max_gaps;
-    app->an_moves = app->moves;
+  app->an.step = st_malloc(&app->self_alloc, kl + 1);
+  if (app->an.step) { /* else not kept: the next ask analyses again */
+    memcpy(app->an.step, key, kl + 1);
+    app->an.top = top_ops;
+    app->an.gaps = (int)o.max_gaps;
+    app->an.moves = app->moves;
   }
   return out;
 }
 
-uint64_t st_app_analyses_made(const st_app *app) { return app ? app->an_made : 0; }
+uint64_t st_app_analyses_made(const st_app *app) { return app ? app->an.made : 0; }
 
 /* ---- going to a file's window ------------------------------------------------------ */
 
@@ -148,10 +150,10 @@ int st_app_analyze_show(st_app *app, double trace, double device, double start_u
   if (!st_traceset_get(app->set, st_app_part(app, k), &f)) return 0;
   uint32_t np, nd;
   const st_trace_part *parts = st_trace_parts(app->trace, &np);
-  const st_an_device *dev = st_analysis_devices(app->an, &nd);
+  const st_an_device *dev = st_analysis_devices(app->an.result, &nd);
   uint32_t vp = UINT32_MAX; /* the device's process in the view */
   if (device >= 0 && device < (double)nd && dev[(uint32_t)device].trace == k &&
-      st_analysis_trace(app->an, k) == f.trace)
+      st_analysis_trace(app->an.result, k) == f.trace)
     vp = (np ? parts[k].process_base : 0) + dev[(uint32_t)device].process;
   /* the file's own us -> scene ns (its times were moved by its shift) */
   double shift = (double)st_trace_shift_ns(f.trace);
@@ -167,7 +169,7 @@ int st_app_analyze_show(st_app *app, double trace, double device, double start_u
  * shown (the page passes a window around the peak). */
 int st_app_memory_show(st_app *app, double mem, double start_us, double end_us) {
   uint32_t nm;
-  const st_mem_device *md = st_memory_devices(st_analysis_memory(app->an), &nm);
+  const st_mem_device *md = st_memory_devices(st_analysis_memory(app->an.result), &nm);
   if (!app->ui || !app->trace || !(mem >= 0 && mem < (double)nm) || !isfinite(start_us) ||
       !isfinite(end_us) || !(end_us > start_us) || !(fabs(start_us) < 9e12) ||
       !(fabs(end_us) < 9e12))
@@ -176,7 +178,7 @@ int st_app_memory_show(st_app *app, double mem, double start_us, double end_us) 
   uint32_t k = d->trace;
   st_traceset_file f;
   if (k >= st_app_count(app) || !st_traceset_get(app->set, st_app_part(app, k), &f) ||
-      st_analysis_trace(app->an, k) != f.trace)
+      st_analysis_trace(app->an.result, k) != f.trace)
     return 0;
   uint32_t np;
   const st_trace_part *parts = st_trace_parts(app->trace, &np);
@@ -194,10 +196,10 @@ int st_app_memory_show(st_app *app, double mem, double start_us, double end_us) 
 double st_app_cause_gaps(st_app *app, double device, double cause) {
   cause_forget(app);
   uint32_t nd, nc;
-  const st_an_device *dev = st_analysis_devices(app->an, &nd);
-  const st_an_cause *cs = st_analysis_causes(app->an, &nc);
-  const st_an_span *sp = st_analysis_cause_gaps(app->an, NULL);
-  if (!app->ui || !app->an || !(device >= 0 && device < (double)nd)) return -1;
+  const st_an_device *dev = st_analysis_devices(app->an.result, &nd);
+  const st_an_cause *cs = st_analysis_causes(app->an.result, &nc);
+  const st_an_span *sp = st_analysis_cause_gaps(app->an.result, NULL);
+  if (!app->ui || !app->an.result || !(device >= 0 && device < (double)nd)) return -1;
   const st_an_device *d = &dev[(uint32_t)device];
   if (!(cause >= 0 && cause < (double)d->causes)) return -1;
   const st_an_cause *c = &cs[d->first_cause + (uint32_t)cause];
@@ -206,30 +208,30 @@ double st_app_cause_gaps(st_app *app, double device, double cause) {
   if (np ? d->trace >= np : d->trace != 0) return -1;
   uint32_t base = np ? parts[d->trace].row_base : 0;
   const st_alloc *a = &app->self_alloc;
-  if (st_analysis_device_rows(app->an, a, (uint32_t)device, &rows, &nr) != ST_OK) return -1;
+  if (st_analysis_device_rows(app->an.result, a, (uint32_t)device, &rows, &nr) != ST_OK) return -1;
   uint32_t n = c->gaps;
-  app->cause_g0 = st_calloc(a, n ? n : 1, sizeof *app->cause_g0);
-  app->cause_g1 = st_calloc(a, n ? n : 1, sizeof *app->cause_g1);
-  if (!app->cause_g0 || !app->cause_g1) {
+  app->an.cause_g0 = st_calloc(a, n ? n : 1, sizeof *app->an.cause_g0);
+  app->an.cause_g1 = st_calloc(a, n ? n : 1, sizeof *app->an.cause_g1);
+  if (!app->an.cause_g0 || !app->an.cause_g1) {
     st_free(a, rows);
     cause_forget(app);
     return -1;
   }
   for (uint32_t i = 0; i < n; i++) { /* in time order, disjoint */
-    app->cause_g0[i] = sp[c->first_gap + i].t0_ns;
-    app->cause_g1[i] = sp[c->first_gap + i].t1_ns;
+    app->an.cause_g0[i] = sp[c->first_gap + i].t0_ns;
+    app->an.cause_g1[i] = sp[c->first_gap + i].t1_ns;
   }
   for (uint32_t r = 0; r < nr; r++) rows[r] += base; /* the view's rows */
-  app->cause_rows = rows;
-  app->cause_band = (st_draw_band_set){0};
-  app->cause_band.rows = rows;
-  app->cause_band.row_count = nr;
-  app->cause_band.t0_ns = app->cause_g0;
-  app->cause_band.t1_ns = app->cause_g1;
-  app->cause_band.count = n;
-  app->cause_on = 1;
-  app->cause_dev = (uint32_t)device;
-  app->cause_ix = (uint32_t)cause;
+  app->an.cause_rows = rows;
+  app->an.cause_band = (st_draw_band_set){0};
+  app->an.cause_band.rows = rows;
+  app->an.cause_band.row_count = nr;
+  app->an.cause_band.t0_ns = app->an.cause_g0;
+  app->an.cause_band.t1_ns = app->an.cause_g1;
+  app->an.cause_band.count = n;
+  app->an.cause_on = 1;
+  app->an.cause_dev = (uint32_t)device;
+  app->an.cause_ix = (uint32_t)cause;
   app->ops.gaps_on = 0; /* this highlight in place of every gap's */
   st_app_request_redraw(app);
   return (double)n;
@@ -244,9 +246,9 @@ typedef struct cause_arg {
 static void write_cause(st_jout *o, st_app *app, const void *arg) {
   const cause_arg *c = arg;
   st_jout_lit(o, "{\"device\":");
-  st_jout_u64(o, app->cause_dev);
+  st_jout_u64(o, app->an.cause_dev);
   st_jout_lit(o, ",\"cause\":");
-  st_jout_u64(o, app->cause_ix);
+  st_jout_u64(o, app->an.cause_ix);
   st_jout_lit(o, ",\"gaps\":[");
   for (uint32_t i = 0; i < c->n; i++) {
     st_jout_lit(o, i ? ",[" : "[");
@@ -259,13 +261,14 @@ static void write_cause(st_jout *o, st_app *app, const void *arg) {
 }
 
 const char *st_app_cause_gaps_json(st_app *app) {
-  if (!app->cause_on || !app->an) return "null";
+  if (!app->an.cause_on || !app->an.result) return "null";
   uint32_t nd;
-  const st_an_device *d = &st_analysis_devices(app->an, &nd)[app->cause_dev];
-  const st_an_cause *c = &st_analysis_causes(app->an, NULL)[d->first_cause + app->cause_ix];
-  cause_arg arg = {st_analysis_cause_gaps(app->an, NULL) + c->first_gap, c->gaps,
-                   st_trace_shift_ns(st_analysis_trace(app->an, d->trace))};
-  return st_app_json(app, &app->cause_text, write_cause, &arg, "null");
+  const st_an_device *d = &st_analysis_devices(app->an.result, &nd)[app->an.cause_dev];
+  const st_an_cause *c =
+      &st_analysis_causes(app->an.result, NULL)[d->first_cause + app->an.cause_ix];
+  cause_arg arg = {st_analysis_cause_gaps(app->an.result, NULL) + c->first_gap, c->gaps,
+                   st_trace_shift_ns(st_analysis_trace(app->an.result, d->trace))};
+  return st_app_json(app, &app->an.cause_text, write_cause, &arg, "null");
 }
 
 /* ---- every event of a name --------------------------------------------------------- */

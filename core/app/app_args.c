@@ -73,26 +73,18 @@ static void write_args(st_jout *o, st_app *app, const void *arg) {
   st_jout_lit(o, "}");
 }
 
-/* A file shown by its handle (*h, *f; f may be NULL), the read in flight
- * being of it when in_flight. */
-static int file_for(const st_app *app, double handle, int in_flight, st_trace_handle *h,
-                    st_traceset_file *f) {
-  return st_app_shown(app, handle, h, f) && (!in_flight || h->id == app->args.h.id);
+/* File h is shown (*f filled; f may be NULL), and the read in flight is
+ * of it when in_flight. */
+static int file_for(const st_app *app, st_trace_handle h, int in_flight, st_traceset_file *f) {
+  return st_app_shown(app, h, f) && (!in_flight || h.id == app->args.h.id);
 }
 
-/* h's gzip index (beside the set's slot of h). */
-static st_app_index *index_of(st_app *app, st_trace_handle h) {
-  uint32_t slot = st_traceset_slot(app->set, h);
-  return slot < ST_APP_SET_SLOTS ? &app->ix[slot] : NULL;
-}
-
-const char *st_app_args_begin(st_app *app, double handle, double src) {
+const char *st_app_args_begin(st_app *app, st_trace_handle h, double src) {
   st_error err;
   memset(&err, 0, sizeof err);
   end_read(app);
-  st_trace_handle h;
   st_traceset_file f;
-  if (!file_for(app, handle, 0, &h, &f)) {
+  if (!file_for(app, h, 0, &f)) {
     st_error_set(&err, ST_ERR_ARG, 0, "another trace was opened");
     return error_json(app, &err);
   }
@@ -108,10 +100,9 @@ const char *st_app_args_begin(st_app *app, double handle, double src) {
   return read_json(app);
 }
 
-int st_app_args_data(st_app *app, double handle, const void *data, size_t len) {
+int st_app_args_data(st_app *app, st_trace_handle h, const void *data, size_t len) {
   st_app_args *g = &app->args;
-  st_trace_handle h;
-  if (!file_for(app, handle, 1, &h, NULL) || !g->q || len > g->span.length - g->nacc) return -1;
+  if (!file_for(app, h, 1, NULL) || !g->q || len > g->span.length - g->nacc) return -1;
   if (g->nacc + len > g->acc_cap) {
     size_t cap = g->acc_cap ? g->acc_cap : 65536;
     while (cap < g->nacc + len) cap *= 2;
@@ -125,12 +116,11 @@ int st_app_args_data(st_app *app, double handle, const void *data, size_t len) {
   return 0;
 }
 
-const char *st_app_args_step(st_app *app, double handle) {
+const char *st_app_args_step(st_app *app, st_trace_handle h) {
   st_app_args *g = &app->args;
   st_error err;
   memset(&err, 0, sizeof err);
-  st_trace_handle h;
-  if (!file_for(app, handle, 1, &h, NULL) || !g->q) {
+  if (!file_for(app, h, 1, NULL) || !g->q) {
     st_error_set(&err, ST_ERR_ARG, 0, "no read in progress");
     return error_json(app, &err);
   }
@@ -156,10 +146,9 @@ const char *st_app_args_step(st_app *app, double handle) {
 
 /* ---- the gzip index of a compressed trace ---------------------------------------------- */
 
-void st_app_args_reset(st_app *app, double handle) {
-  st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h))) return;
+void st_app_args_reset(st_app *app, st_trace_handle h) {
+  st_app_file *x;
+  if (!file_for(app, h, 0, NULL) || !(x = st_app_file_of(app, h))) return;
   if (app->args.h.id == h.id) {
     st_gzread_end(app->args.rd);
     app->args.rd = NULL;
@@ -169,16 +158,14 @@ void st_app_args_reset(st_app *app, double handle) {
   x->ix_state = 0;
 }
 
-int st_app_args_index_ready(st_app *app, double handle) {
-  st_trace_handle h;
-  st_app_index *x;
-  return file_for(app, handle, 0, &h, NULL) && (x = index_of(app, h)) && x->ix_state == 2;
+int st_app_args_index_ready(st_app *app, st_trace_handle h) {
+  st_app_file *x;
+  return file_for(app, h, 0, NULL) && (x = st_app_file_of(app, h)) && x->ix_state == 2;
 }
 
-int st_app_args_index_push(st_app *app, double handle, const void *data, size_t len) {
-  st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h))) return ST_ERR_ARG;
+int st_app_args_index_push(st_app *app, st_trace_handle h, const void *data, size_t len) {
+  st_app_file *x;
+  if (!file_for(app, h, 0, NULL) || !(x = st_app_file_of(app, h))) return ST_ERR_ARG;
   if (x->ix_state == 0) {
     x->ix = st_gzindex_create(NULL, 0);
     x->ix_state = x->ix ? 1 : -1;
@@ -190,10 +177,9 @@ int st_app_args_index_push(st_app *app, double handle, const void *data, size_t 
   return (int)c;
 }
 
-int st_app_args_index_finish(st_app *app, double handle) {
-  st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 0, &h, NULL) || !(x = index_of(app, h)) || x->ix_state != 1)
+int st_app_args_index_finish(st_app *app, st_trace_handle h) {
+  st_app_file *x;
+  if (!file_for(app, h, 0, NULL) || !(x = st_app_file_of(app, h)) || x->ix_state != 1)
     return ST_ERR_ARG;
   st_error err;
   st_code c = st_gzindex_finish(x->ix, &err);
@@ -202,13 +188,12 @@ int st_app_args_index_finish(st_app *app, double handle) {
   return x->ix_state == 2 ? 0 : (int)c;
 }
 
-double st_app_args_gz_begin(st_app *app, double handle, double src, double len) {
+double st_app_args_gz_begin(st_app *app, st_trace_handle h, double src, double len) {
   st_app_args *g = &app->args;
   st_gzread_end(g->rd);
   g->rd = NULL;
-  st_trace_handle h;
-  st_app_index *x;
-  if (!file_for(app, handle, 1, &h, NULL) || !(x = index_of(app, h)) || x->ix_state != 2 ||
+  st_app_file *x;
+  if (!file_for(app, h, 1, NULL) || !(x = st_app_file_of(app, h)) || x->ix_state != 2 ||
       !(src >= 0) || !(len > 0))
     return -1;
   uint64_t from = 0;
@@ -216,10 +201,9 @@ double st_app_args_gz_begin(st_app *app, double handle, double src, double len) 
   return g->rd ? (double)from : -1;
 }
 
-int st_app_args_gz_push(st_app *app, double handle, const void *data, size_t len) {
+int st_app_args_gz_push(st_app *app, st_trace_handle h, const void *data, size_t len) {
   st_app_args *g = &app->args;
-  st_trace_handle h;
-  if (!file_for(app, handle, 1, &h, NULL) || !g->rd) return -1;
+  if (!file_for(app, h, 1, NULL) || !g->rd) return -1;
   int done = 0;
   if (st_gzread_push(g->rd, data, len, &done) != ST_OK) return -1;
   return done;
@@ -243,17 +227,16 @@ const char *st_app_args_search_error(const st_app *app) {
   return e->msg[0] ? e->msg : st_code_name(e->code);
 }
 
-int st_app_args_search_begin(st_app *app, double handle, const char *text, int add) {
+int st_app_args_search_begin(st_app *app, st_trace_handle h, const char *text, int add) {
   st_app_args *g = &app->args;
   st_app_args_search_abort(app);
   memset(&g->s_err, 0, sizeof g->s_err);
-  st_trace_handle h;
   st_traceset_file f;
   if (!app->ui || !text) {
     st_error_set(&g->s_err, ST_ERR_ARG, 0, "no trace is open");
     return 0;
   }
-  if (!st_app_shown(app, handle, &h, &f)) {
+  if (!st_app_shown(app, h, &f)) {
     st_error_set(&g->s_err, ST_ERR_ARG, 0, "no such trace is shown");
     return 0;
   }
@@ -308,7 +291,7 @@ void st_app_args_forget(st_app *app, st_trace_handle h) {
     st_error_set(&app->args.s_err, ST_ERR_ARG, 0, "another trace was opened");
     st_app_args_search_abort(app);
   }
-  st_app_index *x = h.id ? index_of(app, h) : NULL;
+  st_app_file *x = h.id ? st_app_file_of(app, h) : NULL;
   if (x) {
     st_gzindex_destroy(x->ix);
     x->ix = NULL;

@@ -24,8 +24,8 @@ void st_app_coll_forget(st_app *app) {
 
 int st_app_coll_begin(st_app *app) {
   st_app_coll_forget(app);
-  if (!app->an || st_analysis_traces(app->an) != st_app_count(app)) return 0;
-  app->coll = st_collectives_begin(&app->alloc, app->an);
+  if (!app->an.result || st_analysis_traces(app->an.result) != st_app_count(app)) return 0;
+  app->coll = st_collectives_begin(&app->alloc, app->an.result);
   return app->coll != NULL;
 }
 
@@ -184,8 +184,8 @@ static void write_arrows(st_jout *o, st_app *app, const void *arg) {
     for (int end = 0; end < 2; end++) {
       uint32_t row = end ? e->row1 : e->row0, index = end ? e->index1 : e->index0, k = 0;
       while (k + 1 < np && parts[k + 1].row_base <= row) k++;
-      const st_row *r =
-          &st_trace_rows(st_analysis_trace(app->an, k), NULL)[row - (np ? parts[k].row_base : 0)];
+      const st_row *r = &st_trace_rows(st_analysis_trace(app->an.result, k),
+                                       NULL)[row - (np ? parts[k].row_base : 0)];
       int64_t t = r->start[index] + ((end ? e->end1 : e->end0) ? r->dur[index] : 0);
       st_jout_lit(o, end ? ",\"to_trace\":" : i ? ",{\"from_trace\":" : "{\"from_trace\":");
       st_jout_u64(o, k);
@@ -198,7 +198,7 @@ static void write_arrows(st_jout *o, st_app *app, const void *arg) {
 }
 
 const char *st_app_coll_path_arrows_json(st_app *app) {
-  if (!app->coll || !app->coll_done || !app->an || !app->trace || !app->path_edge_count)
+  if (!app->coll || !app->coll_done || !app->an.result || !app->trace || !app->path_edge_count)
     return "null";
   const char *out = st_app_json(app, &app->small, write_arrows, NULL, NULL);
   return out ? out : "null";
@@ -206,7 +206,7 @@ const char *st_app_coll_path_arrows_json(st_app *app) {
 
 double st_app_coll_path_select(st_app *app, double step) {
   uint32_t np, npath, nd;
-  if (!app->ui || !app->trace || !app->coll || !app->coll_done || !app->an) return -1;
+  if (!app->ui || !app->trace || !app->coll || !app->coll_done || !app->an.result) return -1;
   const st_coll_path *paths = st_coll_paths(app->coll, &npath);
   const st_coll_path *p = NULL;
   for (uint32_t i = 0; i < npath && !p; i++)
@@ -216,7 +216,7 @@ double st_app_coll_path_select(st_app *app, double step) {
   const st_coll *cl = st_colls(app->coll, NULL);
   const st_coll_member *mb = st_coll_members(app->coll, NULL);
   const st_trace_part *parts = st_trace_parts(app->trace, &np);
-  const st_an_device *dev = st_analysis_devices(app->an, &nd);
+  const st_an_device *dev = st_analysis_devices(app->an.result, &nd);
   st_selection *sel = st_selection_create(&app->alloc);
   if (!sel) return -1;
   double count = 0;
@@ -237,14 +237,14 @@ double st_app_coll_path_select(st_app *app, double step) {
       continue;
     }
     /* compute: the device work of that rank inside the segment */
-    const st_trace *t = st_analysis_trace(app->an, g->trace);
+    const st_trace *t = st_analysis_trace(app->an.result, g->trace);
     const st_row *rows = st_trace_rows(t, NULL);
     int64_t t0 = own_time(app->coll, g->trace, g->start_ns);
     int64_t t1 = own_time(app->coll, g->trace, g->end_ns);
     for (uint32_t d = 0; ok && d < nd; d++) {
       if (dev[d].trace != g->trace) continue;
       uint32_t *dr = NULL, ndr = 0;
-      if (st_analysis_device_rows(app->an, &app->alloc, d, &dr, &ndr) != ST_OK) {
+      if (st_analysis_device_rows(app->an.result, &app->alloc, d, &dr, &ndr) != ST_OK) {
         ok = 0;
         break;
       }

@@ -43,11 +43,11 @@ static void write_wanted(st_jout *o, st_app *app, const void *arg) {
 }
 
 const char *st_app_eff_wanted(st_app *app) {
-  if (!app->an) return "null";
+  if (!app->an.result) return "null";
   st_eff_want *w = NULL;
   uint32_t n = 0;
-  if (st_eff_wanted(&app->alloc, app->an, &w, &n) != ST_OK) return "null";
-  wanted_arg a = {w, n, app->an, app};
+  if (st_eff_wanted(&app->alloc, app->an.result, &w, &n) != ST_OK) return "null";
+  wanted_arg a = {w, n, app->an.result, app};
   const char *out = st_app_json(app, &app->text, write_wanted, &a, "null");
   st_free(&app->alloc, w);
   return out;
@@ -78,12 +78,12 @@ static void write_eff(st_jout *o, st_app *app, const void *arg) {
 
 const char *st_app_eff_json(st_app *app, const double *costs, uint32_t n, double peak_tflops,
                             double peak_gbps) {
-  if (!app->an || (n && !costs)) return "null";
+  if (!app->an.result || (n && !costs)) return "null";
   st_eff_want *w = NULL;
   uint32_t nw = 0;
-  if (st_eff_wanted(&app->alloc, app->an, &w, &nw) != ST_OK) return "null";
+  if (st_eff_wanted(&app->alloc, app->an.result, &w, &nw) != ST_OK) return "null";
   st_op_cost *c = nw ? st_calloc(&app->alloc, nw, sizeof *c) : NULL;
-  uint32_t nt = st_analysis_traces(app->an);
+  uint32_t nt = st_analysis_traces(app->an.result);
   const char *meta[ST_APP_MAX_TRACES];
   const char *out = "null";
   if (nw != n || (nw && !c) || nt > ST_APP_MAX_TRACES) goto done;
@@ -101,7 +101,7 @@ const char *st_app_eff_json(st_app *app, const double *costs, uint32_t n, double
   st_eff_opts o = {.peak_tflops = peak_tflops > 0 ? peak_tflops : 0,
                    .peak_gbps = peak_gbps > 0 ? peak_gbps : 0};
   st_error err;
-  st_efficiency *e = st_efficiency_build(&app->alloc, app->an, w, c, n, meta, &o, &err);
+  st_efficiency *e = st_efficiency_build(&app->alloc, app->an.result, w, c, n, meta, &o, &err);
   if (e) out = st_app_json(app, &app->text, write_eff, e, "null");
   st_efficiency_destroy(e);
 done:

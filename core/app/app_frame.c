@@ -3,7 +3,8 @@
  * panes' lists joined, core/draw/draw.h st_drawlist_append), the font's
  * "cache full, build once more" protocol (platform.glyphs_full), the frame
  * statistics and the bench's frames. The platform renders what is built
- * here. Calls app_view.c and app_set.c.
+ * here. Calls app_view.c, app_set.c, and app_opstats.c and app_notes.c
+ * for the overlay's idle gaps and notes.
  */
 #include "app_internal.h"
 

@@ -2,11 +2,13 @@
  * and by nothing outside core/app.
  *
  * The files, each calling only those listed before it (no loops; the
- * build's objects are checked by shared/tools/file_loops.py):
+ * build's objects are checked by shared/tools/file_loops.py); below the
+ * state, what each shares with the others, in the same order:
  *   app_set.c         the workspace: the app's side of the trace set
- *                     (core/set/traceset.h: handles as the platform holds
- *                     them, the list, the stats, metadata) and the helpers
- *                     every file uses (clock, text buffers)
+ *                     (core/set/traceset.h: the files shown by handle, what
+ *                     the app keeps with each file, the list, the stats,
+ *                     metadata) and the helpers every file uses (clock,
+ *                     text buffers)
  *   app_view.c        change bits (apply, pane following), view, canvas,
  *                     panes side by side, offsets of the files shown
  *   app_panels.c      the interaction-state panels and the name search
@@ -57,12 +59,18 @@ _Static_assert(ST_APP_MAX_TRACES == ST_TRACESET_MAX, "the app's set holds as man
  * (a profile of ST_APP_MAX_TRACES files opened while another is shown). */
 #define ST_APP_SET_SLOTS (2 * ST_APP_MAX_TRACES)
 
-/* Beside each file of the set (by st_traceset_slot): the gzip restart
- * points for its args, built on demand. */
-typedef struct st_app_index {
+/* What the app keeps with each file of the set, in the file's slot
+ * (st_traceset_data: zero when the file opens, zeroed when it closes, after
+ * on_close has freed what it points to), so it cannot outlive its file. */
+typedef struct st_app_file {
+  /* the gzip restart points for its args, built on demand (app_args.c) */
   st_gzindex *ix;
   int ix_state; /* 0 none, 1 building, 2 ready, -1 failed */
-} st_app_index;
+  /* streaming mode (app_stream.c): the window its model shows, in the
+   * file's ns, while the set shows a window of it (window 1) */
+  int window;
+  int64_t window_t0, window_t1;
+} st_app_file;
 
 /* The summary table's snapshot (app_summary.c). */
 typedef struct st_app_summary {
@@ -137,10 +145,6 @@ typedef struct st_app_stream {
   /* a load from an index file: the trace's identity samples read so far */
   uint8_t *sample[ST_STX_SAMPLES];
   size_t sample_len[ST_STX_SAMPLES];
-  struct {
-    uint32_t id;    /* the file (handle id) showing a window; 0: none */
-    int64_t t0, t1; /* that window */
-  } shown[ST_APP_MAX_TRACES];
   int swapping; /* a window's model replaces another: the notes stay */
   /* the preview's view as it was shown (absolute ns): the user moved it if
    * the view differs, and then keeps it on the next preview and the load's end */
@@ -154,6 +158,33 @@ typedef struct st_app_stream {
    * under it before the read has begun */
   double want_budget;
 } st_app_stream;
+
+/* The analysis of the files shown (app_analyze.c; app.h "analysis").
+ * What it caches: the last st_app_analyze's analysis (result) and JSON
+ * (text), with what it was asked (step, top, gaps) and app->moves then;
+ * the same ask while no file has moved since answers text again without
+ * analysing. Made from it: the highlight of one idle cause's gaps
+ * (st_app_cause_gaps) and the collectives (app_collectives.c, app->coll).
+ * When it is invalidated: a different ask or a move (analysed again on the
+ * next ask), and the view going (st_app_analyze_forget from app_build.c:
+ * a new batch, a streaming preview or window swapped in), which drops
+ * what was made from it too. */
+typedef struct st_app_analysis {
+  st_analysis *result; /* NULL: none */
+  st_panel_buf text;   /* its JSON */
+  char *step;          /* what it was asked with: the step name ("" automatic), */
+  int top, gaps;       /* top ops, max gaps */
+  uint64_t moves;      /* app->moves then */
+  uint64_t made;       /* analyses made (st_analyze runs): a kept answer makes none */
+  /* one idle cause's gaps highlighted (cause_on 0: none), drawn in place
+   * of the idle-gap overlay (app_opstats.c) */
+  int cause_on;
+  uint32_t cause_dev, cause_ix;
+  st_draw_band_set cause_band;
+  int64_t *cause_g0, *cause_g1;
+  uint32_t *cause_rows;
+  st_panel_buf cause_text;
+} st_app_analysis;
 
 /* Notes on the timeline (app_notes.c). */
 typedef struct st_app_notes {
@@ -171,8 +202,7 @@ struct st_app {
   /* ---- the workspace: the trace set (core/set/traceset.h) ---- */
   st_traceset *set;
   st_alloc set_alloc; /* forwards to `alloc`, so the set follows st_app_set_alloc */
-  st_app_index ix[ST_APP_SET_SLOTS];
-  int batch_open; /* 1: explicit batch; 2: a single load's own */
+  int batch_open;     /* 1: explicit batch; 2: a single load's own */
   uint32_t batch_loaded;
   double batch_t0_ms;
   st_trace_handle last; /* the last load that succeeded */
@@ -231,26 +261,10 @@ struct st_app {
   st_panel_buf text;  /* the workspace's lists and stats */
   st_panel_buf small; /* short answers: view, frame stats, bench, alignment */
 
-  /* the last analysis of the files shown (app_analyze.c; NULL: none), its
-   * JSON in an_text, and what it was asked with (an_text is its answer
-   * again while these are the same and the files shown did not move) */
-  struct st_analysis *an;
   st_app_stream stream;
-  st_panel_buf an_text;
-  char *an_step; /* the step name ("" automatic) */
-  int an_top, an_gaps;
-  uint64_t an_moves; /* app->moves then */
-  uint64_t an_made;  /* analyses made (st_analyze runs): a kept answer makes none */
-  /* one idle cause's gaps highlighted (st_app_cause_gaps; cause_on 0: none),
-   * drawn in place of the idle-gap overlay */
-  int cause_on;
-  uint32_t cause_dev, cause_ix;
-  st_draw_band_set cause_band;
-  int64_t *cause_g0, *cause_g1;
-  uint32_t *cause_rows;
-  st_panel_buf cause_text;
-  /* the collectives over `an` (app_collectives.c; NULL: none), done once
-   * finished, their JSON */
+  st_app_analysis an;
+  /* the collectives over an.result (app_collectives.c; NULL: none), done
+   * once finished, their JSON; dropped with the analysis */
   struct st_collectives *coll;
   int coll_done;
   st_panel_buf coll_text;
@@ -265,10 +279,11 @@ struct st_app {
 /* ---- app_set.c ---- */
 double st_app_now(const st_app *app);    /* the platform's clock */
 uint64_t st_app_heap(const st_app *app); /* its memory figure */
-/* A file shown, by the handle the platform holds: 1 and *f (may be NULL)
- * filled, *h its handle; 0 for a stale or bad handle, or a file of the
- * batch in progress. */
-int st_app_shown(const st_app *app, double handle, st_trace_handle *h, st_traceset_file *f);
+/* What the app keeps with open file h (NULL: a stale handle). */
+st_app_file *st_app_file_of(const st_app *app, st_trace_handle h);
+/* File h is shown: 1 and *f (may be NULL) filled; 0 for a stale handle
+ * or {0}, or a file of the batch in progress. */
+int st_app_shown(const st_app *app, st_trace_handle h, st_traceset_file *f);
 /* The file shown as part k of the view ({0} if none). */
 st_trace_handle st_app_part(const st_app *app, uint32_t k);
 uint32_t st_app_count(const st_app *app); /* files shown */
@@ -280,11 +295,42 @@ typedef void (*st_app_writer)(st_jout *o, st_app *app, const void *arg);
 const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const void *arg,
                         const char *fail);
 
-/* ---- app.c ---- */
+/* ---- app_view.c ---- */
+/* st_app_set_offset by handle, in ns. */
+int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
+
+/* ---- app_opstats.c ---- */
+/* Drops the analysis (the view goes). */
+void st_app_opstats_forget(st_app *app);
+/* Puts the idle-gap bands into ov when the highlight is on. */
+void st_app_idle_gaps_overlay(st_app *app, st_draw_overlay *ov);
+
+/* ---- app_collectives.c ---- */
+/* Drops the collectives (their analysis goes). */
+void st_app_coll_forget(st_app *app);
+
+/* ---- app_analyze.c ---- */
+/* Drops the last analysis (the view it was of goes). */
+void st_app_analyze_forget(st_app *app);
+
+/* ---- app_args.c ---- */
+/* Drops the args read and search in flight if they are of trace h ({0}:
+ * of any trace), and h's gzip index, as that trace goes. */
+void st_app_args_forget(st_app *app, st_trace_handle h);
+
+/* ---- app_notes.c ---- */
+/* Puts the notes into ov, converted into out[ST_APP_MAX_NOTES]. */
+void st_app_notes_overlay(st_app *app, st_draw_overlay *ov, st_draw_note *out);
+
+/* ---- app_build.c ---- */
 /* The set's hooks (traceset.h st_traceset_end_desc): the app's part of a
  * view (its lod and ui), and dropping it with every snapshot of it. */
 st_code st_app_build_view(void *ud, const st_traceset *set, st_trace *view, st_error *err);
 void st_app_drop_view(void *ud);
+
+/* ---- app_spill.c ---- */
+/* Drops the re-ordering pass of file h (h.id 0: whichever runs). */
+void st_app_spill_forget(st_app *app, st_trace_handle h);
 
 /* ---- app_stream.c ---- */
 /* Drops the window load in flight if it is of file h ({0}: any). */
@@ -293,40 +339,12 @@ void st_app_stream_forget(st_app *app, st_trace_handle h);
  * else those of the read the view needs (st_app_stream_want under the
  * budget last asked with; 1 if it has no bytes to plan), else 0. */
 uint64_t st_app_stream_due(st_app *app);
-/* ---- app_spill.c ---- */
-/* Drops the re-ordering pass of file h (h.id 0: whichever runs). */
-void st_app_spill_forget(st_app *app, st_trace_handle h);
 /* 1 and the view's window (absolute ns) if a preview is shown and the user
  * moved its view; st_app_stream_keep_view puts such a window back (on the
  * loaded file's view). */
 int st_app_stream_user_view(const st_app *app, double *a0, double *a1);
+void st_app_stream_keep_view(st_app *app, double a0, double a1);
 /* Frees the identity samples of a load from an index file. */
 void st_app_stream_drop_samples(st_app *app);
-void st_app_stream_keep_view(st_app *app, double a0, double a1);
-
-/* ---- app_view.c ---- */
-/* st_app_set_offset by handle, in ns. */
-int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns);
-
-/* ---- app_analyze.c ---- */
-/* Drops the last analysis (the view it was of goes). */
-void st_app_analyze_forget(st_app *app);
-/* ---- app_collectives.c ---- */
-/* Drops the collectives (their analysis goes). */
-void st_app_coll_forget(st_app *app);
-/* ---- app_opstats.c ---- */
-/* Drops the analysis (the view goes). */
-void st_app_opstats_forget(st_app *app);
-/* Puts the idle-gap bands into ov when the highlight is on. */
-void st_app_idle_gaps_overlay(st_app *app, st_draw_overlay *ov);
-
-/* ---- app_notes.c ---- */
-/* Puts the notes into ov, converted into out[ST_APP_MAX_NOTES]. */
-void st_app_notes_overlay(st_app *app, st_draw_overlay *ov, st_draw_note *out);
-
-/* ---- app_args.c ---- */
-/* Drops the args read and search in flight if they are of trace h ({0}:
- * of any trace), and h's gzip index, as that trace goes. */
-void st_app_args_forget(st_app *app, st_trace_handle h);
 
 #endif

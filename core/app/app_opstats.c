@@ -328,9 +328,9 @@ double st_app_histogram_select(st_app *app, const char *name, int scope, double 
 
 double st_app_idle_gaps_show(st_app *app, int on) {
   st_app_ops *o = &app->ops;
-  if (on < 0) on = app->cause_on || !o->gaps_on; /* from a cause's gaps: every gap */
+  if (on < 0) on = app->an.cause_on || !o->gaps_on; /* from a cause's gaps: every gap */
   o->gaps_on = on ? 1 : 0;
-  app->cause_on = 0; /* an idle cause's gaps (st_app_cause_gaps) no longer */
+  app->an.cause_on = 0; /* an idle cause's gaps (st_app_cause_gaps) no longer */
   st_app_request_redraw(app);
   if (!on) return 0;
   uint32_t n = 0;
@@ -342,8 +342,8 @@ int st_app_idle_gaps_shown(const st_app *app) { return app->ops.gaps_on; }
 
 void st_app_idle_gaps_overlay(st_app *app, st_draw_overlay *ov) {
   st_app_ops *o = &app->ops;
-  if (app->cause_on) { /* one idle cause's gaps (app_analyze.c) */
-    ov->bands = &app->cause_band;
+  if (app->an.cause_on) { /* one idle cause's gaps (app_analyze.c) */
+    ov->bands = &app->an.cause_band;
     ov->band_sets = 1;
     return;
   }

@@ -1,7 +1,7 @@
 /* app_set.c: the app's side of its workspace of traces, the trace set
  * (core/set/traceset.h, which holds the files, their handles, batches,
- * placement and the merged view): handles as the platform holds them
- * (numbers), the list and the stats the platform shows, metadata; and the
+ * placement and the merged view): the files shown by handle, what the app
+ * keeps with each file, the list and the stats the platform shows, metadata; and the
  * small helpers every other file of core/app uses (the platform's clock and
  * memory figure, JSON text into the app's buffers). Calls no other file of
  * core/app: the others sit above it.
@@ -16,6 +16,10 @@ double st_app_now(const st_app *app) { return app->pf.now_ms(app->pf.ud); }
 
 uint64_t st_app_heap(const st_app *app) {
   return app->pf.heap_bytes ? app->pf.heap_bytes(app->pf.ud) : 0;
+}
+
+st_app_file *st_app_file_of(const st_app *app, st_trace_handle h) {
+  return st_traceset_data(app->set, h);
 }
 
 void st_app_copy_line(char *dst, size_t cap, const char *src) {
@@ -49,27 +53,22 @@ const char *st_app_json(st_app *app, st_panel_buf *b, st_app_writer write, const
 
 /* ---- the files shown ---------------------------------------------------------------- */
 
-int st_app_shown(const st_app *app, double handle, st_trace_handle *h, st_traceset_file *f) {
+int st_app_shown(const st_app *app, st_trace_handle h, st_traceset_file *f) {
   st_traceset_file tmp;
   if (!f) f = &tmp;
-  if (!(handle >= 1 && handle < 2147483648.0) || (double)(uint32_t)handle != handle) return 0;
-  st_trace_handle th = {(uint32_t)handle};
-  if (!st_traceset_get(app->set, th, f) || f->shown_index == UINT32_MAX) return 0;
-  if (h) *h = th;
-  return 1;
+  return st_traceset_get(app->set, h, f) && f->shown_index != UINT32_MAX;
 }
 
 st_trace_handle st_app_part(const st_app *app, uint32_t k) { return st_traceset_at(app->set, k); }
 
 uint32_t st_app_count(const st_app *app) { return st_traceset_count(app->set); }
 
-int st_app_set_group(st_app *app, double handle, const char *group) {
-  if (!(handle >= 1 && handle < 2147483648.0) || (double)(uint32_t)handle != handle) return 0;
-  return st_traceset_set_group(app->set, (st_trace_handle){(uint32_t)handle}, group) == ST_OK;
+int st_app_set_group(st_app *app, st_trace_handle h, const char *group) {
+  return st_traceset_set_group(app->set, h, group) == ST_OK;
 }
 
-double st_app_last_handle(const st_app *app) {
-  return st_traceset_valid(app->set, app->last) ? (double)app->last.id : 0;
+st_trace_handle st_app_last_handle(const st_app *app) {
+  return st_traceset_valid(app->set, app->last) ? app->last : (st_trace_handle){0};
 }
 
 /* ---- the list, the stats, the metadata --------------------------------------------- */
@@ -102,9 +101,9 @@ static void write_one_stats(st_jout *o, st_app *app, const void *arg) {
   o->len += st_stats_json(arg, room ? o->buf + o->len : NULL, room);
 }
 
-const char *st_app_trace_stats_json(st_app *app, double handle) {
+const char *st_app_trace_stats_json(st_app *app, st_trace_handle h) {
   st_traceset_file f;
-  if (!st_app_shown(app, handle, NULL, &f)) return "null";
+  if (!st_app_shown(app, h, &f)) return "null";
   return st_app_json(app, &app->text, write_one_stats, f.stats, "null");
 }
 
@@ -114,15 +113,15 @@ const char *st_app_info_json(const st_app *app) {
   return f.metadata_json;
 }
 
-const char *st_app_trace_info_json(const st_app *app, double handle) {
+const char *st_app_trace_info_json(const st_app *app, st_trace_handle h) {
   st_traceset_file f;
-  if (!st_app_shown(app, handle, NULL, &f) || !f.metadata_json) return "{}";
+  if (!st_app_shown(app, h, &f) || !f.metadata_json) return "{}";
   return f.metadata_json;
 }
 
-int st_app_trace_digest(const st_app *app, double handle, uint8_t out[32]) {
+int st_app_trace_digest(const st_app *app, st_trace_handle h, uint8_t out[32]) {
   st_traceset_file f;
-  if (!st_app_shown(app, handle, NULL, &f)) return 0;
+  if (!st_app_shown(app, h, &f)) return 0;
   st_trace_digest(f.trace, out);
   return 1;
 }

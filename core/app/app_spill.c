@@ -23,11 +23,10 @@ static uint32_t clamp_u32(double v, double hi) {
   return isfinite(v) && v > 0 ? (uint32_t)(v < hi ? v : hi) : 0;
 }
 
-int st_app_spill_begin(st_app *app, double handle, double parts, double buffer_bytes,
+int st_app_spill_begin(st_app *app, st_trace_handle h, double parts, double buffer_bytes,
                        double limit_bytes, st_stream_spill_write write, void *ud) {
-  st_trace_handle h;
   st_stream *sm;
-  if (app->stream.spill || !write || !st_app_shown(app, handle, &h, NULL) ||
+  if (app->stream.spill || !write || !st_app_shown(app, h, NULL) ||
       !(sm = st_traceset_stream(app->set, h))) {
     snprintf(app->error, sizeof app->error, "re-ordering: no streamed file, or one already runs");
     return 0;
@@ -52,10 +51,9 @@ int st_app_spill_push(st_app *app, const void *data, size_t len) {
   return app->stream.spill && st_stream_spill_push(app->stream.spill, data, len) == ST_OK;
 }
 
-int st_app_spill_drop(st_app *app, double handle) {
-  st_trace_handle h;
+int st_app_spill_drop(st_app *app, st_trace_handle h) {
   st_stream *sm;
-  if (!st_app_shown(app, handle, &h, NULL) || !(sm = st_traceset_stream(app->set, h))) return 0;
+  if (!st_app_shown(app, h, NULL) || !(sm = st_traceset_stream(app->set, h))) return 0;
   st_stream_info info;
   st_stream_info_get(sm, &info);
   if (!info.spilled) return 0;

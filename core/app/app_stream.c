@@ -18,30 +18,20 @@ static const unsigned ALL_CHANGED = ST_UI_REDRAW | ST_UI_VIEW | ST_UI_SELECTION 
 /* ---- the windows shown ----------------------------------------------------------------- */
 
 static int shown_window(const st_app *app, st_trace_handle h, int64_t *t0, int64_t *t1) {
-  if (!st_traceset_showing_window(app->set, h)) return 0;
-  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++)
-    if (app->stream.shown[i].id == h.id) {
-      *t0 = app->stream.shown[i].t0;
-      *t1 = app->stream.shown[i].t1;
-      return 1;
-    }
-  return 0;
+  const st_app_file *f = st_app_file_of(app, h);
+  if (!st_traceset_showing_window(app->set, h) || !f || !f->window) return 0;
+  *t0 = f->window_t0;
+  *t1 = f->window_t1;
+  return 1;
 }
 
 /* Forgets file h's window, then records [t0, t1] as it if on. */
 static void note_shown(st_app *app, st_trace_handle h, int on, int64_t t0, int64_t t1) {
-  uint32_t free_i = UINT32_MAX;
-  for (uint32_t i = 0; i < ST_APP_MAX_TRACES; i++) {
-    uint32_t id = app->stream.shown[i].id;
-    if (id == h.id || (id && !st_traceset_valid(app->set, (st_trace_handle){id})))
-      app->stream.shown[i].id = 0;
-    if (free_i == UINT32_MAX && app->stream.shown[i].id == 0) free_i = i;
-  }
-  if (on && free_i != UINT32_MAX) {
-    app->stream.shown[free_i].id = h.id;
-    app->stream.shown[free_i].t0 = t0;
-    app->stream.shown[free_i].t1 = t1;
-  }
+  st_app_file *f = st_app_file_of(app, h);
+  if (!f) return;
+  f->window = on;
+  f->window_t0 = on ? t0 : 0;
+  f->window_t1 = on ? t1 : 0;
 }
 
 void st_app_stream_forget(st_app *app, st_trace_handle h) {
@@ -184,10 +174,9 @@ const char *st_app_stream_want(st_app *app, double budget_bytes) {
 
 /* ---- a window load ---------------------------------------------------------------------- */
 
-int st_app_stream_begin(st_app *app, double handle, double t0_ns, double t1_ns, int filter) {
+int st_app_stream_begin(st_app *app, st_trace_handle h, double t0_ns, double t1_ns, int filter) {
   st_app_stream *s = &app->stream;
-  st_trace_handle h;
-  if (s->w || !st_app_shown(app, handle, &h, NULL) || !isfinite(t0_ns) || !isfinite(t1_ns) ||
+  if (s->w || !st_app_shown(app, h, NULL) || !isfinite(t0_ns) || !isfinite(t1_ns) ||
       !(t1_ns >= t0_ns) || t0_ns < -9.2e18 || t1_ns > 9.2e18)
     return -1;
   st_stream *sm = st_traceset_stream(app->set, h);
@@ -335,9 +324,8 @@ int st_app_stream_finish(st_app *app) {
   return 1;
 }
 
-int st_app_stream_show_summary(st_app *app, double handle) {
-  st_trace_handle h;
-  if (!st_app_shown(app, handle, &h, NULL) || !st_traceset_showing_window(app->set, h)) return 0;
+int st_app_stream_show_summary(st_app *app, st_trace_handle h) {
+  if (!st_app_shown(app, h, NULL) || !st_traceset_showing_window(app->set, h)) return 0;
   note_shown(app, h, 0, 0, 0);
   return show(app, h, NULL);
 }

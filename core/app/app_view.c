@@ -204,9 +204,8 @@ int st_app_set_offset_ns(st_app *app, st_trace_handle h, double offset_ns) {
   return 1;
 }
 
-int st_app_set_offset(st_app *app, double handle, double offset_us) {
-  st_trace_handle h;
-  return st_app_shown(app, handle, &h, NULL) && st_app_set_offset_ns(app, h, offset_us * 1000.0);
+int st_app_set_offset(st_app *app, st_trace_handle h, double offset_us) {
+  return st_app_shown(app, h, NULL) && st_app_set_offset_ns(app, h, offset_us * 1000.0);
 }
 
 int st_app_align_selection(st_app *app) {

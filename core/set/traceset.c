@@ -15,7 +15,8 @@
 
 #include "json_out.h"
 
-#include <stdio.h> /* snprintf only */
+#include <stddef.h> /* max_align_t */
+#include <stdio.h>  /* snprintf only */
 #include <string.h>
 
 #define GEN_MASK 0x7FFFu /* 15 bits: ids stay below 2^31 */
@@ -46,6 +47,8 @@ struct st_traceset {
   void (*on_close)(void *user, st_trace_handle h);
   void *user;
   ts_file *files;
+  unsigned char *data; /* the caller's bytes of each slot (st_traceset_data), cap x stride */
+  size_t data_size, data_stride;
   uint32_t *shown, nshown; /* display order (= load order) */
   st_strtab *strings;      /* shared by the files shown (merged sets) */
   st_strtab *batch_strings;
@@ -88,6 +91,11 @@ int st_traceset_valid(const st_traceset *s, st_trace_handle h) {
   return st_traceset_slot(s, h) != UINT32_MAX;
 }
 
+void *st_traceset_data(const st_traceset *s, st_trace_handle h) {
+  uint32_t slot = st_traceset_slot(s, h);
+  return slot == UINT32_MAX || !s->data ? NULL : s->data + (size_t)slot * s->data_stride;
+}
+
 static char *dup_str(const st_alloc *a, const char *src) {
   size_t n = strlen(src) + 1;
   char *d = st_malloc(a, n);
@@ -107,6 +115,7 @@ static void close_file(st_traceset *s, uint32_t slot) {
   st_free(&s->alloc, f->name);
   st_free(&s->alloc, f->given);
   st_argsrc_destroy(f->args);
+  if (s->data) memset(s->data + (size_t)slot * s->data_stride, 0, s->data_size);
   uint32_t gen = (f->gen + 1) & GEN_MASK;
   memset(f, 0, sizeof *f);
   f->gen = gen ? gen : 1;
@@ -211,7 +220,14 @@ st_traceset *st_traceset_create(const st_traceset_desc *desc) {
   s->on_close = d.on_close;
   s->user = d.user;
   s->files = st_calloc(&s->alloc, cap, sizeof *s->files);
-  if (!s->files || !alloc_scratch(s)) {
+  if (d.data_size) { /* each slot's bytes aligned for any type */
+    size_t align = _Alignof(max_align_t);
+    s->data_size = d.data_size;
+    s->data_stride =
+        d.data_size <= SIZE_MAX - align ? (d.data_size + align - 1) / align * align : 0;
+    s->data = s->data_stride ? st_calloc(&s->alloc, cap, s->data_stride) : NULL;
+  }
+  if (!s->files || (d.data_size && !s->data) || !alloc_scratch(s)) {
     st_traceset_destroy(s);
     return NULL;
   }
@@ -240,6 +256,7 @@ void st_traceset_destroy(st_traceset *s) {
   st_strtab_destroy(s->strings);
   st_strtab_destroy(s->batch_strings);
   st_free(&s->alloc, s->files);
+  st_free(&s->alloc, s->data);
   st_free(&s->alloc, s->scratch);
   st_alloc al = s->alloc;
   st_free(&al, s);

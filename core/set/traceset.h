@@ -13,7 +13,8 @@
  * (st_loader_metadata_json), its name, clock (core/set/profile.h, read
  * once at load, before any merge moves its times), group name and source,
  * offset on the shared timeline, its args source (core/import/args/argsrc.h,
- * taken from the loader) and its load order. Per set: the string table the
+ * taken from the loader), its load order and the caller's bytes kept with
+ * it (desc.data_size, st_traceset_data). Per set: the string table the
  * shown files share, the batch in progress, and the view: the one shown
  * file as itself, or several merged on one timeline (core/model/trace.h
  * st_trace_merge) under their group names at their offsets.
@@ -118,9 +119,13 @@ typedef struct st_traceset_desc {
   st_alloc load_alloc; /* loaders, models, string tables, args sources; zero: alloc */
   uint32_t capacity;   /* files open at once (shown + in the batch); 0: ST_TRACESET_MAX */
   int unmerged;        /* 1: own string tables, no view (see above) */
+  /* Bytes the caller keeps with each file, in its slot (st_traceset_data;
+   * 0: none): zero when the file opens, zeroed again when it closes, after
+   * on_close. */
+  size_t data_size;
   /* Called when a file is closed, just before its handle goes stale (it
    * is still valid during the call), e.g. to free what the caller keeps
-   * beside it (st_traceset_slot); may be NULL. */
+   * with it (st_traceset_data); may be NULL. */
   void (*on_close)(void *user, st_trace_handle h);
   void *user;
 } st_traceset_desc;
@@ -150,9 +155,11 @@ typedef struct st_traceset_file {
  * 0 (out zeroed) for a stale or zero handle. */
 int st_traceset_get(const st_traceset *s, st_trace_handle h, st_traceset_file *out);
 int st_traceset_valid(const st_traceset *s, st_trace_handle h);
-/* The slot index (< capacity) of an open file, for tables the caller keeps
- * beside the set; UINT32_MAX for a stale handle. */
+/* The slot index (< capacity) of an open file; UINT32_MAX for a stale handle. */
 uint32_t st_traceset_slot(const st_traceset *s, st_trace_handle h);
+/* The caller's desc.data_size bytes kept with open file h (aligned for any
+ * type); NULL for a stale handle or a data_size of 0. */
+void *st_traceset_data(const st_traceset *s, st_trace_handle h);
 /* The front end's measures of the load (the core has no clock): ST_OK or
  * ST_ERR_ARG (stale handle). */
 st_code st_traceset_set_load_figures(st_traceset *s, st_trace_handle h, double load_ms,

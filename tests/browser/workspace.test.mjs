@@ -156,6 +156,13 @@ test('?url=A&url=B opens both on one timeline; the offsets go into the link and 
   const hash = await app.page.evaluate(() => location.hash);
   // a stale handle fails
   await assert.rejects(app.page.evaluate(() => window.strata.setOffset(123456, 10)), /setOffset/);
+  // so do numbers that are no handle, checked once where they enter the wasm (wasm/api.c
+  // st_wasm_handle): h + 2^32 is h in 32 bits, h + 0.5 truncates to h; nothing moves
+  const h1 = list[1].handle;
+  for (const bad of [h1 + 2 ** 32, h1 + 0.5, -h1, NaN, 0]) {
+    await assert.rejects(app.page.evaluate((x) => window.strata.setOffset(x, 10), bad), /setOffset/, String(bad));
+  }
+  assert.deepEqual((await app.page.evaluate(() => window.strata.traces())).map((x) => x.offset_us), [0, 1500]);
   const again = await ctx.app({ server, query: `?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz${hash}` });
   t.after(() => again.close());
   await again.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });

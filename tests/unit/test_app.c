@@ -110,7 +110,8 @@ static int frame(st_app *app, stub *s, const st_drawlist **out) {
 }
 
 /* The args of (h, src) read from file bytes p (plain) as the page does. */
-static const char *read_args(st_app *app, double h, double src, const unsigned char *p, size_t n) {
+static const char *read_args(st_app *app, st_trace_handle h, double src, const unsigned char *p,
+                             size_t n) {
   const char *r = st_app_args_begin(app, h, src);
   for (int step = 0; strstr(r, "{\"read\"") == r && step < 8; step++) {
     double off = num_after(r, "\"offset\":"), len = num_after(r, "\"length\":");
@@ -131,7 +132,7 @@ static void test_empty(void) {
   CHECK_EQ_STR(st_app_state_json(app), "null");
   CHECK_EQ_STR(st_app_info_json(app), "{}");
   CHECK(st_app_ui(app) == NULL);
-  CHECK_EQ_INT(st_app_last_handle(app), 0);
+  CHECK_EQ_INT(st_app_last_handle(app).id, 0);
   /* the first frame: the background only */
   const st_drawlist *dl;
   CHECK_EQ_INT(frame(app, &s, &dl), 1);
@@ -160,15 +161,15 @@ static void test_one_then_batch(void) {
   unsigned char *gz = tu_deflate(plain, n, 31, &gn);
   CHECK_EQ_INT(load(app, "begin_end_args.json.gz", gz, gn, 7), ST_APP_LOAD_OK);
   CHECK_EQ_INT(s.views, 1);
-  double h = st_app_last_handle(app);
-  CHECK(h > 0);
+  st_trace_handle h = st_app_last_handle(app);
+  CHECK(h.id > 0);
   CHECK(st_app_ui(app) != NULL);
   CHECK(s.bits & ST_UI_VIEW);
   CHECK_EQ_STR(st_app_traces_json(app),
                "[{\"handle\":65536,\"name\":\"begin_end_args.json.gz\",\"group\":"
                "\"begin_end_args\",\"events\":5,\"offset_us\":0,\"format\":"
                "\"chrome-json\"}]");
-  CHECK_EQ_INT(h, 65536); /* slot 0, generation 1 (core/set/traceset.h) */
+  CHECK_EQ_INT(h.id, 65536); /* slot 0, generation 1 (core/set/traceset.h) */
   /* the load is reported after its first frame */
   CHECK_EQ_INT(s.loaded, 0);
   const st_drawlist *dl;
@@ -201,7 +202,7 @@ static void test_one_then_batch(void) {
   CHECK_EQ_STR(r, "{\"args\":{\"step\":1,\"phase\":\"begin\",\"shared\":\"from E\","
                   "\"result\":{\"loss\":0.5}},\"truncated\":0}");
   /* by handle: a wrong one is refused, and a step without a read too */
-  CHECK_EQ_STR(st_app_args_begin(app, h + 1, 0),
+  CHECK_EQ_STR(st_app_args_begin(app, (st_trace_handle){h.id + 1}, 0),
                "{\"error\":\"another trace was opened (at byte 0)\"}");
   CHECK_EQ_STR(st_app_args_step(app, h), "{\"error\":\"no read in progress (at byte 0)\"}");
   CHECK_EQ_INT(st_app_args_data(app, h, plain, 1), -1);
@@ -215,7 +216,7 @@ static void test_one_then_batch(void) {
   CHECK_EQ_INT(st_app_args_search_finish(app), 1);
   CHECK(s.bits & ST_UI_SEARCH);
   CHECK_EQ_INT(st_find_count(st_ui_find(st_app_ui(app))), 1);
-  CHECK_EQ_INT(st_app_args_search_begin(app, 12345, "x", 0), 0);
+  CHECK_EQ_INT(st_app_args_search_begin(app, (st_trace_handle){12345}, "x", 0), 0);
   CHECK_EQ_STR(st_app_args_search_error(app), "no such trace is shown");
   CHECK_EQ_INT(st_app_search(app, "inner"), 1);
 
@@ -223,11 +224,11 @@ static void test_one_then_batch(void) {
   CHECK_EQ_INT(st_app_args_search_begin(app, h, "from", 0), 1);
   st_app_batch_begin(app);
   CHECK_EQ_INT(load_file(app, "profile/run_a.json", 100), ST_APP_LOAD_OK);
-  double ha = st_app_last_handle(app);
+  st_trace_handle ha = st_app_last_handle(app);
   CHECK_EQ_INT(st_app_args_search_push(app, gz, 10), 0); /* h is still shown */
   CHECK(st_app_trace_stats_json(app, ha)[0] == 'n');     /* in the batch: not yet */
   CHECK_EQ_INT(load_file(app, "profile/run_b.json", 1 << 20), ST_APP_LOAD_OK);
-  double hb = st_app_last_handle(app);
+  st_trace_handle hb = st_app_last_handle(app);
   CHECK_EQ_INT(st_app_batch_end(app), 2);
   CHECK_EQ_INT(s.views, 2);
   CHECK_EQ_INT(st_app_args_search_push(app, gz, 10), ST_ERR_ARG);
@@ -237,8 +238,8 @@ static void test_one_then_batch(void) {
   CHECK_EQ_STR(st_app_trace_info_json(app, h), "{}");
   CHECK_EQ_INT(st_app_set_offset(app, h, 5), 0);
   CHECK(strstr(st_app_args_begin(app, h, 0), "another trace was opened") != NULL);
-  CHECK_EQ_INT(ha, 1 | 1 << 16); /* slots 1 and 2 (slot 0 held h while they loaded) */
-  CHECK_EQ_INT(hb, 2 | 1 << 16);
+  CHECK_EQ_INT(ha.id, 1 | 1 << 16); /* slots 1 and 2 (slot 0 held h while they loaded) */
+  CHECK_EQ_INT(hb.id, 2 | 1 << 16);
   CHECK_EQ_STR(st_app_traces_json(app),
                "[{\"handle\":65537,\"name\":\"run_a.json\",\"group\":\"run_a\",\"events\":"
                "15,\"offset_us\":0,\"format\":\"chrome-json\"},{\"handle\":65538,\"name\":"
@@ -258,10 +259,11 @@ static void test_one_then_batch(void) {
   free(a);
   /* a new file in slot 0 again: a new generation; h stays stale */
   CHECK_EQ_INT(load(app, "again.json", plain, n, 1 << 20), ST_APP_LOAD_OK);
-  CHECK_EQ_INT(st_app_last_handle(app), 0 | 2 << 16);
+  CHECK_EQ_INT(st_app_last_handle(app).id, 0 | 2 << 16);
   CHECK_EQ_STR(st_app_trace_stats_json(app, h), "null");
   CHECK_EQ_STR(st_app_trace_stats_json(app, ha), "null");
-  CHECK(strstr(st_app_trace_stats_json(app, 0 | 2 << 16), "\"events\":5,") != NULL);
+  CHECK(strstr(st_app_trace_stats_json(app, (st_trace_handle){0 | 2 << 16}), "\"events\":5,") !=
+        NULL);
   free(gz);
   free(plain);
   st_app_destroy(app);
@@ -376,7 +378,7 @@ static void test_panels(void) {
   CHECK_EQ_INT(st_app_summary_select(app, mm_name), 4);
   CHECK_EQ_INT(st_app_summary_select(app, -1), 24);
   /* files moved: the snapshot is stale */
-  double hb = num_after(strstr(st_app_traces_json(app), "},{"), "\"handle\":");
+  st_trace_handle hb = {(uint32_t)num_after(strstr(st_app_traces_json(app), "},{"), "\"handle\":")};
   CHECK_EQ_INT(st_app_set_offset(app, hb, 250), 1);
   CHECK(strstr(st_app_traces_json(app), "\"offset_us\":250,") != NULL);
   CHECK_EQ_STR(st_app_summary_json(app, 0, 0, 2), "null");

@@ -106,8 +106,8 @@ static void test_analyze(void) {
   char *before = copy_text(st_app_analyze(app, NULL, -1, 0));
   CHECK(strstr(before, "{\"trace\":1,\"step\":2,\"start_us\":100,\"end_us\":200,") != NULL);
   CHECK(strstr(before, "\"file\":\"b.json\"") != NULL);
-  double hb = num_after(st_app_traces_json(app), "},{\"handle\":");
-  CHECK(hb > 0);
+  st_trace_handle hb = {(uint32_t)num_after(st_app_traces_json(app), "},{\"handle\":")};
+  CHECK(hb.id > 0);
   CHECK_EQ_INT(st_app_set_offset(app, hb, 2500), 1);
   CHECK_EQ_STR(st_app_analyze(app, NULL, -1, 0), before);
   free(before);

@@ -13,6 +13,9 @@
 
 #include <stdlib.h>
 
+/* A handle read from the app's JSON (a number, as the page holds it). */
+static st_trace_handle th(double id) { return (st_trace_handle){(uint32_t)id}; }
+
 static double now_ms(void *ud) {
   (void)ud;
   return 1000;
@@ -109,7 +112,7 @@ static void test_window_swap(void) {
   CHECK(t0 <= 19000000.0 - 100000 && t1 >= 19100000.0 + 100000); /* origin is ts 1000 us */
   char view_before[200];
   snprintf(view_before, sizeof view_before, "%s", st_app_view_json(app));
-  int n = st_app_stream_begin(app, h, t0, t1, 0);
+  int n = st_app_stream_begin(app, th(h), t0, t1, 0);
   CHECK(n >= 1);
   CHECK(st_app_stream_pending(app) > 0);
   CHECK(strcmp(st_app_stream_want(app, 65536), "null") == 0); /* one load at a time */
@@ -145,18 +148,18 @@ static void test_window_swap(void) {
   CHECK(st_app_view_set(app, 1000, 41000));
   w = st_app_stream_want(app, 65536);
   CHECK(strstr(w, "\"summary\":true") != NULL);
-  CHECK(st_app_stream_show_summary(app, h) == 1);
+  CHECK(st_app_stream_show_summary(app, th(h)) == 1);
   CHECK(strstr(st_app_stream_json(app), "\"window_ns\":null") != NULL);
   /* a window read and abandoned: nothing changes */
   CHECK(st_app_view_set(app, 30000, 30010));
   w = st_app_stream_want(app, 65536);
   CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
-  CHECK(st_app_stream_begin(app, h, t0, t1, 0) >= 1);
+  CHECK(st_app_stream_begin(app, th(h), t0, t1, 0) >= 1);
   st_app_stream_abort(app);
   CHECK(st_app_stream_pending(app) == 0);
   CHECK(st_app_stream_finish(app) == 0);
   /* the file changed since the pass: the window is refused, the summary stays */
-  n = st_app_stream_begin(app, h, t0, t1, 0);
+  n = st_app_stream_begin(app, th(h), t0, t1, 0);
   CHECK(n >= 1);
   for (int k = 0; k < n; k++) {
     size_t off = (size_t)st_app_stream_range(app, k, 0),
@@ -171,7 +174,7 @@ static void test_window_swap(void) {
   CHECK(strstr(st_app_error(app), "changed since it was opened") != NULL);
   CHECK(strstr(st_app_stream_json(app), "\"window_ns\":null") != NULL);
   /* pushing out of order is refused */
-  n = st_app_stream_begin(app, h, t0, t1, 0);
+  n = st_app_stream_begin(app, th(h), t0, t1, 0);
   CHECK(n >= 1);
   CHECK(!st_app_stream_push(app, 1, data, 1));
   st_app_stream_abort(app);
@@ -203,7 +206,7 @@ static void test_unsorted(void) {
   CHECK(sscanf(st_app_stream_want(app, 1 << 20), "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &wh,
                &w0, &w1) == 3);
   CHECK(w1 - w0 > 20 * 100000.0);
-  int n = st_app_stream_begin(app, h, t0, t1, 1);
+  int n = st_app_stream_begin(app, th(h), t0, t1, 1);
   CHECK(n >= 1);
   for (int k = 0; k < n; k++)
     CHECK(st_app_stream_push(app, k, data + (size_t)st_app_stream_range(app, k, 0),
@@ -252,7 +255,7 @@ static int read_wanted(st_app *app, const char *data, const copybuf *copy, doubl
     return 0;
   int from_copy = strstr(w, "\"copy\":true") != NULL;
   CHECK(from_copy == (copy != NULL));
-  int n = st_app_stream_begin(app, h, t0, t1, strstr(w, "\"filter\":true") != NULL);
+  int n = st_app_stream_begin(app, th(h), t0, t1, strstr(w, "\"filter\":true") != NULL);
   CHECK(n >= 1);
   const uint8_t *src = from_copy ? copy->p : (const uint8_t *)data;
   for (int k = 0; k < n; k++)
@@ -284,8 +287,8 @@ static void test_reorder(void) {
     CHECK(sscanf(js, "{\"files\":[{\"handle\":%lf", &h) == 1);
     copybuf copy = {0};
     copy.fail_at = fail ? 3 : 0;
-    CHECK(st_app_spill_begin(app, h, 64, 4096, 0, copy_write, &copy) == 1);
-    CHECK(st_app_spill_begin(app, h, 64, 4096, 0, copy_write, &copy) == 0); /* one at a time */
+    CHECK(st_app_spill_begin(app, th(h), 64, 4096, 0, copy_write, &copy) == 1);
+    CHECK(st_app_spill_begin(app, th(h), 64, 4096, 0, copy_write, &copy) == 0); /* one at a time */
     CHECK(strstr(st_app_stream_json(app), "\"copy\":\"running\"") != NULL);
     int pushed = 1;
     for (size_t at = 0; at < len && pushed; at += 65536)
@@ -293,15 +296,15 @@ static void test_reorder(void) {
     CHECK(pushed == !fail);
     CHECK(st_app_spill_finish(app) == !fail);
     if (!fail) { /* the platform loses the copy: forgotten, windows from the file again */
-      CHECK(st_app_spill_drop(app, h) == 1);
+      CHECK(st_app_spill_drop(app, th(h)) == 1);
       CHECK(strstr(st_app_stream_json(app), "\"copy\":null") != NULL);
-      CHECK(st_app_spill_drop(app, h) == 0);
+      CHECK(st_app_spill_drop(app, th(h)) == 0);
       CHECK(st_app_view_set(app, 20000, 20100));
       const char *w = st_app_stream_want(app, 65536);
       CHECK(strstr(w, "\"copy\":false") && strstr(w, "\"filter\":true"));
       /* and made again */
       copy.n = 0;
-      CHECK(st_app_spill_begin(app, h, 64, 4096, 0, copy_write, &copy) == 1);
+      CHECK(st_app_spill_begin(app, th(h), 64, 4096, 0, copy_write, &copy) == 1);
       for (size_t at = 0; at < len; at += 65536)
         CHECK(st_app_spill_push(app, data + at, len - at < 65536 ? len - at : 65536));
       CHECK(st_app_spill_finish(app) == 1);
@@ -357,7 +360,7 @@ static void test_reorder_protobuf(void) {
   CHECK(st_app_view_set(app, (o + (double)d * 0.4) / 1000, (o + (double)d * 0.45) / 1000));
   CHECK(strcmp(st_app_stream_want(app, 1 << 20), "null") == 0); /* no windows yet */
   copybuf copy = {0};
-  CHECK(st_app_spill_begin(app, h, 0, 0, 0, copy_write, &copy) == 1);
+  CHECK(st_app_spill_begin(app, th(h), 0, 0, 0, copy_write, &copy) == 1);
   for (size_t at = 0; at < len; at += 1000)
     CHECK(st_app_spill_push(app, data + at, len - at < 1000 ? len - at : 1000));
   CHECK(st_app_spill_finish(app) == 1);
@@ -438,7 +441,7 @@ static void test_gzip(void) {
   const char *w = st_app_stream_want(app, 65536);
   double h = 0, t0 = 0, t1 = 0;
   CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
-  int n = st_app_stream_begin(app, h, t0, t1, 0);
+  int n = st_app_stream_begin(app, th(h), t0, t1, 0);
   CHECK(n >= 1);
   for (int k = 0; k < n; k++) {
     double off = st_app_stream_range(app, k, 0), ln = st_app_stream_range(app, k, 1);
@@ -465,7 +468,7 @@ static void test_gzip(void) {
   CHECK(st_app_view_set(app, 35000, 35100));
   w = st_app_stream_want(app, 65536);
   CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
-  CHECK(st_app_stream_begin(app, h, t0, t1, 0) >= 1);
+  CHECK(st_app_stream_begin(app, th(h), t0, t1, 0) >= 1);
   double from = st_app_stream_raw_begin(app, st_app_stream_range(app, 0, 0), 1000);
   CHECK(from >= 0);
   unsigned char junk[4096];
@@ -548,7 +551,7 @@ static void test_index(void) {
   const char *w = st_app_stream_want(app, 65536);
   double h = 0, t0 = 0, t1 = 0;
   CHECK(sscanf(w, "{\"handle\":%lf,\"t0_ns\":%lf,\"t1_ns\":%lf", &h, &t0, &t1) == 3);
-  n = st_app_stream_begin(app, h, t0, t1, 0);
+  n = st_app_stream_begin(app, th(h), t0, t1, 0);
   CHECK(n >= 1);
   for (int k = 0; k < n; k++)
     CHECK(st_app_stream_push(app, k, data + (size_t)st_app_stream_range(app, k, 0),

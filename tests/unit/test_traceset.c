@@ -174,6 +174,63 @@ static void test_handles(void) {
   CHECK(st_traceset_create(&(st_traceset_desc){.capacity = 70000}) == NULL);
 }
 
+/* ---- the caller's bytes kept with each file (desc.data_size) ----------------- */
+
+typedef struct data_seen {
+  st_traceset *s;
+  uint32_t n;
+  int first[4]; /* the first byte of each closed file's bytes, read in on_close */
+} data_seen;
+static void on_close_data(void *user, st_trace_handle h) {
+  data_seen *d = user;
+  const uint8_t *p = st_traceset_data(d->s, h); /* still there during on_close */
+  if (d->n < 4) d->first[d->n] = p ? p[0] : -1;
+  d->n++;
+}
+
+static void test_file_data(void) {
+  data_seen seen = {0};
+  st_traceset_desc d = {0};
+  d.capacity = 2;
+  d.data_size = 24;
+  d.on_close = on_close_data;
+  d.user = &seen;
+  st_traceset *s = seen.s = st_traceset_create(&d);
+  hook h = {0};
+  CHECK(s != NULL);
+  CHECK_EQ_INT(st_traceset_batch_begin(s), ST_OK);
+  st_trace_handle a = load_ok(s, "rank0.pt.trace.json");
+  uint8_t *pa = st_traceset_data(s, a);
+  CHECK(pa != NULL && (uintptr_t)pa % _Alignof(max_align_t) == 0);
+  int zero = 1;
+  for (int i = 0; pa && i < 24; i++) zero &= pa[i] == 0;
+  CHECK(zero); /* zero when the file opens */
+  if (pa) memset(pa, 7, 24);
+  CHECK_EQ_INT(end_batch(s, &h, NULL), 1);
+  CHECK_EQ_INT(st_traceset_batch_begin(s), ST_OK);
+  st_trace_handle b = load_ok(s, "rank1.pt.trace.json");
+  uint8_t *pb = st_traceset_data(s, b);
+  CHECK(pb != NULL && pb != pa && pb[0] == 0);
+  CHECK_EQ_INT(end_batch(s, &h, NULL), 1); /* a closes */
+  CHECK_EQ_INT(seen.n, 1);
+  CHECK_EQ_INT(seen.first[0], 7);
+  CHECK(st_traceset_data(s, a) == NULL); /* stale */
+  /* slot 0 again: its bytes zero again */
+  CHECK_EQ_INT(st_traceset_batch_begin(s), ST_OK);
+  st_trace_handle a2 = load_ok(s, "run_a.json");
+  uint8_t *p2 = st_traceset_data(s, a2);
+  CHECK(p2 == pa && p2 && p2[0] == 0 && p2[23] == 0);
+  st_traceset_destroy(s);
+  CHECK_EQ_INT(seen.n, 3);
+  /* none asked for: NULL for an open file */
+  st_traceset *plain = st_traceset_create(NULL);
+  CHECK_EQ_INT(st_traceset_batch_begin(plain), ST_OK);
+  st_trace_handle c = load_ok(plain, "run_a.json");
+  CHECK(c.id && st_traceset_data(plain, c) == NULL);
+  st_traceset_destroy(plain);
+  CHECK(st_traceset_create(&(st_traceset_desc){.data_size = SIZE_MAX}) == NULL);
+}
+
 /* ---- a batch of three, merged ---------------------------------------------- */
 
 static void test_merge_three(void) {
@@ -641,6 +698,7 @@ static void test_json(void) {
 
 int main(void) {
   RUN(test_handles);
+  RUN(test_file_data);
   RUN(test_merge_three);
   RUN(test_given_groups);
   RUN(test_start_together);
