@@ -20,6 +20,7 @@
 #include "analyze.h"
 #include "analyze_internal.h"
 
+#include "bisect.h"
 #include "json_out.h"
 #include "memory.h"
 #include "stat_tests.h"
@@ -342,15 +343,8 @@ static st_code find_steps(st_analysis *an, trace_ctx *c, uint32_t k, const st_an
 /* The device's own Steps line window of step `number`, if it has one. */
 static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int64_t *t0,
                       int64_t *t1) {
-  size_t lo = 0, hi = c->nraw;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    const raw_step *r = &c->raw[mid];
-    if (r->process < process || (r->process == process && r->number < number))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_bound_pair_at(c->raw, c->nraw, sizeof *c->raw, offsetof(raw_step, process),
+                               process, offsetof(raw_step, number), number, 0);
   if (lo >= c->nraw || c->raw[lo].process != process || c->raw[lo].number != number) return 0;
   *t0 = c->raw[lo].t0;
   *t1 = c->raw[lo].t1;
@@ -360,14 +354,7 @@ static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int6
 /* 1 if [s, e) holds a whole step of the trace (steps[0, n), by start): a
  * wrapper such as the profiler's range or a loop iteration, not host work. */
 static int wraps_step(const st_an_step *steps, uint32_t n, int64_t s, int64_t e) {
-  uint32_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (steps[mid].t0_ns < s)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_lower_bound_i64_at(steps, n, sizeof *steps, offsetof(st_an_step, t0_ns), s);
   return lo < n && steps[lo].t1_ns <= e;
 }
 

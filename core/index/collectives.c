@@ -14,6 +14,7 @@
 #include "collectives.h"
 
 #include "analyze_internal.h"
+#include "bisect.h"
 #include "chrome_event.h"
 #include "json_out.h"
 
@@ -353,14 +354,8 @@ static int cmp_own(const void *p, const void *q) {
  * number, 0 if none. */
 static int64_t step_at(const st_an_step *sv, uint32_t first, uint32_t n, int64_t t) {
   const st_an_step *steps = sv;
-  uint32_t lo = first, hi = first + n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (steps[mid].t0_ns <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = first + (uint32_t)st_upper_bound_i64_at(steps + first, n, sizeof *steps,
+                                                        offsetof(st_an_step, t0_ns), t);
   for (uint32_t j = lo; j-- > first;) {
     if (t < steps[j].t1_ns || (t == steps[j].t0_ns)) return steps[j].number;
     if (lo - j > 4) break;
@@ -1151,15 +1146,9 @@ const st_coll_step_rank *st_coll_step_ranks(const st_collectives *c, uint32_t *c
   return c->sr;
 }
 const st_coll_step_rank *st_coll_step_find(const st_collectives *c, uint32_t trace, int64_t step) {
-  uint32_t lo = 0, hi = c->nsr;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    const st_coll_step_rank *r = &c->sr[mid];
-    if (r->trace < trace || (r->trace == trace && r->step < step))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo =
+      (uint32_t)st_bound_pair_at(c->sr, c->nsr, sizeof *c->sr, offsetof(st_coll_step_rank, trace),
+                                 trace, offsetof(st_coll_step_rank, step), step, 0);
   return lo < c->nsr && c->sr[lo].trace == trace && c->sr[lo].step == step ? &c->sr[lo] : NULL;
 }
 const st_coll_path *st_coll_paths(const st_collectives *c, uint32_t *count) {

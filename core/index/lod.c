@@ -75,6 +75,8 @@
  */
 #include "lod.h"
 
+#include "bisect.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -500,18 +502,6 @@ void st_lod_shift_rows(st_lod *lod, uint32_t row_lo, uint32_t row_hi, int64_t de
 
 /* ==== 4. row queries ===================================================== */
 
-/* First index in [lo, hi) with a[index] >= v (hi if none); a[] ascending. */
-static size_t bisect_ge(const int64_t *a, size_t lo, size_t hi, int64_t v) {
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (a[m] < v)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
-}
-
 /* First index in [lo, n) with a[index] >= v: gallop from lo, then bisect, so
  * the cost is O(log(distance)). */
 static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
@@ -521,7 +511,7 @@ static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
     hi = step < n - hi ? hi + step : n;
     step *= 2;
   }
-  return bisect_ge(a, lo, hi, v);
+  return st_lower_bound_i64_in(a, lo, hi, v);
 }
 
 /* Same result as gallop_ge(a, lo, n, v), searched outward from the guess
@@ -542,21 +532,22 @@ static size_t gallop_guess(const int64_t *a, size_t lo, size_t n, int64_t v, siz
     hi = q;
     step *= 2;
   }
-  return bisect_ge(a, lo, hi, v);
+  return st_lower_bound_i64_in(a, lo, hi, v);
 }
 
 /* gallop_ge(start, lo, n, v) for a row with a time index: the answer lies
  * in [tidx[b], tidx[b + 1]] for v's bucket b. dur[]'s line at the bucket is
- * requested while start[] is bisected (the block's busy time needs it). */
-static size_t tindex_ge(const lrow *lr, const uint32_t *tx, const int64_t *start, size_t lo,
-                        size_t n, int64_t v, const int64_t *dur) {
+ * requested while start[] is bisected (the block's busy time needs it).
+ * inline: the row query calls it per block, per frame. */
+static inline size_t tindex_ge(const lrow *lr, const uint32_t *tx, const int64_t *start, size_t lo,
+                               size_t n, int64_t v, const int64_t *dur) {
   if (v <= lr->tbase) return lo;
   uint64_t b = ((uint64_t)v - (uint64_t)lr->tbase) >> lr->shift;
   if (b >= lr->nb) return n; /* past the last start */
   size_t a = tx[b], z = tx[b + 1];
   PREFETCH(&dur[a]);
   if (lo > a) a = lo;
-  return a >= z ? a : bisect_ge(start, a, z, v);
+  return a >= z ? a : st_lower_bound_i64_in(start, a, z, v);
 }
 
 /* Time of the end of the pixel column holding t (columns anchored at 0);
@@ -861,6 +852,17 @@ static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) 
   return 1;
 }
 
+typedef struct row_t0 {
+  const st_row *r;
+  int64_t t0;
+} row_t0;
+
+/* 1 if event i ends at or before t0 and starts before it (monotone in i). */
+static int done_before_t0(const void *ctx, size_t i) {
+  const row_t0 *k = ctx;
+  return !(k->r->start[i] + k->r->dur[i] > k->t0 || k->r->start[i] >= k->t0);
+}
+
 uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t1, double ns_per_px,
                           double min_px, st_lod_item_fn fn, void *ud) {
   if (!lod || row >= lod->row_count || t1 <= t0 || !(ns_per_px > 0) || !fn) return 0;
@@ -892,13 +894,8 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
       }
     }
   }
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (r->start[m] + r->dur[m] > t0 || r->start[m] >= t0)
-      hi = m;
-    else
-      lo = m + 1;
-  }
+  row_t0 k = {r, t0};
+  lo = st_partition_point(lo, hi, done_before_t0, &k);
   uint32_t items = 0;
   tree_shape sh;
   sh.levels = tree_levels(n, sh.off); /* once per query, not per block */

@@ -2,6 +2,8 @@
  * top allocating ops from the models' memory events (see memory.h). */
 #include "memory.h"
 
+#include "bisect.h"
+
 #include "u64map.h"
 
 #include <math.h>
@@ -73,14 +75,7 @@ static uint32_t op_at(const st_trace *t, uint32_t tr, int64_t x) {
     uint32_t r = ts[tr].first_row + k;
     if (r >= nr) continue;
     const st_row *row = &rows[r];
-    uint32_t lo = 0, hi = row->count; /* first start > x */
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (row->start[mid] <= x)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    uint32_t lo = (uint32_t)st_upper_bound_i64(row->start, row->count, x); /* first start > x */
     if (lo && row->start[lo - 1] + row->dur[lo - 1] >= x && !(row->flags[lo - 1] & ST_EV_INSTANT))
       return row->name[lo - 1];
   }

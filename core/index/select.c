@@ -6,6 +6,8 @@
  * which is small next to the number of events a span stands for. */
 #include "select.h"
 
+#include "bisect.h"
+
 #include <string.h>
 
 struct st_selection {
@@ -49,17 +51,20 @@ static int reserve(st_selection *s, uint32_t extra) {
 
 /* First span that is not entirely before (row, idx): row > r, or row == r
  * and hi > idx. */
+typedef struct span_key {
+  const st_sel_span *spans;
+  uint32_t row, idx;
+} span_key;
+
+static int span_before(const void *ctx, size_t m) {
+  const span_key *k = ctx;
+  const st_sel_span *p = &k->spans[m];
+  return p->row < k->row || (p->row == k->row && p->hi <= k->idx);
+}
+
 static uint32_t first_not_before(const st_selection *s, uint32_t row, uint32_t idx) {
-  uint32_t lo = 0, hi = s->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    const st_sel_span *p = &s->spans[m];
-    if (p->row < row || (p->row == row && p->hi <= idx))
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  span_key k = {s->spans, row, idx};
+  return (uint32_t)st_partition_point(0, s->count, span_before, &k);
 }
 
 st_code st_selection_add(st_selection *s, uint32_t row, uint32_t lo, uint32_t hi) {

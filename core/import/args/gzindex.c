@@ -6,6 +6,8 @@
  * window). */
 #include "gzindex.h"
 
+#include "bisect.h"
+
 #include <string.h>
 #include <zlib.h>
 
@@ -221,14 +223,9 @@ struct st_gzread {
 
 st_gzread *st_gzread_begin(const st_gzindex *ix, uint64_t offset, size_t len, uint64_t *in_offset) {
   if (!ix || !ix->count || !len) return NULL;
-  uint32_t lo = 0, hi = ix->count; /* last point with out <= offset */
-  while (hi - lo > 1) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (ix->pts[m].out <= offset)
-      lo = m;
-    else
-      hi = m;
-  }
+  uint32_t lo = (uint32_t)st_upper_bound_u64_at(ix->pts, ix->count, sizeof *ix->pts,
+                                                offsetof(point, out), offset);
+  lo = lo ? lo - 1 : 0; /* the last point with out <= offset */
   const point *pt = &ix->pts[lo];
   st_alloc al = ix->alloc;
   st_gzread *r = st_calloc(&al, 1, sizeof *r);

@@ -4,6 +4,8 @@
  * path with the nearest earlier snapshot on each edge. */
 #include "perfetto_clock.h"
 
+#include "bisect.h"
+
 #include "u64map.h"
 
 #include <string.h>
@@ -226,14 +228,9 @@ static int find_path(st_pclock *pc, uint32_t s, uint32_t t, pc_path *out) {
 /* Converts along one edge (forward a -> b, or backward). */
 static int64_t edge_convert(const pc_edge *e, int backward, int64_t t) {
   uint32_t x = backward ? 1 : 0, y = 1 - x;
-  uint32_t lo = 0, hi = e->n; /* first pair whose x reading is > t */
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (e->pairs[2 * mid + x] <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  /* the first pair whose x reading is > t */
+  uint32_t lo = (uint32_t)st_upper_bound_i64_at(e->pairs, e->n, 2 * sizeof *e->pairs,
+                                                x * sizeof *e->pairs, t);
   uint32_t k = lo ? lo - 1 : 0;
   return st_sat_add(st_sat_sub(t, e->pairs[2 * k + x]), e->pairs[2 * k + y]);
 }

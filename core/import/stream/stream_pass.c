@@ -5,6 +5,8 @@
  */
 #include "stream_internal.h"
 
+#include "bisect.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,14 +465,7 @@ st_code st_stream_add_exact(st_builder *b, const sexact *e) {
 /* ==== 4. public API ======================================================= */
 
 int st_stream_skips(const st_stream *s, uint64_t src) {
-  size_t lo = 0, hi = s->nskip;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->skip[mid] < src)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_lower_bound_u64(s->skip, s->nskip, src);
   return lo < s->nskip && s->skip[lo] == src;
 }
 

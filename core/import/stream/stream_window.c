@@ -6,6 +6,8 @@
  */
 #include "stream_internal.h"
 
+#include "bisect.h"
+
 #include <string.h>
 
 /* ==== 1. the plan ======================================================== */
@@ -85,14 +87,8 @@ struct st_stream_window {
 
 /* the file offset of fed offset `at` (unchanged outside the ranges) */
 static uint64_t to_file(const st_stream_window *w, uint64_t at) {
-  uint32_t lo = 0, hi = w->nseg;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (w->segs[mid].fed + w->segs[mid].len <= at)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = (uint32_t)st_first_range_ending_after(w->segs, w->nseg, sizeof *w->segs,
+                                                      offsetof(wseg, fed), offsetof(wseg, len), at);
   if (lo < w->nseg && w->segs[lo].fed <= at) return w->segs[lo].file + (at - w->segs[lo].fed);
   return at;
 }
