@@ -185,11 +185,24 @@ static uint32_t tree_levels(size_t n, size_t off[MAX_LEVELS]) {
 
 /* A range [a, b) decomposes into single elements and whole tree nodes,
  * O(LEAF + log n) pieces: the ragged ends element by element, the aligned
- * middle as the largest aligned nodes that fit (dominant_name, mm_range). */
+ * middle as the largest aligned nodes that fit (tree_node_at). */
 typedef struct tree_shape {
   size_t off[MAX_LEVELS];
   uint32_t levels;
 } tree_shape;
+
+/* The largest node starting at p (a multiple of LEAF) that ends by b:
+ * its index among the tree's nodes, and its width in *span. */
+static inline size_t tree_node_at(const tree_shape *sh, size_t p, size_t b, size_t *span) {
+  uint32_t k = 0;
+  while (k + 1 < sh->levels) {
+    size_t s = (size_t)LEAF << (k + 1);
+    if (p % s || p + s > b) break;
+    k++;
+  }
+  *span = (size_t)LEAF << k;
+  return sh->off[k] + p / *span;
+}
 
 static name_node merge_names(name_node x, name_node y) {
   if (x.name == y.name) return (name_node){x.name, x.w + y.w};
@@ -671,17 +684,10 @@ static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape 
   name_acc acc = {r, lod->nodes + lod->lrows[row].node, {{0, 0}}, 0};
   size_t ia = (a + LEAF - 1) / LEAF * LEAF, ib = b / LEAF * LEAF;
   if (sh->levels && ib > ia && ib - ia >= INTERIOR_LEAVES * LEAF) {
-    size_t min_span = (b - a) / MIN_PIECE, p = ia;
-    while (p < ib) {
-      uint32_t k = 0;
-      while (k + 1 < sh->levels) {
-        size_t span = (size_t)LEAF << (k + 1);
-        if (p % span || p + span > ib) break;
-        k++;
-      }
-      size_t span = (size_t)LEAF << k;
-      if (span >= min_span || acc.n == 0) acc_add(&acc, acc.nodes[sh->off[k] + p / span]);
-      p += span;
+    size_t min_span = (b - a) / MIN_PIECE, span; /* the interior's larger nodes */
+    for (size_t p = ia; p < ib; p += span) {
+      size_t x = tree_node_at(sh, p, ib, &span);
+      if (span >= min_span || acc.n == 0) acc_add(&acc, acc.nodes[x]);
     }
   } else {
     /* the decomposition, inlined: small blocks are the common case when
@@ -690,14 +696,8 @@ static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape 
     if (sh->levels) {
       while (p < b && p % LEAF) acc_elem(&acc, p++);
       while (p + LEAF <= b) {
-        uint32_t k = 0;
-        while (k + 1 < sh->levels) {
-          size_t span = (size_t)LEAF << (k + 1);
-          if (p % span || p + span > b) break;
-          k++;
-        }
-        size_t span = (size_t)LEAF << k;
-        acc_add(&acc, acc.nodes[sh->off[k] + p / span]);
+        size_t span, x = tree_node_at(sh, p, b, &span);
+        acc_add(&acc, acc.nodes[x]);
         p += span;
       }
     }
@@ -1004,14 +1004,8 @@ static void mm_range(const tree_shape *sh, mm_acc *m, size_t a, size_t b) {
   if (sh->levels) {
     while (p < b && p % LEAF) mn = dmin(mn, val[p]), mx = dmax(mx, val[p]), p++;
     while (p + LEAF <= b) {
-      uint32_t k = 0;
-      while (k + 1 < sh->levels) {
-        size_t span = (size_t)LEAF << (k + 1);
-        if (p % span || p + span > b) break;
-        k++;
-      }
-      size_t span = (size_t)LEAF << k;
-      const mm_node *x = &m->nodes[sh->off[k] + p / span];
+      size_t span;
+      const mm_node *x = &m->nodes[tree_node_at(sh, p, b, &span)];
       mn = dmin(mn, x->min);
       mx = dmax(mx, x->max);
       p += span;
