@@ -334,6 +334,31 @@ static void tindex_shape(const st_row *r, lrow *lr) {
   lr->nb = (uint32_t)((span >> shift) + 1);
 }
 
+/* Each level k >= 1 of a tree over n elements from the level below: node
+ * j of level k merges nodes 2j and 2j + 1 of level k - 1 (merge(nodes, to,
+ * a, b), b = SIZE_MAX where the last has no pair). */
+static void tree_merge_up(size_t n, const size_t off[MAX_LEVELS], uint32_t levels, void *nodes,
+                          void (*merge)(void *nodes, size_t to, size_t a, size_t b)) {
+  for (uint32_t k = 1; k < levels; k++) {
+    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
+    for (size_t j = 0; j < (child + 1) / 2; j++)
+      merge(nodes, off[k] + j, off[k - 1] + 2 * j,
+            2 * j + 1 < child ? off[k - 1] + 2 * j + 1 : SIZE_MAX);
+  }
+}
+static void merge_name_nodes(void *nodes, size_t to, size_t a, size_t b) {
+  name_node *v = nodes;
+  v[to] = b == SIZE_MAX ? v[a] : merge_names(v[a], v[b]);
+}
+static void merge_mm_nodes(void *nodes, size_t to, size_t a, size_t b) {
+  mm_node *v = nodes, x = v[a];
+  if (b != SIZE_MAX) {
+    x.min = dmin(x.min, v[b].min);
+    x.max = dmax(x.max, v[b].max);
+  }
+  v[to] = x;
+}
+
 static void build_row_names(const st_row *r, name_node *nodes) {
   size_t n = r->count, off[MAX_LEVELS];
   uint32_t levels = tree_levels(n, off);
@@ -354,14 +379,7 @@ static void build_row_names(const st_row *r, name_node *nodes) {
       if (cand[c].w > best.w) best = cand[c];
     nodes[off[0] + g] = best;
   }
-  for (uint32_t k = 1; k < levels; k++) {
-    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
-    size_t cnt = (child + 1) / 2;
-    for (size_t j = 0; j < cnt; j++) {
-      name_node x = nodes[off[k - 1] + 2 * j];
-      nodes[off[k] + j] = 2 * j + 1 < child ? merge_names(x, nodes[off[k - 1] + 2 * j + 1]) : x;
-    }
-  }
+  tree_merge_up(n, off, levels, nodes, merge_name_nodes);
 }
 
 static void build_counter(const st_counter *c, mm_node *nodes) {
@@ -377,19 +395,7 @@ static void build_counter(const st_counter *c, mm_node *nodes) {
     }
     nodes[off[0] + g] = m;
   }
-  for (uint32_t k = 1; k < levels; k++) {
-    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
-    size_t cnt = (child + 1) / 2;
-    for (size_t j = 0; j < cnt; j++) {
-      mm_node x = nodes[off[k - 1] + 2 * j];
-      if (2 * j + 1 < child) {
-        mm_node y = nodes[off[k - 1] + 2 * j + 1];
-        x.min = dmin(x.min, y.min);
-        x.max = dmax(x.max, y.max);
-      }
-      nodes[off[k] + j] = x;
-    }
-  }
+  tree_merge_up(n, off, levels, nodes, merge_mm_nodes);
 }
 
 st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
