@@ -59,6 +59,11 @@ const char *st_code_name(st_code code);
  * *cap) so that index need - 1 is valid, doubling from at least 16; 0 on
  * overflow or failure (the array is intact). */
 int st_grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem);
+/* st_grow from a first capacity of `first` elements, and the same for a
+ * uint32_t capacity (counts kept in 32 bits; 0 past UINT32_MAX elements).
+ * Through a void * of the array's own (void *v = x->v; grow; x->v = v). */
+int st_grow_from(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem, size_t first);
+int st_grow32(const st_alloc *a, void **p, uint32_t *cap, size_t need, size_t elem, uint32_t first);
 
 /* The n bytes at b as 2n lowercase hex digits and a NUL in out[2n + 1]
  * (a digest's text). */

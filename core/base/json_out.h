@@ -55,15 +55,10 @@ enum { ST_JESC_UTF8 = 1, ST_JESC_DEL = 2, ST_JESC_HTML = 4 };
 static inline int st_jout_room(st_jout *o, size_t n) {
   if (o->nomem) return 0;
   if (o->cap - o->len > n) return 1; /* len < cap once buf exists */
-  size_t c = o->cap ? o->cap : 256;
-  while (c - o->len <= n) {
-    if (c > SIZE_MAX / 2) return o->nomem = 1, 0;
-    c *= 2;
-  }
-  char *p = (char *)st_realloc(o->alloc, o->buf, c);
-  if (!p) return o->nomem = 1, 0;
-  o->buf = p;
-  o->cap = c;
+  void *p = o->buf;
+  if (n >= SIZE_MAX - o->len || !st_grow_from(o->alloc, &p, &o->cap, o->len + n + 1, 1, 256))
+    return o->nomem = 1, 0;
+  o->buf = (char *)p;
   return 1;
 }
 

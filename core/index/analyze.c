@@ -194,11 +194,9 @@ static int cmp_raw_process(const void *x, const void *y) {
 
 static int push_raw(const st_alloc *a, raw_step **v, size_t *n, size_t *cap, raw_step r) {
   if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 64;
-    raw_step *nv = st_realloc_array(a, *v, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = *v;
+    if (!st_grow_from(a, &nv, cap, *n + 1, sizeof **v, 64)) return 0;
     *v = nv;
-    *cap = nc;
   }
   (*v)[(*n)++] = r;
   return 1;
@@ -372,11 +370,9 @@ typedef struct rowlist {
 
 static int rl_push(const st_alloc *a, rowlist *l, uint32_t r) {
   if (l->n == l->cap) {
-    uint32_t nc = l->cap ? l->cap * 2 : 16;
-    uint32_t *nv = st_realloc_array(a, l->v, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = l->v;
+    if (!st_grow32(a, &nv, &l->cap, l->n + 1, sizeof *l->v, 16)) return 0;
     l->v = nv;
-    l->cap = nc;
   }
   l->v[l->n++] = r;
   return 1;
@@ -517,14 +513,12 @@ typedef struct ivlist {
 static void ivl_push(ivlist *l, int64_t t0, int64_t t1) {
   if (l->nomem) return;
   if (l->n == l->cap) {
-    uint32_t nc = l->cap ? (l->cap < UINT32_MAX / 2 ? l->cap * 2 : 0) : 64;
-    ivl *nv = nc ? st_realloc_array(l->a, l->v, nc, sizeof *nv) : NULL;
-    if (!nv) {
+    void *nv = l->v;
+    if (!st_grow32(l->a, &nv, &l->cap, l->n + 1, sizeof *l->v, 64)) {
       l->nomem = 1;
       return;
     }
     l->v = nv;
-    l->cap = nc;
   }
   l->v[l->n++] = (ivl){t0, t1};
 }
@@ -1067,11 +1061,9 @@ static int credit(const st_alloc *a, causes_ws *w, const st_trace *t, const piec
   uint32_t s = w->slot[id];
   if (!s) {
     if (w->nacc == w->cap_acc) {
-      uint32_t nc = w->cap_acc ? w->cap_acc * 2 : 64;
-      cause_acc *na = st_realloc_array(a, w->acc, nc, sizeof *na);
-      if (!na) return 0;
+      void *na = w->acc;
+      if (!st_grow32(a, &na, &w->cap_acc, w->nacc + 1, sizeof *w->acc, 64)) return 0;
       w->acc = na;
-      w->cap_acc = nc;
     }
     memset(&w->acc[w->nacc], 0, sizeof w->acc[w->nacc]);
     w->acc[w->nacc].id = id;
@@ -1140,11 +1132,10 @@ static int bucket_gaps(st_analysis *an, const causes_ws *w, const ivlist *gl, ui
 
 static int push_cause(st_analysis *an, st_an_cause c) {
   if (an->ncauses == an->cap_causes) {
-    uint32_t nc = an->cap_causes ? an->cap_causes * 2 : 32;
-    st_an_cause *nv = st_realloc_array(&an->alloc, an->causes, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = an->causes;
+    if (!st_grow32(&an->alloc, &nv, &an->cap_causes, an->ncauses + 1, sizeof *an->causes, 32))
+      return 0;
     an->causes = nv;
-    an->cap_causes = nc;
   }
   an->causes[an->ncauses++] = c;
   return 1;
@@ -1599,14 +1590,12 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     int kineto = 0;
     if (!device_rows(a, t, p, &dev, &kineto, &nomem)) continue;
     if (an->ndevices == an->cap_devices) {
-      uint32_t nc = an->cap_devices ? an->cap_devices * 2 : 16;
-      st_an_device *nd = st_realloc_array(a, an->devices, nc, sizeof *nd);
-      if (!nd) {
+      void *nd = an->devices;
+      if (!st_grow32(a, &nd, &an->cap_devices, an->ndevices + 1, sizeof *an->devices, 16)) {
         nomem = 1;
         break;
       }
       an->devices = nd;
-      an->cap_devices = nc;
     }
     st_an_device *d = &an->devices[an->ndevices++];
     memset(d, 0, sizeof *d);

@@ -98,11 +98,9 @@ static uint32_t intern(const st_alloc *a, istrs *t, const char *s, size_t n) {
   for (uint32_t i = 0; i < t->n; i++)
     if (t->v[i].n == n && memcmp(t->v[i].p, s, n) == 0) return t->last = i;
   if (t->n == t->cap) {
-    uint32_t c = t->cap ? t->cap * 2 : 16;
-    istr *nv = st_realloc_array(a, t->v, c, sizeof *nv);
-    if (!nv) return UINT32_MAX;
+    void *nv = t->v;
+    if (!st_grow32(a, &nv, &t->cap, t->n + 1, sizeof *t->v, 16)) return UINT32_MAX;
     t->v = nv;
-    t->cap = c;
   }
   char *p = st_malloc(a, n + 1);
   if (!p) return UINT32_MAX;
@@ -282,11 +280,9 @@ static int launcher_op(const st_trace *t, uint32_t rpc, uint32_t row, uint32_t i
 
 static int push_inst(st_collectives *c, const inst *x) {
   if (c->nin == c->capin) {
-    uint32_t nc = c->capin ? c->capin * 2 : 256;
-    inst *nv = st_realloc_array(&c->alloc, c->in, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = c->in;
+    if (!st_grow32(&c->alloc, &nv, &c->capin, c->nin + 1, sizeof *c->in, 256)) return 0;
     c->in = nv;
-    c->capin = nc;
   }
   c->in[c->nin++] = *x;
   return 1;
@@ -859,11 +855,9 @@ static int64_t replay(const st_collectives *c, rstep *s, const uint32_t *slot_of
 
 static int push_seg(st_collectives *c, st_coll_segment sg) {
   if (c->nsegs == c->capsegs) {
-    uint32_t nc = c->capsegs ? c->capsegs * 2 : 256;
-    st_coll_segment *nv = st_realloc_array(&c->alloc, c->segs, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = c->segs;
+    if (!st_grow32(&c->alloc, &nv, &c->capsegs, c->nsegs + 1, sizeof *c->segs, 256)) return 0;
     c->segs = nv;
-    c->capsegs = nc;
   }
   c->segs[c->nsegs++] = sg;
   return 1;

@@ -31,20 +31,6 @@ typedef struct thr {
   uint32_t track; /* UINT32_MAX: none */
 } thr;
 
-static int grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t nc = *cap ? *cap : 16;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 2) return 0;
-    nc *= 2;
-  }
-  void *q = st_realloc_array(a, *p, nc, elem);
-  if (!q) return 0;
-  *p = q;
-  *cap = nc;
-  return 1;
-}
-
 static uint32_t slice_track(const st_trace *t, int64_t pid, int64_t tid) {
   uint32_t np, nt;
   const st_process *ps = st_trace_processes(t, &np);
@@ -127,7 +113,7 @@ static int add_groups(st_memory *m, sweep *s, const st_strtab *strs, int kind, u
     if (!keep) continue;
     uint32_t g = st_u64map_get(&s->byop, r->op);
     if (g == ST_U64MAP_NONE) {
-      if (!grow(&m->alloc, (void **)&s->tmp, &s->ctmp, n + 1, sizeof *s->tmp) ||
+      if (!st_grow(&m->alloc, (void **)&s->tmp, &s->ctmp, n + 1, sizeof *s->tmp) ||
           !st_u64map_put(&s->byop, &m->alloc, r->op, (uint32_t)n))
         return 0;
       s->tmp[n] = (st_mem_group){r->op, 0, 0};
@@ -145,7 +131,7 @@ static int add_groups(st_memory *m, sweep *s, const st_strtab *strs, int kind, u
     st_free(&m->alloc, t2);
   }
   if (n > limit) n = limit;
-  if (!grow(&m->alloc, (void **)&m->groups, &m->cgroups, m->ngroups + n, sizeof *m->groups))
+  if (!st_grow(&m->alloc, (void **)&m->groups, &m->cgroups, m->ngroups + n, sizeof *m->groups))
     return 0;
   if (n) memcpy(m->groups + m->ngroups, s->tmp, n * sizeof *s->tmp);
   *first = m->ngroups;
@@ -177,7 +163,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
     size_t j = 0;
     while (j < nthr && !(thrs[j].pid == e->pid && thrs[j].tid == e->tid)) j++;
     if (j == nthr) {
-      if (!grow(&m->alloc, (void **)&thrs, &cthr, nthr + 1, sizeof *thrs)) {
+      if (!st_grow(&m->alloc, (void **)&thrs, &cthr, nthr + 1, sizeof *thrs)) {
         ok = 0;
         break;
       }
@@ -191,7 +177,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
     while (d < m->ndevs && !same_dev(e, &m->devs[d])) d++;
     if (d == m->ndevs) {
       size_t cd = m->cdevs;
-      if (!grow(&m->alloc, (void **)&m->devs, &cd, (size_t)m->ndevs + 1, sizeof *m->devs)) {
+      if (!st_grow(&m->alloc, (void **)&m->devs, &cd, (size_t)m->ndevs + 1, sizeof *m->devs)) {
         ok = 0;
         break;
       }
@@ -218,7 +204,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
       if (!same_dev(e, dv)) continue;
       dv->events++;
       if (e->bytes > 0) {
-        if (!grow(&m->alloc, (void **)&s->recs, &s->crecs, s->nrecs + 1, sizeof *s->recs) ||
+        if (!st_grow(&m->alloc, (void **)&s->recs, &s->crecs, s->nrecs + 1, sizeof *s->recs) ||
             s->nrecs >= ST_U64MAP_NONE) {
           ok = 0;
           break;

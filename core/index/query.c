@@ -613,11 +613,9 @@ static st_agg_row *agg_slot(st_agg *g, uint32_t name) {
   uint32_t s = g->slot[name];
   if (s) return &g->rows[s - 1];
   if (g->count == g->cap) {
-    uint32_t nc = g->cap ? g->cap * 2 : 64;
-    st_agg_row *nr = st_realloc_array(&g->alloc, g->rows, nc, sizeof *nr);
-    if (!nr) return NULL;
+    void *nr = g->rows;
+    if (!st_grow32(&g->alloc, &nr, &g->cap, g->count + 1, sizeof *g->rows, 64)) return NULL;
     g->rows = nr;
-    g->cap = nc;
   }
   st_agg_row *r = &g->rows[g->count++];
   memset(r, 0, sizeof *r);

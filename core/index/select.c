@@ -40,12 +40,9 @@ void st_selection_clear(st_selection *s) {
 static int reserve(st_selection *s, uint32_t extra) {
   if (s->count + (uint64_t)extra <= s->cap) return 1;
   if (s->count > UINT32_MAX / 2 - extra) return 0;
-  uint32_t nc = s->cap ? s->cap * 2 : 16;
-  while (nc < s->count + extra) nc *= 2;
-  st_sel_span *ns = st_realloc_array(&s->alloc, s->spans, nc, sizeof *ns);
-  if (!ns) return 0;
+  void *ns = s->spans;
+  if (!st_grow32(&s->alloc, &ns, &s->cap, (size_t)s->count + extra, sizeof *s->spans, 16)) return 0;
   s->spans = ns;
-  s->cap = nc;
   return 1;
 }
 

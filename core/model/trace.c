@@ -618,14 +618,9 @@ static int finish_events(st_builder *b, st_trace *t, btrack *bt, tlayout *s, tfl
   if (!st_tlayout_track(s, &c, n, bt->kind, &base, &total)) return 0;
   size_t need = (size_t)t->row_count + total;
   if (need > UINT32_MAX - 1) return 0;
-  if (need > *rows_cap) {
-    size_t ncap = *rows_cap ? *rows_cap : 64;
-    while (ncap < need) ncap *= 2;
-    st_row *nr = st_realloc_array(&b->alloc, t->rows, ncap, sizeof *nr);
-    if (!nr) return 0;
-    t->rows = nr;
-    *rows_cap = ncap;
-  }
+  void *nr = t->rows;
+  if (!st_grow_from(&b->alloc, &nr, rows_cap, need, sizeof *t->rows, 64)) return 0;
+  t->rows = nr;
   if (!st_tlayout_slots(s, n, total)) return 0;
   if (bt->pts &&
       !st_tflow_bind(fw, bt->pts, &c, n, s->depth, s->row_first, total, t->row_count, origin))

@@ -77,14 +77,7 @@ int st_argsrc_capped(const st_argsrc *as) { return as && as->capped; }
 
 /* Grows *p (elements of size sz) so that index n fits. */
 static int grow(const st_alloc *a, void **p, uint32_t *cap, uint32_t n, size_t sz) {
-  if (n < *cap) return 1;
-  if (*cap >= UINT32_MAX / 2) return 0;
-  uint32_t c = *cap ? *cap * 2 : 16;
-  void *q = st_realloc_array(a, *p, c, sz);
-  if (!q) return 0;
-  *p = q;
-  *cap = c;
-  return 1;
+  return st_grow32(a, p, cap, (size_t)n + 1, sz, 16);
 }
 
 /* Keeps text; 0 when out of memory, *t = {0, 0} past the cap. */

@@ -74,11 +74,9 @@ static st_code fail(st_gzindex *ix, st_code c, uint64_t off, const char *msg, st
 
 static int add_point(st_gzindex *ix, uint64_t in, uint8_t bits, int head) {
   if (ix->count == ix->cap) {
-    uint32_t nc = ix->cap ? ix->cap * 2 : 16;
-    point *np = st_realloc_array(&ix->alloc, ix->pts, nc, sizeof *np);
-    if (!np) return 0;
+    void *np = ix->pts;
+    if (!st_grow32(&ix->alloc, &np, &ix->cap, ix->count + 1, sizeof *ix->pts, 16)) return 0;
     ix->pts = np;
-    ix->cap = nc;
   }
   point *p = &ix->pts[ix->count];
   memset(p, 0, sizeof *p);
@@ -375,12 +373,10 @@ st_code st_gzindex_restore_point(st_gzindex *ix, const st_gzpoint *p) {
            p->out <= ix->out_total;
   if (!ok) return ST_ERR_FORMAT;
   if (ix->count == ix->cap) {
-    uint32_t nc = ix->cap ? ix->cap * 2 : 16;
-    if (nc < ix->cap) return ST_ERR_NOMEM;
-    point *np = st_realloc_array(&ix->alloc, ix->pts, nc, sizeof *np);
-    if (!np) return ST_ERR_NOMEM;
+    void *np = ix->pts;
+    if (!st_grow32(&ix->alloc, &np, &ix->cap, ix->count + 1, sizeof *ix->pts, 16))
+      return ST_ERR_NOMEM;
     ix->pts = np;
-    ix->cap = nc;
   }
   point *q = &ix->pts[ix->count];
   *q = (point){p->in, p->out, p->bits, p->head, p->win_len, NULL};

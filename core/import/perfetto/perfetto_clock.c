@@ -79,11 +79,10 @@ static uint32_t clock_get(st_pclock *pc, uint64_t id, int create) {
   uint32_t i = st_u64map_get(&pc->clock_map, id);
   if (i != ST_U64MAP_NONE || !create) return i;
   if (pc->nclocks == pc->cap_clocks) {
-    uint32_t cap = pc->cap_clocks ? pc->cap_clocks * 2 : 16;
-    pc_clock *p = st_realloc_array(&pc->alloc, pc->clocks, cap, sizeof *p);
-    if (!p || cap < pc->cap_clocks) return ST_U64MAP_NONE;
+    void *p = pc->clocks;
+    if (!st_grow32(&pc->alloc, &p, &pc->cap_clocks, pc->nclocks + 1, sizeof *pc->clocks, 16))
+      return ST_U64MAP_NONE;
     pc->clocks = p;
-    pc->cap_clocks = cap;
   }
   i = pc->nclocks;
   pc->clocks[i] = (pc_clock){id, 1, 0, 0, 0};
@@ -97,11 +96,10 @@ static uint32_t edge_get(st_pclock *pc, uint32_t a, uint32_t b) {
   uint32_t i = st_u64map_get(&pc->edge_map, key);
   if (i != ST_U64MAP_NONE) return i;
   if (pc->nedges == pc->cap_edges) {
-    uint32_t cap = pc->cap_edges ? pc->cap_edges * 2 : 16;
-    pc_edge *p = st_realloc_array(&pc->alloc, pc->edges, cap, sizeof *p);
-    if (!p || cap < pc->cap_edges) return ST_U64MAP_NONE;
+    void *p = pc->edges;
+    if (!st_grow32(&pc->alloc, &p, &pc->cap_edges, pc->nedges + 1, sizeof *pc->edges, 16))
+      return ST_U64MAP_NONE;
     pc->edges = p;
-    pc->cap_edges = cap;
   }
   i = pc->nedges;
   pc->edges[i] = (pc_edge){a, b, NULL, 0, 0};

@@ -117,11 +117,9 @@ static int win_counter(void *ud, uint32_t track, int64_t ts_ns, double value, ui
   uint32_t i = st_u64map_get(&w->before, track);
   if (i == ST_U64MAP_NONE) {
     if (w->nb == w->capb) {
-      size_t c = w->capb ? w->capb * 2 : 16;
-      void *p = st_realloc_array(&w->alloc, w->bsamp, c, sizeof *w->bsamp);
-      if (!p) return -1;
+      void *p = w->bsamp;
+      if (!st_grow(&w->alloc, &p, &w->capb, w->nb + 1, sizeof *w->bsamp)) return -1;
       w->bsamp = p;
-      w->capb = c;
     }
     if (!st_u64map_put(&w->before, &w->alloc, track, (uint32_t)w->nb)) return -1;
     i = (uint32_t)w->nb++;
