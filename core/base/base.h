@@ -93,5 +93,14 @@ static inline int64_t st_sat_sub(int64_t a, int64_t b) {
   if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
   return a - b;
 }
+/* a * m (a time in units of m ns, say) */
+static inline int64_t st_sat_mul(int64_t a, uint64_t m) {
+  if (m <= 1 || a == 0) return a;
+  if (m > (uint64_t)INT64_MAX) return a > 0 ? INT64_MAX : INT64_MIN;
+  int64_t mm = (int64_t)m;
+  if (a > INT64_MAX / mm) return INT64_MAX;
+  if (a < INT64_MIN / mm) return INT64_MIN;
+  return a * mm;
+}
 
 #endif

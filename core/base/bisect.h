@@ -10,9 +10,9 @@
  *
  * The _at forms search an array of records: the key is the field at byte
  * `off` (offsetof) of each of n records `stride` bytes apart (sizeof the
- * record), of the type the name says:
+ * record), of the type the name says, and the bound is ST_LOWER or ST_UPPER:
  *
- *   st_upper_bound_i64_at(steps, n, sizeof *steps, offsetof(st_an_step, t0_ns), t)
+ *   st_bound_i64_at(steps, n, sizeof *steps, offsetof(st_an_step, t0_ns), t, ST_UPPER)
  *
  * st_partition_point is the one loop, and the general form for a key of
  * several fields or one computed from several columns: the first i in
@@ -100,30 +100,26 @@ static inline size_t st_upper_bound_i64_f(const int64_t *a, size_t n, double t) 
   return st_bound((st_bound_key){(const char *)a, sizeof *a, 0, ST_KEY_I64_F, 1, {.f = t}}, n);
 }
 
-static inline size_t st_lower_bound_i64_at(const void *base, size_t n, size_t stride, size_t off,
-                                           int64_t v) {
-  return st_bound((st_bound_key){base, stride, off, ST_KEY_I64, 0, {.i64 = v}}, n);
+/* The side of a bound, for the record forms below: ST_LOWER, the first key
+ * >= v; ST_UPPER, the first key > v. */
+enum { ST_LOWER = 0, ST_UPPER = 1 };
+
+static inline size_t st_bound_i64_at(const void *base, size_t n, size_t stride, size_t off,
+                                     int64_t v, int side) {
+  return st_bound((st_bound_key){base, stride, off, ST_KEY_I64, side, {.i64 = v}}, n);
 }
-static inline size_t st_upper_bound_i64_at(const void *base, size_t n, size_t stride, size_t off,
-                                           int64_t v) {
-  return st_bound((st_bound_key){base, stride, off, ST_KEY_I64, 1, {.i64 = v}}, n);
+static inline size_t st_bound_u64_at(const void *base, size_t n, size_t stride, size_t off,
+                                     uint64_t v, int side) {
+  return st_bound((st_bound_key){base, stride, off, ST_KEY_U64, side, {.u64 = v}}, n);
 }
-static inline size_t st_lower_bound_u64_at(const void *base, size_t n, size_t stride, size_t off,
-                                           uint64_t v) {
-  return st_bound((st_bound_key){base, stride, off, ST_KEY_U64, 0, {.u64 = v}}, n);
-}
-static inline size_t st_upper_bound_u64_at(const void *base, size_t n, size_t stride, size_t off,
-                                           uint64_t v) {
-  return st_bound((st_bound_key){base, stride, off, ST_KEY_U64, 1, {.u64 = v}}, n);
-}
-static inline size_t st_upper_bound_u32_at(const void *base, size_t n, size_t stride, size_t off,
-                                           uint32_t v) {
-  return st_bound((st_bound_key){base, stride, off, ST_KEY_U32, 1, {.u32 = v}}, n);
+static inline size_t st_bound_u32_at(const void *base, size_t n, size_t stride, size_t off,
+                                     uint32_t v, int side) {
+  return st_bound((st_bound_key){base, stride, off, ST_KEY_U32, side, {.u32 = v}}, n);
 }
 
 /* Records ordered by a pair (a uint32 at byte off1, then an int64 at off2),
- * as steps by (trace, start): the first whose pair is >= (k1, k2) (upper =
- * 0) or > (k1, k2) (upper = 1). */
+ * as steps by (trace, start): the first whose pair is >= (k1, k2)
+ * (ST_LOWER) or > (k1, k2) (ST_UPPER). */
 typedef struct st_pair_key {
   const char *base;
   size_t stride, off1, off2;
@@ -140,8 +136,8 @@ static inline int st_pair_before(const void *ctx, size_t i) {
   return a < k->k1 || (a == k->k1 && (b < k->k2 || (k->upper && b == k->k2)));
 }
 static inline size_t st_bound_pair_at(const void *base, size_t n, size_t stride, size_t off1,
-                                      uint32_t k1, size_t off2, int64_t k2, int upper) {
-  st_pair_key k = {base, stride, off1, off2, k1, k2, upper};
+                                      uint32_t k1, size_t off2, int64_t k2, int side) {
+  st_pair_key k = {base, stride, off1, off2, k1, k2, side};
   return st_partition_point(0, n, st_pair_before, &k);
 }
 

@@ -342,7 +342,7 @@ static st_code find_steps(st_analysis *an, trace_ctx *c, uint32_t k, const st_an
 static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int64_t *t0,
                       int64_t *t1) {
   size_t lo = st_bound_pair_at(c->raw, c->nraw, sizeof *c->raw, offsetof(raw_step, process),
-                               process, offsetof(raw_step, number), number, 0);
+                               process, offsetof(raw_step, number), number, ST_LOWER);
   if (lo >= c->nraw || c->raw[lo].process != process || c->raw[lo].number != number) return 0;
   *t0 = c->raw[lo].t0;
   *t1 = c->raw[lo].t1;
@@ -352,7 +352,7 @@ static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int6
 /* 1 if [s, e) holds a whole step of the trace (steps[0, n), by start): a
  * wrapper such as the profiler's range or a loop iteration, not host work. */
 static int wraps_step(const st_an_step *steps, uint32_t n, int64_t s, int64_t e) {
-  size_t lo = st_lower_bound_i64_at(steps, n, sizeof *steps, offsetof(st_an_step, t0_ns), s);
+  size_t lo = st_bound_i64_at(steps, n, sizeof *steps, offsetof(st_an_step, t0_ns), s, ST_LOWER);
   return lo < n && steps[lo].t1_ns <= e;
 }
 

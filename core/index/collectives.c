@@ -350,8 +350,8 @@ static int cmp_own(const void *p, const void *q) {
  * number, 0 if none. */
 static int64_t step_at(const st_an_step *sv, uint32_t first, uint32_t n, int64_t t) {
   const st_an_step *steps = sv;
-  uint32_t lo = first + (uint32_t)st_upper_bound_i64_at(steps + first, n, sizeof *steps,
-                                                        offsetof(st_an_step, t0_ns), t);
+  uint32_t lo = first + (uint32_t)st_bound_i64_at(steps + first, n, sizeof *steps,
+                                                  offsetof(st_an_step, t0_ns), t, ST_UPPER);
   for (uint32_t j = lo; j-- > first;) {
     if (t < steps[j].t1_ns || (t == steps[j].t0_ns)) return steps[j].number;
     if (lo - j > 4) break;
@@ -1142,7 +1142,7 @@ const st_coll_step_rank *st_coll_step_ranks(const st_collectives *c, uint32_t *c
 const st_coll_step_rank *st_coll_step_find(const st_collectives *c, uint32_t trace, int64_t step) {
   uint32_t lo =
       (uint32_t)st_bound_pair_at(c->sr, c->nsr, sizeof *c->sr, offsetof(st_coll_step_rank, trace),
-                                 trace, offsetof(st_coll_step_rank, step), step, 0);
+                                 trace, offsetof(st_coll_step_rank, step), step, ST_LOWER);
   return lo < c->nsr && c->sr[lo].trace == trace && c->sr[lo].step == step ? &c->sr[lo] : NULL;
 }
 const st_coll_path *st_coll_paths(const st_collectives *c, uint32_t *count) {

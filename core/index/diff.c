@@ -198,7 +198,8 @@ typedef struct durs {
 
 /* The step holding time t (steps in time order), or nsteps when none. */
 static uint32_t step_of(const st_an_step *v, uint32_t n, int64_t t) {
-  uint32_t lo = (uint32_t)st_upper_bound_i64_at(v, n, sizeof *v, offsetof(st_an_step, t0_ns), t);
+  uint32_t lo =
+      (uint32_t)st_bound_i64_at(v, n, sizeof *v, offsetof(st_an_step, t0_ns), t, ST_UPPER);
   return lo > 0 && t < v[lo - 1].t1_ns ? lo - 1 : n;
 }
 

@@ -599,8 +599,9 @@ static st_code build_steps(st_efficiency *e, const st_analysis *an, const st_op_
     double share = x->share;
     /* the last step of its trace starting at or before it (steps are
      * trace by trace, each by start), if it holds its start */
-    uint32_t lo = (uint32_t)st_bound_pair_at(steps, ns, sizeof *steps, offsetof(st_an_step, trace),
-                                             x->trace, offsetof(st_an_step, t0_ns), x->start, 1);
+    uint32_t lo =
+        (uint32_t)st_bound_pair_at(steps, ns, sizeof *steps, offsetof(st_an_step, trace), x->trace,
+                                   offsetof(st_an_step, t0_ns), x->start, ST_UPPER);
     if (lo > 0 && steps[lo - 1].trace == x->trace && x->start < steps[lo - 1].t1_ns) {
       e->steps[lo - 1].flops += costs[x->cost].flops * share;
       e->steps[lo - 1].model_flops += costs[x->cost].model_flops * share;

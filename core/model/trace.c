@@ -922,8 +922,8 @@ size_t st_trace_bytes(const st_trace *t) {
 
 uint64_t st_trace_end_src_of(const st_trace *t, uint64_t src) {
   if (!t || !t->end_count) return UINT64_MAX;
-  size_t lo =
-      st_lower_bound_u64_at(t->ends, t->end_count, sizeof *t->ends, offsetof(st_end_src, src), src);
+  size_t lo = st_bound_u64_at(t->ends, t->end_count, sizeof *t->ends, offsetof(st_end_src, src),
+                              src, ST_LOWER);
   return lo < t->end_count && t->ends[lo].src == src ? t->ends[lo].end_src : UINT64_MAX;
 }
 
@@ -1013,7 +1013,8 @@ static uint32_t part_of(const st_trace *t, uint32_t v, int which) {
   size_t off = which == 0   ? offsetof(st_trace_part, row_base)
                : which == 1 ? offsetof(st_trace_part, process_base)
                             : offsetof(st_trace_part, track_base);
-  uint32_t lo = (uint32_t)st_upper_bound_u32_at(t->parts, t->part_count, sizeof *t->parts, off, v);
+  uint32_t lo =
+      (uint32_t)st_bound_u32_at(t->parts, t->part_count, sizeof *t->parts, off, v, ST_UPPER);
   lo = lo ? lo - 1 : 0;
   /* empty parts share their base with the next one: take the one holding v */
   for (uint32_t k = lo; k < t->part_count; k++) {

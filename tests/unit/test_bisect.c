@@ -67,10 +67,10 @@ static void test_against_scans(void) {
         rec key_rec[9];
         for (int i = 0; i < n; i++) key_rec[i] = r[i], key_rec[i].minor = a[i];
         CHECK_EQ_INT(
-            st_lower_bound_i64_at(key_rec, (size_t)n, sizeof *key_rec, offsetof(rec, minor), v),
+            st_bound_i64_at(key_rec, (size_t)n, sizeof *key_rec, offsetof(rec, minor), v, ST_LOWER),
             lb);
         CHECK_EQ_INT(
-            st_upper_bound_i64_at(key_rec, (size_t)n, sizeof *key_rec, offsetof(rec, minor), v),
+            st_bound_i64_at(key_rec, (size_t)n, sizeof *key_rec, offsetof(rec, minor), v, ST_UPPER),
             ub);
         for (uint32_t m = 0; m <= 4; m++)
           for (int upper = 0; upper <= 1; upper++) {

@@ -166,8 +166,8 @@ static uint32_t pf_generation(const st_argsrc *as, uint64_t seq, uint64_t src) {
   uint32_t i = st_u64map_get(&as->seq_map, seq);
   if (i == ST_U64MAP_NONE) return UINT32_MAX;
   const pf_seq *s = &as->seqs[i];
-  uint32_t lo = (uint32_t)st_upper_bound_u64_at(s->gens, s->n, sizeof *s->gens,
-                                                offsetof(pf_gen, offset), src);
+  uint32_t lo = (uint32_t)st_bound_u64_at(s->gens, s->n, sizeof *s->gens, offsetof(pf_gen, offset),
+                                          src, ST_UPPER);
   lo = lo ? lo - 1 : 0; /* the last gen with offset <= src */
   return s->gens[lo].g;
 }

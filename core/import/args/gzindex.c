@@ -221,8 +221,8 @@ struct st_gzread {
 
 st_gzread *st_gzread_begin(const st_gzindex *ix, uint64_t offset, size_t len, uint64_t *in_offset) {
   if (!ix || !ix->count || !len) return NULL;
-  uint32_t lo = (uint32_t)st_upper_bound_u64_at(ix->pts, ix->count, sizeof *ix->pts,
-                                                offsetof(point, out), offset);
+  uint32_t lo = (uint32_t)st_bound_u64_at(ix->pts, ix->count, sizeof *ix->pts, offsetof(point, out),
+                                          offset, ST_UPPER);
   lo = lo ? lo - 1 : 0; /* the last point with out <= offset */
   const point *pt = &ix->pts[lo];
   st_alloc al = ix->alloc;

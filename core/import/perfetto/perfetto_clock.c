@@ -47,15 +47,6 @@ struct st_pclock {
   uint64_t rejected;
 };
 
-static int64_t sat_mul(int64_t a, uint64_t m) {
-  if (m <= 1 || a == 0) return a;
-  if (m > (uint64_t)INT64_MAX) return a > 0 ? INT64_MAX : INT64_MIN;
-  int64_t mm = (int64_t)m;
-  if (a > INT64_MAX / mm) return INT64_MAX;
-  if (a < INT64_MIN / mm) return INT64_MIN;
-  return a * mm;
-}
-
 st_pclock *st_pclock_create(const st_alloc *a) {
   st_pclock *pc = st_calloc(a, 1, sizeof *pc);
   if (!pc) return NULL;
@@ -148,7 +139,7 @@ st_code st_pclock_snapshot(st_pclock *pc, const st_pclock_entry *e, uint32_t n) 
     pc_clock *k = &pc->clocks[c];
     k->unit = e[i].unit_ns ? e[i].unit_ns : 1;
     k->incremental = e[i].incremental != 0;
-    ns[m] = sat_mul(e[i].value, k->unit);
+    ns[m] = st_sat_mul(e[i].value, k->unit);
     if (k->incremental) k->last = ns[m], k->has_last = 1;
     idx[m++] = c;
   }
@@ -171,7 +162,7 @@ int st_pclock_to_ns(st_pclock *pc, uint64_t id, int64_t raw, int64_t *ns) {
     return 1;
   }
   pc_clock *k = &pc->clocks[c];
-  int64_t v = sat_mul(raw, k->unit);
+  int64_t v = st_sat_mul(raw, k->unit);
   if (k->incremental) {
     if (!k->has_last) return 0;
     v = k->last = st_sat_add(k->last, v);
@@ -227,8 +218,8 @@ static int find_path(st_pclock *pc, uint32_t s, uint32_t t, pc_path *out) {
 static int64_t edge_convert(const pc_edge *e, int backward, int64_t t) {
   uint32_t x = backward ? 1 : 0, y = 1 - x;
   /* the first pair whose x reading is > t */
-  uint32_t lo = (uint32_t)st_upper_bound_i64_at(e->pairs, e->n, 2 * sizeof *e->pairs,
-                                                x * sizeof *e->pairs, t);
+  uint32_t lo = (uint32_t)st_bound_i64_at(e->pairs, e->n, 2 * sizeof *e->pairs,
+                                          x * sizeof *e->pairs, t, ST_UPPER);
   uint32_t k = lo ? lo - 1 : 0;
   return st_sat_add(st_sat_sub(t, e->pairs[2 * k + x]), e->pairs[2 * k + y]);
 }

@@ -17,15 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int64_t sat_mul(int64_t a, uint64_t m) {
-  if (m <= 1 || a == 0) return a;
-  if (m > (uint64_t)INT64_MAX) return a > 0 ? INT64_MAX : INT64_MIN;
-  int64_t mm = (int64_t)m;
-  if (a > INT64_MAX / mm) return INT64_MAX;
-  if (a < INT64_MIN / mm) return INT64_MIN;
-  return a * mm;
-}
-
 /* ==== 1. flows =========================================================== */
 
 /* Flow ids are collected while the event is read, then become builder flow
@@ -689,7 +680,7 @@ st_code pf_read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
     if (c != ST_OK) return c;
   }
   if (k < 0) return ST_ERR_PROTO;
-  if (!has_ts && has_abs) ts = sat_mul(abs_us, 1000), has_ts = 1;
+  if (!has_ts && has_abs) ts = st_sat_mul(abs_us, 1000), has_ts = 1;
   if (!has_ts) {
     st_stats_warn(im->stats, "perfetto_event_without_timestamp", src);
     return ST_OK;
