@@ -82,7 +82,6 @@ static inline void st_jout_lit(st_jout *o, const char *s) { st_jout_put(o, s, st
 /* The inside of a JSON string (no quotes): s[0, n) escaped as the flags say
  * (see the top). Runs of bytes that need nothing are copied at once. */
 static inline void st_jout_esc(st_jout *o, const char *s, size_t n, unsigned flags) {
-  static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0, run = 0;
   while (i < n) {
@@ -103,7 +102,8 @@ static inline void st_jout_esc(st_jout *o, const char *s, size_t n, unsigned fla
       char e[2] = {'\\', (char)c};
       st_jout_put(o, e, 2);
     } else if (c < 0x80) {
-      char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      char e[7] = "\\u00";
+      st_hex_lower(&p[i], 1, e + 4);
       st_jout_put(o, e, 6);
     } else {
       st_jout_put(o, "\xEF\xBF\xBD", 3); /* U+FFFD for one invalid byte */
