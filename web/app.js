@@ -463,49 +463,13 @@ async function doOpen(source, src, opts, prevStatus) {
     if (!withCString(name, (p) => (sw.on ? M._st_wasm_load_begin_stream(p, 0, sw.buckets) : M._st_wasm_load_begin(p)))) {
       throw new Error(oneLine(str(M._st_wasm_error())));
     }
-    let done = 0;
-    let code = 0;
     let split = null;
     try {
       if (plan) {
         const r = await (plan.gz ? loadSplitGz : loadSplit)(M, src.blob, plan, (n) => setProgress(n, total));
-        code = r.code;
         split = { workers: r.workers, worker_heap_bytes: r.heap };
       } else {
-        let preview = performance.now();
-        const passStart = preview;
-        let previewEvery = sw.previewMs;
-        let progressAt = 0;
-        for await (const chunk of src.chunks) {
-          for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
-            const part = chunk.subarray(off, off + CHUNK);
-            M.HEAPU8.set(part, buf); // HEAPU8 is re-read: the heap may have grown
-            code = M._st_wasm_load_push(buf, part.length);
-          }
-          done += chunk.length;
-          // streaming mode, a preview on screen: the status once a second (each
-          // repaint composites the canvas: in software, headless, ~50 ms)
-          if (!sw.on || performance.now() - progressAt >= 1000) {
-            setProgress(done, total);
-            progressAt = performance.now();
-          }
-          if (code !== 0) break; // the loader has seen enough to fail: finish says why
-          // streaming mode: the summary so far drawn while the pass runs, when
-          // the pass still has 3 s or more to go at its rate so far (else its
-          // final summary comes soon: a preview would only slow it, its
-          // drawing competing with the parse for the cores)
-          const now = performance.now();
-          const left = done > 0 ? ((total - done) * (now - passStart)) / done : Infinity;
-          if (sw.on && now - preview >= previewEvery && done < total && (sw.previewFixed || left >= 3000)) {
-            const t = performance.now();
-            stream.previewed(M._st_wasm_stream_preview());
-            preview = performance.now();
-            // a preview costs O(summary) in wasm (at most ~2.5 % of the pass's
-            // time), then the browser's drawing of it, which competes with the
-            // parse and is not seen here: spaced by half the time so far too
-            if (!sw.previewFixed) previewEvery = Math.max(sw.previewMs, 40 * (preview - t), (preview - passStart) / 2);
-          }
-        }
+        await pushChunks(src.chunks, total, sw.on ? sw : null);
       }
     } catch (e) {
       M._st_wasm_load_abort();
@@ -638,24 +602,58 @@ async function doOpenMany(sources, opts) {
   }
 }
 
+// The one load loop: pushes a source's chunks (total bytes in all) into the
+// loader begun for it, in slices of CHUNK, the progress shown as it goes;
+// stops at the first slice the loader refuses (finish says why). previews:
+// streaming mode's options (sw) when the summary so far is drawn while the
+// pass runs (one file opened alone); null in a batch, which shows nothing
+// until it ends.
+async function pushChunks(chunks, total, previews = null) {
+  let done = 0;
+  let code = 0;
+  let preview = performance.now();
+  const passStart = preview;
+  let previewEvery = previews ? previews.previewMs : 0;
+  let progressAt = 0;
+  for await (const chunk of chunks) {
+    for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
+      const part = chunk.subarray(off, off + CHUNK);
+      M.HEAPU8.set(part, buf); // HEAPU8 is re-read: the heap may have grown
+      code = M._st_wasm_load_push(buf, part.length);
+    }
+    done += chunk.length;
+    // a preview on screen: the status once a second (each repaint composites
+    // the canvas: in software, headless, ~50 ms)
+    if (!previews || performance.now() - progressAt >= 1000) {
+      setProgress(done, total);
+      progressAt = performance.now();
+    }
+    if (code !== 0) break; // the loader has seen enough to fail: finish says why
+    // the summary so far drawn while the pass runs, when the pass still has
+    // 3 s or more to go at its rate so far (else its final summary comes
+    // soon: a preview would only slow it, its drawing competing with the
+    // parse for the cores)
+    const now = performance.now();
+    const left = done > 0 ? ((total - done) * (now - passStart)) / done : Infinity;
+    if (previews && now - preview >= previewEvery && done < total && (previews.previewFixed || left >= 3000)) {
+      const t = performance.now();
+      stream.previewed(M._st_wasm_stream_preview());
+      preview = performance.now();
+      // a preview costs O(summary) in wasm (at most ~2.5 % of the pass's
+      // time), then the browser's drawing of it, which competes with the
+      // parse and is not seen here: spaced by half the time so far too
+      if (!previews.previewFixed) previewEvery = Math.max(previews.previewMs, 40 * (preview - t), (preview - passStart) / 2);
+    }
+  }
+}
+
 // Pushes one resolved source through the loader (inside a batch: the file's
 // load status, 0 ok, 1 damaged part-way, 2 failed; nothing is shown yet).
 async function pushSource({ name, total, chunks }, sw = null) {
   setProgress(0, total);
   if (!withCString(name, (p) => (sw ? M._st_wasm_load_begin_stream(p, 0, sw.buckets) : M._st_wasm_load_begin(p)))) return 2;
-  let done = 0;
-  let code = 0;
   try {
-    for await (const chunk of chunks) {
-      for (let off = 0; off < chunk.length && code === 0; off += CHUNK) {
-        const part = chunk.subarray(off, off + CHUNK);
-        M.HEAPU8.set(part, buf);
-        code = M._st_wasm_load_push(buf, part.length);
-      }
-      done += chunk.length;
-      setProgress(done, total);
-      if (code !== 0) break;
-    }
+    await pushChunks(chunks, total);
   } catch (e) {
     M._st_wasm_load_abort();
     throw e;

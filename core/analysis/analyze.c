@@ -20,6 +20,7 @@
 #include "analyze.h"
 #include "analyze_internal.h"
 
+#include "bisect.h"
 #include "json_out.h"
 #include "memory.h"
 #include "stat_tests.h"
@@ -193,11 +194,9 @@ static int cmp_raw_process(const void *x, const void *y) {
 
 static int push_raw(const st_alloc *a, raw_step **v, size_t *n, size_t *cap, raw_step r) {
   if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 64;
-    raw_step *nv = st_realloc_array(a, *v, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = *v;
+    if (!st_grow_from(a, &nv, cap, *n + 1, sizeof **v, 64)) return 0;
     *v = nv;
-    *cap = nc;
   }
   (*v)[(*n)++] = r;
   return 1;
@@ -342,15 +341,8 @@ static st_code find_steps(st_analysis *an, trace_ctx *c, uint32_t k, const st_an
 /* The device's own Steps line window of step `number`, if it has one. */
 static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int64_t *t0,
                       int64_t *t1) {
-  size_t lo = 0, hi = c->nraw;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    const raw_step *r = &c->raw[mid];
-    if (r->process < process || (r->process == process && r->number < number))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_bound_pair_at(c->raw, c->nraw, sizeof *c->raw, offsetof(raw_step, process),
+                               process, offsetof(raw_step, number), number, ST_LOWER);
   if (lo >= c->nraw || c->raw[lo].process != process || c->raw[lo].number != number) return 0;
   *t0 = c->raw[lo].t0;
   *t1 = c->raw[lo].t1;
@@ -360,14 +352,7 @@ static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int6
 /* 1 if [s, e) holds a whole step of the trace (steps[0, n), by start): a
  * wrapper such as the profiler's range or a loop iteration, not host work. */
 static int wraps_step(const st_an_step *steps, uint32_t n, int64_t s, int64_t e) {
-  uint32_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (steps[mid].t0_ns < s)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_bound_i64_at(steps, n, sizeof *steps, offsetof(st_an_step, t0_ns), s, ST_LOWER);
   return lo < n && steps[lo].t1_ns <= e;
 }
 
@@ -385,11 +370,9 @@ typedef struct rowlist {
 
 static int rl_push(const st_alloc *a, rowlist *l, uint32_t r) {
   if (l->n == l->cap) {
-    uint32_t nc = l->cap ? l->cap * 2 : 16;
-    uint32_t *nv = st_realloc_array(a, l->v, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = l->v;
+    if (!st_grow32(a, &nv, &l->cap, l->n + 1, sizeof *l->v, 16)) return 0;
     l->v = nv;
-    l->cap = nc;
   }
   l->v[l->n++] = r;
   return 1;
@@ -530,14 +513,12 @@ typedef struct ivlist {
 static void ivl_push(ivlist *l, int64_t t0, int64_t t1) {
   if (l->nomem) return;
   if (l->n == l->cap) {
-    uint32_t nc = l->cap ? (l->cap < UINT32_MAX / 2 ? l->cap * 2 : 0) : 64;
-    ivl *nv = nc ? st_realloc_array(l->a, l->v, nc, sizeof *nv) : NULL;
-    if (!nv) {
+    void *nv = l->v;
+    if (!st_grow32(l->a, &nv, &l->cap, l->n + 1, sizeof *l->v, 64)) {
       l->nomem = 1;
       return;
     }
     l->v = nv;
-    l->cap = nc;
   }
   l->v[l->n++] = (ivl){t0, t1};
 }
@@ -1080,11 +1061,9 @@ static int credit(const st_alloc *a, causes_ws *w, const st_trace *t, const piec
   uint32_t s = w->slot[id];
   if (!s) {
     if (w->nacc == w->cap_acc) {
-      uint32_t nc = w->cap_acc ? w->cap_acc * 2 : 64;
-      cause_acc *na = st_realloc_array(a, w->acc, nc, sizeof *na);
-      if (!na) return 0;
+      void *na = w->acc;
+      if (!st_grow32(a, &na, &w->cap_acc, w->nacc + 1, sizeof *w->acc, 64)) return 0;
       w->acc = na;
-      w->cap_acc = nc;
     }
     memset(&w->acc[w->nacc], 0, sizeof w->acc[w->nacc]);
     w->acc[w->nacc].id = id;
@@ -1153,11 +1132,10 @@ static int bucket_gaps(st_analysis *an, const causes_ws *w, const ivlist *gl, ui
 
 static int push_cause(st_analysis *an, st_an_cause c) {
   if (an->ncauses == an->cap_causes) {
-    uint32_t nc = an->cap_causes ? an->cap_causes * 2 : 32;
-    st_an_cause *nv = st_realloc_array(&an->alloc, an->causes, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = an->causes;
+    if (!st_grow32(&an->alloc, &nv, &an->cap_causes, an->ncauses + 1, sizeof *an->causes, 32))
+      return 0;
     an->causes = nv;
-    an->cap_causes = nc;
   }
   an->causes[an->ncauses++] = c;
   return 1;
@@ -1612,14 +1590,12 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     int kineto = 0;
     if (!device_rows(a, t, p, &dev, &kineto, &nomem)) continue;
     if (an->ndevices == an->cap_devices) {
-      uint32_t nc = an->cap_devices ? an->cap_devices * 2 : 16;
-      st_an_device *nd = st_realloc_array(a, an->devices, nc, sizeof *nd);
-      if (!nd) {
+      void *nd = an->devices;
+      if (!st_grow32(a, &nd, &an->cap_devices, an->ndevices + 1, sizeof *an->devices, 16)) {
         nomem = 1;
         break;
       }
       an->devices = nd;
-      an->cap_devices = nc;
     }
     st_an_device *d = &an->devices[an->ndevices++];
     memset(d, 0, sizeof *d);

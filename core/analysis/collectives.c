@@ -14,6 +14,7 @@
 #include "collectives.h"
 
 #include "analyze_internal.h"
+#include "bisect.h"
 #include "chrome_event.h"
 #include "json_out.h"
 
@@ -97,11 +98,9 @@ static uint32_t intern(const st_alloc *a, istrs *t, const char *s, size_t n) {
   for (uint32_t i = 0; i < t->n; i++)
     if (t->v[i].n == n && memcmp(t->v[i].p, s, n) == 0) return t->last = i;
   if (t->n == t->cap) {
-    uint32_t c = t->cap ? t->cap * 2 : 16;
-    istr *nv = st_realloc_array(a, t->v, c, sizeof *nv);
-    if (!nv) return UINT32_MAX;
+    void *nv = t->v;
+    if (!st_grow32(a, &nv, &t->cap, t->n + 1, sizeof *t->v, 16)) return UINT32_MAX;
     t->v = nv;
-    t->cap = c;
   }
   char *p = st_malloc(a, n + 1);
   if (!p) return UINT32_MAX;
@@ -281,11 +280,9 @@ static int launcher_op(const st_trace *t, uint32_t rpc, uint32_t row, uint32_t i
 
 static int push_inst(st_collectives *c, const inst *x) {
   if (c->nin == c->capin) {
-    uint32_t nc = c->capin ? c->capin * 2 : 256;
-    inst *nv = st_realloc_array(&c->alloc, c->in, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = c->in;
+    if (!st_grow32(&c->alloc, &nv, &c->capin, c->nin + 1, sizeof *c->in, 256)) return 0;
     c->in = nv;
-    c->capin = nc;
   }
   c->in[c->nin++] = *x;
   return 1;
@@ -353,14 +350,8 @@ static int cmp_own(const void *p, const void *q) {
  * number, 0 if none. */
 static int64_t step_at(const st_an_step *sv, uint32_t first, uint32_t n, int64_t t) {
   const st_an_step *steps = sv;
-  uint32_t lo = first, hi = first + n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (steps[mid].t0_ns <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = first + (uint32_t)st_bound_i64_at(steps + first, n, sizeof *steps,
+                                                  offsetof(st_an_step, t0_ns), t, ST_UPPER);
   for (uint32_t j = lo; j-- > first;) {
     if (t < steps[j].t1_ns || (t == steps[j].t0_ns)) return steps[j].number;
     if (lo - j > 4) break;
@@ -864,11 +855,9 @@ static int64_t replay(const st_collectives *c, rstep *s, const uint32_t *slot_of
 
 static int push_seg(st_collectives *c, st_coll_segment sg) {
   if (c->nsegs == c->capsegs) {
-    uint32_t nc = c->capsegs ? c->capsegs * 2 : 256;
-    st_coll_segment *nv = st_realloc_array(&c->alloc, c->segs, nc, sizeof *nv);
-    if (!nv) return 0;
+    void *nv = c->segs;
+    if (!st_grow32(&c->alloc, &nv, &c->capsegs, c->nsegs + 1, sizeof *c->segs, 256)) return 0;
     c->segs = nv;
-    c->capsegs = nc;
   }
   c->segs[c->nsegs++] = sg;
   return 1;
@@ -1151,15 +1140,9 @@ const st_coll_step_rank *st_coll_step_ranks(const st_collectives *c, uint32_t *c
   return c->sr;
 }
 const st_coll_step_rank *st_coll_step_find(const st_collectives *c, uint32_t trace, int64_t step) {
-  uint32_t lo = 0, hi = c->nsr;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    const st_coll_step_rank *r = &c->sr[mid];
-    if (r->trace < trace || (r->trace == trace && r->step < step))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo =
+      (uint32_t)st_bound_pair_at(c->sr, c->nsr, sizeof *c->sr, offsetof(st_coll_step_rank, trace),
+                                 trace, offsetof(st_coll_step_rank, step), step, ST_LOWER);
   return lo < c->nsr && c->sr[lo].trace == trace && c->sr[lo].step == step ? &c->sr[lo] : NULL;
 }
 const st_coll_path *st_coll_paths(const st_collectives *c, uint32_t *count) {

@@ -17,6 +17,7 @@
 #include "diff.h"
 
 #include "analyze.h"
+#include "bisect.h"
 #include "json_out.h"
 #include "stat_tests.h"
 
@@ -197,14 +198,8 @@ typedef struct durs {
 
 /* The step holding time t (steps in time order), or nsteps when none. */
 static uint32_t step_of(const st_an_step *v, uint32_t n, int64_t t) {
-  uint32_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (v[mid].t0_ns <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo =
+      (uint32_t)st_bound_i64_at(v, n, sizeof *v, offsetof(st_an_step, t0_ns), t, ST_UPPER);
   return lo > 0 && t < v[lo - 1].t1_ns ? lo - 1 : n;
 }
 

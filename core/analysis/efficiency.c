@@ -2,6 +2,7 @@
  * achieved figures per op and per step (efficiency.h). The costs
  * themselves: efficiency_cost.c. */
 #include "efficiency.h"
+#include "bisect.h"
 #include "json_scan.h"
 #include "u64map.h"
 
@@ -348,14 +349,12 @@ st_code st_eff_wanted(const st_alloc *alloc, const st_analysis *an, st_eff_want 
         uint32_t id = rows[r].name[i];
         if (!xla && (id >= ns || !named[id])) continue;
         if (*n == cap) {
-          uint32_t nc = cap ? (cap < UINT32_MAX / 2 ? cap * 2 : 0) : 256;
-          st_eff_want *nw = nc ? st_realloc_array(&a, *w, nc, sizeof *nw) : NULL;
-          if (!nw) {
+          void *nw = *w;
+          if (!st_grow32(&a, &nw, &cap, *n + 1, sizeof **w, 256)) {
             nomem = 1;
             break;
           }
           *w = nw;
-          cap = nc;
         }
         (*w)[(*n)++] = (st_eff_want){k, r, i, rows[r].src[i]};
       }
@@ -382,11 +381,9 @@ static int add_op(st_efficiency *e, const char *name, size_t len, uint8_t kind, 
       return 1;
     }
   if (e->nops == e->cap_ops) {
-    uint32_t nc = e->cap_ops ? e->cap_ops * 2 : 64;
-    st_eff_op *no = st_realloc_array(&e->alloc, e->ops, nc, sizeof *no);
-    if (!no) return 0;
+    void *no = e->ops;
+    if (!st_grow32(&e->alloc, &no, &e->cap_ops, e->nops + 1, sizeof *e->ops, 64)) return 0;
     e->ops = no;
-    e->cap_ops = nc;
   }
   st_eff_op *o = &e->ops[e->nops];
   memset(o, 0, sizeof *o);
@@ -484,14 +481,12 @@ static st_code gather(st_efficiency *e, const st_analysis *an, uint32_t k, const
           continue;
         }
         if (*nk == *cap) {
-          size_t nc = *cap ? *cap * 2 : 1024;
-          kern *nv = st_realloc_array(a, *ks, nc, sizeof *nv);
-          if (!nv) {
+          void *nv = *ks;
+          if (!st_grow_from(a, &nv, cap, *nk + 1, sizeof **ks, 1024)) {
             rc = ST_ERR_NOMEM;
             break;
           }
           *ks = nv;
-          *cap = nc;
         }
         (*ks)[(*nk)++] = (kern){k, d, c, dr[q], i, r->start[i], r->dur[i], 0};
       }
@@ -604,15 +599,9 @@ static st_code build_steps(st_efficiency *e, const st_analysis *an, const st_op_
     double share = x->share;
     /* the last step of its trace starting at or before it (steps are
      * trace by trace, each by start), if it holds its start */
-    uint32_t lo = 0, hi = ns;
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (steps[mid].trace < x->trace ||
-          (steps[mid].trace == x->trace && steps[mid].t0_ns <= x->start))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    uint32_t lo =
+        (uint32_t)st_bound_pair_at(steps, ns, sizeof *steps, offsetof(st_an_step, trace), x->trace,
+                                   offsetof(st_an_step, t0_ns), x->start, ST_UPPER);
     if (lo > 0 && steps[lo - 1].trace == x->trace && x->start < steps[lo - 1].t1_ns) {
       e->steps[lo - 1].flops += costs[x->cost].flops * share;
       e->steps[lo - 1].model_flops += costs[x->cost].model_flops * share;

@@ -70,20 +70,6 @@ typedef struct bstate {
   int nomem;
 } bstate;
 
-static int grow_array(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t nc = *cap ? *cap : 64;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 2 / elem) return 0;
-    nc *= 2;
-  }
-  void *np = st_realloc_array(a, *p, nc, elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = nc;
-  return 1;
-}
-
 /* The child of `parent` named `name`, created if absent; UINT32_MAX on failure. */
 static uint32_t child_of(bstate *bs, uint32_t parent, uint32_t name) {
   uint64_t k = (uint64_t)parent << 32 | name;
@@ -91,7 +77,7 @@ static uint32_t child_of(bstate *bs, uint32_t parent, uint32_t name) {
   if (v != ST_U64MAP_NONE) return v;
   if (bs->nn >= UINT32_MAX - 2) return bs->nomem = 1, UINT32_MAX;
   size_t cap = bs->cn;
-  if (!grow_array(bs->a, (void **)&bs->n, &cap, (size_t)bs->nn + 1, sizeof *bs->n) ||
+  if (!st_grow_from(bs->a, (void **)&bs->n, &cap, (size_t)bs->nn + 1, sizeof *bs->n, 64) ||
       cap > UINT32_MAX || !st_u64map_put(&bs->map, bs->a, k, bs->nn))
     return bs->nomem = 1, UINT32_MAX;
   bs->cn = (uint32_t)cap;
@@ -100,7 +86,7 @@ static uint32_t child_of(bstate *bs, uint32_t parent, uint32_t name) {
 }
 
 static void contribute(bstate *bs, uint32_t row, uint32_t index, uint32_t node) {
-  if (!grow_array(bs->a, (void **)&bs->ev, &bs->cev, bs->nev + 1, sizeof *bs->ev)) {
+  if (!st_grow_from(bs->a, (void **)&bs->ev, &bs->cev, bs->nev + 1, sizeof *bs->ev, 64)) {
     bs->nomem = 1;
     return;
   }
@@ -283,7 +269,7 @@ static void build_samples(bstate *bs, const st_flame_query *q) {
 /* ==== 3. slices =========================================================== */
 
 static int push3(bstate *bs, uint32_t a, uint32_t b, uint32_t c) {
-  if (!grow_array(bs->a, (void **)&bs->stack, &bs->cstack, bs->nstack + 3, sizeof *bs->stack))
+  if (!st_grow_from(bs->a, (void **)&bs->stack, &bs->cstack, bs->nstack + 3, sizeof *bs->stack, 64))
     return bs->nomem = 1, 0;
   bs->stack[bs->nstack++] = a;
   bs->stack[bs->nstack++] = b;

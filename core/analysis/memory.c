@@ -2,6 +2,8 @@
  * top allocating ops from the models' memory events (see memory.h). */
 #include "memory.h"
 
+#include "bisect.h"
+
 #include "u64map.h"
 
 #include <math.h>
@@ -28,20 +30,6 @@ typedef struct thr {
   int64_t pid, tid;
   uint32_t track; /* UINT32_MAX: none */
 } thr;
-
-static int grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t nc = *cap ? *cap : 16;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 2) return 0;
-    nc *= 2;
-  }
-  void *q = st_realloc_array(a, *p, nc, elem);
-  if (!q) return 0;
-  *p = q;
-  *cap = nc;
-  return 1;
-}
 
 static uint32_t slice_track(const st_trace *t, int64_t pid, int64_t tid) {
   uint32_t np, nt;
@@ -73,14 +61,7 @@ static uint32_t op_at(const st_trace *t, uint32_t tr, int64_t x) {
     uint32_t r = ts[tr].first_row + k;
     if (r >= nr) continue;
     const st_row *row = &rows[r];
-    uint32_t lo = 0, hi = row->count; /* first start > x */
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (row->start[mid] <= x)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    uint32_t lo = (uint32_t)st_upper_bound_i64(row->start, row->count, x); /* first start > x */
     if (lo && row->start[lo - 1] + row->dur[lo - 1] >= x && !(row->flags[lo - 1] & ST_EV_INSTANT))
       return row->name[lo - 1];
   }
@@ -132,7 +113,7 @@ static int add_groups(st_memory *m, sweep *s, const st_strtab *strs, int kind, u
     if (!keep) continue;
     uint32_t g = st_u64map_get(&s->byop, r->op);
     if (g == ST_U64MAP_NONE) {
-      if (!grow(&m->alloc, (void **)&s->tmp, &s->ctmp, n + 1, sizeof *s->tmp) ||
+      if (!st_grow(&m->alloc, (void **)&s->tmp, &s->ctmp, n + 1, sizeof *s->tmp) ||
           !st_u64map_put(&s->byop, &m->alloc, r->op, (uint32_t)n))
         return 0;
       s->tmp[n] = (st_mem_group){r->op, 0, 0};
@@ -150,7 +131,7 @@ static int add_groups(st_memory *m, sweep *s, const st_strtab *strs, int kind, u
     st_free(&m->alloc, t2);
   }
   if (n > limit) n = limit;
-  if (!grow(&m->alloc, (void **)&m->groups, &m->cgroups, m->ngroups + n, sizeof *m->groups))
+  if (!st_grow(&m->alloc, (void **)&m->groups, &m->cgroups, m->ngroups + n, sizeof *m->groups))
     return 0;
   if (n) memcpy(m->groups + m->ngroups, s->tmp, n * sizeof *s->tmp);
   *first = m->ngroups;
@@ -182,7 +163,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
     size_t j = 0;
     while (j < nthr && !(thrs[j].pid == e->pid && thrs[j].tid == e->tid)) j++;
     if (j == nthr) {
-      if (!grow(&m->alloc, (void **)&thrs, &cthr, nthr + 1, sizeof *thrs)) {
+      if (!st_grow(&m->alloc, (void **)&thrs, &cthr, nthr + 1, sizeof *thrs)) {
         ok = 0;
         break;
       }
@@ -196,7 +177,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
     while (d < m->ndevs && !same_dev(e, &m->devs[d])) d++;
     if (d == m->ndevs) {
       size_t cd = m->cdevs;
-      if (!grow(&m->alloc, (void **)&m->devs, &cd, (size_t)m->ndevs + 1, sizeof *m->devs)) {
+      if (!st_grow(&m->alloc, (void **)&m->devs, &cd, (size_t)m->ndevs + 1, sizeof *m->devs)) {
         ok = 0;
         break;
       }
@@ -223,7 +204,7 @@ static int analyze_part(st_memory *m, sweep *s, uint32_t k, const st_trace *t) {
       if (!same_dev(e, dv)) continue;
       dv->events++;
       if (e->bytes > 0) {
-        if (!grow(&m->alloc, (void **)&s->recs, &s->crecs, s->nrecs + 1, sizeof *s->recs) ||
+        if (!st_grow(&m->alloc, (void **)&s->recs, &s->crecs, s->nrecs + 1, sizeof *s->recs) ||
             s->nrecs >= ST_U64MAP_NONE) {
           ok = 0;
           break;

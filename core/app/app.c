@@ -224,19 +224,14 @@ static int demo_write(void *ud, const void *data, size_t len) {
   st_app *app = ud;
   if (app->demo_bytes || app->demo_len == 0) {
     size_t need = app->demo_len + len;
-    if (need > app->demo_cap) {
-      size_t cap = app->demo_cap ? app->demo_cap : (size_t)16 << 20;
-      while (cap < need) cap *= 2;
-      unsigned char *nb = st_realloc(&app->self_alloc, app->demo_bytes, cap);
-      if (!nb) {
-        st_free(&app->self_alloc, app->demo_bytes);
-        app->demo_bytes = NULL;
-        app->demo_cap = 0;
-        app->demo_len = 1; /* stop keeping; the load goes on */
-      } else {
-        app->demo_bytes = nb;
-        app->demo_cap = cap;
-      }
+    void *nb = app->demo_bytes;
+    if (st_grow_from(&app->self_alloc, &nb, &app->demo_cap, need, 1, (size_t)16 << 20)) {
+      app->demo_bytes = nb;
+    } else {
+      st_free(&app->self_alloc, app->demo_bytes);
+      app->demo_bytes = NULL;
+      app->demo_cap = 0;
+      app->demo_len = 1; /* stop keeping; the load goes on */
     }
     if (app->demo_bytes) {
       memcpy(app->demo_bytes + app->demo_len, data, len);

@@ -103,14 +103,9 @@ const char *st_app_args_begin(st_app *app, st_trace_handle h, double src) {
 int st_app_args_data(st_app *app, st_trace_handle h, const void *data, size_t len) {
   st_app_args *g = &app->args;
   if (!file_for(app, h, 1, NULL) || !g->q || len > g->span.length - g->nacc) return -1;
-  if (g->nacc + len > g->acc_cap) {
-    size_t cap = g->acc_cap ? g->acc_cap : 65536;
-    while (cap < g->nacc + len) cap *= 2;
-    uint8_t *p = st_realloc(&app->self_alloc, g->acc, cap);
-    if (!p) return -1;
-    g->acc = p;
-    g->acc_cap = cap;
-  }
+  void *p = g->acc;
+  if (!st_grow_from(&app->self_alloc, &p, &g->acc_cap, g->nacc + len, 1, 65536)) return -1;
+  g->acc = p;
   memcpy(g->acc + g->nacc, data, len);
   g->nacc += len;
   return 0;

@@ -158,11 +158,11 @@ static int path_edges(st_app *app, const st_coll_path *p) {
     const st_coll_member *w = member_on(app->coll, segs[s].coll, segs[s + 1].trace);
     if (!b || !w) continue;
     if (app->path_edge_count == app->path_edge_cap) {
-      uint32_t nc = app->path_edge_cap ? app->path_edge_cap * 2 : 16;
-      st_draw_edge *ne = st_realloc_array(&app->alloc, app->path_edges, nc, sizeof *ne);
-      if (!ne) return 0;
+      void *ne = app->path_edges;
+      if (!st_grow32(&app->alloc, &ne, &app->path_edge_cap, app->path_edge_count + 1,
+                     sizeof *app->path_edges, 16))
+        return 0;
       app->path_edges = ne;
-      app->path_edge_cap = nc;
     }
     uint32_t b0 = np && b->trace < np ? parts[b->trace].row_base : 0;
     uint32_t w0 = np && w->trace < np ? parts[w->trace].row_base : 0;

@@ -84,16 +84,38 @@ void st_hex_lower(const void *b, size_t n, char *out) {
   out[2 * n] = 0;
 }
 
-int st_grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t ncap = *cap ? *cap : 16;
+/* The capacity, doubled from cap (from first when 0), that holds need;
+ * 0 past max. */
+static size_t grown_cap(size_t cap, size_t need, size_t first, size_t max) {
+  size_t ncap = cap ? cap : first ? first : 1;
   while (ncap < need) {
-    if (ncap > SIZE_MAX / 2) return 0;
+    if (ncap > max / 2) return 0;
     ncap *= 2;
   }
-  void *np = st_realloc_array(a, *p, ncap, elem);
+  return ncap <= max ? ncap : 0;
+}
+
+int st_grow_from(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem, size_t first) {
+  if (need <= *cap) return 1;
+  size_t ncap = grown_cap(*cap, need, first, SIZE_MAX);
+  void *np = ncap ? st_realloc_array(a, *p, ncap, elem) : NULL;
   if (!np) return 0;
   *p = np;
   *cap = ncap;
+  return 1;
+}
+
+int st_grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem) {
+  return st_grow_from(a, p, cap, need, elem, 16);
+}
+
+int st_grow32(const st_alloc *a, void **p, uint32_t *cap, size_t need, size_t elem,
+              uint32_t first) {
+  if (need <= *cap) return 1;
+  size_t ncap = grown_cap(*cap, need, first, UINT32_MAX);
+  void *np = ncap ? st_realloc_array(a, *p, ncap, elem) : NULL;
+  if (!np) return 0;
+  *p = np;
+  *cap = (uint32_t)ncap;
   return 1;
 }

@@ -59,6 +59,11 @@ const char *st_code_name(st_code code);
  * *cap) so that index need - 1 is valid, doubling from at least 16; 0 on
  * overflow or failure (the array is intact). */
 int st_grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem);
+/* st_grow from a first capacity of `first` elements, and the same for a
+ * uint32_t capacity (counts kept in 32 bits; 0 past UINT32_MAX elements).
+ * Through a void * of the array's own (void *v = x->v; grow; x->v = v). */
+int st_grow_from(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem, size_t first);
+int st_grow32(const st_alloc *a, void **p, uint32_t *cap, size_t need, size_t elem, uint32_t first);
 
 /* The n bytes at b as 2n lowercase hex digits and a NUL in out[2n + 1]
  * (a digest's text). */
@@ -87,6 +92,15 @@ static inline int64_t st_sat_sub(int64_t a, int64_t b) {
   if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
   if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
   return a - b;
+}
+/* a * m (a time in units of m ns, say) */
+static inline int64_t st_sat_mul(int64_t a, uint64_t m) {
+  if (m <= 1 || a == 0) return a;
+  if (m > (uint64_t)INT64_MAX) return a > 0 ? INT64_MAX : INT64_MIN;
+  int64_t mm = (int64_t)m;
+  if (a > INT64_MAX / mm) return INT64_MAX;
+  if (a < INT64_MIN / mm) return INT64_MIN;
+  return a * mm;
 }
 
 #endif

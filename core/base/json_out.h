@@ -55,15 +55,10 @@ enum { ST_JESC_UTF8 = 1, ST_JESC_DEL = 2, ST_JESC_HTML = 4 };
 static inline int st_jout_room(st_jout *o, size_t n) {
   if (o->nomem) return 0;
   if (o->cap - o->len > n) return 1; /* len < cap once buf exists */
-  size_t c = o->cap ? o->cap : 256;
-  while (c - o->len <= n) {
-    if (c > SIZE_MAX / 2) return o->nomem = 1, 0;
-    c *= 2;
-  }
-  char *p = (char *)st_realloc(o->alloc, o->buf, c);
-  if (!p) return o->nomem = 1, 0;
-  o->buf = p;
-  o->cap = c;
+  void *p = o->buf;
+  if (n >= SIZE_MAX - o->len || !st_grow_from(o->alloc, &p, &o->cap, o->len + n + 1, 1, 256))
+    return o->nomem = 1, 0;
+  o->buf = (char *)p;
   return 1;
 }
 
@@ -87,7 +82,6 @@ static inline void st_jout_lit(st_jout *o, const char *s) { st_jout_put(o, s, st
 /* The inside of a JSON string (no quotes): s[0, n) escaped as the flags say
  * (see the top). Runs of bytes that need nothing are copied at once. */
 static inline void st_jout_esc(st_jout *o, const char *s, size_t n, unsigned flags) {
-  static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0, run = 0;
   while (i < n) {
@@ -108,7 +102,8 @@ static inline void st_jout_esc(st_jout *o, const char *s, size_t n, unsigned fla
       char e[2] = {'\\', (char)c};
       st_jout_put(o, e, 2);
     } else if (c < 0x80) {
-      char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      char e[7] = "\\u00";
+      st_hex_lower(&p[i], 1, e + 4);
       st_jout_put(o, e, 6);
     } else {
       st_jout_put(o, "\xEF\xBF\xBD", 3); /* U+FFFD for one invalid byte */

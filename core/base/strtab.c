@@ -147,12 +147,12 @@ uint32_t st_strtab_intern(st_strtab *t, const char *s, size_t len) {
   if (t->count >= UINT32_MAX - 2) return ST_STR_NONE;
   if ((uint64_t)(t->count + 1) * 2 > t->slot_cap && !grow_slots(t)) return ST_STR_NONE;
   if (t->count == t->cap) {
-    uint32_t ncap = t->cap ? t->cap * 2 : 1024;
-    entry *ne = st_realloc_array(&t->alloc, t->entries, ncap, sizeof *ne);
-    if (!ne) return ST_STR_NONE;
-    t->bytes += (size_t)(ncap - t->cap) * sizeof *ne;
+    uint32_t old = t->cap;
+    void *ne = t->entries;
+    if (!st_grow32(&t->alloc, &ne, &t->cap, (size_t)t->count + 1, sizeof *t->entries, 1024))
+      return ST_STR_NONE;
+    t->bytes += (size_t)(t->cap - old) * sizeof *t->entries;
     t->entries = ne;
-    t->cap = ncap;
   }
   char *p = store(t, s, len);
   if (!p) return ST_STR_NONE;

@@ -21,6 +21,7 @@
  */
 #include "draw.h"
 
+#include "bisect.h"
 #include "utf8.h"
 
 #include <math.h>
@@ -685,19 +686,6 @@ static void time_band(dctx *d, double t0_ns, double t1_ns, uint32_t fill, uint32
   push_line(d, xb, d->c.y0, xb, d->c.y1, 1, edge);
 }
 
-/* The first of n ascending disjoint intervals ending after t. */
-static uint32_t first_ending_after(const int64_t *t1, uint32_t n, double t) {
-  uint32_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if ((double)t1[m] > t)
-      hi = m;
-    else
-      lo = m + 1;
-  }
-  return lo;
-}
-
 static void pinned_edge(dctx *d);
 
 /* The clip of one span of the layout (st_layout_spans) inside the pass's. */
@@ -730,7 +718,8 @@ static void bands_pass(dctx *d) {
   for (uint32_t k = 0; k < ov->band_sets; k++) {
     const st_draw_band_set *b = &ov->bands[k];
     if (!b->count || !b->t0_ns || !b->t1_ns) continue;
-    uint32_t first = first_ending_after(b->t1_ns, b->count, w0);
+    /* the first of the ascending disjoint intervals ending after w0 */
+    uint32_t first = (uint32_t)st_upper_bound_i64_f(b->t1_ns, b->count, w0);
     if (first == b->count || (double)b->t0_ns[first] >= w1) continue;
     for (uint32_t j = 0; j < b->row_count; j++) {
       uint32_t it = st_layout_item_of_row(lay, b->rows[j]);

@@ -5,6 +5,7 @@
  */
 #include "bulk.h"
 
+#include "bisect.h"
 #include "query.h" /* st_row_first_start_gt */
 
 #define MIN_IQR_NS 1000   /* a trace whose middle half is one instant: 1 us */
@@ -21,19 +22,10 @@ static uint32_t row_start_gt(const st_row *r, int64_t x) { return st_row_first_s
 static uint32_t row_end_ge(const st_row *r, int64_t x) { return st_row_first_end_ge(r, x); }
 
 static uint32_t ts_gt(const st_counter *c, int64_t x) {
-  uint32_t lo = 0, hi = c->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (c->ts[m] <= x)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  return (uint32_t)st_upper_bound_i64(c->ts, c->count, x);
 }
-
 static uint32_t ts_ge(const st_counter *c, int64_t x) {
-  return x == INT64_MIN ? 0 : ts_gt(c, x - 1);
+  return (uint32_t)st_lower_bound_i64(c->ts, c->count, x);
 }
 
 /* ---- the whole trace ------------------------------------------------------ */

@@ -75,6 +75,8 @@
  */
 #include "lod.h"
 
+#include "bisect.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -183,11 +185,24 @@ static uint32_t tree_levels(size_t n, size_t off[MAX_LEVELS]) {
 
 /* A range [a, b) decomposes into single elements and whole tree nodes,
  * O(LEAF + log n) pieces: the ragged ends element by element, the aligned
- * middle as the largest aligned nodes that fit (dominant_name, mm_range). */
+ * middle as the largest aligned nodes that fit (tree_node_at). */
 typedef struct tree_shape {
   size_t off[MAX_LEVELS];
   uint32_t levels;
 } tree_shape;
+
+/* The largest node starting at p (a multiple of LEAF) that ends by b:
+ * its index among the tree's nodes, and its width in *span. */
+static inline size_t tree_node_at(const tree_shape *sh, size_t p, size_t b, size_t *span) {
+  uint32_t k = 0;
+  while (k + 1 < sh->levels) {
+    size_t s = (size_t)LEAF << (k + 1);
+    if (p % s || p + s > b) break;
+    k++;
+  }
+  *span = (size_t)LEAF << k;
+  return sh->off[k] + p / *span;
+}
 
 static name_node merge_names(name_node x, name_node y) {
   if (x.name == y.name) return (name_node){x.name, x.w + y.w};
@@ -319,6 +334,31 @@ static void tindex_shape(const st_row *r, lrow *lr) {
   lr->nb = (uint32_t)((span >> shift) + 1);
 }
 
+/* Each level k >= 1 of a tree over n elements from the level below: node
+ * j of level k merges nodes 2j and 2j + 1 of level k - 1 (merge(nodes, to,
+ * a, b), b = SIZE_MAX where the last has no pair). */
+static void tree_merge_up(size_t n, const size_t off[MAX_LEVELS], uint32_t levels, void *nodes,
+                          void (*merge)(void *nodes, size_t to, size_t a, size_t b)) {
+  for (uint32_t k = 1; k < levels; k++) {
+    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
+    for (size_t j = 0; j < (child + 1) / 2; j++)
+      merge(nodes, off[k] + j, off[k - 1] + 2 * j,
+            2 * j + 1 < child ? off[k - 1] + 2 * j + 1 : SIZE_MAX);
+  }
+}
+static void merge_name_nodes(void *nodes, size_t to, size_t a, size_t b) {
+  name_node *v = nodes;
+  v[to] = b == SIZE_MAX ? v[a] : merge_names(v[a], v[b]);
+}
+static void merge_mm_nodes(void *nodes, size_t to, size_t a, size_t b) {
+  mm_node *v = nodes, x = v[a];
+  if (b != SIZE_MAX) {
+    x.min = dmin(x.min, v[b].min);
+    x.max = dmax(x.max, v[b].max);
+  }
+  v[to] = x;
+}
+
 static void build_row_names(const st_row *r, name_node *nodes) {
   size_t n = r->count, off[MAX_LEVELS];
   uint32_t levels = tree_levels(n, off);
@@ -339,14 +379,7 @@ static void build_row_names(const st_row *r, name_node *nodes) {
       if (cand[c].w > best.w) best = cand[c];
     nodes[off[0] + g] = best;
   }
-  for (uint32_t k = 1; k < levels; k++) {
-    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
-    size_t cnt = (child + 1) / 2;
-    for (size_t j = 0; j < cnt; j++) {
-      name_node x = nodes[off[k - 1] + 2 * j];
-      nodes[off[k] + j] = 2 * j + 1 < child ? merge_names(x, nodes[off[k - 1] + 2 * j + 1]) : x;
-    }
-  }
+  tree_merge_up(n, off, levels, nodes, merge_name_nodes);
 }
 
 static void build_counter(const st_counter *c, mm_node *nodes) {
@@ -362,19 +395,7 @@ static void build_counter(const st_counter *c, mm_node *nodes) {
     }
     nodes[off[0] + g] = m;
   }
-  for (uint32_t k = 1; k < levels; k++) {
-    size_t child = (n + ((size_t)LEAF << (k - 1)) - 1) / ((size_t)LEAF << (k - 1));
-    size_t cnt = (child + 1) / 2;
-    for (size_t j = 0; j < cnt; j++) {
-      mm_node x = nodes[off[k - 1] + 2 * j];
-      if (2 * j + 1 < child) {
-        mm_node y = nodes[off[k - 1] + 2 * j + 1];
-        x.min = dmin(x.min, y.min);
-        x.max = dmax(x.max, y.max);
-      }
-      nodes[off[k] + j] = x;
-    }
-  }
+  tree_merge_up(n, off, levels, nodes, merge_mm_nodes);
 }
 
 st_lod *st_lod_build(const st_alloc *a, const st_trace *t, st_error *err) {
@@ -500,18 +521,6 @@ void st_lod_shift_rows(st_lod *lod, uint32_t row_lo, uint32_t row_hi, int64_t de
 
 /* ==== 4. row queries ===================================================== */
 
-/* First index in [lo, hi) with a[index] >= v (hi if none); a[] ascending. */
-static size_t bisect_ge(const int64_t *a, size_t lo, size_t hi, int64_t v) {
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (a[m] < v)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
-}
-
 /* First index in [lo, n) with a[index] >= v: gallop from lo, then bisect, so
  * the cost is O(log(distance)). */
 static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
@@ -521,7 +530,7 @@ static size_t gallop_ge(const int64_t *a, size_t lo, size_t n, int64_t v) {
     hi = step < n - hi ? hi + step : n;
     step *= 2;
   }
-  return bisect_ge(a, lo, hi, v);
+  return st_lower_bound_i64_in(a, lo, hi, v);
 }
 
 /* Same result as gallop_ge(a, lo, n, v), searched outward from the guess
@@ -542,21 +551,22 @@ static size_t gallop_guess(const int64_t *a, size_t lo, size_t n, int64_t v, siz
     hi = q;
     step *= 2;
   }
-  return bisect_ge(a, lo, hi, v);
+  return st_lower_bound_i64_in(a, lo, hi, v);
 }
 
 /* gallop_ge(start, lo, n, v) for a row with a time index: the answer lies
  * in [tidx[b], tidx[b + 1]] for v's bucket b. dur[]'s line at the bucket is
- * requested while start[] is bisected (the block's busy time needs it). */
-static size_t tindex_ge(const lrow *lr, const uint32_t *tx, const int64_t *start, size_t lo,
-                        size_t n, int64_t v, const int64_t *dur) {
+ * requested while start[] is bisected (the block's busy time needs it).
+ * inline: the row query calls it per block, per frame. */
+static inline size_t tindex_ge(const lrow *lr, const uint32_t *tx, const int64_t *start, size_t lo,
+                               size_t n, int64_t v, const int64_t *dur) {
   if (v <= lr->tbase) return lo;
   uint64_t b = ((uint64_t)v - (uint64_t)lr->tbase) >> lr->shift;
   if (b >= lr->nb) return n; /* past the last start */
   size_t a = tx[b], z = tx[b + 1];
   PREFETCH(&dur[a]);
   if (lo > a) a = lo;
-  return a >= z ? a : bisect_ge(start, a, z, v);
+  return a >= z ? a : st_lower_bound_i64_in(start, a, z, v);
 }
 
 /* Time of the end of the pixel column holding t (columns anchored at 0);
@@ -680,17 +690,10 @@ static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape 
   name_acc acc = {r, lod->nodes + lod->lrows[row].node, {{0, 0}}, 0};
   size_t ia = (a + LEAF - 1) / LEAF * LEAF, ib = b / LEAF * LEAF;
   if (sh->levels && ib > ia && ib - ia >= INTERIOR_LEAVES * LEAF) {
-    size_t min_span = (b - a) / MIN_PIECE, p = ia;
-    while (p < ib) {
-      uint32_t k = 0;
-      while (k + 1 < sh->levels) {
-        size_t span = (size_t)LEAF << (k + 1);
-        if (p % span || p + span > ib) break;
-        k++;
-      }
-      size_t span = (size_t)LEAF << k;
-      if (span >= min_span || acc.n == 0) acc_add(&acc, acc.nodes[sh->off[k] + p / span]);
-      p += span;
+    size_t min_span = (b - a) / MIN_PIECE, span; /* the interior's larger nodes */
+    for (size_t p = ia; p < ib; p += span) {
+      size_t x = tree_node_at(sh, p, ib, &span);
+      if (span >= min_span || acc.n == 0) acc_add(&acc, acc.nodes[x]);
     }
   } else {
     /* the decomposition, inlined: small blocks are the common case when
@@ -699,14 +702,8 @@ static uint32_t dominant_name(const st_lod *lod, uint32_t row, const tree_shape 
     if (sh->levels) {
       while (p < b && p % LEAF) acc_elem(&acc, p++);
       while (p + LEAF <= b) {
-        uint32_t k = 0;
-        while (k + 1 < sh->levels) {
-          size_t span = (size_t)LEAF << (k + 1);
-          if (p % span || p + span > b) break;
-          k++;
-        }
-        size_t span = (size_t)LEAF << k;
-        acc_add(&acc, acc.nodes[sh->off[k] + p / span]);
+        size_t span, x = tree_node_at(sh, p, b, &span);
+        acc_add(&acc, acc.nodes[x]);
         p += span;
       }
     }
@@ -861,6 +858,17 @@ static int pyr_block(const pyr *p, size_t i, int64_t s, int64_t ce, pyr_out *o) 
   return 1;
 }
 
+typedef struct row_t0 {
+  const st_row *r;
+  int64_t t0;
+} row_t0;
+
+/* 1 if event i ends at or before t0 and starts before it (monotone in i). */
+static int done_before_t0(const void *ctx, size_t i) {
+  const row_t0 *k = ctx;
+  return !(k->r->start[i] + k->r->dur[i] > k->t0 || k->r->start[i] >= k->t0);
+}
+
 uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t1, double ns_per_px,
                           double min_px, st_lod_item_fn fn, void *ud) {
   if (!lod || row >= lod->row_count || t1 <= t0 || !(ns_per_px > 0) || !fn) return 0;
@@ -892,13 +900,8 @@ uint32_t st_lod_query_row(const st_lod *lod, uint32_t row, int64_t t0, int64_t t
       }
     }
   }
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (r->start[m] + r->dur[m] > t0 || r->start[m] >= t0)
-      hi = m;
-    else
-      lo = m + 1;
-  }
+  row_t0 k = {r, t0};
+  lo = st_partition_point(lo, hi, done_before_t0, &k);
   uint32_t items = 0;
   tree_shape sh;
   sh.levels = tree_levels(n, sh.off); /* once per query, not per block */
@@ -1007,14 +1010,8 @@ static void mm_range(const tree_shape *sh, mm_acc *m, size_t a, size_t b) {
   if (sh->levels) {
     while (p < b && p % LEAF) mn = dmin(mn, val[p]), mx = dmax(mx, val[p]), p++;
     while (p + LEAF <= b) {
-      uint32_t k = 0;
-      while (k + 1 < sh->levels) {
-        size_t span = (size_t)LEAF << (k + 1);
-        if (p % span || p + span > b) break;
-        k++;
-      }
-      size_t span = (size_t)LEAF << k;
-      const mm_node *x = &m->nodes[sh->off[k] + p / span];
+      size_t span;
+      const mm_node *x = &m->nodes[tree_node_at(sh, p, b, &span)];
       mn = dmin(mn, x->min);
       mx = dmax(mx, x->max);
       p += span;

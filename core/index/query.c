@@ -9,6 +9,7 @@
 #include "query.h"
 
 #include "ascii_ci.h"
+#include "bisect.h"
 
 #include <math.h>
 #include <stdio.h> /* snprintf only */
@@ -23,58 +24,39 @@ int st_ref_valid(const st_trace *t, st_event_ref ref) {
 }
 
 uint32_t st_row_first_start_ge(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r ? r->count : 0;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (r->start[m] < t)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  return r ? (uint32_t)st_lower_bound_i64(r->start, r->count, t) : 0;
 }
 
 uint32_t st_row_first_start_gt(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r ? r->count : 0;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (r->start[m] <= t)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  return r ? (uint32_t)st_upper_bound_i64(r->start, r->count, t) : 0;
 }
+
+typedef struct row_time {
+  const st_row *r;
+  int64_t t;
+} row_time;
 
 /* Monotonic in the index: ends are sorted, and among events ending exactly
  * at t a zero-length one can only follow a longer one. */
-static int ends_after(const st_row *r, uint32_t i, int64_t t) {
-  int64_t e = r->start[i] + r->dur[i];
-  return e > t || (e == t && r->dur[i] == 0);
+static int ends_at_or_before(const void *ctx, size_t i) {
+  const row_time *k = ctx;
+  int64_t e = k->r->start[i] + k->r->dur[i];
+  return !(e > k->t || (e == k->t && k->r->dur[i] == 0));
 }
 
 uint32_t st_row_first_end_gt(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r ? r->count : 0;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (!ends_after(r, m, t))
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  row_time k = {r, t};
+  return r ? (uint32_t)st_partition_point(0, r->count, ends_at_or_before, &k) : 0;
+}
+
+static int ends_before(const void *ctx, size_t i) {
+  const row_time *k = ctx;
+  return st_sat_add(k->r->start[i], k->r->dur[i]) < k->t;
 }
 
 uint32_t st_row_first_end_ge(const st_row *r, int64_t t) {
-  uint32_t lo = 0, hi = r ? r->count : 0;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (st_sat_add(r->start[m], r->dur[m]) < t)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  row_time k = {r, t};
+  return r ? (uint32_t)st_partition_point(0, r->count, ends_before, &k) : 0;
 }
 
 /* The row holding the children of `row` (one depth deeper, same slice
@@ -319,14 +301,7 @@ st_code st_find_set(st_find *f, const char *text, size_t len) {
 }
 
 static int src_in(const uint64_t *srcs, size_t n, uint64_t v) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (srcs[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_lower_bound_u64(srcs, n, v);
   return lo < n && srcs[lo] == v;
 }
 
@@ -473,14 +448,8 @@ static uint32_t next_in_row(const st_find *f, uint32_t row, uint32_t lo) {
   if (x) return (uint32_t)((w - w0) * 64 + (uint64_t)ctz64(x));
   /* the first later word with a bit: cum rises after it */
   if (f->cum[wend] == f->cum[w + 1]) return UINT32_MAX;
-  uint64_t a = w + 1, b = wend - 1; /* answer in [a, b] */
-  while (a < b) {
-    uint64_t m = a + (b - a) / 2;
-    if (f->cum[m + 1] > f->cum[w + 1])
-      b = m;
-    else
-      a = m + 1;
-  }
+  uint64_t a = w + 1, b = wend - 1; /* answer in [a, b]: the first m with cum[m + 1] > cum[w + 1] */
+  a += st_upper_bound_u64(f->cum + a + 1, b - a, f->cum[w + 1]);
   return (uint32_t)((a - w0) * 64 + (uint64_t)ctz64(f->bits[a]));
 }
 
@@ -499,13 +468,7 @@ static uint32_t prev_in_row(const st_find *f, uint32_t row, uint32_t hi) {
   /* the last earlier word with a bit: the largest m in [w0, w) with cum[m + 1] == cum[w] and
    * bits[m] != 0, i.e. the smallest m with cum[m + 1] == cum[w] */
   uint64_t a = w0, b = w - 1;
-  while (a < b) {
-    uint64_t m = a + (b - a) / 2;
-    if (f->cum[m + 1] >= f->cum[w])
-      b = m;
-    else
-      a = m + 1;
-  }
+  a += st_lower_bound_u64(f->cum + a + 1, b - a, f->cum[w]);
   return (uint32_t)((a - w0) * 64 + (uint64_t)clz_index64(f->bits[a]));
 }
 
@@ -650,11 +613,9 @@ static st_agg_row *agg_slot(st_agg *g, uint32_t name) {
   uint32_t s = g->slot[name];
   if (s) return &g->rows[s - 1];
   if (g->count == g->cap) {
-    uint32_t nc = g->cap ? g->cap * 2 : 64;
-    st_agg_row *nr = st_realloc_array(&g->alloc, g->rows, nc, sizeof *nr);
-    if (!nr) return NULL;
+    void *nr = g->rows;
+    if (!st_grow32(&g->alloc, &nr, &g->cap, g->count + 1, sizeof *g->rows, 64)) return NULL;
     g->rows = nr;
-    g->cap = nc;
   }
   st_agg_row *r = &g->rows[g->count++];
   memset(r, 0, sizeof *r);

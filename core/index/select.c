@@ -6,6 +6,8 @@
  * which is small next to the number of events a span stands for. */
 #include "select.h"
 
+#include "bisect.h"
+
 #include <string.h>
 
 struct st_selection {
@@ -38,28 +40,28 @@ void st_selection_clear(st_selection *s) {
 static int reserve(st_selection *s, uint32_t extra) {
   if (s->count + (uint64_t)extra <= s->cap) return 1;
   if (s->count > UINT32_MAX / 2 - extra) return 0;
-  uint32_t nc = s->cap ? s->cap * 2 : 16;
-  while (nc < s->count + extra) nc *= 2;
-  st_sel_span *ns = st_realloc_array(&s->alloc, s->spans, nc, sizeof *ns);
-  if (!ns) return 0;
+  void *ns = s->spans;
+  if (!st_grow32(&s->alloc, &ns, &s->cap, (size_t)s->count + extra, sizeof *s->spans, 16)) return 0;
   s->spans = ns;
-  s->cap = nc;
   return 1;
 }
 
 /* First span that is not entirely before (row, idx): row > r, or row == r
  * and hi > idx. */
+typedef struct span_key {
+  const st_sel_span *spans;
+  uint32_t row, idx;
+} span_key;
+
+static int span_before(const void *ctx, size_t m) {
+  const span_key *k = ctx;
+  const st_sel_span *p = &k->spans[m];
+  return p->row < k->row || (p->row == k->row && p->hi <= k->idx);
+}
+
 static uint32_t first_not_before(const st_selection *s, uint32_t row, uint32_t idx) {
-  uint32_t lo = 0, hi = s->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    const st_sel_span *p = &s->spans[m];
-    if (p->row < row || (p->row == row && p->hi <= idx))
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo;
+  span_key k = {s->spans, row, idx};
+  return (uint32_t)st_partition_point(0, s->count, span_before, &k);
 }
 
 st_code st_selection_add(st_selection *s, uint32_t row, uint32_t lo, uint32_t hi) {

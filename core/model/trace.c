@@ -25,6 +25,8 @@
  */
 #include "trace_internal.h"
 
+#include "bisect.h"
+
 #define SRC_MAX (UINT64_MAX >> 8) /* srcs are clamped to 2^56 - 1 (64 PiB) */
 
 /* ==== 1. builder state ================================================== */
@@ -616,14 +618,9 @@ static int finish_events(st_builder *b, st_trace *t, btrack *bt, tlayout *s, tfl
   if (!st_tlayout_track(s, &c, n, bt->kind, &base, &total)) return 0;
   size_t need = (size_t)t->row_count + total;
   if (need > UINT32_MAX - 1) return 0;
-  if (need > *rows_cap) {
-    size_t ncap = *rows_cap ? *rows_cap : 64;
-    while (ncap < need) ncap *= 2;
-    st_row *nr = st_realloc_array(&b->alloc, t->rows, ncap, sizeof *nr);
-    if (!nr) return 0;
-    t->rows = nr;
-    *rows_cap = ncap;
-  }
+  void *nr = t->rows;
+  if (!st_grow_from(&b->alloc, &nr, rows_cap, need, sizeof *t->rows, 64)) return 0;
+  t->rows = nr;
   if (!st_tlayout_slots(s, n, total)) return 0;
   if (bt->pts &&
       !st_tflow_bind(fw, bt->pts, &c, n, s->depth, s->row_first, total, t->row_count, origin))
@@ -925,14 +922,8 @@ size_t st_trace_bytes(const st_trace *t) {
 
 uint64_t st_trace_end_src_of(const st_trace *t, uint64_t src) {
   if (!t || !t->end_count) return UINT64_MAX;
-  size_t lo = 0, hi = t->end_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->ends[mid].src < src)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_bound_u64_at(t->ends, t->end_count, sizeof *t->ends, offsetof(st_end_src, src),
+                              src, ST_LOWER);
   return lo < t->end_count && t->ends[lo].src == src ? t->ends[lo].end_src : UINT64_MAX;
 }
 
@@ -964,18 +955,22 @@ const uint32_t *st_trace_flows_in(const st_trace *t, uint32_t *count) {
 
 /* First position whose (row, index) key is >= (row, index); in = 0 searches
  * the flows by source, 1 the destination index. */
+typedef struct flow_key {
+  const st_trace *t;
+  int in;
+  uint32_t row, index;
+} flow_key;
+
+static int flow_before(const void *ctx, size_t mid) {
+  const flow_key *k = ctx;
+  const st_flow *f = &k->t->flows[k->in ? k->t->flows_in[mid] : mid];
+  uint32_t r = k->in ? f->to_row : f->from_row, i = k->in ? f->to_index : f->from_index;
+  return r < k->row || (r == k->row && i < k->index);
+}
+
 static uint32_t flow_lower(const st_trace *t, int in, uint32_t row, uint32_t index) {
-  uint32_t lo = 0, hi = t->flow_count;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    const st_flow *f = &t->flows[in ? t->flows_in[mid] : mid];
-    uint32_t r = in ? f->to_row : f->from_row, i = in ? f->to_index : f->from_index;
-    if (r < row || (r == row && i < index))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  flow_key k = {t, in, row, index};
+  return (uint32_t)st_partition_point(0, t->flow_count, flow_before, &k);
 }
 
 static uint32_t flow_range(const st_trace *t, int in, uint32_t row, uint32_t lo, uint32_t hi,
@@ -1015,16 +1010,12 @@ const st_trace_part *st_trace_parts(const st_trace *t, uint32_t *count) {
  * its base + count: parts are in base order. */
 static uint32_t part_of(const st_trace *t, uint32_t v, int which) {
   if (!t || !t->parts) return UINT32_MAX;
-  uint32_t lo = 0, hi = t->part_count;
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    const st_trace_part *p = &t->parts[mid];
-    uint32_t base = which == 0 ? p->row_base : which == 1 ? p->process_base : p->track_base;
-    if (base <= v)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  size_t off = which == 0   ? offsetof(st_trace_part, row_base)
+               : which == 1 ? offsetof(st_trace_part, process_base)
+                            : offsetof(st_trace_part, track_base);
+  uint32_t lo =
+      (uint32_t)st_bound_u32_at(t->parts, t->part_count, sizeof *t->parts, off, v, ST_UPPER);
+  lo = lo ? lo - 1 : 0;
   /* empty parts share their base with the next one: take the one holding v */
   for (uint32_t k = lo; k < t->part_count; k++) {
     const st_trace_part *p = &t->parts[k];

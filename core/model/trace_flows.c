@@ -18,6 +18,8 @@
  */
 #include "trace_internal.h"
 
+#include "bisect.h"
+
 static void note_first(uint64_t *count, uint64_t *offset, uint64_t src) {
   if (!*count || src < *offset) *offset = src;
   ++*count;
@@ -125,19 +127,6 @@ static int bind_less(const void *ctx, uint32_t a, uint32_t b) {
   return p->id[a] < p->id[b];
 }
 
-/* First sorted event starting at or after ts. */
-static size_t first_at_or_after(const int64_t *start, size_t n, int64_t ts) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (start[mid] < ts)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* A point's time on the rebased axis; times before the origin map to -1
  * (nothing encloses them; the next event is the first). */
 static int64_t rebase_ts(int64_t ts, int64_t origin) {
@@ -148,14 +137,9 @@ static int64_t rebase_ts(int64_t ts, int64_t origin) {
  * and index in it. */
 static void locate(const uint32_t *dest, const uint32_t *row_first, uint32_t rows, size_t e,
                    uint32_t *row, uint32_t *index) {
-  uint32_t d = dest[e], lo = 0, hi = rows; /* the last row whose first slot is <= d */
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (row_first[mid] <= d)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  uint32_t d = dest[e]; /* the last row whose first slot is <= d */
+  uint32_t lo = (uint32_t)st_upper_bound_u32(row_first, rows, d);
+  lo = lo ? lo - 1 : 0;
   *row = lo;
   *index = d - row_first[lo];
 }
@@ -213,9 +197,9 @@ int st_tflow_bind(tflow *w, tpoints *pts, const tcols *c, size_t n, const uint32
       while (top && st_sat_add(c->start[stack[top - 1]], c->dur[stack[top - 1]]) < ts) top--;
       if (top) e = stack[top - 1];
     } else if (bp.bind[i] == ST_FLOW_BIND_NEXT) {
-      e = first_at_or_after(c->start, n, ts);
+      e = st_lower_bound_i64(c->start, n, ts); /* the first starting at or after ts */
     } else {
-      size_t j = first_at_or_after(c->start, n, ts), scanned = 0;
+      size_t j = st_lower_bound_i64(c->start, n, ts), scanned = 0;
       for (; j < n && c->start[j] == ts && scanned < EVENT_SCAN_MAX; j++, scanned++)
         if (c->src[j] == bp.src[i]) break;
       if (j < n && c->start[j] == ts && c->src[j] == bp.src[i])

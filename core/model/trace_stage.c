@@ -14,12 +14,9 @@ uint8_t *st_tstream_room(tstream *s, const st_alloc *a, uint32_t need) {
   if (cap > TS_BLOCK_MAX) cap = TS_BLOCK_MAX;
   while (cap < need) cap *= 2;
   if (s->count == s->cap) { /* 4, 8, 16, ... block pointers: many small tracks stay small */
-    if (s->cap > UINT32_MAX / 2) return NULL;
-    uint32_t c = s->cap ? s->cap * 2 : 4;
-    tblock **p = st_realloc_array(a, s->blk, c, sizeof *p);
-    if (!p) return NULL;
+    void *p = s->blk;
+    if (!st_grow32(a, &p, &s->cap, (size_t)s->count + 1, sizeof *s->blk, 4)) return NULL;
     s->blk = p;
-    s->cap = c;
   }
   tblock *b = st_malloc(a, sizeof *b + cap);
   if (!b) return NULL;

@@ -345,11 +345,9 @@ static st_code list_add(const st_alloc *a, marker_list *l, int64_t step, int64_t
   }
   if (step < 0) return ST_OK;
   if (l->n == l->cap) {
-    size_t nc = l->cap ? l->cap * 2 : 64;
-    marker *nm = st_realloc_array(a, l->m, nc, sizeof *nm);
-    if (!nm) return ST_ERR_NOMEM;
+    void *nm = l->m;
+    if (!st_grow_from(a, &nm, &l->cap, l->n + 1, sizeof *l->m, 64)) return ST_ERR_NOMEM;
     l->m = nm;
-    l->cap = nc;
   }
   l->m[l->n++] = (marker){step, start, ref};
   return ST_OK;

@@ -1,6 +1,8 @@
 /* hit.c: hit testing (see hit.h). */
 #include "hit.h"
 
+#include "bisect.h"
+
 #include <math.h>
 
 #include "query.h"
@@ -60,14 +62,7 @@ st_hit st_hit_test(const st_trace *t, const st_layout *l, const st_view *v, floa
     if (item->row >= nc) return h;
     const st_counter *c = &cs[item->row];
     /* last sample at or before t */
-    uint32_t lo = 0, hi = c->count;
-    while (lo < hi) {
-      uint32_t m = lo + (hi - lo) / 2;
-      if ((double)c->ts[m] <= tns)
-        lo = m + 1;
-      else
-        hi = m;
-    }
+    uint32_t lo = (uint32_t)st_upper_bound_i64_f(c->ts, c->count, tns);
     if (lo > 0) {
       h.index = lo - 1;
       h.value = c->value[lo - 1];

@@ -10,6 +10,8 @@
  */
 #include "view.h"
 
+#include "bisect.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -337,26 +339,36 @@ size_t st_layout_track_label(const st_layout *l, uint32_t track, char *buf, size
   return st_track_label(l->labels, track, buf, cap);
 }
 
+typedef struct item_y {
+  const st_layout_item *items;
+  float y;
+} item_y;
+
+static int item_above(const void *ctx, size_t m) {
+  const item_y *k = ctx;
+  return !(k->items[m].y + k->items[m].h > k->y);
+}
+
 uint32_t st_layout_first_at(const st_layout *l, float content_y) {
   if (!l) return 0;
-  uint32_t lo = 0, hi = l->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (l->items[m].y + l->items[m].h > content_y)
-      hi = m;
-    else
-      lo = m + 1;
-  }
-  return lo;
+  item_y k = {l->items, content_y};
+  return (uint32_t)st_partition_point(0, l->count, item_above, &k);
 }
 
 /* Items are ordered by (process, track, row) with a section first in its
  * process: binary search on that key. */
-static int item_before(const st_layout_item *it, uint32_t process, uint32_t track, uint32_t row) {
-  if (it->process != process) return it->process < process;
+typedef struct item_key {
+  const st_layout_item *items;
+  uint32_t process, track, row;
+} item_key;
+
+static int item_before(const void *ctx, size_t m) {
+  const item_key *k = ctx;
+  const st_layout_item *it = &k->items[m];
+  if (it->process != k->process) return it->process < k->process;
   if (it->kind == ST_LAYOUT_SECTION || it->kind == ST_LAYOUT_GROUP) return 1;
-  if (it->track != track) return it->track < track;
-  return it->kind == ST_LAYOUT_ROW && it->row < row;
+  if (it->track != k->track) return it->track < k->track;
+  return it->kind == ST_LAYOUT_ROW && it->row < k->row;
 }
 
 static uint32_t head_of(const st_layout *l, uint32_t ti);
@@ -371,14 +383,8 @@ uint32_t st_layout_item_of_row(const st_layout *l, uint32_t row) {
   if (l->pin_items && l->pinned[head_of(l, track)]) /* its track is pinned: among the first */
     for (uint32_t i = 0; i < l->pin_items; i++)
       if (l->items[i].kind == ST_LAYOUT_ROW && l->items[i].row == row) return i;
-  uint32_t lo = l->pin_items, hi = l->count;
-  while (lo < hi) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (item_before(&l->items[m], process, track, row))
-      lo = m + 1;
-    else
-      hi = m;
-  }
+  item_key k = {l->items, process, track, row};
+  uint32_t lo = (uint32_t)st_partition_point(l->pin_items, l->count, item_before, &k);
   if (lo < l->count && l->items[lo].kind == ST_LAYOUT_ROW && l->items[lo].row == row) return lo;
   if (l->group_count) {
     uint32_t g = st_trace_part_of_process(l->trace, process);

@@ -5,6 +5,7 @@
 #ifndef STRATA_CLI_H
 #define STRATA_CLI_H
 
+#include "argsrc.h"
 #include "cli_feed.h"
 #include "json_out.h"
 #include "load.h"
@@ -25,6 +26,14 @@ int strata_cmd_bench(int argc, char **argv);
 int strata_cmd_export(int argc, char **argv);
 /* strata args FILE [--at SRC]... [--name TEXT] [--limit N]: see tools/cli/cli_args.c */
 int strata_cmd_args(int argc, char **argv);
+/* One event's args (end_src: its end event's, UINT64_MAX if none), the
+ * decoded bytes the query asks for read by read(ud, offset, length, &got)
+ * (NULL: they cannot be read): the query, its result ready when *c is
+ * ST_OK (st_args_query_result; st_args_query_end it in any case). */
+st_args_query *cli_args_read(const st_argsrc *as, uint64_t src, uint64_t end_src,
+                             const uint8_t *(*read)(void *ud, uint64_t off, uint64_t len,
+                                                    size_t *got),
+                             void *ud, st_code *c, st_error *err);
 /* strata flame FILE... [--from US] [--to US] [--tid N [--pid N] [--file K]] [--slices]
  * [--min-share F] [--json]: see tools/cli/cli_flame.c */
 int strata_cmd_flame(int argc, char **argv);

@@ -75,24 +75,39 @@ static int dread(dfile *d, uint64_t off, uint64_t len, size_t *got) {
   return ok;
 }
 
+st_args_query *cli_args_read(const st_argsrc *as, uint64_t src, uint64_t end_src,
+                             const uint8_t *(*read)(void *ud, uint64_t off, uint64_t len,
+                                                    size_t *got),
+                             void *ud, st_code *c, st_error *err) {
+  memset(err, 0, sizeof *err);
+  st_args_span rd;
+  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, err);
+  int more = q != NULL;
+  *c = q ? ST_OK : err->code;
+  while (more && *c == ST_OK) {
+    size_t got = 0;
+    const uint8_t *p = read(ud, rd.offset, rd.length, &got);
+    if (!p) {
+      *c = st_error_set(err, ST_ERR_ARG, rd.offset, "cannot read the file there");
+      break;
+    }
+    *c = st_args_query_push(q, p, got, &more, &rd, err);
+  }
+  return q;
+}
+
+static const uint8_t *dread_buf(void *ud, uint64_t off, uint64_t len, size_t *got) {
+  dfile *d = ud;
+  return dread(d, off, len, got) ? (d->buf ? d->buf : (const uint8_t *)"") : NULL;
+}
+
 /* Prints one event's line (end_src: its end event's, UINT64_MAX if none);
  * returns 0 if its args could not be read. */
 static int show(dfile *d, const st_argsrc *as, uint64_t src, uint64_t end_src, const char *name,
                 size_t nlen) {
   st_error err;
-  memset(&err, 0, sizeof err);
-  st_args_span rd;
-  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
-  int more = q != NULL;
-  st_code c = q ? ST_OK : err.code;
-  while (more && c == ST_OK) {
-    size_t got = 0;
-    if (!dread(d, rd.offset, rd.length, &got)) {
-      c = st_error_set(&err, ST_ERR_ARG, rd.offset, "cannot read the file there");
-      break;
-    }
-    c = st_args_query_push(q, d->buf, got, &more, &rd, &err);
-  }
+  st_code c;
+  st_args_query *q = cli_args_read(as, src, end_src, dread_buf, d, &c, &err);
   printf("%llu\t%.*s\t", (unsigned long long)src, (int)nlen, name);
   if (c == ST_OK) {
     size_t n = 0;

@@ -24,19 +24,16 @@ struct cli_coll_file {
 static uint8_t *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  size_t cap = 1 << 20, n = 0;
-  uint8_t *b = malloc(cap);
-  while (b) {
-    if (n == cap) {
-      uint8_t *nb = cap < SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
-      if (!nb) {
-        free(b);
-        b = NULL;
-        break;
-      }
-      b = nb;
-      cap *= 2;
+  size_t cap = 0, n = 0;
+  uint8_t *b = NULL;
+  for (;;) {
+    void *nb = b;
+    if (!st_grow_from(&(st_alloc){0}, &nb, &cap, n + 1, 1, 1 << 20)) {
+      free(b);
+      b = NULL;
+      break;
     }
+    b = nb;
     size_t got = fread(b + n, 1, cap - n, f);
     if (!got) break;
     n += got;

@@ -115,25 +115,17 @@ static void wclose(wfile *w) {
   free(w->chunk);
 }
 
+static const uint8_t *wread_ud(void *ud, uint64_t off, uint64_t len, size_t *got) {
+  return wread(ud, off, len, got);
+}
+
 /* One event's cost from its args (0: none, or its args unreadable). */
 static int event_cost(wfile *w, const st_argsrc *as, uint64_t src, uint64_t end_src,
                       const char *name, size_t nl, st_op_cost *out) {
   st_error err;
-  memset(&err, 0, sizeof err);
+  st_code c;
   memset(out, 0, sizeof *out);
-  st_args_span rd;
-  st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
-  int more = q != NULL;
-  st_code c = q ? ST_OK : err.code;
-  while (more && c == ST_OK) {
-    size_t got = 0;
-    const uint8_t *p = wread(w, rd.offset, rd.length, &got);
-    if (!p) {
-      c = ST_ERR_ARG;
-      break;
-    }
-    c = st_args_query_push(q, p, got, &more, &rd, &err);
-  }
+  st_args_query *q = cli_args_read(as, src, end_src, wread_ud, w, &c, &err);
   int ok = 0;
   if (c == ST_OK && q) {
     size_t n = 0;

@@ -50,17 +50,12 @@ typedef struct sbuf {
 
 static void sb_add(sbuf *b, const void *d, size_t n) {
   if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
+  void *p = b->p;
+  if (!st_grow_from(&(st_alloc){0}, &p, &b->cap, b->n + n + 1, 1, 4096)) {
+    b->oom = 1;
+    return;
   }
+  b->p = p;
   memcpy(b->p + b->n, d, n);
   b->n += n;
   b->p[b->n] = 0;

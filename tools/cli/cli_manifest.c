@@ -108,11 +108,10 @@ static char *join(const char *a, const char *b) {
 static int add(mf_list *l, char *rel) {
   if (!rel) return -1;
   if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 64;
-    mf_entry *v = realloc(l->v, cap * sizeof *v);
-    if (!v) return free(rel), -1;
+    void *v = l->v;
+    if (!st_grow_from(&(st_alloc){0}, &v, &l->cap, l->n + 1, sizeof *l->v, 64))
+      return free(rel), -1;
     l->v = v;
-    l->cap = cap;
   }
   memset(&l->v[l->n], 0, sizeof l->v[l->n]);
   l->v[l->n++].rel = rel;

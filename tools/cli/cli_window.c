@@ -87,9 +87,8 @@ static wline *lines_of(const st_trace *t, int64_t a0, int64_t a1, size_t *out) {
       int64_t s = st_sat_add(origin, rows[r].start[i]), e = st_sat_add(s, rows[r].dur[i]);
       if (s > a1 || e < a0) continue;
       if (n == cap) {
-        cap = cap ? cap * 2 : 1024;
-        wline *nv = realloc(v, cap * sizeof *v);
-        if (!nv) break;
+        void *nv = v;
+        if (!st_grow_from(&(st_alloc){0}, &nv, &cap, n + 1, sizeof *v, 1024)) break;
         v = nv;
       }
       wline *w = &v[n++];

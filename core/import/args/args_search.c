@@ -94,14 +94,12 @@ static void flush_hi(st_args_search *s) {
 
 static void add_hit(st_args_search *s) {
   if (s->nhits == s->caphits) {
-    size_t c = s->caphits ? s->caphits * 2 : 64;
-    uint64_t *p = st_realloc_array(&s->alloc, s->hits, c, sizeof *p);
-    if (!p) {
+    void *p = s->hits;
+    if (!st_grow_from(&s->alloc, &p, &s->caphits, s->nhits + 1, sizeof *s->hits, 64)) {
       s->status = st_error_set(&s->err, ST_ERR_NOMEM, s->ev_src, "out of memory");
       return;
     }
     s->hits = p;
-    s->caphits = c;
   }
   s->hits[s->nhits++] = s->ev_src;
 }

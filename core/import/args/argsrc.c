@@ -8,6 +8,7 @@
  */
 #include "argsrc_internal.h"
 
+#include "bisect.h"
 #include "chrome_args.h"
 
 #include <stdlib.h>
@@ -76,14 +77,7 @@ int st_argsrc_capped(const st_argsrc *as) { return as && as->capped; }
 
 /* Grows *p (elements of size sz) so that index n fits. */
 static int grow(const st_alloc *a, void **p, uint32_t *cap, uint32_t n, size_t sz) {
-  if (n < *cap) return 1;
-  if (*cap >= UINT32_MAX / 2) return 0;
-  uint32_t c = *cap ? *cap * 2 : 16;
-  void *q = st_realloc_array(a, *p, c, sz);
-  if (!q) return 0;
-  *p = q;
-  *cap = c;
-  return 1;
+  return st_grow32(a, p, cap, (size_t)n + 1, sz, 16);
 }
 
 /* Keeps text; 0 when out of memory, *t = {0, 0} past the cap. */
@@ -236,14 +230,10 @@ static st_code first_read(const st_argsrc *as, uint64_t src, uint32_t *plane, ui
   *want = ST_ARGS_FIRST_READ;
   *at = src;
   if (as->kind == ST_ARGS_PERFETTO && as->nbundles) {
-    uint32_t lo = 0, hi = as->nbundles;
-    while (lo < hi) { /* first bundle ending after src (bundles ascend) */
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (as->bundles[mid].off + as->bundles[mid].len <= src)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    /* the first bundle ending after src (bundles ascend) */
+    uint32_t lo = (uint32_t)st_first_range_ending_after(
+        as->bundles, as->nbundles, sizeof *as->bundles, offsetof(pf_range, off),
+        offsetof(pf_range, len), src);
     if (lo < as->nbundles && as->bundles[lo].off <= src) {
       if (as->bundles[lo].len > ST_ARGS_MAX_OBJECT)
         return st_error_set(err, ST_ERR_LIMIT, src,
@@ -255,14 +245,10 @@ static st_code first_read(const st_argsrc *as, uint64_t src, uint32_t *plane, ui
     }
   }
   if (as->kind == ST_ARGS_XPLANE) {
-    uint32_t lo = 0, hi = as->nplanes;
-    while (lo < hi) { /* first plane ending after src (planes ascend) */
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (as->planes[mid].off + as->planes[mid].len <= src)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    /* the first plane ending after src (planes ascend) */
+    uint32_t lo = (uint32_t)st_first_range_ending_after(as->planes, as->nplanes, sizeof *as->planes,
+                                                        offsetof(xp_plane, off),
+                                                        offsetof(xp_plane, len), src);
     if (lo == as->nplanes || as->planes[lo].off > src)
       return st_error_set(err, ST_ERR_ARG, src, "byte %llu is not inside an XPlane",
                           (unsigned long long)src);

@@ -6,6 +6,8 @@
  * window). */
 #include "gzindex.h"
 
+#include "bisect.h"
+
 #include <string.h>
 #include <zlib.h>
 
@@ -72,11 +74,9 @@ static st_code fail(st_gzindex *ix, st_code c, uint64_t off, const char *msg, st
 
 static int add_point(st_gzindex *ix, uint64_t in, uint8_t bits, int head) {
   if (ix->count == ix->cap) {
-    uint32_t nc = ix->cap ? ix->cap * 2 : 16;
-    point *np = st_realloc_array(&ix->alloc, ix->pts, nc, sizeof *np);
-    if (!np) return 0;
+    void *np = ix->pts;
+    if (!st_grow32(&ix->alloc, &np, &ix->cap, ix->count + 1, sizeof *ix->pts, 16)) return 0;
     ix->pts = np;
-    ix->cap = nc;
   }
   point *p = &ix->pts[ix->count];
   memset(p, 0, sizeof *p);
@@ -221,14 +221,9 @@ struct st_gzread {
 
 st_gzread *st_gzread_begin(const st_gzindex *ix, uint64_t offset, size_t len, uint64_t *in_offset) {
   if (!ix || !ix->count || !len) return NULL;
-  uint32_t lo = 0, hi = ix->count; /* last point with out <= offset */
-  while (hi - lo > 1) {
-    uint32_t m = lo + (hi - lo) / 2;
-    if (ix->pts[m].out <= offset)
-      lo = m;
-    else
-      hi = m;
-  }
+  uint32_t lo = (uint32_t)st_bound_u64_at(ix->pts, ix->count, sizeof *ix->pts, offsetof(point, out),
+                                          offset, ST_UPPER);
+  lo = lo ? lo - 1 : 0; /* the last point with out <= offset */
   const point *pt = &ix->pts[lo];
   st_alloc al = ix->alloc;
   st_gzread *r = st_calloc(&al, 1, sizeof *r);
@@ -378,12 +373,10 @@ st_code st_gzindex_restore_point(st_gzindex *ix, const st_gzpoint *p) {
            p->out <= ix->out_total;
   if (!ok) return ST_ERR_FORMAT;
   if (ix->count == ix->cap) {
-    uint32_t nc = ix->cap ? ix->cap * 2 : 16;
-    if (nc < ix->cap) return ST_ERR_NOMEM;
-    point *np = st_realloc_array(&ix->alloc, ix->pts, nc, sizeof *np);
-    if (!np) return ST_ERR_NOMEM;
+    void *np = ix->pts;
+    if (!st_grow32(&ix->alloc, &np, &ix->cap, ix->count + 1, sizeof *ix->pts, 16))
+      return ST_ERR_NOMEM;
     ix->pts = np;
-    ix->cap = nc;
   }
   point *q = &ix->pts[ix->count];
   *q = (point){p->in, p->out, p->bits, p->head, p->win_len, NULL};

@@ -67,14 +67,7 @@ void st_chrome_map_free(st_chrome_sem *sem, map *m) {
 
 /* Grows an array so index `count` is valid. 0 on failure. */
 int st_chrome_sem_grow(st_chrome_sem *sem, void **p, uint32_t *cap, uint32_t count, size_t elem) {
-  if (count < *cap) return 1;
-  uint32_t ncap = *cap ? *cap * 2 : 16;
-  if (ncap <= count) return 0;
-  void *np = st_realloc_array(&sem->alloc, *p, ncap, elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = ncap;
-  return 1;
+  return st_grow32(&sem->alloc, p, cap, (size_t)count + 1, elem, 16);
 }
 
 /* A string value that has escapes or is not plain UTF-8: decoded into the

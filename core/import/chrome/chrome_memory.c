@@ -111,14 +111,12 @@ void st_chrome_mem_event(st_chrome_sem *sem, const st_chrome_ev *e, uint32_t pi)
     *l = (memlist){0};
   }
   if (l->n == l->cap) {
-    size_t nc = l->cap ? l->cap * 2 : 256;
-    st_mem_event *p = st_realloc_array(&sem->alloc, l->ev, nc, sizeof *p);
-    if (!p) {
+    void *p = l->ev;
+    if (!st_grow_from(&sem->alloc, &p, &l->cap, l->n + 1, sizeof *l->ev, 256)) {
       sem->nomem = 1;
       return;
     }
     l->ev = p;
-    l->cap = nc;
   }
   l->ev[l->n++] = m;
 }

@@ -35,15 +35,9 @@ int st_chrome_rec_reserve(st_chrome_recbuf *rb, const st_alloc *a, size_t more) 
   size_t need;
   if (!st_add_size(rb->len, more, &need)) return 0;
   if (need <= rb->cap) return 1;
-  size_t ncap = rb->cap ? rb->cap : 64u * 1024u;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2) return 0;
-    ncap *= 2;
-  }
-  uint8_t *np = st_realloc(a, rb->p, ncap);
-  if (!np) return 0;
+  void *np = rb->p;
+  if (!st_grow_from(a, &np, &rb->cap, need, 1, 64u * 1024u)) return 0;
   rb->p = np;
-  rb->cap = ncap;
   return 1;
 }
 

@@ -82,16 +82,9 @@ static prof *state(st_chrome_sem *sem) {
 
 /* Grows an array so index `count` is valid. 0 (and nomem) on failure. */
 static int grow(st_chrome_sem *sem, void **a, uint32_t *cap, uint32_t count, size_t elem) {
-  if (count < *cap) return 1;
-  uint32_t ncap = *cap ? *cap * 2 : 64;
-  void *n = ncap > count ? st_realloc_array(&sem->alloc, *a, ncap, elem) : NULL;
-  if (!n) {
-    sem->nomem = 1;
-    return 0;
-  }
-  *a = n;
-  *cap = ncap;
-  return 1;
+  if (st_grow32(&sem->alloc, a, cap, (size_t)count + 1, elem, 64)) return 1;
+  sem->nomem = 1;
+  return 0;
 }
 
 static void warn(st_chrome_sem *sem, const char *kind) {
@@ -206,14 +199,12 @@ static void add_sample(st_chrome_sem *sem, prof *p, uint32_t track, int64_t ts, 
 static void add_pending(st_chrome_sem *sem, prof *p, uint32_t track, int64_t ts, uint64_t key) {
   if (track == UINT32_MAX) return;
   if (p->npend == p->cpend) {
-    size_t ncap = p->cpend ? p->cpend * 2 : 256;
-    pending *n = ncap > p->cpend ? st_realloc_array(&sem->alloc, p->pend, ncap, sizeof *n) : NULL;
-    if (!n) {
+    void *n = p->pend;
+    if (!st_grow_from(&sem->alloc, &n, &p->cpend, p->npend + 1, sizeof *p->pend, 256)) {
       sem->nomem = 1;
       return;
     }
     p->pend = n;
-    p->cpend = ncap;
   }
   p->pend[p->npend++] = (pending){ts, key, sem->cur_src, track};
 }

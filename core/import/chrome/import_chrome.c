@@ -134,14 +134,9 @@ static void warn(st_chrome_importer *im, const char *kind) {
 static int meta_append(st_chrome_importer *im, const char *p, size_t n) {
   size_t need;
   if (!st_add_size(im->meta_len, n, &need) || !st_add_size(need, 1, &need)) return 0;
-  if (need > im->meta_cap) {
-    size_t ncap = im->meta_cap ? im->meta_cap : 256;
-    while (ncap < need) ncap *= 2;
-    char *m = st_realloc(&im->alloc, im->meta, ncap);
-    if (!m) return 0;
-    im->meta = m;
-    im->meta_cap = ncap;
-  }
+  void *m = im->meta;
+  if (!st_grow_from(&im->alloc, &m, &im->meta_cap, need, 1, 256)) return 0;
+  im->meta = m;
   memcpy(im->meta + im->meta_len, p, n);
   im->meta_len += n;
   im->meta[im->meta_len] = 0;

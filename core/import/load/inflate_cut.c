@@ -24,11 +24,9 @@ struct st_inflate_cut {
 static int queue(st_inflate_cut *c, const st_split_task *t) {
   if (c->first && c->first == c->nready) c->first = c->nready = 0;
   if (c->nready == c->cready) {
-    size_t n = c->cready ? c->cready * 2 : 4;
-    st_split_task *p = st_realloc(&c->alloc, c->ready, n * sizeof *p);
-    if (!p) return 0;
+    void *p = c->ready;
+    if (!st_grow_from(&c->alloc, &p, &c->cready, c->nready + 1, sizeof *c->ready, 4)) return 0;
     c->ready = p;
-    c->cready = n;
   }
   c->ready[c->nready++] = *t;
   return 1;

@@ -98,11 +98,9 @@ static pseq *seq_get(st_perfetto_importer *im, uint64_t id) {
   uint32_t i = st_u64map_get(&im->seq_map, id);
   if (i != ST_U64MAP_NONE) return &im->seqs[i];
   if (im->nseqs == im->cap_seqs) {
-    uint32_t cap = im->cap_seqs ? im->cap_seqs * 2 : 8;
-    pseq *p = st_realloc_array(&im->alloc, im->seqs, cap, sizeof *p);
-    if (!p || cap < im->cap_seqs) return NULL;
+    void *p = im->seqs;
+    if (!st_grow32(&im->alloc, &p, &im->cap_seqs, im->nseqs + 1, sizeof *im->seqs, 8)) return NULL;
     im->seqs = p;
-    im->cap_seqs = cap;
   }
   pseq *s = &im->seqs[im->nseqs];
   memset(s, 0, sizeof *s);

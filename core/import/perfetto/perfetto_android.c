@@ -451,12 +451,10 @@ st_code pf_read_net_context(st_perfetto_importer *im, uint64_t seq, st_pb_reader
   uint32_t i = st_u64map_get(&im->netctx_map, key);
   if (i == ST_U64MAP_NONE || im->netctx[i].seq != seq || im->netctx[i].iid != iid) {
     if (im->nnetctx == im->cap_netctx) {
-      uint32_t cap = im->cap_netctx ? im->cap_netctx * 2 : 16;
-      pnetctx *p =
-          cap > im->cap_netctx ? st_realloc_array(&im->alloc, im->netctx, cap, sizeof *p) : NULL;
-      if (!p) return pf_nomem(im, df->offset, err);
+      void *p = im->netctx;
+      if (!st_grow32(&im->alloc, &p, &im->cap_netctx, im->nnetctx + 1, sizeof *im->netctx, 16))
+        return pf_nomem(im, df->offset, err);
       im->netctx = p;
-      im->cap_netctx = cap;
     }
     i = im->nnetctx++;
     if (!st_u64map_put(&im->netctx_map, &im->alloc, key, i)) return pf_nomem(im, df->offset, err);
@@ -486,14 +484,12 @@ static uint32_t net_track(st_perfetto_importer *im, const netctx *c) {
 static void net_slice(st_perfetto_importer *im, uint32_t bt, const netctx *c, int64_t ts,
                       int64_t dur, uint64_t src) {
   if (im->nnets == im->cap_nets) {
-    size_t cap = im->cap_nets ? im->cap_nets * 2 : 256;
-    pnet *p = cap > im->cap_nets ? st_realloc_array(&im->alloc, im->nets, cap, sizeof *p) : NULL;
-    if (!p) {
+    void *p = im->nets;
+    if (!st_grow_from(&im->alloc, &p, &im->cap_nets, im->nnets + 1, sizeof *im->nets, 256)) {
       im->nomem = 1;
       return;
     }
     im->nets = p;
-    im->cap_nets = cap;
   }
   im->nets[im->nnets++] = (pnet){ts, dur, src, bt, c->uid};
 }

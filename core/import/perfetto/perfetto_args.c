@@ -10,6 +10,8 @@
  */
 #include "argsrc_internal.h"
 
+#include "bisect.h"
+
 #include "perfetto_states.h"
 
 #include <math.h>
@@ -164,14 +166,9 @@ static uint32_t pf_generation(const st_argsrc *as, uint64_t seq, uint64_t src) {
   uint32_t i = st_u64map_get(&as->seq_map, seq);
   if (i == ST_U64MAP_NONE) return UINT32_MAX;
   const pf_seq *s = &as->seqs[i];
-  uint32_t lo = 0, hi = s->n; /* last gen with offset <= src */
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (s->gens[mid].offset <= src)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  uint32_t lo = (uint32_t)st_bound_u64_at(s->gens, s->n, sizeof *s->gens, offsetof(pf_gen, offset),
+                                          src, ST_UPPER);
+  lo = lo ? lo - 1 : 0; /* the last gen with offset <= src */
   return s->gens[lo].g;
 }
 

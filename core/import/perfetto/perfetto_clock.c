@@ -4,6 +4,8 @@
  * path with the nearest earlier snapshot on each edge. */
 #include "perfetto_clock.h"
 
+#include "bisect.h"
+
 #include "u64map.h"
 
 #include <string.h>
@@ -45,15 +47,6 @@ struct st_pclock {
   uint64_t rejected;
 };
 
-static int64_t sat_mul(int64_t a, uint64_t m) {
-  if (m <= 1 || a == 0) return a;
-  if (m > (uint64_t)INT64_MAX) return a > 0 ? INT64_MAX : INT64_MIN;
-  int64_t mm = (int64_t)m;
-  if (a > INT64_MAX / mm) return INT64_MAX;
-  if (a < INT64_MIN / mm) return INT64_MIN;
-  return a * mm;
-}
-
 st_pclock *st_pclock_create(const st_alloc *a) {
   st_pclock *pc = st_calloc(a, 1, sizeof *pc);
   if (!pc) return NULL;
@@ -77,11 +70,10 @@ static uint32_t clock_get(st_pclock *pc, uint64_t id, int create) {
   uint32_t i = st_u64map_get(&pc->clock_map, id);
   if (i != ST_U64MAP_NONE || !create) return i;
   if (pc->nclocks == pc->cap_clocks) {
-    uint32_t cap = pc->cap_clocks ? pc->cap_clocks * 2 : 16;
-    pc_clock *p = st_realloc_array(&pc->alloc, pc->clocks, cap, sizeof *p);
-    if (!p || cap < pc->cap_clocks) return ST_U64MAP_NONE;
+    void *p = pc->clocks;
+    if (!st_grow32(&pc->alloc, &p, &pc->cap_clocks, pc->nclocks + 1, sizeof *pc->clocks, 16))
+      return ST_U64MAP_NONE;
     pc->clocks = p;
-    pc->cap_clocks = cap;
   }
   i = pc->nclocks;
   pc->clocks[i] = (pc_clock){id, 1, 0, 0, 0};
@@ -95,11 +87,10 @@ static uint32_t edge_get(st_pclock *pc, uint32_t a, uint32_t b) {
   uint32_t i = st_u64map_get(&pc->edge_map, key);
   if (i != ST_U64MAP_NONE) return i;
   if (pc->nedges == pc->cap_edges) {
-    uint32_t cap = pc->cap_edges ? pc->cap_edges * 2 : 16;
-    pc_edge *p = st_realloc_array(&pc->alloc, pc->edges, cap, sizeof *p);
-    if (!p || cap < pc->cap_edges) return ST_U64MAP_NONE;
+    void *p = pc->edges;
+    if (!st_grow32(&pc->alloc, &p, &pc->cap_edges, pc->nedges + 1, sizeof *pc->edges, 16))
+      return ST_U64MAP_NONE;
     pc->edges = p;
-    pc->cap_edges = cap;
   }
   i = pc->nedges;
   pc->edges[i] = (pc_edge){a, b, NULL, 0, 0};
@@ -148,7 +139,7 @@ st_code st_pclock_snapshot(st_pclock *pc, const st_pclock_entry *e, uint32_t n) 
     pc_clock *k = &pc->clocks[c];
     k->unit = e[i].unit_ns ? e[i].unit_ns : 1;
     k->incremental = e[i].incremental != 0;
-    ns[m] = sat_mul(e[i].value, k->unit);
+    ns[m] = st_sat_mul(e[i].value, k->unit);
     if (k->incremental) k->last = ns[m], k->has_last = 1;
     idx[m++] = c;
   }
@@ -171,7 +162,7 @@ int st_pclock_to_ns(st_pclock *pc, uint64_t id, int64_t raw, int64_t *ns) {
     return 1;
   }
   pc_clock *k = &pc->clocks[c];
-  int64_t v = sat_mul(raw, k->unit);
+  int64_t v = st_sat_mul(raw, k->unit);
   if (k->incremental) {
     if (!k->has_last) return 0;
     v = k->last = st_sat_add(k->last, v);
@@ -226,14 +217,9 @@ static int find_path(st_pclock *pc, uint32_t s, uint32_t t, pc_path *out) {
 /* Converts along one edge (forward a -> b, or backward). */
 static int64_t edge_convert(const pc_edge *e, int backward, int64_t t) {
   uint32_t x = backward ? 1 : 0, y = 1 - x;
-  uint32_t lo = 0, hi = e->n; /* first pair whose x reading is > t */
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (e->pairs[2 * mid + x] <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  /* the first pair whose x reading is > t */
+  uint32_t lo = (uint32_t)st_bound_i64_at(e->pairs, e->n, 2 * sizeof *e->pairs,
+                                          x * sizeof *e->pairs, t, ST_UPPER);
   uint32_t k = lo ? lo - 1 : 0;
   return st_sat_add(st_sat_sub(t, e->pairs[2 * k + x]), e->pairs[2 * k + y]);
 }

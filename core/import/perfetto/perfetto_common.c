@@ -62,14 +62,12 @@ pthr *pf_thread(st_perfetto_importer *im, int64_t tid) {
   uint32_t i = st_u64map_get(&im->thr_map, (uint64_t)tid);
   if (i != ST_U64MAP_NONE) return &im->thr[i];
   if (im->nthr == im->cap_thr) {
-    uint32_t cap = im->cap_thr ? im->cap_thr * 2 : 64;
-    pthr *p = cap > im->cap_thr ? st_realloc_array(&im->alloc, im->thr, cap, sizeof *p) : NULL;
-    if (!p) {
+    void *p = im->thr;
+    if (!st_grow32(&im->alloc, &p, &im->cap_thr, im->nthr + 1, sizeof *im->thr, 64)) {
       im->nomem = 1;
       return NULL;
     }
     im->thr = p;
-    im->cap_thr = cap;
   }
   pthr *t = &im->thr[im->nthr];
   memset(t, 0, sizeof *t);
@@ -88,14 +86,12 @@ pproc *pf_process(st_perfetto_importer *im, int64_t pid) {
   uint32_t i = st_u64map_get(&im->proc_map, (uint64_t)pid);
   if (i != ST_U64MAP_NONE) return &im->procs[i];
   if (im->nprocs == im->cap_procs) {
-    uint32_t cap = im->cap_procs ? im->cap_procs * 2 : 64;
-    pproc *p = cap > im->cap_procs ? st_realloc_array(&im->alloc, im->procs, cap, sizeof *p) : NULL;
-    if (!p) {
+    void *p = im->procs;
+    if (!st_grow32(&im->alloc, &p, &im->cap_procs, im->nprocs + 1, sizeof *im->procs, 64)) {
       im->nomem = 1;
       return NULL;
     }
     im->procs = p;
-    im->cap_procs = cap;
   }
   pproc *p = &im->procs[im->nprocs];
   *p = (pproc){pid, ST_STR_EMPTY, NAME_NONE, UINT32_MAX};

@@ -54,14 +54,12 @@ enum {
 
 static void stage(st_perfetto_importer *im, const fev *e) {
   if (im->nfevs == im->cap_fevs) {
-    size_t cap = im->cap_fevs ? im->cap_fevs * 2 : 4096;
-    fev *p = cap > im->cap_fevs ? st_realloc_array(&im->alloc, im->fevs, cap, sizeof *p) : NULL;
-    if (!p) {
+    void *p = im->fevs;
+    if (!st_grow_from(&im->alloc, &p, &im->cap_fevs, im->nfevs + 1, sizeof *im->fevs, 4096)) {
       im->nomem = 1;
       return;
     }
     im->fevs = p;
-    im->cap_fevs = cap;
   }
   im->fevs[im->nfevs++] = *e;
 }
@@ -330,14 +328,12 @@ static st_code read_compact(st_perfetto_importer *im, uint32_t cpu, uint64_t clo
   while ((k = st_pb_next(&d, &f, err)) > 0) {
     if (f.num == 5 && f.wire == ST_PB_LEN) {
       if (ntab == cap) {
-        uint32_t nc = cap ? cap * 2 : 64;
-        uint32_t *p = nc > cap ? st_realloc_array(&im->alloc, tab, nc, sizeof *p) : NULL;
-        if (!p) {
+        void *p = tab;
+        if (!st_grow32(&im->alloc, &p, &cap, ntab + 1, sizeof *tab, 64)) {
           st_free(&im->alloc, tab);
           return pf_nomem(im, f.offset, err);
         }
         tab = p;
-        cap = nc;
       }
       tab[ntab++] = pf_intern(im, f.data, f.len);
     } else if (f.num >= 1 && f.num <= 12 && f.num != 5 && f.wire == ST_PB_LEN) {

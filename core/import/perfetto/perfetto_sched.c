@@ -70,14 +70,12 @@ void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start) {
   }
   sort_fevs(im->fevs + start, im->run_tmp, n);
   if (im->nruns == im->cap_runs) {
-    size_t cap = im->cap_runs ? im->cap_runs * 2 : 256;
-    frun *p = st_realloc_array(&im->alloc, im->runs, cap, sizeof *p);
-    if (!p) {
+    void *p = im->runs;
+    if (!st_grow_from(&im->alloc, &p, &im->cap_runs, im->nruns + 1, sizeof *im->runs, 256)) {
       im->nomem = 1;
       return;
     }
     im->runs = p;
-    im->cap_runs = cap;
   }
   im->runs[im->nruns++] =
       (frun){start, im->nfevs, im->fevs[start].ts, im->fevs[im->nfevs - 1].ts, cpu};
@@ -293,14 +291,12 @@ static void on_slice(replay *rp, const fev *e) {
   if (e->kind == FEV_SLICE_BEGIN) {
     im->stats->phases['B']++;
     if (t->depth == t->cap) {
-      uint32_t cap = t->cap ? t->cap * 2 : 8;
-      open_slice *p = cap > t->cap ? st_realloc_array(&im->alloc, t->stack, cap, sizeof *p) : NULL;
-      if (!p) {
+      void *p = t->stack;
+      if (!st_grow32(&im->alloc, &p, &t->cap, t->depth + 1, sizeof *t->stack, 8)) {
         im->nomem = 1;
         return;
       }
       t->stack = p;
-      t->cap = cap;
     }
     t->stack[t->depth++] = (open_slice){e->ts, e->src, e->str, ST_STR_EMPTY};
     return;
@@ -360,18 +356,16 @@ static void on_async(replay *rp, const fev *e) {
   if (e->kind == FEV_ASYNC_BEGIN || e->kind == FEV_TRACK_BEGIN) {
     im->stats->phases[named ? 'b' : 'S']++;
     if (rp->nasync == rp->cap_async) {
-      uint32_t cap = rp->cap_async ? rp->cap_async * 2 : 16;
-      if (cap > 65536) {
+      if (rp->cap_async > 65536 / 2) {
         st_stats_warn(im->stats, "perfetto_async_never_ended", e->src);
         return;
       }
-      pasync *p = st_realloc_array(&im->alloc, rp->async, cap, sizeof *p);
-      if (!p) {
+      void *p = rp->async;
+      if (!st_grow32(&im->alloc, &p, &rp->cap_async, rp->nasync + 1, sizeof *rp->async, 16)) {
         im->nomem = 1;
         return;
       }
       rp->async = p;
-      rp->cap_async = cap;
     }
     rp->async[rp->nasync++] =
         (pasync){e->a, name, e->tid, e->ts, e->src, track, (uint8_t)(named && e->b)};

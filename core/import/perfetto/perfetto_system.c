@@ -689,15 +689,14 @@ st_code pf_read_frame_timeline(st_perfetto_importer *im, st_pb_reader *r, const 
       continue;
     }
     if (im->nframes == im->cap_frames) {
-      uint32_t cap = im->cap_frames ? im->cap_frames * 2 : 16;
-      if (cap > 65536) { /* frames that never end: keep the importer bounded */
+      if (im->cap_frames > 65536 / 2) { /* frames that never end: keep the importer bounded */
         st_stats_warn(im->stats, "perfetto_frames_never_ended", src);
         continue;
       }
-      pframe *p = st_realloc_array(&im->alloc, im->frames, cap, sizeof *p);
-      if (!p) return pf_nomem(im, src, err);
+      void *p = im->frames;
+      if (!st_grow32(&im->alloc, &p, &im->cap_frames, im->nframes + 1, sizeof *im->frames, 16))
+        return pf_nomem(im, src, err);
       im->frames = p;
-      im->cap_frames = cap;
     }
     char tmp[24];
     int n = snprintf(tmp, sizeof tmp, "%lld", (long long)token);

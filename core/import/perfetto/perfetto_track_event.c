@@ -17,15 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int64_t sat_mul(int64_t a, uint64_t m) {
-  if (m <= 1 || a == 0) return a;
-  if (m > (uint64_t)INT64_MAX) return a > 0 ? INT64_MAX : INT64_MIN;
-  int64_t mm = (int64_t)m;
-  if (a > INT64_MAX / mm) return INT64_MAX;
-  if (a < INT64_MIN / mm) return INT64_MIN;
-  return a * mm;
-}
-
 /* ==== 1. flows =========================================================== */
 
 /* Flow ids are collected while the event is read, then become builder flow
@@ -33,14 +24,12 @@ static int64_t sat_mul(int64_t a, uint64_t m) {
  * each id's points in timestamp order (flow_ids: IN|OUT, terminating: IN|END). */
 static void flow_step(st_perfetto_importer *im, uint64_t id, int terminating) {
   if (im->nfids == im->cap_fids) {
-    uint32_t cap = im->cap_fids ? im->cap_fids * 2 : 16;
-    pflow *p = cap > im->cap_fids ? st_realloc_array(&im->alloc, im->fids, cap, sizeof *p) : NULL;
-    if (!p) {
+    void *p = im->fids;
+    if (!st_grow32(&im->alloc, &p, &im->cap_fids, im->nfids + 1, sizeof *im->fids, 16)) {
       im->nomem = 1;
       return;
     }
     im->fids = p;
-    im->cap_fids = cap;
   }
   im->fids[im->nfids++] = (pflow){id, (uint8_t)(terminating != 0)};
 }
@@ -65,14 +54,12 @@ uint32_t pf_track_get(st_perfetto_importer *im, uint64_t uuid, int create) {
   uint32_t i = st_u64map_get(&im->track_map, uuid);
   if (i != ST_U64MAP_NONE || !create) return i;
   if (im->ntracks == im->cap_tracks) {
-    uint32_t cap = im->cap_tracks ? im->cap_tracks * 2 : 64;
-    ptrack *p = st_realloc_array(&im->alloc, im->tracks, cap, sizeof *p);
-    if (!p || cap < im->cap_tracks) {
+    void *p = im->tracks;
+    if (!st_grow32(&im->alloc, &p, &im->cap_tracks, im->ntracks + 1, sizeof *im->tracks, 64)) {
       im->nomem = 1;
       return ST_U64MAP_NONE;
     }
     im->tracks = p;
-    im->cap_tracks = cap;
   }
   i = im->ntracks;
   ptrack *t = &im->tracks[i];
@@ -442,11 +429,10 @@ st_code pf_read_interned(st_perfetto_importer *im, pseq *s, st_pb_reader *r, con
 
 static int def_push(st_perfetto_importer *im, pseq *s, uint64_t uuid) {
   if (s->ndef_int + s->ndef_dbl == s->cap_def) {
-    uint32_t cap = s->cap_def ? s->cap_def * 2 : 8;
-    uint64_t *p = st_realloc_array(&im->alloc, s->def_extra, cap, sizeof *p);
-    if (!p || cap < s->cap_def) return 0;
+    void *p = s->def_extra;
+    if (!st_grow32(&im->alloc, &p, &s->cap_def, (size_t)s->cap_def + 1, sizeof *s->def_extra, 8))
+      return 0;
     s->def_extra = p;
-    s->cap_def = cap;
   }
   s->def_extra[s->ndef_int + s->ndef_dbl] = uuid;
   return 1;
@@ -541,14 +527,12 @@ static int held(const st_perfetto_importer *im, uint32_t ti) {
 static int hold(st_perfetto_importer *im, uint32_t ti, const pend_ev *e) {
   ptrack *t = &im->tracks[ti];
   if (t->npend == t->cap_pend) {
-    uint32_t cap = t->cap_pend ? t->cap_pend * 2 : 16;
-    pend_ev *p = cap > t->cap_pend ? st_realloc_array(&im->alloc, t->pend, cap, sizeof *p) : NULL;
-    if (!p) {
+    void *p = t->pend;
+    if (!st_grow32(&im->alloc, &p, &t->cap_pend, t->npend + 1, sizeof *t->pend, 16)) {
       im->nomem = 1;
       return 0;
     }
     t->pend = p;
-    t->cap_pend = cap;
   }
   t->pend[t->npend++] = *e;
   return 1;
@@ -696,7 +680,7 @@ st_code pf_read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
     if (c != ST_OK) return c;
   }
   if (k < 0) return ST_ERR_PROTO;
-  if (!has_ts && has_abs) ts = sat_mul(abs_us, 1000), has_ts = 1;
+  if (!has_ts && has_abs) ts = st_sat_mul(abs_us, 1000), has_ts = 1;
   if (!has_ts) {
     st_stats_warn(im->stats, "perfetto_event_without_timestamp", src);
     return ST_OK;
@@ -718,11 +702,10 @@ st_code pf_read_track_event(st_perfetto_importer *im, pseq *s, st_pb_reader *r,
     im->stats->phases['B']++;
     ptrack *t = &im->tracks[ti];
     if (t->depth == t->cap) {
-      uint32_t cap = t->cap ? t->cap * 2 : 8;
-      open_slice *p = st_realloc_array(&im->alloc, t->stack, cap, sizeof *p);
-      if (!p || cap < t->cap) return pf_nomem(im, src, err);
+      void *p = t->stack;
+      if (!st_grow32(&im->alloc, &p, &t->cap, t->depth + 1, sizeof *t->stack, 8))
+        return pf_nomem(im, src, err);
       t->stack = p;
-      t->cap = cap;
     }
     t->stack[t->depth++] = (open_slice){ts, src, name, cat};
     st_stats_time(im->stats, ts, ts);

@@ -5,6 +5,8 @@
  */
 #include "stream_internal.h"
 
+#include "bisect.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +48,9 @@ static sbucket *bucket_at(st_stream *s, uint32_t track, int64_t idx, int counter
     return &s->bk[i];
   }
   if (s->nbk == s->capbk) {
-    size_t c = s->capbk ? s->capbk * 2 : 1024;
-    sbucket *p = st_realloc_array(&s->alloc, s->bk, c, sizeof *p);
-    if (!p) return NULL;
+    void *p = s->bk;
+    if (!st_grow_from(&s->alloc, &p, &s->capbk, s->nbk + 1, sizeof *s->bk, 1024)) return NULL;
     s->bk = p;
-    s->capbk = c;
   }
   if (s->nbk >= UINT32_MAX - 1 || !st_u64map_put(&s->bmap, &s->alloc, key, (uint32_t)s->nbk))
     return NULL;
@@ -185,11 +185,9 @@ static int summarise_slice(st_stream *s, uint32_t track, int64_t start, int64_t 
   if (!index_of(s, start, &idx)) return 0;
   if (dur >= s->w) {
     if (s->nlong == s->caplong) {
-      size_t c = s->caplong ? s->caplong * 2 : 256;
-      slong *p = st_realloc_array(&s->alloc, s->longs, c, sizeof *p);
-      if (!p) return 0;
+      void *p = s->longs;
+      if (!st_grow_from(&s->alloc, &p, &s->caplong, s->nlong + 1, sizeof *s->longs, 256)) return 0;
       s->longs = p;
-      s->caplong = c;
     }
     s->longs[s->nlong++] = (slong){track, flags, start, dur, name, cat, src};
     if (s->nlong > s->max_buckets && !coarsen(s)) return 0;
@@ -233,11 +231,9 @@ static int block_note(st_stream *s, uint64_t src, int64_t lo, int64_t hi, int ev
 static int add_exact(st_stream *s, uint32_t track, int64_t start, int64_t dur, uint32_t name,
                      uint32_t cat, uint64_t src, uint64_t end_src, uint8_t flags) {
   if (s->nexact == s->capexact) {
-    size_t c = s->capexact ? s->capexact * 2 : 256;
-    sexact *p = st_realloc_array(&s->alloc, s->exact, c, sizeof *p);
-    if (!p) return 0;
+    void *p = s->exact;
+    if (!st_grow_from(&s->alloc, &p, &s->capexact, s->nexact + 1, sizeof *s->exact, 256)) return 0;
     s->exact = p;
-    s->capexact = c;
   }
   sexact *e = &s->exact[s->nexact++];
   memset(e, 0, sizeof *e);
@@ -327,11 +323,9 @@ static int note_clast(st_stream *s, uint64_t k, uint32_t track, int64_t ts, doub
   uint32_t i = st_u64map_get(&s->cmap, key);
   if (i == ST_U64MAP_NONE) {
     if (s->nclast == s->capclast) {
-      size_t c = s->capclast ? s->capclast * 2 : 64;
-      sclast *p = st_realloc_array(&s->alloc, s->clast, c, sizeof *p);
-      if (!p) return 0;
+      void *p = s->clast;
+      if (!st_grow_from(&s->alloc, &p, &s->capclast, s->nclast + 1, sizeof *s->clast, 64)) return 0;
       s->clast = p;
-      s->capclast = c;
     }
     if (s->nclast >= UINT32_MAX - 1 ||
         !st_u64map_put(&s->cmap, &s->alloc, key, (uint32_t)s->nclast))
@@ -463,14 +457,7 @@ st_code st_stream_add_exact(st_builder *b, const sexact *e) {
 /* ==== 4. public API ======================================================= */
 
 int st_stream_skips(const st_stream *s, uint64_t src) {
-  size_t lo = 0, hi = s->nskip;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->skip[mid] < src)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = st_lower_bound_u64(s->skip, s->nskip, src);
   return lo < s->nskip && s->skip[lo] == src;
 }
 

@@ -60,11 +60,10 @@ static int flush_part(st_stream_spill *p, uint32_t k) {
   if (p->limit && (sp->bytes > p->limit || len > p->limit - sp->bytes))
     return failed(p, ST_ERR_LIMIT, "the re-ordered copy would pass its limit");
   if (sp->nchunks == p->capchunks) {
-    size_t c = p->capchunks ? p->capchunks * 2 : 256;
-    schunk *q = st_realloc_array(&p->alloc, sp->chunks, c, sizeof *q);
-    if (!q) return failed(p, ST_ERR_NOMEM, "out of memory");
+    void *q = sp->chunks;
+    if (!st_grow_from(&p->alloc, &q, &p->capchunks, sp->nchunks + 1, sizeof *sp->chunks, 256))
+      return failed(p, ST_ERR_NOMEM, "out of memory");
     sp->chunks = q;
-    p->capchunks = c;
   }
   st_code c = p->write(p->ud, sp->bytes, p->buf + (size_t)k * p->cap, len);
   if (c != ST_OK) return failed(p, c, "the re-ordered copy could not be written");
@@ -174,11 +173,10 @@ static int note_clast(st_stream_spill *p, uint32_t k, uint32_t t, int64_t ts, do
     if (sp->nclast >= p->clast_max)
       return failed(p, ST_ERR_LIMIT, "too many counter series to re-order");
     if (sp->nclast == p->capclast) {
-      size_t c = p->capclast ? p->capclast * 2 : 64;
-      spclast *q = st_realloc_array(&p->alloc, sp->clast, c, sizeof *q);
-      if (!q) return failed(p, ST_ERR_NOMEM, "out of memory");
+      void *q = sp->clast;
+      if (!st_grow_from(&p->alloc, &q, &p->capclast, sp->nclast + 1, sizeof *sp->clast, 64))
+        return failed(p, ST_ERR_NOMEM, "out of memory");
       sp->clast = q;
-      p->capclast = c;
     }
     if (!st_u64map_put(&p->cmap, &p->alloc, key, (uint32_t)sp->nclast))
       return failed(p, ST_ERR_NOMEM, "out of memory");

@@ -84,14 +84,12 @@ typedef struct ctx {
 static void use(ctx *c, uint32_t id) {
   if (c->nomem || st_u64map_get(&c->ids, id) != ST_U64MAP_NONE) return;
   if (c->nlist == c->caplist) {
-    size_t n = c->caplist ? c->caplist * 2 : 256;
-    uint32_t *p = st_realloc_array(&c->alloc, c->list, n, sizeof *p);
-    if (!p) {
+    void *p = c->list;
+    if (!st_grow_from(&c->alloc, &p, &c->caplist, c->nlist + 1, sizeof *c->list, 256)) {
       c->nomem = 1;
       return;
     }
     c->list = p;
-    c->caplist = n;
   }
   if (!st_u64map_put(&c->ids, &c->alloc, id, 0)) {
     c->nomem = 1;

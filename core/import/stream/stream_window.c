@@ -6,6 +6,8 @@
  */
 #include "stream_internal.h"
 
+#include "bisect.h"
+
 #include <string.h>
 
 /* ==== 1. the plan ======================================================== */
@@ -85,14 +87,8 @@ struct st_stream_window {
 
 /* the file offset of fed offset `at` (unchanged outside the ranges) */
 static uint64_t to_file(const st_stream_window *w, uint64_t at) {
-  uint32_t lo = 0, hi = w->nseg;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (w->segs[mid].fed + w->segs[mid].len <= at)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = (uint32_t)st_first_range_ending_after(w->segs, w->nseg, sizeof *w->segs,
+                                                      offsetof(wseg, fed), offsetof(wseg, len), at);
   if (lo < w->nseg && w->segs[lo].fed <= at) return w->segs[lo].file + (at - w->segs[lo].fed);
   return at;
 }
@@ -121,11 +117,9 @@ static int win_counter(void *ud, uint32_t track, int64_t ts_ns, double value, ui
   uint32_t i = st_u64map_get(&w->before, track);
   if (i == ST_U64MAP_NONE) {
     if (w->nb == w->capb) {
-      size_t c = w->capb ? w->capb * 2 : 16;
-      void *p = st_realloc_array(&w->alloc, w->bsamp, c, sizeof *w->bsamp);
-      if (!p) return -1;
+      void *p = w->bsamp;
+      if (!st_grow(&w->alloc, &p, &w->capb, w->nb + 1, sizeof *w->bsamp)) return -1;
       w->bsamp = p;
-      w->capb = c;
     }
     if (!st_u64map_put(&w->before, &w->alloc, track, (uint32_t)w->nb)) return -1;
     i = (uint32_t)w->nb++;

@@ -181,11 +181,10 @@ static st_code read_stat_meta(st_xplane_importer *im, st_pb_reader *pr, const st
   }
   if (k < 0) return ST_ERR_PROTO;
   if (im->nsm == im->cap_sm) {
-    uint32_t cap = im->cap_sm ? im->cap_sm * 2 : 64;
-    statmeta *p = st_realloc_array(&im->alloc, im->sm, cap, sizeof *p);
-    if (!p || cap < im->cap_sm) return nomem(im, ef->offset, err);
+    void *p = im->sm;
+    if (!st_grow32(&im->alloc, &p, &im->cap_sm, im->nsm + 1, sizeof *im->sm, 64))
+      return nomem(im, ef->offset, err);
     im->sm = p;
-    im->cap_sm = cap;
   }
   statmeta *m = &im->sm[im->nsm];
   m->name = name;
@@ -304,11 +303,10 @@ static st_code read_event_meta(st_xplane_importer *im, st_pb_reader *pr, const s
   }
   if (k < 0) return ST_ERR_PROTO;
   if (im->nev == im->cap_ev) {
-    uint32_t cap = im->cap_ev ? im->cap_ev * 2 : 256;
-    evmeta *p = st_realloc_array(&im->alloc, im->ev, cap, sizeof *p);
-    if (!p || cap < im->cap_ev) return nomem(im, ef->offset, err);
+    void *p = im->ev;
+    if (!st_grow32(&im->alloc, &p, &im->cap_ev, im->nev + 1, sizeof *im->ev, 256))
+      return nomem(im, ef->offset, err);
     im->ev = p;
-    im->cap_ev = cap;
   }
   im->ev[im->nev] = m;
   if (!st_u64map_put(&im->ev_map, &im->alloc, key, im->nev)) return nomem(im, ef->offset, err);
@@ -344,14 +342,12 @@ static uint32_t plane_process(st_xplane_importer *im) {
   st_builder_process_name(im->b, p, im->plane_name);
   st_builder_process_sort(im->b, p, (int32_t)im->pid);
   if (im->nprocs == im->cap_procs) {
-    uint32_t cap = im->cap_procs ? im->cap_procs * 2 : 16;
-    uint32_t *v = st_realloc_array(&im->alloc, im->procs, cap, sizeof *v);
-    if (!v) {
+    void *v = im->procs;
+    if (!st_grow32(&im->alloc, &v, &im->cap_procs, im->nprocs + 1, sizeof *im->procs, 16)) {
       im->nomem = 1;
       return UINT32_MAX;
     }
     im->procs = v;
-    im->cap_procs = cap;
   }
   im->procs[im->nprocs++] = p;
   im->proc = p;
