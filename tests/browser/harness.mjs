@@ -351,6 +351,48 @@ export class AppPage {
   }
 
   /**
+   * Holds `key` down for `ms` of the app's clock, pinned and stepped by the
+   * test (the test-only export _st_wasm_test_clock; the page must have been
+   * made with CAPTURE_MODULE): held keys move the view by the clock's time
+   * between frames, so where the view goes depends on these steps only, not
+   * on how fast the machine draws. Each step of `step` ms (at most the core's
+   * 100 ms per frame) waits until a frame took the new time in (a frame
+   * counted after it was set). Resolves with [[t_ms, view()]] from t = 0 (the
+   * key just pressed) to `ms`; the real clock is given back after the key up.
+   */
+  async holdKey(key, ms, { step = 50 } = {}) {
+    const S = (f, a) => this.page.evaluate(f, a);
+    const T0 = 1_000_000; // any time: only its differences count
+    if (!(await S(() => typeof window.__strataModule?._st_wasm_test_clock === 'function'))) {
+      throw new Error('holdKey needs the page made with CAPTURE_MODULE (window.__strataModule)');
+    }
+    await S((t) => window.__strataModule._st_wasm_test_clock(t), T0);
+    await this.page.keyboard.down(key);
+    try {
+      return await S(async ({ T0, ms, step }) => {
+        const M = window.__strataModule;
+        const frames = () => window.strata.frameStats().frames;
+        const view = () => JSON.parse(JSON.stringify(window.strata.view()));
+        const out = [[0, view()]];
+        for (let t = step; t <= ms; t += step) {
+          M._st_wasm_test_clock(T0 + t);
+          const f0 = frames(); // read in the task that set the clock: a later frame saw it
+          // animation frames until one is counted (one or two; thousands: the page stopped drawing)
+          for (let i = 0; frames() <= f0; i++) {
+            if (i > 3000) throw new Error(`no frame drawn while ${JSON.stringify(window.strata.view())} was held`);
+            await new Promise((r) => requestAnimationFrame(r));
+          }
+          out.push([t, view()]);
+        }
+        return out;
+      }, { T0, ms, step });
+    } finally {
+      await this.page.keyboard.up(key);
+      await S(() => window.__strataModule._st_wasm_test_clock(-1));
+    }
+  }
+
+  /**
    * Screenshot of the timeline area of #canvas (right of the label gutter,
    * below the axis), decoded.
    */
@@ -591,11 +633,13 @@ export function useBrowser({ before, after }, { prefix = '/' } = {}) {
     await ctx.browser?.close();
     await ctx.server?.close();
   });
-  /** A fresh page, navigated and ready (window.strata + strata:ready). */
+  /** A fresh page, navigated and ready (window.strata + strata:ready);
+   * captureModule: the wasm module as window.__strataModule (CAPTURE_MODULE). */
   ctx.app = async (opts = {}) => {
-    const { query = '', server = ctx.server, ...rest } = opts;
+    const { query = '', server = ctx.server, captureModule = false, ...rest } = opts;
     const a = await newApp(ctx.browser, server, { ...rest, allRequests: ctx.requests });
     ctx.apps.push(a);
+    if (captureModule) await a.page.addInitScript(CAPTURE_MODULE);
     await a.goto(query);
     await a.ready();
     return a;
