@@ -401,7 +401,7 @@ test('the overview of a 1e6 trace opens from the analysis made ahead, the CLI\'s
   await openAll(app, [big]);
   const made = () => app.page.evaluate(() => window.__strataModule._st_wasm_test_analyses_made());
   // the analysis made ahead, in idle time after the first frame
-  await app.page.waitForFunction(() => window.__strataModule._st_wasm_test_analyses_made() >= 1, null, { timeout: 60_000 });
+  await app.page.waitForFunction(() => window.__strataModule._st_wasm_test_analyses_made() >= 1, null, { timeout: 120_000 });
   const ahead = await made();
   assert.equal(ahead, 1, 'one analysis made ahead');
   await app.page.evaluate(() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'o', bubbles: true })));

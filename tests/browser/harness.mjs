@@ -129,7 +129,7 @@ export async function launchBrowser() {
     headless: true,
     args: CHROMIUM_ARGS,
     env: { ...process.env, TMPDIR: tmp },
-    timeout: 60_000,
+    timeout: 120_000,
   });
   const close = browser.close.bind(browser);
   browser.close = async () => {
@@ -152,10 +152,10 @@ export async function newPersistentApp(server, { viewport = { width: 1280, heigh
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
-    timeout: 60_000,
+    timeout: 120_000,
   });
   const page = context.pages()[0] || (await context.newPage());
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(120_000);
   const app = new AppPage(context, page, server);
   await page.addInitScript(INIT_SCRIPT);
   const close = app.close.bind(app);
@@ -209,7 +209,7 @@ export const CAPTURE_MODULE = () => {
 export async function newApp(browser, server, { viewport = { width: 1280, height: 720 }, deviceScaleFactor = 1, allRequests, hasTouch = false } = {}) {
   const context = await browser.newContext({ viewport, deviceScaleFactor, hasTouch });
   const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(120_000);
   const app = new AppPage(context, page, server, allRequests);
   await page.addInitScript(INIT_SCRIPT);
   return app;
@@ -252,7 +252,7 @@ export class AppPage {
   }
 
   /** Wait until window.strata exists and `strata:ready` fired. */
-  async ready({ timeout = 60_000 } = {}) {
+  async ready({ timeout = 120_000 } = {}) {
     try {
       await this.page.waitForFunction(
         () => typeof window.strata === 'object' && window.strata !== null &&
@@ -264,7 +264,7 @@ export class AppPage {
   }
 
   /** Wait for the demo (or whatever opens at start-up) to be loaded: stats().events > 0. */
-  async demoLoaded({ timeout = 60_000 } = {}) {
+  async demoLoaded({ timeout = 120_000 } = {}) {
     try {
       await this.page.waitForFunction(() => {
         try { const s = window.strata.stats(); return !!s && s.events > 0; } catch { return false; }
@@ -276,7 +276,7 @@ export class AppPage {
   }
 
   /** Wait for the first strata:loaded or strata:error at index >= since. */
-  async nextOutcome(since, { timeout = 60_000 } = {}) {
+  async nextOutcome(since, { timeout = 120_000 } = {}) {
     const h = await this.page.waitForFunction((n) => {
       const ev = window.__strataEvents.slice(n).find((e) => e.type === 'strata:loaded' || e.type === 'strata:error');
       return ev || null;
@@ -346,7 +346,7 @@ export class AppPage {
   }
 
   /** Wait until at least `n` more frames were drawn (frameStats().frames). */
-  async framesAfter(f0, n = 1, { timeout = 30_000 } = {}) {
+  async framesAfter(f0, n = 1, { timeout = 120_000 } = {}) {
     await this.page.waitForFunction(([f0, n]) => window.strata.frameStats().frames >= f0 + n, [f0, n], { timeout });
   }
 

@@ -166,7 +166,7 @@ test('ctrl+wheel zooms at the cursor: the time under it stays', async (t) => {
 });
 
 test('plain wheel scrolls the tracks vertically; the pan tool drags in time and vertically', async (t) => {
-  const { app, page, box, at, focus } = await setup(TALL);
+  const { app, page, box, at, focus, frame } = await setup(TALL);
   t.after(() => app.close());
   await page.mouse.move(...at(700, 300));
   const v0 = await app.view();
@@ -182,7 +182,7 @@ test('plain wheel scrolls the tracks vertically; the pan tool drags in time and 
   const v2 = await app.view();
   const usPerPx = (v2.end_us - v2.start_us) / (box.width - GUTTER_PX);
   await page.mouse.move(...at(800, 400));
-  await page.waitForTimeout(50);
+  await frame();
   await drag(page, at(800, 400), at(650, 320));
   const v3 = await app.view();
   assert.ok(Math.abs(v3.scroll_y - v2.scroll_y - 80) < 2, `pan drag up 80 px scrolls 80 px: ${v2.scroll_y} -> ${v3.scroll_y}`);

@@ -173,7 +173,7 @@ test('search: / focuses the box, the count shows, Enter / Shift+Enter step in ti
   t.after(() => app.close());
   await page.mouse.click(...at(box.width - 5, box.height - 5));
   await page.keyboard.press('/');
-  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'search', null, { timeout: 5000 });
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'search', null, { timeout: 120_000 });
   await page.keyboard.type('ALPHA');
   await page.waitForFunction(() => /2 match/.test(document.getElementById('search-count').textContent));
   await page.keyboard.press('Enter');
