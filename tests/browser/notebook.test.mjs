@@ -208,7 +208,10 @@ test('why not a copy of dist/ under /files/: the server sandboxes it (opaque ori
   const app = await newApp(browser, { url: jupyterOrigin + '/' }, { allRequests: [] });
   t.after(() => app.close());
   await app.page.goto(`${jupyterOrigin}/files/distcopy/index.html?token=${token}`, { waitUntil: 'load' });
-  await app.page.waitForTimeout(1500);
-  const hasApi = await app.page.evaluate(() => typeof window.strata === 'object' && window.strata !== null);
+  // settled when the page's module script was refused (it then never starts) or the page started
+  const api = () => app.page.evaluate(() => typeof window.strata === 'object' && window.strata !== null);
+  const refused = () => app.failedRequests.some(([u]) => u.endsWith('/files/distcopy/app.js'));
+  for (const end = Date.now() + 120_000; !refused() && !(await api()) && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
+  const hasApi = await api();
   assert.equal(hasApi, false, 'the multi-file copy does not start under /files/ (if this changes, the simpler rule works)');
 });
