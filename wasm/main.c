@@ -40,11 +40,19 @@ static struct {
   st_glyphs *glyphs;
   st_input input;
   st_heap_budget budget;
-} g_web;
+  double test_clock_ms; /* st_wasm_test_clock: the clock pinned there (>= 0), or the real one */
+} g_web = {.test_clock_ms = -1};
 
 /* ---- the app's platform hooks ------------------------------------------------------- */
 
-static double now_ms(void *ud) { return emscripten_get_now(); }
+static double now_ms(void *ud) {
+  return g_web.test_clock_ms >= 0 ? g_web.test_clock_ms : emscripten_get_now();
+}
+
+/* Test-only: pins the app's clock at ms (>= 0), or gives the real one back
+ * (< 0). Held keys (W/S/A/D) move by the clock's time between frames, so a
+ * test steps this clock and checks where the view went: no wall time. */
+EMSCRIPTEN_KEEPALIVE void st_wasm_test_clock(double ms) { g_web.test_clock_ms = ms >= 0 ? ms : -1; }
 static uint64_t heap_bytes(void *ud) { return (uint64_t)emscripten_get_heap_size(); }
 static void ui_changed(void *ud, unsigned bits) { st_js_ui_changed(bits); }
 static void loaded(void *ud) { st_js_notify_loaded(); }

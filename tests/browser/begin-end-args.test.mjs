@@ -52,7 +52,7 @@ async function check(file) {
       await page.waitForFunction(() => {
         const a = document.querySelector('#details .args');
         return a && !/reading/.test(a.textContent);
-      }, null, { timeout: 15_000 });
+      }, null, { timeout: 120_000 });
       return details.textContent();
     };
 
@@ -86,7 +86,7 @@ async function check(file) {
     await page.locator('#search-args').check();
     await page.locator('#search').fill('Quokkafinch');
     await page.locator('#search').press('Enter');
-    await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 20_000 });
+    await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 120_000 });
     await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 1');
     assert.equal((await page.evaluate(() => window.strata.selection()))[0].name, 'inner');
     assert.deepEqual(app.pageErrors, []);

@@ -74,7 +74,7 @@ async function waitAligned(app) {
     const off = window.strata.traces().map((t) => t.offset_us);
     const ts = window.strata.selection().map((e) => off[e.part ?? 0] + e.ts_us);
     return ts.length > 1 && Math.max(...ts) - Math.min(...ts) <= 1;
-  }, null, { timeout: 60_000, polling: 200 });
+  }, null, { timeout: 120_000, polling: 200 });
 }
 
 test('strata.collectives() matches the planted collectives, blockers and offsets', async () => {
@@ -167,7 +167,7 @@ test('the overview states who the others waited for, in one line', async () => {
   await openAll(app);
   await app.page.click('#overview-button');
   await app.page.waitForFunction(() => /arrived last at/.test(document.querySelector('#overview-collectives')?.textContent || ''),
-    null, { timeout: 60_000 });
+    null, { timeout: 120_000 });
   const line = await app.page.textContent('#overview-collectives');
   const d = await app.page.evaluate(() => window.strata.collectives());
   assert.equal(line, `Collectives: ${d.collectives_summary}`);
@@ -179,7 +179,7 @@ test('the heatmap colours cells by waited and caused (the planted values)', asyn
   await openAll(app);
   await app.page.click('#overview-button');
   await app.page.waitForFunction(() => /arrived last at/.test(document.querySelector('#overview-collectives')?.textContent || ''),
-    null, { timeout: 60_000 });
+    null, { timeout: 120_000 });
   for (const m of ['waited', 'caused']) {
     const st = await app.page.evaluate((m) => window.strata.heatmap(m), m);
     const all = truth.steps.flatMap((s) => s[`${m}_us`]);
@@ -269,7 +269,7 @@ test("a step's critical path: its cross-rank edges drawn as arrows, gone with th
     await app.page.locator('#canvas').focus();
     await app.page.keyboard.press('f');
     await app.page.waitForFunction((n) => window.strata.frameStats().path_arrows === n, want.length,
-      { timeout: 10_000, polling: 50 });
+      { timeout: 120_000, polling: 50 });
     arrowsSeen += want.length;
   }
   assert.ok(arrowsSeen >= 3);
@@ -277,17 +277,17 @@ test("a step's critical path: its cross-rank edges drawn as arrows, gone with th
   await app.page.evaluate(() => window.strata.selectCollective(0));
   assert.equal(await app.page.evaluate(() => window.strata.pathArrows()), null);
   await app.page.waitForFunction(() => window.strata.frameStats().path_arrows === 0, null,
-    { timeout: 10_000, polling: 50 });
+    { timeout: 120_000, polling: 50 });
   // and Escape on the timeline (the selection cleared) after a path
   await app.page.evaluate((n) => window.strata.criticalPath(n), truth.steps[2].step);
   assert.ok(await app.page.evaluate(() => window.strata.pathArrows()));
   await app.page.locator('#canvas').focus();
   await app.page.keyboard.press('f');
   await app.page.waitForFunction(() => window.strata.frameStats().path_arrows > 0, null,
-    { timeout: 10_000, polling: 50 });
+    { timeout: 120_000, polling: 50 });
   await app.page.keyboard.press('Escape');
   assert.deepEqual(await app.page.evaluate(() => window.strata.selection()), []);
   assert.equal(await app.page.evaluate(() => window.strata.pathArrows()), null);
   await app.page.waitForFunction(() => window.strata.frameStats().path_arrows === 0, null,
-    { timeout: 10_000, polling: 50 });
+    { timeout: 120_000, polling: 50 });
 });

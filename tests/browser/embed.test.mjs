@@ -49,14 +49,14 @@ async function openParent(t) {
   t.after(() => app.close());
   await app.goto();
   const frame = () => app.page.frames().find((f) => f.url().startsWith(viewer.url));
-  await app.page.waitForFunction(() => window.__msgs.some((m) => m.data && m.data.strata && m.data.strata.event === 'ready'), null, { timeout: 60_000 })
+  await app.page.waitForFunction(() => window.__msgs.some((m) => m.data && m.data.strata && m.data.strata.event === 'ready'), null, { timeout: 120_000 })
     .catch(async () => assert.fail(`no {strata:{event:'ready'}} from the frame: ${JSON.stringify(await app.page.evaluate(() => window.__msgs))}\n${app.diagnostics()}`));
   return { app, page: app.page, frame };
 }
 
 const msgs = (page) => page.evaluate(() => window.__msgs);
 const waitMsg = (page, since, pred) => page.waitForFunction(
-  ([n, p]) => window.__msgs.slice(n).find((m) => new Function('m', `return ${p}`)(m)) || null, [since, pred], { timeout: 30_000 })
+  ([n, p]) => window.__msgs.slice(n).find((m) => new Function('m', `return ${p}`)(m)) || null, [since, pred], { timeout: 120_000 })
   .then((h) => h.jsonValue());
 
 test('iframe on another origin: ready, then {strata:{buffer,name}} (ArrayBuffer, transferred) loads and the parent hears loaded + stats', async (t) => {
@@ -121,16 +121,19 @@ test('messages of any other shape are ignored; a bad trace is reported as {event
       { strata: { buffer: { byteLength: 10 } } },
     ];
     for (const m of junk) window.__post(m);
+    window.__post('PING'); // handled after every junk message: its PONG says they were all seen
   });
-  await page.waitForTimeout(800);
+  await waitMsg(page, n2, "m.data === 'PONG'");
   const after = await f.evaluate(() => ({ s: window.strata.stats(), error: document.getElementById('error').hidden }));
   assert.deepEqual(after.s, before.s, 'the trace shown did not change');
   assert.equal(after.error, true, 'no error shown');
-  assert.deepEqual((await msgs(page)).slice(n2), [], 'the frame answered none of them');
+  assert.deepEqual((await msgs(page)).slice(n2).map((m) => m.data), ['PONG'], 'the frame answered none of them');
   // A buffer that is not a trace: the parent hears why.
   await page.evaluate(() => window.__post({ strata: { buffer: new TextEncoder().encode('garbage here').buffer, name: 'bad' } }));
   const err = await waitMsg(page, n2, "m.data.strata && m.data.strata.event === 'error'");
   assert.match(err.data.strata.message, /\S/);
+  // nothing came late either: since the junk, only the PONG and this error
+  assert.deepEqual((await msgs(page)).slice(n2).map((m) => m.data.strata?.event ?? m.data), ['PONG', 'error']);
   assert.deepEqual((await f.evaluate(() => window.strata.stats())).events, before.s.events, 'the previous trace stays');
 });
 
@@ -142,7 +145,7 @@ test('a top-level page opened by another (window.open): PING -> PONG and a poste
     app.context.waitForEvent('page'),
     app.page.evaluate((u) => { window.__w = window.open(u); window.__w2 = []; window.addEventListener('message', (e) => { if (e.source === window.__w) window.__w2.push(JSON.parse(JSON.stringify(e.data))); }); }, viewer.url),
   ]);
-  await popup.waitForFunction(() => typeof window.strata === 'object' && window.strata && window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 60_000 });
+  await popup.waitForFunction(() => typeof window.strata === 'object' && window.strata && window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 120_000 });
   await app.page.evaluate(() => window.__w.postMessage('PING', '*'));
   await app.page.waitForFunction(() => window.__w2.includes('PONG'));
   await app.page.evaluate((b64) => {

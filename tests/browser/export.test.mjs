@@ -47,7 +47,7 @@ async function openFile(file, hash = '') {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) violations.push(m.text()); });
   await page.goto(pathToFileURL(file).href + hash, { waitUntil: 'load' });
-  await page.waitForFunction(() => { try { return window.strata.stats().events > 0; } catch { return false; } }, null, { timeout: 60_000 })
+  await page.waitForFunction(() => { try { return window.strata.stats().events > 0; } catch { return false; } }, null, { timeout: 120_000 })
     .catch(() => assert.fail(`${file}: no trace shown\npage errors: ${errors.join('\n')}\n${violations.join('\n')}`));
   return { context, page, requests, errors, violations, close: () => context.close() };
 }
@@ -98,7 +98,7 @@ test('the exported file restores #t=..&sel=.. and reads args from the embedded g
   await p.page.waitForFunction(() => window.strata.selection().length === 1);
   const v = await p.page.evaluate(() => window.strata.view());
   assert.ok(Math.abs(v.start_us - 1000) < 0.01 && Math.abs(v.end_us - 1600) < 0.01, JSON.stringify(v));
-  await p.page.waitForFunction(() => !/reading/i.test(document.getElementById('details').textContent), null, { timeout: 15_000 });
+  await p.page.waitForFunction(() => !/reading/i.test(document.getElementById('details').textContent), null, { timeout: 120_000 });
   const args = await p.page.evaluate(async () => {
     const s = window.strata.selection()[0];
     return window.strata.argsOf(s.src);

@@ -165,14 +165,14 @@ test('Kineto-like trace: no arrow at first, all bundled under the slices, the ch
   await assert.rejects(page.evaluate(() => window.strata.setFlows('some')), /setFlows: one of off, selection, all/);
 
   // the link keeps a mode other than the default...
-  await page.waitForFunction(() => /&flows=all$/.test(location.hash), null, { timeout: 5000 })
+  await page.waitForFunction(() => /&flows=all$/.test(location.hash), null, { timeout: 120_000 })
     .catch(async () => assert.fail(`hash: ${await page.evaluate(() => location.hash)}`));
   await page.evaluate(() => window.strata.setFlows('selection'));
-  await page.waitForFunction(() => location.hash.startsWith('#t=') && !/flows=/.test(location.hash), null, { timeout: 5000 })
+  await page.waitForFunction(() => location.hash.startsWith('#t=') && !/flows=/.test(location.hash), null, { timeout: 120_000 })
     .catch(async () => assert.fail(`hash: ${await page.evaluate(() => location.hash)}`));
   // ...and a link edited by hand applies (hashchange)
   await page.evaluate(() => { location.hash = `${location.hash}&flows=off`; });
-  await page.waitForFunction(() => window.strata.flows() === 'off', null, { timeout: 5000 });
+  await page.waitForFunction(() => window.strata.flows() === 'off', null, { timeout: 120_000 });
   assert.equal(await page.locator('#flows').inputValue(), 'off');
 });
 
@@ -253,9 +253,9 @@ test('a link with flows=all opens the trace in that mode; the hash keeps it, the
   const page = app.page;
   const out = await app.openBuffer(kinetoLike());
   assert.ok(out.ok, JSON.stringify(out));
-  await page.waitForFunction(() => window.strata.flows() === 'all', null, { timeout: 10000 });
+  await page.waitForFunction(() => window.strata.flows() === 'all', null, { timeout: 120_000 });
   assert.equal(await page.locator('#flows').inputValue(), 'all');
-  await page.waitForFunction(() => /^#t=[\d.e-]+,[\d.e-]+&flows=all$/.test(location.hash), null, { timeout: 5000 })
+  await page.waitForFunction(() => /^#t=[\d.e-]+,[\d.e-]+&flows=all$/.test(location.hash), null, { timeout: 120_000 })
     .catch(async () => assert.fail(`hash: ${await page.evaluate(() => location.hash)}`));
   await frame(page);
   assert.ok((await flowStats(page)).drawn > 0);

@@ -129,7 +129,7 @@ export async function launchBrowser() {
     headless: true,
     args: CHROMIUM_ARGS,
     env: { ...process.env, TMPDIR: tmp },
-    timeout: 60_000,
+    timeout: 120_000,
   });
   const close = browser.close.bind(browser);
   browser.close = async () => {
@@ -152,10 +152,10 @@ export async function newPersistentApp(server, { viewport = { width: 1280, heigh
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
-    timeout: 60_000,
+    timeout: 120_000,
   });
   const page = context.pages()[0] || (await context.newPage());
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(120_000);
   const app = new AppPage(context, page, server);
   await page.addInitScript(INIT_SCRIPT);
   const close = app.close.bind(app);
@@ -209,7 +209,7 @@ export const CAPTURE_MODULE = () => {
 export async function newApp(browser, server, { viewport = { width: 1280, height: 720 }, deviceScaleFactor = 1, allRequests, hasTouch = false } = {}) {
   const context = await browser.newContext({ viewport, deviceScaleFactor, hasTouch });
   const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(120_000);
   const app = new AppPage(context, page, server, allRequests);
   await page.addInitScript(INIT_SCRIPT);
   return app;
@@ -252,7 +252,7 @@ export class AppPage {
   }
 
   /** Wait until window.strata exists and `strata:ready` fired. */
-  async ready({ timeout = 60_000 } = {}) {
+  async ready({ timeout = 120_000 } = {}) {
     try {
       await this.page.waitForFunction(
         () => typeof window.strata === 'object' && window.strata !== null &&
@@ -264,7 +264,7 @@ export class AppPage {
   }
 
   /** Wait for the demo (or whatever opens at start-up) to be loaded: stats().events > 0. */
-  async demoLoaded({ timeout = 60_000 } = {}) {
+  async demoLoaded({ timeout = 120_000 } = {}) {
     try {
       await this.page.waitForFunction(() => {
         try { const s = window.strata.stats(); return !!s && s.events > 0; } catch { return false; }
@@ -276,7 +276,7 @@ export class AppPage {
   }
 
   /** Wait for the first strata:loaded or strata:error at index >= since. */
-  async nextOutcome(since, { timeout = 60_000 } = {}) {
+  async nextOutcome(since, { timeout = 120_000 } = {}) {
     const h = await this.page.waitForFunction((n) => {
       const ev = window.__strataEvents.slice(n).find((e) => e.type === 'strata:loaded' || e.type === 'strata:error');
       return ev || null;
@@ -346,8 +346,50 @@ export class AppPage {
   }
 
   /** Wait until at least `n` more frames were drawn (frameStats().frames). */
-  async framesAfter(f0, n = 1, { timeout = 30_000 } = {}) {
+  async framesAfter(f0, n = 1, { timeout = 120_000 } = {}) {
     await this.page.waitForFunction(([f0, n]) => window.strata.frameStats().frames >= f0 + n, [f0, n], { timeout });
+  }
+
+  /**
+   * Holds `key` down for `ms` of the app's clock, pinned and stepped by the
+   * test (the test-only export _st_wasm_test_clock; the page must have been
+   * made with CAPTURE_MODULE): held keys move the view by the clock's time
+   * between frames, so where the view goes depends on these steps only, not
+   * on how fast the machine draws. Each step of `step` ms (at most the core's
+   * 100 ms per frame) waits until a frame took the new time in (a frame
+   * counted after it was set). Resolves with [[t_ms, view()]] from t = 0 (the
+   * key just pressed) to `ms`; the real clock is given back after the key up.
+   */
+  async holdKey(key, ms, { step = 50 } = {}) {
+    const S = (f, a) => this.page.evaluate(f, a);
+    const T0 = 1_000_000; // any time: only its differences count
+    if (!(await S(() => typeof window.__strataModule?._st_wasm_test_clock === 'function'))) {
+      throw new Error('holdKey needs the page made with CAPTURE_MODULE (window.__strataModule)');
+    }
+    await S((t) => window.__strataModule._st_wasm_test_clock(t), T0);
+    await this.page.keyboard.down(key);
+    try {
+      return await S(async ({ T0, ms, step }) => {
+        const M = window.__strataModule;
+        const frames = () => window.strata.frameStats().frames;
+        const view = () => JSON.parse(JSON.stringify(window.strata.view()));
+        const out = [[0, view()]];
+        for (let t = step; t <= ms; t += step) {
+          M._st_wasm_test_clock(T0 + t);
+          const f0 = frames(); // read in the task that set the clock: a later frame saw it
+          // animation frames until one is counted (one or two; thousands: the page stopped drawing)
+          for (let i = 0; frames() <= f0; i++) {
+            if (i > 3000) throw new Error(`no frame drawn while ${JSON.stringify(window.strata.view())} was held`);
+            await new Promise((r) => requestAnimationFrame(r));
+          }
+          out.push([t, view()]);
+        }
+        return out;
+      }, { T0, ms, step });
+    } finally {
+      await this.page.keyboard.up(key);
+      await S(() => window.__strataModule._st_wasm_test_clock(-1));
+    }
   }
 
   /**
@@ -591,11 +633,13 @@ export function useBrowser({ before, after }, { prefix = '/' } = {}) {
     await ctx.browser?.close();
     await ctx.server?.close();
   });
-  /** A fresh page, navigated and ready (window.strata + strata:ready). */
+  /** A fresh page, navigated and ready (window.strata + strata:ready);
+   * captureModule: the wasm module as window.__strataModule (CAPTURE_MODULE). */
   ctx.app = async (opts = {}) => {
-    const { query = '', server = ctx.server, ...rest } = opts;
+    const { query = '', server = ctx.server, captureModule = false, ...rest } = opts;
     const a = await newApp(ctx.browser, server, { ...rest, allRequests: ctx.requests });
     ctx.apps.push(a);
+    if (captureModule) await a.page.addInitScript(CAPTURE_MODULE);
     await a.goto(query);
     await a.ready();
     return a;

@@ -20,7 +20,7 @@ test('deviceScaleFactor 2: backing store is 2x the CSS size, and follows a viewp
   await app.page.waitForFunction(() => {
     const c = document.querySelector('#canvas'), r = c.getBoundingClientRect();
     return r.width > 0 && Math.abs(c.width - 2 * r.width) <= 1 && Math.abs(c.height - 2 * r.height) <= 1;
-  }, null, { timeout: 15_000 }).catch(() => {});
+  }, null, { timeout: 120_000 }).catch(() => {});
   const a = await canvasSize(app);
   assert.equal(a.dpr, 2);
   assert.ok(a.cssW > 500 && a.cssH > 300, `canvas fills most of the window: ${JSON.stringify(a)}`);
@@ -30,7 +30,7 @@ test('deviceScaleFactor 2: backing store is 2x the CSS size, and follows a viewp
   await app.page.waitForFunction((oldW) => {
     const c = document.querySelector('#canvas'), r = c.getBoundingClientRect();
     return r.width < oldW && Math.abs(c.width - 2 * r.width) <= 1 && Math.abs(c.height - 2 * r.height) <= 1;
-  }, a.cssW, { timeout: 15_000 }).catch(() => {});
+  }, a.cssW, { timeout: 120_000 }).catch(() => {});
   const b = await canvasSize(app);
   assert.ok(b.cssW < a.cssW && b.cssH < a.cssH, `canvas CSS size follows the viewport: before ${JSON.stringify(a)}, after ${JSON.stringify(b)}`);
   assert.ok(near(b.w, 2 * b.cssW) && near(b.h, 2 * b.cssH), `backing store 2x after resize: ${JSON.stringify(b)}`);
@@ -50,7 +50,7 @@ test('deviceScaleFactor 1: backing store equals the CSS size; growing the window
   await app.page.waitForFunction((oldW) => {
     const c = document.querySelector('#canvas'), r = c.getBoundingClientRect();
     return r.width > oldW && Math.abs(c.width - r.width) <= 1;
-  }, a.cssW, { timeout: 15_000 }).catch(() => {});
+  }, a.cssW, { timeout: 120_000 }).catch(() => {});
   const b = await canvasSize(app);
   assert.ok(b.cssW > a.cssW && b.cssH > a.cssH && near(b.w, b.cssW) && near(b.h, b.cssH),
     `canvas grows with the window: before ${JSON.stringify(a)}, after ${JSON.stringify(b)}`);

@@ -121,31 +121,15 @@ test('W / S with the mouse off the timeline zoom around the centre', async (t) =
 });
 
 test('A / D held: the pan speeds up the longer the key is held', async (t) => {
-  const { app, page, box, at, S, focus } = await setup();
+  // the app's clock pinned and stepped by the test (app.holdKey): the view at
+  // each 50 ms of holding, whatever the machine's speed
+  const { app, page, box, at, S, focus } = await setup(TRACE, { captureModule: true });
   t.after(() => app.close());
   await focus();
   await S((b) => window.strata.setView({ start_us: b, end_us: b + 40 }), BASE); // room to pan
   await page.mouse.move(...at(700, box.height - 40));
-  // Sample view().start_us on every animation frame while D is held.
-  const sampling = S(() => new Promise((resolve) => {
-    const out = [];
-    const t0 = performance.now();
-    const f = () => {
-      const t = performance.now() - t0;
-      out.push([t, window.strata.view().start_us]);
-      if (t < 1400) requestAnimationFrame(f);
-      else resolve(out);
-    };
-    requestAnimationFrame(f);
-  }));
-  await page.keyboard.down('d');
-  const samples = await sampling;
-  await page.keyboard.up('d');
-  const startAt = (ms) => {
-    let best = samples[0];
-    for (const s of samples) if (Math.abs(s[0] - ms) < Math.abs(best[0] - ms)) best = s;
-    return best;
-  };
+  const samples = (await app.holdKey('d', 1400)).map(([t, v]) => [t, v.start_us]);
+  const startAt = (ms) => samples.find((s) => s[0] === ms);
   // distance per ms over two equal intervals, early and late in the hold
   const speed = (a, b) => {
     const [ta, xa] = startAt(a), [tb, xb] = startAt(b);
@@ -153,12 +137,11 @@ test('A / D held: the pan speeds up the longer the key is held', async (t) => {
   };
   const early = speed(150, 450), late = speed(950, 1250);
   assert.ok(early > 0, `D pans later while held: ${early}`);
-  assert.ok(late > 1.5 * early, `holding accelerates: ${early.toFixed(4)} -> ${late.toFixed(4)} us/ms (${samples.length} frames)`);
+  assert.ok(late > 1.5 * early, `holding accelerates: ${early.toFixed(4)} -> ${late.toFixed(4)} us/ms (${samples.length} steps)`);
   const v = await app.view();
-  await page.keyboard.down('a');
-  await page.waitForTimeout(300);
-  await page.keyboard.up('a');
-  assert.ok((await app.view()).start_us < v.start_us, 'holding A pans earlier');
+  const held = await app.holdKey('a', 300);
+  assert.ok(held[held.length - 1][1].start_us < held[0][1].start_us, 'holding A pans earlier');
+  assert.ok(held[0][1].start_us < v.start_us, 'pressing A pans earlier at once');
 });
 
 test('ctrl+wheel zooms at the cursor: the time under it stays', async (t) => {
@@ -183,7 +166,7 @@ test('ctrl+wheel zooms at the cursor: the time under it stays', async (t) => {
 });
 
 test('plain wheel scrolls the tracks vertically; the pan tool drags in time and vertically', async (t) => {
-  const { app, page, box, at, focus } = await setup(TALL);
+  const { app, page, box, at, focus, frame } = await setup(TALL);
   t.after(() => app.close());
   await page.mouse.move(...at(700, 300));
   const v0 = await app.view();
@@ -199,7 +182,7 @@ test('plain wheel scrolls the tracks vertically; the pan tool drags in time and 
   const v2 = await app.view();
   const usPerPx = (v2.end_us - v2.start_us) / (box.width - GUTTER_PX);
   await page.mouse.move(...at(800, 400));
-  await page.waitForTimeout(50);
+  await frame();
   await drag(page, at(800, 400), at(650, 320));
   const v3 = await app.view();
   assert.ok(Math.abs(v3.scroll_y - v2.scroll_y - 80) < 2, `pan drag up 80 px scrolls 80 px: ${v2.scroll_y} -> ${v3.scroll_y}`);

@@ -26,8 +26,8 @@ const TRACE = {
 const ROW1_Y = AXIS_PX + 24 + 10; // middle of tid 1's row
 const ROW2_Y = AXIS_PX + 24 + 20 + 4 + 10; // middle of tid 2's row
 
-async function setup() {
-  const app = await ctx.app();
+async function setup(opts = {}) {
+  const app = await ctx.app(opts);
   await app.demoLoaded();
   const r = await app.openBuffer(Buffer.from(JSON.stringify(TRACE)));
   assert.ok(r.ok, `open failed: ${r.message}`);
@@ -115,7 +115,7 @@ test('keys 1-4 pick the tool shown in #tool; pan drag, zoom drag', async (t) => 
 });
 
 test('W / S zoom around the mouse, A / D pan and accelerate while held, 0 fits', async (t) => {
-  const { app, page, box, at, frame } = await setup();
+  const { app, page, box, at } = await setup({ captureModule: true }); // app.holdKey: the app's clock stepped by the test
   t.after(() => app.close());
   await page.mouse.click(...at(box.width - 5, box.height - 5));
   await page.keyboard.press('0');
@@ -137,10 +137,7 @@ test('W / S zoom around the mouse, A / D pan and accelerate while held, 0 fits',
   const b = await app.view();
   const tap = b.start_us - a.start_us;
   assert.ok(tap > 0, 'D pans later');
-  await page.keyboard.down('d');
-  await page.waitForTimeout(400);
-  await frame();
-  await page.keyboard.up('d');
+  await app.holdKey('d', 400);
   const c = await app.view();
   assert.ok(c.start_us - b.start_us > 2 * tap, `holding D keeps panning: tap ${tap}, held ${c.start_us - b.start_us}`);
   await page.keyboard.press('a');
@@ -176,7 +173,7 @@ test('search: / focuses the box, the count shows, Enter / Shift+Enter step in ti
   t.after(() => app.close());
   await page.mouse.click(...at(box.width - 5, box.height - 5));
   await page.keyboard.press('/');
-  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'search', null, { timeout: 5000 });
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'search', null, { timeout: 120_000 });
   await page.keyboard.type('ALPHA');
   await page.waitForFunction(() => /2 match/.test(document.getElementById('search-count').textContent));
   await page.keyboard.press('Enter');

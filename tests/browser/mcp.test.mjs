@@ -256,14 +256,14 @@ test('a finding\'s link opens the page at it: a search hit selected, an idle gap
     t.after(() => app.close());
     await app.page.goto(url, { waitUntil: 'load' });
     await app.ready();
-    await app.page.waitForFunction(() => window.strata.stats()?.events > 100_000 && window.strata.view(), null, { timeout: 60_000 });
-    await app.page.waitForFunction((h) => location.hash.startsWith(h.split('&')[0].slice(0, 8)) && window.strata.view(), link.hash, { timeout: 10_000 }).catch(() => {});
+    await app.page.waitForFunction(() => window.strata.stats()?.events > 100_000 && window.strata.view(), null, { timeout: 120_000 });
+    await app.page.waitForFunction((h) => location.hash.startsWith(h.split('&')[0].slice(0, 8)) && window.strata.view(), link.hash, { timeout: 120_000 }).catch(() => {});
     const v = await app.page.evaluate(() => window.strata.view());
     const [t0, t1] = [ts0 + want[0], ts0 + want[1]];
     assert.ok(v.start_us <= t0 + 1e-3 && v.end_us >= t1 - 1e-3, `${what}: the view ${v.start_us}..${v.end_us} covers ${t0}..${t1}`);
     assert.ok(v.end_us - v.start_us <= (t1 - t0) * 1.3 + 2, `${what}: and is about it (${v.end_us - v.start_us} us for ${t1 - t0})`);
     if (what === 'search hit') {
-      await app.page.waitForFunction(() => window.strata.selection()?.length === 1, null, { timeout: 10_000 });
+      await app.page.waitForFunction(() => window.strata.selection()?.length === 1, null, { timeout: 120_000 });
       const sel = await app.page.evaluate(() => window.strata.selection());
       assert.deepEqual([sel[0].name, sel[0].ts_us, sel[0].dur_us, sel[0].row, sel[0].index], [hit.name, t0, hit.dur_us, hit.row, hit.index]);
     }

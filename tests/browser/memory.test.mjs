@@ -120,7 +120,7 @@ async function assertSmallUsable(app) {
   assert.equal(await app.page.evaluate(() => window.strata.search('only_2', { args: true }).then((r) => r.matches)), 1);
   await app.page.evaluate(() => window.strata.search('only_2', { args: true }));
   await app.page.locator('#search').press('Enter');
-  await app.page.waitForFunction(() => /only_2/.test(document.getElementById('details').textContent), null, { timeout: 10_000 });
+  await app.page.waitForFunction(() => /only_2/.test(document.getElementById('details').textContent), null, { timeout: 120_000 });
   const sel = await app.page.evaluate(() => window.strata.selection());
   assert.equal(sel.length, 1);
   assert.equal(sel[0].name, 'matmul');

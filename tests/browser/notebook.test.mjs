@@ -102,7 +102,7 @@ nbformat.write(nb, p)
   jupyter.stdout.on('data', (d) => { log += d; });
   jupyter.stderr.on('data', (d) => { log += d; });
   jupyterOrigin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     try {
       const r = await fetch(`${jupyterOrigin}/api/status?token=${token}`);
@@ -147,7 +147,7 @@ test('the executed notebook, opened in Jupyter, shows a logdir, a compare, a hos
   t.after(() => app.close());
   await app.page.goto(`${jupyterOrigin}/notebooks/nb.ipynb?token=${token}`, { waitUntil: 'load' });
   // Each output iframe reports the loaded stats on its element (set by show()'s script).
-  await app.page.waitForFunction(() => document.querySelectorAll('iframe[data-strata-loaded]').length >= 4, null, { timeout: 60_000 })
+  await app.page.waitForFunction(() => document.querySelectorAll('iframe[data-strata-loaded]').length >= 4, null, { timeout: 120_000 })
     .catch(async () => {
       const state = await app.page.evaluate(() => [...document.querySelectorAll('iframe')].map((f) => [f.src, f.getAttribute('data-strata-loaded'), f.getAttribute('data-strata-error')]));
       await app.page.screenshot({ path: path.join(REPO_ROOT, 'tests/browser/artifacts/notebook_fail.png') }).catch(() => {});
@@ -170,7 +170,7 @@ test('the executed notebook, opened in Jupyter, shows a logdir, a compare, a hos
   // compare(a, b): the two runs, side by side (B aligned on A), from the /files/ viewer
   const [cmp] = byNames(['small.trace.json', 'other.trace.json.gz']);
   assert.ok(cmp && cmp.url().includes('/files/strata-viewer.html'), 'the compare frame');
-  await cmp.waitForFunction(() => window.strata.compareLayout() === 'side', null, { timeout: 10_000 });
+  await cmp.waitForFunction(() => window.strata.compareLayout() === 'side', null, { timeout: 120_000 });
   const ci = info[all.indexOf(cmp)];
   assert.deepEqual(ci.traces.map((x) => x.events), [e.events, e.events]);
   assert.equal(ci.name, '2 traces');
@@ -208,7 +208,10 @@ test('why not a copy of dist/ under /files/: the server sandboxes it (opaque ori
   const app = await newApp(browser, { url: jupyterOrigin + '/' }, { allRequests: [] });
   t.after(() => app.close());
   await app.page.goto(`${jupyterOrigin}/files/distcopy/index.html?token=${token}`, { waitUntil: 'load' });
-  await app.page.waitForTimeout(1500);
-  const hasApi = await app.page.evaluate(() => typeof window.strata === 'object' && window.strata !== null);
+  // settled when the page's module script was refused (it then never starts) or the page started
+  const api = () => app.page.evaluate(() => typeof window.strata === 'object' && window.strata !== null);
+  const refused = () => app.failedRequests.some(([u]) => u.endsWith('/files/distcopy/app.js'));
+  for (const end = Date.now() + 120_000; !refused() && !(await api()) && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
+  const hasApi = await api();
   assert.equal(hasApi, false, 'the multi-file copy does not start under /files/ (if this changes, the simpler rule works)');
 });

@@ -68,7 +68,7 @@ async function openFile(file) {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) violations.push(m.text()); });
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-  await page.waitForFunction(() => { try { return window.strata.stats().events > 0 && window.strata.notes().length > 0; } catch { return false; } }, null, { timeout: 60_000 })
+  await page.waitForFunction(() => { try { return window.strata.stats().events > 0 && window.strata.notes().length > 0; } catch { return false; } }, null, { timeout: 120_000 })
     .catch(() => assert.fail(`${file}: no trace or no notes shown\npage errors: ${errors.join('\n')}\n${violations.join('\n')}`));
   return { page, errors, violations, close: () => context.close() };
 }

@@ -321,7 +321,7 @@ test('pending: right after setView into a part of a streamed trace that must be 
     }, [a, a + 200]);
     assert.ok(r.now > 0 && r.set > 0, `pending at once after setView: ${JSON.stringify(r)}`);
     // a script that waits for 0 finds the window read
-    await app.page.waitForFunction(() => window.strata.view().pending === 0, null, { timeout: 60_000 });
+    await app.page.waitForFunction(() => window.strata.view().pending === 0, null, { timeout: 120_000 });
     const w = await app.page.evaluate(() => window.strata.streaming().files[0].window_ns);
     assert.ok(w && w[0] <= (a - 5000) * 1000 && w[1] >= (a + 200 - 5000) * 1000, `the window covers the view once pending is 0: ${JSON.stringify(w)}`);
   }
@@ -578,7 +578,7 @@ test("the time axis of a streamed epoch trace with an outlier reads from the wor
   assert.equal((await app.view()).axis_zero_us, T);
   // a window of the file: the same axis
   await app.page.evaluate(([a, b]) => window.strata.setView({ start_us: a, end_us: b }), [T + 60_000, T + 60_200]);
-  await app.page.waitForFunction(() => window.strata.view().pending === 0 && window.strata.streaming().files[0].window_ns, null, { timeout: 60_000 });
+  await app.page.waitForFunction(() => window.strata.view().pending === 0 && window.strata.streaming().files[0].window_ns, null, { timeout: 120_000 });
   ticks = await axisTicks(app);
   assert.ok(ticks.some((x) => /^60(\.\d+)? ms$/.test(x)) && !ticks.some((x) => /80000/.test(x)), `a window's ticks: ${JSON.stringify(ticks)}`);
   assert.equal((await app.view()).axis_zero_us, T);

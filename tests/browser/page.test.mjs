@@ -79,7 +79,7 @@ test('the built-in demo: clicking an XLA op shows its args (HLO long_name, flops
   await app.page.mouse.click(box.x + 700, box.y + AXIS_PX + 24 + 44 + 24 + 24 + 24 + 10);
   await app.page.waitForFunction(() => window.strata.selection().length === 1);
   const sel = await app.page.evaluate(() => window.strata.selection()[0]);
-  await app.page.waitForFunction(() => /long_name/.test(document.getElementById('details').textContent), null, { timeout: 10_000 });
+  await app.page.waitForFunction(() => /long_name/.test(document.getElementById('details').textContent), null, { timeout: 120_000 });
   const details = await app.page.locator('#details').textContent();
   assert.ok(details.includes(sel.name), `details name the selected op ${sel.name}`);
   for (const key of ['long_name', 'flops', 'bytes_accessed', 'source', 'hlo_module']) assert.ok(details.includes(key), `details show ${key}: ${details.slice(0, 300)}`);

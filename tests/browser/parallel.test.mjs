@@ -372,7 +372,7 @@ test('the standalone report (no workers: its CSP) still loads, and opens a file 
   ctx.apps.push(app);
   await app.page.goto(pathToFileURL(html).href + '?workers=3', { waitUntil: 'load' });
   await app.ready();
-  const ev = await app.nextOutcome(0, { timeout: 60_000 });
+  const ev = await app.nextOutcome(0, { timeout: 120_000 });
   assert.equal(ev.type, 'strata:loaded', `${JSON.stringify(ev.detail)}\n${app.diagnostics()}`);
   assert.equal(ev.detail.workers, undefined, 'no workers in a standalone file');
   const ev2 = await app.openViaInput(files.gen, { timeout: 120_000 });

@@ -104,7 +104,7 @@ test('xplane: clicking a GPU kernel shows its stats as args in #details, as `str
     const k = await clickKernel(app, file);
     const d = app.page.locator('#details');
     await d.waitFor({ state: 'visible' });
-    await app.page.waitForFunction(() => /kernel_details/.test(document.querySelector('#details').textContent), null, { timeout: 15_000 });
+    await app.page.waitForFunction(() => /kernel_details/.test(document.querySelector('#details').textContent), null, { timeout: 120_000 });
     const text = await d.textContent();
     for (const key of ['correlation_id', 'kernel_details', 'annotation', 'group_id']) assert.ok(text.includes(key), `#details shows ${key}: ${text.slice(0, 400)}`);
     assert.ok(!/args:\s*(the|no|an?)\s/.test(text), `no args error in #details: ${text.slice(0, 400)}`);
@@ -144,7 +144,7 @@ test('the corrupted corpus XSpace is refused with a byte offset; the trace shown
   const msg = typeof ev.detail === 'string' ? ev.detail : ev.detail?.message;
   assert.match(msg, OFFSET_RE, `the diagnosis names a byte offset: ${msg}`);
   const err = app.page.locator('#error');
-  await err.waitFor({ state: 'visible', timeout: 10_000 });
+  await err.waitFor({ state: 'visible', timeout: 120_000 });
   assert.match(await err.innerText(), OFFSET_RE);
   const { heap_bytes: _a, import_peak_bytes: _ia, ...keep0 } = s0;
   const { heap_bytes: _b, import_peak_bytes: _ib, ...keep1 } = await app.stats();

@@ -83,7 +83,7 @@ test('python -m strata LOGDIR --no-browser: the printed URL opens the latest pro
   t.after(() => app.close());
   await app.page.goto(url, { waitUntil: 'load' });
   await app.ready();
-  await app.page.waitForFunction(() => window.strata.traces().length === 2 && window.strata.stats()?.events > 0, null, { timeout: 60_000 })
+  await app.page.waitForFunction(() => window.strata.traces().length === 2 && window.strata.stats()?.events > 0, null, { timeout: 120_000 })
     .catch(async () => assert.fail(`the two hosts did not load: ${JSON.stringify(await app.page.evaluate(() => [window.strata.traces(), window.strata.stats(), document.getElementById("error").textContent, document.getElementById("status").textContent]))}\n${app.diagnostics()}`));
   const s = await app.page.evaluate(() => ({ traces: window.strata.traces(), stats: window.strata.stats() }));
   assert.deepEqual(s.traces.map((x) => x.format), ['xplane', 'xplane']);
@@ -101,7 +101,7 @@ test('python -m strata LOGDIR --run RUN opens that run; a missing run or file ex
   t.after(() => app.close());
   await app.page.goto(url, { waitUntil: 'load' });
   await app.ready();
-  await app.page.waitForFunction(() => window.strata.stats()?.events > 0, null, { timeout: 60_000 });
+  await app.page.waitForFunction(() => window.strata.stats()?.events > 0, null, { timeout: 120_000 });
   const list = await app.page.evaluate(() => window.strata.traces());
   assert.deepEqual(list.map((x) => x.name), ['host0.xplane.pb']);
   assert.equal(list[0].events, JSON.parse(execStats(XPLANE)).events, 'the older run\'s file');

@@ -71,7 +71,7 @@ export async function startStrata(py, args, { env = pyEnv(), cwd } = {}) {
   const child = spawn(py, ['-m', 'strata', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
   const url = await new Promise((resolve, reject) => {
     let out = '';
-    const t = setTimeout(() => reject(new Error(`python -m strata printed no URL: ${out}`)), 15_000);
+    const t = setTimeout(() => reject(new Error(`python -m strata printed no URL: ${out}`)), 120_000);
     const on = (d) => {
       out += d;
       const m = /serving \S+ at (http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(out);

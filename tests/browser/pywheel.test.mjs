@@ -154,7 +154,7 @@ test('python -m strata view FILE --hash H serves the page at that view state: th
   const app = await newApp(browser, { url, origin: `http://127.0.0.1:${port}` });
   await app.page.goto(url, { waitUntil: 'load' });
   await app.ready();
-  await app.page.waitForFunction(() => window.strata.selection()?.length === 1, null, { timeout: 60_000 });
+  await app.page.waitForFunction(() => window.strata.selection()?.length === 1, null, { timeout: 120_000 });
   const s = await app.page.evaluate(() => ({ sel: window.strata.selection(), view: window.strata.view() }));
   assert.equal(s.sel[0].name, hit.name);
   assert.equal(s.sel[0].ts_us, t0);

@@ -34,7 +34,7 @@ async function opened() {
   const app = await ctx.app();
   const n = await app.eventCount();
   await app.page.setInputFiles('#file-input', [file]);
-  const ev = await app.nextOutcome(n, { timeout: 60_000 });
+  const ev = await app.nextOutcome(n, { timeout: 120_000 });
   assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
   return app;
 }
@@ -42,7 +42,7 @@ async function opened() {
 test('the overview states FLOPs, TFLOP/s and % of peak, draws the roofline; a click on a dot selects the op', async () => {
   const app = await opened();
   await app.page.click('#overview-button');
-  await app.page.waitForSelector('#roofline-chart circle.roofline-dot', { timeout: 30_000 });
+  await app.page.waitForSelector('#roofline-chart circle.roofline-dot', { timeout: 120_000 });
 
   // the page's figures are the CLI's, and the generator's
   const cli = JSON.parse(execFileSync(CLI, ['analyze', file, '--json']).toString()).efficiency;
@@ -120,7 +120,7 @@ test('the op tables have TFLOP/s and % of peak columns: the CLI\'s figures, "–
   const oT = opHeads.indexOf('TFLOP/s'), oP = opHeads.indexOf('% of peak');
   assert.ok(oT > 0 && oP > 0, opHeads.join(','));
   await app.page.waitForFunction(() => [...document.querySelectorAll('#opstats-body td.eff')].length > 0
-    && [...document.querySelectorAll('#opstats-body td.eff')].every((td) => td.textContent !== '…'), null, { timeout: 30_000 });
+    && [...document.querySelectorAll('#opstats-body td.eff')].every((td) => td.textContent !== '…'), null, { timeout: 120_000 });
   const rowsOf = (sel) => app.page.locator(sel).evaluate((tb) => [...tb.querySelectorAll('tr')].map((tr) => ({
     name: tr.dataset.name, cells: [...tr.querySelectorAll('td')].map((td) => ({ text: td.textContent, title: td.title })),
   })));
@@ -148,7 +148,7 @@ test('the op tables have TFLOP/s and % of peak columns: the CLI\'s figures, "–
 
   // the overview's top kernels and top host ops
   await app.page.click('#overview-button');
-  await app.page.waitForSelector('#roofline-chart circle.roofline-dot', { timeout: 30_000 });
+  await app.page.waitForSelector('#roofline-chart circle.roofline-dot', { timeout: 120_000 });
   for (const [sel, named, kind] of [['#overview-kernels', kernels, 'kernel'], ['#overview-host-ops', ops, 'op']]) {
     const heads = await headsOf(sel);
     const iT = heads.indexOf('TFLOP/s'), iP = heads.indexOf('% of peak');

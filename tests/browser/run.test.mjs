@@ -34,7 +34,7 @@ test('tools/run\'s server TRACE: the printed URL opens that trace in the page', 
   t.after(() => app.close());
   await app.page.goto(url, { waitUntil: 'load' });
   await app.ready();
-  await app.page.waitForFunction(() => { const s = window.strata.stats(); return s && s.events === 109123; }, null, { timeout: 60_000 });
+  await app.page.waitForFunction(() => { const s = window.strata.stats(); return s && s.events === 109123; }, null, { timeout: 120_000 });
   const s = await app.stats();
   assert.equal(s.compressed, true);
   assert.equal(s.format, 'chrome-json');

@@ -264,7 +264,7 @@ test('a standalone report (strata export) has the flame graph too', async (t) =>
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(pathToFileURL(report).href, { waitUntil: 'load' });
-  await page.waitForFunction(() => { try { return window.strata.stats().samples === 200; } catch { return false; } }, null, { timeout: 60_000 });
+  await page.waitForFunction(() => { try { return window.strata.stats().samples === 200; } catch { return false; } }, null, { timeout: 120_000 });
   await page.click('#flame-button');
   await page.waitForFunction(() => !document.getElementById('flame').hidden);
   const d = await page.evaluate(() => window.strata.flameShown());

@@ -66,7 +66,7 @@ async function check(file) {
     await page.locator('#search-args').check();
     await page.locator('#search').fill(NEEDLE.toLowerCase());
     await page.locator('#search').press('Enter');
-    await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 20_000 });
+    await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 120_000 });
     const sel = await page.evaluate(() => window.strata.selection());
     assert.ok(srcs.includes(sel[0].src), `selected ${JSON.stringify(sel[0])}, want one of ${srcs}`);
     await page.waitForFunction(() => / of 3$/.test(document.getElementById('search-count').textContent)); // "1 of 3"
@@ -130,7 +130,7 @@ test('in args: an XSpace file (a stat name only in args)', { skip: !fs.existsSyn
     await page.locator('#search-args').check();
     await page.locator('#search').fill('memcpy_details');
     await page.locator('#search').press('Enter');
-    await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 20_000 });
+    await page.waitForFunction(() => (window.strata.selection() || []).length === 1, null, { timeout: 120_000 });
     await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 452');
     const name = await page.evaluate(() => window.strata.selection()[0].name);
     assert.match(name, /^Memcpy/, name);

@@ -69,7 +69,7 @@ test("tools/run's server: the printed URL's token names the traces; foreign host
   t.after(() => app.close());
   await app.page.goto(url, { waitUntil: 'load' });
   await app.ready();
-  await app.page.waitForFunction(() => window.strata.traces().length === 2 && window.strata.stats()?.events === 4, null, { timeout: 60_000 });
+  await app.page.waitForFunction(() => window.strata.traces().length === 2 && window.strata.stats()?.events === 4, null, { timeout: 120_000 });
   assert.deepEqual(await app.page.evaluate(() => window.strata.traces().map((x) => x.name)), ['rank.json', 'rank.json']);
   const { bad, message } = privacyReport(app.requests, origin);
   assert.deepEqual(bad, [], message);
@@ -92,7 +92,7 @@ test('tools/serve.py: the folder only at /data/<token>/, the Host checked on eve
   t.after(() => app.close());
   await app.page.goto(`${srv.url}?url=${srv.data}run.trace.json`, { waitUntil: 'load' });
   await app.ready();
-  await app.page.waitForFunction(() => window.strata.stats()?.events === 2, null, { timeout: 60_000 });
+  await app.page.waitForFunction(() => window.strata.stats()?.events === 2, null, { timeout: 120_000 });
 });
 
 test('strata.serve() (the notebook helper): the page for this server\'s names only', async (t) => {

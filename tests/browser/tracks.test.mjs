@@ -94,7 +94,7 @@ test('seven GPU processes without events: hidden, counted in Info, shown by its 
   assert.match(await line.textContent(), /7 processes without events, shown\./);
   assert.equal(await app.page.locator('#empty-processes-toggle').textContent(), 'Hide them');
   // the link keeps it
-  await app.page.waitForFunction(() => location.hash.includes('&empty=1'), null, { timeout: 5000 });
+  await app.page.waitForFunction(() => location.hash.includes('&empty=1'), null, { timeout: 120_000 });
   await app.page.evaluate(() => window.strata.setShowEmpty(false));
   assert.equal((await tracks(app)).find((k) => k.label === 'MainThread').y, main.y);
   assert.deepEqual(app.pageErrors, []);
@@ -243,7 +243,7 @@ test('the link keeps the filter, the pins and the empty processes; it reopens th
   const wd = all.find((k) => k.label === 'nccl_watchdog');
   const s13 = all.find((k) => k.label === 'stream 13');
   await app.page.evaluate(([a, b]) => { window.strata.pin(a); window.strata.pin(b); window.strata.setTrackFilter('worker_2'); window.strata.setShowEmpty(true); }, [wd.id, s13.id]);
-  await app.page.waitForFunction(() => /&tf=worker_2&pin=[\d.,-]+&empty=1$/.test(location.hash), null, { timeout: 5000 })
+  await app.page.waitForFunction(() => /&tf=worker_2&pin=[\d.,-]+&empty=1$/.test(location.hash), null, { timeout: 120_000 })
     .catch(async () => assert.fail(`hash: ${await app.page.evaluate(() => location.hash)}`));
   const hash = await app.page.evaluate(() => location.hash);
   assert.ok(hash.includes(`&pin=${wd.id},${s13.id}`), hash);
@@ -251,7 +251,7 @@ test('the link keeps the filter, the pins and the empty processes; it reopens th
   const link = app.page.url();
   const app2 = await open(link);
   t.after(() => app2.close());
-  await app2.page.waitForFunction(() => window.strata.trackState().pins.length === 2, null, { timeout: 5000 });
+  await app2.page.waitForFunction(() => window.strata.trackState().pins.length === 2, null, { timeout: 120_000 });
   const st2 = await state(app2);
   assert.equal(st2.filter, 'worker_2');
   assert.deepEqual(st2.pins, [wd.id, s13.id]);
@@ -261,7 +261,7 @@ test('the link keeps the filter, the pins and the empty processes; it reopens th
   assert.equal(await app2.page.locator('#track-count').textContent(), `10 of ${all.length} tracks`);
   // editing the link back to none clears them
   await app2.page.evaluate(() => { location.hash = location.hash.replace(/&tf=.*$/, ''); });
-  await app2.page.waitForFunction(() => window.strata.trackState().pins.length === 0 && window.strata.trackState().filter === '', null, { timeout: 5000 });
+  await app2.page.waitForFunction(() => window.strata.trackState().pins.length === 0 && window.strata.trackState().filter === '', null, { timeout: 120_000 });
   assert.deepEqual([...app.pageErrors, ...app2.pageErrors], []);
 });
 
@@ -271,7 +271,7 @@ test('"Save HTML" keeps the filter, the pins, the empty processes and the arrows
   const all = await tracks(app);
   const wd = all.find((k) => k.label === 'nccl_watchdog');
   await app.page.evaluate((id) => { window.strata.pin(id); window.strata.setTrackFilter('worker_1'); window.strata.setShowEmpty(true); window.strata.setFlows('all'); }, wd.id);
-  await app.page.waitForFunction(() => /&tf=worker_1&pin=[\d.,-]+&empty=1/.test(location.hash) && /flows=all/.test(location.hash), null, { timeout: 5000 })
+  await app.page.waitForFunction(() => /&tf=worker_1&pin=[\d.,-]+&empty=1/.test(location.hash) && /flows=all/.test(location.hash), null, { timeout: 120_000 })
     .catch(async () => assert.fail(`hash: ${await app.page.evaluate(() => location.hash)}`));
   const want = (await tracks(app)).map((k) => [k.label, k.y]);
   await app.page.waitForFunction(() => !document.getElementById('save-html').disabled);
@@ -284,7 +284,7 @@ test('"Save HTML" keeps the filter, the pins, the empty processes and the arrows
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(pathToFileURL(saved).href, { waitUntil: 'load' });
-  await page.waitForFunction(() => { try { return window.strata.stats().events > 0 && window.strata.trackState().pins.length === 1; } catch { return false; } }, null, { timeout: 60_000 })
+  await page.waitForFunction(() => { try { return window.strata.stats().events > 0 && window.strata.trackState().pins.length === 1; } catch { return false; } }, null, { timeout: 120_000 })
     .catch(() => assert.fail(`the saved file did not reopen the pins: ${errors.join('; ')}`));
   const st = await page.evaluate(() => window.strata.trackState());
   assert.equal(st.filter, 'worker_1');

@@ -144,7 +144,7 @@ test('drop a profile folder (real directory entries): every trace in it, sub-fol
 test('?url=A&url=B opens both on one timeline; the offsets go into the link and a reopened link restores them', async (t) => {
   const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
   t.after(() => app.close());
-  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 120_000 });
   const list = await assertTwoRanks(app);
   // move rank 1 to 1500 us (typed offset)
   const after = await app.page.evaluate((h) => window.strata.setOffset(h, 1500), list[1].handle);
@@ -152,7 +152,7 @@ test('?url=A&url=B opens both on one timeline; the offsets go into the link and 
   // select rank 1's only_b (global rows: the link names it across files)
   await app.page.evaluate(() => window.strata.search('only_b'));
   await app.page.locator('#search').press('Enter');
-  await app.page.waitForFunction(() => /&off=0,1500/.test(location.hash) && /&sel=\d+:\d+/.test(location.hash), null, { timeout: 5000 });
+  await app.page.waitForFunction(() => /&off=0,1500/.test(location.hash) && /&sel=\d+:\d+/.test(location.hash), null, { timeout: 120_000 });
   const hash = await app.page.evaluate(() => location.hash);
   // a stale handle fails
   await assert.rejects(app.page.evaluate(() => window.strata.setOffset(123456, 10)), /setOffset/);
@@ -165,8 +165,8 @@ test('?url=A&url=B opens both on one timeline; the offsets go into the link and 
   assert.deepEqual((await app.page.evaluate(() => window.strata.traces())).map((x) => x.offset_us), [0, 1500]);
   const again = await ctx.app({ server, query: `?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz${hash}` });
   t.after(() => again.close());
-  await again.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
-  await again.page.waitForFunction(() => window.strata.traces()[1].offset_us === 1500, null, { timeout: 5000 });
+  await again.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 120_000 });
+  await again.page.waitForFunction(() => window.strata.traces()[1].offset_us === 1500, null, { timeout: 120_000 });
   const sel = await again.page.evaluate(() => window.strata.selection());
   assert.deepEqual(sel.map((e) => [e.name, e.file]), [['only_b', 'rank-1']], 'the link selects the same event');
   const view = await again.page.evaluate(() => window.strata.view());
@@ -177,7 +177,7 @@ test('?url=A&url=B opens both on one timeline; the offsets go into the link and 
 test('alt+drag on a file\'s group header moves that file in time', async (t) => {
   const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
   t.after(() => app.close());
-  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 120_000 });
   await assertTwoRanks(app);
   // collapse the first file (click its header): the second file's header is then right below
   const box = await app.page.locator('#canvas').boundingBox();
@@ -221,7 +221,7 @@ test('postMessage {strata: {buffers: [...]}} and open([...]): merged, and the de
   assert.equal(found.matches, 1);
   await app.page.locator('#search').press('Enter');
   await app.page.waitForFunction(() => /only_b/.test(document.getElementById('details').textContent) &&
-    /who/.test(document.getElementById('details').textContent), null, { timeout: 10_000 });
+    /who/.test(document.getElementById('details').textContent), null, { timeout: 120_000 });
   const details = await app.page.locator('#details').textContent();
   assert.match(details, /filerank-1\.trace\.json\.gz/, 'the details name the file');
   assert.match(details, /only_b/);
@@ -241,7 +241,7 @@ test('postMessage {strata: {buffers: [...]}} and open([...]): merged, and the de
 test('Align: ctrl+click one event in each file, then Align: the files line up on them', async (t) => {
   const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
   t.after(() => app.close());
-  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 120_000 });
   await assertTwoRanks(app);
   assert.equal(await app.page.locator('#align-button').isVisible(), true, 'Align is offered with several files');
   const box = await app.page.locator('#canvas').boundingBox();
@@ -270,7 +270,7 @@ test('Align: ctrl+click one event in each file, then Align: the files line up on
 test('Info: one block per file, and a typed offset moves that file', async (t) => {
   const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
   t.after(() => app.close());
-  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 120_000 });
   await app.page.locator('#info-button').click();
   const blocks = app.page.locator('#trace-info .trace-block');
   assert.equal(await blocks.count(), 2);
@@ -280,7 +280,7 @@ test('Info: one block per file, and a typed offset moves that file', async (t) =
   assert.equal(await input.inputValue(), '500');
   await input.fill('250');
   await input.press('Enter');
-  await app.page.waitForFunction(() => window.strata.traces()[1].offset_us === 250, null, { timeout: 5000 });
+  await app.page.waitForFunction(() => window.strata.traces()[1].offset_us === 250, null, { timeout: 120_000 });
 });
 
 test('Save HTML with several files holds every file; the saved page opens them on one timeline', async (t) => {
@@ -300,7 +300,7 @@ test('Save HTML with several files holds every file; the saved page opens them o
   t.after(() => context.close());
   const page = await context.newPage();
   await page.goto(`file://${saved}`);
-  await page.waitForFunction(() => window.strata && window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.strata && window.strata.traces().length === 2, null, { timeout: 120_000 });
   const got = await page.evaluate(() => ({ list: window.strata.traces(), s: window.strata.stats() }));
   assert.deepEqual(got.list.map((x) => [x.name, x.events, x.offset_us]), [['rank-0.trace.json', 4, 0], ['rank-1.trace.json.gz', 4, 500]]);
   assert.deepEqual(got.s.traces.map((x) => x.events), [4, 4]);
@@ -356,7 +356,7 @@ test('side by side: "in args" search marks the matches in both panes; Enter step
   await page.keyboard.type('mm');
   await page.locator('#search-args').check();
   await page.locator('#search').press('Enter');
-  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2', null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2', null, { timeout: 120_000 });
   let sel = await page.evaluate(() => window.strata.selection());
   assert.deepEqual(sel.map((e) => [e.name, e.file]), [['matmul', 'rank-0']], 'the first match in time: rank 0\'s matmul');
   const after = await colours();
@@ -391,7 +391,7 @@ test('side by side: "in args" search marks the matches in both panes; Enter step
   assert.equal(await page.evaluate(() => window.strata.compareLayout()), 'stacked');
   await page.locator('#search-args').check();
   await page.locator('#search').press('Enter');
-  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2', null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.getElementById('search-count').textContent === '1 of 2', null, { timeout: 120_000 });
   await page.locator('#canvas').focus();
   await page.keyboard.press('c');
   assert.equal(await page.evaluate(() => window.strata.compareLayout()), 'side');
@@ -496,7 +496,7 @@ test('compare(a, b): B aligned on A at the first common step; the diff table sor
 test('compare layouts: stacked / side by side with the button and the key c; the panes zoom together; a link reopens side by side', async (t) => {
   const app = await ctx.app({ server, query: '?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz' });
   t.after(() => app.close());
-  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 30_000 });
+  await app.page.waitForFunction(() => window.strata.traces().length === 2, null, { timeout: 120_000 });
   assert.equal(await app.page.evaluate(() => window.strata.compareLayout()), 'stacked');
   await app.page.locator('#layout-button').click();
   assert.equal(await app.page.evaluate(() => window.strata.compareLayout()), 'side');
@@ -531,11 +531,11 @@ test('compare layouts: stacked / side by side with the button and the key c; the
   assert.ok(Math.abs(right.start_us - left.start_us) < 1e-3 && Math.abs(right.end_us - left.end_us) < 1e-3,
     `same window: ${JSON.stringify(left)} vs ${JSON.stringify(right)}`);
   // the link keeps the layout (and the offsets): reopened, it is side by side again
-  await app.page.waitForFunction(() => /&cmp=side/.test(location.hash) && /&off=0,500/.test(location.hash), null, { timeout: 5000 });
+  await app.page.waitForFunction(() => /&cmp=side/.test(location.hash) && /&off=0,500/.test(location.hash), null, { timeout: 120_000 });
   const hash = await app.page.evaluate(() => location.hash);
   const again = await ctx.app({ server, query: `?url=traces/rank-0.trace.json&url=traces/rank-1.trace.json.gz${hash}` });
   t.after(() => again.close());
-  await again.page.waitForFunction(() => window.strata.traces().length === 2 && window.strata.compareLayout() === 'side', null, { timeout: 30_000 });
+  await again.page.waitForFunction(() => window.strata.traces().length === 2 && window.strata.compareLayout() === 'side', null, { timeout: 120_000 });
   assert.equal(await again.page.locator('#layout-button').getAttribute('aria-pressed'), 'true');
   // c switches back to stacked
   await app.page.locator('#canvas').focus();

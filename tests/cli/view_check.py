@@ -44,7 +44,7 @@ def own_leaks(stderr, root, binary):
 
 
 
-def x_answers(num, wait_s=20):
+def x_answers(num, wait_s=60):
     """1 once the X server of display num accepts a client: its socket takes
     an X11 connection setup (no auth) and the server answers "success".
     Under load, a client started right after Xvfb reported its display

@@ -295,7 +295,7 @@ report(p.returncode == 1 and len(err) == 1
        "exit %d: %r" % (p.returncode, err))
 env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY",
                                                        "SDL_VIDEODRIVER")}
-p = subprocess.run([strata, "view", trace], capture_output=True, env=env, timeout=60)
+p = subprocess.run([strata, "view", trace], capture_output=True, env=env, timeout=120)
 err = p.stderr.decode(errors="replace").strip().splitlines()
 report(p.returncode == 1 and len(err) == 1 and "no display" in err[0],
        "no display: exit 1, one line", "exit %d: %r" % (p.returncode, err))
