@@ -1,10 +1,10 @@
 /* glyphs_native.c: the label font of the native window. The glyph atlas
- * and st_font (wasm/glyphs.c, shared with the page) ask their rasteriser
- * for one code point at a time at the device pixel size, through the two
- * calls js_bridge.h declares (st_js_glyph_raster, st_js_font_metrics); in
- * the page the browser's canvas answers them, here stb_truetype (Debian's
- * libstb-dev) does, from DejaVu Sans embedded into the binary at build time
- * (generated/font_ttf.h, tools/scripts/embed_file.cmake), so `strata view`
+ * and st_font (core/render/glyphs.c, shared with the page) ask their glyph
+ * source (st_glyph_source) for one code point at a time at the device
+ * pixel size; in the page the browser's canvas answers (wasm/js_bridge.c),
+ * here stb_truetype (Debian's libstb-dev) does, from DejaVu Sans embedded
+ * into the binary at build time (generated/font_ttf.h,
+ * tools/scripts/embed_file.cmake), so `strata view`
  * needs no font installed at run time. The bitmaps follow the page's
  * protocol: coverage bytes, the bitmap starting at or right of the pen
  * (ink left of it is cropped: draw.c keeps quads that start inside their
@@ -12,6 +12,8 @@
  * metrics in device px. Code points the font lacks are refused (0), so
  * the draw list falls back to U+FFFD or '?' as in the page.
  */
+#include "glyphs_native.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -28,7 +30,6 @@
 #endif
 
 #include "font_ttf.h"
-#include "../wasm/js_bridge.h" /* the two rasteriser calls the atlas makes */
 
 /* The parsed font, once per process (the platform layer's own state). */
 static stbtt_fontinfo g_font;
@@ -41,7 +42,7 @@ static const stbtt_fontinfo *font(void) {
   return g_font_state > 0 ? &g_font : NULL;
 }
 
-int st_js_glyph_raster(uint32_t cp, float px, uint8_t *out, int cap, float *metrics) {
+static int font_raster(void *user, uint32_t cp, float px, uint8_t *out, int cap, float *metrics) {
   const stbtt_fontinfo *f = font();
   if (!f || cp > 0x10FFFF || !stbtt_FindGlyphIndex(f, (int)cp)) return 0;
   float scale = stbtt_ScaleForMappingEmToPixels(f, px); /* px is the em size, as CSS's */
@@ -71,7 +72,7 @@ int st_js_glyph_raster(uint32_t cp, float px, uint8_t *out, int cap, float *metr
   return 1;
 }
 
-void st_js_font_metrics(float px, float *ascent, float *descent) {
+static void font_metrics(void *user, float px, float *ascent, float *descent) {
   const stbtt_fontinfo *f = font();
   if (!f) {
     *ascent = px * 0.8f;
@@ -84,3 +85,5 @@ void st_js_font_metrics(float px, float *ascent, float *descent) {
   *ascent = (float)a * scale;
   *descent = (float)-d * scale;
 }
+
+st_glyph_source nv_glyph_source(void) { return (st_glyph_source){font_raster, font_metrics, NULL}; }

@@ -2,24 +2,27 @@
  *
  * The page's app (core/app/app.h: loading, batches, the merged view, side
  * by side, the ui) in an SDL2 window, drawn as the page draws it (the same
- * draw list, GL ES 3 renderer wasm/gl_renderer.c and glyph atlas
- * wasm/glyphs.c, the core's input bindings). This folder is the platform
- * layer, as wasm/ is the page's:
+ * draw list, GL ES 3 renderer and glyph atlas core/render/, the core's
+ * input bindings). This folder is the platform layer, as wasm/ is the page's:
  *   native/window.c          SDL2 window + OpenGL ES 3.0 context (EGL)
- *   native/files.c           trace files read into the app (tools/cli/cli_feed.h)
- *   native/input.c           SDL events -> st_ui calls, the search and track filter
+ *   native/native_input.c    SDL events -> st_ui calls, the search and track filter
  *                            boxes, e (empty processes), placing a note
- *   native/glyphs_native.c   label glyphs: stb_truetype + embedded DejaVu Sans
+ *   native/glyphs_native.c   the atlas's glyph source: stb_truetype + embedded DejaVu Sans
  *   native/title.c           the title bar as the status panel
  *   native/cursor.c          the core's cursor names -> SDL system cursors
  *   native/screenshot.c      offscreen frame -> PNG
  *   native/frame_json.c      the draw list as JSON (tests)
- *   native/view.c            the loop
+ *   native/native_view.c     the loop
  */
 #ifndef STRATA_NATIVE_H
 #define STRATA_NATIVE_H
 
-#include "cli_feed.h"
+#include "app.h"
+
+/* Reads files[0, n) into app as one batch (the CLI's reader,
+ * tools/cli/cli_view.c: on threads, as `strata stats` reads them). 1 when
+ * they are shown; 0 after its line on stderr. */
+typedef int (*st_native_load_fn)(void *ud, st_app *app, const char *const *files, int n);
 
 typedef struct st_native_opts {
   int width, height;      /* window size, points (CSS px) */
@@ -32,7 +35,8 @@ typedef struct st_native_opts {
   const double *note_t0_us, *note_t1_us;
   const char *const *note_text;
   int note_count;
-  cli_feed_opts feed; /* how the files are read: threads (tools/cli/cli_feed.h) */
+  st_native_load_fn load; /* how the files are read into the app */
+  void *load_ud;
   /* the view state of a page link's hash (tools/cli/cli_view.c --hash), applied
    * once the files are shown: side by side, the view [t0, t1] (us, as the
    * page's t=), the event at (row, index) selected (sel=) */

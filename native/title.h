@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "app.h"
-#include "input.h"
+#include "native_input.h"
 
 /* Prints the keys and mouse bindings (what ? shows in the page; the
  * native window has no overlay for it, so it goes to the terminal). */

@@ -1,6 +1,6 @@
 /* window.c: the SDL2 window and its OpenGL ES 3.0 context (see window.h).
  *
- * The renderer (wasm/gl_renderer.c) and its shaders are GLSL ES 3.00, so
+ * The renderer (core/render/gl_renderer.c) and its shaders are GLSL ES 3.00, so
  * the context asked for is OpenGL ES 3.0, as the page's WebGL2. On X11,
  * SDL is told to create it through EGL (SDL_HINT_VIDEO_X11_FORCE_EGL):
  * Mesa answers an EGL request for GL ES 3 under Xvfb as on a desktop

@@ -11,19 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Indices into the metrics array st_js_glyph_raster fills (device px). */
-enum {
-  ST_GM_ADVANCE = 0, /* pen advance */
-  ST_GM_LEFT = 1,    /* bitmap left edge relative to the pen */
-  ST_GM_TOP = 2,     /* bitmap top edge relative to the baseline (negative: above) */
-  ST_GM_W = 3,       /* bitmap size; 0 x 0 for blank glyphs (space) */
-  ST_GM_H = 4,
-  ST_GM_COUNT = 5
-};
-
 /* Rasterises code point cp with the system UI font at px device pixels into
  * out (coverage, one byte per pixel, rows of metrics[ST_GM_W] bytes, at most
- * cap x cap). Returns 1 on success, 0 if it cannot be drawn. */
+ * cap x cap; metrics indexed by core/render/glyphs.h's ST_GM_*). Returns 1
+ * on success, 0 if it cannot be drawn. The page's glyph source
+ * (st_glyph_source, main.c) for the atlas. */
 int st_js_glyph_raster(uint32_t cp, float px, uint8_t *out, int cap, float *metrics);
 
 /* Ascent and descent (CSS px) of the UI font at px CSS px. */

@@ -58,6 +58,15 @@ static void ui_changed(void *ud, unsigned bits) { st_js_ui_changed(bits); }
 static void loaded(void *ud) { st_js_notify_loaded(); }
 static void view_begins(void *ud) { st_heap_budget_view_begins(&g_web.budget); }
 
+/* The page's glyph source for the atlas (core/render/glyphs.h): the
+ * browser's canvas draws the glyphs (js_bridge.c). */
+static int glyph_raster(void *user, uint32_t cp, float px, uint8_t *out, int cap, float *metrics) {
+  return st_js_glyph_raster(cp, px, out, cap, metrics);
+}
+static void font_metrics(void *user, float px, float *ascent, float *descent) {
+  st_js_font_metrics(px, ascent, descent);
+}
+
 /* The atlas filled up during the frame: it starts over, the app builds the
  * frame once more. */
 static int glyphs_full(void *ud) {
@@ -148,7 +157,8 @@ int main(void) {
   st_web_resize((float)css_w, (float)css_h, dpr);
   st_app_canvas(app, NULL, NULL, &dpr);
   g_web.renderer = st_gl_renderer_create();
-  g_web.glyphs = st_glyphs_create(LABEL_FONT_PX, dpr);
+  st_glyph_source font = {glyph_raster, font_metrics, NULL};
+  g_web.glyphs = st_glyphs_create(LABEL_FONT_PX, dpr, &font);
   if (!g_web.renderer || !g_web.glyphs) {
     fprintf(stderr, "strata: renderer setup failed\n");
     return 1;

@@ -8,7 +8,7 @@
  * of each Android system packet (battery, power rails, statsd atoms, ...). The trace is loaded
  * (chunked at random), drawn, and the details of its events are decoded from the same bytes. Any
  * crash, leak or sanitizer report is a bug. */
-#include "../unit/pb_enc.h"
+#include "../../tools/gen/pb_enc.h"
 #include "argsrc.h"
 #include "fuzz_util.h"
 #include "load.h"

@@ -1,4 +1,4 @@
-/* test_native_input.c: the native window's input (native/input.c) on the
+/* test_native_input.c: the native window's input (native/native_input.c) on the
  * app (core/app/app.h), without a display: SDL events are built by hand and
  * handed to nv_input_event, and the app's ui state is checked as the
  * page's input tests check it: key names as the DOM's (shift gives
@@ -15,7 +15,7 @@
  * Enter / Esc) lands at the time under the mouse within a pixel. */
 #include "app.h"
 #include "check.h"
-#include "input.h"
+#include "native_input.h"
 #include "title.h"
 
 #include <math.h>

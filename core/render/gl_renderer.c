@@ -1,4 +1,4 @@
-/* gl_renderer.c: WebGL2 backend for st_drawlist (see gl_renderer.h).
+/* gl_renderer.c: the GL ES 3 (WebGL2) backend for st_drawlist (see gl_renderer.h).
  *
  * Contents:
  *   shaders    compile/link the embedded GLSL (generated/shaders.h)

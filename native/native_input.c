@@ -1,5 +1,5 @@
-/* input.c: SDL events -> st_ui calls (see input.h). */
-#include "input.h"
+/* native_input.c: SDL events -> st_ui calls (see native_input.h). */
+#include "native_input.h"
 
 #include <math.h>
 #include <stdio.h>

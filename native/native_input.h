@@ -1,4 +1,4 @@
-/* input.h: SDL events of the native window translated into the core's
+/* native_input.h: SDL events of the native window translated into the core's
  * semantic input calls (core/ui/ui.h), as wasm/input.c does with the
  * page's DOM events: wheel (ctrl zooms at the cursor, shift pans, plain
  * scrolls), mouse down / move / up with buttons and modifiers (a drag goes

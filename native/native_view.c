@@ -1,12 +1,12 @@
-/* view.c: the native window's loop (see native.h): the platform of the
+/* native_view.c: the native window's loop (see native.h): the platform of the
  * page's app (core/app/app.h) on the desktop, as wasm/main.c is in the page.
  *
  * The app gets the platform's clock, the glyph atlas's "full" answer and
  * the panel bits through st_app_platform. Events are waited for (no busy
  * loop while nothing happens); st_app_frame builds a frame only when
  * something changed (every frame while held keys move the view), and it
- * is drawn with the page's GL renderer (wasm/gl_renderer.c) and glyph
- * atlas (wasm/glyphs.c), then swapped in. An atlas that fills up mid-frame
+ * is drawn with the page's GL renderer and glyph atlas (core/render/,
+ * labels from glyphs_native.c), then swapped in. An atlas that fills up mid-frame
  * is reset and the frame built once more (glyphs_full), so every frame
  * drawn is complete; --screenshot saves the first one.
  */
@@ -18,15 +18,14 @@
 
 #include "app.h"
 #include "cursor.h"
-#include "files.h"
 #include "frame_json.h"
-#include "input.h"
+#include "gl_renderer.h"
+#include "glyphs.h"
+#include "glyphs_native.h"
+#include "native_input.h"
 #include "screenshot.h"
 #include "title.h"
 #include "window.h"
-/* the page's renderer and atlas, compiled into the native target as they are */
-#include "../wasm/gl_renderer.h"
-#include "../wasm/glyphs.h"
 
 #define LABEL_FONT_PX 12.0f /* as the page's */
 
@@ -152,7 +151,7 @@ int st_native_view(const char *const *files, int n, const st_native_opts *o) {
     fprintf(stderr, "strata: view: out of memory\n");
     return 1;
   }
-  if (!nv_load_files(v.app, files, n, &o->feed)) {
+  if (!o->load(o->load_ud, v.app, files, n)) {
     st_app_destroy(v.app);
     return 1;
   }
@@ -161,7 +160,8 @@ int st_native_view(const char *const *files, int n, const st_native_opts *o) {
   int ok = nv_window_open(&v.win, o->name, w, h, o->screenshot != NULL, err, sizeof err);
   if (ok) {
     v.renderer = st_gl_renderer_create();
-    v.glyphs = st_glyphs_create(LABEL_FONT_PX, v.win.dpr);
+    st_glyph_source font = nv_glyph_source();
+    v.glyphs = st_glyphs_create(LABEL_FONT_PX, v.win.dpr, &font);
     ok = v.renderer && v.glyphs;
     if (!ok) snprintf(err, sizeof err, "the GL ES 3 renderer could not be set up");
   }

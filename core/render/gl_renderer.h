@@ -1,16 +1,15 @@
-/* gl_renderer.h: draws an st_drawlist with WebGL2 (GLES 3.0). It only
- * uploads and draws: every decision about what to show was made by
- * core/draw/draw.c. Three instanced pipelines (rects, glyph quads, lines), one
- * draw call per st_draw_cmd, each scissored to its clip rectangle. The draw
- * list is in CSS px; the renderer scales by dpr and snaps to device pixels
- * in the vertex shaders.
+/* gl_renderer.h: draws an st_drawlist with GL ES 3.0 (WebGL2 in the page,
+ * EGL in the native window). It only uploads and draws: every decision
+ * about what to show was made by core/draw/draw.c. Three instanced pipelines (rects, glyph quads,
+ * lines), one draw call per st_draw_cmd, each scissored to its clip rectangle. The draw list is in
+ * CSS px; the renderer scales by dpr and snaps to device pixels in the vertex shaders.
  *
  *   st_gl_renderer *r = st_gl_renderer_create();   // GL context current
  *   st_gl_renderer_draw(r, &dl, atlas_tex, w_px, h_px, dpr);
  *   st_gl_renderer_destroy(r);
  */
-#ifndef STRATA_WASM_GL_RENDERER_H
-#define STRATA_WASM_GL_RENDERER_H
+#ifndef STRATA_RENDER_GL_RENDERER_H
+#define STRATA_RENDER_GL_RENDERER_H
 
 #include "draw.h"
 

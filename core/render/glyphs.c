@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "js_bridge.h"
-
 /* 2048^2 R8 = 4 MiB of texture. A 12 px label font at dpr 3 needs cells of
  * about 40 x 48 device px, so the atlas holds ~2000 distinct glyphs even
  * then: far more than one frame shows. */
@@ -28,6 +26,7 @@ typedef struct entry {
 
 struct st_glyphs {
   st_font font;
+  st_glyph_source src;
   float css_size, dpr;
   GLuint tex;
   /* shelf packer */
@@ -97,7 +96,7 @@ static int atlas_place(st_glyphs *g, int w, int h, int *x, int *y) {
 static int rasterise(st_glyphs *g, uint32_t cp, entry *e) {
   float m[ST_GM_COUNT] = {0};
   float px = g->css_size * g->dpr;
-  if (!st_js_glyph_raster(cp, px, g->scratch, GLYPH_CAP, m)) return 0;
+  if (!g->src.raster(g->src.user, cp, px, g->scratch, GLYPH_CAP, m)) return 0;
   float inv = 1.0f / g->dpr;
   memset(&e->g, 0, sizeof e->g);
   e->g.advance = m[ST_GM_ADVANCE] * inv;
@@ -164,15 +163,16 @@ void st_glyphs_reset(st_glyphs *g) {
   g->shelf_h = 0;
   g->overflowed = 0;
   float a = 0, d = 0;
-  st_js_font_metrics(g->css_size, &a, &d);
+  g->src.metrics(g->src.user, g->css_size, &a, &d);
   g->font.ascent = a;
   g->font.descent = d;
   /* No need to clear the texture: only placed cells are ever sampled. */
 }
 
-st_glyphs *st_glyphs_create(float css_size, float dpr) {
+st_glyphs *st_glyphs_create(float css_size, float dpr, const st_glyph_source *src) {
   st_glyphs *g = calloc(1, sizeof *g);
   if (!g) return NULL;
+  g->src = *src;
   g->css_size = css_size;
   g->dpr = dpr > 0 ? dpr : 1.0f;
   glGenTextures(1, &g->tex);
