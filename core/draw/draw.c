@@ -218,6 +218,7 @@ typedef struct dctx {
   float row_y;
   uint8_t row_kind;
   uint32_t row;
+  double block_span; /* a memory blocks track's (st_track.block_span): bytes over its band */
   const st_draw_overlay *ov;
   /* counters */
   float plot_top, plot_bot;
@@ -611,6 +612,67 @@ static void on_item(void *ud, const st_lod_item *it) {
   draw_text(d, name, len, vx0 + PAD, baseline_for(d, d->row_y, ST_VIEW_ROW_H), vx1 - vx0 - 2 * PAD,
             tc);
   d->label_kind = 0;
+}
+
+/* A memory blocks track (st_track.block_span > 0): every lane's item drawn
+ * in the one band of the track, at the block's place in its address space
+ * (y / span of the band's height from its top) and as high as its size
+ * says, at least 1 px (nothing that exists disappears). A merged LOD block
+ * (blocks under a pixel wide, one lane) covers the addresses of its first
+ * BLOCK_MERGE_SCAN blocks; its density as a row's. */
+#define BLOCK_MERGE_SCAN 16u
+static void on_block(void *ud, const st_lod_item *it) {
+  dctx *d = ud;
+  const st_trace *t = d->in->trace;
+  uint32_t cnt = it->count ? it->count : 1, scan = cnt < BLOCK_MERGE_SCAN ? cnt : BLOCK_MERGE_SCAN;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t k = 0; k < scan; k++) {
+    const st_block *b = st_trace_block(t, d->row, it->index + k);
+    if (!b) continue;
+    uint64_t e = b->y + b->size < b->y ? UINT64_MAX : b->y + b->size;
+    if (b->y < lo) lo = b->y;
+    if (e > hi) hi = e;
+  }
+  if (lo > hi) return; /* no block: nothing to place */
+  float bh = ST_VIEW_BLOCKS_H - 2, top = d->row_y + 1;
+  float y0 = top + (float)((double)lo / d->block_span * bh);
+  float y1 = top + (float)((double)hi / d->block_span * bh);
+  if (y1 > top + bh) y1 = top + bh;
+  if (y0 > top + bh - 1) y0 = top + bh - 1;
+  if (y1 - y0 < 1) y1 = y0 + 1;
+  float x0 = item_x(d, it->start), x1 = item_x(d, it->end);
+  if (x1 - x0 < 1) x1 = x0 + 1;
+  uint32_t col = name_color(d, it->name), flags = 0;
+  const st_draw_overlay *ov = d->ov;
+  if (ov && ov->matches && !ov->matches(ov->ud, d->row, it->index, cnt)) flags |= ST_RECT_DIMMED;
+  if (ov && ov->selected && ov->selected(ov->ud, d->row, it->index, cnt)) flags |= ST_RECT_SELECTED;
+  if (it->merged && it->count > 1) {
+    float busy = it->busy < 0 ? 0 : it->busy > 1 ? 1 : it->busy;
+    flags |= ST_RECT_MERGED | (unsigned)(busy * 255 + 0.5f) << 8;
+    col = (col & 0x00FFFFFFu) | (uint32_t)(110 + (unsigned)(145 * busy)) << 24;
+  }
+  push_rect(d, x0, y0, x1 - x0, y1 - y0, col, flags);
+  if (it->merged || y1 - y0 < ST_VIEW_ROW_H - 2) return;
+  float vx0 = x0 > d->c.x0 ? x0 : d->c.x0, vx1 = x1 < d->c.x1 ? x1 : d->c.x1;
+  if (vx1 - vx0 < MIN_LABEL_PX) return;
+  size_t len;
+  const char *name = st_strtab_get(d->strs, it->name, &len);
+  uint32_t tc = text_color_on(col);
+  if (flags & ST_RECT_DIMMED) tc = (tc & 0x00FFFFFFu) | 0x60u << 24;
+  d->label_kind = 's';
+  draw_text(d, name, len, vx0 + PAD, baseline_for(d, y0, ST_VIEW_ROW_H), vx1 - vx0 - 2 * PAD, tc);
+  d->label_kind = 0;
+}
+
+/* The scale of a blocks track, at its top left: its address space's bytes. */
+static void block_scale(dctx *d, uint64_t span, float sy) {
+  if (!d->in->font) return;
+  char q[48], buf[80];
+  st_format_quantity((double)span, "B", 1, q, sizeof q);
+  int n = snprintf(buf, sizeof buf, "0 .. %s of addresses", q);
+  if (n > 0)
+    draw_text(d, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, d->c.x0 + PAD,
+              sy + 2 + d->in->font->ascent, 200, COL_TRACK_TEXT);
 }
 
 static float value_y(const dctx *d, double v) {
@@ -1208,7 +1270,13 @@ static void timeline_pass(dctx *d, const double *ticks, int nticks) {
         d->row_y = sy;
         d->row_kind = tracks[it->track].kind;
         d->row = it->row;
-        st_lod_query_row(d->in->lod, it->row, t0, t1, v->ns_per_px, 1.0, on_item, d);
+        uint64_t span = tracks[it->track].block_span;
+        if (span) { /* a memory blocks track: its lanes drawn in one band */
+          d->block_span = (double)span;
+          st_lod_query_row(d->in->lod, it->row, t0, t1, v->ns_per_px, 1.0, on_block, d);
+          if (i + 1 >= n || items[i + 1].track != it->track) block_scale(d, span, sy);
+        } else
+          st_lod_query_row(d->in->lod, it->row, t0, t1, v->ns_per_px, 1.0, on_item, d);
       } else {
         if (d->in->lod) draw_counter(d, it, sy, t0, t1);
       }
