@@ -26,6 +26,7 @@ import { createCollectives } from './collectives.js';
 import { createNotes } from './notes.js';
 import { sniffManifest, parseManifest } from './manifest.js';
 import { streamWanted, createStream } from './stream.js';
+import { fmtBytes } from './memory.js';
 
 const embed = embedSetup();
 
@@ -837,6 +838,9 @@ function fillDetails(ev, count) {
     ['process', `${ev.process || ''} (pid ${ev.pid})`],
     ['thread', `${ev.thread || ''} (tid ${ev.tid})`],
     ['ts (file)', ev.ts_us != null ? `${ev.ts_us} us` : ''],
+    // a memory snapshot's block (issue 34): its bytes and address (its stack: the category)
+    ['block size', ev.block ? `${fmtBytes(ev.block.size)} (${ev.block.size} B)` : undefined],
+    ['address', ev.block?.addr],
     // issue 33: a kernel's achieved figures, once the overview measured them
     ['TFLOP/s', roofline?.figuresOf(ev.name)?.tflops],
     ['% of peak', roofline?.figuresOf(ev.name)?.pct],

@@ -91,6 +91,10 @@ typedef struct st_drawlist {
   uint32_t *color_cache;
   uint32_t color_cap;
   uint64_t color_key;
+  /* internal: memory blocks tracks' pixel rows (draw.c), kept across the
+   * frames of one trace (and its files' offsets) */
+  struct st_block_index *blocks_ix;
+  uint64_t blocks_key;
   /* internal: the flow bundler's buffers, and the translucent slices'
    * backings over flows drawn under the rows, kept from frame to frame */
   st_flow_bundler flow_bundles;
@@ -201,6 +205,10 @@ typedef struct st_draw_overlay {
   /* notes, ascending by t0_ns; NULL: none */
   const st_draw_note *notes;
   uint32_t note_count;
+  /* the selection (NULL: none): a memory blocks track (trace.h
+   * st_track.block_span), drawn by pixel row rather than by event, outlines
+   * its selected blocks from it (at most 4,096 per frame) */
+  const st_selection *sel;
   /* arrows over everything, 2 px, ST_DRAW_EDGE_RGBA; NULL: none. A frame
    * costs O(edge_count). */
   const st_draw_edge *edges;

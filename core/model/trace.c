@@ -43,6 +43,7 @@ typedef struct btrack {
   uint32_t process;
   int64_t key;
   uint32_t name, unit;
+  uint64_t block_span;
   int32_t sort_index;
   size_t count; /* events, or samples for a counter track */
   tstream rec;  /* staged events (tev) or samples (tcs) */
@@ -74,6 +75,8 @@ struct st_builder {
   uint64_t noted_src; /* st_builder_note_src */
   st_mem_event *mem;  /* st_builder_mem_events */
   size_t mem_count;
+  st_block *blocks; /* st_builder_blocks */
+  size_t block_count;
 };
 
 struct st_trace {
@@ -104,6 +107,8 @@ struct st_trace {
   st_frames *frames; /* the builder's, sealed; NULL if no samples */
   st_mem_event *mem; /* the builder's memory events, NULL if none */
   size_t mem_count;
+  st_block *blocks; /* the builder's blocks, sorted by src; NULL if none */
+  size_t block_count;
   size_t bytes;
   int own_strings; /* 0: a shared table (st_builder_create_shared) or a merged trace's */
   int64_t shift;   /* ns every time was moved by since finish (st_trace_merge) */
@@ -214,6 +219,7 @@ static void free_builder_parts(st_builder *b, int keep_strings) {
   st_tstream_free(&b->ends, &b->alloc);
   st_frames_destroy(b->frames);
   st_free(&b->alloc, b->mem);
+  st_free(&b->alloc, b->blocks);
   if (!keep_strings && b->own_strings) st_strtab_destroy(b->strings);
   st_alloc a = b->alloc;
   st_free(&a, b);
@@ -365,6 +371,7 @@ st_code st_builder_copy_skeleton(const st_builder *from, st_builder *to) {
     to->tracks[i].sort_index = t->sort_index;
     to->tracks[i].indent = t->indent;
     to->tracks[i].unit = t->unit;
+    to->tracks[i].block_span = t->block_span;
   }
   if (from->lo <= from->hi) extend(to, from->lo, from->hi);
   return ST_OK;
@@ -468,6 +475,8 @@ st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src) {
 
 static int end_less(const st_end_src *a, const st_end_src *b) { return a->src < b->src; }
 DEFINE_MERGE_SORT(sort_ends, st_end_src, end_less)
+static int block_less(const st_block *a, const st_block *b) { return a->src < b->src; }
+DEFINE_MERGE_SORT(sort_blocks, st_block, block_less)
 
 typedef struct order_key {
   int32_t sort_index;
@@ -775,6 +784,7 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
                      .sort_index = bt->sort_index,
                      .indent = bt->indent,
                      .unit = bt->unit,
+                     .block_span = bt->kind == ST_TRACK_ASYNC ? bt->block_span : 0,
                      .markers = markers_of(b, bt) != UINT32_MAX,
                      .first_row = t->row_count,
                      .counter = UINT32_MAX};
@@ -834,6 +844,16 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
   t->mem = b->mem; /* memory events: moved */
   t->mem_count = b->mem_count;
   b->mem = NULL;
+  if (b->block_count) { /* blocks: moved, sorted by src */
+    st_block *tmp = st_realloc_array(&b->alloc, NULL, b->block_count, sizeof *tmp);
+    if (!tmp) return fail(b, t, err, nev + ncs);
+    sort_blocks(b->blocks, tmp, b->block_count);
+    st_free(&b->alloc, tmp);
+    t->blocks = b->blocks;
+    t->block_count = b->block_count;
+    b->blocks = NULL;
+    b->block_count = 0;
+  }
   free_builder_parts(b, 1);
 
   t->bytes = st_frames_bytes(t->frames) + sizeof *t + (size_t)t->proc_count * sizeof(st_process) +
@@ -842,7 +862,8 @@ st_trace *st_builder_finish(st_builder *b, st_error *err) {
              t->ev_count * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(uint64_t) + 1) +
              t->cs_count * (sizeof(int64_t) + sizeof(double)) +
              (size_t)t->flow_count * (sizeof(st_flow) + sizeof(uint32_t)) +
-             t->end_count * sizeof(st_end_src) + t->mem_count * sizeof(st_mem_event);
+             t->end_count * sizeof(st_end_src) + t->mem_count * sizeof(st_mem_event) +
+             t->block_count * sizeof(st_block);
   return t;
 }
 
@@ -864,6 +885,7 @@ void st_trace_destroy(st_trace *t) {
   st_free(&a, t->ends);
   st_frames_destroy(t->frames);
   st_free(&a, t->mem);
+  st_free(&a, t->blocks);
   st_free(&a, t);
 }
 
@@ -881,6 +903,43 @@ st_code st_builder_mem_events(st_builder *b, st_mem_event *ev, size_t n) {
   b->mem = ev;
   b->mem_count = ev ? n : 0;
   return ST_OK;
+}
+
+st_code st_builder_blocks(st_builder *b, st_block *blocks, size_t n) {
+  if (!b) return ST_ERR_ARG;
+  st_free(&b->alloc, b->blocks);
+  b->blocks = blocks;
+  b->block_count = blocks ? n : 0;
+  return ST_OK;
+}
+
+void st_builder_track_blocks(st_builder *b, uint32_t track, uint64_t span) {
+  if (b && track < b->track_count) b->tracks[track].block_span = span;
+}
+
+const st_block *st_trace_blocks(const st_trace *t, size_t *count) {
+  if (count) *count = t ? t->block_count : 0;
+  return t ? t->blocks : NULL;
+}
+
+const st_block *st_trace_block(const st_trace *t, uint32_t row, uint32_t index) {
+  if (!t || row >= t->row_count || index >= t->rows[row].count) return NULL;
+  if (t->parts) {
+    uint32_t k = st_trace_part_of_row(t, row);
+    return k == UINT32_MAX ? NULL
+                           : st_trace_block(t->parts[k].trace, row - t->parts[k].row_base, index);
+  }
+  if (!t->block_count) return NULL;
+  uint64_t src = t->rows[row].src[index];
+  size_t lo = 0, hi = t->block_count;
+  while (lo < hi) {
+    size_t m = lo + (hi - lo) / 2;
+    if (t->blocks[m].src < src)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo < t->block_count && t->blocks[lo].src == src ? &t->blocks[lo] : NULL;
 }
 
 const st_frames *st_trace_row_frames(const st_trace *t, uint32_t row) {

@@ -79,9 +79,12 @@ typedef struct st_track {
   int32_t sort_index;
   uint32_t first_row; /* rows [first_row, first_row + row_count) */
   uint32_t row_count;
-  uint32_t counter; /* ST_TRACK_COUNTER: index into st_trace_counters() */
-  uint32_t unit;    /* ST_TRACK_COUNTER: strtab id of its values' unit as the file states it
-                     * ("ns", "B", or the file's own name), "" where it states none */
+  uint32_t counter;    /* ST_TRACK_COUNTER: index into st_trace_counters() */
+  uint32_t unit;       /* ST_TRACK_COUNTER: strtab id of its values' unit as the file states it
+                        * ("ns", "B", or the file's own name), "" where it states none */
+  uint64_t block_span; /* > 0: a memory blocks track (an ST_TRACK_ASYNC whose events are
+                        * allocator blocks, st_trace_block): the bytes of its address space,
+                        * drawn as one band per block in one tall track (view.h) */
 } st_track;
 
 typedef struct st_row {
@@ -272,6 +275,22 @@ typedef struct st_mem_event {
 } st_mem_event;
 const st_mem_event *st_trace_mem_events(const st_trace *t, size_t *count);
 
+/* ---- memory blocks (issue 34) ------------------------------------------------
+ * The blocks of a memory snapshot's blocks track (st_track.block_span > 0)
+ * each an event (from its alloc to its free) with its place in the
+ * track's address space: y, the block's offset in the device's segments
+ * laid end to end in address order (the gaps between them left out), and
+ * size, its bytes; addr, the address as the file gives it. Keyed by the
+ * event's src; sorted by it. A merged trace has none of its own:
+ * st_trace_block reads the row's part. */
+typedef struct st_block {
+  uint64_t src;
+  uint64_t y, size, addr;
+} st_block;
+/* The block of event (row, index), or NULL (not a block, bad refs). O(log n). */
+const st_block *st_trace_block(const st_trace *t, uint32_t row, uint32_t index);
+const st_block *st_trace_blocks(const st_trace *t, size_t *count);
+
 /* ---- building ------------------------------------------------------------ */
 typedef struct st_builder st_builder;
 
@@ -352,6 +371,14 @@ st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src);
  * failure), sorted by (ts_abs_ns, src). Replaces any given before.
  * ST_OK, ST_ERR_ARG (b NULL). */
 st_code st_builder_mem_events(st_builder *b, st_mem_event *ev, size_t n);
+
+/* Hands the builder the blocks of its blocks tracks (allocated with the
+ * builder's allocator; owned by the builder from this call, also on
+ * failure), in any order (finish sorts them by src). Replaces any given
+ * before. st_builder_track_blocks makes an ST_TRACK_ASYNC track a blocks
+ * track of span bytes (its blocks' y + size <= span). ST_OK, ST_ERR_ARG. */
+st_code st_builder_blocks(st_builder *b, st_block *blocks, size_t n);
+void st_builder_track_blocks(st_builder *b, uint32_t track, uint64_t span);
 
 /* Sort, lay out and freeze. Consumes b (also on failure). NULL + err on
  * allocation failure. */

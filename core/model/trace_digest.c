@@ -47,6 +47,7 @@ void st_trace_digest(const st_trace *t, uint8_t out[32]) {
     u64(&c, ((uint64_t)(uint32_t)k->sort_index << 32) | k->first_row);
     u64(&c, ((uint64_t)k->row_count << 32) | k->counter);
     if (k->unit) str(&c, s, k->unit); /* only where stated: digests of unit-less traces unchanged */
+    if (k->block_span) u64(&c, k->block_span); /* a memory blocks track's */
   }
   for (uint32_t i = 0; i < nr; i++) {
     const st_row *r = &rs[i];
@@ -114,6 +115,15 @@ void st_trace_digest(const st_trace *t, uint8_t out[32]) {
       u64(&c, UINT64_MAX);
     else
       str(&c, s, me[i].op);
+  }
+  size_t nb = 0; /* memory blocks (issue 34): nothing added without them */
+  const st_block *bl = st_trace_blocks(t, &nb);
+  if (nb) u64(&c, nb);
+  for (size_t i = 0; i < nb; i++) {
+    u64(&c, bl[i].src);
+    u64(&c, bl[i].y);
+    u64(&c, bl[i].size);
+    u64(&c, bl[i].addr);
   }
   st_sha256_final(&c, out);
 }

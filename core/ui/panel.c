@@ -209,6 +209,10 @@ static void event_obj(jw *w, const st_ui *ui, st_event_ref ref, int full) {
     flow_list(w, t, ref, 0);
     flow_list(w, t, ref, 1);
     if (in.track_kind == ST_TRACK_SAMPLES) sample_stack(w, t, ref);
+    const st_block *bk = st_trace_block(t, ref.row, ref.index);
+    if (bk) /* a memory block (trace.h st_block): its bytes, address, place in its track */
+      fmt(w, ",\"block\":{\"size\":%llu,\"addr\":\"0x%llx\",\"y\":%llu}",
+          (unsigned long long)bk->size, (unsigned long long)bk->addr, (unsigned long long)bk->y);
   }
   lit(w, "}");
 }
@@ -407,11 +411,15 @@ st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a
       if (it->process >= parts[k].process_base &&
           it->process - parts[k].process_base < parts[k].process_count)
         fmt(&w, ",\"part\":%u", k);
+    uint64_t span = it->track != UINT32_MAX ? st_trace_tracks(t, NULL)[it->track].block_span : 0;
     fmt(&w, ",\"pid\":%lld,\"kind\":\"%s\",\"y\":", (long long)ps[it->process].pid,
-        it->kind == ST_LAYOUT_COUNTER ? "counter" : "rows");
+        it->kind == ST_LAYOUT_COUNTER ? "counter"
+        : span                        ? "blocks"
+                                      : "rows");
     num(&w, it->y);
     lit(&w, ",\"h\":");
     num(&w, last->y + last->h - it->y);
+    if (span) fmt(&w, ",\"span_bytes\":%llu", (unsigned long long)span);
     if (it->kind == ST_LAYOUT_ROW)
       fmt(&w, ",\"first_row\":%u,\"rows\":%u", it->row, j - i);
     else

@@ -40,7 +40,9 @@ st_code st_panel_selection_json(st_panel_buf *b, const st_ui *ui, uint32_t max_e
  * "flows_out":[{"row","index","name","ts_us","dur_us","process","thread","pid","tid"}],
  * "flows_out_count","flows_in":[...],"flows_in_count"} (the other end of each flow,
  * at most 64 listed per direction); a CPU sample also has "stack":[names, leaf
- * first, at most 64] and "stack_depth"; "null" for an invalid ref. */
+ * first, at most 64] and "stack_depth"; a memory snapshot's block (trace.h
+ * st_block) "block":{"size","addr","y"} (bytes, its address in hex as text, its offset in its
+ * track's address space); "null" for an invalid ref. */
 st_code st_panel_event_json(st_panel_buf *b, const st_ui *ui, st_event_ref ref, const st_alloc *a);
 
 /* The summary (st_ui_summarize) sorted by col:
@@ -56,13 +58,15 @@ st_code st_panel_agg_json(st_panel_buf *b, const st_ui *ui, const st_agg *g, con
                           uint32_t max_rows, const st_alloc *a);
 
 /* The labelled tracks of the layout, top to bottom (a collapsed section's
- * tracks left out): [{"label","section","pid","kind":"rows"|"counter","y","h",
+ * tracks left out): [{"label","section","pid","kind":"rows"|"counter"|"blocks","y","h",
  * "first_row","rows","id","pinned","canvas_y"}]; y and h in content px
  * (the canvas y is y + ST_VIEW_AXIS_H - scroll_y, or y + ST_VIEW_AXIS_H
  * for a pinned track: "canvas_y" is it); "id" the track's stable id
  * (core/view/track_filter.h); rows first_row .. first_row + rows - 1
  * lie one ST_VIEW_ROW_H after another (a thread's marker lane, then its
- * slices). The label is the one drawn in the gutter. */
+ * slices), except a memory blocks track's ("blocks", with "span_bytes", its
+ * address space's bytes: st_track.block_span), whose rows overlay one
+ * band ST_VIEW_BLOCKS_H high. The label is the one drawn in the gutter. */
 st_code st_panel_tracks_json(st_panel_buf *b, const st_ui *ui, const st_alloc *a);
 
 /* The hovered event or counter: {"kind":"event","name","dur_ns","dur_text"} /

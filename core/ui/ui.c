@@ -1245,7 +1245,10 @@ void st_ui_overlay(const st_ui *ui, st_draw_overlay *o) {
   if (!ui) return;
   o->ud = (void *)(uintptr_t)ui; /* the callbacks only read */
   o->axis_zero_ns = ui->axis_zero;
-  if (st_selection_count(ui->sel)) o->selected = ov_selected;
+  if (st_selection_count(ui->sel)) {
+    o->selected = ov_selected;
+    o->sel = ui->sel;
+  }
   if (st_find_active(ui->find)) o->matches = ov_matches;
   o->flows = ui->flow_mode == ST_FLOWS_ALL;
   st_event_ref one;

@@ -18,6 +18,40 @@ uint32_t st_layout_item_at(const st_layout *l, float cy) {
   return i;
 }
 
+/* A memory blocks track (st_track.block_span): the block drawn under the
+ * point, f the fraction of the band's height from its top (draw.c
+ * on_block: y / span of it, at least 1 px high, at least 1 px wide): the
+ * smallest block there, looked for in each lane at time t (its lanes'
+ * events do not overlap: O(lanes x log n)). */
+static void block_hit(const st_trace *t, const st_track *tr, double f, double tns, double nspp,
+                      st_hit *h) {
+  uint32_t nr;
+  const st_row *rows = st_trace_rows(t, &nr);
+  double span = (double)tr->block_span, px = span / (ST_VIEW_BLOCKS_H - 2), at = f * span;
+  int64_t ti = tns < -9.2e18 ? INT64_MIN + 1 : tns > 9.2e18 ? INT64_MAX - 1 : (int64_t)floor(tns);
+  uint64_t best = UINT64_MAX;
+  for (uint32_t k = 0; k < tr->row_count && tr->first_row + k < nr; k++) {
+    uint32_t row = tr->first_row + k;
+    const st_row *r = &rows[row];
+    uint32_t i = st_row_first_end_gt(r, ti);
+    /* the event ending after t, or (drawn 1 px wide) the one before within a pixel */
+    for (int c = 0; c < 2; c++) {
+      uint32_t j = c == 0 ? i : i - 1;
+      if ((c == 0 && j >= r->count) || (c == 1 && i == 0)) continue;
+      double s = (double)r->start[j], e = s + (double)r->dur[j];
+      if (tns < s || tns > (e > s + nspp ? e : s + nspp)) continue;
+      const st_block *b = st_trace_block(t, row, j);
+      if (!b) continue;
+      double y0 = (double)b->y, y1 = y0 + ((double)b->size > px ? (double)b->size : px);
+      if (at < y0 || at >= y1 || b->size >= best) continue;
+      best = b->size;
+      h->kind = ST_HIT_EVENT;
+      h->row = row;
+      h->index = j;
+    }
+  }
+}
+
 static st_hit none(double t) {
   return (st_hit){ST_HIT_NONE, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, t, NAN};
 }
@@ -78,6 +112,11 @@ st_hit st_hit_test(const st_trace *t, const st_layout *l, const st_view *v, floa
   double nspp = v->ns_per_px > 0 ? v->ns_per_px : 1;
   if (!(slop_px >= 0)) slop_px = 0;
   int64_t ti = tns < -9.2e18 ? INT64_MIN + 1 : tns > 9.2e18 ? INT64_MAX - 1 : (int64_t)floor(tns);
+  if (tr->block_span) {
+    block_hit(t, tr, (st_layout_content_y(l, v, y) - item->y - 1) / (ST_VIEW_BLOCKS_H - 2), tns,
+              nspp, &h);
+    return h;
+  }
   uint32_t i = st_row_first_end_gt(r, ti);
   double best = INFINITY;
   uint32_t pick = UINT32_MAX;

@@ -129,12 +129,13 @@ static uint32_t emit_group(st_layout *l, uint32_t p, uint32_t ti, uint32_t end, 
       labelled = 1;
       continue;
     }
+    float rh = tr->block_span ? ST_VIEW_BLOCKS_H : ST_VIEW_ROW_H;
     for (uint32_t r = 0; r < tr->row_count; r++) {
       l->items[l->count++] = (st_layout_item){
-          ST_LAYOUT_ROW, (uint8_t)(r == 0 && !labelled), 0, p, ti, tr->first_row + r, *y,
-          ST_VIEW_ROW_H};
-      *y += ST_VIEW_ROW_H;
+          ST_LAYOUT_ROW, (uint8_t)(r == 0 && !labelled), 0, p, ti, tr->first_row + r, *y, rh};
+      if (!tr->block_span) *y += ST_VIEW_ROW_H; /* a blocks track's lanes overlay one band */
     }
+    if (tr->block_span && tr->row_count) *y += ST_VIEW_BLOCKS_H;
     if (tr->row_count) labelled = 1;
   }
   if (l->count > n0) *y += ST_VIEW_TRACK_GAP;

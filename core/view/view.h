@@ -22,8 +22,12 @@
 #define ST_VIEW_SECTION_H 24.0f /* process header */
 #define ST_VIEW_GROUP_H 26.0f   /* a merged trace's file header (above its processes) */
 #define ST_VIEW_COUNTER_H 40.0f /* counter track */
-#define ST_VIEW_TRACK_GAP 4.0f  /* space after a track */
-#define ST_VIEW_PIN_W 18.0f     /* the pin target at the right end of a track's label */
+/* A memory blocks track (st_track.block_span > 0): its lanes' rows all laid
+ * out at the same y, this high (one item per row, so st_layout_item_of_row
+ * holds), its blocks drawn as bands by address (core/draw/draw.h) */
+#define ST_VIEW_BLOCKS_H 160.0f
+#define ST_VIEW_TRACK_GAP 4.0f /* space after a track */
+#define ST_VIEW_PIN_W 18.0f    /* the pin target at the right end of a track's label */
 
 typedef struct st_view {
   double t0_ns;        /* time at the left edge of the timeline area */

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { useBrowser, REPO_ROOT } from './harness.mjs';
+import { useBrowser, REPO_ROOT, GUTTER_PX } from './harness.mjs';
 
 const ctx = useBrowser({ before, after });
 let dir, trace, truth;
@@ -150,6 +150,71 @@ test('a snapshot with the trace of its run: aligned, its peak in the Overview, a
   await app.page.waitForSelector('#details:not([hidden])');
   const details = await app.page.$eval('#details', (d) => d.textContent);
   assert.ok(details.includes(stack), `#details shows the stack: ${details.slice(0, 400)}`);
+});
+
+// The active-memory timeline stacked by address (issue 34 item 3): each
+// block a band from its alloc to its free at its place in the device's
+// address space laid end to end (the generator's own computation:
+// truth.bands), as high as its bytes; a block planted by the generator
+// (--big: 256 MiB, a quarter to three quarters of the entries) is drawn
+// where its offset and size say (one colour inside, another just outside
+// its edges), a click on it selects it, and the details pane shows its
+// size, address and stack.
+test('a snapshot\'s blocks drawn by address: the planted block\'s band where its offset and size say, a click shows its size, address and stack', async () => {
+  const snap = path.join(dir, 'big.pickle');
+  const st = path.join(dir, 'big.truth.json');
+  const BIG = 256 * 2 ** 20;
+  execFileSync('python3', [path.join(REPO_ROOT, 'tests', 'memory', 'gen_snapshot.py'), snap, st, '--entries', '400', '--seed', '5', '--big', String(BIG)]);
+  const sTruth = JSON.parse(await fsp.readFile(st, 'utf8'));
+  const app = await ctx.app();
+  const ev = await app.openViaInput(snap);
+  assert.equal(ev.type, 'strata:loaded', JSON.stringify(ev));
+  const t0 = sTruth[0], big = t0.bands.big;
+  const tracks = await app.page.evaluate(() => window.strata.tracks());
+  const k = tracks.find((x) => x.label === `Active blocks (${t0.device})`);
+  assert.ok(k, JSON.stringify(tracks.map((x) => x.label)));
+  assert.equal(k.kind, 'blocks');
+  assert.equal(k.span_bytes, t0.bands.span, 'the address space: the segments and the blocks outside them, end to end');
+  assert.equal(k.h, 160, 'one band 160 px high');
+  const box = await app.page.locator('#canvas').boundingBox();
+  const v = await app.view();
+  const origin = (await app.stats()).ts_min_us;
+  const xOf = (us) => box.x + GUTTER_PX + ((origin + us - v.start_us) / (v.end_us - v.start_us)) * (box.width - GUTTER_PX);
+  // the band's rows: 1 px inside the track, 158 px for the span
+  const yOf = (bytes) => box.y + k.canvas_y + 1 + (bytes / t0.bands.span) * 158;
+  const top = yOf(big.y), bot = yOf(big.y + big.size);
+  assert.ok(bot - top > 40 && bot < box.y + box.height, `the band ${top}..${bot} is tall and on screen`);
+  const x = xOf((big.alloc_time_us * 2 + big.free_time_us * 3) / 5); // right of its label
+  // pixels: one colour inside the band, another 3 px outside its top and bottom
+  const shot = await app.timelineShot('memory-blocks');
+  const px = (cx, cy) => {
+    const ix = Math.round(cx - shot.clip.x), iy = Math.round(cy - shot.clip.y);
+    const o = (iy * shot.img.width + ix) * 4;
+    return Array.from(shot.img.data.slice(o, o + 3)).join(',');
+  };
+  const inside = px(x, (top + bot) / 2);
+  assert.equal(px(x, top + 2), inside, 'the band\'s top inside');
+  assert.equal(px(x, bot - 2), inside, 'the band\'s bottom inside');
+  assert.notEqual(px(x, top - 3), inside, 'above the band: another block or none');
+  assert.notEqual(px(x, bot + 3), inside, 'below the band: another block or none');
+  // a click in it: that block; its details
+  await app.page.mouse.click(x, (top + bot) / 2);
+  await app.page.waitForSelector('#details:not([hidden])');
+  const sel = await app.page.evaluate(() => window.strata.selection());
+  assert.equal(sel.length, 1);
+  assert.equal(sel[0].name, big.top);
+  const h2 = await app.page.$eval('#details h2', (d) => d.textContent);
+  assert.equal(h2, big.top);
+  const details = await app.page.$eval('#details', (d) => d.textContent);
+  assert.ok(details.includes(`256.0 MiB (${BIG} B)`), `size in #details: ${details.slice(0, 400)}`);
+  assert.ok(details.includes(big.addr), `address ${big.addr} in #details: ${details.slice(0, 400)}`);
+  assert.ok(details.includes(big.stack), `stack in #details: ${details.slice(0, 400)}`);
+  // just outside its edges: not it
+  for (const y of [top - 3, bot + 3]) {
+    await app.page.mouse.click(x, y);
+    const s2 = await app.page.evaluate(() => window.strata.selection());
+    assert.ok(s2.every((e) => e.name !== big.top), `a click at y ${y} (band ${top}..${bot}) is not the big block`);
+  }
 });
 
 // Hostile pickles in the page: refused with one line naming the opcode and

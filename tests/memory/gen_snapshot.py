@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gen_snapshot.py OUT.pickle TRUTH.json [--seed N] [--entries N] [--devices N]
-[--no-frames]
+[--no-frames] [--big BYTES]
 gen_snapshot.py --hostile DIR
 
 Writes a PyTorch CUDA memory snapshot the way
@@ -24,7 +24,15 @@ listed active in the segments at the end). TRUTH.json is the generator's
 own bookkeeping: per device the peak of the active bytes, its time (us
 from the snapshot's first entry of any device), the blocks live then
 grouped by their top frame ("name (file:line)", file's base name), the
-bytes never freed, and every block's bytes by top frame.
+bytes never freed, and every block's bytes by top frame. --big plants on
+each device one block of BYTES allocated a quarter of the way through its
+entries and freed at three quarters, its only frame
+"big_block (big.py:<device + 1>)"; "bands" in the truth gives per device
+the address space the active-memory timeline stacks blocks in (the
+segments and the blocks outside them, sorted by address, merged where they
+overlap or touch, laid end to end without the gaps): "span" its bytes and,
+for the big block, "big": its offset "y" there, "size", "addr", its alloc
+and free times (us from the first entry of any device) and its stack.
 
 --hostile DIR writes pickles strata must refuse (name -> what) and
 DIR/hostile.json listing them with the byte offset of the refusal.
@@ -45,6 +53,7 @@ ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--entries", type=int, default=3000)
 ap.add_argument("--devices", type=int, default=2)
 ap.add_argument("--no-frames", action="store_true")
+ap.add_argument("--big", type=int, default=0)
 ap.add_argument("--hostile")
 a = ap.parse_args()
 
@@ -147,10 +156,24 @@ for dev in range(a.devices):
     entries.append({"action": "segment_alloc", "addr": nxt, "size": 64 << 20, "stream": 0, "time_us": t, "frames": frames(),
                     "compile_context": "N/A", "user_metadata": ""})
     blocks_alloc = []  # (addr, size, frames, i_alloc, i_free or None)
+    big = None  # the planted block: its index in blocks_alloc
     for i in range(a.entries):
         t += rnd.randrange(1, 50)
         r = rnd.random()
-        if pre_free and r < 0.05:
+        if a.big and i == a.entries // 4:
+            fr = [{"filename": "/home/user/big.py", "line": dev + 1, "name": "big_block"}]
+            entries.append({"action": "alloc", "addr": nxt, "size": a.big, "stream": 0, "time_us": t, "frames": fr,
+                            "compile_context": "N/A", "user_metadata": ""})
+            blocks_alloc.append((nxt, a.big, fr, len(entries) - 1, None))
+            big = len(blocks_alloc) - 1
+            nxt += (a.big + (1 << 22) - 1) // (1 << 22) * (1 << 22)
+        elif big is not None and i == 3 * a.entries // 4:
+            addr, size, fr, i0, _ = blocks_alloc[big]
+            entries.append({"action": "free_requested", "addr": addr, "size": size, "stream": 0, "time_us": t, "frames": fr})
+            t += 1
+            entries.append({"action": "free_completed", "addr": addr, "size": size, "stream": 0, "time_us": t, "frames": fr})
+            blocks_alloc[big] = (addr, size, fr, i0, len(entries) - 1)
+        elif pre_free and r < 0.05:
             addr, size, fr = pre_free.pop()
             entries.append({"action": "free_requested", "addr": addr, "size": size, "stream": 0, "time_us": t, "frames": fr})
             t += 1
@@ -213,7 +236,31 @@ for dev in range(a.devices):
         top_g[g][0] += s
         top_g[g][1] += 1
     srt = lambda g: [{"op": k, "bytes": v[0], "count": v[1]} for k, v in sorted(g.items(), key=lambda kv: (-kv[1][0], kv[0]))]
-    truth.append({"device": f"GPU {dev}", "peak_bytes": pv, "peak_time_us": pt, "live_at_peak": srt(live_g),
+    # the address space the blocks are stacked in
+    ranges = [(segments[-1]["address"], segments[-1]["total_size"])]
+    ranges += [(e["addr"], e["size"]) for e in entries if e["action"] == "segment_alloc"]
+    ranges += [(ad, s) for ad, s, _, _, _ in blocks_alloc] + [(ad, s) for ad, s, _ in pre_live]
+    merged = []  # [lo, hi)
+    for lo, n in sorted(ranges):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], lo + n)
+        else:
+            merged.append([lo, lo + n])
+    offs, off = [], 0
+    for lo, hi in merged:
+        offs.append(off)
+        off += hi - lo
+
+    def y_of(addr):
+        k = max(i for i, (lo, _) in enumerate(merged) if lo <= addr)
+        return offs[k] + addr - merged[k][0]
+    bands = {"span": off}
+    if big is not None:
+        ad, s, fr, i0, i1 = blocks_alloc[big]
+        bands["big"] = {"y": y_of(ad), "size": s, "addr": hex(ad), "alloc_time_us": entries[i0]["time_us"],
+                        "free_time_us": entries[i1]["time_us"], "top": top(fr),
+                        "stack": " \u2190 ".join(f"{f['name']} ({f['filename']}:{f['line']})" for f in fr)}
+    truth.append({"device": f"GPU {dev}", "peak_bytes": pv, "bands": bands, "peak_time_us": pt, "live_at_peak": srt(live_g),
                   "unfreed_bytes": sum(v[0] for v in unfreed_g.values()), "still_live_at_end": srt(unfreed_g),
                   "top_alloc_ops": srt(top_g)[:20], "entries": len(entries), "from": "bytes_sum",
                   # the stack of each block whose top frame no other block has (the details pane's)
@@ -221,6 +268,9 @@ for dev in range(a.devices):
 origin = min(t_first)
 for t in truth:
     t["peak_us"] = t.pop("peak_time_us") - origin
+    if "big" in t["bands"]:
+        for k in ("alloc_time_us", "free_time_us"):
+            t["bands"]["big"][k] -= origin
 snap = {"segments": segments, "device_traces": traces,
         "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": None, "max_split_size": -1, "garbage_collection_threshold": 0.0,
                                "expandable_segments": False, "last_allocator_settings": "", "roundup_power2_divisions": {}},

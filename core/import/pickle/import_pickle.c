@@ -197,10 +197,17 @@ static int64_t us_to_ns(int64_t us) {
 }
 
 typedef struct blk {
-  int64_t start, size;
+  int64_t start, size, end; /* end: once closed */
+  uint64_t addr;
+  int closed;
   uint32_t top, stack, leaf;
   uint64_t src;
 } blk;
+
+/* an address range of the device: a segment's, or a block's outside any */
+typedef struct span {
+  uint64_t lo, hi;
+} span;
 
 typedef struct dev {
   uint32_t active, reserved, blocks, samples; /* tracks */
@@ -209,6 +216,8 @@ typedef struct dev {
   st_u64map open; /* addr -> index into b */
   st_mem_event *mem;
   size_t nmem, cmem;
+  span *sp; /* segments seen (the trace's and those listed at the end) */
+  size_t nsp, csp;
 } dev;
 
 static int act_is(const char *s, size_t n, const char *w) {
@@ -233,9 +242,18 @@ static int mem_ev(ctx *c, dev *d, int64_t ts, int64_t bytes, uint64_t addr, int3
   return 1;
 }
 
+static uint64_t sat_addu(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
+static int add_span(ctx *c, dev *d, uint64_t addr, int64_t size) {
+  uint64_t n = size > 0 ? (uint64_t)size : 0;
+  if (!st_grow(&c->im->alloc, (void **)&d->sp, &d->csp, d->nsp + 1, sizeof *d->sp)) return 0;
+  d->sp[d->nsp++] = (span){addr, addr + n < addr ? UINT64_MAX : addr + n};
+  return 1;
+}
+
 static int open_block(ctx *c, dev *d, int64_t ts, int64_t size, uint64_t addr, uint32_t frames,
                       uint64_t src, int32_t id) {
-  blk k = {ts, size, ST_STR_EMPTY, ST_STR_EMPTY, ST_FRAME_NONE, src};
+  blk k = {ts, size, 0, addr, 0, ST_STR_EMPTY, ST_STR_EMPTY, ST_FRAME_NONE, src};
   frames_of(c, frames, &k.top, &k.stack, &k.leaf);
   if (c->nomem || d->nb >= UINT32_MAX - 1 ||
       !st_grow(&c->im->alloc, (void **)&d->b, &d->cb, d->nb + 1, sizeof *d->b) ||
@@ -255,13 +273,71 @@ static int open_block(ctx *c, dev *d, int64_t ts, int64_t size, uint64_t addr, u
 static int close_block(ctx *c, dev *d, uint32_t i, int64_t ts, uint64_t addr, uint64_t src,
                        int32_t id) {
   blk *k = &d->b[i];
-  int64_t dur = ts >= k->start ? st_sat_sub(ts, k->start) : 0;
-  if (st_builder_slice(c->im->b, d->blocks, k->start, dur, k->top, k->stack, k->src, 0) ==
-      ST_ERR_NOMEM)
-    return 0;
-  c->im->stats->async_slices++;
-  st_stats_time(c->im->stats, k->start, st_sat_add(k->start, dur));
+  k->end = ts >= k->start ? ts : k->start;
+  k->closed = 1;
   return mem_ev(c, d, ts, k->size == INT64_MIN ? INT64_MAX : -k->size, addr, id, k->top, src);
+}
+
+static int span_less(const span *a, const span *b) { return a->lo < b->lo; }
+static void sort_spans(span *v, span *tmp, size_t n) { /* merge sort */
+  if (n < 2) return;
+  size_t h = n / 2, i = 0, j = h, k = 0;
+  sort_spans(v, tmp, h);
+  sort_spans(v + h, tmp, n - h);
+  while (i < h && j < n) tmp[k++] = span_less(&v[j], &v[i]) ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, n * sizeof *v);
+}
+
+/* The blocks track: every block a slice from its alloc to its free (or
+ * end), and its place in the device's address space laid end to end: the
+ * segments and the blocks outside any, sorted by address and merged where
+ * they overlap or touch, one after the other without the gaps between
+ * them; a block's y is its range's offset there + (addr - range start). */
+static int emit_blocks(ctx *c, dev *d, int64_t t_end, st_block **all, size_t *nall, size_t *call) {
+  st_builder *b = c->im->b;
+  for (size_t k = 0; k < d->nb; k++)
+    if (!add_span(c, d, d->b[k].addr, d->b[k].size)) return 0;
+  span *tmp = st_malloc(&c->im->alloc, (d->nsp ? d->nsp : 1) * sizeof *tmp);
+  if (!tmp) return 0;
+  sort_spans(d->sp, tmp, d->nsp);
+  /* merged in place; tmp[i].lo: the merged range i's offset */
+  size_t m = 0;
+  uint64_t off = 0;
+  for (size_t i = 0; i < d->nsp; i++) {
+    if (m && d->sp[i].lo <= d->sp[m - 1].hi) {
+      if (d->sp[i].hi > d->sp[m - 1].hi) d->sp[m - 1].hi = d->sp[i].hi;
+      continue;
+    }
+    if (m) off = sat_addu(off, d->sp[m - 1].hi - d->sp[m - 1].lo);
+    tmp[m].lo = off;
+    d->sp[m++] = d->sp[i];
+  }
+  uint64_t total = m ? sat_addu(off, d->sp[m - 1].hi - d->sp[m - 1].lo) : 0;
+  int ok = st_grow(&c->im->alloc, (void **)all, call, *nall + d->nb, sizeof **all);
+  for (size_t k = 0; ok && k < d->nb; k++) {
+    blk *x = &d->b[k];
+    size_t lo = 0, hi = m; /* the last range starting at or before addr */
+    while (lo < hi) {
+      size_t q = lo + (hi - lo) / 2;
+      if (d->sp[q].lo <= x->addr)
+        lo = q + 1;
+      else
+        hi = q;
+    }
+    uint64_t y = lo ? sat_addu(tmp[lo - 1].lo, x->addr - d->sp[lo - 1].lo) : 0;
+    int64_t end = !x->closed ? (t_end >= x->start ? t_end : x->start) : x->end;
+    int64_t dur = st_sat_sub(end, x->start);
+    if (st_builder_slice(b, d->blocks, x->start, dur, x->top, x->stack, x->src, 0) == ST_ERR_NOMEM)
+      ok = 0;
+    c->im->stats->async_slices++;
+    st_stats_time(c->im->stats, x->start, end);
+    (*all)[(*nall)++] = (st_block){x->src, y, x->size > 0 ? (uint64_t)x->size : 0, x->addr};
+  }
+  st_free(&c->im->alloc, tmp);
+  if (ok) st_builder_track_blocks(b, d->blocks, total ? total : 1);
+  return ok;
 }
 
 static int counter(ctx *c, uint32_t tr, int64_t ts, double v) {
@@ -282,7 +358,8 @@ static uint32_t track(ctx *c, uint32_t p, st_track_kind kind, int64_t key, const
 
 /* device id's entries [it, it + n); segments: the snapshot's list (or UINT32_MAX) */
 static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t segments,
-                  st_mem_event **all, size_t *nall, size_t *call) {
+                  st_mem_event **all, size_t *nall, size_t *call, st_block **blocks,
+                  size_t *nblocks, size_t *cblocks) {
   const st_pickle *pk = c->pk;
   st_builder *b = c->im->b;
   dev d = {0};
@@ -328,6 +405,7 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
       }
     } else if (act_is(a, al, "segment_alloc") || act_is(a, al, "segment_map")) {
       net_seg = st_sat_add(net_seg, size);
+      ok = add_span(c, &d, addr, size);
     } else if (act_is(a, al, "segment_free") || act_is(a, al, "segment_unmap")) {
       net_seg = st_sat_sub(net_seg, size);
     }
@@ -335,12 +413,14 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
   uint32_t ns;
   const uint32_t *segs = st_pickle_items(pk, segments, &ns);
   int64_t seg_total = 0;
+  uint64_t nseg_blocks = 0; /* their srcs: unique over the segments */
   for (uint32_t s = 0; ok && s < ns; s++) {
     if (dict_int(pk, segs[s], "device", -1) != id) continue;
     seg_total = st_sat_add(seg_total, dict_int(pk, segs[s], "total_size", 0));
     uint32_t nbk;
     const uint32_t *bk = st_pickle_items(pk, st_pickle_dict_get(pk, segs[s], "blocks"), &nbk);
     int64_t addr = dict_int(pk, segs[s], "address", 0);
+    ok = add_span(c, &d, (uint64_t)addr, dict_int(pk, segs[s], "total_size", 0));
     for (uint32_t j = 0; ok && j < nbk; j++) {
       size_t sl;
       const char *state = dict_str(pk, bk[j], "state", &sl);
@@ -350,7 +430,7 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
       if (sl < 6 || memcmp(state, "active", 6) != 0) continue;
       if (st_u64map_get(&seen, ba) == 1 || st_u64map_get(&d.open, ba) != ST_U64MAP_NONE) continue;
       ok = open_block(c, &d, t0, size, ba, st_pickle_dict_get(pk, bk[j], "frames"),
-                      ((uint64_t)(uint32_t)id << 40) | ((uint64_t)1 << 39) | j, id);
+                      ((uint64_t)(uint32_t)id << 40) | ((uint64_t)1 << 39) | nseg_blocks++, id);
       active = st_sat_add(active, size);
     }
   }
@@ -369,10 +449,9 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
     st_stats_time(c->im->stats, ts, ts);
     if (act_is(a, al, "alloc")) {
       uint32_t o = st_u64map_get(&d.open, addr);
-      if (o != ST_U64MAP_NONE && d.b[o].size >= 0) { /* allocated again: the old one ended */
+      if (o != ST_U64MAP_NONE && !d.b[o].closed) { /* allocated again: the old one ended */
         ok = close_block(c, &d, o, ts, addr, src, id);
         active = st_sat_sub(active, d.b[o].size);
-        d.b[o].size = -1;
       }
       ok =
           ok && open_block(c, &d, ts, size, addr, st_pickle_dict_get(pk, it[i], "frames"), src, id);
@@ -380,10 +459,9 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
       ok = ok && counter(c, d.active, ts, (double)active);
     } else if (act_is(a, al, "free_completed") || act_is(a, al, "free")) {
       uint32_t o = st_u64map_get(&d.open, addr);
-      if (o == ST_U64MAP_NONE || d.b[o].size < 0) continue;
+      if (o == ST_U64MAP_NONE || d.b[o].closed) continue;
       ok = close_block(c, &d, o, ts, addr, src, id);
       active = st_sat_sub(active, d.b[o].size);
-      d.b[o].size = -1; /* closed */
       ok = ok && counter(c, d.active, ts, (double)active);
     } else if (act_is(a, al, "segment_alloc") || act_is(a, al, "segment_map")) {
       reserved = st_sat_add(reserved, size);
@@ -394,15 +472,8 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
     }
   }
 #undef TS
-  /* blocks still active at the end: to the trace's end */
-  for (size_t k = 0; ok && k < d.nb; k++) {
-    if (d.b[k].size < 0) continue;
-    int64_t dur = t_end >= d.b[k].start ? st_sat_sub(t_end, d.b[k].start) : 0;
-    if (st_builder_slice(b, d.blocks, d.b[k].start, dur, d.b[k].top, d.b[k].stack, d.b[k].src, 0) ==
-        ST_ERR_NOMEM)
-      ok = 0;
-    c->im->stats->async_slices++;
-  }
+  /* the blocks (those still active at the end: to the trace's end) */
+  ok = ok && emit_blocks(c, &d, t_end, blocks, nblocks, cblocks);
   /* the memory events join the snapshot's */
   if (ok && d.nmem) {
     if (!st_grow(&c->im->alloc, (void **)all, call, *nall + d.nmem, sizeof **all))
@@ -415,6 +486,7 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
   if (ok && (n || d.nb)) c->im->has_trace = 1;
   st_free(&c->im->alloc, d.b);
   st_free(&c->im->alloc, d.mem);
+  st_free(&c->im->alloc, d.sp);
   st_u64map_free(&d.open, &c->im->alloc);
   return ok && !c->nomem;
 }
@@ -454,11 +526,13 @@ st_code st_pickle_imp_finish(st_pickle_imp *im, st_error *err) {
   }
   st_mem_event *all = NULL;
   size_t nall = 0, call = 0;
+  st_block *blocks = NULL;
+  size_t nblocks = 0, cblocks = 0;
   for (uint32_t d = 0; rc == ST_OK && d < nd && d < (1u << 20); d++) {
     uint32_t n;
     const uint32_t *it = st_pickle_items(pk, devs[d], &n);
     if (!n) continue;
-    if (!device(&c, (int32_t)d, it, n, segments, &all, &nall, &call)) {
+    if (!device(&c, (int32_t)d, it, n, segments, &all, &nall, &call, &blocks, &nblocks, &cblocks)) {
       st_error_set(err, ST_ERR_NOMEM, 0, "out of memory reading the snapshot");
       rc = ST_ERR_NOMEM;
     }
@@ -481,6 +555,11 @@ st_code st_pickle_imp_finish(st_pickle_imp *im, st_error *err) {
       all = NULL;
     }
   }
+  if (rc == ST_OK && nblocks) {
+    st_builder_blocks(im->b, blocks, nblocks);
+    blocks = NULL;
+  }
+  st_free(&im->alloc, blocks);
   st_free(&im->alloc, all);
   st_u64map_free(&c.fmemo, &im->alloc);
   st_free(&im->alloc, c.fm);

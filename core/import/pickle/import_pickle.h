@@ -21,7 +21,14 @@
  *     packed into lanes (the first lane free at its start). A block freed
  *     in the trace but never allocated in it, and a block active in the
  *     segments at the end that the trace did not allocate, existed before
- *     the trace: from its first entry's time;
+ *     the trace: from its first entry's time. A memory blocks track
+ *     (trace.h st_track.block_span, st_block): memory_viz's Active Memory
+ *     Timeline stacked by address, each block drawn at its place in the
+ *     device's address space laid end to end (the address ranges known,
+ *     sorted and merged where they overlap or touch, one after the other
+ *     without the gaps between them: the segments listed at the end, those
+ *     the trace allocates (segment_alloc / segment_map) and any block
+ *     outside them), as high as its bytes;
  *   - "Allocation stacks (GPU d)": a sample at each allocation whose stack
  *     is the block's frames (the details pane's call stack, flame graphs).
  * Every block is also a memory event (trace.h st_mem_event, op = its top
@@ -32,7 +39,9 @@
  * epoch, as Kineto's), so a snapshot and a profile of the same run line up
  * by their clocks; entries without time_us are placed 1 us apart in order
  * (a warning). src of every event: the index of its entry in its device's
- * list (the model keeps no byte offsets of a pickle; it has no args). */
+ * list (a block listed in the segments at the end: bit 39 set and its
+ * place among them; the model keeps no byte offsets of a pickle; it has
+ * no args). */
 #ifndef STRATA_IMPORT_PICKLE_H
 #define STRATA_IMPORT_PICKLE_H
 
