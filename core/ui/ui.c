@@ -782,12 +782,13 @@ unsigned st_ui_tick(st_ui *ui, double dt) {
   if (dt > TICK_MAX_MS) dt = TICK_MAX_MS;
   for (int k = 0; k < HOLD_N; k++) {
     if (!(ui->held & 1u << k)) continue;
-    /* speed rises linearly from 1x to HOLD_MAX_SPEED over HOLD_ACCEL_MS;
-     * integrate it over [t, t + dt] */
+    /* speed rises linearly from 1x to HOLD_MAX_SPEED over HOLD_ACCEL_MS,
+     * then stays there; integrate it over [t, t + dt]: the ramp's part is
+     * [ta, tb], the maximum's [max(t, tb), t2] */
     double t = ui->held_ms[k], t2 = t + dt;
     double slope = (HOLD_MAX_SPEED - 1) / HOLD_ACCEL_MS;
     double ta = t < HOLD_ACCEL_MS ? t : HOLD_ACCEL_MS, tb = t2 < HOLD_ACCEL_MS ? t2 : HOLD_ACCEL_MS;
-    double dist_ms = (tb - ta) * (1 + slope * (ta + tb) / 2) + (t2 - tb) * HOLD_MAX_SPEED;
+    double dist_ms = (tb - ta) * (1 + slope * (ta + tb) / 2) + (t2 - (t > tb ? t : tb)) * HOLD_MAX_SPEED;
     ui->held_ms[k] = t2;
     if (k == HOLD_ZOOM_IN || k == HOLD_ZOOM_OUT)
       hold_move(ui, k, exp(HOLD_ZOOM_RATE * dist_ms / 1000.0));

@@ -441,6 +441,22 @@ static void test_keys_zoom_pan(void) {
     last = v->t0_ns;
   }
   CHECK(d1 > 0 && dl > 3 * d1);
+  /* past HOLD_ACCEL_MS the speed stays at its maximum: every 16 ms tick
+   * pans the same (it grew every frame when the maximum's term counted from
+   * the 1 s mark instead of from the tick's start) */
+  st_ui_set_view(ui, 0, 100);
+  double dfirst = 0, dmax = 0, dmin = 1e300;
+  for (int k = 0; k < 200; k++) {
+    last = v->t0_ns;
+    st_ui_tick(ui, 16);
+    double d = v->t0_ns - last;
+    if (k < 10) continue; /* held 1.1 s and more from here */
+    if (k == 10) dfirst = d;
+    if (d > dmax) dmax = d;
+    if (d < dmin) dmin = d;
+  }
+  CHECK(dfirst > 0 && dmin > 0.999 * dfirst && dmax < 1.001 * dfirst);
+  CHECK(dfirst > 3.8 * d1 && dfirst < 4.1 * d1);
   st_ui_key_up(ui, "d", 0);
   /* A goes the other way; blur releases held keys */
   last = v->t0_ns;
