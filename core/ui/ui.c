@@ -788,7 +788,8 @@ unsigned st_ui_tick(st_ui *ui, double dt) {
     double t = ui->held_ms[k], t2 = t + dt;
     double slope = (HOLD_MAX_SPEED - 1) / HOLD_ACCEL_MS;
     double ta = t < HOLD_ACCEL_MS ? t : HOLD_ACCEL_MS, tb = t2 < HOLD_ACCEL_MS ? t2 : HOLD_ACCEL_MS;
-    double dist_ms = (tb - ta) * (1 + slope * (ta + tb) / 2) + (t2 - (t > tb ? t : tb)) * HOLD_MAX_SPEED;
+    double dist_ms =
+        (tb - ta) * (1 + slope * (ta + tb) / 2) + (t2 - (t > tb ? t : tb)) * HOLD_MAX_SPEED;
     ui->held_ms[k] = t2;
     if (k == HOLD_ZOOM_IN || k == HOLD_ZOOM_OUT)
       hold_move(ui, k, exp(HOLD_ZOOM_RATE * dist_ms / 1000.0));
