@@ -4,13 +4,15 @@
  *
  * Contents
  *   1. state, the class of a name / category (one byte per string)
- *   2. steps
- *   3. devices and host rows
- *   4. the sweep: a k-way merge of rows by start, running unions per
- *      class, each finished interval added to the windows it meets
- *   5. gaps and the host slices overlapping them
- *   6. stragglers, op statistics, build
- * (its JSON: analyze_json.c)
+ *   2. devices and host rows
+ *   3. the sweep: running unions per class over the rows' events in start
+ *      order, each finished interval added to the windows it meets
+ *   4. gaps and the host slices overlapping them
+ *   5. stragglers, op statistics, build
+ * In their own files: the steps (analyze_steps.c), the kind of an event
+ * (event_kinds.c), the rows' events in start order (row_merge.c), the idle
+ * causes (idle_causes.c), the kernels' launchers and the runtime calls'
+ * blocked time (analyze_ops.c), the JSON (analyze_json.c).
  *
  * Nothing is kept per event: a sweep holds one cursor per row and five
  * running intervals; each finished interval is added to the windows
@@ -33,15 +35,6 @@
 
 enum { U_BUSY, U_COMPUTE, U_COMM, U_MEMCPY, U_CC, U_COUNT };
 
-enum {
-  CLS_COMPUTE = 0,
-  CLS_COMM = 1,
-  CLS_MEMCPY = 2, /* name class: bits 0-1 */
-  CAT_SKIP = 1 << 2,
-  CAT_MEMCPY = 2 << 2, /* category class: bits 2-3 */
-  MARKER = 1 << 4      /* a step marker's name (host sweep leaves it out) */
-};
-
 typedef struct win {
   int64_t t0, t1;
   uint32_t cell; /* where its sums go */
@@ -50,10 +43,6 @@ typedef struct win {
 typedef struct cellsum {
   int64_t v[U_COUNT];
 } cellsum;
-
-static int eq(const char *s, size_t n, const char *w) {
-  return strlen(w) == n && memcmp(s, w, n) == 0;
-}
 
 /* "all-reduce", "all-reduce.3", "all-reduce-start", "send1"; not "sender" */
 static int xla_collective(const char *s, size_t n) {
@@ -75,48 +64,12 @@ static uint8_t string_class(const char *s, size_t n) {
     c = CLS_MEMCPY;
   else if (has_ci(s, n, "nccl") || has_ci(s, n, "rccl") || xla_collective(s, n))
     c = CLS_COMM;
-  if (eq(s, n, "gpu_user_annotation") || eq(s, n, "cuda_sync") || eq(s, n, "cuda_profiler_range") ||
-      eq(s, n, "user_annotation"))
+  if (an_eq(s, n, "gpu_user_annotation") || an_eq(s, n, "cuda_sync") ||
+      an_eq(s, n, "cuda_profiler_range") || an_eq(s, n, "user_annotation"))
     c |= CAT_SKIP;
-  else if (eq(s, n, "gpu_memcpy") || eq(s, n, "gpu_memset") || eq(s, n, "memcpy") ||
-           eq(s, n, "memset"))
+  else if (an_eq(s, n, "gpu_memcpy") || an_eq(s, n, "gpu_memset") || an_eq(s, n, "memcpy") ||
+           an_eq(s, n, "memset"))
     c |= CAT_MEMCPY;
-  return c;
-}
-
-/* The kind classes of a string (README "Kinds of events"): as a name or as
- * a category. */
-enum {
-  K_WRAP_NAME = 1 << 0,   /* "PyTorch Profiler (N)", "jit_..." (an XLA module) */
-  K_ANN_NAME = 1 << 1,    /* "## x ##" */
-  K_RUN_NAME = 1 << 2,    /* cudaX, cuX, hipX, ncclX, rcclX (X upper case) */
-  K_TRACE_CAT = 1 << 3,   /* "Trace": Kineto's profiler span */
-  K_ANN_CAT = 1 << 4,     /* user_annotation, gpu_user_annotation, cuda_profiler_range, cuda_sync */
-  K_KERNEL_CAT = 1 << 5,  /* kernel, gpu_memcpy, gpu_memset */
-  K_RUNTIME_CAT = 1 << 6, /* cuda_runtime, cuda_driver, hip_runtime, hip_driver */
-};
-
-static int prefix_upper(const char *s, size_t n, const char *p) {
-  size_t m = strlen(p);
-  return n > m && memcmp(s, p, m) == 0 && s[m] >= 'A' && s[m] <= 'Z';
-}
-
-static uint8_t kind_class(const char *s, size_t n) {
-  uint8_t c = 0;
-  if ((n >= 16 && memcmp(s, "PyTorch Profiler", 16) == 0) || (n > 4 && memcmp(s, "jit_", 4) == 0))
-    c |= K_WRAP_NAME;
-  if (n >= 5 && memcmp(s, "## ", 3) == 0 && memcmp(s + n - 2, "##", 2) == 0) c |= K_ANN_NAME;
-  if (prefix_upper(s, n, "cuda") || prefix_upper(s, n, "cu") || prefix_upper(s, n, "hip") ||
-      prefix_upper(s, n, "nccl") || prefix_upper(s, n, "rccl"))
-    c |= K_RUN_NAME;
-  if (eq(s, n, "Trace")) c |= K_TRACE_CAT;
-  if (eq(s, n, "user_annotation") || eq(s, n, "gpu_user_annotation") ||
-      eq(s, n, "cuda_profiler_range") || eq(s, n, "cuda_sync"))
-    c |= K_ANN_CAT;
-  if (eq(s, n, "kernel") || eq(s, n, "gpu_memcpy") || eq(s, n, "gpu_memset")) c |= K_KERNEL_CAT;
-  if (eq(s, n, "cuda_runtime") || eq(s, n, "cuda_driver") || eq(s, n, "hip_runtime") ||
-      eq(s, n, "hip_driver"))
-    c |= K_RUNTIME_CAT;
   return c;
 }
 
@@ -134,239 +87,11 @@ static int event_class(const uint8_t *cls, uint32_t ncls, const st_row *r, uint3
   }
 }
 
-/* ProfilerStep#N -> N, else -1 */
-static int64_t profiler_step(const char *s, size_t n) {
-  static const char p[] = "ProfilerStep#";
-  size_t m = sizeof p - 1;
-  if (n <= m || memcmp(s, p, m) != 0 || n - m > 18) return -1;
-  int64_t v = 0;
-  for (size_t i = m; i < n; i++) {
-    if (s[i] < '0' || s[i] > '9') return -1;
-    v = v * 10 + (s[i] - '0');
-  }
-  return v;
-}
-
-/* "7" or "train_step 7" -> 7, else -1 */
-static int64_t trailing_number(const char *s, size_t n) {
-  size_t i = n;
-  while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') i--;
-  if (i == n || n - i > 18 || (i > 0 && s[i - 1] != ' ')) return -1;
-  int64_t v = 0;
-  for (size_t k = i; k < n; k++) v = v * 10 + (s[k] - '0');
-  return v;
-}
-
-/* ==== 2. steps ============================================================ */
-
-typedef struct raw_step {
-  int64_t number, t0, t1;
-  uint32_t process;
-} raw_step;
-
-typedef struct trace_ctx {
-  const st_trace *t;
-  uint8_t *cls;     /* per string id */
-  uint8_t *kcls;    /* per string id: kind_class */
-  uint8_t *rowk;    /* per row: ROW_* */
-  int64_t *blocked; /* per string id: device idle time attributed to it (idle causes) */
-  uint32_t ncls;
-  raw_step *raw; /* Steps lines' events, by (process, number) */
-  size_t nraw;
-  st_step_source source;
-} trace_ctx;
-
-static int cmp_raw_number(const void *x, const void *y) {
-  const raw_step *a = x, *b = y;
-  if (a->number != b->number) return a->number < b->number ? -1 : 1;
-  return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
-}
-static int cmp_raw_time(const void *x, const void *y) {
-  const raw_step *a = x, *b = y;
-  if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
-  return a->number < b->number ? -1 : a->number > b->number;
-}
-static int cmp_raw_process(const void *x, const void *y) {
-  const raw_step *a = x, *b = y;
-  if (a->process != b->process) return a->process < b->process ? -1 : 1;
-  return cmp_raw_number(x, y);
-}
-
-static int push_raw(const st_alloc *a, raw_step **v, size_t *n, size_t *cap, raw_step r) {
-  if (*n == *cap) {
-    void *nv = *v;
-    if (!st_grow_from(a, &nv, cap, *n + 1, sizeof **v, 64)) return 0;
-    *v = nv;
-  }
-  (*v)[(*n)++] = r;
-  return 1;
-}
-
-/* The markers of one rule into *raw; ST_OK or ST_ERR_NOMEM. */
-static st_code collect_steps(const st_alloc *a, trace_ctx *c, st_step_source src,
-                             const int64_t *number_of, uint32_t named_id, raw_step **raw,
-                             size_t *n) {
-  size_t cap = 0;
-  uint32_t nr, nt;
-  const st_row *rows = st_trace_rows(c->t, &nr);
-  const st_track *tracks = st_trace_tracks(c->t, &nt);
-  const st_strtab *strs = st_trace_strings(c->t);
-  for (uint32_t r = 0; r < nr; r++) {
-    const st_row *row = &rows[r];
-    const st_track *tk = &tracks[row->track];
-    if (tk->kind != ST_TRACK_SLICES && tk->kind != ST_TRACK_ASYNC) continue;
-    if (src == ST_STEPS_STEPS_LINE) {
-      size_t l;
-      const char *tn = st_strtab_get(strs, tk->name, &l);
-      if (tk->kind != ST_TRACK_SLICES || !eq(tn, l, "Steps")) continue;
-    }
-    for (uint32_t i = 0; i < row->count; i++) {
-      int64_t num = -1;
-      uint32_t id = row->name[i];
-      if (src == ST_STEPS_NAMED) {
-        if (id != named_id) continue;
-        num = 0;
-      } else if (src == ST_STEPS_PROFILER_STEP) {
-        if (id >= c->ncls || !(c->cls[id] & MARKER)) continue;
-        num = number_of[id];
-      } else {
-        size_t l;
-        const char *s = st_strtab_get(strs, id, &l);
-        num = trailing_number(s, l);
-        if (num < 0) num = (int64_t)i + 1;
-      }
-      raw_step rs = {num, row->start[i], st_sat_add(row->start[i], row->dur[i]), tk->process};
-      if (!push_raw(a, raw, n, &cap, rs)) return ST_ERR_NOMEM;
-    }
-  }
-  return ST_OK;
-}
-
-/* Finds the trace's steps (analyze.h rules) and appends them to an. */
-static st_code find_steps(st_analysis *an, trace_ctx *c, uint32_t k, const st_analyze_opts *o) {
-  const st_alloc *a = &an->alloc;
-  const st_strtab *strs = st_trace_strings(c->t);
-  uint32_t ns = st_strtab_count(strs), named = ST_STR_NONE;
-  int64_t *number_of = st_calloc(a, ns ? ns : 1, sizeof *number_of);
-  if (!number_of) return ST_ERR_NOMEM;
-  int any_profiler = 0;
-  for (uint32_t i = 0; i < ns; i++) {
-    size_t l;
-    const char *s = st_strtab_get(strs, i, &l);
-    number_of[i] = profiler_step(s, l);
-    if (o->step_name && l == o->step_name_len && memcmp(s, o->step_name, l) == 0) named = i;
-    any_profiler |= number_of[i] >= 0;
-  }
-  raw_step *raw = NULL;
-  size_t n = 0;
-  st_code rc = ST_OK;
-  c->source = ST_STEPS_NONE;
-  if (named != ST_STR_NONE) {
-    c->cls[named] |= MARKER;
-    rc = collect_steps(a, c, ST_STEPS_NAMED, number_of, named, &raw, &n);
-    if (n)
-      c->source = ST_STEPS_NAMED;
-    else
-      c->cls[named] &= (uint8_t)~MARKER;
-  }
-  if (rc == ST_OK && !n && any_profiler) {
-    for (uint32_t i = 0; i < ns; i++)
-      if (number_of[i] >= 0) c->cls[i] |= MARKER;
-    rc = collect_steps(a, c, ST_STEPS_PROFILER_STEP, number_of, 0, &raw, &n);
-    if (n) c->source = ST_STEPS_PROFILER_STEP;
-  }
-  if (rc == ST_OK && !n) {
-    rc = collect_steps(a, c, ST_STEPS_STEPS_LINE, number_of, 0, &raw, &n);
-    if (n) c->source = ST_STEPS_STEPS_LINE;
-  }
-  st_free(a, number_of);
-  /* group: by number (hull), or by overlap for named steps */
-  if (rc == ST_OK && n) {
-    int named_src = c->source == ST_STEPS_NAMED;
-    qsort(raw, n, sizeof *raw, named_src ? cmp_raw_time : cmp_raw_number);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-      raw_step r = raw[i];
-      int same = m > 0 && (named_src ? r.t0 < an->steps[an->nsteps + m - 1].t1_ns
-                                     : r.number == an->steps[an->nsteps + m - 1].number);
-      if (same) {
-        st_an_step *s = &an->steps[an->nsteps + m - 1];
-        if (r.t0 < s->t0_ns) s->t0_ns = r.t0;
-        if (r.t1 > s->t1_ns) s->t1_ns = r.t1;
-        continue;
-      }
-      size_t need = (size_t)an->nsteps + m + 1;
-      if (need > UINT32_MAX - 1) break;
-      st_an_step *ns2 = st_realloc_array(a, an->steps, need, sizeof *ns2);
-      if (!ns2) {
-        rc = ST_ERR_NOMEM;
-        break;
-      }
-      an->steps = ns2;
-      st_an_step *s = &an->steps[an->nsteps + m++];
-      memset(s, 0, sizeof *s);
-      s->trace = k;
-      s->number = named_src ? (int64_t)m : r.number;
-      s->t0_ns = r.t0;
-      s->t1_ns = r.t1;
-    }
-    /* in time order (ties by number) */
-    for (size_t i = 1; rc == ST_OK && i < m; i++) {
-      st_an_step x = an->steps[an->nsteps + i];
-      size_t j = i;
-      while (j > 0 && (an->steps[an->nsteps + j - 1].t0_ns > x.t0_ns ||
-                       (an->steps[an->nsteps + j - 1].t0_ns == x.t0_ns &&
-                        an->steps[an->nsteps + j - 1].number > x.number))) {
-        an->steps[an->nsteps + j] = an->steps[an->nsteps + j - 1];
-        j--;
-      }
-      an->steps[an->nsteps + j] = x;
-    }
-    an->first_step[k] = an->nsteps;
-    an->step_count[k] = (uint32_t)m;
-    an->nsteps += (uint32_t)m;
-  } else {
-    an->first_step[k] = an->nsteps;
-  }
-  if (rc == ST_OK && c->source == ST_STEPS_STEPS_LINE) {
-    qsort(raw, n, sizeof *raw, cmp_raw_process);
-    c->raw = raw;
-    c->nraw = n;
-  } else {
-    st_free(a, raw);
-  }
-  return rc;
-}
-
-/* The device's own Steps line window of step `number`, if it has one. */
-static int own_window(const trace_ctx *c, uint32_t process, int64_t number, int64_t *t0,
-                      int64_t *t1) {
-  size_t lo = st_bound_pair_at(c->raw, c->nraw, sizeof *c->raw, offsetof(raw_step, process),
-                               process, offsetof(raw_step, number), number, ST_LOWER);
-  if (lo >= c->nraw || c->raw[lo].process != process || c->raw[lo].number != number) return 0;
-  *t0 = c->raw[lo].t0;
-  *t1 = c->raw[lo].t1;
-  return 1;
-}
-
-/* 1 if [s, e) holds a whole step of the trace (steps[0, n), by start): a
- * wrapper such as the profiler's range or a loop iteration, not host work. */
-static int wraps_step(const st_an_step *steps, uint32_t n, int64_t s, int64_t e) {
-  size_t lo = st_bound_i64_at(steps, n, sizeof *steps, offsetof(st_an_step, t0_ns), s, ST_LOWER);
-  return lo < n && steps[lo].t1_ns <= e;
-}
-
-/* ==== 3. devices and host rows ============================================ */
+/* ==== 2. devices and host rows ============================================ */
 
 static int is_stream(const char *s, size_t n) {
   return (n > 7 && memcmp(s, "Stream #", 8) == 0) || (n > 7 && memcmp(s, "stream ", 7) == 0);
 }
-
-/* Row lists are kept in one growing array (rows of a device, or host rows). */
-typedef struct rowlist {
-  uint32_t *v;
-  uint32_t n, cap;
-} rowlist;
 
 static int rl_push(const st_alloc *a, rowlist *l, uint32_t r) {
   if (l->n == l->cap) {
@@ -394,7 +119,7 @@ static int device_rows(const st_alloc *a, const st_trace *t, uint32_t p, rowlist
       if (tk->kind != ST_TRACK_SLICES) continue;
       size_t l;
       const char *s = st_strtab_get(strs, tk->name, &l);
-      if (pass == 0 ? !is_stream(s, l) : !eq(s, l, "XLA Ops")) continue;
+      if (pass == 0 ? !is_stream(s, l) : !an_eq(s, l, "XLA Ops")) continue;
       if (pass == 0 && s[0] == 's') *kineto = 1;
       for (uint32_t r = tk->first_row; r < tk->first_row + tk->row_count; r++)
         if (!rl_push(a, out, r)) {
@@ -428,59 +153,7 @@ static void device_name(const st_trace *t, uint32_t p, int kineto, char *buf) {
   memcpy(buf, tmp, sizeof tmp);
 }
 
-/* ==== 4. the sweep ======================================================== */
-
-typedef struct m_item {
-  int64_t key; /* the row's next start */
-  uint32_t k;  /* the listed row */
-} m_item;
-
-typedef struct merger {
-  const st_row *rows;
-  const uint32_t *list; /* row indices */
-  uint32_t *pos;        /* per listed row: next index */
-  m_item *heap;         /* listed rows with events left, by next start */
-  uint32_t hn;
-} merger;
-
-static void m_down(merger *m, uint32_t i) {
-  m_item *h = m->heap, x = h[i];
-  for (;;) {
-    uint32_t l = 2 * i + 1, r = l + 1, s = l;
-    if (l >= m->hn) break;
-    if (r < m->hn && h[r].key < h[l].key) s = r;
-    if (h[s].key >= x.key) break;
-    h[i] = h[s];
-    i = s;
-  }
-  h[i] = x;
-}
-
-static void m_init(merger *m, const st_row *rows, const uint32_t *list, uint32_t n) {
-  m->rows = rows;
-  m->list = list;
-  m->hn = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    m->pos[k] = 0;
-    if (rows[list[k]].count) m->heap[m->hn++] = (m_item){rows[list[k]].start[0], k};
-  }
-  for (uint32_t i = m->hn / 2; i-- > 0;) m_down(m, i);
-}
-
-/* The next event in start order: 1 and (*row, *index), or 0 at the end. */
-static int m_next(merger *m, uint32_t *row, uint32_t *index) {
-  if (!m->hn) return 0;
-  uint32_t k = m->heap[0].k;
-  const st_row *r = &m->rows[m->list[k]];
-  *row = m->list[k];
-  *index = m->pos[k]++;
-  if (m->pos[k] >= r->count)
-    m->heap[0] = m->heap[--m->hn];
-  else
-    m->heap[0].key = r->start[m->pos[k]];
-  m_down(m, 0);
-  return 1;
-}
+/* ==== 3. the sweep ======================================================== */
 
 /* A set of windows sorted by start, each adding into a cell. */
 typedef struct wset {
@@ -498,17 +171,6 @@ static void ws_add(wset *ws, int u, int64_t a, int64_t b) {
     if (hi > lo) ws->sums[ws->w[j].cell].v[u] += hi - lo;
   }
 }
-
-/* Every idle gap of a device, in time order (idle causes). */
-typedef struct ivl {
-  int64_t t0, t1;
-} ivl;
-typedef struct ivlist {
-  const st_alloc *a;
-  ivl *v;
-  uint32_t n, cap;
-  int nomem;
-} ivlist;
 
 static void ivl_push(ivlist *l, int64_t t0, int64_t t1) {
   if (l->nomem) return;
@@ -686,9 +348,9 @@ static void sw_end(sweep *sw) {
  * (one union, step markers left out). */
 static void run_sweep(merger *m, const st_row *rows, const uint32_t *list, uint32_t n,
                       const trace_ctx *c, int host, sweep *sw) {
-  m_init(m, rows, list, n);
+  an_merge_init(m, rows, list, n);
   uint32_t r, i;
-  while (m_next(m, &r, &i)) {
+  while (an_merge_next(m, &r, &i)) {
     const st_row *row = &rows[r];
     int64_t s = row->start[i], d = row->dur[i];
     if (d <= 0) continue;
@@ -696,7 +358,7 @@ static void run_sweep(merger *m, const st_row *rows, const uint32_t *list, uint3
     if (host) {
       uint32_t id = row->name[i];
       if (id < c->ncls && (c->cls[id] & MARKER)) continue;
-      if (wraps_step(sw->steps, sw->nsteps, s, e)) continue;
+      if (an_wraps_step(sw->steps, sw->nsteps, s, e)) continue;
       sw_feed(sw, U_BUSY, s, e);
       continue;
     }
@@ -768,7 +430,7 @@ static st_code analyze_device(st_analysis *an, trace_ctx *c, uint32_t k, st_an_d
       w[j].t1 = st->t1_ns;
       w[j].cell = j;
       if (c->source == ST_STEPS_STEPS_LINE)
-        own_window(c, dev->process, st->number, &w[j].t0, &w[j].t1);
+        an_own_window(c, dev->process, st->number, &w[j].t0, &w[j].t1);
       an->cells[dev->first_cell + j].t0_ns = w[j].t0;
       an->cells[dev->first_cell + j].t1_ns = w[j].t1;
       walls[j] = w[j].t1 - w[j].t0;
@@ -867,7 +529,7 @@ static st_code analyze_host(st_analysis *an, trace_ctx *c, uint32_t k, const row
   return ST_OK;
 }
 
-/* ==== 5. host slices in gaps ============================================== */
+/* ==== 4. host slices in gaps ============================================== */
 
 /* 1 if event i of row `row` has a child (the row below, same track)
  * overlapping [a, b): then it is not a leaf frame there. */
@@ -897,7 +559,8 @@ static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx 
       uint32_t id = r->name[i];
       if (id < c->ncls && (c->cls[id] & MARKER)) continue;
       int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
-      if (an->step_count[k] && wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
+      if (an->step_count[k] &&
+          an_wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
         continue;
       int64_t p0 = s > g->t0_ns ? s : g->t0_ns, p1 = e < g->t1_ns ? e : g->t1_ns, ov = p1 - p0;
       if (ov <= 0 || child_over(c->t, host->v[h], p0, p1)) continue; /* leaf frames only */
@@ -919,28 +582,9 @@ static void gap_host(st_analysis *an, st_an_gap *g, uint32_t k, const trace_ctx 
   }
 }
 
-/* ==== 7. kinds, idle causes, launchers =================================== */
+/* ==== 5. stragglers, ops, build ========================================== */
 
-enum { ROW_HOST = 0, ROW_DEVICE = 1, ROW_WRAPPER = 2, ROW_DEVICE_OTHER = 3 };
-
-/* The kind of event i of row `row` of trace k (README "Kinds of events"). */
-static uint8_t kind_at(const st_analysis *an, const trace_ctx *c, uint32_t k, uint32_t row,
-                       uint32_t i) {
-  const st_row *r = &st_trace_rows(c->t, NULL)[row];
-  uint32_t nm = r->name[i], ct = r->cat[i];
-  uint8_t kn = nm < c->ncls ? c->kcls[nm] : 0, kc = ct < c->ncls ? c->kcls[ct] : 0;
-  uint8_t cn = nm < c->ncls ? c->cls[nm] : 0, rk = c->rowk[row];
-  if (rk == ROW_WRAPPER || (cn & MARKER) || (kn & K_WRAP_NAME) || (kc & K_TRACE_CAT))
-    return ST_KIND_WRAPPER;
-  if ((kc & K_ANN_CAT) || (kn & K_ANN_NAME) || rk == ROW_DEVICE_OTHER) return ST_KIND_ANNOTATION;
-  if (rk == ROW_DEVICE || (kc & K_KERNEL_CAT)) return ST_KIND_KERNEL;
-  if ((kc & K_RUNTIME_CAT) || (kn & K_RUN_NAME)) return ST_KIND_RUNTIME;
-  int64_t s = r->start[i], e = st_sat_add(s, r->dur[i]);
-  if (an->step_count[k] && wraps_step(an->steps + an->first_step[k], an->step_count[k], s, e))
-    return ST_KIND_WRAPPER;
-  return ST_KIND_HOST;
-}
-
+/* The op statistics ask each event's kind through this (opstats.h). */
 typedef struct kind_cb {
   const st_analysis *an;
   const trace_ctx *ctx;
@@ -948,503 +592,8 @@ typedef struct kind_cb {
 
 static uint8_t kind_fn(void *p, uint32_t k, uint32_t row, uint32_t i) {
   const kind_cb *cb = p;
-  return kind_at(cb->an, &cb->ctx[k], k, row, i);
+  return an_kind_at(cb->an, &cb->ctx[k], k, row, i);
 }
-
-/* The slice enclosing event i of row `row` (the row above, same track). */
-static int parent_of(const st_trace *t, uint32_t row, uint32_t i, st_event_ref *out) {
-  uint32_t nr, nt;
-  const st_row *rows = st_trace_rows(t, &nr);
-  const st_track *tracks = st_trace_tracks(t, &nt);
-  const st_row *r = &rows[row];
-  if (!r->depth || r->track >= nt) return 0;
-  const st_track *tk = &tracks[r->track];
-  uint32_t pr = tk->first_row + r->depth - 1;
-  if (pr < tk->first_row || pr >= tk->first_row + tk->row_count || rows[pr].depth != r->depth - 1)
-    return 0;
-  const st_row *p = &rows[pr];
-  int64_t s = r->start[i];
-  uint32_t j = st_row_first_end_gt(p, s);
-  if (j >= p->count || p->start[j] > s) return 0;
-  *out = (st_event_ref){pr, j};
-  return 1;
-}
-
-typedef struct piece {
-  int64_t a, b;
-  uint32_t gap, row, index, depth;
-} piece;
-
-/* The heap's order: the deeper first, the lower row on ties. */
-static int deeper(const piece *p, uint32_t x, uint32_t y) {
-  return p[x].depth > p[y].depth || (p[x].depth == p[y].depth && p[x].row < p[y].row);
-}
-
-static void ph_push(const piece *p, uint32_t *h, uint32_t *n, uint32_t x) {
-  uint32_t i = (*n)++;
-  h[i] = x;
-  while (i > 0 && deeper(p, h[i], h[(i - 1) / 2])) {
-    uint32_t t = h[i];
-    h[i] = h[(i - 1) / 2];
-    h[(i - 1) / 2] = t;
-    i = (i - 1) / 2;
-  }
-}
-
-static void ph_pop(const piece *p, uint32_t *h, uint32_t *n) {
-  h[0] = h[--(*n)];
-  for (uint32_t i = 0;;) {
-    uint32_t l = 2 * i + 1, r = l + 1, s = i;
-    if (l < *n && deeper(p, h[l], h[s])) s = l;
-    if (r < *n && deeper(p, h[r], h[s])) s = r;
-    if (s == i) return;
-    uint32_t t = h[i];
-    h[i] = h[s];
-    h[s] = t;
-    i = s;
-  }
-}
-
-typedef struct cause_acc {
-  uint32_t id, last_gap, gaps;
-  int64_t ns, cur, best;
-  uint32_t best_gap;
-  st_event_ref best_ref;
-} cause_acc;
-
-typedef struct id_gap {
-  uint32_t id, gap; /* a name (UINT32_MAX: nothing recorded) has a part of a gap */
-} id_gap;
-
-typedef struct causes_ws {
-  id_gap *ig; /* in gap order */
-  size_t nig, cap_ig;
-  piece *p;
-  size_t np, cap;
-  uint32_t *heap;
-  uint32_t *slot; /* per name id: index + 1 into acc */
-  cause_acc *acc;
-  uint32_t nacc, cap_acc;
-} causes_ws;
-
-/* x becomes active: kept in w->p, its index pushed on the heap. */
-static int push_active(const st_alloc *a, causes_ws *w, uint32_t *hn, piece x) {
-  if (w->np == w->cap) {
-    size_t nc = w->cap ? w->cap * 2 : 256;
-    piece *np = nc < UINT32_MAX ? st_realloc_array(a, w->p, nc, sizeof *np) : NULL;
-    uint32_t *nh = np ? st_realloc_array(a, w->heap, nc, sizeof *nh) : NULL;
-    if (np) w->p = np;
-    if (!nh) return 0;
-    w->heap = nh;
-    w->cap = nc;
-  }
-  w->p[w->np] = x;
-  ph_push(w->p, w->heap, hn, (uint32_t)w->np++);
-  return 1;
-}
-
-static int push_ig(const st_alloc *a, causes_ws *w, uint32_t id, uint32_t gap) {
-  if (w->nig == w->cap_ig) {
-    size_t nc = w->cap_ig ? w->cap_ig * 2 : 256;
-    id_gap *nv = nc < UINT32_MAX ? st_realloc_array(a, w->ig, nc, sizeof *nv) : NULL;
-    if (!nv) return 0;
-    w->ig = nv;
-    w->cap_ig = nc;
-  }
-  w->ig[w->nig++] = (id_gap){id, gap};
-  return 1;
-}
-
-static int credit(const st_alloc *a, causes_ws *w, const st_trace *t, const piece *x, int64_t len,
-                  uint32_t gap) {
-  uint32_t id = st_trace_rows(t, NULL)[x->row].name[x->index];
-  uint32_t s = w->slot[id];
-  if (!s) {
-    if (w->nacc == w->cap_acc) {
-      void *na = w->acc;
-      if (!st_grow32(a, &na, &w->cap_acc, w->nacc + 1, sizeof *w->acc, 64)) return 0;
-      w->acc = na;
-    }
-    memset(&w->acc[w->nacc], 0, sizeof w->acc[w->nacc]);
-    w->acc[w->nacc].id = id;
-    s = w->slot[id] = ++w->nacc;
-  }
-  cause_acc *c = &w->acc[s - 1];
-  c->ns += len;
-  if (c->last_gap != gap + 1) {
-    c->last_gap = gap + 1;
-    c->gaps++;
-    c->cur = 0;
-    if (!push_ig(a, w, id, gap)) return 0;
-  }
-  c->cur += len;
-  if (c->cur > c->best) {
-    c->best = c->cur;
-    c->best_gap = gap;
-    c->best_ref = (st_event_ref){x->row, x->index};
-  }
-  return 1;
-}
-
-static int cmp_acc(const void *x, const void *y) {
-  const cause_acc *a = x, *b = y;
-  if (a->ns != b->ns) return a->ns > b->ns ? -1 : 1;
-  return a->id < b->id ? -1 : a->id > b->id;
-}
-
-/* The gaps of the causes, one pass over the (name, gap) parts: a part goes
- * to its name's cause (w->slot: index + 1 into the sorted w->acc; the first
- * nnamed are named), else to "other" (nnamed), nothing recorded to
- * nnamed + 1; each cause's gaps once each, in time order, contiguous in
- * an->cgaps from first[t], count[t] of them. */
-static int bucket_gaps(st_analysis *an, const causes_ws *w, const ivlist *gl, uint32_t nnamed,
-                       uint32_t *first, uint32_t *count) {
-  uint32_t last[ST_ANALYZE_CAUSES + 2], pos[ST_ANALYZE_CAUSES + 2], nt = nnamed + 2;
-  uint64_t total = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    for (uint32_t t = 0; t < nt; t++) last[t] = UINT32_MAX;
-    for (size_t i = 0; i < w->nig; i++) {
-      const id_gap *x = &w->ig[i];
-      uint32_t t = x->id == UINT32_MAX ? nnamed + 1 : w->slot[x->id] - 1;
-      if (t > nnamed && x->id != UINT32_MAX) t = nnamed;
-      if (x->gap == last[t]) continue;
-      last[t] = x->gap;
-      if (pass == 0)
-        count[t]++, total++;
-      else
-        an->cgaps[pos[t]++] = (st_an_span){gl->v[x->gap].t0, gl->v[x->gap].t1};
-    }
-    if (pass == 0) {
-      if (total > UINT32_MAX - an->ncgaps) return 0;
-      uint32_t need = an->ncgaps + (uint32_t)total;
-      if (need > an->cap_cgaps) {
-        st_an_span *nv = st_realloc_array(&an->alloc, an->cgaps, need, sizeof *nv);
-        if (!nv) return 0;
-        an->cgaps = nv;
-        an->cap_cgaps = need;
-      }
-      for (uint32_t t = 0, at = an->ncgaps; t < nt; at += count[t++]) first[t] = pos[t] = at;
-    }
-  }
-  an->ncgaps += (uint32_t)total;
-  return 1;
-}
-
-static int push_cause(st_analysis *an, st_an_cause c) {
-  if (an->ncauses == an->cap_causes) {
-    void *nv = an->causes;
-    if (!st_grow32(&an->alloc, &nv, &an->cap_causes, an->ncauses + 1, sizeof *an->causes, 32))
-      return 0;
-    an->causes = nv;
-  }
-  an->causes[an->ncauses++] = c;
-  return 1;
-}
-
-/* Device d's idle causes (analyze.h) from its gaps gl and the host rows. */
-static st_code idle_causes(st_analysis *an, trace_ctx *c, uint32_t k, uint32_t d,
-                           const rowlist *host, const ivlist *gl, merger *m) {
-  const st_alloc *a = &an->alloc;
-  st_an_device *dev = &an->devices[d];
-  dev->first_cause = an->ncauses;
-  dev->causes = 0;
-  if (!gl->n) return ST_OK;
-  causes_ws w;
-  memset(&w, 0, sizeof w);
-  w.slot = st_calloc(a, c->ncls ? c->ncls : 1, sizeof *w.slot);
-  int ok = w.slot != NULL;
-  const st_row *rows = st_trace_rows(c->t, NULL);
-  /* one sweep in time over the gaps and the host slices (in start order
-   * through the merger): the active slices in a heap, the deepest on top
-   * (ended ones dropped when they come up) */
-  m_init(m, rows, host->v, host->n);
-  uint32_t pr = 0, pi = 0, hn = 0;
-  int has = m_next(m, &pr, &pi);
-  int64_t nothing = 0, nothing_best = 0;
-  uint32_t nothing_best_gap = 0;
-#define PENDING_START (rows[pr].start[pi])
-#define TAKE_UNTIL(x)                                                                              \
-  while (ok && has && PENDING_START <= (x)) {                                                      \
-    int64_t e_ = st_sat_add(rows[pr].start[pi], rows[pr].dur[pi]);                                 \
-    if (e_ > (x) && kind_at(an, c, k, pr, pi) != ST_KIND_WRAPPER)                                  \
-      ok = push_active(a, &w, &hn, (piece){rows[pr].start[pi], e_, 0, pr, pi, rows[pr].depth});    \
-    has = m_next(m, &pr, &pi);                                                                     \
-  }
-  for (uint32_t j = 0; ok && j < gl->n; j++) {
-    int64_t x = gl->v[j].t0, none_here = 0;
-    TAKE_UNTIL(x);
-    while (ok && x < gl->v[j].t1) {
-      while (hn && w.p[w.heap[0]].b <= x) ph_pop(w.p, w.heap, &hn);
-      int64_t nx = gl->v[j].t1;
-      if (has && PENDING_START < nx) nx = PENDING_START;
-      if (hn && w.p[w.heap[0]].b < nx) nx = w.p[w.heap[0]].b;
-      if (hn)
-        ok = credit(a, &w, c->t, &w.p[w.heap[0]], nx - x, j);
-      else
-        none_here += nx - x;
-      x = nx;
-      TAKE_UNTIL(x);
-    }
-    if (none_here && ok) ok = push_ig(a, &w, UINT32_MAX, j);
-    if (none_here) {
-      nothing += none_here;
-      if (none_here > nothing_best) nothing_best = none_here, nothing_best_gap = j;
-    }
-  }
-#undef TAKE_UNTIL
-#undef PENDING_START
-  if (ok) {
-    for (uint32_t i = 0; i < w.nacc; i++) c->blocked[w.acc[i].id] += w.acc[i].ns;
-    if (w.nacc) qsort(w.acc, w.nacc, sizeof *w.acc, cmp_acc);
-    for (uint32_t i = 0; i < w.nacc; i++) w.slot[w.acc[i].id] = i + 1;
-    uint32_t nnamed = w.nacc < ST_ANALYZE_CAUSES ? w.nacc : ST_ANALYZE_CAUSES;
-    uint32_t gfirst[ST_ANALYZE_CAUSES + 2], gcount[ST_ANALYZE_CAUSES + 2] = {0};
-    ok = bucket_gaps(an, &w, gl, nnamed, gfirst, gcount);
-    int64_t other = 0;
-    uint32_t other_gap = 0;
-    int64_t other_best = 0;
-    for (uint32_t i = 0; ok && i < w.nacc; i++) {
-      const cause_acc *x = &w.acc[i];
-      if (i >= ST_ANALYZE_CAUSES) {
-        other += x->ns;
-        if (x->best > other_best) other_best = x->best, other_gap = x->best_gap;
-        continue;
-      }
-      st_an_cause cs;
-      memset(&cs, 0, sizeof cs);
-      cs.device = d;
-      cs.what = ST_CAUSE_SLICE;
-      cs.ref = x->best_ref;
-      st_event_ref p;
-      if (parent_of(c->t, x->best_ref.row, x->best_ref.index, &p) &&
-          kind_at(an, c, k, p.row, p.index) != ST_KIND_WRAPPER) {
-        cs.has_parent = 1;
-        cs.parent = p;
-      }
-      cs.ns = x->ns;
-      cs.gap_t0_ns = gl->v[x->best_gap].t0;
-      cs.gap_t1_ns = gl->v[x->best_gap].t1;
-      cs.first_gap = gfirst[i];
-      cs.gaps = gcount[i];
-      ok = push_cause(an, cs);
-    }
-    if (ok && other) {
-      st_an_cause cs = {.device = d, .what = ST_CAUSE_OTHER, .ns = other};
-      cs.gap_t0_ns = gl->v[other_gap].t0;
-      cs.gap_t1_ns = gl->v[other_gap].t1;
-      cs.first_gap = gfirst[nnamed];
-      cs.gaps = gcount[nnamed];
-      ok = push_cause(an, cs);
-    }
-    if (ok && nothing) {
-      st_an_cause cs = {.device = d, .what = ST_CAUSE_NOTHING, .ns = nothing};
-      cs.gap_t0_ns = gl->v[nothing_best_gap].t0;
-      cs.gap_t1_ns = gl->v[nothing_best_gap].t1;
-      cs.first_gap = gfirst[nnamed + 1];
-      cs.gaps = gcount[nnamed + 1];
-      ok = push_cause(an, cs);
-    }
-    dev->causes = an->ncauses - dev->first_cause;
-  }
-  st_free(a, w.p);
-  st_free(a, w.ig);
-  st_free(a, w.heap);
-  st_free(a, w.slot);
-  st_free(a, w.acc);
-  return ok ? ST_OK : ST_ERR_NOMEM;
-}
-
-/* ---- launchers ---------------------------------------------------------- */
-
-/* The host op that launched kernel i of row `row` through a flow into it
- * (analyze.h), or 0 (then the XLA op over it: op_extras). */
-static int launcher(const st_analysis *an, const trace_ctx *c, uint32_t k, uint32_t row, uint32_t i,
-                    uint32_t *name) {
-  const st_trace *t = c->t;
-  uint32_t nr, first;
-  const st_row *rows = st_trace_rows(t, &nr);
-  if (st_trace_flows_to(t, row, i, i + 1, &first)) {
-    const st_flow *f = &st_trace_flows(t, NULL)[st_trace_flows_in(t, NULL)[first]];
-    st_event_ref at = {f->from_row, f->from_index};
-    uint8_t kd = kind_at(an, c, k, at.row, at.index);
-    if (kd == ST_KIND_KERNEL || kd == ST_KIND_HOST) {
-      *name = rows[at.row].name[at.index];
-      return 1;
-    }
-    /* a runtime call (or an annotation): its innermost enclosing host op */
-    st_event_ref p = at;
-    while (parent_of(t, p.row, p.index, &p)) {
-      uint8_t pk = kind_at(an, c, k, p.row, p.index);
-      if (pk == ST_KIND_WRAPPER) break;
-      if (pk == ST_KIND_HOST) {
-        *name = rows[p.row].name[p.index];
-        return 1;
-      }
-    }
-    *name = rows[at.row].name[at.index];
-    return 1;
-  }
-  return 0;
-}
-
-#define LAUNCH_CANDIDATES 8
-
-typedef struct launch_count {
-  const char *name;
-  size_t len;
-  uint64_t count;
-} launch_count;
-
-/* FNV-1a of a name (the table of kept rows by name). */
-static uint64_t name_hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return h;
-}
-
-/* An open-addressing table of the kernel and runtime rows by name: cap a
- * power of two > 2 x rows; slot value row + 1 (0 empty). */
-static uint32_t *rows_by_name(const st_alloc *a, const st_opstat *ops, uint32_t n, uint32_t *cap) {
-  uint32_t c = 16;
-  while (c < 2u * n + 2 && c < (1u << 31)) c *= 2;
-  uint32_t *t = st_calloc(a, c, sizeof *t);
-  if (!t) return NULL;
-  for (uint32_t i = 0; i < n; i++) {
-    if (ops[i].kind != ST_KIND_KERNEL && ops[i].kind != ST_KIND_RUNTIME) continue;
-    uint32_t h = (uint32_t)name_hash(ops[i].name, ops[i].name_len) & (c - 1);
-    while (t[h]) h = (h + 1) & (c - 1);
-    t[h] = i + 1;
-  }
-  *cap = c;
-  return t;
-}
-
-/* The kernel or runtime row named s[0, l), or -1. */
-static int64_t row_named(const uint32_t *t, uint32_t cap, const st_opstat *ops, const char *s,
-                         size_t l) {
-  uint32_t h = (uint32_t)name_hash(s, l) & (cap - 1);
-  for (; t[h]; h = (h + 1) & (cap - 1)) {
-    const st_opstat *o = &ops[t[h] - 1];
-    if (o->name_len == l && (l == 0 || memcmp(o->name, s, l) == 0)) return t[h] - 1;
-  }
-  return -1;
-}
-
-/* Launchers of the kernels kept and the runtime calls' blocked time. */
-static st_code op_extras(st_analysis *an, const trace_ctx *ctx) {
-  const st_alloc *a = &an->alloc;
-  uint32_t nops;
-  const st_opstat *ops = st_opstats_rows(an->ops, &nops);
-  an->op_extra = st_calloc(a, nops ? nops : 1, sizeof *an->op_extra);
-  launch_count *lc = st_calloc(a, (size_t)(nops ? nops : 1) * LAUNCH_CANDIDATES, sizeof *lc);
-  uint32_t tcap = 0, *table = rows_by_name(a, ops, nops, &tcap);
-  if (!an->op_extra || !lc || !table) {
-    st_free(a, lc);
-    st_free(a, table);
-    return ST_ERR_NOMEM;
-  }
-  st_code rc = ST_OK;
-  for (uint32_t k = 0; rc == ST_OK && k < an->n; k++) {
-    const trace_ctx *c = &ctx[k];
-    const st_strtab *strs = st_trace_strings(c->t);
-    uint32_t ndev = 0;
-    for (uint32_t d = 0; d < an->ndevices; d++) ndev += an->devices[d].trace == k;
-    uint32_t *slot = st_calloc(a, c->ncls ? c->ncls : 1, sizeof *slot);
-    if (!slot) {
-      rc = ST_ERR_NOMEM;
-      break;
-    }
-    int any = 0;
-    for (uint32_t id = 0; id < c->ncls; id++) { /* each string once: is it a row's name? */
-      size_t l;
-      const char *nm = st_strtab_get(strs, id, &l);
-      int64_t i = row_named(table, tcap, ops, nm, l);
-      if (i < 0) continue;
-      if (ops[i].kind == ST_KIND_RUNTIME) {
-        an->op_extra[i].blocked_ns += c->blocked[id];
-        an->op_extra[i].devices += ndev;
-        continue;
-      }
-      slot[id] = (uint32_t)i + 1;
-      any = 1;
-    }
-    uint32_t nr, nt, np;
-    const st_row *rows = st_trace_rows(c->t, &nr);
-    const st_track *tracks = st_trace_tracks(c->t, &nt);
-    st_trace_processes(c->t, &np);
-    uint32_t nflows;
-    st_trace_flows(c->t, &nflows);
-    /* each process's "XLA Ops" line (UINT32_MAX: none) */
-    uint32_t *xla = any ? st_calloc(a, np ? np : 1, sizeof *xla) : NULL;
-    if (any && !xla) {
-      st_free(a, slot);
-      rc = ST_ERR_NOMEM;
-      break;
-    }
-    for (uint32_t p = 0; xla && p < np; p++) xla[p] = UINT32_MAX;
-    for (uint32_t tk = 0; xla && tk < nt; tk++) {
-      size_t l;
-      const char *tn = st_strtab_get(strs, tracks[tk].name, &l);
-      if (tracks[tk].kind == ST_TRACK_SLICES && tracks[tk].row_count && eq(tn, l, "XLA Ops") &&
-          xla[tracks[tk].process] == UINT32_MAX)
-        xla[tracks[tk].process] = tk;
-    }
-    for (uint32_t r = 0; any && r < nr; r++) {
-      if (c->rowk[r] != ROW_DEVICE) continue;
-      uint32_t xt = xla[tracks[rows[r].track].process];
-      const st_row *xr =
-          xt != UINT32_MAX && xt != rows[r].track ? &rows[tracks[xt].first_row] : NULL;
-      uint32_t cur = 0; /* in xr: the first op not ended before the event */
-      for (uint32_t i = 0; i < rows[r].count; i++) {
-        uint32_t id = rows[r].name[i], s = id < c->ncls ? slot[id] : 0, who;
-        if (!s) continue;
-        int found = nflows && launcher(an, c, k, r, i, &who);
-        if (!found && xr) { /* the XLA op over its start */
-          int64_t t0 = rows[r].start[i];
-          while (cur < xr->count && st_sat_add(xr->start[cur], xr->dur[cur]) <= t0) cur++;
-          if (cur < xr->count && xr->start[cur] <= t0) who = xr->name[cur], found = 1;
-        }
-        if (!found) continue;
-        size_t l;
-        const char *nm = st_strtab_get(strs, who, &l);
-        launch_count *v = &lc[(size_t)(s - 1) * LAUNCH_CANDIDATES];
-        for (int q = 0; q < LAUNCH_CANDIDATES; q++) {
-          if (!v[q].name) {
-            v[q] = (launch_count){nm, l, 1};
-            break;
-          }
-          if (v[q].len == l && memcmp(v[q].name, nm, l) == 0) {
-            v[q].count++;
-            break;
-          }
-        }
-      }
-    }
-    st_free(a, slot);
-    st_free(a, xla);
-  }
-  for (uint32_t i = 0; rc == ST_OK && i < nops; i++) {
-    const launch_count *v = &lc[(size_t)i * LAUNCH_CANDIDATES];
-    int best = -1;
-    for (int q = 0; q < LAUNCH_CANDIDATES && v[q].name; q++) /* ties: the first in bytes */
-      if (best < 0 || v[q].count > v[best].count ||
-          (v[q].count == v[best].count &&
-           (memcmp(v[q].name, v[best].name, v[q].len < v[best].len ? v[q].len : v[best].len) < 0 ||
-            (memcmp(v[q].name, v[best].name, v[q].len < v[best].len ? v[q].len : v[best].len) ==
-                 0 &&
-             v[q].len < v[best].len))))
-        best = q;
-    if (best >= 0) {
-      an->op_extra[i].launched_by = v[best].name;
-      an->op_extra[i].launched_by_len = v[best].len;
-    }
-  }
-  st_free(a, lc);
-  st_free(a, table);
-  return rc;
-}
-
-/* ==== 6. stragglers, ops, build ========================================== */
 
 static st_code stragglers(st_analysis *an) {
   const st_alloc *a = &an->alloc;
@@ -1567,9 +716,9 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     size_t l;
     const char *s = same ? NULL : st_strtab_get(strs, i, &l);
     c->cls[i] = same ? (uint8_t)(same->cls[i] & ~MARKER) : string_class(s, l);
-    c->kcls[i] = same ? same->kcls[i] : kind_class(s, l);
+    c->kcls[i] = same ? same->kcls[i] : an_kind_class(s, l);
   }
-  st_code rc = find_steps(an, c, k, o);
+  st_code rc = an_find_steps(an, c, k, o);
   if (rc != ST_OK) return rc;
   an->source[k] = c->source;
   uint32_t np, nt, nr;
@@ -1616,9 +765,9 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     const char *pn = st_strtab_get(s, ps[tracks[tk].process].name, &l);
     size_t tl;
     const char *tn = st_strtab_get(s, tracks[tk].name, &tl);
-    uint8_t rk = eq(tn, tl, "Steps") || eq(tn, tl, "XLA Modules") ? ROW_WRAPPER
-                 : eq(tn, tl, "XLA Ops")                          ? ROW_DEVICE
-                                                                  : ROW_DEVICE_OTHER;
+    uint8_t rk = an_eq(tn, tl, "Steps") || an_eq(tn, tl, "XLA Modules") ? ROW_WRAPPER
+                 : an_eq(tn, tl, "XLA Ops")                             ? ROW_DEVICE
+                                                                        : ROW_DEVICE_OTHER;
     int device_process = has_ci(pn, l, "/device:");
     for (uint32_t r = tracks[tk].first_row; r < tracks[tk].first_row + tracks[tk].row_count; r++)
       c->rowk[r] = is_dev_row[r] ? ROW_DEVICE : device_process ? rk : ROW_HOST;
@@ -1652,7 +801,8 @@ static st_code analyze_trace(st_analysis *an, uint32_t k, const st_analyze_opts 
     device_rows(a, t, dv->process, &dev, &kin, &nomem);
     ivlist all = {a, NULL, 0, 0, 0};
     if (!nomem && analyze_device(an, c, k, dv, &dev, &m, &all) != ST_OK) nomem = 1;
-    if (!nomem && !all.nomem && idle_causes(an, c, k, d, host_of_k, &all, &m) != ST_OK) nomem = 1;
+    if (!nomem && !all.nomem && an_idle_causes(an, c, k, d, host_of_k, &all, &m) != ST_OK)
+      nomem = 1;
     if (all.nomem) nomem = 1;
     st_free(a, all.v);
   }
@@ -1718,7 +868,7 @@ st_analysis *st_analyze(const st_alloc *alloc, const st_trace *const *traces, ui
   }
   if (rc == ST_OK) rc = stragglers(an);
   if (rc == ST_OK && !o.no_ops) rc = op_stats(an, &o, ctx, err);
-  if (rc == ST_OK && !o.no_ops) rc = op_extras(an, ctx);
+  if (rc == ST_OK && !o.no_ops) rc = an_op_extras(an, ctx);
   if (rc == ST_OK && !(an->mem = st_memory_analyze(&al, traces, n, err))) rc = ST_ERR_NOMEM;
   for (uint32_t k = 0; ctx && k < n; k++) {
     free_ctx(&al, &ctx[k]);
