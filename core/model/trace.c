@@ -5,6 +5,7 @@
  *   2. builder API (find-or-create, add events, flow points, end srcs)
  *   3. finish: origin, ordering, struct-of-arrays rows, counters, end srcs
  *   4. trace accessors (end-src and flow lookups by binary search)
+ * (merged traces, a profile's files on one timeline: trace_merge.c)
  *
  * Memory. While importing, events, counter samples, flow points and end
  * srcs are staged as compact records (trace_internal.h: ~10 bytes per
@@ -77,45 +78,6 @@ struct st_builder {
   size_t mem_count;
   st_block *blocks; /* st_builder_blocks */
   size_t block_count;
-};
-
-struct st_trace {
-  st_alloc alloc;
-  st_strtab *strings;
-  st_process *procs;
-  uint32_t proc_count;
-  st_track *tracks;
-  uint32_t track_count;
-  st_row *rows;
-  uint32_t row_count;
-  st_counter *counters;
-  uint32_t counter_count;
-  /* columns: one block per output track: a slice track's start, dur, src,
-   * name, cat, flags of its events in that order, a counter track's ts and
-   * value; each made as the builder frees that track's staging */
-  void **col;
-  uint32_t col_count;
-  size_t ev_count;
-  size_t cs_count;
-  int64_t origin, duration;
-  st_flow *flows;     /* sorted by (from_row, from_index, to_row, to_index) */
-  uint32_t *flows_in; /* indices into flows sorted by destination */
-  uint32_t flow_count;
-  st_flow_info flow_info;
-  st_end_src *ends; /* sorted by src, unique */
-  size_t end_count;
-  st_frames *frames; /* the builder's, sealed; NULL if no samples */
-  st_mem_event *mem; /* the builder's memory events, NULL if none */
-  size_t mem_count;
-  st_block *blocks; /* the builder's blocks, sorted by src; NULL if none */
-  size_t block_count;
-  size_t bytes;
-  int own_strings; /* 0: a shared table (st_builder_create_shared) or a merged trace's */
-  int64_t shift;   /* ns every time was moved by since finish (st_trace_merge) */
-  /* a merged trace (section 5): its parts; its own arrays are the merged
-   * processes, tracks, rows, counters and flows (columns are the parts') */
-  st_trace_part *parts;
-  uint32_t part_count;
 };
 
 static uint32_t hash64(uint64_t x) {
@@ -1058,7 +1020,7 @@ void st_trace_flow_info(const st_trace *t, st_flow_info *out) {
     memset(out, 0, sizeof *out);
 }
 
-/* ==== 5. merged traces =================================================== */
+/* ---- the parts of a merged trace (built by trace_merge.c) --------------- */
 
 const st_trace_part *st_trace_parts(const st_trace *t, uint32_t *count) {
   if (count) *count = t ? t->part_count : 0;
@@ -1099,191 +1061,3 @@ int64_t st_trace_row_origin_ns(const st_trace *t, uint32_t row) {
 }
 
 int64_t st_trace_shift_ns(const st_trace *t) { return t ? t->shift : 0; }
-
-/* Adds delta to every time of a plain trace (its columns are its own). */
-static void shift_columns(st_trace *t, int64_t delta) {
-  if (!delta) return;
-  for (uint32_t r = 0; r < t->row_count; r++) {
-    int64_t *start = (int64_t *)t->rows[r].start; /* the trace owns its columns */
-    for (uint32_t i = 0; i < t->rows[r].count; i++) start[i] += delta;
-  }
-  for (uint32_t c = 0; c < t->counter_count; c++) {
-    int64_t *ts = (int64_t *)t->counters[c].ts; /* the trace owns its columns */
-    for (uint32_t i = 0; i < t->counters[c].count; i++) ts[i] += delta;
-  }
-  t->origin -= delta;
-  t->shift += delta;
-}
-
-/* 1 if moving a trace of duration dur to offset off stays inside int64 with
- * room to spare (times are added to and subtracted from freely). */
-static int offset_ok(int64_t off, int64_t dur) {
-  const int64_t lim = INT64_MAX / 4;
-  return off > -lim && off < lim && dur < lim - (off > 0 ? off : 0);
-}
-
-/* Normalises offsets (smallest 0) into out; 0 if out of range. */
-static int normalise(const st_trace_part *parts, uint32_t n, const int64_t *in, int64_t *out) {
-  int64_t lo = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    if (!offset_ok(in[k], parts[k].trace->duration)) return 0;
-    if (k == 0 || in[k] < lo) lo = in[k];
-  }
-  for (uint32_t k = 0; k < n; k++) out[k] = in[k] - lo;
-  return 1;
-}
-
-static void merged_extent(st_trace *m) {
-  int64_t end = 0;
-  for (uint32_t k = 0; k < m->part_count; k++) {
-    int64_t e = m->parts[k].offset_ns + m->parts[k].trace->duration;
-    if (e > end) end = e;
-  }
-  m->duration = end;
-  m->origin = m->part_count ? m->parts[0].trace->origin : 0;
-}
-
-st_code st_trace_merge_set_offsets(st_trace *t, const int64_t *offsets, int64_t *deltas) {
-  if (!t || !t->parts || !offsets) return ST_ERR_ARG;
-  int64_t stack[16], *norm = stack;
-  if (t->part_count > 16) {
-    norm = st_calloc(&t->alloc, t->part_count, sizeof *norm);
-    if (!norm) return ST_ERR_NOMEM;
-  }
-  st_code rc = ST_OK;
-  if (!normalise(t->parts, t->part_count, offsets, norm)) {
-    rc = ST_ERR_ARG;
-  } else {
-    for (uint32_t k = 0; k < t->part_count; k++) {
-      st_trace_part *p = &t->parts[k];
-      int64_t delta = norm[k] - p->offset_ns;
-      shift_columns(p->trace, delta);
-      p->offset_ns = norm[k];
-      if (deltas) deltas[k] = delta;
-    }
-    merged_extent(t);
-  }
-  if (norm != stack) st_free(&t->alloc, norm);
-  return rc;
-}
-
-static st_trace *merge_fail(st_trace *m, st_error *err, st_code code, const char *what) {
-  st_error_set(err, code, 0, what);
-  st_trace_destroy(m);
-  return NULL;
-}
-
-st_trace *st_trace_merge(const st_alloc *a, st_trace *const *parts, const uint32_t *names,
-                         const int64_t *offsets, uint32_t n, st_error *err) {
-  st_alloc al = a ? *a : (st_alloc){0};
-  if (err) st_error_set(err, ST_OK, 0, "");
-  if (!parts || !n) {
-    st_error_set(err, ST_ERR_ARG, 0, "no traces to merge");
-    return NULL;
-  }
-  uint64_t np = 0, nt = 0, nr = 0, nc = 0, nf = 0, nev = 0, ncs = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    const st_trace *p = parts[k];
-    if (!p || p->parts || p->strings != parts[0]->strings) {
-      st_error_set(err, ST_ERR_ARG, 0, "merged traces must be plain and share one string table");
-      return NULL;
-    }
-    for (uint32_t j = 0; j < k; j++)
-      if (parts[j] == p) {
-        st_error_set(err, ST_ERR_ARG, 0, "a trace can be merged only once");
-        return NULL;
-      }
-    np += p->proc_count, nt += p->track_count, nr += p->row_count, nc += p->counter_count;
-    nf += p->flow_count, nev += p->ev_count, ncs += p->cs_count;
-  }
-  if (np >= UINT32_MAX || nt >= UINT32_MAX || nr >= UINT32_MAX || nc >= UINT32_MAX ||
-      nf >= UINT32_MAX) {
-    st_error_set(err, ST_ERR_LIMIT, 0, "too many rows to merge (2^32)");
-    return NULL;
-  }
-  st_trace *m = st_calloc(&al, 1, sizeof *m);
-  if (!m) {
-    st_error_set(err, ST_ERR_NOMEM, 0, "out of memory merging traces");
-    return NULL;
-  }
-  m->alloc = al;
-  m->strings = parts[0]->strings;
-  m->part_count = n;
-  m->parts = st_calloc(&al, n, sizeof *m->parts);
-  m->procs = st_calloc(&al, np + 1, sizeof *m->procs);
-  m->tracks = st_calloc(&al, nt + 1, sizeof *m->tracks);
-  m->rows = st_calloc(&al, nr + 1, sizeof *m->rows);
-  m->counters = st_calloc(&al, nc + 1, sizeof *m->counters);
-  m->flows = st_calloc(&al, nf + 1, sizeof *m->flows);
-  m->flows_in = st_calloc(&al, nf + 1, sizeof *m->flows_in);
-  if (!m->parts || !m->procs || !m->tracks || !m->rows || !m->counters || !m->flows || !m->flows_in)
-    return merge_fail(m, err, ST_ERR_NOMEM, "out of memory merging traces");
-  uint32_t pb = 0, tb = 0, rb = 0, cb = 0, fb = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    st_trace *p = parts[k];
-    st_trace_part *pt = &m->parts[k];
-    *pt = (st_trace_part){p,       names ? names[k] : ST_STR_EMPTY,
-                          pb,      p->proc_count,
-                          tb,      p->track_count,
-                          rb,      p->row_count,
-                          cb,      p->counter_count,
-                          fb,      p->flow_count,
-                          p->shift};
-    for (uint32_t i = 0; i < p->proc_count; i++) {
-      st_process q = p->procs[i];
-      q.first_track += tb;
-      m->procs[pb + i] = q;
-    }
-    for (uint32_t i = 0; i < p->track_count; i++) {
-      st_track q = p->tracks[i];
-      q.process += pb;
-      q.first_row += rb;
-      if (q.kind == ST_TRACK_COUNTER) q.counter += cb;
-      m->tracks[tb + i] = q;
-    }
-    for (uint32_t i = 0; i < p->row_count; i++) {
-      st_row q = p->rows[i];
-      q.track += tb;
-      m->rows[rb + i] = q;
-    }
-    for (uint32_t i = 0; i < p->counter_count; i++) {
-      st_counter q = p->counters[i];
-      q.track += tb;
-      m->counters[cb + i] = q;
-    }
-    /* rows only grow from part to part: both flow orders stay sorted */
-    for (uint32_t i = 0; i < p->flow_count; i++) {
-      st_flow f = p->flows[i];
-      f.from_row += rb;
-      f.to_row += rb;
-      m->flows[fb + i] = f;
-      m->flows_in[fb + i] = p->flows_in[i] + fb;
-    }
-    m->flow_info.bound += p->flow_info.bound;
-    m->flow_info.unmatched += p->flow_info.unmatched;
-    m->flow_info.unbound += p->flow_info.unbound;
-    pb += p->proc_count, tb += p->track_count, rb += p->row_count, cb += p->counter_count;
-    fb += p->flow_count;
-  }
-  m->proc_count = pb, m->track_count = tb, m->row_count = rb, m->counter_count = cb;
-  m->flow_count = fb;
-  m->ev_count = (size_t)nev;
-  m->cs_count = 0; /* the columns are the parts' (col stays NULL); samples'
-                    * frames are each part's own (st_trace_row_frames) */
-  m->bytes = sizeof *m + (size_t)n * sizeof *m->parts + (size_t)(np + 1) * sizeof *m->procs +
-             (size_t)(nt + 1) * sizeof *m->tracks + (size_t)(nr + 1) * sizeof *m->rows +
-             (size_t)(nc + 1) * sizeof *m->counters +
-             (size_t)(nf + 1) * (sizeof *m->flows + sizeof *m->flows_in);
-  int64_t stack[16], *want = stack;
-  if (n > 16) {
-    want = st_calloc(&al, n, sizeof *want);
-    if (!want) return merge_fail(m, err, ST_ERR_NOMEM, "out of memory merging traces");
-  }
-  for (uint32_t k = 0; k < n; k++) want[k] = offsets ? offsets[k] : 0;
-  st_code rc = st_trace_merge_set_offsets(m, want, NULL);
-  if (want != stack) st_free(&al, want);
-  if (rc != ST_OK) return merge_fail(m, err, rc, "trace offsets out of range");
-  /* event counts: the parts' samples count too (st_trace_event_count) */
-  m->ev_count = (size_t)(nev + ncs);
-  return m;
-}

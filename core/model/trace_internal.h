@@ -1,5 +1,5 @@
 /* trace_internal.h: what the pieces of the trace builder share (private to
- * trace.c, trace_stage.c, trace_layout.c and trace_flows.c, and the unit
+ * trace.c, trace_stage.c, trace_layout.c, trace_flows.c and trace_merge.c, and the unit
  * test of its codecs and sorts, tests/unit/test_builder_memory.c).
  *
  * trace.c owns the builder and the model. While importing, it stages what
@@ -22,6 +22,7 @@
  *   trace.c -> trace_flows.c, trace_layout.c -> trace_stage.c (growing
  *              arrays, index sorts, staged byte blocks)
  *   trace.c -> trace_stage.c
+ *   trace_merge.c -> trace.c (the model's accessors)
  */
 #ifndef STRATA_TRACE_INTERNAL_H
 #define STRATA_TRACE_INTERNAL_H
@@ -404,5 +405,46 @@ int st_tflow_bind(tflow *w, tpoints *pts, const tcols *c, size_t n, const uint32
 int st_tflow_build(tflow *w, const st_alloc *a, st_flow **flows, uint32_t **flows_in,
                    uint32_t *count, st_flow_info *info);
 void st_tflow_free(tflow *w);
+
+/* ---- the model (trace.c builds it; trace_merge.c joins traces) ---------- */
+
+struct st_trace {
+  st_alloc alloc;
+  st_strtab *strings;
+  st_process *procs;
+  uint32_t proc_count;
+  st_track *tracks;
+  uint32_t track_count;
+  st_row *rows;
+  uint32_t row_count;
+  st_counter *counters;
+  uint32_t counter_count;
+  /* columns: one block per output track: a slice track's start, dur, src,
+   * name, cat, flags of its events in that order, a counter track's ts and
+   * value; each made as the builder frees that track's staging */
+  void **col;
+  uint32_t col_count;
+  size_t ev_count;
+  size_t cs_count;
+  int64_t origin, duration;
+  st_flow *flows;     /* sorted by (from_row, from_index, to_row, to_index) */
+  uint32_t *flows_in; /* indices into flows sorted by destination */
+  uint32_t flow_count;
+  st_flow_info flow_info;
+  st_end_src *ends; /* sorted by src, unique */
+  size_t end_count;
+  st_frames *frames; /* the builder's, sealed; NULL if no samples */
+  st_mem_event *mem; /* the builder's memory events, NULL if none */
+  size_t mem_count;
+  st_block *blocks; /* the builder's blocks, sorted by src; NULL if none */
+  size_t block_count;
+  size_t bytes;
+  int own_strings; /* 0: a shared table (st_builder_create_shared) or a merged trace's */
+  int64_t shift;   /* ns every time was moved by since finish (st_trace_merge) */
+  /* a merged trace (trace_merge.c): its parts; its own arrays are the merged
+   * processes, tracks, rows, counters and flows (columns are the parts') */
+  st_trace_part *parts;
+  uint32_t part_count;
+};
 
 #endif
