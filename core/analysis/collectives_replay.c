@@ -9,6 +9,7 @@
 
 #include "analyze_internal.h"
 #include "collectives_internal.h"
+#include "merge_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,19 +133,10 @@ static int cmp_step_inst(const void *p, const void *q, const inst *in) {
   return (a->coll > b->coll) - (a->coll < b->coll);
 }
 
-/* qsort without a context argument: insertion into runs, then merge. */
-static void sort_idx(uint32_t *v, uint32_t n, uint32_t *tmp, const inst *in) {
-  for (uint32_t w = 1; w < n; w *= 2) {
-    for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-      uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      uint32_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) tmp[k++] = cmp_step_inst(&v[j], &v[i], in) < 0 ? v[j++] : v[i++];
-      while (i < mid) tmp[k++] = v[i++];
-      while (j < hi) tmp[k++] = v[j++];
-    }
-    memcpy(v, tmp, (size_t)n * sizeof *v);
-  }
+static inline int step_inst_less(const inst *in, const uint32_t *a, const uint32_t *b) {
+  return cmp_step_inst(a, b, in) < 0;
 }
+ST_DEFINE_MERGE_SORT_CTX(sort_idx, uint32_t, const inst *, step_inst_less)
 
 static int cmp_end(const void *p, const void *q, const st_coll *cl) {
   const st_coll *a = &cl[*(const uint32_t *)p], *b = &cl[*(const uint32_t *)q];
@@ -191,7 +183,7 @@ st_code coll_replays(st_collectives *c) {
     slot_of[i] = UINT32_MAX;
     if (c->in[i].step != 0) idx[n++] = i;
   }
-  sort_idx(idx, n, tmp, c->in);
+  sort_idx(c->in, idx, tmp, n);
   for (uint32_t lo = 0; lo < n;) {
     int64_t step = c->in[idx[lo]].step;
     uint32_t hi = lo;

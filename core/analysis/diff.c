@@ -20,6 +20,7 @@
 #include "analyze.h"
 #include "bisect.h"
 #include "json_out.h"
+#include "merge_sort.h"
 #include "stat_tests.h"
 
 #include <math.h>
@@ -707,38 +708,19 @@ static int cmp_rows(st_diff_col col, int desc, const st_diff_row *a, const st_di
   return k;
 }
 
-/* Bottom-up merge sort (stable; qsort has no context argument in C11). */
+typedef struct sort_by {
+  st_diff_col col;
+  int desc;
+} sort_by;
+static inline int row_less(const sort_by *by, const st_diff_row *a, const st_diff_row *b) {
+  return cmp_rows(by->col, by->desc, a, b) < 0;
+}
+ST_DEFINE_MERGE_SORT_CTX(sort_rows, st_diff_row, const sort_by *, row_less)
+
 void st_diff_sort(st_diff *d, st_diff_col col, int descending) {
   if (!d || d->count < 2 || col < 0 || col >= ST_DIFF_COL_COUNT_) return;
-  uint32_t n = d->count;
-  st_diff_row *tmp = st_malloc(&d->alloc, (size_t)n * sizeof *tmp);
-  if (!tmp) { /* insertion sort: slow but correct without memory */
-    for (uint32_t i = 1; i < n; i++) {
-      st_diff_row x = d->rows[i];
-      uint32_t k = i;
-      while (k > 0 && cmp_rows(col, descending, &d->rows[k - 1], &x) > 0) {
-        d->rows[k] = d->rows[k - 1];
-        k--;
-      }
-      d->rows[k] = x;
-    }
-    return;
-  }
-  st_diff_row *src = d->rows, *dst = tmp;
-  for (uint32_t w = 1; w<n; w = w> n / 2 ? n : w * 2) {
-    for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-      uint32_t mid = lo + w < n ? lo + w : n, hi = mid + w < n ? mid + w : n;
-      uint32_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi)
-        dst[k++] = cmp_rows(col, descending, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
-    }
-    st_diff_row *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != d->rows) memcpy(d->rows, src, (size_t)n * sizeof *tmp);
+  st_diff_row *tmp = st_malloc(&d->alloc, (size_t)d->count * sizeof *tmp); /* NULL: in place */
+  sort_rows(&(sort_by){col, descending}, d->rows, tmp, d->count);
   st_free(&d->alloc, tmp);
 }
 

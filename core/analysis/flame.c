@@ -20,6 +20,7 @@
  */
 #include "flame.h"
 
+#include "merge_sort.h"
 #include "query.h"
 #include "u64map.h"
 
@@ -378,28 +379,10 @@ static int child_before(const sort_ctx *c, uint32_t x, uint32_t y) {
   return x < y;
 }
 
-/* insertion sort for short lists, merge sort otherwise (stable, O(n log n)) */
-static void sort_children(const sort_ctx *c, uint32_t *v, uint32_t *tmp, uint32_t n) {
-  if (n < 16) {
-    for (uint32_t i = 1; i < n; i++) {
-      uint32_t x = v[i], j = i;
-      while (j && child_before(c, x, v[j - 1])) {
-        v[j] = v[j - 1];
-        j--;
-      }
-      v[j] = x;
-    }
-    return;
-  }
-  uint32_t h = n / 2;
-  sort_children(c, v, tmp, h);
-  sort_children(c, v + h, tmp, n - h);
-  uint32_t a = 0, b = h, o = 0;
-  while (a < h && b < n) tmp[o++] = child_before(c, v[b], v[a]) ? v[b++] : v[a++];
-  while (a < h) tmp[o++] = v[a++];
-  while (b < n) tmp[o++] = v[b++];
-  memcpy(v, tmp, (size_t)n * sizeof *v);
+static inline int child_less(const sort_ctx *c, const uint32_t *x, const uint32_t *y) {
+  return child_before(c, *x, *y);
 }
+ST_DEFINE_MERGE_SORT_CTX(sort_children, uint32_t, const sort_ctx *, child_less)
 
 static int contrib_less(const void *x, const void *y) {
   const contrib *a = x, *b = y;

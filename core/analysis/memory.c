@@ -3,6 +3,7 @@
 #include "memory.h"
 
 #include "bisect.h"
+#include "merge_sort.h"
 
 #include "u64map.h"
 
@@ -76,17 +77,8 @@ static int group_before(const st_strtab *strs, const st_mem_group *x, const st_m
   return c ? c < 0 : la < lb;
 }
 
-/* stable merge sort of v[0, n) (tmp holds n): bytes descending, then name */
-static void sort_groups(const st_strtab *strs, st_mem_group *v, st_mem_group *tmp, size_t n) {
-  if (n < 2) return;
-  size_t h = n / 2, i = 0, j = h, k = 0;
-  sort_groups(strs, v, tmp, h);
-  sort_groups(strs, v + h, tmp, n - h);
-  while (i < h && j < n) tmp[k++] = group_before(strs, &v[j], &v[i]) ? v[j++] : v[i++];
-  while (i < h) tmp[k++] = v[i++];
-  while (j < n) tmp[k++] = v[j++];
-  memcpy(v, tmp, n * sizeof *v);
-}
+/* bytes descending, then name (stable) */
+ST_DEFINE_MERGE_SORT_CTX(sort_groups, st_mem_group, const st_strtab *, group_before)
 
 /* groups the allocations recs[i] that keep(i) by op, appends them sorted
  * (at most limit) to m->groups; returns the first group's index */

@@ -22,6 +22,7 @@
 #include "draw.h"
 
 #include "bisect.h"
+#include "merge_sort.h"
 #include "utf8.h"
 
 #include <math.h>
@@ -659,17 +660,7 @@ static void block_index_free(st_block_index *x, const st_alloc *a) {
 static int iv_less(const bix_iv *x, const bix_iv *y) {
   return x->prow != y->prow ? x->prow < y->prow : x->start < y->start;
 }
-static void sort_iv(bix_iv *v, bix_iv *tmp, size_t n) { /* merge sort */
-  if (n < 2) return;
-  size_t h = n / 2, i = 0, j = h, k = 0;
-  sort_iv(v, tmp, h);
-  sort_iv(v + h, tmp, n - h);
-  if (!iv_less(&v[h], &v[h - 1])) return;
-  while (i < h && j < n) tmp[k++] = iv_less(&v[j], &v[i]) ? v[j++] : v[i++];
-  while (i < h) tmp[k++] = v[i++];
-  while (j < n) tmp[k++] = v[j++];
-  memcpy(v, tmp, n * sizeof *v);
-}
+ST_DEFINE_MERGE_SORT(sort_iv, bix_iv, iv_less)
 
 /* The pixel rows [*p0, *p1) of a block in a track of span bytes. */
 static void block_rows(const st_block *b, double span, uint32_t *p0, uint32_t *p1) {
@@ -770,16 +761,11 @@ static void draw_blocks(dctx *d, uint32_t track, float sy, int64_t t0, int64_t t
   for (uint32_t p = 0; p < BLOCK_ROWS; p++) {
     float y = top + (float)p;
     if (y + 1 <= d->c.y0 || y >= d->c.y1) continue;
-    size_t lo = bt->first[p], hi = bt->first[p + 1];
     const bix_iv *iv = x->iv;
-    while (lo < hi) { /* the first ending after t0 */
-      size_t m = lo + (hi - lo) / 2;
-      if (iv[m].end > t0)
-        hi = m;
-      else
-        lo = m + 1;
-    }
-    size_t i = lo, end = bt->first[p + 1];
+    size_t lo = bt->first[p], end = bt->first[p + 1];
+    /* the first ending after t0 */
+    size_t i =
+        lo + st_bound_i64_at(iv + lo, end - lo, sizeof *iv, offsetof(bix_iv, end), t0, ST_UPPER);
     while (i < end && iv[i].start < t1) {
       float x0 = item_x(d, iv[i].start), x1 = item_x(d, iv[i].end);
       uint32_t col = name_color(d, iv[i].name);
@@ -790,14 +776,14 @@ static void draw_blocks(dctx *d, uint32_t track, float sy, int64_t t0, int64_t t
       }
       /* under a pixel: this pixel's intervals folded in, on to the first ending after it */
       double pe = (double)iv[i].start + nspp;
-      size_t a = i + 1, b = end;
-      while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if ((double)iv[m].end > pe)
-          b = m;
-        else
-          a = m + 1;
-      }
+      size_t a = i + 1 +
+                 st_bound((st_bound_key){(const char *)(iv + i + 1),
+                                         sizeof *iv,
+                                         offsetof(bix_iv, end),
+                                         ST_KEY_I64_F,
+                                         ST_UPPER,
+                                         {.f = pe}},
+                          end - i - 1);
       push_rect(d, x0, y, 1, 1, col, 0);
       i = a > i + 1 ? a : i + 1;
     }
@@ -808,14 +794,8 @@ static void draw_blocks(dctx *d, uint32_t track, float sy, int64_t t0, int64_t t
   const st_track *tr = &st_trace_tracks(d->in->trace, NULL)[track];
   uint32_t ns;
   const st_sel_span *sp = st_selection_spans(sel, &ns);
-  size_t lo = 0, hi = ns;
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (sp[m].row < tr->first_row)
-      lo = m + 1;
-    else
-      hi = m;
-  }
+  size_t lo =
+      st_bound_u32_at(sp, ns, sizeof *sp, offsetof(st_sel_span, row), tr->first_row, ST_LOWER);
   const st_row *rows = st_trace_rows(d->in->trace, NULL);
   uint32_t drawn = 0;
   for (size_t k = lo; k < ns && sp[k].row < tr->first_row + tr->row_count; k++)

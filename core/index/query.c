@@ -10,6 +10,7 @@
 
 #include "ascii_ci.h"
 #include "bisect.h"
+#include "merge_sort.h"
 
 #include <math.h>
 #include <stdio.h> /* snprintf only */
@@ -703,41 +704,18 @@ static int cmp_rows(const sort_ctx *c, const st_agg_row *a, const st_agg_row *b)
   return k;
 }
 
-/* Bottom-up merge sort (qsort has no context argument in C11). */
+static inline int row_less(const sort_ctx *c, const st_agg_row *a, const st_agg_row *b) {
+  return cmp_rows(c, a, b) < 0;
+}
+ST_DEFINE_MERGE_SORT_CTX(sort_rows, st_agg_row, const sort_ctx *, row_less)
+
 void st_agg_sort(st_agg *g, st_agg_col col, int descending) {
   if (!g || g->count < 2) return;
   sort_ctx c = {st_trace_strings(g->trace), col, descending};
-  st_agg_row *tmp = st_malloc(&g->alloc, (size_t)g->count * sizeof *tmp);
   uint32_t n = g->count;
-  if (!tmp) { /* insertion sort: slow but correct without memory */
-    for (uint32_t i = 1; i < n; i++) {
-      st_agg_row x = g->rows[i];
-      uint32_t k = i;
-      while (k > 0 && cmp_rows(&c, &g->rows[k - 1], &x) > 0) {
-        g->rows[k] = g->rows[k - 1];
-        k--;
-      }
-      g->rows[k] = x;
-    }
-  } else {
-    st_agg_row *src = g->rows, *dst = tmp;
-    for (uint32_t w = 1; w < n; w *= 2) {
-      for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-        uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-        uint32_t i = lo, j = mid, k = lo;
-        while (i < mid && j < hi)
-          dst[k++] = cmp_rows(&c, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
-        while (i < mid) dst[k++] = src[i++];
-        while (j < hi) dst[k++] = src[j++];
-        if (w >= n) break;
-      }
-      st_agg_row *t = src;
-      src = dst;
-      dst = t;
-    }
-    if (src != g->rows) memcpy(g->rows, src, (size_t)n * sizeof *tmp);
-    st_free(&g->alloc, tmp);
-  }
+  st_agg_row *tmp = st_malloc(&g->alloc, (size_t)n * sizeof *tmp); /* NULL: sorted in place */
+  sort_rows(&c, g->rows, tmp, n);
+  st_free(&g->alloc, tmp);
   for (uint32_t i = 0; i < n; i++)
     if (g->rows[i].name < g->name_cap) g->slot[g->rows[i].name] = i + 1;
 }

@@ -436,9 +436,9 @@ st_code st_builder_end_src(st_builder *b, uint64_t src, uint64_t end_src) {
 /* ==== 3. finish ========================================================== */
 
 static int end_less(const st_end_src *a, const st_end_src *b) { return a->src < b->src; }
-DEFINE_MERGE_SORT(sort_ends, st_end_src, end_less)
+ST_DEFINE_MERGE_SORT(sort_ends, st_end_src, end_less)
 static int block_less(const st_block *a, const st_block *b) { return a->src < b->src; }
-DEFINE_MERGE_SORT(sort_blocks, st_block, block_less)
+ST_DEFINE_MERGE_SORT(sort_blocks, st_block, block_less)
 
 typedef struct order_key {
   int32_t sort_index;
@@ -455,7 +455,7 @@ static int order_less(const order_key *x, const order_key *y) {
   if (x->after != y->after) return x->after < y->after;
   return x->index < y->index;
 }
-DEFINE_MERGE_SORT(sort_order, order_key, order_less)
+ST_DEFINE_MERGE_SORT(sort_order, order_key, order_less)
 
 static st_trace *fail(st_builder *b, st_trace *t, st_error *err, size_t events) {
   st_error_set(err, ST_ERR_NOMEM, 0, "out of memory while building the trace model of %zu events",
@@ -893,14 +893,8 @@ const st_block *st_trace_block(const st_trace *t, uint32_t row, uint32_t index) 
   }
   if (!t->block_count) return NULL;
   uint64_t src = t->rows[row].src[index];
-  size_t lo = 0, hi = t->block_count;
-  while (lo < hi) {
-    size_t m = lo + (hi - lo) / 2;
-    if (t->blocks[m].src < src)
-      lo = m + 1;
-    else
-      hi = m;
-  }
+  size_t lo = st_bound_u64_at(t->blocks, t->block_count, sizeof *t->blocks, offsetof(st_block, src),
+                              src, ST_LOWER);
   return lo < t->block_count && t->blocks[lo].src == src ? &t->blocks[lo] : NULL;
 }
 

@@ -256,7 +256,7 @@ static int flow_less(const st_flow *a, const st_flow *b) {
   if (a->to_row != b->to_row) return a->to_row < b->to_row;
   return a->to_index < b->to_index;
 }
-DEFINE_MERGE_SORT(sort_flows, st_flow, flow_less)
+ST_DEFINE_MERGE_SORT(sort_flows, st_flow, flow_less)
 
 static int flow_in_less(const void *ctx, uint32_t a, uint32_t b) {
   const st_flow *x = &((const st_flow *)ctx)[a], *y = &((const st_flow *)ctx)[b];

@@ -27,6 +27,7 @@
 #ifndef STRATA_TRACE_INTERNAL_H
 #define STRATA_TRACE_INTERNAL_H
 
+#include "merge_sort.h"
 #include "trace.h"
 #include "u64map.h"
 
@@ -40,65 +41,6 @@ static inline int64_t sat_sub(int64_t a, int64_t b) { /* a >= b assumed; saturat
 /* calloc n elements of *ptr into ptr (NULL and success for n = 0); 0 on failure */
 #define TR_ALLOC_ARRAY(a, ptr, n)                                                                  \
   ((n) == 0 ? ((ptr) = NULL, 1) : ((ptr) = st_calloc((a), (n), sizeof *(ptr))) != NULL)
-
-/* Stable merge sort; tmp holds n elements. Already-sorted input (the
- * common case: importers mostly append in time order) costs O(n); runs of
- * 32 are insertion-sorted first, and a merge copies the parts of its two
- * halves that are already in order (local disorder, such as B/E slices
- * recorded at their E, costs little more than a copy per pass). */
-#define DEFINE_MERGE_SORT(fname, T, less)                                                          \
-  static void fname(T *v, T *tmp, size_t n) {                                                      \
-    size_t i = 1;                                                                                  \
-    while (i < n && !less(&v[i], &v[i - 1])) i++;                                                  \
-    if (i >= n) return;                                                                            \
-    for (size_t lo = 0; lo < n; lo += 32) {                                                        \
-      size_t hi = lo + 32 < n ? lo + 32 : n;                                                       \
-      for (size_t k = lo + 1; k < hi; k++) {                                                       \
-        T x = v[k];                                                                                \
-        size_t j = k;                                                                              \
-        for (; j > lo && less(&x, &v[j - 1]); j--) v[j] = v[j - 1];                                \
-        v[j] = x;                                                                                  \
-      }                                                                                            \
-    }                                                                                              \
-    T *src = v, *dst = tmp;                                                                        \
-    for (size_t w = 32; w < n; w *= 2) {                                                           \
-      for (size_t lo = 0; lo < n; lo += 2 * w) {                                                   \
-        size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;                \
-        size_t a = lo, b = mid, o = lo;                                                            \
-        if (mid < hi) {                                                                            \
-          /* left elements <= the right's first, and right elements >= the                         \
-           * left's last, are already in place */                                                  \
-          size_t x = lo, y = mid;                                                                  \
-          while (x < y) {                                                                          \
-            size_t m = x + (y - x) / 2;                                                            \
-            if (less(&src[mid], &src[m]))                                                          \
-              y = m;                                                                               \
-            else                                                                                   \
-              x = m + 1;                                                                           \
-          }                                                                                        \
-          memcpy(dst + lo, src + lo, (x - lo) * sizeof(T));                                        \
-          a = o = x;                                                                               \
-          x = mid, y = hi;                                                                         \
-          while (x < y) {                                                                          \
-            size_t m = x + (y - x) / 2;                                                            \
-            if (less(&src[m], &src[mid - 1]))                                                      \
-              x = m + 1;                                                                           \
-            else                                                                                   \
-              y = m;                                                                               \
-          }                                                                                        \
-          memcpy(dst + x, src + x, (hi - x) * sizeof(T)); /* at its place */                       \
-          hi = x;                                                                                  \
-        }                                                                                          \
-        while (a < mid && b < hi) dst[o++] = less(&src[b], &src[a]) ? src[b++] : src[a++];         \
-        while (a < mid) dst[o++] = src[a++];                                                       \
-        while (b < hi) dst[o++] = src[b++];                                                        \
-      }                                                                                            \
-      T *sw = src;                                                                                 \
-      src = dst;                                                                                   \
-      dst = sw;                                                                                    \
-    }                                                                                              \
-    if (src != v) memcpy(v, src, n * sizeof(T));                                                   \
-  }
 
 /* Stable sort of uint32 indices by less(ctx, a, b); tmp holds n. Runs of
  * 32 are insertion-sorted, then merged bottom-up; sorted input is O(n). */

@@ -32,40 +32,17 @@ void st_tstream_free(tstream *s, const st_alloc *a) {
   memset(s, 0, sizeof *s);
 }
 
-#define RUN 32 /* insertion-sorted run length */
+/* st_tsort_idx: merge_sort.h's sort with the caller's comparison of two
+ * indices as its context */
+typedef struct tidx_by {
+  st_tidx_less less;
+  const void *ctx;
+} tidx_by;
+static inline int tidx_less(const tidx_by *by, const uint32_t *a, const uint32_t *b) {
+  return by->less(by->ctx, *a, *b);
+}
+ST_DEFINE_MERGE_SORT_CTX(sort_tidx, uint32_t, const tidx_by *, tidx_less)
 
 void st_tsort_idx(uint32_t *v, uint32_t *tmp, size_t n, st_tidx_less less, const void *ctx) {
-  size_t i = 1;
-  while (i < n && !less(ctx, v[i], v[i - 1])) i++;
-  if (i >= n) return;
-  for (size_t lo = 0; lo < n; lo += RUN) {
-    size_t hi = lo + RUN < n ? lo + RUN : n;
-    for (size_t k = lo + 1; k < hi; k++) {
-      uint32_t x = v[k];
-      size_t j = k;
-      while (j > lo && less(ctx, x, v[j - 1])) {
-        v[j] = v[j - 1];
-        j--;
-      }
-      v[j] = x;
-    }
-  }
-  uint32_t *src = v, *dst = tmp;
-  for (size_t w = RUN; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      if (mid == hi || !less(ctx, src[mid], src[mid - 1])) { /* already in order */
-        memcpy(dst + lo, src + lo, (hi - lo) * sizeof *v);
-        continue;
-      }
-      size_t a = lo, b = mid, o = lo;
-      while (a < mid && b < hi) dst[o++] = less(ctx, src[b], src[a]) ? src[b++] : src[a++];
-      while (a < mid) dst[o++] = src[a++];
-      while (b < hi) dst[o++] = src[b++];
-    }
-    uint32_t *sw = src;
-    src = dst;
-    dst = sw;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
+  sort_tidx(&(tidx_by){less, ctx}, v, tmp, n);
 }

@@ -164,16 +164,22 @@ typedef struct kv {
   int key, seq;
 } kv;
 static int kv_less(const kv *a, const kv *b) { return a->key < b->key; }
-DEFINE_MERGE_SORT(sort_kv, kv, kv_less)
+ST_DEFINE_MERGE_SORT(sort_kv, kv, kv_less)
+/* the context form: keys compared through a table (here: the key negated) */
+static int kv_less_by(const int *sign, const kv *a, const kv *b) {
+  return *sign * a->key < *sign * b->key;
+}
+ST_DEFINE_MERGE_SORT_CTX(sort_kv_by, kv, const int *, kv_less_by)
 
 static int int_less(const void *ctx, uint32_t a, uint32_t b) {
   const int *k = ctx;
   return k[a] < k[b];
 }
 
-/* The merge sort (runs, in-order copies) and the index sort: sorted and
- * stable on random, locally shuffled, reversed and sorted input of many
- * sizes (compared with a plain insertion sort). */
+/* The merge sort (runs, in-order copies), its in-place form when there is
+ * no tmp (an allocation failed), its context form and the index sort:
+ * sorted and stable on random, locally shuffled, reversed and sorted input
+ * of many sizes (compared with a plain insertion sort). */
 static void test_sorts(void) {
   srand(5);
   for (int round = 0; round < 400; round++) {
@@ -192,6 +198,9 @@ static void test_sorts(void) {
       keys[i] = key;
       idx[i] = (uint32_t)i;
     }
+    kv *w = malloc((n + 1) * sizeof *w), *r = malloc((n + 1) * sizeof *r);
+    memcpy(w, v, n * sizeof *v);
+    memcpy(r, v, n * sizeof *v);
     memcpy(ref, v, n * sizeof *v);
     for (size_t i = 1; i < n; i++) { /* stable reference */
       kv x = ref[i];
@@ -200,11 +209,20 @@ static void test_sorts(void) {
       ref[j] = x;
     }
     sort_kv(v, tmp, n);
+    sort_kv(w, NULL, n);
+    int minus = -1;
+    sort_kv_by(&minus, r, tmp, n); /* descending keys, equal keys in their order */
     st_tsort_idx(idx, itmp, n, int_less, keys);
-    int same = 1;
+    int same = 1, desc = 1;
     for (size_t i = 0; i < n; i++)
-      same &= v[i].key == ref[i].key && v[i].seq == ref[i].seq && (int)idx[i] == ref[i].seq;
+      same &= v[i].key == ref[i].key && v[i].seq == ref[i].seq && (int)idx[i] == ref[i].seq &&
+              w[i].key == ref[i].key && w[i].seq == ref[i].seq;
+    for (size_t i = 1; i < n; i++)
+      desc &= r[i - 1].key > r[i].key || (r[i - 1].key == r[i].key && r[i - 1].seq < r[i].seq);
     CHECK(same);
+    CHECK(desc);
+    free(w);
+    free(r);
     free(v);
     free(tmp);
     free(ref);

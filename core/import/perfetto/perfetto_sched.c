@@ -27,6 +27,7 @@
  *     "atrace_async_slice_for_track"); suspend_resume slices pair by name
  *     on the System section's "Suspend/Resume Latency" track.
  */
+#include "merge_sort.h"
 #include "perfetto_internal.h"
 #include "perfetto_states.h"
 
@@ -36,25 +37,7 @@
 static int fev_less(const fev *a, const fev *b) { return a->ts < b->ts; }
 
 /* stable: equal times keep their arrival order (a bundle's own order) */
-static void sort_fevs(fev *v, fev *tmp, size_t n) {
-  size_t i = 1;
-  while (i < n && !fev_less(&v[i], &v[i - 1])) i++;
-  if (i >= n) return;
-  fev *src = v, *dst = tmp;
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t a = lo, b = mid, o = lo;
-      while (a < mid && b < hi) dst[o++] = fev_less(&src[b], &src[a]) ? src[b++] : src[a++];
-      while (a < mid) dst[o++] = src[a++];
-      while (b < hi) dst[o++] = src[b++];
-    }
-    fev *sw = src;
-    src = dst;
-    dst = sw;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
-}
+ST_DEFINE_MERGE_SORT(sort_fevs, fev, fev_less)
 
 void pf_sched_close_run(st_perfetto_importer *im, uint32_t cpu, size_t start) {
   size_t n = im->nfevs - start;

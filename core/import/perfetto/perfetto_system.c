@@ -27,6 +27,7 @@
  *     ui.perfetto.dev lists them: CPUs, System, then processes by (name,
  *     pid), and in each process its own tracks, then threads by (name, tid).
  */
+#include "merge_sort.h"
 #include "perfetto_internal.h"
 
 #include <stdio.h>
@@ -726,20 +727,11 @@ typedef struct rank_key {
   uint32_t index;
 } rank_key;
 
-/* stable merge sort of n keys by (name, key) */
-static void sort_keys(const st_perfetto_importer *im, rank_key *v, rank_key *tmp, size_t n) {
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t a = lo, b = mid, o = lo;
-      while (a < mid && b < hi)
-        tmp[o++] = name_less(im, v[b].name, v[b].key, v[a].name, v[a].key) ? v[b++] : v[a++];
-      while (a < mid) tmp[o++] = v[a++];
-      while (b < hi) tmp[o++] = v[b++];
-    }
-    memcpy(v, tmp, n * sizeof *v);
-  }
+/* n keys by (name, key), stable */
+static int key_less(const st_perfetto_importer *im, const rank_key *a, const rank_key *b) {
+  return name_less(im, a->name, a->key, b->name, b->key);
 }
+ST_DEFINE_MERGE_SORT_CTX(sort_keys, rank_key, const st_perfetto_importer *, key_less)
 
 static uint32_t thread_label(st_perfetto_importer *im, const pthr *t, int states) {
   size_t n;

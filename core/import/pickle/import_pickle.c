@@ -2,6 +2,8 @@
  * import_pickle.h). */
 #include "import_pickle.h"
 
+#include "bisect.h"
+#include "merge_sort.h"
 #include "pickle.h"
 #include "u64map.h"
 
@@ -279,16 +281,7 @@ static int close_block(ctx *c, dev *d, uint32_t i, int64_t ts, uint64_t addr, ui
 }
 
 static int span_less(const span *a, const span *b) { return a->lo < b->lo; }
-static void sort_spans(span *v, span *tmp, size_t n) { /* merge sort */
-  if (n < 2) return;
-  size_t h = n / 2, i = 0, j = h, k = 0;
-  sort_spans(v, tmp, h);
-  sort_spans(v + h, tmp, n - h);
-  while (i < h && j < n) tmp[k++] = span_less(&v[j], &v[i]) ? v[j++] : v[i++];
-  while (i < h) tmp[k++] = v[i++];
-  while (j < n) tmp[k++] = v[j++];
-  memcpy(v, tmp, n * sizeof *v);
-}
+ST_DEFINE_MERGE_SORT(sort_spans, span, span_less)
 
 /* The blocks track: every block a slice from its alloc to its free (or
  * end), and its place in the device's address space laid end to end: the
@@ -318,14 +311,8 @@ static int emit_blocks(ctx *c, dev *d, int64_t t_end, st_block **all, size_t *na
   int ok = st_grow(&c->im->alloc, (void **)all, call, *nall + d->nb, sizeof **all);
   for (size_t k = 0; ok && k < d->nb; k++) {
     blk *x = &d->b[k];
-    size_t lo = 0, hi = m; /* the last range starting at or before addr */
-    while (lo < hi) {
-      size_t q = lo + (hi - lo) / 2;
-      if (d->sp[q].lo <= x->addr)
-        lo = q + 1;
-      else
-        hi = q;
-    }
+    /* lo - 1: the last range starting at or before addr */
+    size_t lo = st_bound_u64_at(d->sp, m, sizeof *d->sp, offsetof(span, lo), x->addr, ST_UPPER);
     uint64_t y = lo ? sat_addu(tmp[lo - 1].lo, x->addr - d->sp[lo - 1].lo) : 0;
     int64_t end = !x->closed ? (t_end >= x->start ? t_end : x->start) : x->end;
     int64_t dur = st_sat_sub(end, x->start);
@@ -491,21 +478,11 @@ static int device(ctx *c, int32_t id, const uint32_t *it, uint32_t n, uint32_t s
   return ok && !c->nomem;
 }
 
-/* sorted by (ts, src); merge sort (stable, no context) */
-static void sort_mem(st_mem_event *v, st_mem_event *tmp, size_t n) {
-  if (n < 2) return;
-  size_t h = n / 2, i = 0, j = h, k = 0;
-  sort_mem(v, tmp, h);
-  sort_mem(v + h, tmp, n - h);
-  while (i < h && j < n) {
-    int right = v[j].ts_abs_ns < v[i].ts_abs_ns ||
-                (v[j].ts_abs_ns == v[i].ts_abs_ns && v[j].src < v[i].src);
-    tmp[k++] = right ? v[j++] : v[i++];
-  }
-  while (i < h) tmp[k++] = v[i++];
-  while (j < n) tmp[k++] = v[j++];
-  memcpy(v, tmp, n * sizeof *v);
+/* sorted by (ts, src) */
+static int mem_less(const st_mem_event *a, const st_mem_event *b) {
+  return a->ts_abs_ns < b->ts_abs_ns || (a->ts_abs_ns == b->ts_abs_ns && a->src < b->src);
 }
+ST_DEFINE_MERGE_SORT(sort_mem, st_mem_event, mem_less)
 
 st_code st_pickle_imp_finish(st_pickle_imp *im, st_error *err) {
   st_pickle *pk = st_pickle_read(&im->alloc, im->buf, im->n, err);
