@@ -91,7 +91,7 @@ typedef struct st_drawlist {
   uint32_t *color_cache;
   uint32_t color_cap;
   uint64_t color_key;
-  /* internal: memory blocks tracks' pixel rows (draw.c), kept across the
+  /* internal: memory blocks tracks' pixel rows (draw_blocks.c), kept across the
    * frames of one trace (and its files' offsets) */
   struct st_block_index *blocks_ix;
   uint64_t blocks_key;

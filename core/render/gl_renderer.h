@@ -1,8 +1,10 @@
 /* gl_renderer.h: draws an st_drawlist with GL ES 3.0 (WebGL2 in the page,
  * EGL in the native window). It only uploads and draws: every decision
- * about what to show was made by core/draw/draw.c. Three instanced pipelines (rects, glyph quads,
- * lines), one draw call per st_draw_cmd, each scissored to its clip rectangle. The draw list is in
- * CSS px; the renderer scales by dpr and snaps to device pixels in the vertex shaders.
+ * about what to show was made by core/draw/ (draw.c and its parts). Three
+ * instanced pipelines (rects, glyph quads, lines), one draw call per
+ * st_draw_cmd, each scissored to its clip rectangle. The draw list is in
+ * CSS px; the renderer scales by dpr and snaps to device pixels in the
+ * vertex shaders.
  *
  *   st_gl_renderer *r = st_gl_renderer_create();   // GL context current
  *   st_gl_renderer_draw(r, &dl, atlas_tex, w_px, h_px, dpr);
