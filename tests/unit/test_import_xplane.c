@@ -321,23 +321,24 @@ static void test_processes_tracks_times(void) {
   CHECK_EQ_STR(str(t, b0->name[2]), "step 7"); /* step_name */
   /* src: the XEvent record's tag (field 4, LEN = 0x22) in the input */
   CHECK_EQ_INT(sp.bytes.p[b0->src[0]], 0x22);
-  /* args on selection, from the plane's bytes */
-  char args[512];
-  st_error err;
-  size_t n = st_xplane_event_args_json(sp.bytes.p + sp.plane_at[0], sp.plane_len[0], sp.plane_at[0],
-                                       b0->src[1], args, sizeof args, &err);
-  CHECK(n > 0);
+  /* args on selection, through the loader's args source (argsrc.h; the
+   * decoding itself is tested in test_argsrc.c): an event's stats, its
+   * metadata's display name as long_name, a step_name stat */
+  tu_args_trace at = tu_load_args(sp.bytes.p, sp.bytes.n, "t.xplane.pb");
+  CHECK(at.t && at.as);
+  char *args = tu_args_of(at.as, sp.bytes.p, sp.bytes.n, b0->src[1], UINT64_MAX);
   CHECK_EQ_STR(args, "{\"flops\": \"per-type\"}");
-  n = st_xplane_event_args_json(sp.bytes.p + sp.plane_at[0], sp.plane_len[0], sp.plane_at[0],
-                                ra->src[0], args, sizeof args, &err);
+  free(args);
+  args = tu_args_of(at.as, sp.bytes.p, sp.bytes.n, ra->src[0], UINT64_MAX);
   CHECK_EQ_STR(args, "{\"long_name\": \"long.full.name\"}");
-  n = st_xplane_event_args_json(sp.bytes.p + sp.plane_at[0], sp.plane_len[0], sp.plane_at[0],
-                                b0->src[2], args, sizeof args, &err);
+  free(args);
+  args = tu_args_of(at.as, sp.bytes.p, sp.bytes.n, b0->src[2], UINT64_MAX);
   CHECK_EQ_STR(args, "{\"long_name\": \"long.full.name\", \"step_name\": \"step 7\"}");
-  CHECK_EQ_INT(st_xplane_event_args_json(sp.bytes.p + sp.plane_at[0], sp.plane_len[0],
-                                         sp.plane_at[0], 3, args, sizeof args, &err),
-               0);
-  CHECK_EQ_INT(err.code, ST_ERR_ARG);
+  free(args);
+  args = tu_args_of(at.as, sp.bytes.p, sp.bytes.n, 3, UINT64_MAX); /* not an event */
+  CHECK_EQ_STR(args, "(error)");
+  free(args);
+  tu_unload_args(&at);
   /* GPU: async track, counter series named like the event */
   int async = 0, counters = 0;
   uint32_t nc;

@@ -251,17 +251,18 @@ static inline char *tu_args_of(const st_argsrc *as, const uint8_t *buf, size_t n
   st_args_span rd;
   st_error err;
   st_args_query *q = st_args_query_begin_end(as, src, end_src, &rd, &err);
-  int more = 1;
+  int more = 1, failed = 0;
   char *out = NULL;
   while (q && more) {
     size_t off = rd.offset < n ? (size_t)rd.offset : n;
     size_t len = rd.length < n - off ? (size_t)rd.length : n - off;
     if (st_args_query_push(q, buf + off, len, &more, &rd, &err) != ST_OK) {
       fprintf(stderr, "args error: %s\n", err.msg);
+      failed = 1;
       break;
     }
   }
-  if (q && !more) {
+  if (q && !more && !failed) {
     size_t l;
     const char *s = st_args_query_result(q, &l, NULL);
     out = malloc(l + 1);

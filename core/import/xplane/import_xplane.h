@@ -40,7 +40,7 @@
  *   - Stats are args and not resident: `src` of each event is the absolute
  *     offset (decoded input) of its XEvent record's tag inside the XLine,
  *     which together with its plane's metadata maps is enough to decode
- *     them on selection (see st_xplane_event_args_json).
+ *     them on selection (core/import/args/argsrc.h, xplane_args.c).
  *   - `flow` stats (bits 0-1 direction, 2-57 id): events sharing an id form
  *     a chain; each event after the first with that id counts one arrow in
  *     `flows`. Events with both `_a` and `flow` are async: they go to an
@@ -92,15 +92,5 @@ const char *st_xplane_metadata_json(const st_xplane_importer *im);
  * ST_ARGS_XPLANE source; see argsrc.h) while importing. Call before the
  * first push; as must outlive the import. NULL: nothing recorded. */
 void st_xplane_set_args_source(st_xplane_importer *im, st_argsrc *as);
-
-/* Args of one event on selection: `plane` is one XPlane message (the payload
- * of an XSpace field 1, e.g. re-read from the file), `plane_offset` the
- * absolute offset of its first byte, `src` the event's src. Writes a JSON
- * object {"<stat name>": value, ...} (metadata stats first, as XProf does;
- * `long_name` when a display name hides the full name) to buf, NUL-
- * terminated and truncated to cap; returns the length the full text needs,
- * or 0 with err set if src is not an event of this plane. */
-size_t st_xplane_event_args_json(const uint8_t *plane, size_t len, uint64_t plane_offset,
-                                 uint64_t src, char *buf, size_t cap, st_error *err);
 
 #endif
