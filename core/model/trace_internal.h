@@ -1,8 +1,10 @@
-/* trace_internal.h: what the pieces of the trace builder share (private to
- * trace.c, trace_stage.c, trace_layout.c, trace_flows.c and trace_merge.c, and the unit
- * test of its codecs and sorts, tests/unit/test_builder_memory.c).
+/* trace_internal.h: what the pieces of the trace model share (private to
+ * trace.c, trace_builder.c, trace_stage.c, trace_layout.c, trace_flows.c
+ * and trace_merge.c, and the unit test of its codecs and sorts,
+ * tests/unit/test_builder_memory.c).
  *
- * trace.c owns the builder and the model. While importing, it stages what
+ * trace_builder.c builds the model, trace.c owns it (its accessors and
+ * destroy). While importing, it stages what
  * importers add as compact records (varints, deltas from the previous
  * record of the same track: ~10 bytes per event instead of the model's 33)
  * appended to chains of byte blocks (tstream). st_builder_finish decodes
@@ -19,10 +21,10 @@
  * Call order: a file calls only the files below it, never one above (what
  * all of them share is inline here).
  *
- *   trace.c -> trace_flows.c, trace_layout.c -> trace_stage.c (growing
- *              arrays, index sorts, staged byte blocks)
- *   trace.c -> trace_stage.c
- *   trace_merge.c -> trace.c (the model's accessors)
+ *   trace_builder.c -> trace_flows.c, trace_layout.c -> trace_stage.c
+ *                      (growing arrays, index sorts, staged byte blocks)
+ *   trace_builder.c -> trace_stage.c, trace.c (the model's accessors)
+ *   trace_merge.c -> trace.c
  */
 #ifndef STRATA_TRACE_INTERNAL_H
 #define STRATA_TRACE_INTERNAL_H
