@@ -26,6 +26,7 @@ import { createCollectives } from './collectives.js';
 import { createNotes } from './notes.js';
 import { streamWanted, createStream } from './stream.js';
 import { fmtBytes } from './memory.js';
+import { createFileArgs } from './file_args.js';
 
 const embed = embedSetup();
 
@@ -79,6 +80,7 @@ let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
 let tracks = null; // the track filter, pins, empty processes (tracks.js)
 let notes = null; // notes on the timeline, the Notes panel (notes.js)
 let loadSplitStats = null; // {workers, worker_heap_bytes} of the shown trace's load split across workers
+let fileArgs = null; // args re-read from the shown traces' files (file_args.js)
 let stream = null; // streaming mode: window reads of traces opened as a summary (stream.js)
 let baseStatus = ''; // the status line's text before the streaming part
 let streamStatus = null; // streaming mode's part of the status line
@@ -302,7 +304,7 @@ async function doOpen(source, src, opts, prevStatus) {
         if (!sw.on) sw = streamWanted({ ...(opts || {}), stream: 1 }, total, name);
         const stats = await finish(name, null);
         const h = M._st_wasm_last_handle();
-        setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+        fileArgs.setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
         stream.attach(h, { read: read || src.rangeRead, size: total, compressed: !!stats.compressed }, sw);
         stats.streaming = { ...stream.state(), from_index: true };
         embed.opened([{ source, name }]);
@@ -331,7 +333,7 @@ async function doOpen(source, src, opts, prevStatus) {
     }
     const stats = await finish(name, split);
     const h = M._st_wasm_last_handle();
-    setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+    fileArgs.setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
     if (sw.on) {
       stream.attach(h, { read: read || src.rangeRead, size: total, compressed: !!stats.compressed }, sw);
       stats.streaming = stream.state();
@@ -432,7 +434,7 @@ async function doOpenMany(sources, opts) {
       const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
       files.set(l.handle, { ...l.file, compressed: !!(st && st.compressed) });
     }
-    setFiles(files);
+    fileArgs.setFiles(files);
     for (const l of loaded) {
       if (!l.stream) continue;
       const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
@@ -526,99 +528,21 @@ async function openList(list, opts) {
   return doOpenMany(sources, indexes ? { ...(opts || {}), indexes } : opts);
 }
 
-function open(source, opts) {
-  const many = Array.isArray(source);
-  const p = queue.then(() => (many ? openList(source, opts) : openOne(source, opts)));
+// Runs fn once every load (and args read) queued before it has ended: they
+// take turns with the one transfer buffer.
+function enqueue(fn) {
+  const p = queue.then(fn);
   queue = p.catch(() => {});
   return p;
 }
 
+function open(source, opts) {
+  const many = Array.isArray(source);
+  return enqueue(() => (many ? openList(source, opts) : openOne(source, opts)));
+}
+
 // Opens from a user action: failures are already shown in the banner.
 const openFromUi = (source, opts) => open(source, opts).catch(() => {});
-
-// ---- args: re-read from the file on demand (core/app/app.h) ----------------------
-
-// handle -> {read(off, n) -> Promise<Uint8Array>, size, compressed}: the
-// files of the traces shown (each its own args source in the wasm side)
-let shownFiles = new Map();
-let shownFile = null; // the one file when one trace is shown (the "in args" search)
-const argsCache = new Map(); // `${handle}:${src}` -> {args} | {error}
-
-function setFiles(files) {
-  shownFiles = files;
-  shownFile = files.size === 1 && tracesNow().length === 1 ? [...files.values()][0] : null;
-  if (argsSearch) argsSearch.fileChanged();
-  argsCache.clear();
-  for (const h of files.keys()) M._st_wasm_args_reset(h);
-}
-
-// The handle of the file an event (from the core's JSON) came from.
-function handleOf(ev) {
-  const list = tracesNow();
-  const t = ev && ev.part !== undefined ? list[ev.part] : list[0];
-  return t ? t.handle : 0;
-}
-
-// Streams trace h's compressed file once through the gzip index builder.
-async function buildGzIndex(f, h) {
-  for (let off = 0; off < f.size; off += CHUNK) {
-    const part = await f.read(off, CHUNK);
-    M.HEAPU8.set(part, buf);
-    if (M._st_wasm_args_index_push(h, buf, part.length) !== 0) return false;
-  }
-  return M._st_wasm_args_index_finish(h) === 0;
-}
-
-// Every format (JSON, XSpace, Perfetto; gzip'd or not): the core's args source
-// says which decoded bytes to read (an event record, then e.g. its XSpace
-// metadata record), the page reads them and hands them back, until the args
-// are decoded (core/app/app.h, args by trace handle).
-async function readArgs(f, h, src) {
-  let res = json(M._st_wasm_args_begin(h, src));
-  for (let step = 0; res.read && step < 8; step++) {
-    const { offset, length } = res.read;
-    if (!f.compressed) {
-      const end = Math.min(offset + length, f.size);
-      for (let off = offset; off < end; off += CHUNK) {
-        const part = await f.read(off, Math.min(CHUNK, end - off));
-        M.HEAPU8.set(part, buf);
-        if (M._st_wasm_args_data(h, buf, part.length) !== 0) return { error: 'out of memory reading the args' };
-      }
-    } else {
-      if (!M._st_wasm_args_index_ready(h) && !(await buildGzIndex(f, h))) {
-        return { error: 'the compressed file could not be indexed' };
-      }
-      let off = M._st_wasm_args_gz_begin(h, offset, length);
-      if (off < 0) return { error: 'the event could not be located in the compressed file' };
-      for (let r = 0; r === 0 && off < f.size; off += CHUNK) {
-        const part = await f.read(off, CHUNK);
-        M.HEAPU8.set(part, buf);
-        r = M._st_wasm_args_gz_push(h, buf, part.length);
-        if (r < 0) return { error: 'the compressed file could not be read' };
-      }
-    }
-    res = json(M._st_wasm_args_step(h));
-  }
-  return res.read ? { error: 'the event is too large to show its args' } : res;
-}
-
-// Resolves {args, truncated} or {error}; shares the load queue (and buffer).
-function argsFor(src, handle) {
-  if (handle === undefined) handle = handleOf(null);
-  const key = `${handle}:${src}`;
-  if (argsCache.has(key)) return Promise.resolve(argsCache.get(key));
-  const files = shownFiles;
-  const f = files.get(handle);
-  if (!f) return Promise.resolve({ error: 'args are shown for traces opened from a file' });
-  const p = queue.then(async () => {
-    if (files !== shownFiles) return { error: 'another trace was opened' };
-    const res = await readArgs(f, handle, src);
-    if (files === shownFiles) argsCache.set(key, res);
-    return res;
-  });
-  queue = p.catch(() => {});
-  return p.catch((e) => ({ error: oneLine(e && e.message ? e.message : e) }));
-}
 
 // ---- panels: built from the core's interaction state (JSON, textContent only) --
 
@@ -720,7 +644,7 @@ function fillDetails(ev, count) {
   }
   ui.details.hidden = false;
   const src = ev.src;
-  argsFor(src, handleOf(ev)).then((res) => {
+  fileArgs.argsFor(src, fileArgs.handleOf(ev)).then((res) => {
     if (!args.isConnected) return; // another selection replaced the panel
     panels.renderArgs(args, res);
   });
@@ -1050,6 +974,10 @@ async function start() {
     return;
   }
   buf = M._malloc(CHUNK);
+  fileArgs = createFileArgs({
+    M, str, buf, chunk: CHUNK, enqueue, traces: tracesNow,
+    filesChanged: () => { if (argsSearch) argsSearch.fileChanged(); },
+  });
   resize();
   if (!M._st_wasm_gfx_ok()) showError('This browser cannot show the timeline: WebGL2 is not available.');
 
@@ -1066,7 +994,7 @@ async function start() {
   const coll = createCollectives({
     M,
     str,
-    files: () => shownFiles,
+    files: () => fileArgs.files(),
     traces: tracesNow,
     // as the overview asks (overview.js PANEL), so that its kept analysis answers
     analyze: () => withCString('', (p) => M._st_wasm_analyze(p, -1, 1000)),
@@ -1100,10 +1028,10 @@ async function start() {
     // The selected events (at most 10000). args: decoded once the event has
     // been shown in the details panel (or fetched with argsOf), else null.
     selection: () =>
-      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(`${handleOf(e)}:${e.src}`)?.args ?? null })),
+      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: fileArgs.cached(fileArgs.handleOf(e), e.src)?.args ?? null })),
     // The args of the event at decoded offset src, re-read from the file (a B/E
     // slice's src: its B's and E's args merged, the E's winning on a duplicate key).
-    argsOf: (src, handle) => argsFor(Number(src), handle === undefined ? undefined : Number(handle)),
+    argsOf: (src, handle) => fileArgs.argsFor(Number(src), handle === undefined ? undefined : Number(handle)),
     // The traces shown, in display order: [{handle, name, group, events, offset_us, format}].
     traces: () => tracesNow().map((t) => ({ ...t })),
     // Two runs: A the baseline, B the candidate, on one timeline (A's files above B's),
@@ -1281,17 +1209,17 @@ async function start() {
   flame = createFlame({ M, str, fmtCount, fmtDur });
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
-    getFile: () => shownFile,
-    getHandle: () => (shownFile ? [...shownFiles.keys()][0] : 0), // the one file's trace handle
+    getFile: () => fileArgs.file(),
+    getHandle: () => (fileArgs.file() ? [...fileArgs.files().keys()][0] : 0), // the one file's trace handle
     // several files shown: [{handle, file}] in display order (each searched in its own pass)
-    getFiles: () => (tracesNow().length > 1 ? tracesNow().filter((t) => shownFiles.has(t.handle)).map((t) => ({ handle: t.handle, file: shownFiles.get(t.handle) })) : []),
+    getFiles: () => (tracesNow().length > 1 ? tracesNow().filter((t) => fileArgs.files().has(t.handle)).map((t) => ({ handle: t.handle, file: fileArgs.files().get(t.handle) })) : []),
     getBuf: () => buf,
   });
   wirePanels();
   createInfo({ M, str, traces: tracesNow });
   diffTable = createDiff({ M, str, withCString });
   roofline = createRoofline({
-    M, str, withCString, argsFor,
+    M, str, withCString, argsFor: fileArgs.argsFor,
     onSelect: (text) => { const m = document.getElementById('overview-meta'); if (m && text) m.textContent = text; },
   });
   overview = createOverview({
@@ -1327,7 +1255,7 @@ async function start() {
       const demo = size > 0 ? new Blob([M.HEAPU8.slice(M._st_wasm_demo_bytes(), M._st_wasm_demo_bytes() + size)]) : null;
       M._st_wasm_demo_release();
       const h = M._st_wasm_last_handle();
-      setFiles(new Map(demo ? [[h, { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false }]] : []));
+      fileArgs.setFiles(new Map(demo ? [[h, { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false }]] : []));
       embed.opened(demo ? [{ source: demo, name: 'strata-demo.trace.json' }] : []);
       embed.loaded();
     }));
