@@ -25,8 +25,8 @@ import { createRoofline } from './roofline.js';
 import { createCollectives } from './collectives.js';
 import { createNotes } from './notes.js';
 import { streamWanted, createStream } from './stream.js';
-import { fmtBytes } from './memory.js';
 import { createFileArgs } from './file_args.js';
+import { createDetails } from './details.js';
 
 const embed = embedSetup();
 
@@ -81,6 +81,7 @@ let tracks = null; // the track filter, pins, empty processes (tracks.js)
 let notes = null; // notes on the timeline, the Notes panel (notes.js)
 let loadSplitStats = null; // {workers, worker_heap_bytes} of the shown trace's load split across workers
 let fileArgs = null; // args re-read from the shown traces' files (file_args.js)
+let details = null; // the selected event's details pane (details.js)
 let stream = null; // streaming mode: window reads of traces opened as a summary (stream.js)
 let baseStatus = ''; // the status line's text before the streaming part
 let streamStatus = null; // streaming mode's part of the status line
@@ -549,107 +550,6 @@ const openFromUi = (source, opts) => open(source, opts).catch(() => {});
 const json = (ptr) => JSON.parse(str(ptr));
 let pointer = { x: 0, y: 0 };
 
-// The selected event's flows: one link per other end; a click selects it and
-// centres it (st_wasm_reveal). textContent only.
-function flowLinks(ev, dir) {
-  const list = ev[`flows_${dir}`] || [];
-  const total = ev[`flows_${dir}_count`] || 0;
-  const box = document.createElement('div');
-  box.className = `flows flows-${dir}`;
-  if (!total) return box;
-  const title = document.createElement('h3');
-  title.textContent = `flows ${dir === 'out' ? 'out' : 'in'} (${total})`;
-  box.append(title);
-  for (const o of list) {
-    const a = document.createElement('a');
-    a.href = '#';
-    a.className = 'flow-link';
-    a.dataset.row = String(o.row);
-    a.dataset.index = String(o.index);
-    const where = [o.process, o.thread].filter(Boolean).join(' / ');
-    // at its start from the trace's start, as the event's own "start" (the file's time on hover)
-    a.textContent = `${dir === 'out' ? '→' : '←'} ${o.name || '(unnamed)'}${where ? `  (${where})` : ''}  @ ${o.start_text ?? `${o.ts_us} us`}`;
-    a.title = `${o.ts_us} us in the file`;
-    a.addEventListener('click', (e) => {
-      e.preventDefault();
-      M._st_wasm_reveal(o.row, o.index);
-    });
-    box.append(a);
-  }
-  if (total > list.length) {
-    const more = document.createElement('div');
-    more.textContent = `… and ${total - list.length} more`;
-    box.append(more);
-  }
-  return box;
-}
-
-function fillDetails(ev, count) {
-  ui.details.replaceChildren();
-  if (!ev) {
-    ui.details.hidden = true; // several events: the summary table (panels.js) shows them
-    return;
-  }
-  const h = document.createElement('h2');
-  h.textContent = ev.name || '(unnamed)';
-  const table = document.createElement('table');
-  const rows = [
-    // streaming mode's summary: a stretch of events, named after its longest
-    ['summary', ev.summary ? 'a stretch of this track\'s events (zoom in to read them); named after the longest, whose args are below' : undefined],
-    ['file', ev.part !== undefined ? (tracesNow()[ev.part] || {}).name : undefined],
-    ['category', ev.cat],
-    [ev.summary ? 'stretch starts' : 'start', ev.start_text],
-    [ev.summary ? 'stretch spans' : 'duration', ev.dur_text],
-    ['self time', ev.self_text],
-    ['process', `${ev.process || ''} (pid ${ev.pid})`],
-    ['thread', `${ev.thread || ''} (tid ${ev.tid})`],
-    ['ts (file)', ev.ts_us != null ? `${ev.ts_us} us` : ''],
-    // a memory snapshot's block (issue 34): its bytes and address (its stack: the category)
-    ['block size', ev.block ? `${fmtBytes(ev.block.size)} (${ev.block.size} B)` : undefined],
-    ['address', ev.block?.addr],
-    // issue 33: a kernel's achieved figures, once the overview measured them
-    ['TFLOP/s', roofline?.figuresOf(ev.name)?.tflops],
-    ['% of peak', roofline?.figuresOf(ev.name)?.pct],
-  ];
-  for (const [k, v] of rows) {
-    if (v === undefined || v === null || v === '') continue;
-    const tr = document.createElement('tr');
-    const th = document.createElement('th');
-    const td = document.createElement('td');
-    th.textContent = k;
-    td.textContent = String(v);
-    tr.append(th, td);
-    table.append(tr);
-  }
-  if (ev.stack) { // a CPU sample: its call stack, leaf first
-    const tr = document.createElement('tr');
-    const th = document.createElement('th');
-    const td = document.createElement('td');
-    th.textContent = 'stack';
-    td.className = 'stack';
-    for (const f of ev.stack) td.append(Object.assign(document.createElement('div'), { textContent: f || '(unnamed)' }));
-    if (ev.stack_depth > ev.stack.length) td.append(Object.assign(document.createElement('div'), { textContent: `… ${ev.stack_depth - ev.stack.length} more` }));
-    tr.append(th, td);
-    table.append(tr);
-  }
-  const args = document.createElement('div');
-  args.className = 'args';
-  args.textContent = 'args: reading…';
-  ui.details.append(h, table, flowLinks(ev, 'out'), flowLinks(ev, 'in'), args);
-  if (ev.name && overview) { // every event of this name becomes a step (the overview's analysis)
-    const b = Object.assign(document.createElement('button'), { type: 'button', className: 'use-as-step', textContent: 'Use as step' });
-    b.title = 'Make every event of this name a step: the overview analyses step by step with them';
-    b.addEventListener('click', () => overview.useAsStep(ev.name));
-    ui.details.append(b);
-  }
-  ui.details.hidden = false;
-  const src = ev.src;
-  fileArgs.argsFor(src, fileArgs.handleOf(ev)).then((res) => {
-    if (!args.isConnected) return; // another selection replaced the panel
-    panels.renderArgs(args, res);
-  });
-}
-
 // "3 of 7,652", "12 matches"; with a track filter hiding some, steps skip
 // them (core/ui/ui.c st_ui_search_step) and the count says so: "2 of 9 (4
 // hidden by the track filter)", where 9 are the matches shown.
@@ -692,7 +592,7 @@ function onUi(bits) {
   }
   if ((bits & UI.TRACKS) && tracks) tracks.refresh();
   if ((bits & UI.FOCUS_FILTER) && tracks) tracks.focus();
-  if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
+  if (bits & UI.SELECTION) details.fill(json(M._st_wasm_selected_event_json()), st.selected);
   if (panels) panels.onUi(bits, st);
   if (bits & UI.SHIFT) emit('strata:offsets', tracesNow()); // a file was moved (alt+drag, Align, an offset)
   if (bits & (UI.HOVER | UI.VIEW)) {
@@ -977,6 +877,12 @@ async function start() {
   fileArgs = createFileArgs({
     M, str, buf, chunk: CHUNK, enqueue, traces: tracesNow,
     filesChanged: () => { if (argsSearch) argsSearch.fileChanged(); },
+  });
+  details = createDetails({
+    M, el: ui.details, traces: tracesNow, argsFor: fileArgs.argsFor, handleOf: fileArgs.handleOf,
+    renderArgs: (el, res) => panels.renderArgs(el, res),
+    figuresOf: (name) => roofline?.figuresOf(name),
+    overview: () => overview,
   });
   resize();
   if (!M._st_wasm_gfx_ok()) showError('This browser cannot show the timeline: WebGL2 is not available.');
