@@ -27,6 +27,7 @@ import { createNotes } from './notes.js';
 import { streamWanted, createStream } from './stream.js';
 import { createFileArgs } from './file_args.js';
 import { createDetails } from './details.js';
+import { wireDrop } from './drop.js';
 
 const embed = embedSetup();
 
@@ -706,40 +707,6 @@ function setLayout(name) {
   return showLayout();
 }
 
-// ---- dropped files and folders -------------------------------------------------
-
-// Every file of a drop: plain files as they are, folders walked (a profile
-// directory: plugins/profile/<run>/*.xplane.pb, rank-*.pt.trace.json.gz);
-// which of them are traces is decided by the loader from their bytes, and
-// the page lists the ones it skipped. Sorted by path, so ranks keep order.
-async function droppedFiles(dt) {
-  const items = Array.from(dt.items || []).filter((it) => it.kind === 'file');
-  const entries = items.map((it) => (it.webkitGetAsEntry ? it.webkitGetAsEntry() : null));
-  if (!entries.length || entries.some((e) => !e)) return Array.from(dt.files || []);
-  const out = [];
-  const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
-  const readAll = async (dir) => {
-    const reader = dir.createReader();
-    const all = [];
-    for (;;) { // readEntries returns at most ~100 at a time
-      const batch = await new Promise((res, rej) => reader.readEntries(res, rej));
-      if (!batch.length) return all;
-      all.push(...batch);
-    }
-  };
-  const walk = async (entry, depth) => {
-    if (entry.isFile) {
-      const f = await fileOf(entry);
-      out.push({ path: entry.fullPath || f.name, file: f });
-    } else if (entry.isDirectory && depth < 16) {
-      for (const child of await readAll(entry)) await walk(child, depth + 1);
-    }
-  };
-  for (const e of entries) await walk(e, 0);
-  out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return out.map((o) => o.file);
-}
-
 // ---- canvas size ------------------------------------------------------------
 
 function resize() {
@@ -800,41 +767,20 @@ function watchCover() {
 
 function wireUi() {
   ui.open.addEventListener('click', () => ui.file.click());
-  ui.file.addEventListener('change', () => {
-    const fs = Array.from(ui.file.files || []);
+  // files chosen or dropped: one alone, several on one timeline
+  const openFiles = (fs) => {
     if (fs.length === 1) openFromUi(fs[0]);
     else if (fs.length > 1) openFromUi(fs);
+  };
+  ui.file.addEventListener('change', () => {
+    openFiles(Array.from(ui.file.files || []));
     ui.file.value = ''; // the same file can be chosen again
   });
   ui.errorClose.addEventListener('click', hideError);
-
-  const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
-  let depth = 0;
-  window.addEventListener('dragenter', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    depth++;
-    ui.drop.hidden = false;
-  });
-  window.addEventListener('dragover', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-  });
-  window.addEventListener('dragleave', (e) => {
-    if (!hasFiles(e)) return;
-    depth = Math.max(0, depth - 1);
-    if (depth === 0) ui.drop.hidden = true;
-  });
-  window.addEventListener('drop', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    depth = 0;
-    ui.drop.hidden = true;
-    droppedFiles(e.dataTransfer).then((fs) => {
-      if (fs.length === 1) openFromUi(fs[0]);
-      else if (fs.length > 1) openFromUi(fs);
-    }, (err) => showError(`Could not read the dropped files: ${oneLine(err && err.message ? err.message : err)}`));
+  wireDrop({
+    overlay: ui.drop,
+    open: openFiles,
+    onError: (err) => showError(`Could not read the dropped files: ${oneLine(err && err.message ? err.message : err)}`),
   });
 
   new ResizeObserver(resize).observe(ui.canvas);
