@@ -29,6 +29,7 @@ import { createFileArgs } from './file_args.js';
 import { createDetails } from './details.js';
 import { wireDrop } from './drop.js';
 import { createApi } from './api.js';
+import { createCanvas, TIMELINE_GUTTER_PX } from './canvas.js';
 
 const embed = embedSetup();
 
@@ -83,6 +84,7 @@ let notes = null; // notes on the timeline, the Notes panel (notes.js)
 let loadSplitStats = null; // {workers, worker_heap_bytes} of the shown trace's load split across workers
 let fileArgs = null; // args re-read from the shown traces' files (file_args.js)
 let details = null; // the selected event's details pane (details.js)
+let geometry = null; // the canvas's size and the part panels cover, told to the core (canvas.js)
 let stream = null; // streaming mode: window reads of traces opened as a summary (stream.js)
 let baseStatus = ''; // the status line's text before the streaming part
 let streamStatus = null; // streaming mode's part of the status line
@@ -707,62 +709,6 @@ function setLayout(name) {
   return showLayout();
 }
 
-// ---- canvas size ------------------------------------------------------------
-
-function resize() {
-  if (!M) return;
-  const r = ui.canvas.getBoundingClientRect();
-  M._st_wasm_resize(r.width, r.height, window.devicePixelRatio || 1);
-}
-
-function watchDpr() {
-  const mq = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
-  mq.addEventListener(
-    'change',
-    () => {
-      resize();
-      watchDpr();
-    },
-    { once: true },
-  );
-}
-
-// ---- panels over the timeline ------------------------------------------------------
-
-// The part of the canvas the open panels cover, from its top and from its
-// bottom (a panel nearer the top covers down to its bottom edge, else up from
-// its top edge), told to the core (st_wasm_set_cover): a navigation (search,
-// an Overview figure, a heatmap cell, a diff row, an event's link) brings its
-// target into the part no panel covers, and moves it out from under a panel
-// that opens or grows.
-const TIMELINE_GUTTER_PX = 220;
-let coverSent = '';
-function updateCover() {
-  if (!M) return;
-  const c = ui.canvas.getBoundingClientRect();
-  let top = 0, bottom = 0;
-  for (const el of document.querySelectorAll('#stage > aside')) {
-    if (el.hidden || !el.offsetParent) continue;
-    const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) continue;
-    if (r.right <= c.left + TIMELINE_GUTTER_PX || r.left >= c.right || r.bottom <= c.top || r.top >= c.bottom) continue;
-    if (r.top - c.top < c.bottom - r.bottom) top = Math.max(top, r.bottom - c.top);
-    else bottom = Math.max(bottom, c.bottom - r.top);
-  }
-  const key = `${Math.ceil(top)},${Math.ceil(bottom)}`;
-  if (key === coverSent) return;
-  coverSent = key;
-  M._st_wasm_set_cover(Math.ceil(top), Math.ceil(bottom));
-}
-
-function watchCover() {
-  const ro = new ResizeObserver(updateCover);
-  ro.observe(ui.canvas);
-  for (const el of document.querySelectorAll('#stage > aside')) ro.observe(el);
-  new MutationObserver(updateCover).observe(document.getElementById('stage'), { attributes: true, subtree: true, attributeFilter: ['hidden'] });
-  updateCover();
-}
-
 // ---- page wiring --------------------------------------------------------------
 
 function wireUi() {
@@ -783,9 +729,9 @@ function wireUi() {
     onError: (err) => showError(`Could not read the dropped files: ${oneLine(err && err.message ? err.message : err)}`),
   });
 
-  new ResizeObserver(resize).observe(ui.canvas);
-  window.addEventListener('resize', resize);
-  watchDpr();
+  new ResizeObserver(geometry.resize).observe(ui.canvas);
+  window.addEventListener('resize', geometry.resize);
+  geometry.watchDpr();
 }
 
 // ---- start ------------------------------------------------------------------
@@ -820,6 +766,7 @@ async function start() {
     return;
   }
   buf = M._malloc(CHUNK);
+  geometry = createCanvas({ M, canvas: ui.canvas });
   fileArgs = createFileArgs({
     M, str, buf, chunk: CHUNK, enqueue, traces: tracesNow,
     filesChanged: () => { if (argsSearch) argsSearch.fileChanged(); },
@@ -830,7 +777,7 @@ async function start() {
     figuresOf: (name) => roofline?.figuresOf(name),
     overview: () => overview,
   });
-  resize();
+  geometry.resize();
   if (!M._st_wasm_gfx_ok()) showError('This browser cannot show the timeline: WebGL2 is not available.');
 
   tracks = createTracks({ M, str, withCString, fmtCount, canvas: ui.canvas });
@@ -898,7 +845,7 @@ async function start() {
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount, efficiency: roofline, analyze: () => overview.analyzeNow() });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });
-  watchCover(); // after every panel exists
+  geometry.watchCover(); // after every panel exists
   titleFollowsText(ui.status);
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
