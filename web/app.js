@@ -1,7 +1,18 @@
 // app.js: the page's glue between the DOM and the wasm module (strata.js).
-// It reads files and URLs in slices into one reused wasm buffer, reports
-// progress and errors, and exposes window.strata (DESIGN.md contract 2).
+// It starts the module, loads traces one after another (their bytes pushed
+// in slices through one reused wasm buffer), reports progress and errors,
+// follows the core's interaction state (onUi) and wires the page's controls.
 // Everything else (parsing, layout, drawing, input) happens in C.
+//
+// The rest of the page is in the modules it imports:
+//   sources.js    where a trace's bytes come from: files, buffers, URLs (and
+//                 their HTTP Range reads), index files
+//   file_args.js  an event's args, re-read from its trace's file
+//   details.js    the selected event's details pane
+//   drop.js       files and folders dropped on the page
+//   canvas.js     the canvas's size and the part of it the panels cover
+//   api.js        window.strata (DESIGN.md contract 2)
+//   panels.js, flame.js, overview.js, ...: a panel each
 //
 // Event names and args come from untrusted files: they only ever reach the
 // DOM through textContent, never as HTML.
