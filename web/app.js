@@ -1,7 +1,18 @@
 // app.js: the page's glue between the DOM and the wasm module (strata.js).
-// It reads files and URLs in slices into one reused wasm buffer, reports
-// progress and errors, and exposes window.strata (DESIGN.md contract 2).
+// It starts the module, loads traces one after another (their bytes pushed
+// in slices through one reused wasm buffer), reports progress and errors,
+// follows the core's interaction state (onUi) and wires the page's controls.
 // Everything else (parsing, layout, drawing, input) happens in C.
+//
+// The rest of the page is in the modules it imports:
+//   sources.js    where a trace's bytes come from: files, buffers, URLs (and
+//                 their HTTP Range reads), index files
+//   file_args.js  an event's args, re-read from its trace's file
+//   details.js    the selected event's details pane
+//   drop.js       files and folders dropped on the page
+//   canvas.js     the canvas's size and the part of it the panels cover
+//   api.js        window.strata (DESIGN.md contract 2)
+//   panels.js, flame.js, overview.js, ...: a panel each
 //
 // Event names and args come from untrusted files: they only ever reach the
 // DOM through textContent, never as HTML.
@@ -17,20 +28,21 @@ import { createDiff } from './diff.js';
 import { createOpStats } from './opstats.js';
 import { createNotShown } from './not_shown.js';
 import { embedSetup, FLOW_MODES } from './embed.js';
-import { blobChunks } from './reader.js';
+import { CHUNK, nameFromUrl, resolveSource, bytesOf, isIndex, siblingIndex, pairIndexes } from './sources.js';
 import { workersWanted, gzWorkersWanted, splitPlan, loadSplit, loadSplitGz } from './par_load.js';
 import { createArgsSearch } from './search_args.js';
 import { createOverview } from './overview.js';
 import { createRoofline } from './roofline.js';
 import { createCollectives } from './collectives.js';
 import { createNotes } from './notes.js';
-import { sniffManifest, parseManifest } from './manifest.js';
 import { streamWanted, createStream } from './stream.js';
-import { fmtBytes } from './memory.js';
+import { createFileArgs } from './file_args.js';
+import { createDetails } from './details.js';
+import { wireDrop } from './drop.js';
+import { createApi } from './api.js';
+import { createCanvas, TIMELINE_GUTTER_PX } from './canvas.js';
 
 const embed = embedSetup();
-
-const CHUNK = 4 << 20; // bytes per slice pushed into the loader (4 MiB)
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -62,7 +74,6 @@ const ui = {
   tooltip: $('tooltip'),
 };
 
-const TOOLS = ['select', 'pan', 'zoom', 'timing']; // st_tool order (core/ui/ui.h)
 // ST_UI_* change bits (core/ui/ui.h) that Module.strataOnUi receives.
 const UI = { VIEW: 1 << 2, SELECTION: 1 << 3, HOVER: 1 << 4, TOOL: 1 << 5, MARK: 1 << 6, SEARCH: 1 << 7, FOCUS_SEARCH: 1 << 8, HELP: 1 << 9, FOCUS_TIMELINE: 1 << 13, SHIFT: 1 << 14, TRACKS: 1 << 15, FOCUS_FILTER: 1 << 16 };
 // ST_MOD_* bits (core/ui/ui.h)
@@ -82,6 +93,9 @@ let opStats = null; // op statistics, duration histogram, idle gaps (opstats.js)
 let tracks = null; // the track filter, pins, empty processes (tracks.js)
 let notes = null; // notes on the timeline, the Notes panel (notes.js)
 let loadSplitStats = null; // {workers, worker_heap_bytes} of the shown trace's load split across workers
+let fileArgs = null; // args re-read from the shown traces' files (file_args.js)
+let details = null; // the selected event's details pane (details.js)
+let geometry = null; // the canvas's size and the part panels cover, told to the core (canvas.js)
 let stream = null; // streaming mode: window reads of traces opened as a summary (stream.js)
 let baseStatus = ''; // the status line's text before the streaming part
 let streamStatus = null; // streaming mode's part of the status line
@@ -167,121 +181,6 @@ function titleFollowsText(el) {
   sync();
 }
 
-const nextTick = () => new Promise((r) => setTimeout(r, 0));
-
-// ---- sources: each yields Uint8Array chunks ------------------------------
-
-// Yields to the event loop (so the progress bar can paint) at most every
-// 50 ms: a yield after every 4 MiB chunk left a 30 MB buffer's load idle for
-// ~10 ms of its ~75 (setTimeout(0) is clamped to 4 ms once nested).
-async function* bytesChunks(u8) {
-  let last = performance.now();
-  for (let off = 0; off < u8.length; off += CHUNK) {
-    yield u8.subarray(off, off + CHUNK);
-    if (performance.now() - last >= 50) {
-      await nextTick();
-      last = performance.now();
-    }
-  }
-}
-
-async function* streamChunks(body, url) {
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      let r;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        throw new Error(`Could not read ${url}: the download failed part-way (${oneLine(e.message || e)})`);
-      }
-      if (r.done) return;
-      yield r.value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
-function nameFromUrl(url) {
-  try {
-    const u = new URL(url, document.baseURI);
-    const last = u.pathname.split('/').filter(Boolean).pop();
-    return last ? decodeURIComponent(last) : u.host || url;
-  } catch {
-    return url;
-  }
-}
-
-async function fetchSource(url) {
-  let resp;
-  try {
-    resp = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer' });
-  } catch (e) {
-    throw new Error(
-      `Could not fetch ${url}: the request failed (offline, wrong address, or the server ` +
-        `does not allow this page to read it: CORS)`,
-    );
-  }
-  if (!resp.ok) throw new Error(`Could not fetch ${url}: HTTP ${resp.status} ${oneLine(resp.statusText)}`.trim());
-  // With Content-Encoding the length is of the compressed body: no percentage.
-  const len = resp.headers.get('Content-Encoding') ? 0 : Number(resp.headers.get('Content-Length')) || 0;
-  if (!resp.body) {
-    const u8 = new Uint8Array(await resp.arrayBuffer());
-    return { total: u8.length, chunks: bytesChunks(u8) };
-  }
-  // cancel(): the body not read after all (a trace opened from its index)
-  return { total: len, chunks: streamChunks(resp.body, url), cancel: () => resp.body.cancel().catch(() => {}) };
-}
-
-// read(off, n) of a URL by HTTP Range (streaming mode's window reads). A server
-// that answers 200 (the whole file) is told apart at once and the request
-// dropped, not downloaded.
-function rangeReader(url) {
-  return async (off, n) => {
-    const ac = new AbortController();
-    const resp = await fetch(url, {
-      credentials: 'omit',
-      referrerPolicy: 'no-referrer',
-      headers: { Range: `bytes=${off}-${off + n - 1}` },
-      signal: ac.signal,
-    });
-    if (resp.status !== 206) {
-      ac.abort();
-      throw new Error(resp.ok
-        ? `${url}: the server ignores HTTP Range requests (it answered ${resp.status} with the whole file), ` +
-          'so this window cannot be read from it; serve the trace from a host that supports ranges (tools/serve.py does)'
-        : `${url}: HTTP ${resp.status} reading bytes ${off}-${off + n - 1}`);
-    }
-    return new Uint8Array(await resp.arrayBuffer());
-  };
-}
-
-// A URL's body is sniffed (manifest.js): a profile manifest resolves to
-// {manifest: {files, skipped, total}} (opts.manifest: it must be one).
-async function resolveSource(source, opts) {
-  if (typeof source === 'string' || source instanceof URL) {
-    const url = String(source);
-    const { total, chunks, cancel } = await fetchSource(url);
-    const sniffed = await sniffManifest(chunks, !!opts.manifest);
-    if (sniffed.text !== undefined) return { manifest: parseManifest(sniffed.text, new URL(url, document.baseURI).href) };
-    return { name: opts.name || nameFromUrl(url), total, chunks: sniffed.chunks, rangeRead: rangeReader(url), cancel };
-  }
-  if (typeof Blob !== 'undefined' && source instanceof Blob) {
-    const read = async (off, n) => new Uint8Array(await source.slice(off, off + n).arrayBuffer());
-    // chunks made when read: a load split across workers (par_load.js) reads no chunk
-    return { name: opts.name || source.name || 'trace', total: source.size, get chunks() { return blobChunks(source); }, read, blob: source };
-  }
-  let u8 = null;
-  if (source instanceof ArrayBuffer) u8 = new Uint8Array(source);
-  else if (ArrayBuffer.isView(source)) u8 = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-  if (u8) {
-    const read = async (off, n) => u8.subarray(Math.min(off, u8.length), Math.min(off + n, u8.length));
-    return { name: opts.name || 'trace', total: u8.length, chunks: bytesChunks(u8), read };
-  }
-  throw new Error('strata.open: expected a File, Blob, ArrayBuffer, Uint8Array or URL string');
-}
-
 // ---- loading --------------------------------------------------------------
 
 // The stats JSON, with `import_peak_bytes` (the last import's peak of the
@@ -325,35 +224,6 @@ async function finish(name, split = null) {
 }
 
 // ---- a streamed trace opened from its index file (`strata index`) ---------------
-
-// The bytes of an index given as a File, Blob, buffer or URL.
-async function bytesOf(src) {
-  if (typeof src === 'string' || src instanceof URL) {
-    const r = await fetch(String(src), { credentials: 'omit', referrerPolicy: 'no-referrer' });
-    if (!r.ok) throw new Error(`Could not fetch ${src}: HTTP ${r.status}`);
-    return new Uint8Array(await r.arrayBuffer());
-  }
-  if (typeof Blob !== 'undefined' && src instanceof Blob) return new Uint8Array(await src.arrayBuffer());
-  if (src instanceof ArrayBuffer) return new Uint8Array(src);
-  if (ArrayBuffer.isView(src)) return new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
-  throw new Error('strata.open: an index must be a File, Blob, ArrayBuffer, Uint8Array or URL string');
-}
-
-const isIndex = (b) => b && b.length >= 9 && String.fromCharCode(...b.subarray(0, 9)) === 'STRATASTX';
-
-// `<trace url>.stx` beside a ?url= trace, if there is one (null otherwise).
-async function siblingIndex(url) {
-  try {
-    const u = new URL(url, document.baseURI);
-    u.pathname += '.stx';
-    const r = await fetch(u.href, { credentials: 'omit', referrerPolicy: 'no-referrer' });
-    if (!r.ok) return null;
-    const b = new Uint8Array(await r.arrayBuffer());
-    return isIndex(b) ? b : null;
-  } catch {
-    return null;
-  }
-}
 
 // Starts the load of trace `name` from its index: the index opened, the
 // trace's identity samples read with read(off, n) and checked. null: the
@@ -449,7 +319,7 @@ async function doOpen(source, src, opts, prevStatus) {
         if (!sw.on) sw = streamWanted({ ...(opts || {}), stream: 1 }, total, name);
         const stats = await finish(name, null);
         const h = M._st_wasm_last_handle();
-        setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+        fileArgs.setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
         stream.attach(h, { read: read || src.rangeRead, size: total, compressed: !!stats.compressed }, sw);
         stats.streaming = { ...stream.state(), from_index: true };
         embed.opened([{ source, name }]);
@@ -478,7 +348,7 @@ async function doOpen(source, src, opts, prevStatus) {
     }
     const stats = await finish(name, split);
     const h = M._st_wasm_last_handle();
-    setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
+    fileArgs.setFiles(new Map(read ? [[h, { read, size: total, compressed: !!stats.compressed }]] : []));
     if (sw.on) {
       stream.attach(h, { read: read || src.rangeRead, size: total, compressed: !!stats.compressed }, sw);
       stats.streaming = stream.state();
@@ -579,7 +449,7 @@ async function doOpenMany(sources, opts) {
       const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
       files.set(l.handle, { ...l.file, compressed: !!(st && st.compressed) });
     }
-    setFiles(files);
+    fileArgs.setFiles(files);
     for (const l of loaded) {
       if (!l.stream) continue;
       const st = JSON.parse(str(M._st_wasm_trace_stats_json(l.handle)));
@@ -664,17 +534,6 @@ async function pushSource({ name, total, chunks }, sw = null) {
 
 const tracesNow = () => (M ? JSON.parse(str(M._st_wasm_traces_json())) : []);
 
-// Index files (`strata index`: *.stx) among several sources go with the trace
-// they are named after (run.json + run.json.stx): {sources, indexes}.
-async function pairIndexes(list) {
-  const nameOf = (s) => (s && s.name) || (typeof s === 'string' ? nameFromUrl(s) : '');
-  const stx = list.filter((s) => /\.stx$/i.test(nameOf(s)));
-  if (!stx.length) return { sources: list, indexes: null };
-  const indexes = new Map();
-  for (const s of stx) indexes.set(nameOf(s).replace(/\.stx$/i, ''), await bytesOf(s));
-  return { sources: list.filter((s) => !stx.includes(s)), indexes };
-}
-
 async function openList(list, opts) {
   const { sources, indexes } = await pairIndexes(list);
   if (sources.length === 1 && indexes) {
@@ -684,205 +543,26 @@ async function openList(list, opts) {
   return doOpenMany(sources, indexes ? { ...(opts || {}), indexes } : opts);
 }
 
-function open(source, opts) {
-  const many = Array.isArray(source);
-  const p = queue.then(() => (many ? openList(source, opts) : openOne(source, opts)));
+// Runs fn once every load (and args read) queued before it has ended: they
+// take turns with the one transfer buffer.
+function enqueue(fn) {
+  const p = queue.then(fn);
   queue = p.catch(() => {});
   return p;
+}
+
+function open(source, opts) {
+  const many = Array.isArray(source);
+  return enqueue(() => (many ? openList(source, opts) : openOne(source, opts)));
 }
 
 // Opens from a user action: failures are already shown in the banner.
 const openFromUi = (source, opts) => open(source, opts).catch(() => {});
 
-// ---- args: re-read from the file on demand (core/app/app.h) ----------------------
-
-// handle -> {read(off, n) -> Promise<Uint8Array>, size, compressed}: the
-// files of the traces shown (each its own args source in the wasm side)
-let shownFiles = new Map();
-let shownFile = null; // the one file when one trace is shown (the "in args" search)
-const argsCache = new Map(); // `${handle}:${src}` -> {args} | {error}
-
-function setFiles(files) {
-  shownFiles = files;
-  shownFile = files.size === 1 && tracesNow().length === 1 ? [...files.values()][0] : null;
-  if (argsSearch) argsSearch.fileChanged();
-  argsCache.clear();
-  for (const h of files.keys()) M._st_wasm_args_reset(h);
-}
-
-// The handle of the file an event (from the core's JSON) came from.
-function handleOf(ev) {
-  const list = tracesNow();
-  const t = ev && ev.part !== undefined ? list[ev.part] : list[0];
-  return t ? t.handle : 0;
-}
-
-// Streams trace h's compressed file once through the gzip index builder.
-async function buildGzIndex(f, h) {
-  for (let off = 0; off < f.size; off += CHUNK) {
-    const part = await f.read(off, CHUNK);
-    M.HEAPU8.set(part, buf);
-    if (M._st_wasm_args_index_push(h, buf, part.length) !== 0) return false;
-  }
-  return M._st_wasm_args_index_finish(h) === 0;
-}
-
-// Every format (JSON, XSpace, Perfetto; gzip'd or not): the core's args source
-// says which decoded bytes to read (an event record, then e.g. its XSpace
-// metadata record), the page reads them and hands them back, until the args
-// are decoded (core/app/app.h, args by trace handle).
-async function readArgs(f, h, src) {
-  let res = json(M._st_wasm_args_begin(h, src));
-  for (let step = 0; res.read && step < 8; step++) {
-    const { offset, length } = res.read;
-    if (!f.compressed) {
-      const end = Math.min(offset + length, f.size);
-      for (let off = offset; off < end; off += CHUNK) {
-        const part = await f.read(off, Math.min(CHUNK, end - off));
-        M.HEAPU8.set(part, buf);
-        if (M._st_wasm_args_data(h, buf, part.length) !== 0) return { error: 'out of memory reading the args' };
-      }
-    } else {
-      if (!M._st_wasm_args_index_ready(h) && !(await buildGzIndex(f, h))) {
-        return { error: 'the compressed file could not be indexed' };
-      }
-      let off = M._st_wasm_args_gz_begin(h, offset, length);
-      if (off < 0) return { error: 'the event could not be located in the compressed file' };
-      for (let r = 0; r === 0 && off < f.size; off += CHUNK) {
-        const part = await f.read(off, CHUNK);
-        M.HEAPU8.set(part, buf);
-        r = M._st_wasm_args_gz_push(h, buf, part.length);
-        if (r < 0) return { error: 'the compressed file could not be read' };
-      }
-    }
-    res = json(M._st_wasm_args_step(h));
-  }
-  return res.read ? { error: 'the event is too large to show its args' } : res;
-}
-
-// Resolves {args, truncated} or {error}; shares the load queue (and buffer).
-function argsFor(src, handle) {
-  if (handle === undefined) handle = handleOf(null);
-  const key = `${handle}:${src}`;
-  if (argsCache.has(key)) return Promise.resolve(argsCache.get(key));
-  const files = shownFiles;
-  const f = files.get(handle);
-  if (!f) return Promise.resolve({ error: 'args are shown for traces opened from a file' });
-  const p = queue.then(async () => {
-    if (files !== shownFiles) return { error: 'another trace was opened' };
-    const res = await readArgs(f, handle, src);
-    if (files === shownFiles) argsCache.set(key, res);
-    return res;
-  });
-  queue = p.catch(() => {});
-  return p.catch((e) => ({ error: oneLine(e && e.message ? e.message : e) }));
-}
-
 // ---- panels: built from the core's interaction state (JSON, textContent only) --
 
 const json = (ptr) => JSON.parse(str(ptr));
 let pointer = { x: 0, y: 0 };
-
-// The selected event's flows: one link per other end; a click selects it and
-// centres it (st_wasm_reveal). textContent only.
-function flowLinks(ev, dir) {
-  const list = ev[`flows_${dir}`] || [];
-  const total = ev[`flows_${dir}_count`] || 0;
-  const box = document.createElement('div');
-  box.className = `flows flows-${dir}`;
-  if (!total) return box;
-  const title = document.createElement('h3');
-  title.textContent = `flows ${dir === 'out' ? 'out' : 'in'} (${total})`;
-  box.append(title);
-  for (const o of list) {
-    const a = document.createElement('a');
-    a.href = '#';
-    a.className = 'flow-link';
-    a.dataset.row = String(o.row);
-    a.dataset.index = String(o.index);
-    const where = [o.process, o.thread].filter(Boolean).join(' / ');
-    // at its start from the trace's start, as the event's own "start" (the file's time on hover)
-    a.textContent = `${dir === 'out' ? '→' : '←'} ${o.name || '(unnamed)'}${where ? `  (${where})` : ''}  @ ${o.start_text ?? `${o.ts_us} us`}`;
-    a.title = `${o.ts_us} us in the file`;
-    a.addEventListener('click', (e) => {
-      e.preventDefault();
-      M._st_wasm_reveal(o.row, o.index);
-    });
-    box.append(a);
-  }
-  if (total > list.length) {
-    const more = document.createElement('div');
-    more.textContent = `… and ${total - list.length} more`;
-    box.append(more);
-  }
-  return box;
-}
-
-function fillDetails(ev, count) {
-  ui.details.replaceChildren();
-  if (!ev) {
-    ui.details.hidden = true; // several events: the summary table (panels.js) shows them
-    return;
-  }
-  const h = document.createElement('h2');
-  h.textContent = ev.name || '(unnamed)';
-  const table = document.createElement('table');
-  const rows = [
-    // streaming mode's summary: a stretch of events, named after its longest
-    ['summary', ev.summary ? 'a stretch of this track\'s events (zoom in to read them); named after the longest, whose args are below' : undefined],
-    ['file', ev.part !== undefined ? (tracesNow()[ev.part] || {}).name : undefined],
-    ['category', ev.cat],
-    [ev.summary ? 'stretch starts' : 'start', ev.start_text],
-    [ev.summary ? 'stretch spans' : 'duration', ev.dur_text],
-    ['self time', ev.self_text],
-    ['process', `${ev.process || ''} (pid ${ev.pid})`],
-    ['thread', `${ev.thread || ''} (tid ${ev.tid})`],
-    ['ts (file)', ev.ts_us != null ? `${ev.ts_us} us` : ''],
-    // a memory snapshot's block (issue 34): its bytes and address (its stack: the category)
-    ['block size', ev.block ? `${fmtBytes(ev.block.size)} (${ev.block.size} B)` : undefined],
-    ['address', ev.block?.addr],
-    // issue 33: a kernel's achieved figures, once the overview measured them
-    ['TFLOP/s', roofline?.figuresOf(ev.name)?.tflops],
-    ['% of peak', roofline?.figuresOf(ev.name)?.pct],
-  ];
-  for (const [k, v] of rows) {
-    if (v === undefined || v === null || v === '') continue;
-    const tr = document.createElement('tr');
-    const th = document.createElement('th');
-    const td = document.createElement('td');
-    th.textContent = k;
-    td.textContent = String(v);
-    tr.append(th, td);
-    table.append(tr);
-  }
-  if (ev.stack) { // a CPU sample: its call stack, leaf first
-    const tr = document.createElement('tr');
-    const th = document.createElement('th');
-    const td = document.createElement('td');
-    th.textContent = 'stack';
-    td.className = 'stack';
-    for (const f of ev.stack) td.append(Object.assign(document.createElement('div'), { textContent: f || '(unnamed)' }));
-    if (ev.stack_depth > ev.stack.length) td.append(Object.assign(document.createElement('div'), { textContent: `… ${ev.stack_depth - ev.stack.length} more` }));
-    tr.append(th, td);
-    table.append(tr);
-  }
-  const args = document.createElement('div');
-  args.className = 'args';
-  args.textContent = 'args: reading…';
-  ui.details.append(h, table, flowLinks(ev, 'out'), flowLinks(ev, 'in'), args);
-  if (ev.name && overview) { // every event of this name becomes a step (the overview's analysis)
-    const b = Object.assign(document.createElement('button'), { type: 'button', className: 'use-as-step', textContent: 'Use as step' });
-    b.title = 'Make every event of this name a step: the overview analyses step by step with them';
-    b.addEventListener('click', () => overview.useAsStep(ev.name));
-    ui.details.append(b);
-  }
-  ui.details.hidden = false;
-  const src = ev.src;
-  argsFor(src, handleOf(ev)).then((res) => {
-    if (!args.isConnected) return; // another selection replaced the panel
-    panels.renderArgs(args, res);
-  });
-}
 
 // "3 of 7,652", "12 matches"; with a track filter hiding some, steps skip
 // them (core/ui/ui.c st_ui_search_step) and the count says so: "2 of 9 (4
@@ -926,7 +606,7 @@ function onUi(bits) {
   }
   if ((bits & UI.TRACKS) && tracks) tracks.refresh();
   if ((bits & UI.FOCUS_FILTER) && tracks) tracks.focus();
-  if (bits & UI.SELECTION) fillDetails(json(M._st_wasm_selected_event_json()), st.selected);
+  if (bits & UI.SELECTION) details.fill(json(M._st_wasm_selected_event_json()), st.selected);
   if (panels) panels.onUi(bits, st);
   if (bits & UI.SHIFT) emit('strata:offsets', tracesNow()); // a file was moved (alt+drag, Align, an offset)
   if (bits & (UI.HOVER | UI.VIEW)) {
@@ -1040,140 +720,29 @@ function setLayout(name) {
   return showLayout();
 }
 
-// ---- dropped files and folders -------------------------------------------------
-
-// Every file of a drop: plain files as they are, folders walked (a profile
-// directory: plugins/profile/<run>/*.xplane.pb, rank-*.pt.trace.json.gz);
-// which of them are traces is decided by the loader from their bytes, and
-// the page lists the ones it skipped. Sorted by path, so ranks keep order.
-async function droppedFiles(dt) {
-  const items = Array.from(dt.items || []).filter((it) => it.kind === 'file');
-  const entries = items.map((it) => (it.webkitGetAsEntry ? it.webkitGetAsEntry() : null));
-  if (!entries.length || entries.some((e) => !e)) return Array.from(dt.files || []);
-  const out = [];
-  const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
-  const readAll = async (dir) => {
-    const reader = dir.createReader();
-    const all = [];
-    for (;;) { // readEntries returns at most ~100 at a time
-      const batch = await new Promise((res, rej) => reader.readEntries(res, rej));
-      if (!batch.length) return all;
-      all.push(...batch);
-    }
-  };
-  const walk = async (entry, depth) => {
-    if (entry.isFile) {
-      const f = await fileOf(entry);
-      out.push({ path: entry.fullPath || f.name, file: f });
-    } else if (entry.isDirectory && depth < 16) {
-      for (const child of await readAll(entry)) await walk(child, depth + 1);
-    }
-  };
-  for (const e of entries) await walk(e, 0);
-  out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return out.map((o) => o.file);
-}
-
-// ---- canvas size ------------------------------------------------------------
-
-function resize() {
-  if (!M) return;
-  const r = ui.canvas.getBoundingClientRect();
-  M._st_wasm_resize(r.width, r.height, window.devicePixelRatio || 1);
-}
-
-function watchDpr() {
-  const mq = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
-  mq.addEventListener(
-    'change',
-    () => {
-      resize();
-      watchDpr();
-    },
-    { once: true },
-  );
-}
-
-// ---- panels over the timeline ------------------------------------------------------
-
-// The part of the canvas the open panels cover, from its top and from its
-// bottom (a panel nearer the top covers down to its bottom edge, else up from
-// its top edge), told to the core (st_wasm_set_cover): a navigation (search,
-// an Overview figure, a heatmap cell, a diff row, an event's link) brings its
-// target into the part no panel covers, and moves it out from under a panel
-// that opens or grows.
-const TIMELINE_GUTTER_PX = 220;
-let coverSent = '';
-function updateCover() {
-  if (!M) return;
-  const c = ui.canvas.getBoundingClientRect();
-  let top = 0, bottom = 0;
-  for (const el of document.querySelectorAll('#stage > aside')) {
-    if (el.hidden || !el.offsetParent) continue;
-    const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) continue;
-    if (r.right <= c.left + TIMELINE_GUTTER_PX || r.left >= c.right || r.bottom <= c.top || r.top >= c.bottom) continue;
-    if (r.top - c.top < c.bottom - r.bottom) top = Math.max(top, r.bottom - c.top);
-    else bottom = Math.max(bottom, c.bottom - r.top);
-  }
-  const key = `${Math.ceil(top)},${Math.ceil(bottom)}`;
-  if (key === coverSent) return;
-  coverSent = key;
-  M._st_wasm_set_cover(Math.ceil(top), Math.ceil(bottom));
-}
-
-function watchCover() {
-  const ro = new ResizeObserver(updateCover);
-  ro.observe(ui.canvas);
-  for (const el of document.querySelectorAll('#stage > aside')) ro.observe(el);
-  new MutationObserver(updateCover).observe(document.getElementById('stage'), { attributes: true, subtree: true, attributeFilter: ['hidden'] });
-  updateCover();
-}
-
 // ---- page wiring --------------------------------------------------------------
 
 function wireUi() {
   ui.open.addEventListener('click', () => ui.file.click());
-  ui.file.addEventListener('change', () => {
-    const fs = Array.from(ui.file.files || []);
+  // files chosen or dropped: one alone, several on one timeline
+  const openFiles = (fs) => {
     if (fs.length === 1) openFromUi(fs[0]);
     else if (fs.length > 1) openFromUi(fs);
+  };
+  ui.file.addEventListener('change', () => {
+    openFiles(Array.from(ui.file.files || []));
     ui.file.value = ''; // the same file can be chosen again
   });
   ui.errorClose.addEventListener('click', hideError);
-
-  const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
-  let depth = 0;
-  window.addEventListener('dragenter', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    depth++;
-    ui.drop.hidden = false;
-  });
-  window.addEventListener('dragover', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-  });
-  window.addEventListener('dragleave', (e) => {
-    if (!hasFiles(e)) return;
-    depth = Math.max(0, depth - 1);
-    if (depth === 0) ui.drop.hidden = true;
-  });
-  window.addEventListener('drop', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    depth = 0;
-    ui.drop.hidden = true;
-    droppedFiles(e.dataTransfer).then((fs) => {
-      if (fs.length === 1) openFromUi(fs[0]);
-      else if (fs.length > 1) openFromUi(fs);
-    }, (err) => showError(`Could not read the dropped files: ${oneLine(err && err.message ? err.message : err)}`));
+  wireDrop({
+    overlay: ui.drop,
+    open: openFiles,
+    onError: (err) => showError(`Could not read the dropped files: ${oneLine(err && err.message ? err.message : err)}`),
   });
 
-  new ResizeObserver(resize).observe(ui.canvas);
-  window.addEventListener('resize', resize);
-  watchDpr();
+  new ResizeObserver(geometry.resize).observe(ui.canvas);
+  window.addEventListener('resize', geometry.resize);
+  geometry.watchDpr();
 }
 
 // ---- start ------------------------------------------------------------------
@@ -1208,7 +777,18 @@ async function start() {
     return;
   }
   buf = M._malloc(CHUNK);
-  resize();
+  geometry = createCanvas({ M, canvas: ui.canvas });
+  fileArgs = createFileArgs({
+    M, str, buf, chunk: CHUNK, enqueue, traces: tracesNow,
+    filesChanged: () => { if (argsSearch) argsSearch.fileChanged(); },
+  });
+  details = createDetails({
+    M, el: ui.details, traces: tracesNow, argsFor: fileArgs.argsFor, handleOf: fileArgs.handleOf,
+    renderArgs: (el, res) => panels.renderArgs(el, res),
+    figuresOf: (name) => roofline?.figuresOf(name),
+    overview: () => overview,
+  });
+  geometry.resize();
   if (!M._st_wasm_gfx_ok()) showError('This browser cannot show the timeline: WebGL2 is not available.');
 
   tracks = createTracks({ M, str, withCString, fmtCount, canvas: ui.canvas });
@@ -1224,7 +804,7 @@ async function start() {
   const coll = createCollectives({
     M,
     str,
-    files: () => shownFiles,
+    files: () => fileArgs.files(),
     traces: tracesNow,
     // as the overview asks (overview.js PANEL), so that its kept analysis answers
     analyze: () => withCString('', (p) => M._st_wasm_analyze(p, -1, 1000)),
@@ -1235,203 +815,18 @@ async function start() {
     coll.align().catch((e) => showError(oneLine(e && e.message ? e.message : e), true));
   });
   ui.collectivesButton.addEventListener('click', () => { coll.show(); });
-  window.strata = Object.freeze({
-    open,
-    stats: statsNow,
-    // {start_us, end_us, scroll_y, tracks: trackState()} (null before a load).
-    view: () => {
-      const v = JSON.parse(str(M._st_wasm_view_json()));
-      if (v) v.tracks = tracks.api.trackState();
-      return v;
-    },
-    setView: (v) => {
-      if (!v || !M._st_wasm_view_set(Number(v.start_us), Number(v.end_us))) {
-        throw new Error('strata.setView: needs a loaded trace and finite start_us < end_us');
-      }
-      return JSON.parse(str(M._st_wasm_view_json()));
-    },
-    frameStats: () => JSON.parse(str(M._st_wasm_frame_stats_json())),
-    // Streaming mode (stream.js): its state, and a promise that resolves once
-    // the window the view wants is read (null state when nothing streams).
-    streaming: () => (stream.active() ? stream.state() : null),
-    settle: () => stream.settle(),
-    // The selected events (at most 10000). args: decoded once the event has
-    // been shown in the details panel (or fetched with argsOf), else null.
-    selection: () =>
-      json(M._st_wasm_selection_json(10000)).map((e) => ({ ...e, args: argsCache.get(`${handleOf(e)}:${e.src}`)?.args ?? null })),
-    // The args of the event at decoded offset src, re-read from the file (a B/E
-    // slice's src: its B's and E's args merged, the E's winning on a duplicate key).
-    argsOf: (src, handle) => argsFor(Number(src), handle === undefined ? undefined : Number(handle)),
-    // The traces shown, in display order: [{handle, name, group, events, offset_us, format}].
-    traces: () => tracesNow().map((t) => ({ ...t })),
-    // Two runs: A the baseline, B the candidate, on one timeline (A's files above B's),
-    // B aligned on A at the first step marker both have (else their starts).
-    // Resolves {a, b}: each file's own stats, and the alignment used.
-    compare: async (a, b, opts) => {
-      await open([a, b], opts);
-      const alignment = JSON.parse(str(M._st_wasm_compare_align()));
-      const list = tracesNow();
-      const own = (t) => JSON.parse(str(M._st_wasm_trace_stats_json(t.handle)));
-      emit('strata:offsets', list);
-      return { a: own(list[0]), b: own(list[1]), alignment };
-    },
-    // The diff table of the first two traces ({by: 'name'|'cat', range: 'all'|'window'|
-    // {step: N}|{start_us, end_us}}): {rows, only_a, only_b, ...} (core/analysis/diff.h's JSON).
-    diff: (opts) => {
-      diffTable.show(true);
-      const d = diffTable.compute(opts || {});
-      if (!d) throw new Error('strata.diff: needs two traces shown (and the step in both)');
-      return d;
-    },
-    // Two files or more: 'stacked' (one time axis) or 'side' (two panes, A left, B right,
-    // zoom and pan synchronised); compareLayout() says which is shown.
-    compareLayout: () => (M._st_wasm_side_by_side() ? 'side' : 'stacked'),
-    setCompareLayout: (name) => {
-      if (name !== 'side' && name !== 'stacked') throw new Error("strata.setCompareLayout: 'side' or 'stacked'");
-      const shown = tracesNow().length;
-      const got = setLayout(name);
-      if (got !== name) {
-        throw new Error(shown < 2 ? 'strata.setCompareLayout: side by side needs two traces shown'
-          : `strata.setCompareLayout: ${SIDE_NO_MEMORY}`);
-      }
-      return got;
-    },
-    // Lines the files up on their selected events (one per file, e.g. ProfilerStep#550 in
-    // every rank): {aligned: files moved together, traces}.
-    // align('collectives'): every file on the clock its matched collectives give (a Promise
-    // of {aligned, clock_offsets, unaligned, traces}; collectives.js).
-    align: (by) => (by === 'collectives' ? coll.align()
-      : { aligned: M._st_wasm_align_selection(), traces: tracesNow() }),
-    // The collectives matched across the files shown, opened in their table (a Promise of
-    // the JSON `strata analyze --json` adds: collectives, clock_offsets, critical_path, ...).
-    collectives: () => coll.show(),
-    // Selects collective i's kernels on every rank (its table row): the collective.
-    selectCollective: (i) => coll.select(i),
-    // Selects step N's critical path across ranks (outlined on the timeline): a Promise
-    // of {step, total_us, segments: [{trace, kind, name, start_us, end_us}]} or null.
-    criticalPath: (step) => coll.criticalPath(step),
-    // A test hook: the arrows criticalPath(N) draws for its cross-rank edges (from the
-    // blocker's kernel's start to the waiting rank's kernel's end), null once the selection
-    // changes; frameStats().path_arrows: how many the last frame drew.
-    pathArrows: () => coll.pathArrows(),
-    // Moves one file on the shared timeline (its time 0 at offset_us); the traces after.
-    setOffset: (handle, offsetUs) => {
-      if (!M._st_wasm_set_offset(Number(handle), Number(offsetUs))) {
-        throw new Error('strata.setOffset: needs the handle of one of several traces shown and a finite offset');
-      }
-      return tracesNow();
-    },
-    // Whole-trace name search (case-insensitive); non-matches are dimmed. With {args: true}
-    // also in every event's args (a pass over the file): a Promise of {matches}.
-    search: (text, opts) => {
-      const t = String(text ?? '');
-      ui.search.value = t;
-      ui.searchArgs.checked = !!(opts && opts.args);
-      if (opts && opts.args) return argsSearch.run(t);
-      argsSearch.cancel();
-      return { matches: withCString(t, (p) => M._st_wasm_search(p)) };
-    },
-    // The labelled tracks top to bottom, as the gutter shows them: [{label, section, pid,
-    // kind, y, h, first_row, rows}] (y, h: content px; canvas y = 28 + y - view().scroll_y).
-    tracks: () => json(M._st_wasm_tracks_json()),
-    // The `strata bench` navigation script, drawn for real at the canvas size.
-    bench: () => JSON.parse(str(M._st_wasm_bench_json())),
-    // The drag tool: 'select' | 'pan' | 'zoom' | 'timing' (keys 1-4).
-    tool: () => json(M._st_wasm_ui_state_json())?.tool ?? 'select',
-    setTool: (name) => {
-      const i = TOOLS.indexOf(String(name));
-      if (i < 0) throw new Error(`strata.setTool: one of ${TOOLS.join(', ')}`);
-      M._st_wasm_set_tool(i);
-      return TOOLS[i];
-    },
-    // The flow arrows drawn: 'off' | 'selection' (the default: the selected event's chain)
-    // | 'all' (also every arrow in view, bundled, under the slices); key l cycles them.
-    flows: () => FLOW_MODES[M._st_wasm_set_flows(-1)],
-    setFlows: (mode) => {
-      const i = FLOW_MODES.indexOf(String(mode));
-      if (i < 0) throw new Error(`strata.setFlows: one of ${FLOW_MODES.join(', ')}`);
-      ui.flows.value = FLOW_MODES[M._st_wasm_set_flows(i)];
-      return ui.flows.value;
-    },
-    // The timing mark ({start_us, end_us, dur_ns, dur_text}) in a list, [] if none.
-    marks: () => {
-      const m = json(M._st_wasm_ui_state_json())?.mark;
-      return m ? [m] : [];
-    },
-    // The summary table shown ({source, events, names, rows:[{name, count, total_ns, self_ns,
-    // avg_ns, min_ns, max_ns}]}), or null; summarizeWindow() makes one of the visible window.
-    summary: () => panels.summary(),
-    summarizeWindow: () => {
-      panels.summarizeWindow();
-      return panels.summary();
-    },
-    // Collapses every process section (or expands all if all are); true if all are collapsed.
-    collapseAll: () => M._st_wasm_collapse_all() === 1,
-    // Opens the flame graph ({from: 'selection'|'mark'|'window', source: 'samples'|'slices',
-    // track: a range's thread}, each chosen as the button does when left out) and returns what
-    // it shows: {from, start_us, end_us, track, threads: [{track, name, pid, tid}], tree: {source,
-    // unit, events, nodes: [{i, name, depth, x, total, self, total_ns, self_ns, count}]}}, or
-    // null; flameShown() is the open one (or null).
-    flame: (opts) => flame.open(opts || {}),
-    flameShown: () => flame.data(),
-    // `strata analyze FILE... --json` of the files shown ({stepName, ops, gaps} as --step-name,
-    // --ops, --gaps): {traces, steps, devices, per_step, idle_gaps, ranks, stragglers, memory,
-    // ops, op_names} (core/analysis/analyze.h), times in each file's own microseconds.
-    analyze: (opts) => {
-      const d = overview.analyze(opts || {});
-      if (!d) throw new Error('strata.analyze: needs a trace shown');
-      return d;
-    },
-    // Opens (true) / closes (false) / toggles the overview panel (key o); the analysis it shows.
-    overview: (on) => { overview.toggle(on); return overview.last(); },
-    // `strata analyze --json`'s "efficiency" of the overview's analysis
-    // (issue 33: {peakTflops, peakGbps} as --peak-tflops / --peak-gbps), or null.
-    efficiency: (opts) => roofline.compute(opts || {}),
-    // Selects every event named exactly `name` (slices and async, all files shown): how many.
-    selectName: (name) => withCString(String(name), (p) => M._st_wasm_select_name(p)),
-    // "Use as step": every event of that name is a step (the overview re-analyses with it).
-    useAsStep: (name) => overview.useAsStep(name),
-    // The ranks x steps heatmap shown (several files): {metric, rows: [{trace, name, straggler,
-    // score}], steps, cell: {x, y, w, h}, cells, lo, hi, draw_ms}; heatmap(metric) picks 'step' |
-    // 'compute' | 'idle' | 'comm_wait'; heatmap(analysis) draws that analysis JSON instead.
-    heatmap: (arg) => {
-      if (typeof arg === 'string') overview.heatmap.setMetric(arg);
-      else if (arg && typeof arg === 'object') overview.heatmap.show(overview.heatmapData(arg));
-      return overview.heatmap.state();
-    },
-    // Op statistics ({scope: 'trace'|'window'|'step'|'selection', step: N, top: N}), shown in
-    // the panel: {scope, step, names, rows: [{name, count, total_us, self_us, mean_us, min_us,
-    // p50_us, p90_us, p99_us, max_us}]} (`strata analyze --json`'s ops), or null.
-    opStats: (opts) => opStats.opStats(opts || {}),
-    // One op's duration histogram (opts as opStats; name null: of every event in the scope,
-    // e.g. the selection): {name, scope, bins: [{bin, lo_us, hi_us, count}]};
-    // selectHistogramBin(i) selects that bin's instances and returns how many.
-    histogram: (name, opts) => opStats.histogram(name === null ? null : String(name), opts || {}),
-    selectHistogramBin: (i) => opStats.selectBin(Number(i)),
-    // The devices' idle gaps, longest first: {devices, highlighted, shown, gaps: [{index, trace,
-    // device, start_us, end_us, dur_us, host: [{name, start_us, dur_us, overlap_us}]}]};
-    // showIdleGaps(on) highlights them (g); goToIdleGap(i) shows one, returns the view.
-    idleGaps: () => opStats.idleGaps(),
-    // the idle cause's gaps shaded by a click on it in the Overview (app.h
-    // st_app_cause_gaps_json): {device, cause, gaps: [[start_us, end_us]]} | null
-    causeGaps: () => JSON.parse(str(M._st_wasm_cause_gaps_json())),
-    showIdleGaps: (on) => opStats.showIdleGaps(on === undefined ? undefined : !!on),
-    goToIdleGap: (i) => opStats.goToGap(Number(i)),
-    // Which tracks show (tracks.js): setTrackFilter(text) (key t focuses the box), pin(id) /
-    // unpin(id) (ids in tracks(); key p on the track under the mouse, or its label's pin mark),
-    // setShowEmpty(bool) for the processes without events; each returns trackState():
-    // {filter, tracks, shown, processes, empty, show_empty, pinned_h, pins}.
-    ...tracks.api,
-    // Notes ({t0, t1?, text}: microseconds as view(), a time without t1): addNote returns
-    // {id, t0_us, t1_us, text}; notes() lists them in time order; removeNote(id) -> bool;
-    // setNoteText(id, text); goToNote(id) shows it and returns the view; setNotes([{t0, t1?,
-    // text}]) replaces them all.
-    addNote: (n) => notes.add(n || {}),
-    notes: () => notes.notes(),
-    removeNote: (id) => notes.remove(id),
-    setNoteText: (id, text) => notes.setText(id, text),
-    goToNote: (id) => notes.go(id),
-    setNotes: (list) => { notes.replaceAll(Array.isArray(list) ? list : []); return notes.notes(); },
+  window.strata = createApi({
+    M, str, withCString, open, statsNow, tracesNow, emit, ui, fileArgs, tracks, stream, coll, setLayout,
+    SIDE_NO_MEMORY, FLOW_MODES,
+    // made below, after window.strata: read when a method is called
+    panels: () => panels,
+    flame: () => flame,
+    argsSearch: () => argsSearch,
+    diffTable: () => diffTable,
+    overview: () => overview,
+    roofline: () => roofline,
+    opStats: () => opStats,
+    notes: () => notes,
   });
   wireUi();
   window.addEventListener('strata:layout', showLayout);
@@ -1439,17 +834,17 @@ async function start() {
   flame = createFlame({ M, str, fmtCount, fmtDur });
   argsSearch = createArgsSearch({
     M, withCString, chunk: CHUNK, countEl: ui.searchCount, progressEl: ui.progress,
-    getFile: () => shownFile,
-    getHandle: () => (shownFile ? [...shownFiles.keys()][0] : 0), // the one file's trace handle
+    getFile: () => fileArgs.file(),
+    getHandle: () => (fileArgs.file() ? [...fileArgs.files().keys()][0] : 0), // the one file's trace handle
     // several files shown: [{handle, file}] in display order (each searched in its own pass)
-    getFiles: () => (tracesNow().length > 1 ? tracesNow().filter((t) => shownFiles.has(t.handle)).map((t) => ({ handle: t.handle, file: shownFiles.get(t.handle) })) : []),
+    getFiles: () => (tracesNow().length > 1 ? tracesNow().filter((t) => fileArgs.files().has(t.handle)).map((t) => ({ handle: t.handle, file: fileArgs.files().get(t.handle) })) : []),
     getBuf: () => buf,
   });
   wirePanels();
   createInfo({ M, str, traces: tracesNow });
   diffTable = createDiff({ M, str, withCString });
   roofline = createRoofline({
-    M, str, withCString, argsFor,
+    M, str, withCString, argsFor: fileArgs.argsFor,
     onSelect: (text) => { const m = document.getElementById('overview-meta'); if (m && text) m.textContent = text; },
   });
   overview = createOverview({
@@ -1461,7 +856,7 @@ async function start() {
   opStats = createOpStats({ M, str, withCString, fmtDur, fmtCount, efficiency: roofline, analyze: () => overview.analyzeNow() });
   createNotShown({ M, str });
   notes = createNotes({ M, str, withCString, fmtDur });
-  watchCover(); // after every panel exists
+  geometry.watchCover(); // after every panel exists
   titleFollowsText(ui.status);
 
   const first = embed.firstSource(); // ?url=, a standalone file's trace, the demo, or nothing (?embed=1)
@@ -1485,7 +880,7 @@ async function start() {
       const demo = size > 0 ? new Blob([M.HEAPU8.slice(M._st_wasm_demo_bytes(), M._st_wasm_demo_bytes() + size)]) : null;
       M._st_wasm_demo_release();
       const h = M._st_wasm_last_handle();
-      setFiles(new Map(demo ? [[h, { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false }]] : []));
+      fileArgs.setFiles(new Map(demo ? [[h, { read: async (off, n) => new Uint8Array(await demo.slice(off, off + n).arrayBuffer()), size: demo.size, compressed: false }]] : []));
       embed.opened(demo ? [{ source: demo, name: 'strata-demo.trace.json' }] : []);
       embed.loaded();
     }));

@@ -4,9 +4,10 @@
 // module handed over in ready().
 //
 //   ?url=<trace url>   the first trace is fetched from there (by app.js's
-//                      streaming loader). The Content-Security-Policy is
-//                      tightened at start-up to connect-src 'self' plus that
-//                      URL's origin (without ?url=: 'self' only).
+//                      streaming loader, through sources.js). The
+//                      Content-Security-Policy is tightened at start-up to
+//                      connect-src 'self' plus that URL's origin (without
+//                      ?url=: 'self' only).
 //   ?manifest=<url>    a profile manifest (`strata manifest`, web/manifest.js):
 //                      its files fetched from the manifest's folder and opened
 //                      on one timeline; a ?url= whose body is a manifest
@@ -59,8 +60,8 @@
 //                      applied when the file opens exactly as a link's hash is
 //                      (a hash in the file's own address wins over it).
 //
-// Event names and args are never put into the DOM as HTML (app.js uses
-// textContent); nothing here reads them either.
+// Event names and args are never put into the DOM as HTML (app.js and its
+// modules use textContent); nothing here reads them either.
 
 const params = new URLSearchParams(location.search);
 const EMBED = params.get('embed') === '1';

@@ -384,7 +384,7 @@ export function createStream({ M, str, setStatus, onError }) {
   }
 
   return {
-    // After a streamed load: the file (as app.js keeps it: read, size, compressed).
+    // After a streamed load: the file (as file_args.js keeps it: read, size, compressed).
     attach(handle, file, opts) {
       files.set(handle, file || {});
       windowBudget = opts && opts.window ? opts.window : windowBudget;
