@@ -1,6 +1,6 @@
 /* js_bridge.c: the EM_JS functions through which C calls the page (see
  * js_bridge.h). Keep these few, named and small: the page's own logic lives
- * in web/app.js, the engine's in core/ and the rest of wasm/.
+ * in web/ (app.js and its modules), the engine's in core/ and the rest of wasm/.
  *
  * EM_JS bodies pass through the C preprocessor: use == and != (the
  * preprocessor splits === into "==") and double-quoted strings only.
