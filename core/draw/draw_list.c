@@ -1,7 +1,7 @@
 /* draw_list.c: the draw list's lines and commands, each clipped to the
- * frame's current clip (dctx.c) and capped per frame. The rects' push is
- * static inline in draw_internal.h (it is the per-item one). Called by
- * every pass. */
+ * frame's current clip (the field c of dctx) and capped per frame. The
+ * rects' push is static inline in draw_internal.h (it is the per-item
+ * one). Called by every pass. */
 #include "draw_internal.h"
 
 void dr_push_line(dctx *d, float x0, float y0, float x1, float y1, float width, uint32_t col) {
