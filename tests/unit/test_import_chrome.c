@@ -148,6 +148,47 @@ static void test_object_keys(void) {
   release(l);
 }
 
+/* A top-level value of the wrong kind is one warning however the bytes
+ * arrive: a value longer than the importer's window is read again as more
+ * bytes come, and was counted again each time (found by fuzz_chrome_split).
+ * Values of 20,000 digits, pushed whole and in chunks of 1 to 4096 bytes. */
+static void test_top_level_warnings_once(void) {
+  enum { DIGITS = 20000 };
+  char *doc = malloc(4 * DIGITS + 512);
+  CHECK(doc != NULL);
+  if (!doc) return;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t n = 0;
+    static const char *const keys[] = {"samples", "stackFrames", "systemTraceEvents"};
+    doc[n++] = '{';
+    for (int k = 0; k < (pass ? 1 : 3); k++) {
+      n += (size_t)sprintf(doc + n, "\"%s\":", pass ? "traceEvents" : keys[k]);
+      for (int i = 0; i < DIGITS; i++) doc[n++] = (char)('1' + i % 9);
+      doc[n++] = ',';
+    }
+    /* an event list after them (under another key when traceEvents is the number) */
+    n += (size_t)sprintf(
+        doc + n, "\"%s\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}]}",
+        pass ? "x" : "traceEvents");
+    size_t chunks[] = {n, 1, 7, 4096};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+      loaded *l = calloc(1, sizeof *l);
+      load_mem((const unsigned char *)doc, n, chunks[c], l);
+      if (pass) {
+        CHECK(l->err.code != ST_OK); /* no event list: not a trace */
+        CHECK(has_warning(&l->stats, "trace_events_not_a_list", 1));
+      } else {
+        CHECK(has_warning(&l->stats, "samples_not_a_list", 1));
+        CHECK(has_warning(&l->stats, "stack_frames_not_an_object", 1));
+        CHECK(has_warning(&l->stats, "system_trace_events_ignored", 1));
+      }
+      st_trace_destroy(l->trace);
+      free(l);
+    }
+  }
+  free(doc);
+}
+
 static void test_truncation(void) {
   loaded *l = load_fixture("truncated_mid_event.json");
   if (l) {
@@ -485,6 +526,7 @@ int main(void) {
   RUN(test_array_basic);
   RUN(test_object_keys);
   RUN(test_truncation);
+  RUN(test_top_level_warnings_once);
   RUN(test_strings);
   RUN(test_pid_tid_strings);
   RUN(test_timestamps);

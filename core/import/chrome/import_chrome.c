@@ -69,7 +69,8 @@ struct st_chrome_importer {
   int saw_event_list, expect_value, after_comma, final;
   int list_samples; /* the list being read is the top-level samples, not traceEvents */
   topkey key;
-  int capture; /* the skipped value is copied into meta */
+  int capture;     /* the skipped value is copied into meta */
+  int value_noted; /* the top-level value's warning is given (it may wait for more bytes) */
   int trailing_warned;
   uint64_t settle_end, settle_pending; /* st_chrome_settle's last run: input end, bytes left */
   st_json_skipper sk;
@@ -389,6 +390,7 @@ static st_code run(st_chrome_importer *im) {
         return set_error(im, ST_ERR_JSON, abs_of(im, p),
                          "JSON syntax error: expected ':' in the top-level object%s", "");
       p++;
+      im->value_noted = 0;
       im->state = T_OBJ_VALUE;
       break;
     case T_OBJ_VALUE: {
@@ -416,14 +418,17 @@ static st_code run(st_chrome_importer *im) {
         p++;
         break;
       }
-      if (im->key == K_TRACE_EVENTS)
-        warn(im, "trace_events_not_a_list");
-      else if (im->key == K_SYSTEM_TRACE_EVENTS)
-        warn(im, "system_trace_events_ignored");
-      else if (im->key == K_STACK_FRAMES)
-        warn(im, "stack_frames_not_an_object");
-      else if (im->key == K_SAMPLES)
-        warn(im, "samples_not_a_list");
+      if (!im->value_noted) { /* once: a value cut by a chunk comes back here with more bytes */
+        im->value_noted = 1;
+        if (im->key == K_TRACE_EVENTS)
+          warn(im, "trace_events_not_a_list");
+        else if (im->key == K_SYSTEM_TRACE_EVENTS)
+          warn(im, "system_trace_events_ignored");
+        else if (im->key == K_STACK_FRAMES)
+          warn(im, "stack_frames_not_an_object");
+        else if (im->key == K_SAMPLES)
+          warn(im, "samples_not_a_list");
+      }
       if (*p == '"' || *p == '[' || *p == '{') {
         im->sk = (st_json_skipper){0};
         im->state = T_OBJ_SKIP;
