@@ -21,7 +21,7 @@ struct st_analysis {
   uint32_t n;
   st_step_source *source; /* per trace */
   st_an_step *steps;
-  uint32_t nsteps;
+  uint32_t nsteps, cap_steps;
   uint32_t *first_step, *step_count; /* per trace */
   st_an_device *devices;
   uint32_t ndevices, cap_devices;

@@ -157,12 +157,13 @@ st_code an_find_steps(st_analysis *an, trace_ctx *c, uint32_t k, const st_analyz
       }
       size_t need = (size_t)an->nsteps + m + 1;
       if (need > UINT32_MAX - 1) break;
-      st_an_step *ns2 = st_realloc_array(a, an->steps, need, sizeof *ns2);
-      if (!ns2) {
+      void *v = an->steps;
+      int ok = st_grow32(a, &v, &an->cap_steps, need, sizeof *an->steps, 64);
+      an->steps = v;
+      if (!ok) {
         rc = ST_ERR_NOMEM;
         break;
       }
-      an->steps = ns2;
       st_an_step *s = &an->steps[an->nsteps + m++];
       memset(s, 0, sizeof *s);
       s->trace = k;

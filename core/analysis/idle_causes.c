@@ -70,14 +70,12 @@ typedef struct causes_ws {
 
 /* x becomes active: kept in w->p, its index pushed on the heap. */
 static int push_active(const st_alloc *a, causes_ws *w, uint32_t *hn, piece x) {
-  if (w->np == w->cap) {
-    size_t nc = w->cap ? w->cap * 2 : 256;
-    piece *np = nc < UINT32_MAX ? st_realloc_array(a, w->p, nc, sizeof *np) : NULL;
-    uint32_t *nh = np ? st_realloc_array(a, w->heap, nc, sizeof *nh) : NULL;
-    if (np) w->p = np;
-    if (!nh) return 0;
-    w->heap = nh;
-    w->cap = nc;
+  if (w->np == w->cap) { /* indexes on the heap are uint32_t */
+    void *v[2] = {w->p, w->heap};
+    static const size_t elem[2] = {sizeof *w->p, sizeof *w->heap};
+    int ok = st_grow_each(a, v, elem, 2, &w->cap, w->np + 1, 256, UINT32_MAX - 1);
+    w->p = v[0], w->heap = v[1];
+    if (!ok) return 0;
   }
   w->p[w->np] = x;
   ph_push(w->p, w->heap, hn, (uint32_t)w->np++);
@@ -86,11 +84,10 @@ static int push_active(const st_alloc *a, causes_ws *w, uint32_t *hn, piece x) {
 
 static int push_ig(const st_alloc *a, causes_ws *w, uint32_t id, uint32_t gap) {
   if (w->nig == w->cap_ig) {
-    size_t nc = w->cap_ig ? w->cap_ig * 2 : 256;
-    id_gap *nv = nc < UINT32_MAX ? st_realloc_array(a, w->ig, nc, sizeof *nv) : NULL;
-    if (!nv) return 0;
-    w->ig = nv;
-    w->cap_ig = nc;
+    void *v = w->ig;
+    int ok = st_grow_upto(a, &v, &w->cap_ig, w->nig + 1, sizeof *w->ig, 256, UINT32_MAX - 1);
+    w->ig = v;
+    if (!ok) return 0;
   }
   w->ig[w->nig++] = (id_gap){id, gap};
   return 1;

@@ -150,16 +150,13 @@ static st_code agg_trace(const st_alloc *a, const st_trace *t, uint32_t k, spans
   }
   uint32_t m;
   const st_agg_row *ar = st_agg_rows(g, &m);
-  if (*n + m > *cap) {
-    size_t nc = (*n + m) * 2;
-    entry *ne = st_realloc_array(a, *out, nc ? nc : 1, sizeof *ne);
-    if (!ne) {
-      st_agg_destroy(g);
-      st_free(a, mask);
-      return ST_ERR_NOMEM;
-    }
-    *out = ne;
-    *cap = nc;
+  void *v = *out;
+  int ok = st_grow(a, &v, cap, *n + m, sizeof **out);
+  *out = v;
+  if (!ok) {
+    st_agg_destroy(g);
+    st_free(a, mask);
+    return ST_ERR_NOMEM;
   }
   const st_strtab *strs = st_trace_strings(t);
   for (uint32_t i = 0; i < m; i++) {

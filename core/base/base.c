@@ -119,3 +119,30 @@ int st_grow32(const st_alloc *a, void **p, uint32_t *cap, size_t need, size_t el
   *cap = (uint32_t)ncap;
   return 1;
 }
+
+int st_grow_upto(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem, size_t first,
+                 size_t limit) {
+  if (need <= *cap) return 1;
+  if (need > limit) return 0;
+  size_t ncap = grown_cap(*cap, need, first, SIZE_MAX);
+  if (!ncap || ncap > limit) ncap = limit; /* doubling passed the limit, or SIZE_MAX */
+  void *np = st_realloc_array(a, *p, ncap, elem);
+  if (!np) return 0;
+  *p = np;
+  *cap = ncap;
+  return 1;
+}
+
+int st_grow_each(const st_alloc *a, void **p, const size_t *elem, size_t k, size_t *cap,
+                 size_t need, size_t first, size_t max) {
+  if (need <= *cap) return 1;
+  size_t ncap = grown_cap(*cap, need, first, max);
+  if (!ncap) return 0;
+  for (size_t i = 0; i < k; i++) { /* a failure leaves the grown ones larger: still valid */
+    void *np = st_realloc_array(a, p[i], ncap, elem[i]);
+    if (!np) return 0;
+    p[i] = np;
+  }
+  *cap = ncap;
+  return 1;
+}

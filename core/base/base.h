@@ -64,6 +64,17 @@ int st_grow(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem);
  * Through a void * of the array's own (void *v = x->v; grow; x->v = v). */
 int st_grow_from(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem, size_t first);
 int st_grow32(const st_alloc *a, void **p, uint32_t *cap, size_t need, size_t elem, uint32_t first);
+/* st_grow_from, never past `limit` elements: the doubled capacity is cut to
+ * limit (a buffer whose whole size is known stops there); 0 when need > limit. */
+int st_grow_upto(const st_alloc *a, void **p, size_t *cap, size_t need, size_t elem, size_t first,
+                 size_t limit);
+/* k parallel arrays that share one capacity *cap (at most max): grows each
+ * p[i] (elements of elem[i] bytes) so that index need - 1 is valid in all,
+ * doubling from first. 0 on overflow or failure: *cap is unchanged and every
+ * array still holds its first *cap elements, though some may have moved, so
+ * the caller writes p[] back either way. */
+int st_grow_each(const st_alloc *a, void **p, const size_t *elem, size_t k, size_t *cap,
+                 size_t need, size_t first, size_t max);
 
 /* The n bytes at b as 2n lowercase hex digits and a NUL in out[2n + 1]
  * (a digest's text). */

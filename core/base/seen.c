@@ -5,14 +5,13 @@
 
 int st_seen_test_set(const st_alloc *a, st_seen *s, uint32_t i, int *nomem) {
   if (i >= s->n) {
-    size_t n = s->n ? s->n : 64;
-    while (n <= i && n <= SIZE_MAX / 2) n *= 2;
-    uint8_t *v = n > i ? st_realloc(a, s->v, n) : NULL; /* (a 32-bit size_t) */
-    if (!v) {
+    void *v = s->v;
+    size_t n = s->n;
+    if (!st_grow_from(a, &v, &n, (size_t)i + 1, 1, 64)) {
       *nomem = 1;
       return 1;
     }
-    memset(v + s->n, 0, n - s->n);
+    memset((uint8_t *)v + s->n, 0, n - s->n);
     s->v = v;
     s->n = n;
   }

@@ -4,6 +4,7 @@
  * valid); an id indexes an (offset-pointer, length) array; the hash table
  * maps FNV-1a hashes to ids and doubles at 50% load. */
 #include "strtab.h"
+#include "slots.h"
 
 #include <string.h>
 
@@ -93,20 +94,15 @@ static char *store(st_strtab *t, const char *s, size_t len) {
   return p;
 }
 
+static uint32_t entry_hash_of(const void *ctx, uint32_t id) {
+  return ((const st_strtab *)ctx)->entries[id].hash;
+}
+
 static int grow_slots(st_strtab *t) {
-  uint32_t ncap = t->slot_cap ? t->slot_cap * 2 : 1024;
-  if (ncap < t->slot_cap) return 0;
-  uint32_t *slots = st_calloc(&t->alloc, ncap, sizeof *slots);
-  if (!slots) return 0;
-  for (uint32_t id = 0; id < t->count; id++) {
-    uint32_t i = t->entries[id].hash & (ncap - 1);
-    while (slots[i]) i = (i + 1) & (ncap - 1);
-    slots[i] = id + 1;
-  }
-  t->bytes += (size_t)(ncap - t->slot_cap) * sizeof *slots;
-  st_free(&t->alloc, t->slots);
-  t->slots = slots;
-  t->slot_cap = ncap;
+  uint32_t before = t->slot_cap;
+  if (!st_slots_make_room(&t->alloc, &t->slots, &t->slot_cap, t->count, 1024, entry_hash_of, t))
+    return 0;
+  t->bytes += (size_t)(t->slot_cap - before) * sizeof *t->slots;
   return 1;
 }
 

@@ -690,19 +690,6 @@ void st_drawlist_free(st_drawlist *dl, const st_alloc *a) {
   memset(dl, 0, sizeof *dl);
 }
 
-/* Makes room for n elements of elem bytes (doubling, so a list reused frame
- * to frame stops growing). */
-static int reserve(const st_alloc *a, void **p, uint32_t *cap, uint32_t n, size_t elem) {
-  if (n <= *cap) return 1;
-  uint32_t ncap = *cap > n / 2 ? *cap * 2 : n;
-  if (ncap < n) ncap = n; /* doubling overflowed */
-  void *np = st_realloc_array(a, *p, ncap, elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = ncap;
-  return 1;
-}
-
 st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, const st_alloc *a) {
   if (!dst || !src) return ST_ERR_ARG;
   if (src->rect_count > UINT32_MAX - dst->rect_count ||
@@ -712,14 +699,15 @@ st_code st_drawlist_append(st_drawlist *dst, const st_drawlist *src, float dx, c
     return ST_ERR_LIMIT;
   uint32_t nr = dst->rect_count + src->rect_count, ng = dst->glyph_count + src->glyph_count;
   uint32_t nl = dst->line_count + src->line_count, nc = dst->cmd_count + src->cmd_count;
+  /* exact the first time, then doubling: a list reused frame to frame stops growing */
   void *pr = dst->rects, *pg = dst->glyphs, *pl = dst->lines, *pc = dst->cmds;
-  int ok = reserve(a, &pr, &dst->rect_cap, nr, sizeof(st_rect));
+  int ok = st_grow32(a, &pr, &dst->rect_cap, nr, sizeof(st_rect), nr);
   dst->rects = pr;
-  ok = ok && reserve(a, &pg, &dst->glyph_cap, ng, sizeof(st_glyph_quad));
+  ok = ok && st_grow32(a, &pg, &dst->glyph_cap, ng, sizeof(st_glyph_quad), ng);
   dst->glyphs = pg;
-  ok = ok && reserve(a, &pl, &dst->line_cap, nl, sizeof(st_line));
+  ok = ok && st_grow32(a, &pl, &dst->line_cap, nl, sizeof(st_line), nl);
   dst->lines = pl;
-  ok = ok && reserve(a, &pc, &dst->cmd_cap, nc, sizeof(st_draw_cmd));
+  ok = ok && st_grow32(a, &pc, &dst->cmd_cap, nc, sizeof(st_draw_cmd), nc);
   dst->cmds = pc;
   if (!ok) return ST_ERR_NOMEM;
   for (uint32_t i = 0; i < src->rect_count; i++) {

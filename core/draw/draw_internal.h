@@ -128,15 +128,12 @@ static inline int grow(dctx *d, void **p, uint32_t *cap, uint32_t count, size_t 
                        uint32_t max) {
   if (count < *cap) return 1;
   if (count >= max) return 0; /* per-frame cap: drop silently */
-  uint32_t ncap = *cap ? *cap * 2 : 1024;
-  if (ncap > max) ncap = max;
-  void *np = st_realloc_array(d->a, *p, ncap, elem);
-  if (!np) {
+  size_t c = *cap;
+  if (!st_grow_upto(d->a, p, &c, (size_t)count + 1, elem, 1024, max)) {
     d->err = ST_ERR_NOMEM;
     return 0;
   }
-  *p = np;
-  *cap = ncap;
+  *cap = (uint32_t)c;
   return 1;
 }
 

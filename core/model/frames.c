@@ -1,6 +1,7 @@
 /* frames.c: the interned stack-frame table (see frames.h). Parallel arrays
  * grown by doubling and an open-addressing table of (parent, name) -> id. */
 #include "frames.h"
+#include "slots.h"
 
 struct st_frames {
   st_alloc alloc;
@@ -36,38 +37,24 @@ void st_frames_destroy(st_frames *f) {
   st_free(&a, f);
 }
 
+static uint32_t frame_hash_of(const void *ctx, uint32_t i) {
+  const st_frames *f = ctx;
+  return frame_hash(f->parent[i], f->name[i]);
+}
+
 static int grow_slots(st_frames *f) {
-  if ((uint64_t)(f->count + 1) * 2 <= f->slot_cap) return 1;
-  uint32_t ncap = f->slot_cap ? f->slot_cap * 2 : 256;
-  if (ncap <= f->slot_cap) return 0;
-  uint32_t *ns = st_calloc(&f->alloc, ncap, sizeof *ns);
-  if (!ns) return 0;
-  for (uint32_t i = 0; i < f->count; i++) {
-    uint32_t h = frame_hash(f->parent[i], f->name[i]) & (ncap - 1);
-    while (ns[h]) h = (h + 1) & (ncap - 1);
-    ns[h] = i + 1;
-  }
-  st_free(&f->alloc, f->slots);
-  f->slots = ns;
-  f->slot_cap = ncap;
-  return 1;
+  return st_slots_make_room(&f->alloc, &f->slots, &f->slot_cap, f->count, 256, frame_hash_of, f);
 }
 
 static int grow_arrays(st_frames *f) {
   if (f->count < f->cap) return 1;
-  if (f->cap >= UINT32_MAX / 2) return 0;
-  uint32_t ncap = f->cap ? f->cap * 2 : 256;
-  uint32_t *n = st_realloc_array(&f->alloc, f->name, ncap, sizeof *n);
-  if (!n) return 0;
-  f->name = n;
-  uint32_t *p = st_realloc_array(&f->alloc, f->parent, ncap, sizeof *p);
-  if (!p) return 0;
-  f->parent = p;
-  uint32_t *d = st_realloc_array(&f->alloc, f->depth, ncap, sizeof *d);
-  if (!d) return 0;
-  f->depth = d;
-  f->cap = ncap;
-  return 1;
+  void *v[3] = {f->name, f->parent, f->depth};
+  static const size_t elem[3] = {sizeof *f->name, sizeof *f->parent, sizeof *f->depth};
+  size_t cap = f->cap;
+  int ok = st_grow_each(&f->alloc, v, elem, 3, &cap, (size_t)f->count + 1, 256, UINT32_MAX / 2);
+  f->name = v[0], f->parent = v[1], f->depth = v[2];
+  f->cap = (uint32_t)cap;
+  return ok;
 }
 
 uint32_t st_frames_intern(st_frames *f, uint32_t parent, uint32_t name) {

@@ -25,6 +25,7 @@
  * binding to events); trace_internal.h is what they share.
  */
 #include "trace_internal.h"
+#include "slots.h"
 
 #define SRC_MAX (UINT64_MAX >> 8) /* srcs are clamped to 2^56 - 1 (64 PiB) */
 
@@ -89,29 +90,6 @@ static uint32_t hash64(uint64_t x) {
 
 static uint32_t track_hash(uint32_t process, uint8_t kind, int64_t key) {
   return hash64((uint64_t)key * 0x9e3779b97f4a7c15ull ^ ((uint64_t)process << 8 | kind));
-}
-
-/* Grows a power-of-two slot table to hold `need` entries at <= 50% load,
- * rehashing with rehash(ctx, index). Returns 0 on failure (table intact). */
-static int grow_slots(const st_alloc *a, uint32_t **slots, uint32_t *cap, uint32_t need,
-                      uint32_t (*hash_of)(const void *ctx, uint32_t i), const void *ctx) {
-  if ((uint64_t)need * 2 <= *cap) return 1;
-  uint32_t ncap = *cap ? *cap : 64;
-  while ((uint64_t)need * 2 > ncap) {
-    if (ncap > UINT32_MAX / 2) return 0;
-    ncap *= 2;
-  }
-  uint32_t *ns = st_calloc(a, ncap, sizeof *ns);
-  if (!ns) return 0;
-  for (uint32_t i = 0; i < need - 1; i++) {
-    uint32_t h = hash_of(ctx, i) & (ncap - 1);
-    while (ns[h]) h = (h + 1) & (ncap - 1);
-    ns[h] = i + 1;
-  }
-  st_free(a, *slots);
-  *slots = ns;
-  *cap = ncap;
-  return 1;
 }
 
 static uint32_t proc_hash_of(const void *ctx, uint32_t i) {
@@ -209,7 +187,7 @@ uint32_t st_builder_process(st_builder *b, int64_t pid) {
   }
   uint32_t idx = b->proc_count;
   b->procs[idx] = (bproc){pid, ST_STR_EMPTY, ST_STR_EMPTY, 0};
-  if (!grow_slots(&b->alloc, &b->proc_slots, &b->proc_slot_cap, idx + 1, proc_hash_of, b))
+  if (!st_slots_make_room(&b->alloc, &b->proc_slots, &b->proc_slot_cap, idx, 64, proc_hash_of, b))
     return UINT32_MAX;
   uint32_t m = b->proc_slot_cap - 1, h = hash64((uint64_t)pid) & m;
   while (b->proc_slots[h]) h = (h + 1) & m;
@@ -259,7 +237,8 @@ uint32_t st_builder_track(st_builder *b, uint32_t process, st_track_kind kind, i
   }
   uint32_t idx = b->track_count;
   b->tracks[idx] = (btrack){.kind = (uint8_t)kind, .process = process, .key = key, .name = name};
-  if (!grow_slots(&b->alloc, &b->track_slots, &b->track_slot_cap, idx + 1, track_hash_of, b))
+  if (!st_slots_make_room(&b->alloc, &b->track_slots, &b->track_slot_cap, idx, 64, track_hash_of,
+                          b))
     return UINT32_MAX;
   uint32_t m = b->track_slot_cap - 1, h = hv & m;
   while (b->track_slots[h]) h = (h + 1) & m;

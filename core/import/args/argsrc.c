@@ -87,15 +87,10 @@ static int keep_text(st_argsrc *as, const uint8_t *s, size_t n, txt *t) {
     as->capped = 1;
     return 1;
   }
-  if (as->ntext + n > as->captext) {
-    size_t c = as->captext ? as->captext : 4096;
-    while (c < as->ntext + n) c *= 2;
-    if (c > ST_ARGSRC_TEXT_MAX) c = ST_ARGSRC_TEXT_MAX;
-    char *p = st_realloc(&as->alloc, as->text, c);
-    if (!p) return 0;
-    as->text = p;
-    as->captext = c;
-  }
+  void *v = as->text;
+  int ok = st_grow_upto(&as->alloc, &v, &as->captext, as->ntext + n, 1, 4096, ST_ARGSRC_TEXT_MAX);
+  as->text = v;
+  if (!ok) return 0;
   if (n) memcpy(as->text + as->ntext, s, n);
   t->off = (uint32_t)as->ntext;
   t->len = (uint32_t)n;

@@ -580,21 +580,20 @@ st_code st_chrome_push(st_chrome_importer *im, const uint8_t *data, size_t len, 
     im->base += im->pos;
     im->pos = 0;
     if (len > im->cap - im->len) {
-      size_t need, ncap = im->cap ? im->cap : 64u * 1024u;
+      size_t need;
       if (!st_add_size(im->len, len, &need)) {
         set_error(im, ST_ERR_NOMEM, im->base, "input chunk too large%s", "");
         if (err) *err = im->error;
         return im->code;
       }
-      while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-      char *nb = st_realloc(&im->alloc, im->buf, ncap);
-      if (!nb) {
+      void *v = im->buf;
+      int ok = st_grow_upto(&im->alloc, &v, &im->cap, need, 1, 64u * 1024u, SIZE_MAX);
+      im->buf = v;
+      if (!ok) {
         set_error(im, ST_ERR_NOMEM, im->base, "out of memory (window of %s bytes)", "many");
         if (err) *err = im->error;
         return im->code;
       }
-      im->buf = nb;
-      im->cap = ncap;
     }
   }
   memcpy(im->buf + im->len, data, len);

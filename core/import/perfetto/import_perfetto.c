@@ -210,21 +210,20 @@ static st_code read_compressed(st_perfetto_importer *im, const st_pb_field *f, s
   int r = Z_OK;
   while (r != Z_STREAM_END) {
     if (out == im->zcap) {
-      size_t cap = im->zcap ? im->zcap * 2 : 256 * 1024;
-      if (cap > ST_PERFETTO_INFLATE_MAX) cap = ST_PERFETTO_INFLATE_MAX;
-      if (cap <= im->zcap) {
+      if (im->zcap >= ST_PERFETTO_INFLATE_MAX) {
         inflateEnd(&zs);
         return st_error_set(err, ST_ERR_LIMIT, f->offset,
                             "perfetto: compressed_packets inflates past %zu bytes",
                             ST_PERFETTO_INFLATE_MAX);
       }
-      uint8_t *p = st_realloc(&im->alloc, im->zbuf, cap);
-      if (!p) {
+      void *v = im->zbuf;
+      int ok =
+          st_grow_upto(&im->alloc, &v, &im->zcap, out + 1, 1, 256 * 1024, ST_PERFETTO_INFLATE_MAX);
+      im->zbuf = v;
+      if (!ok) {
         inflateEnd(&zs);
         return pf_nomem(im, f->offset, err);
       }
-      im->zbuf = p;
-      im->zcap = cap;
     }
     uInt in_now = left > 1u << 30 ? 1u << 30 : (uInt)left;
     size_t room = im->zcap - out;

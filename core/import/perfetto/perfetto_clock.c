@@ -110,13 +110,11 @@ static st_code edge_add(st_pclock *pc, pc_edge *e, int64_t va, int64_t vb) {
     }
     if (va == last[0] && vb == last[1]) return ST_OK; /* the same snapshot again */
   }
-  if (e->n == e->cap) {
-    uint32_t cap = e->cap ? e->cap * 2 : 4;
-    if (cap < e->cap || cap > UINT32_MAX / 2) return ST_ERR_NOMEM;
-    int64_t *p = st_realloc_array(&pc->alloc, e->pairs, (size_t)cap * 2, sizeof *p);
-    if (!p) return ST_ERR_NOMEM;
-    e->pairs = p;
-    e->cap = cap;
+  if (e->n == e->cap) { /* cap counts pairs: two int64_t each */
+    void *v = e->pairs;
+    int ok = st_grow32(&pc->alloc, &v, &e->cap, (size_t)e->n + 1, 2 * sizeof *e->pairs, 4);
+    e->pairs = v;
+    if (!ok) return ST_ERR_NOMEM;
   }
   e->pairs[2 * e->n] = va;
   e->pairs[2 * e->n + 1] = vb;

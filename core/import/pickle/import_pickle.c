@@ -53,22 +53,17 @@ const char *st_pickle_imp_metadata_json(const st_pickle_imp *im) {
 
 st_code st_pickle_imp_push(st_pickle_imp *im, const uint8_t *data, size_t len, st_error *err) {
   if (!len) return ST_OK;
-  if (im->n + len > im->cap) {
-    size_t nc = im->cap ? im->cap : 1 << 16;
-    while (nc < im->n + len) {
-      if (nc > SIZE_MAX / 2) {
-        st_error_set(err, ST_ERR_NOMEM, im->n, "out of memory: the snapshot is too large");
-        return ST_ERR_NOMEM;
-      }
-      nc *= 2;
-    }
-    uint8_t *p = st_realloc(&im->alloc, im->buf, nc);
-    if (!p) {
-      st_error_set(err, ST_ERR_NOMEM, im->n, "out of memory reading the snapshot");
-      return ST_ERR_NOMEM;
-    }
-    im->buf = p;
-    im->cap = nc;
+  size_t need;
+  if (!st_add_size(im->n, len, &need) || need > SIZE_MAX / 2) {
+    st_error_set(err, ST_ERR_NOMEM, im->n, "out of memory: the snapshot is too large");
+    return ST_ERR_NOMEM;
+  }
+  void *v = im->buf;
+  int ok = st_grow_upto(&im->alloc, &v, &im->cap, need, 1, 1 << 16, SIZE_MAX);
+  im->buf = v;
+  if (!ok) {
+    st_error_set(err, ST_ERR_NOMEM, im->n, "out of memory reading the snapshot");
+    return ST_ERR_NOMEM;
   }
   memcpy(im->buf + im->n, data, len);
   im->n += len;

@@ -159,13 +159,11 @@ static int add_items(vm *m, uint32_t c, const uint32_t *v, size_t k) {
   pkcont *ct = &m->pk->conts[m->pk->vals[c].u.cont];
   if ((uint64_t)ct->n + k >= UINT32_MAX) return fail(m, "a container too large");
   if (ct->n + k > ct->cap) { /* small containers are most: exact at first, then doubling */
-    size_t cap = ct->cap ? (size_t)ct->cap * 2 : 0;
-    if (cap < ct->n + k) cap = ct->n + k;
-    if (cap >= UINT32_MAX) cap = UINT32_MAX - 1;
-    uint32_t *q = st_realloc_array(&m->pk->alloc, ct->items, cap, sizeof *q);
-    if (!q) return nomem(m);
-    ct->items = q;
-    ct->cap = (uint32_t)cap;
+    void *items = ct->items;
+    int ok = st_grow32(&m->pk->alloc, &items, &ct->cap, ct->n + k, sizeof *ct->items,
+                       (uint32_t)(ct->n + k));
+    ct->items = items;
+    if (!ok) return nomem(m);
   }
   if (k) memcpy(ct->items + ct->n, v, k * sizeof *v);
   ct->n += (uint32_t)k;

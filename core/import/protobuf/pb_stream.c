@@ -145,15 +145,10 @@ static int parse_head(st_pb_stream *s, const uint8_t *p, size_t n, st_pb_field *
 /* Makes room for `want` payload bytes of a `total`-byte field, growing
  * geometrically with what has arrived, never past `total`. */
 static int reserve(st_pb_stream *s, size_t want, size_t total) {
-  if (want <= s->cap) return 1;
-  size_t ncap = s->cap ? s->cap : 4096;
-  while (ncap < want) ncap = ncap > SIZE_MAX / 2 ? want : ncap * 2;
-  if (ncap > total) ncap = total;
-  uint8_t *nb = st_realloc(&s->alloc, s->buf, ncap);
-  if (!nb) return 0;
-  s->buf = nb;
-  s->cap = ncap;
-  return 1;
+  void *v = s->buf;
+  int ok = st_grow_upto(&s->alloc, &v, &s->cap, want, 1, 4096, total);
+  s->buf = v;
+  return ok;
 }
 
 st_code st_pb_stream_push(st_pb_stream *s, const uint8_t *data, size_t n, st_error *err) {

@@ -31,12 +31,12 @@ static sbucket *bucket_at(st_stream *s, uint32_t track, int64_t idx, int counter
     tc = &s->tcache[track];
     if (tc->epoch == s->epoch && tc->idx == idx) return &s->bk[tc->bucket];
   } else if (track < (1u << 24)) { /* room for this track (and more) */
-    size_t c = s->ntcache ? s->ntcache : 64;
-    while (c <= track) c *= 2;
-    struct tcache *p = st_realloc_array(&s->alloc, s->tcache, c, sizeof *p);
-    if (p) {
-      memset(p + s->ntcache, 0, (c - s->ntcache) * sizeof *p); /* epoch 0: never valid */
-      s->tcache = p;
+    void *v = s->tcache;
+    size_t c = s->ntcache;
+    if (st_grow_from(&s->alloc, &v, &c, (size_t)track + 1, sizeof *s->tcache, 64)) {
+      s->tcache = v;
+      memset(s->tcache + s->ntcache, 0,
+             (c - s->ntcache) * sizeof *s->tcache); /* epoch 0: never valid */
       s->ntcache = c;
       tc = &s->tcache[track];
     }
@@ -205,14 +205,10 @@ static int block_note(st_stream *s, uint64_t src, int64_t lo, int64_t hi, int ev
   uint64_t k = src / s->block_bytes;
   if (k >= SIZE_MAX / sizeof(sblock) / 2) return 1; /* beyond any real input */
   if (k >= s->nblocks) {
-    if (k >= s->capblocks) {
-      size_t c = s->capblocks ? s->capblocks : 64;
-      while (c <= k) c *= 2;
-      sblock *p = st_realloc_array(&s->alloc, s->blocks, c, sizeof *p);
-      if (!p) return 0;
-      s->blocks = p;
-      s->capblocks = c;
-    }
+    void *v = s->blocks;
+    int ok = st_grow_from(&s->alloc, &v, &s->capblocks, (size_t)k + 1, sizeof *s->blocks, 64);
+    s->blocks = v;
+    if (!ok) return 0;
     for (size_t i = s->nblocks; i <= k; i++)
       s->blocks[i] = (sblock){UINT64_MAX, 0, INT64_MAX, INT64_MIN, 0};
     s->nblocks = (size_t)k + 1;

@@ -79,14 +79,10 @@ static uint32_t track_of(st_stream_spill *p, uint32_t track) {
   sspill *sp = p->sp;
   if (track >= (1u << 24)) return UINT32_MAX;
   if (track >= sp->ntracks) {
-    if (track >= p->captracks) {
-      size_t c = p->captracks ? p->captracks : 64;
-      while (c <= track) c *= 2;
-      strackkey *q = st_realloc_array(&p->alloc, sp->tracks, c, sizeof *q);
-      if (!q) return UINT32_MAX;
-      sp->tracks = q;
-      p->captracks = c;
-    }
+    void *v = sp->tracks;
+    int ok = st_grow_from(&p->alloc, &v, &p->captracks, (size_t)track + 1, sizeof *sp->tracks, 64);
+    sp->tracks = v;
+    if (!ok) return UINT32_MAX;
     for (uint32_t i = sp->ntracks; i <= track; i++) {
       st_track_kind kind = ST_TRACK_SLICES;
       strackkey *t = &sp->tracks[i];

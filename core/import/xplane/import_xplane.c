@@ -606,13 +606,11 @@ static st_code host_line_ranks(st_xplane_importer *im, const st_pb_reader *plane
   while ((k = st_pb_next(&r, &f, err)) > 0) {
     if (f.num != 3 || f.wire != ST_PB_LEN) continue;
     if (n == im->cap_lines) {
-      size_t cap = im->cap_lines ? im->cap_lines * 2 : 64;
-      line_key *p = st_realloc_array(&im->alloc, im->lines, cap, sizeof *p);
-      if (p) im->lines = p;
-      uint32_t *q = p ? st_realloc_array(&im->alloc, im->ranks, cap, sizeof *q) : NULL;
-      if (!q) return nomem(im, f.offset, err);
-      im->ranks = q;
-      im->cap_lines = cap;
+      void *v[2] = {im->lines, im->ranks};
+      static const size_t elem[2] = {sizeof *im->lines, sizeof *im->ranks};
+      int ok = st_grow_each(&im->alloc, v, elem, 2, &im->cap_lines, n + 1, 64, SIZE_MAX);
+      im->lines = v[0], im->ranks = v[1];
+      if (!ok) return nomem(im, f.offset, err);
     }
     line_key *lk = &im->lines[n];
     lk->name = NULL;
