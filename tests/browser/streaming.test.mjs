@@ -126,7 +126,8 @@ test('a trace opened by URL streams its windows through HTTP Range; a server tha
   const noRange = await serve(dir, ['--no-range']);
   try {
     const app = await ctx.app({ server: { url: srv.url }, query: `?url=${srv.data}big.trace.json&stream=1&window_mb=4` });
-    await app.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 120_000 });
+    // loaded: the pass over, the file streaming (not only its preview drawn)
+    await app.page.waitForFunction(() => window.strata.streaming()?.files.length > 0, null, { timeout: 120_000 });
     // zoomed out, the whole trace's events (64 B each, ~7.8 MB) pass window_mb=4: the summary
     const st0 = await settle(app);
     assert.equal(st0.files[0].window_ns, null, `zoomed out: the summary: ${JSON.stringify(st0)}`);
@@ -146,7 +147,7 @@ test('a trace opened by URL streams its windows through HTTP Range; a server tha
     assert.deepEqual(app.pageErrors, []);
 
     const bad = await ctx.app({ server: { url: noRange.url }, query: `?url=${noRange.data}big.trace.json&stream=1&window_mb=4` });
-    await bad.page.waitForFunction(() => window.strata.stats() && window.strata.stats().events > 0, null, { timeout: 120_000 });
+    await bad.page.waitForFunction(() => window.strata.streaming()?.files.length > 0, null, { timeout: 120_000 });
     await setView(bad, a, a + spanUs * 0.002);
     const st2 = await settle(bad);
     assert.equal(st2.files[0].window_ns, null, 'no window without Range: the summary stays');
