@@ -587,7 +587,7 @@ st_code st_chrome_push(st_chrome_importer *im, const uint8_t *data, size_t len, 
         return im->code;
       }
       void *v = im->buf;
-      int ok = st_grow_upto(&im->alloc, &v, &im->cap, need, 1, 64u * 1024u, SIZE_MAX);
+      int ok = st_grow_from(&im->alloc, &v, &im->cap, need, 1, 64u * 1024u);
       im->buf = v;
       if (!ok) {
         set_error(im, ST_ERR_NOMEM, im->base, "out of memory (window of %s bytes)", "many");

@@ -59,7 +59,7 @@ st_code st_pickle_imp_push(st_pickle_imp *im, const uint8_t *data, size_t len, s
     return ST_ERR_NOMEM;
   }
   void *v = im->buf;
-  int ok = st_grow_upto(&im->alloc, &v, &im->cap, need, 1, 1 << 16, SIZE_MAX);
+  int ok = st_grow_from(&im->alloc, &v, &im->cap, need, 1, 1 << 16);
   im->buf = v;
   if (!ok) {
     st_error_set(err, ST_ERR_NOMEM, im->n, "out of memory reading the snapshot");
